@@ -1,0 +1,66 @@
+//! Shared primitives of the netcond traffic conditioners.
+//!
+//! Every netcond state machine is called once per packet with a timestamp and a
+//! length, and this crate holds what they have in common:
+//!
+//! - [`Instant`] and [`TickRate`]: time as a `u64` count of ticks of a clock whose
+//!   frequency is fixed when a profile is built (nanoseconds by default, or CPU
+//!   cycles, microseconds, ...). Elapsed time is computed with wrapping (serial
+//!   number) arithmetic, and a timestamp older than the last one seen counts as zero
+//!   elapsed time, so a clock that steps backwards never creates tokens.
+//! - [`Rate`]: an information rate, kept exactly in bits per second.
+//! - [`BucketProfile`]: the exact token bucket the meters share. Tokens are counted
+//!   in units of `1/scale` byte where `scale` is chosen at configuration time so that
+//!   one clock tick adds a whole number of units: refilling is one multiply, testing
+//!   a packet is one multiply, and there is no rounding at all. Over any interval the
+//!   bucket hands out exactly `size + rate x time` bytes.
+//! - [`Color`]: the green / yellow / red of the three-color markers.
+//! - [`SplitMix64`] and the [`RandomSource`] trait: a small seedable PRNG for the
+//!   RED family, or any source the caller supplies (a hardware RNG, a replayed trace).
+//! - [`config_error!`]: the convention for configuration errors: small `Copy` enums,
+//!   one variant per rule, each with a message naming the rule it enforces.
+//!
+//! # Example
+//!
+//! ```
+//! use netcond_core::{BucketProfile, Instant, Rate, TickRate};
+//!
+//! // 1 MB/s, 1500-byte bucket, nanosecond ticks.
+//! let b = BucketProfile::new(Rate::from_bytes_per_sec(1_000_000), 1500, TickRate::NANOS).unwrap();
+//! let mut tokens = b.full();
+//! let mut last = Instant::from_ticks(0);
+//! assert!(tokens >= b.cost(1500));
+//! tokens -= b.cost(1500); // take a full packet
+//! // 750 us later, 750 bytes have arrived, exactly.
+//! let dt = last.advance_to(Instant::from_ticks(750_000));
+//! tokens = b.refill(tokens, dt);
+//! assert_eq!(b.whole_bytes(tokens), 750);
+//! ```
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(clippy::float_arithmetic)]
+
+mod bucket;
+mod color;
+mod error;
+mod rate;
+mod rng;
+mod time;
+
+pub use bucket::{BucketError, BucketProfile};
+pub use color::Color;
+pub use rate::Rate;
+pub use rng::{RandomSource, SplitMix64};
+pub use time::{Instant, TickRate};
+
+/// Greatest common divisor (Euclid). `gcd(0, b) == b`.
+#[must_use]
+pub const fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}

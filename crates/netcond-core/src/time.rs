@@ -1,0 +1,192 @@
+//! Time as ticks of a clock fixed at configuration time.
+
+/// A point in time: a count of ticks of the caller's clock.
+///
+/// The tick frequency is not stored here: it is fixed once, when a profile is
+/// built (see [`TickRate`]). Instants compare with serial-number arithmetic in
+/// [`ticks_since`](Instant::ticks_since): the difference is taken modulo 2^64 and
+/// a difference of 2^63 ticks or more means "earlier", so a free-running counter
+/// may wrap around.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Instant(u64);
+
+impl Instant {
+    /// Tick zero.
+    pub const ZERO: Instant = Instant(0);
+
+    /// The instant `ticks` ticks after the clock's origin.
+    #[inline]
+    #[must_use]
+    pub const fn from_ticks(ticks: u64) -> Instant {
+        Instant(ticks)
+    }
+
+    /// The tick count.
+    #[inline]
+    #[must_use]
+    pub const fn ticks(self) -> u64 {
+        self.0
+    }
+
+    /// Ticks elapsed from `earlier` to `self`, or zero when `self` is older than
+    /// `earlier` (serial-number comparison: modulo 2^64, half range).
+    #[inline]
+    #[must_use]
+    pub const fn ticks_since(self, earlier: Instant) -> u64 {
+        let d = self.0.wrapping_sub(earlier.0);
+        if d > i64::MAX as u64 {
+            0
+        } else {
+            d
+        }
+    }
+
+    /// The instant `ticks` later, wrapping modulo 2^64.
+    #[inline]
+    #[must_use]
+    pub const fn wrapping_add(self, ticks: u64) -> Instant {
+        Instant(self.0.wrapping_add(ticks))
+    }
+
+    /// Moves this "last seen" instant forward to `now` and returns the ticks
+    /// elapsed. A `now` older than `self` returns zero and leaves `self` as it
+    /// was, so that the interval is not counted twice when the clock catches up:
+    /// a clock that steps backwards never creates tokens.
+    #[inline]
+    pub fn advance_to(&mut self, now: Instant) -> u64 {
+        let d = now.0.wrapping_sub(self.0);
+        let backwards = d > i64::MAX as u64;
+        // Written as selects so that it compiles without branches.
+        self.0 = if backwards { self.0 } else { now.0 };
+        if backwards {
+            0
+        } else {
+            d
+        }
+    }
+}
+
+/// The frequency of the tick clock, in ticks per second (never zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct TickRate(u64);
+
+impl Default for TickRate {
+    fn default() -> Self {
+        TickRate::NANOS
+    }
+}
+
+impl TickRate {
+    /// Nanosecond ticks (10^9 per second), the default.
+    pub const NANOS: TickRate = TickRate(1_000_000_000);
+    /// Microsecond ticks.
+    pub const MICROS: TickRate = TickRate(1_000_000);
+    /// Millisecond ticks.
+    pub const MILLIS: TickRate = TickRate(1_000);
+
+    /// A clock of `hz` ticks per second; `None` for zero.
+    #[inline]
+    #[must_use]
+    pub const fn from_hz(hz: u64) -> Option<TickRate> {
+        if hz == 0 {
+            None
+        } else {
+            Some(TickRate(hz))
+        }
+    }
+
+    /// Ticks per second.
+    #[inline]
+    #[must_use]
+    pub const fn hz(self) -> u64 {
+        self.0
+    }
+
+    /// The number of ticks in `nanos` nanoseconds, rounded down (configuration
+    /// time helper; saturates).
+    #[must_use]
+    pub const fn ticks_from_nanos(self, nanos: u64) -> u64 {
+        let t = (nanos as u128) * (self.0 as u128) / 1_000_000_000;
+        if t > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            t as u64
+        }
+    }
+
+    /// The number of ticks in `num/den` seconds, rounded down (saturates; a zero
+    /// `den` saturates too).
+    #[must_use]
+    pub const fn ticks_from_secs_ratio(self, num: u64, den: u64) -> u64 {
+        if den == 0 {
+            return u64::MAX;
+        }
+        let t = (num as u128) * (self.0 as u128) / (den as u128);
+        if t > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            t as u64
+        }
+    }
+
+    /// The nanoseconds in `ticks` ticks, rounded down (saturates).
+    #[must_use]
+    pub const fn nanos_from_ticks(self, ticks: u64) -> u64 {
+        let t = (ticks as u128) * 1_000_000_000 / (self.0 as u128);
+        if t > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            t as u64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elapsed_forward_and_backward() {
+        let a = Instant::from_ticks(100);
+        let b = Instant::from_ticks(250);
+        assert_eq!(b.ticks_since(a), 150);
+        assert_eq!(a.ticks_since(b), 0);
+        assert_eq!(a.ticks_since(a), 0);
+    }
+
+    #[test]
+    fn elapsed_across_wrap() {
+        let a = Instant::from_ticks(u64::MAX - 9);
+        let b = a.wrapping_add(30);
+        assert_eq!(b.ticks(), 20);
+        assert_eq!(b.ticks_since(a), 30);
+        assert_eq!(a.ticks_since(b), 0);
+    }
+
+    #[test]
+    fn advance_never_counts_twice() {
+        let mut last = Instant::from_ticks(1_000);
+        assert_eq!(last.advance_to(Instant::from_ticks(1_500)), 500);
+        // Clock steps back: nothing elapses, and `last` keeps the newest time.
+        assert_eq!(last.advance_to(Instant::from_ticks(1_200)), 0);
+        assert_eq!(last, Instant::from_ticks(1_500));
+        // Catching up again only counts the time after 1_500.
+        assert_eq!(last.advance_to(Instant::from_ticks(1_600)), 100);
+    }
+
+    #[test]
+    fn tick_rate_conversions() {
+        assert!(TickRate::from_hz(0).is_none());
+        let cyc = TickRate::from_hz(2_300_000_000).unwrap();
+        assert_eq!(cyc.ticks_from_nanos(1_000), 2_300);
+        assert_eq!(cyc.nanos_from_ticks(2_300), 1_000);
+        assert_eq!(TickRate::NANOS.ticks_from_secs_ratio(1, 2), 500_000_000);
+        assert_eq!(TickRate::NANOS.ticks_from_secs_ratio(1, 0), u64::MAX);
+        assert_eq!(TickRate::default(), TickRate::NANOS);
+        assert_eq!(TickRate::NANOS.ticks_from_nanos(u64::MAX), u64::MAX);
+    }
+}

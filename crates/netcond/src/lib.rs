@@ -1,0 +1,36 @@
+//! netcond: `no_std`, allocation-free, fixed-point traffic conditioners.
+//!
+//! This umbrella crate re-exports the workspace's algorithm crates, each behind a
+//! default-on feature of the same name:
+//!
+//! | module | feature | what |
+//! |---|---|---|
+//! | [`core`] | always | ticks, rates, exact token buckets, colors, PRNG |
+//! | `trtcm` | `trtcm` | RFC 2697 srTCM, RFC 2698 trTCM, RFC 4115, EF premium policer |
+//! | `pcn` | `pcn-meter` | 3sM and RFC 5670 PCN meters, RFC 6660 encoding, PCN edge |
+//! | `red` | `aqm-red` | RED, ECN, WRED/RIO, Adaptive RED, AECN |
+//! | `ras` | `ras-shaper` | RFC 2963 rate adaptive shapers |
+//! | `rbcc` | `rbcc-rate` | TRUMP/RBCC max-min rate allocation, RCP |
+//!
+//! Other features: `std`, `serde` (derives on configurations) and `defmt`
+//! (derives `Format` for firmware logging), passed on to every enabled crate.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub use netcond_core as core;
+
+#[cfg(feature = "trtcm")]
+pub use trtcm;
+
+#[cfg(feature = "pcn-meter")]
+pub use pcn_meter as pcn;
+
+#[cfg(feature = "aqm-red")]
+pub use aqm_red as red;
+
+#[cfg(feature = "ras-shaper")]
+pub use ras_shaper as ras;
+
+#[cfg(feature = "rbcc-rate")]
+pub use rbcc_rate as rbcc;
