@@ -26,7 +26,7 @@
 //! and a saturated cost means the packet cannot conform, both of which are the
 //! exact answers. Hence no input overflows.
 
-use crate::{gcd, Rate, TickRate};
+use crate::{Rate, TickRate};
 
 /// The largest capacity, in units, that a bucket may have: 2^62. Two full buckets
 /// plus a refill then still fit in a `u64`.
@@ -182,18 +182,6 @@ impl BucketProfile {
     }
 }
 
-/// `a / b` for a configuration-time ratio, exposed for crates that reduce their
-/// own fractions the same way as [`BucketProfile`].
-#[must_use]
-pub const fn reduce(num: u64, den: u64) -> (u64, u64) {
-    let g = gcd(num, den);
-    if g == 0 {
-        (0, 0)
-    } else {
-        (num / g, den / g)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,8 +275,6 @@ mod tests {
         assert_eq!(b.refill_with_overflow(90, 30), (100, 20));
         assert_eq!(b.refill_with_overflow(50, 30), (80, 0));
         assert_eq!(b.refill_with_overflow(50, u64::MAX).0, 100);
-        assert_eq!(reduce(46, 2300), (1, 50));
-        assert_eq!(reduce(0, 0), (0, 0));
     }
 
     proptest! {
