@@ -1,0 +1,467 @@
+//! The bulk TCP sender.
+
+use std::collections::VecDeque;
+
+use super::{Ack, Segment, TcpConfig};
+
+const SACKED: u8 = 1;
+/// Presumed lost (RFC 6675 IsLost, fast retransmit, NewReno partial ACK, or RTO).
+const LOST: u8 = 2;
+/// Retransmitted since it was last presumed lost.
+const RETX: u8 = 4;
+/// Retransmitted at least once (Karn's rule: no RTT sample).
+const EVER_RETX: u8 = 8;
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    sent_at: u64,
+    flags: u8,
+}
+
+/// Counters kept by a [`TcpSender`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments transmitted, retransmissions included.
+    pub segments_sent: u64,
+    /// Retransmitted segments.
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Loss recovery episodes entered on duplicate ACKs / SACK.
+    pub fast_recoveries: u64,
+    /// Window reductions caused by ECN-Echo.
+    pub ecn_reductions: u64,
+}
+
+/// An always-backlogged TCP sender (see the module docs for the algorithms).
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    cfg: TcpConfig,
+    flow: u32,
+    /// Segments still to send (`u64::MAX`: unlimited).
+    limit: u64,
+    una: u64,
+    nxt: u64,
+    /// Per-segment state for `[una, nxt)`.
+    board: VecDeque<Slot>,
+    cwnd: u64,
+    ssthresh: u64,
+    in_recovery: bool,
+    recovery_point: u64,
+    dupacks: u32,
+    /// NewReno: duplicate ACKs since the last partial ACK (each lets a segment out).
+    nosack_credit: u64,
+    srtt: u64,
+    rttvar: u64,
+    has_rtt: bool,
+    rto: u64,
+    backoffs: u32,
+    rto_deadline: Option<u64>,
+    ecn_recover: u64,
+    send_cwr: bool,
+    started: bool,
+    stats: SenderStats,
+}
+
+impl TcpSender {
+    /// A sender for `flow` with an unlimited backlog.
+    #[must_use]
+    pub fn new(cfg: TcpConfig, flow: u32) -> TcpSender {
+        let mss = u64::from(cfg.mss.max(1));
+        TcpSender {
+            cfg,
+            flow,
+            limit: u64::MAX,
+            una: 0,
+            nxt: 0,
+            board: VecDeque::with_capacity(cfg.window_segments() as usize + 1),
+            cwnd: mss * u64::from(cfg.initial_cwnd.max(1)),
+            ssthresh: cfg.initial_ssthresh,
+            in_recovery: false,
+            recovery_point: 0,
+            dupacks: 0,
+            nosack_credit: 0,
+            srtt: 0,
+            rttvar: 0,
+            has_rtt: false,
+            rto: cfg.initial_rto_ns.clamp(cfg.min_rto_ns, cfg.max_rto_ns),
+            backoffs: 0,
+            rto_deadline: None,
+            ecn_recover: 0,
+            send_cwr: false,
+            started: false,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Send only `segments` segments in total (a finite transfer), then stop.
+    #[must_use]
+    pub fn with_limit(mut self, segments: u64) -> TcpSender {
+        self.limit = segments;
+        self
+    }
+
+    fn mss(&self) -> u64 {
+        u64::from(self.cfg.mss.max(1))
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// Congestion window, bytes.
+    #[must_use]
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    /// Slow-start threshold, bytes.
+    #[must_use]
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    /// Current retransmission timeout, ns.
+    #[must_use]
+    pub fn rto(&self) -> u64 {
+        self.rto
+    }
+
+    /// Smoothed RTT, ns (`None` before the first sample).
+    #[must_use]
+    pub fn srtt(&self) -> Option<u64> {
+        self.has_rtt.then_some(self.srtt)
+    }
+
+    /// Oldest unacknowledged segment.
+    #[must_use]
+    pub fn snd_una(&self) -> u64 {
+        self.una
+    }
+
+    /// Next new segment to send (one past the highest sent).
+    #[must_use]
+    pub fn snd_nxt(&self) -> u64 {
+        self.nxt
+    }
+
+    /// In SACK / NewReno loss recovery.
+    #[must_use]
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// Counters.
+    #[must_use]
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+
+    /// Whether the whole limited transfer has been acknowledged.
+    #[must_use]
+    pub fn finished(&self) -> bool {
+        self.una >= self.limit
+    }
+
+    /// When [`TcpSender::on_timer`] must be called next (the retransmission timer).
+    #[must_use]
+    pub fn deadline(&self) -> Option<u64> {
+        self.rto_deadline
+    }
+
+    /// Start the transfer: sends the initial window.
+    pub fn start(&mut self, now: u64, out: &mut Vec<Segment>) {
+        if !self.started {
+            self.started = true;
+            self.transmit(now, out);
+        }
+    }
+
+    /// RFC 6675 section 4 `pipe`: segments presumed in the network.
+    fn pipe(&self) -> u64 {
+        if !self.cfg.sack {
+            let retx = self.board.iter().filter(|s| s.flags & RETX != 0).count() as u64;
+            let out = self.nxt - self.una;
+            return (out + retx).saturating_sub(self.nosack_credit);
+        }
+        let mut pipe = 0;
+        for s in &self.board {
+            if s.flags & SACKED == 0 {
+                if s.flags & LOST == 0 {
+                    pipe += 1;
+                }
+                if s.flags & RETX != 0 {
+                    pipe += 1;
+                }
+            }
+        }
+        pipe
+    }
+
+    fn flight_bytes(&self) -> u64 {
+        (self.nxt - self.una) * self.mss()
+    }
+
+    fn reduce_window(&mut self) {
+        // RFC 5681 (4) / RFC 6675 step 4.2 / RFC 3168 section 6.1.2.
+        self.ssthresh = (self.flight_bytes() / 2).max(2 * self.mss());
+        self.cwnd = self.ssthresh;
+    }
+
+    fn arm_timer(&mut self, now: u64) {
+        self.rto_deadline = Some(now.saturating_add(self.rto));
+    }
+
+    /// Push one segment (`seq`) onto `out` and update the board.
+    fn emit(&mut self, now: u64, seq: u64, retransmit: bool, out: &mut Vec<Segment>) {
+        let ect = self.cfg.ecn && !retransmit;
+        let cwr = ect && self.send_cwr;
+        if cwr {
+            self.send_cwr = false;
+        }
+        out.push(Segment {
+            flow: self.flow,
+            seq,
+            wire_len: self.cfg.wire_bytes(),
+            retransmit,
+            ect,
+            ce: false,
+            cwr,
+        });
+        self.stats.segments_sent += 1;
+        if retransmit {
+            self.stats.retransmits += 1;
+        }
+        if self.rto_deadline.is_none() {
+            self.arm_timer(now);
+        }
+    }
+
+    /// Send as much as `cwnd`, the receiver window and the backlog allow.
+    fn transmit(&mut self, now: u64, out: &mut Vec<Segment>) {
+        let mss = self.mss();
+        let wnd = self.cfg.window_segments();
+        loop {
+            let pipe = self.pipe();
+            if self.cwnd < (pipe + 1) * mss {
+                break;
+            }
+            // RFC 6675 NextSeg rule 1: the first segment presumed lost and not yet
+            // retransmitted.
+            let hole = self
+                .board
+                .iter()
+                .position(|s| s.flags & (LOST | RETX | SACKED) == LOST);
+            if let Some(i) = hole {
+                let s = &mut self.board[i];
+                s.flags |= RETX | EVER_RETX;
+                s.sent_at = now;
+                let seq = self.una + i as u64;
+                self.emit(now, seq, true, out);
+                continue;
+            }
+            // Rule 2: new data within the receiver window.
+            if self.nxt < self.limit && self.nxt - self.una < wnd {
+                self.board.push_back(Slot {
+                    sent_at: now,
+                    flags: 0,
+                });
+                let seq = self.nxt;
+                self.nxt += 1;
+                self.emit(now, seq, false, out);
+                continue;
+            }
+            // Rule 3 (no new data allowed): in recovery, the first segment neither
+            // SACKed nor retransmitted that has SACKed data above it.
+            if self.in_recovery && self.cfg.sack {
+                let top = self.board.iter().rposition(|s| s.flags & SACKED != 0);
+                let cand = self
+                    .board
+                    .iter()
+                    .position(|s| s.flags & (SACKED | RETX) == 0);
+                if let (Some(top), Some(i)) = (top, cand) {
+                    if i < top {
+                        let s = &mut self.board[i];
+                        s.flags |= LOST | RETX | EVER_RETX;
+                        s.sent_at = now;
+                        let seq = self.una + i as u64;
+                        self.emit(now, seq, true, out);
+                        continue;
+                    }
+                }
+            }
+            break;
+        }
+    }
+
+    /// RFC 6675 IsLost for every segment: lost when `dupthresh` segments above it are SACKed.
+    fn mark_lost_by_sack(&mut self) {
+        let thresh = self.cfg.dupthresh.max(1);
+        let mut above = 0u32;
+        for s in self.board.iter_mut().rev() {
+            if s.flags & SACKED != 0 {
+                above += 1;
+            } else if above >= thresh {
+                s.flags |= LOST;
+            }
+        }
+    }
+
+    fn rtt_sample(&mut self, r: u64) {
+        // RFC 6298 section 2.
+        if self.has_rtt {
+            let d = self.srtt.abs_diff(r);
+            self.rttvar = (3 * self.rttvar + d) / 4;
+            self.srtt = (7 * self.srtt + r) / 8;
+        } else {
+            self.srtt = r;
+            self.rttvar = r / 2;
+            self.has_rtt = true;
+        }
+        let rto = self
+            .srtt
+            .saturating_add(self.cfg.clock_granularity_ns.max(4 * self.rttvar));
+        self.rto = rto.clamp(self.cfg.min_rto_ns, self.cfg.max_rto_ns);
+    }
+
+    /// Process an acknowledgement and push the segments it releases onto `out`.
+    pub fn on_ack(&mut self, now: u64, ack: &Ack, out: &mut Vec<Segment>) {
+        if ack.ack > self.nxt || ack.ack < self.una {
+            // Acknowledges unsent data, or an old ACK reordered: ignore.
+            return;
+        }
+        let mss = self.mss();
+        // SACK scoreboard (RFC 6675 section 5 step "update the scoreboard").
+        let mut new_sacked = 0u32;
+        if self.cfg.sack {
+            for &(s, e) in ack.sack_blocks() {
+                let s = s.max(ack.ack);
+                let e = e.min(self.nxt);
+                let mut q = s;
+                while q < e {
+                    let slot = &mut self.board[(q - self.una) as usize];
+                    if slot.flags & SACKED == 0 {
+                        slot.flags |= SACKED;
+                        new_sacked += 1;
+                    }
+                    q += 1;
+                }
+            }
+        }
+        let cum = ack.ack > self.una;
+        if cum {
+            let acked = ack.ack - self.una;
+            // Karn's rule: sample only from a segment never retransmitted.
+            let last = self.board[(acked - 1) as usize];
+            if last.flags & EVER_RETX == 0 {
+                self.rtt_sample(now.saturating_sub(last.sent_at));
+            }
+            self.board.drain(..acked as usize);
+            self.una = ack.ack;
+            self.backoffs = 0;
+            self.dupacks = 0;
+            if self.in_recovery {
+                if self.una >= self.recovery_point {
+                    // RFC 6675 / RFC 6582: recovery ends, cwnd = ssthresh.
+                    self.in_recovery = false;
+                    self.nosack_credit = 0;
+                    self.cwnd = self.ssthresh;
+                } else if !self.cfg.sack {
+                    // NewReno partial ACK (RFC 6582 step 3): the next hole is lost.
+                    self.nosack_credit = 0;
+                    if let Some(s) = self.board.front_mut() {
+                        s.flags = (s.flags | LOST) & !RETX;
+                    }
+                }
+            } else if self.cwnd < self.ssthresh {
+                // RFC 5681 (2): slow start.
+                self.cwnd += (acked * mss).min(mss);
+            } else {
+                // RFC 5681 (3): congestion avoidance.
+                self.cwnd += (mss * mss / self.cwnd).max(1);
+            }
+            if self.una < self.nxt {
+                self.arm_timer(now); // RFC 6298 (5.3)
+            } else {
+                self.rto_deadline = None; // RFC 6298 (5.2)
+            }
+        } else if self.una < self.nxt && (new_sacked > 0 || !self.cfg.sack) {
+            // A duplicate ACK (RFC 6675: one carrying new SACK information).
+            self.dupacks += 1;
+            if !self.cfg.sack && self.in_recovery {
+                self.nosack_credit += 1;
+            }
+        }
+        if self.cfg.sack && new_sacked > 0 {
+            self.mark_lost_by_sack();
+        }
+        // Enter loss recovery (RFC 6675 section 5 step 4, RFC 6582 step 2), at
+        // most once per window: only when the cumulative ACK is past the previous
+        // RecoveryPoint.
+        if !self.in_recovery && self.una < self.nxt && self.una >= self.recovery_point {
+            let head_lost = self.board.front().is_some_and(|s| s.flags & LOST != 0);
+            if self.dupacks >= self.cfg.dupthresh.max(1) || (self.cfg.sack && head_lost) {
+                self.in_recovery = true;
+                self.recovery_point = self.nxt;
+                self.ecn_recover = self.nxt;
+                self.stats.fast_recoveries += 1;
+                self.reduce_window();
+                if !self.cfg.sack {
+                    self.nosack_credit = u64::from(self.dupacks);
+                }
+                if let Some(s) = self.board.front_mut() {
+                    s.flags = (s.flags | LOST) & !RETX;
+                }
+            }
+        }
+        // ECN-Echo (RFC 3168 section 6.1.2): at most once per window of data (only
+        // an ACK for data sent after the last reduction may reduce again), and not
+        // again for a window already reduced by loss recovery.
+        if self.cfg.ecn && ack.ece && !self.in_recovery && self.una > self.ecn_recover {
+            self.stats.ecn_reductions += 1;
+            self.reduce_window();
+            self.ecn_recover = self.nxt;
+            self.send_cwr = true;
+        }
+        self.transmit(now, out);
+    }
+
+    /// Handle the retransmission timer. Does nothing if it has not expired at `now`.
+    pub fn on_timer(&mut self, now: u64, out: &mut Vec<Segment>) {
+        let Some(d) = self.rto_deadline else { return };
+        if now < d {
+            return;
+        }
+        self.rto_deadline = None;
+        if self.una >= self.nxt {
+            return;
+        }
+        self.stats.timeouts += 1;
+        if self.backoffs == 0 {
+            // RFC 5681 (4): only the first timeout of a series lowers ssthresh.
+            self.ssthresh = (self.flight_bytes() / 2).max(2 * self.mss());
+        }
+        self.cwnd = self.mss(); // loss window, RFC 5681 section 3.1
+        self.backoffs += 1;
+        self.rto = self.rto.saturating_mul(2).min(self.cfg.max_rto_ns); // RFC 6298 (5.5)
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.nosack_credit = 0;
+        // Do not enter fast recovery again for this window (RFC 6582 section 3.2 step 4).
+        self.recovery_point = self.nxt;
+        self.ecn_recover = self.nxt;
+        self.send_cwr = false;
+        // RFC 6675 section 5.1: everything not SACKed is presumed lost.
+        for s in &mut self.board {
+            if s.flags & SACKED == 0 {
+                s.flags = (s.flags | LOST) & !RETX;
+            }
+        }
+        self.transmit(now, out);
+        if self.rto_deadline.is_none() {
+            self.arm_timer(now);
+        }
+    }
+}
