@@ -3,3 +3,23 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
+
+mod mark;
+mod node;
+mod rfc5670;
+mod tsm;
+mod units;
+
+pub use mark::{dscp_of, ecn_of, remark_ecn, PcnDscps, PcnMark, ThreeState};
+pub use node::{Metered, Node3sm, Node3smSim48, NodeMarker, NodeProfile, NodeRfc5670, PcnMeter};
+pub use rfc5670::{
+    ClassicTie, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig,
+    ExcessTrafficMeterProfile, Rfc5670Error, ThresholdMeter, ThresholdMeterConfig,
+    ThresholdMeterProfile,
+};
+pub use tsm::{
+    AsForm, AsMarker, AsMarkerConfig, AsMarkerError, AsMarkerProfile, EtMarker, EtMarkerConfig,
+    EtMarkerError, EtMarkerProfile, EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Error,
+    EtMarkerSim48Profile, EtMarking,
+};
+pub use units::FLOOR;

@@ -1,0 +1,104 @@
+//! The common interface of the interior meters and the combined per-link marker.
+
+use crate::mark::PcnMark;
+use netcond_core::Instant;
+
+/// A per-link PCN meter and marker: a small `Copy` state driven by an immutable
+/// profile, called once per packet.
+///
+/// Every implementation follows the same rules: a [`PcnMark::NotPcn`] packet
+/// is never marked (RFC 5670 section 2.5) and never metered (metering
+/// competing-non-PCN traffic is a MAY there; a caller who wants it can pass
+/// [`PcnMark::Nm`] and ignore the result); the returned state is never less
+/// severe than the arriving one; a clock that steps backwards adds no tokens.
+pub trait PcnMeter: Copy {
+    /// The precomputed, shared configuration.
+    type Profile;
+
+    /// A meter whose bucket starts full, with `now` as its last update.
+    fn start(profile: &Self::Profile, now: Instant) -> Self;
+
+    /// Meters a packet of `len` bytes arriving at `now` in state `mark` and
+    /// returns its new state.
+    fn mark(&mut self, profile: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark;
+}
+
+/// The profiles of a [`NodeMarker`]: one for the excess stage, one for the
+/// threshold stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeProfile<E, T> {
+    /// Profile of the excess-traffic (ET) stage, run first.
+    pub excess: E,
+    /// Profile of the threshold (AS) stage, run second.
+    pub threshold: T,
+}
+
+/// A combined per-link PCN node marker: an excess-traffic (ET / ETM) meter and
+/// a threshold (AS / ThM) meter run on each packet, excess first.
+///
+/// Order: the excess stage sees the packet as it arrived, because RFC 5670
+/// section 2.4 and 3sM (seed 000 section 1.2) both skip packets that were
+/// already ETM/ET *on arrival*. The threshold stage then sees the result: the
+/// RFC 5670 threshold meter meters every PCN packet and does not threshold-mark
+/// an ETM one (appendix A.1; ETM takes precedence, RFC 6660 section 5.2.2); the
+/// 3sM AS-marker meters only non-ET packets, so a packet ET-marked on this link
+/// does not count against AR either (its flow is about to be terminated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeMarker<E, T> {
+    /// State of the excess stage.
+    pub excess: E,
+    /// State of the threshold stage.
+    pub threshold: T,
+}
+
+impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
+    type Profile = NodeProfile<E::Profile, T::Profile>;
+
+    #[inline]
+    fn start(p: &Self::Profile, now: Instant) -> Self {
+        NodeMarker {
+            excess: E::start(&p.excess, now),
+            threshold: T::start(&p.threshold, now),
+        }
+    }
+
+    #[inline(always)]
+    fn mark(&mut self, p: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
+        let m = self.excess.mark(&p.excess, now, len, mark);
+        self.threshold.mark(&p.threshold, now, len, m)
+    }
+}
+
+/// The 3sM node of seed 000 section 1.2: [`EtMarker`](crate::EtMarker) then
+/// [`AsMarker`](crate::AsMarker).
+pub type Node3sm = NodeMarker<crate::EtMarker, crate::AsMarker>;
+
+/// The 3sM node with the ET-marker as simulated in seed 000 section 4.8.
+pub type Node3smSim48 = NodeMarker<crate::EtMarkerSim48, crate::AsMarker>;
+
+/// The RFC 5670 node: [`ExcessTrafficMeter`](crate::ExcessTrafficMeter) then
+/// [`ThresholdMeter`](crate::ThresholdMeter), marking per RFC 6660.
+pub type NodeRfc5670 = NodeMarker<crate::ExcessTrafficMeter, crate::ThresholdMeter>;
+
+/// A profile paired with one meter state, for single-instance users.
+#[derive(Clone, Copy, Debug)]
+pub struct Metered<M: PcnMeter> {
+    /// The profile.
+    pub profile: M::Profile,
+    /// The state.
+    pub state: M,
+}
+
+impl<M: PcnMeter> Metered<M> {
+    /// A meter with a full bucket at `now`.
+    pub fn new(profile: M::Profile, now: Instant) -> Self {
+        let state = M::start(&profile, now);
+        Metered { profile, state }
+    }
+
+    /// Meters one packet; see [`PcnMeter::mark`].
+    #[inline]
+    pub fn mark(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
+        self.state.mark(&self.profile, now, len, mark)
+    }
+}
