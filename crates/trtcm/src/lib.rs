@@ -1,5 +1,175 @@
-//! Three-color markers: RFC 2697 srTCM, RFC 2698 trTCM, RFC 4115 trTCM, and a single-rate EF premium policer.
+//! Three-color markers: RFC 2697 srTCM, RFC 2698 trTCM, RFC 4115 trTCM, and a
+//! single-rate EF premium policer.
+//!
+//! Every marker meters a packet stream against token buckets and gives each packet
+//! a [`Color`]:
+//!
+//! | marker | buckets | green | yellow | red |
+//! |---|---|---|---|---|
+//! | [`SrTcm`] (RFC 2697 section 3) | C (CIR, CBS), E (CIR, EBS) filled by C's overflow | `B <= Tc`, Tc -= B | `B <= Te`, Te -= B | otherwise, nothing taken |
+//! | [`TrTcm`] (RFC 2698 section 3) | P (PIR, PBS), C (CIR, CBS) | `B <= Tp` and `B <= Tc`, both -= B | `B <= Tp`, Tp -= B | `Tp < B`, nothing taken |
+//! | [`Rfc4115`] (RFC 4115 section 3) | C (CIR, CBS), E (EIR, EBS), independent | `B <= Tc`, Tc -= B | `B <= Te`, Te -= B | otherwise, nothing taken |
+//!
+//! In color-aware mode a pre-colored packet is never promoted: a yellow packet can
+//! only stay yellow or become red, and a red one stays red.
+//!
+//! [`PremiumPolicer`] is seed 003's EF policer: one token bucket (TBs, committed
+//! rate) in front of a premium buffer of PBs bytes, with verdicts admitted / policer
+//! drop / buffer drop; see its module docs for seed 003's `PBs > TBs + one packet`
+//! rule and the exact bound behind it.
+//!
+//! # Design
+//!
+//! As everywhere in netcond, a `...Config` in RFC units (rates as
+//! [`Rate`](netcond_core::Rate), bursts in bytes, the tick clock) is validated once
+//! into a `...Profile` of precomputed constants, shared by any number of flows;
+//! the per-flow state (`SrTcm`, `TrTcm`, `Rfc4115`, `PremiumPolicer`) is a
+//! 24-byte `Copy` struct (two token counts and the last update time) and each
+//! per-packet method takes `(&mut self, &profile, now, len, ...)`. The `...Meter`
+//! types pair a profile with one state for single-flow use.
+//!
+//! Buckets are [`BucketProfile`](netcond_core::BucketProfile)s: tokens are counted
+//! in units of `1/scale` byte chosen so that one clock tick adds a whole number of
+//! units, so refilling is one multiply and testing a packet is one multiply, with
+//! no rounding and no division. Over any interval a bucket hands out exactly
+//! `size + rate x time` bytes: no drift, however long it runs (the `long_run`
+//! tests push 10^9 packets). Every per-packet method is total: any length
+//! (including 0 and `u32::MAX`), any timestamp (a clock stepping backwards
+//! elapses no time and creates no token), no panic, no overflow, no allocation.
+//! The packet path is written as selects, without data-dependent branches.
+//!
+//! Where the sources disagree: RFC 4115's text says a packet is green when
+//! `Tc - B > 0` and its figure 1 says `B <= Tc`. [`Rfc4115Profile::new`] follows
+//! the figure (as DPDK does, and as RFC 2697/2698 do with `>= 0`);
+//! [`Rfc4115Profile::with_ties`] with [`Rfc4115Ties::Text`] gives the text's rule.
+//!
+//! [`reference`] holds exact `u128` models written as plainly as the RFC text, and
+//! [`invariants`] the checks shared by the proptests and the fuzz targets.
+//!
+//! # Example
+//!
+//! Color a stream with a trTCM and count the colors:
+//!
+//! ```
+//! use netcond_core::{Color, Instant, Rate, TickRate};
+//! use trtcm::{Counters, TrTcmConfig, TrTcmMeter};
+//!
+//! // CIR 1 MB/s, PIR 2 MB/s, CBS 3000 B, PBS 6000 B, nanosecond ticks.
+//! let cfg = TrTcmConfig {
+//!     cir: Rate::from_bytes_per_sec(1_000_000),
+//!     pir: Rate::from_bytes_per_sec(2_000_000),
+//!     cbs: 3000,
+//!     pbs: 6000,
+//!     tick: TickRate::NANOS,
+//! };
+//! let mut meter = TrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
+//! let mut counters = Counters::default();
+//! // 1000-byte packets every 250 us from 0 to 1 s: 4 MB/s offered.
+//! for i in 0..=4000u64 {
+//!     let color = meter.color_blind(Instant::from_ticks(i * 250_000), 1000);
+//!     counters.record(color, 1000);
+//! }
+//! // Over that second, green is CBS + CIR x 1 s within one packet, and green plus
+//! // yellow is PBS + PIR x 1 s within one packet.
+//! let green = counters.bytes(Color::Green);
+//! let passed = green + counters.bytes(Color::Yellow);
+//! assert!(green <= 3000 + 1_000_000 && green > 3000 + 1_000_000 - 1000);
+//! assert!(passed <= 6000 + 2_000_000 && passed > 6000 + 2_000_000 - 1000);
+//! assert_eq!(counters.total_packets(), 4001);
+//! ```
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
+
+mod counters;
+pub mod invariants;
+mod policer;
+pub mod reference;
+mod rfc2697;
+mod rfc2698;
+mod rfc4115;
+
+pub use counters::Counters;
+pub use netcond_core::Color;
+pub use policer::{
+    PolicerCounters, PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerError,
+    PremiumPolicerMeter, PremiumPolicerProfile,
+};
+pub use rfc2697::{SrTcm, SrTcmConfig, SrTcmError, SrTcmMeter, SrTcmProfile};
+pub use rfc2698::{TrTcm, TrTcmConfig, TrTcmError, TrTcmMeter, TrTcmProfile};
+pub use rfc4115::{
+    Rfc4115, Rfc4115Config, Rfc4115Error, Rfc4115Meter, Rfc4115Profile, Rfc4115Ties,
+};
+
+use netcond_core::Instant;
+
+// The per-flow states stay at 24 bytes (two token counts and a timestamp).
+const _: () = assert!(core::mem::size_of::<SrTcm>() == 24);
+const _: () = assert!(core::mem::size_of::<TrTcm>() == 24);
+const _: () = assert!(core::mem::size_of::<Rfc4115>() == 24);
+const _: () = assert!(core::mem::size_of::<PremiumPolicer>() == 24);
+
+/// What the three markers have in common, for code generic over the marker (a
+/// simulator, a benchmark). Each method is the marker's inherent method of the
+/// same name.
+pub trait ThreeColorMarker: Copy {
+    /// The marker's shared constants.
+    type Profile;
+
+    /// A marker with full buckets at `now`.
+    fn start(profile: &Self::Profile, now: Instant) -> Self;
+
+    /// Colors a packet, color-blind.
+    fn color_blind(&mut self, profile: &Self::Profile, now: Instant, len: u32) -> Color;
+
+    /// Colors a packet pre-colored `input`, color-aware.
+    fn color_aware(
+        &mut self,
+        profile: &Self::Profile,
+        now: Instant,
+        len: u32,
+        input: Color,
+    ) -> Color;
+
+    /// The committed bucket's token count at `now`, without changing anything.
+    fn tc_at(&self, profile: &Self::Profile, now: Instant) -> u64;
+}
+
+macro_rules! impl_marker {
+    ($state:ty, $profile:ty) => {
+        impl ThreeColorMarker for $state {
+            type Profile = $profile;
+
+            #[inline]
+            fn start(profile: &$profile, now: Instant) -> Self {
+                <$state>::new(profile, now)
+            }
+
+            #[inline]
+            fn color_blind(&mut self, profile: &$profile, now: Instant, len: u32) -> Color {
+                <$state>::color_blind(self, profile, now, len)
+            }
+
+            #[inline]
+            fn color_aware(
+                &mut self,
+                profile: &$profile,
+                now: Instant,
+                len: u32,
+                input: Color,
+            ) -> Color {
+                <$state>::color_aware(self, profile, now, len, input)
+            }
+
+            #[inline]
+            fn tc_at(&self, profile: &$profile, now: Instant) -> u64 {
+                <$state>::tc_at(self, profile, now)
+            }
+        }
+    };
+}
+
+impl_marker!(SrTcm, SrTcmProfile);
+impl_marker!(TrTcm, TrTcmProfile);
+impl_marker!(Rfc4115, Rfc4115Profile);

@@ -1,0 +1,462 @@
+//! The single-rate EF ("premium") policer in front of a premium buffer (seed 003).
+//!
+//! A token bucket of `TBs` bytes filled at the committed rate decides whether a
+//! packet conforms; conforming packets go on to a premium buffer of `PBs` bytes,
+//! nonconforming ones are policer drops. A conforming packet that does not fit the
+//! buffer is a buffer drop.
+//!
+//! # Buffer accounting: the caller reports departures
+//!
+//! The policer keeps the number of bytes in the premium buffer, but it does not
+//! model the scheduler that empties it: in seed 003 the premium queue gets a
+//! weighted share of a PPP link, and only the scheduler knows when a packet has
+//! left. So the caller reports each departure with
+//! [`PremiumPolicer::dequeued`]. This keeps the policer exact for any scheduler
+//! (strict priority, weighted, work-conserving or not) instead of baking in a
+//! fluid drain rate that real queues only approximate.
+//!
+//! Report a packet as dequeued when its last bit has left (end of transmission):
+//! that is when its buffer space is free. Reported at the start of transmission
+//! instead, the occupancy reads up to one packet lower.
+//!
+//! # Seed 003's rule, and the exact bound
+//!
+//! Seed 003 states that with `PBs > TBs + one packet` a single premium stream sees
+//! no buffer drop. With the buffer served at a rate `R` at least the committed
+//! rate `r`, and departures reported at end of transmission, the occupancy just
+//! before a conforming arrival plus that packet is at most
+//! `TBs + r t - R t + (bytes already sent of the packet in service) < TBs + Lmax`
+//! over the current busy period of length `t`. In whole bytes: `PBs >= TBs + Lmax - 1`
+//! is enough, and for every smaller `PBs` a stream exists that overflows it (the
+//! tests build one). The seed's `PBs > TBs + Lmax` holds with two bytes to spare;
+//! [`PremiumPolicerProfile::meets_seed_rule`] checks it.
+//!
+//! A conforming packet that is buffer-dropped has still spent its tokens: the
+//! policer sits upstream of the buffer, as in the seed's router.
+
+use netcond_core::{BucketError, BucketProfile, Instant, Rate, TickRate};
+
+/// The parameters of the premium policer, named as in seed 003.
+///
+/// `Default` is seed 003's case A at 8% of a 2048 kbit/s PPP link: committed rate
+/// 163,840 bit/s, TBs 11,000 bytes, PBs 13,000 bytes, largest packet 1500 bytes,
+/// nanosecond ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PremiumPolicerConfig {
+    /// The committed rate: the fill rate of the token bucket.
+    pub rate: Rate,
+    /// Token Bucket size (TBs) in bytes.
+    pub tbs: u64,
+    /// Premium Buffer size (PBs) in bytes.
+    pub pbs: u64,
+    /// The largest packet of the stream in bytes (the "one packet" of seed 003's
+    /// rule); both TBs and PBs must hold one.
+    pub max_packet: u32,
+    /// The clock of the timestamps passed to the policer.
+    pub tick: TickRate,
+}
+
+impl Default for PremiumPolicerConfig {
+    fn default() -> Self {
+        PremiumPolicerConfig {
+            rate: Rate::from_bits_per_sec(163_840),
+            tbs: 11_000,
+            pbs: 13_000,
+            max_packet: 1500,
+            tick: TickRate::NANOS,
+        }
+    }
+}
+
+netcond_core::config_error! {
+    /// Why a [`PremiumPolicerConfig`] was refused.
+    pub enum PremiumPolicerError {
+        /// The committed rate is zero.
+        ZeroRate => "the committed rate must be greater than zero (seed 003: the premium \
+                     stream's committed rate)",
+        /// TBs is zero.
+        ZeroTbs => "the token bucket size TBs must be greater than zero (seed 003)",
+        /// The largest packet size is zero.
+        ZeroMaxPacket => "the largest packet size must be greater than zero",
+        /// TBs cannot hold the largest packet.
+        TbsBelowMaxPacket => "TBs must be at least the largest packet, or such packets never \
+                              conform (seed 003; RFC 2697 section 2 makes the same recommendation)",
+        /// PBs cannot hold the largest packet.
+        PbsBelowMaxPacket => "the premium buffer PBs must hold at least the largest packet \
+                              (seed 003; PBs > TBs + one packet avoids buffer drops)",
+        /// The bucket does not fit the token counter.
+        TooLarge => "TBs times the clock's resolution does not fit the 2^62-unit token counter \
+                     (bytes * 8 * tick_hz / gcd(rate bits, 8 * tick_hz)); use a coarser clock \
+                     or a smaller TBs",
+    }
+}
+
+impl From<BucketError> for PremiumPolicerError {
+    fn from(_: BucketError) -> Self {
+        PremiumPolicerError::TooLarge
+    }
+}
+
+/// The validated constants of a premium policer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PremiumPolicerProfile {
+    bucket: BucketProfile,
+    pbs: u64,
+    max_packet: u32,
+}
+
+impl PremiumPolicerProfile {
+    /// Validates `cfg` and precomputes the token bucket.
+    pub fn new(cfg: &PremiumPolicerConfig) -> Result<PremiumPolicerProfile, PremiumPolicerError> {
+        if cfg.rate.is_zero() {
+            return Err(PremiumPolicerError::ZeroRate);
+        }
+        if cfg.tbs == 0 {
+            return Err(PremiumPolicerError::ZeroTbs);
+        }
+        if cfg.max_packet == 0 {
+            return Err(PremiumPolicerError::ZeroMaxPacket);
+        }
+        if cfg.tbs < u64::from(cfg.max_packet) {
+            return Err(PremiumPolicerError::TbsBelowMaxPacket);
+        }
+        if cfg.pbs < u64::from(cfg.max_packet) {
+            return Err(PremiumPolicerError::PbsBelowMaxPacket);
+        }
+        let bucket = BucketProfile::new(cfg.rate, cfg.tbs, cfg.tick)?;
+        Ok(PremiumPolicerProfile {
+            bucket,
+            pbs: cfg.pbs,
+            max_packet: cfg.max_packet,
+        })
+    }
+
+    /// The token bucket: committed rate and TBs.
+    #[inline]
+    #[must_use]
+    pub const fn committed(&self) -> &BucketProfile {
+        &self.bucket
+    }
+
+    /// PBs in bytes.
+    #[inline]
+    #[must_use]
+    pub const fn pbs(&self) -> u64 {
+        self.pbs
+    }
+
+    /// The largest packet the configuration was made for.
+    #[inline]
+    #[must_use]
+    pub const fn max_packet(&self) -> u32 {
+        self.max_packet
+    }
+
+    /// Seed 003's rule `PBs > TBs + one packet`: when it holds and the premium
+    /// buffer is served at least at the committed rate, a single conforming stream
+    /// never sees a buffer drop.
+    #[must_use]
+    pub fn meets_seed_rule(&self) -> bool {
+        let tbs = self.bucket.full() / self.bucket.scale();
+        u128::from(self.pbs) > u128::from(tbs) + u128::from(self.max_packet)
+    }
+}
+
+/// What the policer did with a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
+pub enum PolicerVerdict {
+    /// Conforming, and admitted to the premium buffer.
+    Admitted = 0,
+    /// Nonconforming: dropped by the policer (no tokens spent).
+    PolicerDrop = 1,
+    /// Conforming, but the premium buffer had no room (tokens spent).
+    BufferDrop = 2,
+}
+
+impl PolicerVerdict {
+    /// The three verdicts, in index order.
+    pub const ALL: [PolicerVerdict; 3] = [
+        PolicerVerdict::Admitted,
+        PolicerVerdict::PolicerDrop,
+        PolicerVerdict::BufferDrop,
+    ];
+
+    /// 0, 1, 2 for counters indexed by verdict.
+    #[inline]
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The per-flow state of a premium policer: the token count, the time of the last
+/// update and the premium buffer's occupancy in bytes. 24 bytes, `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PremiumPolicer {
+    tokens: u64,
+    last: Instant,
+    backlog: u64,
+}
+
+impl PremiumPolicer {
+    /// A policer with a full bucket and an empty buffer at `now`.
+    #[inline]
+    #[must_use]
+    pub const fn new(profile: &PremiumPolicerProfile, now: Instant) -> PremiumPolicer {
+        PremiumPolicer {
+            tokens: profile.bucket.full(),
+            last: now,
+            backlog: 0,
+        }
+    }
+
+    /// Token count at the last update (units of `1/scale` byte).
+    #[inline]
+    #[must_use]
+    pub const fn tokens(&self) -> u64 {
+        self.tokens
+    }
+
+    /// The token count at `now` if no packet arrived, without changing anything.
+    #[inline]
+    #[must_use]
+    pub fn tokens_at(&self, profile: &PremiumPolicerProfile, now: Instant) -> u64 {
+        profile
+            .bucket
+            .refill(self.tokens, now.ticks_since(self.last))
+    }
+
+    /// Bytes in the premium buffer.
+    #[inline]
+    #[must_use]
+    pub const fn backlog(&self) -> u64 {
+        self.backlog
+    }
+
+    /// The time of the last update.
+    #[inline]
+    #[must_use]
+    pub const fn last(&self) -> Instant {
+        self.last
+    }
+
+    /// Polices a packet of `len` bytes arriving at `now`. Conforming (`B <= tokens`)
+    /// packets spend their tokens; if the buffer has room for the whole packet it is
+    /// admitted and counted in the backlog, else it is a buffer drop.
+    #[inline]
+    pub fn offer(
+        &mut self,
+        profile: &PremiumPolicerProfile,
+        now: Instant,
+        len: u32,
+    ) -> PolicerVerdict {
+        let dt = self.last.advance_to(now);
+        let tokens = profile.bucket.refill(self.tokens, dt);
+        let cost = profile.bucket.cost(len);
+        let conforming = cost <= tokens;
+        self.tokens = tokens - if conforming { cost } else { 0 };
+        let fits = u64::from(len) <= profile.pbs.saturating_sub(self.backlog);
+        let admitted = conforming & fits;
+        self.backlog += if admitted { u64::from(len) } else { 0 };
+        if admitted {
+            PolicerVerdict::Admitted
+        } else if conforming {
+            PolicerVerdict::BufferDrop
+        } else {
+            PolicerVerdict::PolicerDrop
+        }
+    }
+
+    /// Reports that `len` bytes left the premium buffer (saturates at empty).
+    #[inline]
+    pub fn dequeued(&mut self, len: u32) {
+        self.backlog = self.backlog.saturating_sub(u64::from(len));
+    }
+}
+
+/// Packets and bytes per policer verdict, saturating.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PolicerCounters {
+    /// Packets per verdict, indexed by [`PolicerVerdict::index`].
+    pub packets: [u64; 3],
+    /// Bytes per verdict, indexed by [`PolicerVerdict::index`].
+    pub bytes: [u64; 3],
+}
+
+impl PolicerCounters {
+    /// Counts one packet of `len` bytes with verdict `v`.
+    #[inline]
+    pub fn record(&mut self, v: PolicerVerdict, len: u32) {
+        let i = v.index();
+        self.packets[i] = self.packets[i].saturating_add(1);
+        self.bytes[i] = self.bytes[i].saturating_add(u64::from(len));
+    }
+
+    /// Packets with verdict `v`.
+    #[inline]
+    #[must_use]
+    pub const fn packets(&self, v: PolicerVerdict) -> u64 {
+        self.packets[v.index()]
+    }
+
+    /// Bytes with verdict `v`.
+    #[inline]
+    #[must_use]
+    pub const fn bytes(&self, v: PolicerVerdict) -> u64 {
+        self.bytes[v.index()]
+    }
+}
+
+/// A policer profile with one flow's state, for single-instance users.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PremiumPolicerMeter {
+    /// The constants.
+    pub profile: PremiumPolicerProfile,
+    /// The flow's bucket and buffer occupancy.
+    pub state: PremiumPolicer,
+}
+
+impl PremiumPolicerMeter {
+    /// Validates `cfg`; full bucket and empty buffer at `now`.
+    pub fn new(
+        cfg: &PremiumPolicerConfig,
+        now: Instant,
+    ) -> Result<PremiumPolicerMeter, PremiumPolicerError> {
+        let profile = PremiumPolicerProfile::new(cfg)?;
+        Ok(PremiumPolicerMeter {
+            state: PremiumPolicer::new(&profile, now),
+            profile,
+        })
+    }
+
+    /// See [`PremiumPolicer::offer`].
+    #[inline]
+    pub fn offer(&mut self, now: Instant, len: u32) -> PolicerVerdict {
+        self.state.offer(&self.profile, now, len)
+    }
+
+    /// See [`PremiumPolicer::dequeued`].
+    #[inline]
+    pub fn dequeued(&mut self, len: u32) {
+        self.state.dequeued(len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use PolicerVerdict::{Admitted as A, BufferDrop as B, PolicerDrop as P};
+
+    fn cfg(tbs: u64, pbs: u64) -> PremiumPolicerConfig {
+        // 1000 B/s on a millisecond clock: one byte per tick.
+        PremiumPolicerConfig {
+            rate: Rate::from_bytes_per_sec(1000),
+            tbs,
+            pbs,
+            max_packet: 100,
+            tick: TickRate::MILLIS,
+        }
+    }
+
+    #[test]
+    fn config_rules() {
+        let ok = PremiumPolicerConfig::default();
+        let p = PremiumPolicerProfile::new(&ok).unwrap();
+        assert!(p.meets_seed_rule());
+        assert_eq!(p.pbs(), 13_000);
+        let e = |c: PremiumPolicerConfig| PremiumPolicerProfile::new(&c).unwrap_err();
+        use PremiumPolicerError as E;
+        assert_eq!(
+            e(PremiumPolicerConfig {
+                rate: Rate::ZERO,
+                ..ok
+            }),
+            E::ZeroRate
+        );
+        assert_eq!(e(PremiumPolicerConfig { tbs: 0, ..ok }), E::ZeroTbs);
+        assert_eq!(
+            e(PremiumPolicerConfig {
+                max_packet: 0,
+                ..ok
+            }),
+            E::ZeroMaxPacket
+        );
+        assert_eq!(
+            e(PremiumPolicerConfig { tbs: 1499, ..ok }),
+            E::TbsBelowMaxPacket
+        );
+        assert_eq!(
+            e(PremiumPolicerConfig { pbs: 1499, ..ok }),
+            E::PbsBelowMaxPacket
+        );
+        assert_eq!(
+            e(PremiumPolicerConfig {
+                rate: Rate::from_bits_per_sec(1),
+                tbs: 1 << 30,
+                tick: TickRate::from_hz(1 << 40).unwrap(),
+                ..ok
+            }),
+            E::TooLarge
+        );
+        // Seed 003 case B passes the rule; PBs = TBs + packet exactly does not.
+        let b = PremiumPolicerConfig {
+            tbs: 43_000,
+            pbs: 45_000,
+            ..ok
+        };
+        assert!(PremiumPolicerProfile::new(&b).unwrap().meets_seed_rule());
+        let edge = PremiumPolicerConfig {
+            tbs: 43_000,
+            pbs: 44_500,
+            ..ok
+        };
+        assert!(!PremiumPolicerProfile::new(&edge).unwrap().meets_seed_rule());
+    }
+
+    #[test]
+    fn verdicts_and_accounting() {
+        let p = PremiumPolicerProfile::new(&cfg(300, 250)).unwrap();
+        let t0 = Instant::from_ticks(0);
+        let mut s = PremiumPolicer::new(&p, t0);
+        assert_eq!(s.offer(&p, t0, 100), A);
+        assert_eq!(s.offer(&p, t0, 100), A);
+        assert_eq!(s.backlog(), 200);
+        // Conforming (100 tokens left) but only 50 bytes of room: buffer drop,
+        // tokens spent.
+        assert_eq!(s.offer(&p, t0, 100), B);
+        assert_eq!((s.tokens(), s.backlog()), (0, 200));
+        // No tokens: policer drop, nothing spent, buffer untouched.
+        assert_eq!(s.offer(&p, t0, 1), P);
+        assert_eq!((s.tokens(), s.backlog()), (0, 200));
+        s.dequeued(100);
+        assert_eq!(s.backlog(), 100);
+        // 40 ms later: 40 tokens.
+        let t = Instant::from_ticks(40);
+        assert_eq!(s.tokens_at(&p, t), 40);
+        assert_eq!(s.offer(&p, t, 41), P);
+        assert_eq!(s.offer(&p, t, 40), A);
+        assert_eq!(s.backlog(), 140);
+        s.dequeued(1000);
+        assert_eq!(s.backlog(), 0);
+        let mut c = PolicerCounters::default();
+        c.record(A, 10);
+        c.record(B, 20);
+        c.record(B, 5);
+        assert_eq!((c.packets(B), c.bytes(B), c.packets(P)), (2, 25, 0));
+        assert_eq!(c.bytes(A), 10);
+    }
+
+    #[test]
+    fn size() {
+        assert_eq!(core::mem::size_of::<PremiumPolicer>(), 24);
+    }
+}

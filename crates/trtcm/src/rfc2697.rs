@@ -1,0 +1,381 @@
+//! RFC 2697: the single rate three color marker (srTCM).
+
+use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
+
+/// The parameters of an srTCM, in the units of RFC 2697 section 2.
+///
+/// `Default` is the configuration of DPDK's meter tests: CIR 46,000,000 bytes/s,
+/// CBS 2048 bytes, EBS 4096 bytes, nanosecond ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SrTcmConfig {
+    /// Committed Information Rate: the rate at which both buckets fill.
+    pub cir: Rate,
+    /// Committed Burst Size in bytes: the size of bucket C.
+    pub cbs: u64,
+    /// Excess Burst Size in bytes: the size of bucket E.
+    pub ebs: u64,
+    /// The clock of the timestamps passed to the meter.
+    pub tick: TickRate,
+}
+
+impl Default for SrTcmConfig {
+    fn default() -> Self {
+        SrTcmConfig {
+            cir: Rate::from_bytes_per_sec(46_000_000),
+            cbs: 2048,
+            ebs: 4096,
+            tick: TickRate::NANOS,
+        }
+    }
+}
+
+netcond_core::config_error! {
+    /// Why an [`SrTcmConfig`] was refused.
+    pub enum SrTcmError {
+        /// CIR is zero.
+        ZeroCir => "CIR must be greater than zero (RFC 2697 section 2; a zero rate never refills)",
+        /// CBS and EBS are both zero.
+        ZeroBursts => "at least one of CBS and EBS must be larger than 0 (RFC 2697 section 2)",
+        /// A bucket does not fit the token counter.
+        TooLarge => "CBS or EBS times the clock's resolution does not fit the 2^62-unit token \
+                     counter (bytes * 8 * tick_hz / gcd(CIR bits, 8 * tick_hz)); use a coarser \
+                     clock or smaller bursts",
+    }
+}
+
+impl From<BucketError> for SrTcmError {
+    fn from(_: BucketError) -> Self {
+        SrTcmError::TooLarge
+    }
+}
+
+/// The validated, precomputed constants of an srTCM, shared by any number of flows.
+///
+/// Both buckets fill at CIR on the same clock, so they share `inc` and `scale`:
+/// token counts of C and E are in the same unit and the overflow of C can be
+/// poured into E as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SrTcmProfile {
+    c: BucketProfile,
+    e: BucketProfile,
+}
+
+impl SrTcmProfile {
+    /// Validates `cfg` (RFC 2697 section 2) and precomputes the buckets.
+    pub fn new(cfg: &SrTcmConfig) -> Result<SrTcmProfile, SrTcmError> {
+        if cfg.cir.is_zero() {
+            return Err(SrTcmError::ZeroCir);
+        }
+        if cfg.cbs == 0 && cfg.ebs == 0 {
+            return Err(SrTcmError::ZeroBursts);
+        }
+        let c = BucketProfile::new(cfg.cir, cfg.cbs, cfg.tick)?;
+        let e = BucketProfile::new(cfg.cir, cfg.ebs, cfg.tick)?;
+        Ok(SrTcmProfile { c, e })
+    }
+
+    /// Bucket C: CIR and CBS.
+    #[inline]
+    #[must_use]
+    pub const fn committed(&self) -> &BucketProfile {
+        &self.c
+    }
+
+    /// Bucket E: CIR and EBS (filled only by C's overflow).
+    #[inline]
+    #[must_use]
+    pub const fn excess(&self) -> &BucketProfile {
+        &self.e
+    }
+}
+
+/// The per-flow state of an srTCM: the token counts of C and E and the time of
+/// the last update. 24 bytes, `Copy`.
+///
+/// Token counts are in units of `1/scale` byte of the profile's buckets
+/// ([`BucketProfile::scale`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SrTcm {
+    tc: u64,
+    te: u64,
+    last: Instant,
+}
+
+impl SrTcm {
+    /// A meter with both buckets full at `now` (RFC 2697 section 3: Tc(0) = CBS,
+    /// Te(0) = EBS).
+    #[inline]
+    #[must_use]
+    pub const fn new(profile: &SrTcmProfile, now: Instant) -> SrTcm {
+        SrTcm {
+            tc: profile.c.full(),
+            te: profile.e.full(),
+            last: now,
+        }
+    }
+
+    /// A meter with given token counts (clamped to the buckets) last updated at `last`.
+    #[inline]
+    #[must_use]
+    pub fn from_parts(profile: &SrTcmProfile, tc: u64, te: u64, last: Instant) -> SrTcm {
+        SrTcm {
+            tc: tc.min(profile.c.full()),
+            te: te.min(profile.e.full()),
+            last,
+        }
+    }
+
+    /// Token count of C at the last update.
+    #[inline]
+    #[must_use]
+    pub const fn tc(&self) -> u64 {
+        self.tc
+    }
+
+    /// Token count of E at the last update.
+    #[inline]
+    #[must_use]
+    pub const fn te(&self) -> u64 {
+        self.te
+    }
+
+    /// The time of the last update.
+    #[inline]
+    #[must_use]
+    pub const fn last(&self) -> Instant {
+        self.last
+    }
+
+    /// The token count C would hold at `now` if no packet arrived, without changing
+    /// anything. An instant older than the last update gives the current count.
+    #[inline]
+    #[must_use]
+    pub fn tc_at(&self, profile: &SrTcmProfile, now: Instant) -> u64 {
+        profile.c.refill(self.tc, now.ticks_since(self.last))
+    }
+
+    /// The token count E would hold at `now` if no packet arrived (C's overflow
+    /// included), without changing anything.
+    #[inline]
+    #[must_use]
+    pub fn te_at(&self, profile: &SrTcmProfile, now: Instant) -> u64 {
+        let (_, over) = profile
+            .c
+            .refill_with_overflow(self.tc, now.ticks_since(self.last));
+        profile.e.add(self.te, over)
+    }
+
+    /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS; only what
+    /// overflows C goes into E, up to EBS.
+    #[inline(always)]
+    fn update(&mut self, p: &SrTcmProfile, now: Instant) -> (u64, u64) {
+        let dt = self.last.advance_to(now);
+        let (tc, over) = p.c.refill_with_overflow(self.tc, dt);
+        let te = p.e.add(self.te, over);
+        (tc, te)
+    }
+
+    /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 2697
+    /// section 3): green if `Tc - B >= 0` (Tc -= B), else yellow if `Te - B >= 0`
+    /// (Te -= B), else red (nothing decremented).
+    #[inline]
+    pub fn color_blind(&mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> Color {
+        let (tc, te) = self.update(profile, now);
+        // C and E share the unit, so one cost serves both.
+        let cost = profile.c.cost(len);
+        let green = cost <= tc;
+        let yellow = !green & (cost <= te);
+        self.tc = tc - if green { cost } else { 0 };
+        self.te = te - if yellow { cost } else { 0 };
+        color_of(green, yellow)
+    }
+
+    /// Colors a packet pre-colored `input`, color-aware (RFC 2697 section 3): a
+    /// green packet is tested against C then E, a yellow one against E only, a red
+    /// one stays red. The result is never better than `input`.
+    #[inline]
+    pub fn color_aware(
+        &mut self,
+        profile: &SrTcmProfile,
+        now: Instant,
+        len: u32,
+        input: Color,
+    ) -> Color {
+        let (tc, te) = self.update(profile, now);
+        let cost = profile.c.cost(len);
+        let green = (input == Color::Green) & (cost <= tc);
+        let yellow = !green & (input != Color::Red) & (cost <= te);
+        self.tc = tc - if green { cost } else { 0 };
+        self.te = te - if yellow { cost } else { 0 };
+        color_of(green, yellow)
+    }
+}
+
+/// Green, yellow or red from the two test results, written as selects.
+#[inline(always)]
+pub(crate) fn color_of(green: bool, yellow: bool) -> Color {
+    if green {
+        Color::Green
+    } else if yellow {
+        Color::Yellow
+    } else {
+        Color::Red
+    }
+}
+
+/// An srTCM profile paired with one flow's state, for single-instance users.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SrTcmMeter {
+    /// The constants.
+    pub profile: SrTcmProfile,
+    /// The flow's buckets.
+    pub state: SrTcm,
+}
+
+impl SrTcmMeter {
+    /// Validates `cfg` and starts with both buckets full at `now`.
+    pub fn new(cfg: &SrTcmConfig, now: Instant) -> Result<SrTcmMeter, SrTcmError> {
+        Ok(SrTcmMeter::from_profile(SrTcmProfile::new(cfg)?, now))
+    }
+
+    /// A meter on `profile`, buckets full at `now`.
+    #[must_use]
+    pub const fn from_profile(profile: SrTcmProfile, now: Instant) -> SrTcmMeter {
+        SrTcmMeter {
+            state: SrTcm::new(&profile, now),
+            profile,
+        }
+    }
+
+    /// See [`SrTcm::color_blind`].
+    #[inline]
+    pub fn color_blind(&mut self, now: Instant, len: u32) -> Color {
+        self.state.color_blind(&self.profile, now, len)
+    }
+
+    /// See [`SrTcm::color_aware`].
+    #[inline]
+    pub fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color {
+        self.state.color_aware(&self.profile, now, len, input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Color::{Green as G, Red as R, Yellow as Y};
+
+    fn dpdk() -> SrTcmProfile {
+        SrTcmProfile::new(&SrTcmConfig {
+            tick: TickRate::from_hz(2_300_000_000).unwrap(),
+            ..SrTcmConfig::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn dpdk_color_blind() {
+        let p = dpdk();
+        let t = Instant::from_ticks(1000);
+        let got: Vec<Color> = [2047, 2049, 4095, 4097]
+            .iter()
+            .map(|&l| SrTcm::new(&p, t).color_blind(&p, t, l))
+            .collect();
+        assert_eq!(got, [G, Y, Y, R]);
+    }
+
+    #[test]
+    fn dpdk_color_aware() {
+        let p = dpdk();
+        let t = Instant::from_ticks(1000);
+        for (input, want) in [(G, [G, Y, Y, R]), (Y, [Y, Y, Y, R]), (R, [R, R, R, R])] {
+            let got: Vec<Color> = [2047, 2049, 4095, 4097]
+                .iter()
+                .map(|&l| SrTcm::new(&p, t).color_aware(&p, t, l, input))
+                .collect();
+            assert_eq!(got, want, "input {input}");
+        }
+    }
+
+    #[test]
+    fn config_rules() {
+        let ok = SrTcmConfig::default();
+        assert!(SrTcmProfile::new(&ok).is_ok());
+        let e = |c: SrTcmConfig| SrTcmProfile::new(&c).unwrap_err();
+        assert_eq!(
+            e(SrTcmConfig {
+                cir: Rate::ZERO,
+                ..ok
+            }),
+            SrTcmError::ZeroCir
+        );
+        assert_eq!(
+            e(SrTcmConfig {
+                cbs: 0,
+                ebs: 0,
+                ..ok
+            }),
+            SrTcmError::ZeroBursts
+        );
+        // One zero burst alone is allowed (RFC 2697 section 2, DPDK).
+        assert!(SrTcmProfile::new(&SrTcmConfig { cbs: 0, ..ok }).is_ok());
+        assert!(SrTcmProfile::new(&SrTcmConfig { ebs: 0, ..ok }).is_ok());
+        assert_eq!(
+            e(SrTcmConfig {
+                cir: Rate::from_bits_per_sec(1),
+                cbs: 1 << 30,
+                tick: TickRate::from_hz(1 << 40).unwrap(),
+                ..ok
+            }),
+            SrTcmError::TooLarge
+        );
+        assert!(SrTcmError::ZeroBursts.to_string().contains("RFC 2697"));
+        assert!(SrTcmError::ZeroCir.to_string().contains("RFC 2697"));
+    }
+
+    #[test]
+    fn starts_full_and_e_fills_only_from_c_overflow() {
+        // 1000 B/s on a millisecond clock: 1 byte per tick, scale 1.
+        let p = SrTcmProfile::new(&SrTcmConfig {
+            cir: Rate::from_bytes_per_sec(1000),
+            cbs: 100,
+            ebs: 50,
+            tick: TickRate::MILLIS,
+        })
+        .unwrap();
+        assert_eq!(p.committed().scale(), 1);
+        let t0 = Instant::from_ticks(0);
+        let mut m = SrTcm::new(&p, t0);
+        assert_eq!((m.tc(), m.te()), (100, 50));
+        // Drain both.
+        assert_eq!(m.color_blind(&p, t0, 100), G);
+        assert_eq!(m.color_blind(&p, t0, 50), Y);
+        assert_eq!((m.tc(), m.te()), (0, 0));
+        // 60 ticks: all 60 tokens into C, none into E.
+        let t = Instant::from_ticks(60);
+        assert_eq!((m.tc_at(&p, t), m.te_at(&p, t)), (60, 0));
+        // 130 ticks: C full at 100, 30 overflow into E.
+        let t = Instant::from_ticks(130);
+        assert_eq!((m.tc_at(&p, t), m.te_at(&p, t)), (100, 30));
+        // Views do not mutate.
+        assert_eq!((m.tc(), m.te()), (0, 0));
+        // A red packet touches nothing.
+        assert_eq!(m.color_blind(&p, t, 131), R);
+        assert_eq!((m.tc(), m.te()), (100, 30));
+        // Yellow takes from E only.
+        assert_eq!(m.color_aware(&p, t, 20, Y), Y);
+        assert_eq!((m.tc(), m.te()), (100, 10));
+        // Green from C only.
+        assert_eq!(m.color_blind(&p, t, 100), G);
+        assert_eq!((m.tc(), m.te()), (0, 10));
+    }
+
+    #[test]
+    fn size() {
+        assert_eq!(core::mem::size_of::<SrTcm>(), 24);
+    }
+}

@@ -1,0 +1,443 @@
+//! RFC 4115: the modified trTCM with independent committed and excess buckets.
+
+use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
+
+use crate::rfc2697::color_of;
+
+/// The parameters of an RFC 4115 marker, in the units of RFC 4115 section 2.
+///
+/// `Default` is the configuration of DPDK's meter tests: CIR 46,000,000 bytes/s,
+/// EIR 69,000,000 bytes/s, CBS 2048 bytes, EBS 4096 bytes, nanosecond ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Rfc4115Config {
+    /// Committed Information Rate: the rate of bucket C.
+    pub cir: Rate,
+    /// Excess Information Rate: the rate of bucket E (independent of CIR).
+    pub eir: Rate,
+    /// Committed Burst Size in bytes: the size of bucket C.
+    pub cbs: u64,
+    /// Excess Burst Size in bytes: the size of bucket E.
+    pub ebs: u64,
+    /// The clock of the timestamps passed to the meter.
+    pub tick: TickRate,
+}
+
+impl Default for Rfc4115Config {
+    fn default() -> Self {
+        Rfc4115Config {
+            cir: Rate::from_bytes_per_sec(46_000_000),
+            eir: Rate::from_bytes_per_sec(69_000_000),
+            cbs: 2048,
+            ebs: 4096,
+            tick: TickRate::NANOS,
+        }
+    }
+}
+
+netcond_core::config_error! {
+    /// Why an [`Rfc4115Config`] was refused.
+    pub enum Rfc4115Error {
+        /// CIR and EIR are both zero.
+        ZeroRates => "at least one of CIR and EIR must be greater than zero (RFC 4115 section 2; \
+                      otherwise every packet is red)",
+        /// CBS and EBS are both zero.
+        ZeroBursts => "at least one of CBS and EBS must be greater than zero (RFC 4115 section 2: \
+                       each must exceed the largest packet)",
+        /// A bucket does not fit the token counter.
+        TooLarge => "CBS or EBS times the clock's resolution does not fit the 2^62-unit token \
+                     counter (bytes * 8 * tick_hz / gcd(rate bits, 8 * tick_hz)); use a coarser \
+                     clock or smaller bursts",
+    }
+}
+
+impl From<BucketError> for Rfc4115Error {
+    fn from(_: BucketError) -> Self {
+        Rfc4115Error::TooLarge
+    }
+}
+
+/// How RFC 4115 treats a packet whose size equals the tokens in a bucket.
+///
+/// The RFC's text (section 3) says "if `Tc(t) - B > 0`, the packet is green",
+/// which rejects a tie, while its figure 1 says `B <= Tc(t-)`, which accepts it.
+/// [`Figure1`](Rfc4115Ties::Figure1) is the default, as in DPDK's
+/// `trtcm_rfc4115` and RFC 2697/2698's `>= 0`; [`Text`](Rfc4115Ties::Text) is
+/// available for comparison. The two differ only on exact ties.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Rfc4115Ties {
+    /// Figure 1: a packet conforms to a bucket when `B <= T` (the default).
+    #[default]
+    Figure1,
+    /// Section 3 text: a packet conforms to a bucket when `T - B > 0`.
+    Text,
+}
+
+/// The validated, precomputed constants of an RFC 4115 marker, shared by any
+/// number of flows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Rfc4115Profile {
+    c: BucketProfile,
+    e: BucketProfile,
+    /// 1 for `B <= T` (figure 1), 0 for `B < T` (text): a packet conforms when
+    /// `cost < tokens + slack`. Buckets hold below 2^62 units, so the add is safe.
+    slack: u64,
+}
+
+impl Rfc4115Profile {
+    /// Validates `cfg` and precomputes the buckets, with figure 1's tie rule.
+    pub fn new(cfg: &Rfc4115Config) -> Result<Rfc4115Profile, Rfc4115Error> {
+        Rfc4115Profile::with_ties(cfg, Rfc4115Ties::Figure1)
+    }
+
+    /// Like [`new`](Self::new) with the tie rule `ties`.
+    pub fn with_ties(
+        cfg: &Rfc4115Config,
+        ties: Rfc4115Ties,
+    ) -> Result<Rfc4115Profile, Rfc4115Error> {
+        if cfg.cir.is_zero() && cfg.eir.is_zero() {
+            return Err(Rfc4115Error::ZeroRates);
+        }
+        if cfg.cbs == 0 && cfg.ebs == 0 {
+            return Err(Rfc4115Error::ZeroBursts);
+        }
+        let c = BucketProfile::new(cfg.cir, cfg.cbs, cfg.tick)?;
+        let e = BucketProfile::new(cfg.eir, cfg.ebs, cfg.tick)?;
+        let slack = match ties {
+            Rfc4115Ties::Figure1 => 1,
+            Rfc4115Ties::Text => 0,
+        };
+        Ok(Rfc4115Profile { c, e, slack })
+    }
+
+    /// Bucket C: CIR and CBS.
+    #[inline]
+    #[must_use]
+    pub const fn committed(&self) -> &BucketProfile {
+        &self.c
+    }
+
+    /// Bucket E: EIR and EBS.
+    #[inline]
+    #[must_use]
+    pub const fn excess(&self) -> &BucketProfile {
+        &self.e
+    }
+
+    /// The tie rule in force.
+    #[must_use]
+    pub const fn ties(&self) -> Rfc4115Ties {
+        if self.slack == 1 {
+            Rfc4115Ties::Figure1
+        } else {
+            Rfc4115Ties::Text
+        }
+    }
+}
+
+/// The per-flow state of an RFC 4115 marker: the token counts of C and E and the
+/// time of the last update. 24 bytes, `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Rfc4115 {
+    tc: u64,
+    te: u64,
+    last: Instant,
+}
+
+impl Rfc4115 {
+    /// A marker with both buckets full at `now` (RFC 4115 section 3: Tc(0) = CBS,
+    /// Te(0) = EBS).
+    #[inline]
+    #[must_use]
+    pub const fn new(profile: &Rfc4115Profile, now: Instant) -> Rfc4115 {
+        Rfc4115 {
+            tc: profile.c.full(),
+            te: profile.e.full(),
+            last: now,
+        }
+    }
+
+    /// A marker with given token counts (clamped to the buckets) last updated at `last`.
+    #[inline]
+    #[must_use]
+    pub fn from_parts(profile: &Rfc4115Profile, tc: u64, te: u64, last: Instant) -> Rfc4115 {
+        Rfc4115 {
+            tc: tc.min(profile.c.full()),
+            te: te.min(profile.e.full()),
+            last,
+        }
+    }
+
+    /// Token count of C at the last update.
+    #[inline]
+    #[must_use]
+    pub const fn tc(&self) -> u64 {
+        self.tc
+    }
+
+    /// Token count of E at the last update.
+    #[inline]
+    #[must_use]
+    pub const fn te(&self) -> u64 {
+        self.te
+    }
+
+    /// The time of the last update.
+    #[inline]
+    #[must_use]
+    pub const fn last(&self) -> Instant {
+        self.last
+    }
+
+    /// The token count C would hold at `now` if no packet arrived, without changing
+    /// anything. An instant older than the last update gives the current count.
+    #[inline]
+    #[must_use]
+    pub fn tc_at(&self, profile: &Rfc4115Profile, now: Instant) -> u64 {
+        profile.c.refill(self.tc, now.ticks_since(self.last))
+    }
+
+    /// The token count E would hold at `now` if no packet arrived, without changing
+    /// anything.
+    #[inline]
+    #[must_use]
+    pub fn te_at(&self, profile: &Rfc4115Profile, now: Instant) -> u64 {
+        profile.e.refill(self.te, now.ticks_since(self.last))
+    }
+
+    /// RFC 4115 figure 1: `Tc = min(CBS, Tc + CIR t)`, `Te = min(EBS, Te + EIR t)`.
+    #[inline(always)]
+    fn update(&mut self, p: &Rfc4115Profile, now: Instant) -> (u64, u64) {
+        let dt = self.last.advance_to(now);
+        (p.c.refill(self.tc, dt), p.e.refill(self.te, dt))
+    }
+
+    /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 4115
+    /// section 3, figure 1): green if `B <= Tc` (Tc -= B), else yellow if
+    /// `B <= Te` (Te -= B), else red (nothing decremented).
+    #[inline]
+    pub fn color_blind(&mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> Color {
+        let (tc, te) = self.update(profile, now);
+        let cost_c = profile.c.cost(len);
+        let cost_e = profile.e.cost(len);
+        let green = cost_c < tc + profile.slack;
+        let yellow = !green & (cost_e < te + profile.slack);
+        self.tc = tc - if green { cost_c } else { 0 };
+        self.te = te - if yellow { cost_e } else { 0 };
+        color_of(green, yellow)
+    }
+
+    /// Colors a packet pre-colored `input`, color-aware (RFC 4115 section 3): a
+    /// green packet is tested against C then E, a yellow one against E only, a red
+    /// one is tested against nothing and stays red.
+    #[inline]
+    pub fn color_aware(
+        &mut self,
+        profile: &Rfc4115Profile,
+        now: Instant,
+        len: u32,
+        input: Color,
+    ) -> Color {
+        let (tc, te) = self.update(profile, now);
+        let cost_c = profile.c.cost(len);
+        let cost_e = profile.e.cost(len);
+        let green = (input == Color::Green) & (cost_c < tc + profile.slack);
+        let yellow = !green & (input != Color::Red) & (cost_e < te + profile.slack);
+        self.tc = tc - if green { cost_c } else { 0 };
+        self.te = te - if yellow { cost_e } else { 0 };
+        color_of(green, yellow)
+    }
+}
+
+/// An RFC 4115 profile paired with one flow's state, for single-instance users.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rfc4115Meter {
+    /// The constants.
+    pub profile: Rfc4115Profile,
+    /// The flow's buckets.
+    pub state: Rfc4115,
+}
+
+impl Rfc4115Meter {
+    /// Validates `cfg` and starts with both buckets full at `now`.
+    pub fn new(cfg: &Rfc4115Config, now: Instant) -> Result<Rfc4115Meter, Rfc4115Error> {
+        Ok(Rfc4115Meter::from_profile(Rfc4115Profile::new(cfg)?, now))
+    }
+
+    /// A marker on `profile`, buckets full at `now`.
+    #[must_use]
+    pub const fn from_profile(profile: Rfc4115Profile, now: Instant) -> Rfc4115Meter {
+        Rfc4115Meter {
+            state: Rfc4115::new(&profile, now),
+            profile,
+        }
+    }
+
+    /// See [`Rfc4115::color_blind`].
+    #[inline]
+    pub fn color_blind(&mut self, now: Instant, len: u32) -> Color {
+        self.state.color_blind(&self.profile, now, len)
+    }
+
+    /// See [`Rfc4115::color_aware`].
+    #[inline]
+    pub fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color {
+        self.state.color_aware(&self.profile, now, len, input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Color::{Green as G, Red as R, Yellow as Y};
+
+    fn dpdk() -> Rfc4115Profile {
+        Rfc4115Profile::new(&Rfc4115Config {
+            tick: TickRate::from_hz(2_300_000_000).unwrap(),
+            ..Rfc4115Config::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn dpdk_color_blind() {
+        let p = dpdk();
+        let t = Instant::from_ticks(9);
+        let got: Vec<Color> = [2047, 2049, 4095, 4097]
+            .iter()
+            .map(|&l| Rfc4115::new(&p, t).color_blind(&p, t, l))
+            .collect();
+        assert_eq!(got, [G, Y, Y, R]);
+    }
+
+    #[test]
+    fn dpdk_color_aware() {
+        let p = dpdk();
+        let t = Instant::from_ticks(9);
+        for (input, want) in [(G, [G, Y, Y, R]), (Y, [Y, Y, Y, R]), (R, [R, R, R, R])] {
+            let got: Vec<Color> = [2047, 2049, 4095, 4097]
+                .iter()
+                .map(|&l| Rfc4115::new(&p, t).color_aware(&p, t, l, input))
+                .collect();
+            assert_eq!(got, want, "input {input}");
+        }
+    }
+
+    #[test]
+    fn config_rules() {
+        let ok = Rfc4115Config::default();
+        let e = |c: Rfc4115Config| Rfc4115Profile::new(&c).unwrap_err();
+        assert_eq!(
+            e(Rfc4115Config {
+                cir: Rate::ZERO,
+                eir: Rate::ZERO,
+                ..ok
+            }),
+            Rfc4115Error::ZeroRates
+        );
+        assert_eq!(
+            e(Rfc4115Config {
+                cbs: 0,
+                ebs: 0,
+                ..ok
+            }),
+            Rfc4115Error::ZeroBursts
+        );
+        assert_eq!(
+            e(Rfc4115Config {
+                cir: Rate::from_bits_per_sec(1),
+                cbs: 1 << 30,
+                tick: TickRate::from_hz(1 << 40).unwrap(),
+                ..ok
+            }),
+            Rfc4115Error::TooLarge
+        );
+        // Independent rates: either may be zero, and EIR may be below CIR.
+        for cfg in [
+            Rfc4115Config {
+                cir: Rate::ZERO,
+                ..ok
+            },
+            Rfc4115Config {
+                eir: Rate::ZERO,
+                ..ok
+            },
+            Rfc4115Config {
+                eir: Rate::from_bytes_per_sec(1),
+                ..ok
+            },
+            Rfc4115Config { cbs: 0, ..ok },
+        ] {
+            assert!(Rfc4115Profile::new(&cfg).is_ok(), "{cfg:?}");
+        }
+        assert!(Rfc4115Error::ZeroRates.to_string().contains("RFC 4115"));
+    }
+
+    fn small(ties: Rfc4115Ties) -> Rfc4115Profile {
+        // 1000 B/s and 500 B/s on a millisecond clock: token counts in bytes for C.
+        Rfc4115Profile::with_ties(
+            &Rfc4115Config {
+                cir: Rate::from_bytes_per_sec(1000),
+                eir: Rate::from_bytes_per_sec(2000),
+                cbs: 100,
+                ebs: 200,
+                tick: TickRate::MILLIS,
+            },
+            ties,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn independent_buckets() {
+        let p = small(Rfc4115Ties::Figure1);
+        let t = Instant::from_ticks(0);
+        let mut m = Rfc4115::new(&p, t);
+        // Green takes from C only: E untouched (unlike RFC 2698, where P pays too).
+        assert_eq!(m.color_blind(&p, t, 60), G);
+        assert_eq!((m.tc(), m.te()), (40, 200));
+        // Yellow takes from E only.
+        assert_eq!(m.color_blind(&p, t, 50), Y);
+        assert_eq!((m.tc(), m.te()), (40, 150));
+        // Red touches nothing.
+        assert_eq!(m.color_blind(&p, t, 151), R);
+        assert_eq!((m.tc(), m.te()), (40, 150));
+        // Green even when E is empty: C alone decides.
+        let mut m = Rfc4115::from_parts(&p, 100, 0, t);
+        assert_eq!(m.color_blind(&p, t, 100), G);
+    }
+
+    #[test]
+    fn ties_follow_figure_1_or_text() {
+        let t = Instant::from_ticks(0);
+        let fig = small(Rfc4115Ties::Figure1);
+        let txt = small(Rfc4115Ties::Text);
+        assert_eq!(fig.ties(), Rfc4115Ties::Figure1);
+        assert_eq!(txt.ties(), Rfc4115Ties::Text);
+        // B == Tc: green by the figure; by the text, it falls to E.
+        assert_eq!(Rfc4115::new(&fig, t).color_blind(&fig, t, 100), G);
+        assert_eq!(Rfc4115::new(&txt, t).color_blind(&txt, t, 100), Y);
+        // B == Te after C refuses: yellow by the figure, red by the text.
+        assert_eq!(Rfc4115::new(&fig, t).color_aware(&fig, t, 200, Y), Y);
+        assert_eq!(Rfc4115::new(&txt, t).color_aware(&txt, t, 200, Y), R);
+        // A zero-length packet on empty buckets.
+        assert_eq!(
+            Rfc4115::from_parts(&fig, 0, 0, t).color_blind(&fig, t, 0),
+            G
+        );
+        assert_eq!(
+            Rfc4115::from_parts(&txt, 0, 0, t).color_blind(&txt, t, 0),
+            R
+        );
+    }
+
+    #[test]
+    fn size() {
+        assert_eq!(core::mem::size_of::<Rfc4115>(), 24);
+    }
+}
