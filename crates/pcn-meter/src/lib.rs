@@ -4,12 +4,20 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+pub mod edge;
 mod mark;
 mod node;
 mod rfc5670;
 mod tsm;
 mod units;
 
+pub use edge::{
+    amount_to_terminate, per_mille, Admission, Cle, CleAdmission, CleAdmissionConfig,
+    CleAdmissionProfile, CleDecision, Decision, DecisionConfig, DecisionPoint, DecisionProfile,
+    EdgeBehaviour, EdgeError, Egress3sm, EgressMeter, EgressMeterConfig, EgressMeterProfile,
+    EgressSignal, Report, StopBlockingConfig, StopBlockingProfile, StopBlockingTimer, Suppression,
+    Termination,
+};
 pub use mark::{dscp_of, ecn_of, remark_ecn, PcnDscps, PcnMark, ThreeState};
 pub use node::{Metered, Node3sm, Node3smSim48, NodeMarker, NodeProfile, NodeRfc5670, PcnMeter};
 pub use rfc5670::{

@@ -1,0 +1,1069 @@
+//! The PCN edge: what the egress does with the marks, and the decision point.
+//!
+//! - [`StopBlockingTimer`] and [`Egress3sm`]: seed 000 section 2.3. Each AS
+//!   (ThM) packet signals "block" for its ingress-egress aggregate; the
+//!   stop-blocking timer restarts while blocks keep coming and admission resumes
+//!   after one silent timeout; each ET (ETM) packet terminates its flow.
+//! - [`CleAdmission`]: the CLE-based option of the 3sM draft: per measurement
+//!   interval, block when the fraction of marked bytes reaches the admission-stop
+//!   threshold, resume when it falls below the admission-continue threshold.
+//! - [`EgressMeter`] and [`DecisionPoint`]: RFC 6661 (CL) and RFC 6662 (SM):
+//!   NM / ThM / ETM rates per `T_meas`, the congestion level estimate (CLE),
+//!   optional report suppression, admit / block and the amount to terminate.
+//!
+//! Everything is allocation-free with fixed capacities. Time-driven parts take
+//! `now` from the caller and report, with `next_wakeup`, when they next need a
+//! call to `poll`; calling `poll` late is safe (see each type).
+
+use crate::mark::PcnMark;
+use crate::units::{nonzero_ticks, reached};
+use fixed::types::{U16F16, U1F31};
+use netcond_core::{Instant, TickRate};
+
+/// Admission state of an ingress-egress aggregate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Admission {
+    /// New flows may be admitted.
+    #[default]
+    Admit,
+    /// New flows are blocked.
+    Block,
+}
+
+/// The fraction `k / 1000` (RFC 6661 and 6662 configure CLE values in tenths of
+/// a percent, 0 to 1000), rounded to the nearest `U1F31` (error at most 2^-32);
+/// values above 1000 give 1.
+#[must_use]
+pub const fn per_mille(k: u16) -> U1F31 {
+    let k = if k > 1000 { 1000 } else { k as u64 };
+    U1F31::from_bits((((k << 31) + 500) / 1000) as u32)
+}
+
+// ---------------------------------------------------------------------------
+// Congestion level estimate
+// ---------------------------------------------------------------------------
+
+/// A congestion level estimate kept as the exact ratio `marked / total` of
+/// bytes (equal to the ratio of the rates, RFC 6661 section 3.2.3); zero when
+/// no traffic was seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Cle {
+    /// Marked bytes (the numerator).
+    pub marked: u64,
+    /// All bytes counted (the denominator).
+    pub total: u64,
+}
+
+impl Cle {
+    /// The CLE of `marked` out of `total` bytes (`marked` is capped at `total`).
+    #[must_use]
+    pub const fn new(marked: u64, total: u64) -> Cle {
+        Cle {
+            marked: if marked > total { total } else { marked },
+            total,
+        }
+    }
+
+    /// True if the CLE is strictly below `limit`, compared exactly
+    /// (`marked * 2^31 < limit_bits * total`). A CLE with no traffic is zero.
+    #[inline]
+    #[must_use]
+    pub const fn is_below(self, limit: U1F31) -> bool {
+        (self.marked as u128) << 31 < (limit.to_bits() as u128) * (self.total as u128)
+    }
+
+    /// True if the CLE is strictly above `threshold`, compared exactly.
+    #[inline]
+    #[must_use]
+    pub const fn is_above(self, threshold: U1F31) -> bool {
+        (self.marked as u128) << 31 > (threshold.to_bits() as u128) * (self.total as u128)
+    }
+
+    /// The CLE as a `U1F31`, rounded down (0 with no traffic). Divides: for
+    /// reports and logs, not for the per-packet path.
+    #[must_use]
+    pub const fn to_fixed(self) -> U1F31 {
+        if self.total == 0 {
+            return U1F31::ZERO;
+        }
+        U1F31::from_bits((((self.marked as u128) << 31) / self.total as u128) as u32)
+    }
+}
+
+/// Bytes per second over `ticks` ticks of a `hz` clock, rounded down
+/// (saturating; zero for an empty interval).
+fn rate_of(bytes: u64, ticks: u64, hz: u64) -> u64 {
+    if ticks == 0 {
+        return 0;
+    }
+    let r = bytes as u128 * hz as u128 / ticks as u128;
+    if r > u64::MAX as u128 {
+        u64::MAX
+    } else {
+        r as u64
+    }
+}
+
+/// A grid of measurement intervals `[start, end)` of `len` ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Interval {
+    start: Instant,
+    end: Instant,
+}
+
+impl Interval {
+    fn first(now: Instant, len: u64) -> Interval {
+        Interval {
+            start: now,
+            end: now.wrapping_add(len),
+        }
+    }
+
+    /// Moves on to the interval of the grid that contains `now` (the intervals
+    /// skipped over, if any, saw no call). Divides, once per interval.
+    fn roll(&mut self, now: Instant, len: u64) {
+        let behind = now.ticks_since(self.end);
+        let skip = behind / len * len;
+        self.start = self.end.wrapping_add(skip);
+        self.end = self.start.wrapping_add(len);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Seed 000 section 2.3: block on AS, stop-blocking timer, terminate on ET
+// ---------------------------------------------------------------------------
+
+/// Configuration of seed 000's egress traffic control (section 2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct StopBlockingConfig {
+    /// The stop-blocking timeout in nanoseconds (1 s in seed 000 section 3.2).
+    pub timeout_ns: u64,
+    /// Section 2.3: "a flow termination signal will also generate a block
+    /// admission signal" when admission control is modelled at the same time.
+    pub et_blocks: bool,
+    /// The clock of the `Instant`s passed in.
+    pub tick: TickRate,
+}
+
+impl StopBlockingConfig {
+    /// Seed 000's setting: 1 s timeout, ET also blocks, nanosecond clock.
+    #[must_use]
+    pub const fn seed000() -> StopBlockingConfig {
+        StopBlockingConfig {
+            timeout_ns: 1_000_000_000,
+            et_blocks: true,
+            tick: TickRate::NANOS,
+        }
+    }
+}
+
+netcond_core::config_error! {
+    /// Why an edge configuration was refused.
+    pub enum EdgeError {
+        /// A timer or interval of zero ticks.
+        ZeroDuration => "timeouts and measurement intervals must be at least one clock tick \
+                         (seed 000 section 2.3; RFC 6661 section 3.5)",
+        /// The admission-continue threshold lies above the admission-stop one.
+        ContinueAboveStop => "the admission-continue threshold must not exceed the \
+                              admission-stop threshold (3sM draft: hysteresis)",
+        /// A CLE threshold above 1.
+        FractionAboveOne => "CLE-limit and CLE thresholds must lie between 0 and 1 (RFC 6661 \
+                             section 5.1.2: 0 to 1000 tenths of a percent)",
+        /// U not above one.
+        UNotAboveOne => "U must be greater than one (RFC 6662 section 3.3.2)",
+    }
+}
+
+/// The precomputed stop-blocking timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StopBlockingProfile {
+    timeout: u64,
+    et_blocks: bool,
+}
+
+impl StopBlockingProfile {
+    /// Validates `c`.
+    pub fn new(c: &StopBlockingConfig) -> Result<StopBlockingProfile, EdgeError> {
+        Ok(StopBlockingProfile {
+            timeout: nonzero_ticks(c.tick, c.timeout_ns).ok_or(EdgeError::ZeroDuration)?,
+            et_blocks: c.et_blocks,
+        })
+    }
+
+    /// The timeout in ticks.
+    #[must_use]
+    pub const fn timeout_ticks(&self) -> u64 {
+        self.timeout
+    }
+}
+
+/// The stop-blocking timer of one aggregate (seed 000 section 2.3).
+///
+/// A block signal on an admitting aggregate blocks it and starts the timer. At
+/// each timeout, if at least one more block signal came during that period the
+/// timer restarts (from the timeout instant); otherwise admission resumes. A
+/// block signal at exactly the timeout instant belongs to the next period.
+///
+/// The same state machine serves at the egress (feed it the marks, delay the
+/// resulting signals by the signalling delay) or at the ingress (feed it the
+/// block signals as they arrive).
+///
+/// Calling late: [`poll`](Self::poll) and [`on_block`](Self::on_block) first
+/// play every timeout up to `now`. If admission would have resumed in between
+/// and `on_block` blocks again, the resumption is merged away (the aggregate
+/// simply stays blocked); otherwise it is reported by the next `poll`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct StopBlockingTimer {
+    /// Timeout instant while blocked; resumption instant while `pending`.
+    deadline: Instant,
+    blocked: bool,
+    /// A block signal arrived during the current timer period.
+    seen: bool,
+    /// Admission resumed and has not been reported by `poll` yet.
+    pending: bool,
+}
+
+impl StopBlockingTimer {
+    /// An admitting aggregate with no timer running.
+    #[must_use]
+    pub const fn new() -> StopBlockingTimer {
+        StopBlockingTimer {
+            deadline: Instant::ZERO,
+            blocked: false,
+            seen: false,
+            pending: false,
+        }
+    }
+
+    /// The current admission state (as of the last call).
+    #[must_use]
+    pub const fn admission(&self) -> Admission {
+        if self.blocked {
+            Admission::Block
+        } else {
+            Admission::Admit
+        }
+    }
+
+    fn settle(&mut self, p: &StopBlockingProfile, now: Instant) {
+        // At most two rounds: a restart clears `seen`.
+        while self.blocked && reached(now, self.deadline) {
+            if self.seen {
+                self.seen = false;
+                self.deadline = self.deadline.wrapping_add(p.timeout);
+            } else {
+                self.blocked = false;
+                self.pending = true;
+            }
+        }
+    }
+
+    /// A block signal at `now`. Returns true if it blocked an admitting
+    /// aggregate (a new blocking period and timer start).
+    pub fn on_block(&mut self, p: &StopBlockingProfile, now: Instant) -> bool {
+        self.settle(p, now);
+        if self.blocked {
+            self.seen = true;
+            false
+        } else {
+            self.blocked = true;
+            self.pending = false;
+            self.seen = false;
+            self.deadline = now.wrapping_add(p.timeout);
+            true
+        }
+    }
+
+    /// Plays the timer up to `now`. Returns the instant at which admission
+    /// resumed ("start admission" signal) once, when it has.
+    pub fn poll(&mut self, p: &StopBlockingProfile, now: Instant) -> Option<Instant> {
+        self.settle(p, now);
+        if self.pending {
+            self.pending = false;
+            Some(self.deadline)
+        } else {
+            None
+        }
+    }
+
+    /// When [`poll`](Self::poll) next has something to do: the running timeout,
+    /// or an unreported resumption (in the past), or `None` when idle.
+    #[must_use]
+    pub const fn next_wakeup(&self) -> Option<Instant> {
+        if self.blocked || self.pending {
+            Some(self.deadline)
+        } else {
+            None
+        }
+    }
+}
+
+/// What the egress control signals for one packet (seed 000 section 2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EgressSignal<F> {
+    /// Nothing to signal (a not-marked or not-PCN packet).
+    Nothing,
+    /// An AS packet: signal "block admission" to the aggregate. `new_period` is
+    /// true when it blocked an admitting aggregate.
+    Block {
+        /// The aggregate was admitting and is now blocked.
+        new_period: bool,
+    },
+    /// An ET packet: terminate `flow`. With [`StopBlockingConfig::et_blocks`] it
+    /// is also a block signal, and `new_block_period` says whether it started a
+    /// blocking period (always false without `et_blocks`).
+    Terminate {
+        /// The flow to terminate.
+        flow: F,
+        /// The aggregate was admitting and is now blocked.
+        new_block_period: bool,
+    },
+}
+
+/// Seed 000's egress traffic control for up to `N` ingress-egress aggregates,
+/// keyed by `K`: one [`StopBlockingTimer`] per aggregate, and one flow
+/// termination per ET packet.
+///
+/// Aggregates are registered with [`add`](Self::add), which hands the key back
+/// when the table is full. Lookups are linear in `N`;
+/// [`on_packet_at`](Self::on_packet_at) takes the index `add` returned instead.
+#[derive(Clone, Debug)]
+pub struct Egress3sm<K, const N: usize> {
+    aggs: heapless::Vec<(K, StopBlockingTimer), N>,
+}
+
+impl<K: Copy + Eq, const N: usize> Default for Egress3sm<K, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Copy + Eq, const N: usize> Egress3sm<K, N> {
+    /// An empty table.
+    #[must_use]
+    pub const fn new() -> Self {
+        Egress3sm {
+            aggs: heapless::Vec::new(),
+        }
+    }
+
+    /// Registers aggregate `key` (admitting) and returns its index, or its
+    /// existing index. `Err(key)` when the table is full.
+    pub fn add(&mut self, key: K) -> Result<usize, K> {
+        if let Some(i) = self.index_of(key) {
+            return Ok(i);
+        }
+        self.aggs
+            .push((key, StopBlockingTimer::new()))
+            .map(|()| self.aggs.len() - 1)
+            .map_err(|(k, _)| k)
+    }
+
+    /// The index of aggregate `key`, if registered.
+    #[must_use]
+    pub fn index_of(&self, key: K) -> Option<usize> {
+        self.aggs.iter().position(|(k, _)| *k == key)
+    }
+
+    /// The number of registered aggregates.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.aggs.len()
+    }
+
+    /// True if no aggregate is registered.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.aggs.is_empty()
+    }
+
+    /// The admission state of aggregate `key`, if registered.
+    #[must_use]
+    pub fn admission(&self, key: K) -> Option<Admission> {
+        self.index_of(key).map(|i| self.aggs[i].1.admission())
+    }
+
+    /// One packet of aggregate `key` and flow `flow` leaving the PCN domain at
+    /// `now` in state `mark`. `Err(key)` if the aggregate is not registered.
+    pub fn on_packet<F>(
+        &mut self,
+        p: &StopBlockingProfile,
+        now: Instant,
+        key: K,
+        flow: F,
+        mark: PcnMark,
+    ) -> Result<EgressSignal<F>, K> {
+        match self.index_of(key) {
+            Some(i) => Ok(self.on_packet_at(p, now, i, flow, mark)),
+            None => Err(key),
+        }
+    }
+
+    /// As [`on_packet`](Self::on_packet) with the aggregate's index; an index
+    /// out of range signals [`EgressSignal::Nothing`].
+    pub fn on_packet_at<F>(
+        &mut self,
+        p: &StopBlockingProfile,
+        now: Instant,
+        index: usize,
+        flow: F,
+        mark: PcnMark,
+    ) -> EgressSignal<F> {
+        let Some((_, t)) = self.aggs.get_mut(index) else {
+            return EgressSignal::Nothing;
+        };
+        match mark {
+            PcnMark::NotPcn | PcnMark::Nm => EgressSignal::Nothing,
+            PcnMark::Thm => EgressSignal::Block {
+                new_period: t.on_block(p, now),
+            },
+            PcnMark::Etm => EgressSignal::Terminate {
+                flow,
+                new_block_period: p.et_blocks && t.on_block(p, now),
+            },
+        }
+    }
+
+    /// Plays every timer up to `now` and returns one aggregate whose admission
+    /// resumed, with the resumption instant. Call until it returns `None`.
+    pub fn poll(&mut self, p: &StopBlockingProfile, now: Instant) -> Option<(K, Instant)> {
+        self.aggs
+            .iter_mut()
+            .find_map(|(k, t)| t.poll(p, now).map(|at| (*k, at)))
+    }
+
+    /// The earliest instant at which [`poll`](Self::poll) has something to do
+    /// (compared as plain tick counts), or `None` when every aggregate is idle.
+    #[must_use]
+    pub fn next_wakeup(&self) -> Option<Instant> {
+        self.aggs.iter().filter_map(|(_, t)| t.next_wakeup()).min()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 3sM draft: CLE-based admission with admission-stop / admission-continue
+// ---------------------------------------------------------------------------
+
+/// Configuration of the 3sM draft's CLE-based admission option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CleAdmissionConfig {
+    /// The measurement interval in nanoseconds.
+    pub interval_ns: u64,
+    /// Admission-stop threshold: an admitting aggregate blocks when the CLE of
+    /// an interval is at or above it.
+    pub stop: U1F31,
+    /// Admission-continue threshold: a blocked aggregate resumes when the CLE of
+    /// an interval is below it.
+    pub resume: U1F31,
+    /// The clock of the `Instant`s passed in.
+    pub tick: TickRate,
+}
+
+/// The precomputed constants of a [`CleAdmission`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CleAdmissionProfile {
+    interval: u64,
+    stop: U1F31,
+    resume: U1F31,
+}
+
+impl CleAdmissionProfile {
+    /// Validates `c`.
+    pub fn new(c: &CleAdmissionConfig) -> Result<CleAdmissionProfile, EdgeError> {
+        if c.stop > U1F31::ONE || c.resume > U1F31::ONE {
+            return Err(EdgeError::FractionAboveOne);
+        }
+        if c.resume > c.stop {
+            return Err(EdgeError::ContinueAboveStop);
+        }
+        Ok(CleAdmissionProfile {
+            interval: nonzero_ticks(c.tick, c.interval_ns).ok_or(EdgeError::ZeroDuration)?,
+            stop: c.stop,
+            resume: c.resume,
+        })
+    }
+}
+
+/// The outcome of one measurement interval of a [`CleAdmission`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CleDecision {
+    /// Start of the interval.
+    pub start: Instant,
+    /// End of the interval (exclusive).
+    pub end: Instant,
+    /// The interval's CLE: AS- or ET-marked bytes over all PCN bytes.
+    pub cle: Cle,
+    /// The admission state from now on.
+    pub admission: Admission,
+    /// True if `admission` changed at this interval.
+    pub changed: bool,
+}
+
+/// The 3sM draft's CLE-based admission option for one aggregate, with
+/// hysteresis: per interval, CLE = (AS + ET bytes) / (all PCN bytes); an
+/// admitting aggregate blocks when CLE >= admission-stop; a blocked one resumes
+/// when CLE < admission-continue. With both thresholds equal this is RFC 6661's
+/// CLE-limit rule.
+///
+/// Calling late: a packet at or after the end of the interval closes it; its
+/// decision is kept for the next [`poll`](Self::poll) (only the latest one
+/// if several close unpolled). Intervals in which nothing at all was called are
+/// not reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CleAdmission {
+    iv: Interval,
+    marked: u64,
+    total: u64,
+    admission: Admission,
+    pending: Option<CleDecision>,
+}
+
+impl CleAdmission {
+    /// An admitting aggregate whose first interval starts at `now`.
+    #[must_use]
+    pub fn new(p: &CleAdmissionProfile, now: Instant) -> CleAdmission {
+        CleAdmission {
+            iv: Interval::first(now, p.interval),
+            marked: 0,
+            total: 0,
+            admission: Admission::Admit,
+            pending: None,
+        }
+    }
+
+    /// The current admission state.
+    #[must_use]
+    pub const fn admission(&self) -> Admission {
+        self.admission
+    }
+
+    fn close(&mut self, p: &CleAdmissionProfile, now: Instant) {
+        let cle = Cle::new(self.marked, self.total);
+        let before = self.admission;
+        self.admission = match before {
+            Admission::Admit if !cle.is_below(p.stop) => Admission::Block,
+            Admission::Block if cle.is_below(p.resume) => Admission::Admit,
+            s => s,
+        };
+        self.pending = Some(CleDecision {
+            start: self.iv.start,
+            end: self.iv.end,
+            cle,
+            admission: self.admission,
+            changed: self.admission != before,
+        });
+        self.marked = 0;
+        self.total = 0;
+        self.iv.roll(now, p.interval);
+    }
+
+    /// One packet of the aggregate at the egress.
+    pub fn on_packet(&mut self, p: &CleAdmissionProfile, now: Instant, len: u32, mark: PcnMark) {
+        if reached(now, self.iv.end) {
+            self.close(p, now);
+        }
+        if mark.is_pcn() {
+            let l = u64::from(len);
+            self.total = self.total.saturating_add(l);
+            if mark != PcnMark::Nm {
+                self.marked = self.marked.saturating_add(l);
+            }
+        }
+    }
+
+    /// Closes the interval if it has ended and returns its decision.
+    pub fn poll(&mut self, p: &CleAdmissionProfile, now: Instant) -> Option<CleDecision> {
+        if self.pending.is_none() && reached(now, self.iv.end) {
+            self.close(p, now);
+        }
+        self.pending.take()
+    }
+
+    /// When [`poll`](Self::poll) next has something to do.
+    #[must_use]
+    pub fn next_wakeup(&self) -> Instant {
+        match self.pending {
+            Some(d) => d.end,
+            None => self.iv.end,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// RFC 6661 (CL) and RFC 6662 (SM): egress measurement and decision point
+// ---------------------------------------------------------------------------
+
+/// Which PCN boundary-node behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum EdgeBehaviour {
+    /// Controlled Load, RFC 6661: CLE = (ThM + ETM) / (NM + ThM + ETM);
+    /// SAR = NM-rate + ThM-rate; termination triggered by a non-zero ETM-rate.
+    ControlledLoad,
+    /// Single Marking, RFC 6662: CLE = ETM / (NM + ETM) (ThM counted as ETM,
+    /// RFC 6660 section 5.3); SAR = U x NM-rate; termination triggered by "block".
+    SingleMarking {
+        /// U, greater than one; RFC 6662 section 5.1.1: "between 1.2 and 2".
+        u: U16F16,
+    },
+}
+
+/// Optional report suppression (RFC 6661 / 6662 section 3.2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Suppression {
+    /// CLE-reporting-threshold; the RFC default is 0. It must not exceed the
+    /// decision point's CLE-limit (not checkable here: a deployment rule).
+    pub cle_reporting_threshold: U1F31,
+    /// T_maxsuppress in nanoseconds; RECOMMENDED "on the order of 3 to 6 seconds".
+    pub t_maxsuppress_ns: u64,
+}
+
+/// Configuration of an RFC 6661 / 6662 PCN-egress-node measurement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct EgressMeterConfig {
+    /// CL or SM.
+    pub behaviour: EdgeBehaviour,
+    /// T_meas in nanoseconds; RECOMMENDED "on the order of 100 to 500 ms"
+    /// (section 3.5.1; the MIB range of RFC 6662 section 5.1.2 is 50 to 1000 ms).
+    pub t_meas_ns: u64,
+    /// Record the flows seen with ETM packets (RFC 6661 section 3.2.1 option;
+    /// ignored for SM). At most `M` are kept per interval, the most recent.
+    pub record_etm_flows: bool,
+    /// Report suppression, if enabled.
+    pub suppression: Option<Suppression>,
+    /// The clock of the `Instant`s passed in.
+    pub tick: TickRate,
+}
+
+impl EgressMeterConfig {
+    /// RFC 6661 (CL) with this crate's defaults: T_meas 200 ms (inside the
+    /// RECOMMENDED 100-500 ms), ETM flows recorded, no report suppression,
+    /// nanosecond clock.
+    #[must_use]
+    pub const fn controlled_load() -> EgressMeterConfig {
+        EgressMeterConfig {
+            behaviour: EdgeBehaviour::ControlledLoad,
+            t_meas_ns: 200_000_000,
+            record_etm_flows: true,
+            suppression: None,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// RFC 6662 (SM) with this crate's defaults: U = 1.5 (inside the suggested
+    /// 1.2-2), T_meas 200 ms, no report suppression, nanosecond clock.
+    #[must_use]
+    pub const fn single_marking() -> EgressMeterConfig {
+        EgressMeterConfig {
+            behaviour: EdgeBehaviour::SingleMarking {
+                u: U16F16::from_bits(3 << 15),
+            },
+            t_meas_ns: 200_000_000,
+            record_etm_flows: false,
+            suppression: None,
+            tick: TickRate::NANOS,
+        }
+    }
+}
+
+/// The precomputed constants of an [`EgressMeter`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EgressMeterProfile {
+    sm: bool,
+    t_meas: u64,
+    hz: u64,
+    record: bool,
+    suppress: Option<(U1F31, u64)>,
+}
+
+impl EgressMeterProfile {
+    /// Validates `c`.
+    pub fn new(c: &EgressMeterConfig) -> Result<EgressMeterProfile, EdgeError> {
+        let sm = match c.behaviour {
+            EdgeBehaviour::ControlledLoad => false,
+            EdgeBehaviour::SingleMarking { u } => {
+                if u <= U16F16::ONE {
+                    return Err(EdgeError::UNotAboveOne);
+                }
+                true
+            }
+        };
+        let suppress = match c.suppression {
+            None => None,
+            Some(s) => {
+                if s.cle_reporting_threshold > U1F31::ONE {
+                    return Err(EdgeError::FractionAboveOne);
+                }
+                let t = nonzero_ticks(c.tick, s.t_maxsuppress_ns).ok_or(EdgeError::ZeroDuration)?;
+                Some((s.cle_reporting_threshold, t))
+            }
+        };
+        Ok(EgressMeterProfile {
+            sm,
+            t_meas: nonzero_ticks(c.tick, c.t_meas_ns).ok_or(EdgeError::ZeroDuration)?,
+            hz: c.tick.hz(),
+            record: c.record_etm_flows && !sm,
+            suppress,
+        })
+    }
+}
+
+/// One measurement report of an [`EgressMeter`] (RFC 6661 / 6662 section 3.2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report<F, const M: usize> {
+    /// Start of the measurement interval.
+    pub start: Instant,
+    /// End of the measurement interval (exclusive).
+    pub end: Instant,
+    /// NM bytes in the interval.
+    pub nm_bytes: u64,
+    /// ThM bytes in the interval (always 0 with SM: counted as ETM).
+    pub thm_bytes: u64,
+    /// ETM bytes in the interval.
+    pub etm_bytes: u64,
+    /// NM-rate in octets per second (rounded down).
+    pub nm_rate: u64,
+    /// ThM-rate in octets per second (rounded down).
+    pub thm_rate: u64,
+    /// ETM-rate in octets per second (rounded down).
+    pub etm_rate: u64,
+    /// The congestion level estimate of the interval.
+    pub cle: Cle,
+    /// The flows seen with ETM packets (CL option), most recent last.
+    pub etm_flows: heapless::Vec<F, M>,
+}
+
+/// The PCN-egress-node measurement of one ingress-egress aggregate (RFC 6661 /
+/// RFC 6662 section 3.2): bytes of NM, ThM and ETM packets per `T_meas`, the
+/// rates and CLE at the end of each interval, and optionally the flows seen
+/// with ETM (CL; up to `M`, keeping the most recent distinct ones).
+///
+/// Calling late: a packet at or after the end of the interval closes it; the
+/// report waits for the next [`poll`](Self::poll). Intervals in which nothing
+/// at all was called are not reported.
+#[derive(Clone, Debug)]
+pub struct EgressMeter<F, const M: usize> {
+    iv: Interval,
+    nm: u64,
+    thm: u64,
+    etm: u64,
+    flows: heapless::Vec<F, M>,
+    last_report: Instant,
+    prev_above: bool,
+    pending: Option<Report<F, M>>,
+}
+
+impl<F: Copy + Eq, const M: usize> EgressMeter<F, M> {
+    /// A meter whose first interval starts at `now`.
+    #[must_use]
+    pub fn new(p: &EgressMeterProfile, now: Instant) -> Self {
+        EgressMeter {
+            iv: Interval::first(now, p.t_meas),
+            nm: 0,
+            thm: 0,
+            etm: 0,
+            flows: heapless::Vec::new(),
+            last_report: now,
+            prev_above: false,
+            pending: None,
+        }
+    }
+
+    fn close(&mut self, p: &EgressMeterProfile, now: Instant) {
+        let all = self.nm.saturating_add(self.thm).saturating_add(self.etm);
+        let cle = Cle::new(self.thm.saturating_add(self.etm), all);
+        let send = match p.suppress {
+            None => true,
+            Some((thr, tmax)) => {
+                let above = cle.is_above(thr);
+                // Section 3.2.3 steps 2 and 3.
+                let send =
+                    above || self.prev_above || self.iv.end.ticks_since(self.last_report) >= tmax;
+                self.prev_above = above;
+                send
+            }
+        };
+        if send {
+            let d = self.iv.end.ticks_since(self.iv.start);
+            self.last_report = self.iv.end;
+            self.pending = Some(Report {
+                start: self.iv.start,
+                end: self.iv.end,
+                nm_bytes: self.nm,
+                thm_bytes: self.thm,
+                etm_bytes: self.etm,
+                nm_rate: rate_of(self.nm, d, p.hz),
+                thm_rate: rate_of(self.thm, d, p.hz),
+                etm_rate: rate_of(self.etm, d, p.hz),
+                cle,
+                etm_flows: self.flows.clone(),
+            });
+        }
+        self.nm = 0;
+        self.thm = 0;
+        self.etm = 0;
+        self.flows.clear();
+        self.iv.roll(now, p.t_meas);
+    }
+
+    /// One packet of flow `flow` of this aggregate at the egress at `now`.
+    pub fn on_packet(
+        &mut self,
+        p: &EgressMeterProfile,
+        now: Instant,
+        len: u32,
+        mark: PcnMark,
+        flow: F,
+    ) {
+        if reached(now, self.iv.end) {
+            self.close(p, now);
+        }
+        let l = u64::from(len);
+        match mark {
+            PcnMark::NotPcn => {}
+            PcnMark::Nm => self.nm = self.nm.saturating_add(l),
+            // RFC 6660 section 5.3: with excess-traffic-marking only, ThM is ETM.
+            PcnMark::Thm if p.sm => self.etm = self.etm.saturating_add(l),
+            PcnMark::Thm => self.thm = self.thm.saturating_add(l),
+            PcnMark::Etm => {
+                self.etm = self.etm.saturating_add(l);
+                if p.record && M > 0 && !self.flows.contains(&flow) {
+                    if self.flows.is_full() {
+                        self.flows.remove(0);
+                    }
+                    let _ = self.flows.push(flow);
+                }
+            }
+        }
+    }
+
+    /// Closes the interval if it has ended and returns its report (unless
+    /// suppressed). Call until it returns `None`.
+    pub fn poll(&mut self, p: &EgressMeterProfile, now: Instant) -> Option<Report<F, M>> {
+        if self.pending.is_none() && reached(now, self.iv.end) {
+            self.close(p, now);
+        }
+        self.pending.take()
+    }
+
+    /// When [`poll`](Self::poll) next has something to do.
+    #[must_use]
+    pub fn next_wakeup(&self) -> Instant {
+        match &self.pending {
+            Some(r) => r.end,
+            None => self.iv.end,
+        }
+    }
+}
+
+/// Configuration of an RFC 6661 / 6662 Decision Point for its aggregates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct DecisionConfig {
+    /// CL or SM (SM carries U).
+    pub behaviour: EdgeBehaviour,
+    /// CLE-limit: admit while CLE < CLE-limit (section 3.3.1).
+    pub cle_limit: U1F31,
+    /// PCN-based flow admission enabled.
+    pub admission_enabled: bool,
+    /// PCN-based flow termination enabled.
+    pub termination_enabled: bool,
+}
+
+impl DecisionConfig {
+    /// RFC 6662 section 5.1.1: CLE-limit "on the order of 5%", U = 1.5 (inside
+    /// 1.2-2), both mechanisms enabled.
+    #[must_use]
+    pub const fn single_marking() -> DecisionConfig {
+        DecisionConfig {
+            behaviour: EdgeBehaviour::SingleMarking {
+                u: U16F16::from_bits(3 << 15),
+            },
+            cle_limit: per_mille(50),
+            admission_enabled: true,
+            termination_enabled: true,
+        }
+    }
+
+    /// RFC 6661 with this crate's default CLE-limit of 5% (RFC 6661 gives no
+    /// value and notes admission is not very sensitive to it), both enabled.
+    #[must_use]
+    pub const fn controlled_load() -> DecisionConfig {
+        DecisionConfig {
+            behaviour: EdgeBehaviour::ControlledLoad,
+            cle_limit: per_mille(50),
+            admission_enabled: true,
+            termination_enabled: true,
+        }
+    }
+}
+
+/// The precomputed constants of a [`DecisionPoint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DecisionProfile {
+    /// U as 16.16 bits for SM; `None` for CL.
+    u: Option<u32>,
+    cle_limit: U1F31,
+    admission: bool,
+    termination: bool,
+}
+
+impl DecisionProfile {
+    /// Validates `c`.
+    pub fn new(c: &DecisionConfig) -> Result<DecisionProfile, EdgeError> {
+        if c.cle_limit > U1F31::ONE {
+            return Err(EdgeError::FractionAboveOne);
+        }
+        let u = match c.behaviour {
+            EdgeBehaviour::ControlledLoad => None,
+            EdgeBehaviour::SingleMarking { u } => {
+                if u <= U16F16::ONE {
+                    return Err(EdgeError::UNotAboveOne);
+                }
+                Some(u.to_bits())
+            }
+        };
+        Ok(DecisionProfile {
+            u,
+            cle_limit: c.cle_limit,
+            admission: c.admission_enabled,
+            termination: c.termination_enabled,
+        })
+    }
+
+    /// The sustainable aggregate rate of a report: NM-rate + ThM-rate (CL,
+    /// RFC 6661 section 3.3.2) or U x NM-rate rounded down (SM, RFC 6662).
+    #[must_use]
+    pub fn sar<F, const M: usize>(&self, r: &Report<F, M>) -> u64 {
+        match self.u {
+            None => r.nm_rate.saturating_add(r.thm_rate),
+            Some(u) => {
+                let s = (r.nm_rate as u128 * u as u128) >> 16;
+                if s > u64::MAX as u128 {
+                    u64::MAX
+                } else {
+                    s as u64
+                }
+            }
+        }
+    }
+}
+
+/// What the decision point asks of the ingress for termination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Termination {
+    /// Nothing to do.
+    None,
+    /// Ask the PCN-ingress-node for the PCN-sent-rate; the next report decides.
+    RequestSentRate,
+    /// Terminate [`amount_to_terminate`]`(PCN-sent-rate, sar)` octets per second
+    /// of flows (those in the report's ETM flow list first, CL).
+    Terminate {
+        /// The sustainable aggregate rate of the latest report.
+        sar: u64,
+    },
+}
+
+/// The decision for one report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Decision {
+    /// The PCN-admission-state (always `Admit` with admission disabled).
+    pub admission: Admission,
+    /// The termination step.
+    pub termination: Termination,
+}
+
+/// RFC 6661 / 6662 section 3.3.2, step 2: `PCN-sent-rate - SAR`, or zero when
+/// that is not positive.
+#[must_use]
+pub const fn amount_to_terminate(pcn_sent_rate: u64, sar: u64) -> u64 {
+    pcn_sent_rate.saturating_sub(sar)
+}
+
+/// The Decision Point's state for one aggregate (RFC 6661 / 6662 section 3.3).
+///
+/// Admission (3.3.1): "admit" if CLE < CLE-limit, else "block". Termination
+/// (3.3.2): a report with a non-zero ETM-rate (CL) or a "block" state (SM)
+/// requests the PCN-sent-rate; if the next report has a non-zero ETM-rate, the
+/// amount to terminate is PCN-sent-rate - SAR from that report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DecisionPoint {
+    awaiting: bool,
+}
+
+impl DecisionPoint {
+    /// A decision point that awaits nothing.
+    #[must_use]
+    pub const fn new() -> DecisionPoint {
+        DecisionPoint { awaiting: false }
+    }
+
+    /// True while a PCN-sent-rate was requested and the next report is awaited.
+    #[must_use]
+    pub const fn awaiting_report(&self) -> bool {
+        self.awaiting
+    }
+
+    /// Decides on one egress report.
+    pub fn on_report<F, const M: usize>(
+        &mut self,
+        p: &DecisionProfile,
+        r: &Report<F, M>,
+    ) -> Decision {
+        let state = if r.cle.is_below(p.cle_limit) {
+            Admission::Admit
+        } else {
+            Admission::Block
+        };
+        let admission = if p.admission { state } else { Admission::Admit };
+        let termination = if !p.termination {
+            Termination::None
+        } else if self.awaiting {
+            self.awaiting = false;
+            if r.etm_bytes > 0 {
+                Termination::Terminate { sar: p.sar(r) }
+            } else {
+                Termination::None
+            }
+        } else {
+            let trigger = match p.u {
+                None => r.etm_bytes > 0,
+                Some(_) => state == Admission::Block,
+            };
+            if trigger {
+                self.awaiting = true;
+                Termination::RequestSentRate
+            } else {
+                Termination::None
+            }
+        };
+        Decision {
+            admission,
+            termination,
+        }
+    }
+}
