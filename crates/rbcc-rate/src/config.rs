@@ -1,0 +1,198 @@
+//! RBCC interface configuration and its validated profile.
+
+use crate::rate::{FixedRate, NodeId, FRAC_BITS};
+use netcond_core::{gcd, Rate, TickRate};
+
+/// How acknowledgement traffic enters the allocation of the interface it leaves by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum AckModel {
+    /// Seed 004's model: an ACK flow is outside load of `ack/data` times its
+    /// returned rate on the interface it leaves by, and is never bottlenecked
+    /// there. With `n` forward flows and one reverse flow on one full-duplex
+    /// link of capacity `C` this gives `x = C / (n (1 + k))` per forward flow and
+    /// `y = n x` for the reverse flow (`k = ack/data`): the Scenario 7 table.
+    #[default]
+    OutsideLoad,
+    /// Strict coupled max-min: a flow uses `k` times its rate on every interface
+    /// its ACKs leave by, and can be bottlenecked there; the interface lowers the
+    /// ACK's return rate like a data packet's rate field. Scenario 7 then gives
+    /// `C / (2 + k)` = 31578.95 bit/s and `C / (3 + k)` = 21145.37 bit/s. Not the
+    /// model of seed 004's table.
+    Coupled,
+}
+
+/// The human-unit configuration of one output interface's RBCC allocator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RbccConfig {
+    /// The id this interface stamps into the bottleneck field (not zero).
+    pub node: NodeId,
+    /// The interface's capacity `C`.
+    pub capacity: Rate,
+    /// Bytes of acknowledgement per data packet (40 in seed 004).
+    pub ack_bytes: u32,
+    /// Bytes of a data packet (1500 in seed 004).
+    pub data_bytes: u32,
+    /// How ACK load is counted.
+    pub ack_model: AckModel,
+    /// A flow or ACK entry not seen for this many nanoseconds is removed by
+    /// [`expire`](crate::RbccInterface::expire). `u64::MAX` never expires.
+    pub idle_timeout_ns: u64,
+    /// The tick clock of the `Instant`s passed in.
+    pub tick: TickRate,
+}
+
+impl RbccConfig {
+    /// Seed 004's interface: `capacity`, 40-byte ACKs per 1500-byte data packet,
+    /// [`AckModel::OutsideLoad`], a 10 s idle timeout, nanosecond ticks.
+    #[must_use]
+    pub const fn seed004(node: NodeId, capacity: Rate) -> RbccConfig {
+        RbccConfig {
+            node,
+            capacity,
+            ack_bytes: 40,
+            data_bytes: 1500,
+            ack_model: AckModel::OutsideLoad,
+            idle_timeout_ns: 10_000_000_000,
+            tick: TickRate::NANOS,
+        }
+    }
+}
+
+netcond_core::config_error! {
+    /// Why an [`RbccConfig`] was refused.
+    pub enum RbccError {
+        /// The node id must not be [`NodeId::NONE`].
+        NoNodeId => "node id must not be zero: zero means no bottleneck (RBCC bottleneck field)",
+        /// The capacity must be positive.
+        ZeroCapacity => "interface capacity C must be greater than zero",
+        /// The capacity must fit the Q48.16 rate representation.
+        CapacityTooLarge => "interface capacity C must be below 2^47 bit/s (Q48.16 rate range)",
+        /// The data packet size must be positive.
+        ZeroDataBytes => "data packet size must be greater than zero",
+        /// ACKs must be smaller than data packets.
+        AckNotSmaller => "ACK size must be smaller than the data packet size (k = ack/data < 1 keeps the ACK coupling a contraction)",
+        /// The idle timeout must be positive.
+        ZeroIdleTimeout => "idle timeout must be greater than zero",
+    }
+}
+
+/// A validated [`RbccConfig`] with its fixed-point constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RbccProfile {
+    pub(crate) node: NodeId,
+    pub(crate) capacity: FixedRate,
+    /// ACK/data ratio `k = num / den`, reduced.
+    pub(crate) k_num: u64,
+    pub(crate) k_den: u64,
+    pub(crate) model: AckModel,
+    pub(crate) idle_ticks: u64,
+}
+
+impl RbccProfile {
+    /// Validates `cfg`.
+    ///
+    /// # Errors
+    /// One [`RbccError`] variant per violated rule.
+    pub fn new(cfg: &RbccConfig) -> Result<RbccProfile, RbccError> {
+        if cfg.node == NodeId::NONE {
+            return Err(RbccError::NoNodeId);
+        }
+        let c = cfg.capacity.bits_per_sec();
+        if c == 0 {
+            return Err(RbccError::ZeroCapacity);
+        }
+        if c >= 1 << (63 - FRAC_BITS) {
+            return Err(RbccError::CapacityTooLarge);
+        }
+        if cfg.data_bytes == 0 {
+            return Err(RbccError::ZeroDataBytes);
+        }
+        if cfg.ack_bytes >= cfg.data_bytes {
+            return Err(RbccError::AckNotSmaller);
+        }
+        if cfg.idle_timeout_ns == 0 {
+            return Err(RbccError::ZeroIdleTimeout);
+        }
+        let (a, d) = (u64::from(cfg.ack_bytes), u64::from(cfg.data_bytes));
+        let g = gcd(a, d);
+        let idle_ticks = if cfg.idle_timeout_ns == u64::MAX {
+            u64::MAX
+        } else {
+            cfg.tick.ticks_from_nanos(cfg.idle_timeout_ns).max(1)
+        };
+        Ok(RbccProfile {
+            node: cfg.node,
+            capacity: FixedRate::from_bps(c),
+            k_num: a / g,
+            k_den: d / g,
+            model: cfg.ack_model,
+            idle_ticks,
+        })
+    }
+
+    /// The id stamped into the bottleneck field.
+    #[must_use]
+    pub const fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// The capacity `C`.
+    #[must_use]
+    pub const fn capacity(&self) -> FixedRate {
+        self.capacity
+    }
+
+    /// The ACK/data ratio `k` as a reduced fraction `(num, den)` (`(2, 75)` for
+    /// 40/1500).
+    #[must_use]
+    pub const fn ack_ratio(&self) -> (u64, u64) {
+        (self.k_num, self.k_den)
+    }
+
+    /// The ACK model.
+    #[must_use]
+    pub const fn ack_model(&self) -> AckModel {
+        self.model
+    }
+
+    /// The idle timeout in ticks.
+    #[must_use]
+    pub const fn idle_ticks(&self) -> u64 {
+        self.idle_ticks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_rule_is_checked() {
+        let ok = RbccConfig::seed004(NodeId(2), Rate::from_kbps(64));
+        let p = RbccProfile::new(&ok).unwrap();
+        assert_eq!(p.ack_ratio(), (2, 75));
+        assert_eq!(p.capacity().bps(), 64_000);
+        assert_eq!(p.idle_ticks(), 10_000_000_000);
+        let bad = |f: fn(&mut RbccConfig)| {
+            let mut c = ok;
+            f(&mut c);
+            RbccProfile::new(&c).unwrap_err()
+        };
+        assert_eq!(bad(|c| c.node = NodeId::NONE), RbccError::NoNodeId);
+        assert_eq!(bad(|c| c.capacity = Rate::ZERO), RbccError::ZeroCapacity);
+        assert_eq!(
+            bad(|c| c.capacity = Rate::from_bits_per_sec(1 << 47)),
+            RbccError::CapacityTooLarge
+        );
+        assert_eq!(bad(|c| c.data_bytes = 0), RbccError::ZeroDataBytes);
+        assert_eq!(bad(|c| c.ack_bytes = 1500), RbccError::AckNotSmaller);
+        assert_eq!(bad(|c| c.idle_timeout_ns = 0), RbccError::ZeroIdleTimeout);
+        assert!(RbccError::AckNotSmaller.to_string().contains("ACK size"));
+    }
+}

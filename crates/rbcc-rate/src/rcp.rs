@@ -1,0 +1,375 @@
+//! An RCP-style rate controller: one rate per interface, no per-flow state.
+//!
+//! Every control interval `T` the interface updates its rate
+//!
+//! `R <- R (1 + (T/d0) (alpha (C - y) - beta q/d0) / C)`
+//!
+//! where `y` is the input rate measured over the interval, `q` the queue and `d0`
+//! the mean round-trip time (alpha 0.1 and beta 1 by default), and lowers every
+//! data packet's rate field to `R` with the same [`RateHeader`] as RBCC.
+
+use netcond_core::{Instant, Rate, TickRate};
+
+use crate::rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader, FRAC_BITS};
+
+/// The configuration of an RCP interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RcpConfig {
+    /// The id stamped into the bottleneck field (not zero).
+    pub node: NodeId,
+    /// Link capacity `C`.
+    pub capacity: Rate,
+    /// `alpha` as `(numerator, denominator)`; 0.1 is `(1, 10)`.
+    pub alpha: (u32, u32),
+    /// `beta` as `(numerator, denominator)`; 1 is `(1, 1)`.
+    pub beta: (u32, u32),
+    /// The mean round-trip time `d0`, nanoseconds.
+    pub rtt_ns: u64,
+    /// The control interval `T`, nanoseconds.
+    pub interval_ns: u64,
+    /// The rate before the first update.
+    pub initial: Rate,
+    /// The rate never falls below this (the multiplicative update could not
+    /// leave zero).
+    pub min_rate: Rate,
+    /// The tick clock of the `Instant`s passed in.
+    pub tick: TickRate,
+}
+
+impl RcpConfig {
+    /// alpha 0.1, beta 1, `T = d0 = rtt_ns`, starting at `capacity`, floor 1 bit/s.
+    #[must_use]
+    pub const fn new(node: NodeId, capacity: Rate, rtt_ns: u64) -> RcpConfig {
+        RcpConfig {
+            node,
+            capacity,
+            alpha: (1, 10),
+            beta: (1, 1),
+            rtt_ns,
+            interval_ns: rtt_ns,
+            initial: capacity,
+            min_rate: Rate::from_bits_per_sec(1),
+            tick: TickRate::NANOS,
+        }
+    }
+}
+
+netcond_core::config_error! {
+    /// Why an [`RcpConfig`] was refused.
+    pub enum RcpError {
+        /// The node id must not be zero.
+        NoNodeId => "node id must not be zero: zero means no bottleneck",
+        /// The capacity must be positive and fit the rate representation.
+        BadCapacity => "capacity C must be in 1 ..= 2^47 - 1 bit/s (Q48.16 rate range)",
+        /// alpha and beta need nonzero denominators.
+        ZeroDenominator => "alpha and beta must have nonzero denominators",
+        /// d0 and T must be at least one tick.
+        ZeroTime => "round-trip time d0 and interval T must be at least one tick",
+        /// T may be at most 2^16 d0.
+        IntervalTooLong => "interval T must not exceed 2^16 times d0",
+        /// The floor must be positive and not above the capacity.
+        BadMinRate => "minimum rate must be in 1 ..= C bit/s",
+        /// The initial rate must be between the floor and the capacity.
+        BadInitial => "initial rate must be between the minimum rate and C",
+    }
+}
+
+/// A validated [`RcpConfig`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RcpProfile {
+    node: NodeId,
+    capacity: FixedRate,
+    alpha: (u32, u32),
+    beta: (u32, u32),
+    d0_ticks: u64,
+    t_ticks: u64,
+    hz: u64,
+    initial: FixedRate,
+    min_rate: FixedRate,
+}
+
+impl RcpProfile {
+    /// Validates `cfg`.
+    ///
+    /// # Errors
+    /// One [`RcpError`] variant per violated rule.
+    pub fn new(cfg: &RcpConfig) -> Result<RcpProfile, RcpError> {
+        if cfg.node == NodeId::NONE {
+            return Err(RcpError::NoNodeId);
+        }
+        let c = cfg.capacity.bits_per_sec();
+        if c == 0 || c >= 1 << (63 - FRAC_BITS) {
+            return Err(RcpError::BadCapacity);
+        }
+        if cfg.alpha.1 == 0 || cfg.beta.1 == 0 {
+            return Err(RcpError::ZeroDenominator);
+        }
+        let d0 = cfg.tick.ticks_from_nanos(cfg.rtt_ns);
+        let t = cfg.tick.ticks_from_nanos(cfg.interval_ns);
+        if d0 == 0 || t == 0 {
+            return Err(RcpError::ZeroTime);
+        }
+        if u128::from(t) > u128::from(d0) << 16 {
+            return Err(RcpError::IntervalTooLong);
+        }
+        let min = cfg.min_rate.bits_per_sec();
+        if min == 0 || min > c {
+            return Err(RcpError::BadMinRate);
+        }
+        let init = cfg.initial.bits_per_sec();
+        if init < min || init > c {
+            return Err(RcpError::BadInitial);
+        }
+        Ok(RcpProfile {
+            node: cfg.node,
+            capacity: FixedRate::from_bps(c),
+            alpha: cfg.alpha,
+            beta: cfg.beta,
+            d0_ticks: d0,
+            t_ticks: t,
+            hz: cfg.tick.hz(),
+            initial: FixedRate::from_bps(init),
+            min_rate: FixedRate::from_bps(min),
+        })
+    }
+
+    /// The capacity `C`.
+    #[must_use]
+    pub const fn capacity(&self) -> FixedRate {
+        self.capacity
+    }
+
+    /// The control interval in ticks.
+    #[must_use]
+    pub const fn interval_ticks(&self) -> u64 {
+        self.t_ticks
+    }
+
+    /// `d0` in ticks.
+    #[must_use]
+    pub const fn rtt_ticks(&self) -> u64 {
+        self.d0_ticks
+    }
+
+    /// One RCP step from rate `r` (Q48.16) with input rate `y` over `t` ticks
+    /// and queue `q_bytes`: the fixed-point form of the update, clamped to
+    /// `[min_rate, C]`. Rounding: `(alpha (C - y) - beta q/d0) / C` is truncated to
+    /// 2^-32 and the relative change `h` to 2^-32 again, so the new rate is within
+    /// `R (T/d0 + 2) 2^-32 + 2^-15` bit/s of the exact update.
+    #[must_use]
+    pub fn step(&self, r: FixedRate, y: FixedRate, t: u64, q_bytes: u64) -> FixedRate {
+        let c = i128::from(self.capacity.raw());
+        let (an, ad) = (i128::from(self.alpha.0), i128::from(self.alpha.1));
+        let (bn, bd) = (u128::from(self.beta.0), u128::from(self.beta.1));
+        // alpha (C - y), Q16 bit/s.
+        let spare = an * (c - i128::from(y.raw())) / ad;
+        // beta q / d0 in Q16 bit/s: q bits * hz / d0 ticks (saturating; a queue
+        // of more than 2^40 bytes counts as 2^40).
+        let q_bits = u128::from(q_bytes.min(1 << 40)) * 8;
+        let drain = (q_bits << FRAC_BITS)
+            .saturating_mul(u128::from(self.hz))
+            .saturating_mul(bn)
+            / (bd * u128::from(self.d0_ticks));
+        let drain = i128::try_from(drain.min(1 << 94)).unwrap_or(1 << 94);
+        let f = (spare - drain).clamp(-(1 << 94), 1 << 94);
+        // g = f / C as Q32 (truncated), limited to +-2^40 (|f/C| <= 256).
+        let g = ((f << 32) / c).clamp(-(1 << 40), 1 << 40);
+        // h = g T / d0, and the rate cannot fall below zero in one step.
+        let t = i128::from(t).min(i128::from(self.t_ticks) << 16);
+        let h = (g * t / i128::from(self.d0_ticks)).clamp(-(1 << 32), 1 << 60);
+        let r0 = i128::from(r.raw());
+        let next = r0 + ((r0 * h) >> 32);
+        let lo = i128::from(self.min_rate.raw());
+        let hi = c;
+        FixedRate::from_raw(next.clamp(lo, hi) as u64)
+    }
+}
+
+/// The state of one RCP interface: the rate and the arrivals of the current
+/// interval. Small and `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Rcp {
+    rate: FixedRate,
+    arrived_bytes: u64,
+    interval_start: Instant,
+}
+
+impl Rcp {
+    /// A controller at the profile's initial rate whose first interval starts at
+    /// `now`.
+    #[must_use]
+    pub fn new(p: &RcpProfile, now: Instant) -> Rcp {
+        Rcp {
+            rate: p.initial,
+            arrived_bytes: 0,
+            interval_start: now,
+        }
+    }
+
+    /// The current rate `R`.
+    #[inline]
+    #[must_use]
+    pub fn rate(&self) -> FixedRate {
+        self.rate
+    }
+
+    /// A data packet leaves by this interface: lower its rate field to `R`
+    /// (writing this node into the bottleneck field when lowered). Stateless per
+    /// flow: never fails; the signature matches
+    /// [`RbccInterface::on_data`](crate::RbccInterface::on_data).
+    ///
+    /// # Errors
+    /// Never.
+    #[inline]
+    pub fn on_data(
+        &mut self,
+        p: &RcpProfile,
+        _now: Instant,
+        _flow: FlowId,
+        hdr: &mut RateHeader,
+    ) -> Result<(), FlowId> {
+        if hdr.rate > self.rate {
+            hdr.rate = self.rate;
+            hdr.bottleneck = p.node;
+        }
+        Ok(())
+    }
+
+    /// ACKs carry the rate back unchanged under RCP.
+    #[inline]
+    pub fn on_ack(
+        &mut self,
+        _p: &RcpProfile,
+        _now: Instant,
+        _flow: FlowId,
+        _ack: &mut AckHeader,
+    ) -> Result<(), FlowId> {
+        Ok(())
+    }
+
+    /// Counts `len` bytes arriving for this interface (the input rate `y`).
+    #[inline]
+    pub fn arrive(&mut self, len: u32) {
+        self.arrived_bytes = self.arrived_bytes.saturating_add(u64::from(len));
+    }
+
+    /// Runs the update if at least `T` has passed since the interval began, with
+    /// `y` the arrivals over the elapsed time and `q` = `queue_bytes`; then starts
+    /// the next interval. Returns true when it updated.
+    pub fn control(&mut self, p: &RcpProfile, now: Instant, queue_bytes: u64) -> bool {
+        let dt = now.ticks_since(self.interval_start);
+        if dt < p.t_ticks {
+            return false;
+        }
+        let y = (u128::from(self.arrived_bytes) << FRAC_BITS).saturating_mul(8 * u128::from(p.hz))
+            / u128::from(dt);
+        let y = FixedRate::from_raw(u64::try_from(y).unwrap_or(u64::MAX));
+        self.rate = p.step(self.rate, y, dt, queue_bytes);
+        self.arrived_bytes = 0;
+        self.interval_start = now;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prof() -> RcpProfile {
+        RcpProfile::new(&RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000)).unwrap()
+    }
+
+    /// The update in f64, as written in algorithms.md.
+    #[allow(clippy::float_arithmetic)]
+    fn reference(p: &RcpConfig, r: f64, y: f64, t_s: f64, q_bytes: f64) -> f64 {
+        let c = p.capacity.bits_per_sec() as f64;
+        let d0 = p.rtt_ns as f64 / 1e9;
+        let alpha = f64::from(p.alpha.0) / f64::from(p.alpha.1);
+        let beta = f64::from(p.beta.0) / f64::from(p.beta.1);
+        let next = r * (1.0 + (t_s / d0) * (alpha * (c - y) - beta * q_bytes * 8.0 / d0) / c);
+        next.clamp(p.min_rate.bits_per_sec() as f64, c)
+    }
+
+    #[test]
+    #[allow(clippy::float_arithmetic)]
+    fn step_matches_the_formula() {
+        let cfg = RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000);
+        let p = RcpProfile::new(&cfg).unwrap();
+        let mut rng = netcond_core::SplitMix64::new(3);
+        for _ in 0..10_000 {
+            let r = 1 + rng.next_u64() % 10_000_000;
+            let y = rng.next_u64() % 20_000_000;
+            let q = rng.next_u64() % 200_000;
+            let t = 1 + rng.next_u64() % 300_000_000;
+            let got = p.step(FixedRate::from_bps(r), FixedRate::from_bps(y), t, q);
+            let want = reference(&cfg, r as f64, y as f64, t as f64 / 1e9, q as f64);
+            let got = got.raw() as f64 / 65536.0;
+            // f/C is truncated to 2^-32 and then scaled by T/d0, the relative
+            // change is truncated to 2^-32 again, the rate to 2^-16 bit/s.
+            let bound = r as f64 * (t as f64 / 1e8 + 2.0) * 2f64.powi(-32) + 2f64.powi(-15);
+            assert!(
+                (got - want).abs() <= bound + want * 1e-12,
+                "r={r} y={y} q={q} t={t}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn equilibrium_and_direction() {
+        let p = prof();
+        let c = p.capacity();
+        let r = FixedRate::from_bps(2_000_000);
+        let t = p.interval_ticks();
+        assert_eq!(p.step(r, c, t, 0), r, "y = C, q = 0 is a fixed point");
+        assert!(p.step(r, FixedRate::from_bps(5_000_000), t, 0) > r);
+        assert!(p.step(r, c, t, 10_000) < r);
+        assert_eq!(p.step(c, FixedRate::ZERO, t, 0), c, "never above C");
+        let floor = p.step(r, FixedRate::UNLIMITED, u64::MAX, u64::MAX);
+        assert_eq!(floor, FixedRate::from_bps(1), "never below the floor");
+    }
+
+    #[test]
+    fn controller_converges_to_fair_share() {
+        // n flows each sending at R through a link of capacity C: R -> C / n.
+        let p = prof();
+        let mut s = Rcp::new(&p, Instant::ZERO);
+        let n = 4u64;
+        let mut now = 0u64;
+        for _ in 0..2000 {
+            now += p.interval_ticks();
+            let bytes = s.rate().bps() * n * p.interval_ticks() / 8 / 1_000_000_000;
+            s.arrive(u32::try_from(bytes).unwrap());
+            assert!(s.control(&p, Instant::from_ticks(now), 0));
+        }
+        let want = 10_000_000 / n;
+        assert!(s.rate().bps().abs_diff(want) <= want / 1000, "{}", s.rate());
+        let mut h = RateHeader::new(FixedRate::UNLIMITED);
+        s.on_data(&p, Instant::ZERO, 1, &mut h).unwrap();
+        assert_eq!(h.rate, s.rate());
+        assert_eq!(h.bottleneck, NodeId(1));
+        assert!(!s.control(&p, Instant::from_ticks(now + 1), 0));
+    }
+
+    #[test]
+    fn config_rules() {
+        let ok = RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000);
+        let bad = |f: fn(&mut RcpConfig)| {
+            let mut c = ok;
+            f(&mut c);
+            RcpProfile::new(&c).unwrap_err()
+        };
+        assert_eq!(bad(|c| c.node = NodeId::NONE), RcpError::NoNodeId);
+        assert_eq!(bad(|c| c.capacity = Rate::ZERO), RcpError::BadCapacity);
+        assert_eq!(bad(|c| c.alpha = (1, 0)), RcpError::ZeroDenominator);
+        assert_eq!(bad(|c| c.rtt_ns = 0), RcpError::ZeroTime);
+        assert_eq!(bad(|c| c.interval_ns = u64::MAX), RcpError::IntervalTooLong);
+        assert_eq!(bad(|c| c.min_rate = Rate::ZERO), RcpError::BadMinRate);
+        assert_eq!(bad(|c| c.initial = Rate::ZERO), RcpError::BadInitial);
+    }
+}

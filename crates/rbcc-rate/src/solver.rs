@@ -1,0 +1,273 @@
+//! A network-level max-min solver: the allocation the distributed per-interface
+//! computation must converge to. For tests and simulators; allocation-free
+//! (const-generic capacities) and deliberately plain rather than fast.
+
+use crate::config::AckModel;
+use crate::rate::FixedRate;
+
+/// How a flow uses a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LinkUse {
+    /// Not at all.
+    #[default]
+    None,
+    /// The flow's data crosses it.
+    Data,
+    /// The flow's acknowledgements cross it.
+    Ack,
+}
+
+/// Why a network description was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum NetworkError {
+    /// All `L` links are in use.
+    TooManyLinks,
+    /// All `F` flows are in use.
+    TooManyFlows,
+    /// A route names a link that was not added.
+    NoSuchLink,
+}
+
+/// A network of at most `L` directed links and `F` flows, each flow with a
+/// requested rate, the links its data crosses and the links its ACKs cross.
+#[derive(Clone, Debug)]
+pub struct Network<const L: usize, const F: usize> {
+    capacity: [u64; L],
+    links: usize,
+    requested: [u64; F],
+    usage: [[LinkUse; L]; F],
+    flows: usize,
+    k_num: u64,
+    k_den: u64,
+    model: AckModel,
+}
+
+/// Iterations of the ACK-load fixed point before the solver gives up.
+pub const MAX_ACK_ITERATIONS: usize = 200;
+
+impl<const L: usize, const F: usize> Network<L, F> {
+    /// An empty network whose ACKs are `ack_bytes` per `data_bytes` of data
+    /// (`data_bytes` zero is taken as one), counted as `model` says.
+    #[must_use]
+    pub fn new(ack_bytes: u32, data_bytes: u32, model: AckModel) -> Self {
+        let d = u64::from(data_bytes.max(1));
+        let a = u64::from(ack_bytes);
+        let g = netcond_core::gcd(a, d).max(1);
+        Network {
+            capacity: [0; L],
+            links: 0,
+            requested: [0; F],
+            usage: [[LinkUse::None; L]; F],
+            flows: 0,
+            k_num: a / g,
+            k_den: d / g,
+            model,
+        }
+    }
+
+    /// Adds a link of capacity `c`; returns its index.
+    ///
+    /// # Errors
+    /// [`NetworkError::TooManyLinks`] when `L` links exist.
+    pub fn add_link(&mut self, c: FixedRate) -> Result<usize, NetworkError> {
+        if self.links == L {
+            return Err(NetworkError::TooManyLinks);
+        }
+        self.capacity[self.links] = c.raw();
+        self.links += 1;
+        Ok(self.links - 1)
+    }
+
+    /// Adds a flow asking for `requested`, its data crossing `data` and its ACKs
+    /// crossing `acks`; returns its index.
+    ///
+    /// # Errors
+    /// [`NetworkError::TooManyFlows`] or [`NetworkError::NoSuchLink`].
+    pub fn add_flow(
+        &mut self,
+        requested: FixedRate,
+        data: &[usize],
+        acks: &[usize],
+    ) -> Result<usize, NetworkError> {
+        if self.flows == F {
+            return Err(NetworkError::TooManyFlows);
+        }
+        if data.iter().chain(acks).any(|&l| l >= self.links) {
+            return Err(NetworkError::NoSuchLink);
+        }
+        let f = self.flows;
+        self.usage[f] = [LinkUse::None; L];
+        for &l in acks {
+            self.usage[f][l] = LinkUse::Ack;
+        }
+        for &l in data {
+            self.usage[f][l] = LinkUse::Data;
+        }
+        self.requested[f] = requested.raw();
+        self.flows += 1;
+        Ok(f)
+    }
+
+    /// Number of flows.
+    #[must_use]
+    pub fn flows(&self) -> usize {
+        self.flows
+    }
+
+    /// Number of links.
+    #[must_use]
+    pub fn links(&self) -> usize {
+        self.links
+    }
+
+    /// The capacity of link `l` (zero if absent).
+    #[must_use]
+    pub fn capacity(&self, l: usize) -> FixedRate {
+        FixedRate::from_raw(if l < self.links { self.capacity[l] } else { 0 })
+    }
+
+    /// How flow `f` uses link `l`.
+    #[must_use]
+    pub fn usage(&self, f: usize, l: usize) -> LinkUse {
+        if f < self.flows && l < self.links {
+            self.usage[f][l]
+        } else {
+            LinkUse::None
+        }
+    }
+
+    /// The requested rate of flow `f`.
+    #[must_use]
+    pub fn requested(&self, f: usize) -> FixedRate {
+        FixedRate::from_raw(if f < self.flows { self.requested[f] } else { 0 })
+    }
+
+    /// The ACK/data ratio `(num, den)`, reduced.
+    #[must_use]
+    pub fn ack_ratio(&self) -> (u64, u64) {
+        (self.k_num, self.k_den)
+    }
+
+    /// The ACK model.
+    #[must_use]
+    pub fn ack_model(&self) -> AckModel {
+        self.model
+    }
+
+    fn weight(&self, u: LinkUse, coupled: bool) -> u128 {
+        match u {
+            LinkUse::None => 0,
+            LinkUse::Data => u128::from(self.k_den),
+            LinkUse::Ack if coupled => u128::from(self.k_num),
+            LinkUse::Ack => 0,
+        }
+    }
+
+    /// Outside load of link `l` (scaled by the ratio's denominator) for rates `x`.
+    fn outside(&self, l: usize, x: &[u64; F]) -> u128 {
+        if self.model != AckModel::OutsideLoad {
+            return 0;
+        }
+        (0..self.flows)
+            .filter(|&f| self.usage[f][l] == LinkUse::Ack)
+            .map(|f| u128::from(self.k_num) * u128::from(x[f]))
+            .sum()
+    }
+
+    /// Progressive filling with the given outside loads (scaled by `k_den`):
+    /// raise every unfrozen flow together; freeze flows at their requested rate
+    /// or when a link they use is full. Levels round down.
+    fn fill(&self, outside: &[u128; L]) -> [u64; F] {
+        let coupled = self.model == AckModel::Coupled;
+        let den = u128::from(self.k_den);
+        let mut x = [0u64; F];
+        let mut frozen = [false; F];
+        let mut left = self.flows;
+        while left > 0 {
+            let mut level = [u128::MAX; L];
+            let mut best = u128::MAX;
+            for (l, lv) in level.iter_mut().enumerate().take(self.links) {
+                let mut w = 0u128;
+                let mut used = outside[l];
+                for f in 0..self.flows {
+                    let wf = self.weight(self.usage[f][l], coupled);
+                    if frozen[f] {
+                        used += wf * u128::from(x[f]);
+                    } else {
+                        w += wf;
+                    }
+                }
+                if let Some(v) = (u128::from(self.capacity[l]) * den)
+                    .saturating_sub(used)
+                    .checked_div(w)
+                {
+                    *lv = v;
+                    best = best.min(v);
+                }
+            }
+            let min_req = (0..self.flows)
+                .filter(|&f| !frozen[f])
+                .map(|f| u128::from(self.requested[f]))
+                .min()
+                .unwrap_or(u128::MAX);
+            if min_req < best || best == u128::MAX {
+                // Demand-limited flows first; links are revisited afterwards.
+                for f in 0..self.flows {
+                    if !frozen[f] && u128::from(self.requested[f]) <= min_req {
+                        x[f] = self.requested[f];
+                        frozen[f] = true;
+                        left -= 1;
+                    }
+                }
+                continue;
+            }
+            let b = u64::try_from(best).unwrap_or(u64::MAX);
+            for f in 0..self.flows {
+                if frozen[f] {
+                    continue;
+                }
+                let held = (0..self.links)
+                    .any(|l| level[l] == best && self.weight(self.usage[f][l], coupled) > 0);
+                if held || u128::from(self.requested[f]) <= best {
+                    x[f] = b.min(self.requested[f]);
+                    frozen[f] = true;
+                    left -= 1;
+                }
+            }
+        }
+        x
+    }
+
+    /// The max-min fair allocation of every flow (indices as returned by
+    /// [`add_flow`](Self::add_flow); entries past [`flows`](Self::flows) are zero).
+    ///
+    /// [`AckModel::Coupled`]: weighted progressive filling, data weight 1 and ACK
+    /// weight `k`. [`AckModel::OutsideLoad`]: progressive filling with each link's
+    /// ACK load (`k` times the rates of the flows whose ACKs cross it) as outside
+    /// load, iterated from zero ACK load to the fixed point (the map is a
+    /// contraction of factor about `k`); stops after [`MAX_ACK_ITERATIONS`].
+    #[must_use]
+    pub fn solve(&self) -> [FixedRate; F] {
+        let mut x = [0u64; F];
+        let iterations = if self.model == AckModel::OutsideLoad {
+            MAX_ACK_ITERATIONS
+        } else {
+            1
+        };
+        for _ in 0..iterations {
+            let mut outside = [0u128; L];
+            for (l, o) in outside.iter_mut().enumerate().take(self.links) {
+                *o = self.outside(l, &x);
+            }
+            let next = self.fill(&outside);
+            if next == x {
+                break;
+            }
+            x = next;
+        }
+        x.map(FixedRate::from_raw)
+    }
+}

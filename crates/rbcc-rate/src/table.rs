@@ -1,0 +1,439 @@
+//! The per-interface allocated-bandwidth table and its fair-share computation.
+
+use core::hash::{BuildHasherDefault, Hasher};
+
+use heapless::IndexMap;
+use netcond_core::Instant;
+
+use crate::config::{AckModel, RbccProfile};
+use crate::rate::{AckHeader, FixedRate, FlowId, RateHeader};
+
+/// A multiplicative (Fibonacci) hasher for the table's `u64` keys: one multiply,
+/// the top 16 bits kept (the table indexes with 16 bits of hash).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowHasher(u64);
+
+impl Hasher for FlowHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0 >> 48
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0 ^ i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type Map<const N: usize> = IndexMap<u64, FlowEntry, BuildHasherDefault<FlowHasher>, N>;
+
+#[inline]
+const fn data_key(flow: FlowId) -> u64 {
+    flow as u64
+}
+
+#[inline]
+const fn ack_key(flow: FlowId) -> u64 {
+    (flow as u64) | (1 << 32)
+}
+
+/// What a table entry stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EntryKind {
+    /// A data flow whose packets leave by this interface.
+    Data,
+    /// The acknowledgements of a flow whose data travels the other way.
+    Ack,
+}
+
+/// One row of the allocated-bandwidth table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlowEntry {
+    /// The flow.
+    pub flow: FlowId,
+    /// Data flow or ACK flow.
+    pub kind: EntryKind,
+    /// Data: the requested rate of the last packet. Ack: the return rate the last
+    /// ACK carried when it arrived here (the flow's data rate).
+    pub requested: FixedRate,
+    /// Data: the rate returned by the last ACK when its bottleneck was another
+    /// node (the flow is held there), [`FixedRate::UNLIMITED`] when this
+    /// interface was the bottleneck or no ACK came back yet. Ack: unused
+    /// (`UNLIMITED`).
+    pub elsewhere: FixedRate,
+    /// The allocation of the last recomputation: `min(constraint, advertised)`
+    /// (for an ACK flow under [`AckModel::OutsideLoad`]: its rate).
+    pub allocated: FixedRate,
+    /// True when this interface is the flow's bottleneck: its constraint is not
+    /// below the advertised rate (always false for ACK flows under
+    /// [`AckModel::OutsideLoad`]).
+    pub bottleneck: bool,
+    /// When the flow's last packet was seen.
+    pub last_seen: Instant,
+}
+
+impl FlowEntry {
+    /// The most this flow can use here as far as this interface knows:
+    /// `min(requested, elsewhere)`.
+    #[inline]
+    #[must_use]
+    pub const fn constraint(&self) -> FixedRate {
+        self.requested.min(self.elsewhere)
+    }
+}
+
+/// The RBCC allocator of one output interface: the allocated-bandwidth table of
+/// the flows crossing it (at most `N`, a power of two, 2..=32768) and the
+/// advertised rate.
+///
+/// Flows join on their first packet ([`on_data`](Self::on_data)), leave on
+/// [`close`](Self::close), and are removed by [`expire`](Self::expire) after the
+/// profile's idle timeout. Per packet the work is one hash lookup and a compare;
+/// the fair share is recomputed (in `O(m log m)`, `m` the number of flows that
+/// could be held elsewhere) only when a row changes.
+#[derive(Clone)]
+pub struct RbccInterface<const N: usize> {
+    map: Map<N>,
+    advertised: FixedRate,
+    scratch: [(u64, bool); N],
+    recomputations: u64,
+}
+
+impl<const N: usize> core::fmt::Debug for RbccInterface<N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RbccInterface")
+            .field("flows", &self.map.len())
+            .field("advertised", &self.advertised)
+            .field("recomputations", &self.recomputations)
+            .finish()
+    }
+}
+
+impl<const N: usize> RbccInterface<N> {
+    /// An empty table; the advertised rate is the capacity.
+    ///
+    /// `N` must be a power of two of at least 2 (checked at compile time).
+    #[must_use]
+    pub fn new(p: &RbccProfile) -> Self {
+        RbccInterface {
+            map: Map::<N>::default(),
+            advertised: p.capacity,
+            scratch: [(0, false); N],
+            recomputations: 0,
+        }
+    }
+
+    /// The advertised rate: the allocation of every flow bottlenecked here, and
+    /// the value data packets' rate fields are lowered to.
+    #[inline]
+    #[must_use]
+    pub fn advertised(&self) -> FixedRate {
+        self.advertised
+    }
+
+    /// Number of rows (data and ACK flows).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True when the table holds no row.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// How many times the fair share was recomputed.
+    #[must_use]
+    pub fn recomputations(&self) -> u64 {
+        self.recomputations
+    }
+
+    /// The data-flow row of `flow`.
+    #[must_use]
+    pub fn data(&self, flow: FlowId) -> Option<&FlowEntry> {
+        self.map.get(&data_key(flow))
+    }
+
+    /// The ACK-flow row of `flow`.
+    #[must_use]
+    pub fn ack(&self, flow: FlowId) -> Option<&FlowEntry> {
+        self.map.get(&ack_key(flow))
+    }
+
+    /// All rows, in insertion order (with holes filled by later rows).
+    pub fn entries(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
+        self.map.values()
+    }
+
+    /// The ACK load counted as outside load under [`AckModel::OutsideLoad`]:
+    /// `k` times the sum of the ACK flows' rates (rounded down; zero under
+    /// [`AckModel::Coupled`]).
+    #[must_use]
+    pub fn ack_load(&self, p: &RbccProfile) -> FixedRate {
+        if p.model != AckModel::OutsideLoad {
+            return FixedRate::ZERO;
+        }
+        let l = self.outside_scaled(p) / u128::from(p.k_den);
+        FixedRate::from_raw(u64::try_from(l).unwrap_or(u64::MAX))
+    }
+
+    fn outside_scaled(&self, p: &RbccProfile) -> u128 {
+        self.map
+            .values()
+            .filter(|e| e.kind == EntryKind::Ack)
+            .map(|e| u128::from(p.k_num) * u128::from(e.requested.raw()))
+            .sum()
+    }
+
+    /// A data packet of `flow` leaves by this interface.
+    ///
+    /// Joins the flow on its first packet, records its requested rate and the
+    /// time, and lowers the rate field to the advertised rate, writing this
+    /// interface's id into the bottleneck field when it does (TRUMP/RBCC: a router
+    /// only ever lowers the rate field). The fair share is recomputed only when
+    /// the flow joins or its requested rate changes.
+    ///
+    /// # Errors
+    /// When the table is full and `flow` is new, the flow is handed back and the
+    /// header is left unchanged: the caller decides (drop, or a larger table).
+    #[inline]
+    pub fn on_data(
+        &mut self,
+        p: &RbccProfile,
+        now: Instant,
+        flow: FlowId,
+        hdr: &mut RateHeader,
+    ) -> Result<(), FlowId> {
+        let changed = match self.map.get_mut(&data_key(flow)) {
+            Some(e) => {
+                e.last_seen.advance_to(now);
+                if e.requested == hdr.requested {
+                    false
+                } else {
+                    e.requested = hdr.requested;
+                    true
+                }
+            }
+            None => {
+                let e = FlowEntry {
+                    flow,
+                    kind: EntryKind::Data,
+                    requested: hdr.requested,
+                    elsewhere: FixedRate::UNLIMITED,
+                    allocated: FixedRate::ZERO,
+                    bottleneck: false,
+                    last_seen: now,
+                };
+                self.map.insert(data_key(flow), e).map_err(|_| flow)?;
+                true
+            }
+        };
+        if changed {
+            self.recompute(p);
+        }
+        if hdr.rate > self.advertised {
+            hdr.rate = self.advertised;
+            hdr.bottleneck = p.node;
+        }
+        Ok(())
+    }
+
+    /// The acknowledgement of `flow`, whose data leaves by this interface, comes
+    /// back through this router: it carries the flow's end-to-end rate back.
+    ///
+    /// If the returned bottleneck is another node, the flow is held there at the
+    /// returned rate and this interface shares out the rest (Charny's "restricted
+    /// elsewhere"); if it is this node, the flow counts as bottlenecked here.
+    /// Unknown flows are ignored (closed or expired). Recomputes only on a change.
+    #[inline]
+    pub fn on_return(&mut self, p: &RbccProfile, now: Instant, flow: FlowId, ack: &AckHeader) {
+        let Some(e) = self.map.get_mut(&data_key(flow)) else {
+            return;
+        };
+        e.last_seen.advance_to(now);
+        let elsewhere = if ack.bottleneck == p.node {
+            FixedRate::UNLIMITED
+        } else {
+            ack.rate
+        };
+        if e.elsewhere != elsewhere {
+            e.elsewhere = elsewhere;
+            self.recompute(p);
+        }
+    }
+
+    /// An acknowledgement of `flow` (whose data goes the other way) leaves by
+    /// this interface.
+    ///
+    /// [`AckModel::OutsideLoad`] (seed 004): the ACK flow's load, `k` times the
+    /// return rate it carries, is counted as outside load and the ACK is not
+    /// changed. [`AckModel::Coupled`]: the ACK flow shares the interface with
+    /// weight `k` and its return rate is lowered to the advertised rate like a
+    /// data packet's rate field. With `k = 0` nothing is recorded.
+    ///
+    /// # Errors
+    /// When the table is full and the ACK flow is new, the flow is handed back and
+    /// the ACK is left unchanged.
+    #[inline]
+    pub fn on_ack(
+        &mut self,
+        p: &RbccProfile,
+        now: Instant,
+        flow: FlowId,
+        ack: &mut AckHeader,
+    ) -> Result<(), FlowId> {
+        if p.k_num == 0 {
+            return Ok(());
+        }
+        let changed = match self.map.get_mut(&ack_key(flow)) {
+            Some(e) => {
+                e.last_seen.advance_to(now);
+                if e.requested == ack.rate {
+                    false
+                } else {
+                    e.requested = ack.rate;
+                    true
+                }
+            }
+            None => {
+                let e = FlowEntry {
+                    flow,
+                    kind: EntryKind::Ack,
+                    requested: ack.rate,
+                    elsewhere: FixedRate::UNLIMITED,
+                    allocated: FixedRate::ZERO,
+                    bottleneck: false,
+                    last_seen: now,
+                };
+                self.map.insert(ack_key(flow), e).map_err(|_| flow)?;
+                true
+            }
+        };
+        if changed {
+            self.recompute(p);
+        }
+        if p.model == AckModel::Coupled && ack.rate > self.advertised {
+            ack.rate = self.advertised;
+            ack.bottleneck = p.node;
+        }
+        Ok(())
+    }
+
+    /// `flow` closed: its data and ACK rows leave the table. True if any row was
+    /// removed (then the fair share is recomputed).
+    pub fn close(&mut self, p: &RbccProfile, flow: FlowId) -> bool {
+        let a = self.map.swap_remove(&data_key(flow)).is_some();
+        let b = self.map.swap_remove(&ack_key(flow)).is_some();
+        if a || b {
+            self.recompute(p);
+        }
+        a || b
+    }
+
+    /// Removes every row not seen for the profile's idle timeout (a `now` older
+    /// than a row's last packet counts as no time). Returns how many rows left;
+    /// recomputes if any did. `O(N)`: call it periodically, not per packet.
+    pub fn expire(&mut self, p: &RbccProfile, now: Instant) -> usize {
+        let before = self.map.len();
+        let idle = p.idle_ticks;
+        self.map.retain(|_, e| now.ticks_since(e.last_seen) < idle);
+        let removed = before - self.map.len();
+        if removed > 0 {
+            self.recompute(p);
+        }
+        removed
+    }
+
+    /// Recomputes the advertised rate and every row's allocation: the max-min
+    /// fixed point of Charny's advertised rate on this interface,
+    ///
+    /// `mu = (C - ACK load - sum of constraints below mu) / (rows not below mu)`,
+    ///
+    /// found by water-filling the sorted constraints. Under
+    /// [`AckModel::Coupled`] ACK rows take part with weight `k`. Rounds down (the
+    /// result is the largest `mu` in 2^-16 bit/s units that fits), so allocations
+    /// never exceed the capacity. Called automatically whenever a row changes.
+    pub fn recompute(&mut self, p: &RbccProfile) {
+        self.recomputations = self.recomputations.wrapping_add(1);
+        let num = u128::from(p.k_num);
+        let den = u128::from(p.k_den);
+        let cap = u128::from(p.capacity.raw()) * den;
+        let coupled = p.model == AckModel::Coupled;
+        let mut outside: u128 = 0;
+        let mut w_total: u128 = 0;
+        let mut m = 0usize;
+        for e in self.map.values() {
+            let (c, w, is_ack) = match e.kind {
+                EntryKind::Data => (e.constraint().raw(), den, false),
+                EntryKind::Ack if coupled => (e.requested.raw(), num, true),
+                EntryKind::Ack => {
+                    // Seed 004: ACK load is outside load on this interface.
+                    outside += num * u128::from(e.requested.raw());
+                    continue;
+                }
+            };
+            if w == 0 {
+                continue;
+            }
+            w_total += w;
+            // A constraint c with c w >= C can never fall below the water level.
+            if u128::from(c) * w < cap && m < N {
+                self.scratch[m] = (c, is_ack);
+                m += 1;
+            }
+        }
+        let avail = cap.saturating_sub(outside);
+        let cand = &mut self.scratch[..m];
+        cand.sort_unstable_by_key(|&(c, _)| c);
+        let mut rem = avail;
+        let mut w_left = w_total;
+        let mut c_max: u128 = 0;
+        for &(c, is_ack) in cand.iter() {
+            let w = if is_ack { num } else { den };
+            let c = u128::from(c);
+            // Charny: a row is held elsewhere when its constraint is below the
+            // level (rem / w_left) that the rows not yet held would get.
+            if c * w_left >= rem {
+                break;
+            }
+            rem -= c * w;
+            w_left -= w;
+            c_max = c;
+        }
+        let mu = if w_total == 0 {
+            avail / den
+        } else {
+            // When every row is held below the level, any one of them may grow by
+            // the slack.
+            rem.checked_div(w_left).unwrap_or(c_max + rem / den)
+        };
+        let mu = FixedRate::from_raw(u64::try_from(mu).unwrap_or(u64::MAX));
+        self.advertised = mu;
+        for e in self.map.values_mut() {
+            if e.kind == EntryKind::Ack && !coupled {
+                e.allocated = e.requested;
+                e.bottleneck = false;
+            } else {
+                let c = if e.kind == EntryKind::Ack {
+                    e.requested
+                } else {
+                    e.constraint()
+                };
+                e.allocated = c.min(mu);
+                e.bottleneck = c >= mu;
+            }
+        }
+    }
+}
