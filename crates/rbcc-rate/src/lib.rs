@@ -29,7 +29,7 @@
 //!
 //! Rates are [`FixedRate`]: Q48.16 bits per second, a resolution of 2^-16 bit/s.
 //! Shares round down, so allocations never exceed capacity; results are within a
-//! few units of the exact rational values (Scenario 7: within 2 units, tested).
+//! unit or two of the exact rational values (Scenario 7: within one unit, tested).
 //!
 //! Also here: [`solver::Network`], the network-wide max-min allocation the
 //! distributed computation converges to (for tests and simulators), and
