@@ -1,5 +1,293 @@
-//! Active queue management: RED, ECN marking, WRED/RIO with three colors, Adaptive RED and AECN, in fixed point.
+//! Active queue management: RED, ECN marking, WRED/RIO with three colors,
+//! Adaptive RED and AECN, in fixed point.
+//!
+//! # The algorithm
+//!
+//! RED (Floyd and Jacobson 1993, "FJ93"; RFC 2309 section 3, RFC 7567) keeps an
+//! exponentially weighted average of the queue length,
+//! `avg = (1 - w_q) avg + w_q q` at each arrival, and after an idle period
+//! `avg = (1 - w_q)^m avg` with `m` the number of typical packets that could have
+//! been sent. Below `min_th` nothing is dropped; between `min_th` and `max_th`
+//! the base probability `p_b = max_p (avg - min_th) / (max_th - min_th)` is
+//! spread over the packets since the last drop, `p_a = p_b / (1 - count p_b)`, so
+//! that drops come at roughly even gaps; at or above `max_th` every packet is
+//! dropped, or with *gentle* RED `p_b` rises on from `max_p` to 1 at `2 max_th`.
+//! With ECN (RFC 3168 sections 5 and 7) an ECN-capable packet is marked CE where
+//! RED would drop it for congestion, except above a configurable hard threshold.
+//!
+//! The crate implements:
+//!
+//! - [`Red`] / [`RedProfile`]: RED in packets or bytes, byte mode, gentle mode,
+//!   ECN, four [`Spreading`] variants (FJ93's analysis and pseudo-code, DPDK's
+//!   `p_b / (2 - count p_b)`, none). The per-flow state is 16 bytes.
+//! - [`Rio`] / [`RioProfile`]: three drop precedences (RFC 2597 section 2) with
+//!   per-color `min_th`/`max_th`/`max_p`, in RIO-C, RIO-D and WRED modes, and
+//!   RFC 2963 appendix A.1's setting as [`RioConfig::rfc2963`].
+//! - [`AdaptiveRed`]: Floyd, Gummadi and Shenker's (2001) periodic adaptation
+//!   of `max_p` toward a target band of the average.
+//! - [`AecnQueue`] / [`AecnProfile`]: seed 002's Adaptive ECN, with per-class
+//!   `max_p` and mark-front over a fixed-capacity descriptor FIFO.
+//!
+//! Every per-packet path uses integers and fixed point only, no division, and is
+//! total: any queue length, any packet length, any timestamp (a clock that steps
+//! back counts as no time elapsed). Randomness comes from any
+//! [`RandomSource`](netcond_core::RandomSource): the seedable
+//! [`SplitMix64`](netcond_core::SplitMix64), a hardware generator, or a value the
+//! caller supplies ([`Supplied`]). The same seed gives the same decisions.
+//!
+//! # Numbers, and what they guarantee
+//!
+//! - The average is `avg * 2^F` in a `u32`, `F = leading_zeros(limit)` (26 for a
+//!   50-packet buffer). Each EWMA step rounds away from zero, so a constant queue
+//!   is reached *exactly*, and the average never differs from the real-valued
+//!   EWMA (with the same, exactly represented `w_q`) by more than `2^-F / w_q`.
+//! - Idle decay uses a table of `(1 - w_q)^(2^k / s)` built with `libm` when the
+//!   profile is built, and at most 64 multiplications per idle period; `m = idle
+//!   ticks / s` is taken as a real number (no rounding). Relative error below
+//!   2^-40 plus half a unit.
+//! - `p_b` is at most the exact value and at most 2^-31 below it; the drop test
+//!   `u < p_b / (K - count p_b)` is made exactly, as `K u < p_b (1 + count u)`
+//!   in 128-bit integers, with `u` the uniform draw over 2^32 values.
+//! - The long-run drop fraction: with [`Spreading::Uniform`] (FJ93, the
+//!   default) and a constant `p_b`, the gap between drops is uniform on
+//!   `1..=1/p_b` and the drop fraction is `2 p_b / (1 + p_b)`, about twice
+//!   `p_b`, when `1/p_b` is whole (the general formula is in [`Spreading`]).
+//!   Linux's `red.h` draws one uniform per drop and gets the same distribution;
+//!   DPDK's `rte_red` uses `p_b / (2 - count p_b)` ([`Spreading::Dpdk`]),
+//!   which halves it to about `p_b`.
+//!
+//! # Example
+//!
+//! ```
+//! use aqm_red::{Decision, Ecn, Packet, Red, RedConfig, RedProfile};
+//! use netcond_core::{Instant, SplitMix64};
+//!
+//! // Seed 002's router: w_q 0.001, min_th 10, max_th 30, buffer 50 packets,
+//! // max_p 0.5, with ECN marking.
+//! let mut cfg = RedConfig::packets(10, 30, RedConfig::prob(0.5), RedConfig::prob(0.001), 50);
+//! cfg.ecn = true;
+//! cfg.ecn_drop_th = Some(30); // RFC 3168 section 7: drop above max_th
+//! let profile = RedProfile::new(&cfg).unwrap();
+//!
+//! let mut red = Red::new();
+//! let mut rng = SplitMix64::new(1);
+//! let mut marks = 0;
+//! for i in 0..100_000u64 {
+//!     let now = Instant::from_ticks(i * 1_000);
+//!     // A standing queue of 20 packets.
+//!     match red.on_arrival(&profile, now, 20, Packet::new(1500, Ecn::Ect0), &mut rng) {
+//!         Decision::Mark => marks += 1,
+//!         d => assert_eq!(d, Decision::Enqueue),
+//!     }
+//! }
+//! // avg converges to 20: p_b = 0.25, and FJ93's spreading marks 2 p_b / (1 + p_b) = 40 %.
+//! assert_eq!(red.avg(&profile), 20);
+//! assert!((39_000..41_000).contains(&marks));
+//! ```
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
+
+mod adaptive;
+mod aecn;
+mod fx;
+pub mod invariants;
+mod red;
+#[cfg(test)]
+mod reference;
+mod rio;
+
+pub use adaptive::{AdaptiveConfig, AdaptiveRed};
+pub use aecn::{AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, FlowClass, Rejected};
+pub use fixed::types::U32F32;
+pub use fx::Spreading;
+pub use red::{QueueUnit, Red, RedConfig, RedProfile};
+pub use rio::{Precedence, Rio, RioConfig, RioMode, RioProfile};
+
+use netcond_core::RandomSource;
+
+netcond_core::config_error! {
+    /// Why a RED, RIO, Adaptive RED or AECN configuration was refused.
+    pub enum RedError {
+        /// `w_q` is zero or above one.
+        WeightOutOfRange => "w_q must be greater than 0 and at most 1 (FJ93 section 4)",
+        /// A `max_p` is above one.
+        MaxPOutOfRange => "max_p must be in [0, 1] (FJ93 section 4)",
+        /// `min_th >= max_th`.
+        ThresholdOrder => "min_th must be below max_th (FJ93 section 4)",
+        /// The buffer limit is zero.
+        ZeroLimit => "the buffer limit must be greater than zero",
+        /// `max_th` is above the buffer limit.
+        ThresholdAboveLimit => "max_th must not exceed the buffer limit (RFC 2309 section 3: \
+                                thresholds below the physical queue)",
+        /// The typical transmission time `s` is zero.
+        ZeroTransmissionTime => "the typical packet transmission time s must be at least one \
+                                 tick (FJ93 section 4: m = idle time / s)",
+        /// Byte mode with a zero maximum packet size.
+        ZeroMaxPacketSize => "byte mode needs a maximum packet size greater than zero \
+                              (FJ93 section 4: p_b * size / maximum size)",
+        /// A better precedence could be dropped with a higher probability than a worse one.
+        PrecedenceOrder => "a lower drop precedence must never get a higher drop probability \
+                            than a higher one at the same average (RFC 2597 section 2)",
+        /// AECN's `beta` is zero.
+        ZeroBeta => "AECN's beta must be greater than 0 (seed 002: max_p_fragile = base_max_p / beta)",
+        /// A fixed-capacity queue cannot hold the configured buffer.
+        LimitAboveCapacity => "the buffer limit must not exceed the queue's fixed capacity",
+        /// Adaptive RED with a zero interval.
+        ZeroInterval => "the Adaptive RED interval must be at least one tick \
+                         (Floyd, Gummadi and Shenker 2001: every 0.5 s)",
+    }
+}
+
+/// The ECN field of the IP header (RFC 3168 section 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
+pub enum Ecn {
+    /// 00: not ECN-capable.
+    #[default]
+    NotEct = 0b00,
+    /// 01: ECN-capable, ECT(1).
+    Ect1 = 0b01,
+    /// 10: ECN-capable, ECT(0).
+    Ect0 = 0b10,
+    /// 11: congestion experienced.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// The codepoint of the two low bits of `bits` (RFC 3168 section 5).
+    #[inline]
+    #[must_use]
+    pub const fn from_bits(bits: u8) -> Ecn {
+        match bits & 0b11 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+
+    /// The two-bit codepoint.
+    #[inline]
+    #[must_use]
+    pub const fn bits(self) -> u8 {
+        self as u8
+    }
+
+    /// True for ECT(0), ECT(1) and CE: a router may signal congestion to this
+    /// packet by CE instead of dropping it (a CE packet stays CE, RFC 3168
+    /// section 5).
+    #[inline]
+    #[must_use]
+    pub const fn is_capable(self) -> bool {
+        !matches!(self, Ecn::NotEct)
+    }
+}
+
+/// What an arriving packet needs for a decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Packet {
+    /// Length in bytes (used by byte mode and by byte-counted buffers).
+    pub len: u32,
+    /// The ECN field.
+    pub ecn: Ecn,
+}
+
+impl Packet {
+    /// A packet of `len` bytes with ECN field `ecn`.
+    #[inline]
+    #[must_use]
+    pub const fn new(len: u32, ecn: Ecn) -> Packet {
+        Packet { len, ecn }
+    }
+
+    /// A packet that is not ECN-capable.
+    #[inline]
+    #[must_use]
+    pub const fn not_ect(len: u32) -> Packet {
+        Packet {
+            len,
+            ecn: Ecn::NotEct,
+        }
+    }
+}
+
+/// The decision for an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Decision {
+    /// Queue the packet unchanged.
+    Enqueue,
+    /// Queue the packet with CE set (RFC 3168 section 5). For AECN: the arriving
+    /// packet was queued and a queued packet of its class was marked.
+    Mark,
+    /// Drop: RED's random early drop (or an early drop of a not-ECT packet
+    /// where an ECT one would have been marked).
+    DropEarly,
+    /// Drop: the average is at or above max_th (2 max_th when gentle), or at
+    /// or above the ECN hard-drop threshold, or the buffer is full.
+    DropForced,
+}
+
+impl Decision {
+    /// True for the two drops.
+    #[inline]
+    #[must_use]
+    pub const fn is_drop(self) -> bool {
+        matches!(self, Decision::DropEarly | Decision::DropForced)
+    }
+
+    /// True when the packet goes into the queue (enqueued or marked).
+    #[inline]
+    #[must_use]
+    pub const fn admits(self) -> bool {
+        !self.is_drop()
+    }
+
+    /// An index 0..4 in declaration order, for counters.
+    #[inline]
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A [`RandomSource`] that returns a value the caller drew: a hardware random
+/// number, or a replayed one. Every draw returns the same `u32`, and a decision
+/// takes at most one draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Supplied(pub u32);
+
+impl RandomSource for Supplied {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecn_codepoints() {
+        for b in 0..4u8 {
+            assert_eq!(Ecn::from_bits(b).bits(), b);
+        }
+        assert_eq!(Ecn::from_bits(0b110), Ecn::Ect0);
+        assert!(!Ecn::NotEct.is_capable());
+        assert!(Ecn::Ect0.is_capable() && Ecn::Ect1.is_capable() && Ecn::Ce.is_capable());
+        assert!(Decision::DropEarly.is_drop() && Decision::DropForced.is_drop());
+        assert!(Decision::Mark.admits() && Decision::Enqueue.admits());
+        assert_eq!(Decision::DropForced.index(), 3);
+        let mut s = Supplied(7);
+        assert_eq!(s.next_u32(), 7);
+        assert!(RedError::PrecedenceOrder.to_string().contains("RFC 2597"));
+    }
+}

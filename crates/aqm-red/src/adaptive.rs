@@ -1,0 +1,162 @@
+//! Adaptive RED (Floyd, Gummadi and Shenker 2001): max_p follows the load so
+//! that the average stays in a target band between the thresholds.
+
+use fixed::types::U32F32;
+use netcond_core::{Instant, RandomSource, TickRate};
+
+use crate::fx::ONE;
+use crate::{Decision, Packet, Red, RedConfig, RedError, RedProfile};
+
+/// 0.01 in 2^-32 units (rounded to nearest): the cap of the additive increase
+/// and the lower bound below which max_p is not decreased.
+const P_001: u64 = 42_949_673;
+/// 0.5: the bound above which max_p is not increased.
+const P_05: u64 = ONE / 2;
+/// At most this many intervals are caught up in one call (more than the 37
+/// decreases from 0.5 to 0.01 and the ~60 increases from 0.01 to 0.5).
+const MAX_CATCH_UP: u32 = 128;
+
+/// The adaptation's timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct AdaptiveConfig {
+    /// The adaptation interval in ticks (0.5 s in the paper).
+    pub interval_ticks: u64,
+}
+
+impl AdaptiveConfig {
+    /// The paper's interval, 0.5 s, on a clock of `tick`.
+    #[must_use]
+    pub const fn paper(tick: TickRate) -> AdaptiveConfig {
+        AdaptiveConfig {
+            interval_ticks: tick.ticks_from_secs_ratio(1, 2),
+        }
+    }
+}
+
+/// A RED queue whose max_p adapts (Floyd, Gummadi and Shenker 2001, figure 2):
+/// every interval, if the average is above the target band
+/// `[min_th + 0.4 (max_th - min_th), min_th + 0.6 (max_th - min_th)]` and
+/// `max_p <= 0.5`, `max_p += min(0.01, max_p / 4)`; if it is below the band and
+/// `max_p >= 0.01`, `max_p *= 0.9`. Hence max_p stays in `[0.009, 0.51]` once it
+/// has entered that range (it starts from the configured value).
+///
+/// Because max_p changes, this wrapper owns its profile (one per queue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AdaptiveRed {
+    profile: RedProfile,
+    red: Red,
+    interval: u64,
+    last: Instant,
+    /// Target band in average units.
+    lo_fx: u32,
+    hi_fx: u32,
+}
+
+impl AdaptiveRed {
+    /// A queue with `cfg`'s initial max_p, adapting from `start` on.
+    pub fn new(
+        cfg: &RedConfig,
+        adaptive: &AdaptiveConfig,
+        start: Instant,
+    ) -> Result<AdaptiveRed, RedError> {
+        if adaptive.interval_ticks == 0 {
+            return Err(RedError::ZeroInterval);
+        }
+        let profile = RedProfile::new(cfg)?;
+        let c = &profile.curve;
+        let range = (c.max_fx - c.min_fx as u64) as u32;
+        // 0.4 and 0.6 of the range, rounded down (configuration time).
+        let lo_fx = c.min_fx + ((range as u64 * 2) / 5) as u32;
+        let hi_fx = c.min_fx + ((range as u64 * 3) / 5) as u32;
+        Ok(AdaptiveRed {
+            profile,
+            red: Red::new(),
+            interval: adaptive.interval_ticks,
+            last: start,
+            lo_fx,
+            hi_fx,
+        })
+    }
+
+    /// Runs the adaptations due by `now` (one per elapsed interval, at most
+    /// 128 per call), then decides as [`Red::on_arrival`].
+    #[inline]
+    pub fn on_arrival<R: RandomSource + ?Sized>(
+        &mut self,
+        now: Instant,
+        queue_len: u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        self.adapt(now);
+        self.red.on_arrival(&self.profile, now, queue_len, pkt, rng)
+    }
+
+    /// See [`Red::on_queue_empty`].
+    #[inline]
+    pub fn on_queue_empty(&mut self, now: Instant) {
+        self.red.on_queue_empty(now);
+    }
+
+    /// Runs the adaptations due by `now`; returns how many ran.
+    pub fn adapt(&mut self, now: Instant) -> u32 {
+        let mut elapsed = now.ticks_since(self.last);
+        let mut n = 0;
+        while elapsed >= self.interval {
+            if n == MAX_CATCH_UP {
+                // Far behind (a long silence): resynchronise on now.
+                self.last = now;
+                return n;
+            }
+            elapsed -= self.interval;
+            self.last = self.last.wrapping_add(self.interval);
+            self.step();
+            n += 1;
+        }
+        n
+    }
+
+    /// One adaptation, as the paper's figure 2.
+    fn step(&mut self) {
+        let avg = self.red.avg_bits();
+        let p = self.profile.curve.max_p;
+        let new = if avg > self.hi_fx && p <= P_05 {
+            let alpha = if p / 4 < P_001 { p / 4 } else { P_001 };
+            p + alpha
+        } else if avg < self.lo_fx && p >= P_001 {
+            // beta = 0.9, rounded down.
+            p * 9 / 10
+        } else {
+            return;
+        };
+        let a = self.profile.common.avg;
+        self.profile.curve.set_max_p(&a, new);
+    }
+
+    /// The current max_p.
+    #[must_use]
+    pub fn max_p(&self) -> U32F32 {
+        self.profile.max_p()
+    }
+
+    /// The profile in force (with the current max_p).
+    #[must_use]
+    pub const fn profile(&self) -> &RedProfile {
+        &self.profile
+    }
+
+    /// The RED state.
+    #[must_use]
+    pub const fn red(&self) -> &Red {
+        &self.red
+    }
+
+    /// The target band `[lo, hi]` of the average, in queue units.
+    #[must_use]
+    pub fn target(&self) -> (U32F32, U32F32) {
+        let a = &self.profile.common.avg;
+        (a.to_units(self.lo_fx), a.to_units(self.hi_fx))
+    }
+}

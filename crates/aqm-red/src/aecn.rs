@@ -1,0 +1,336 @@
+//! Adaptive ECN (seed 002, Zheng and Kinicki): RED/ECN with a max_p per flow
+//! class and mark-front over a fixed-capacity FIFO of packet descriptors.
+
+use fixed::types::U32F32;
+use heapless::Deque;
+use netcond_core::{Instant, RandomSource};
+
+use crate::fx::{ewma, Curve, Region, Spreading, ONE};
+use crate::red::{check_curve, Common, CommonCfg, QueueUnit};
+use crate::{Decision, Ecn, RedError};
+
+/// The flow classes of seed 002 (slide 20), e.g. from an RTT hint: short RTT
+/// flows are robust, long RTT flows fragile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FlowClass {
+    /// Marked with `min(alpha base_max_p, 1)`.
+    Robust = 0,
+    /// Marked with `base_max_p`.
+    #[default]
+    Average = 1,
+    /// Marked with `base_max_p / beta`.
+    Fragile = 2,
+}
+
+impl FlowClass {
+    /// The three classes.
+    pub const ALL: [FlowClass; 3] = [FlowClass::Robust, FlowClass::Average, FlowClass::Fragile];
+
+    /// Index 0, 1, 2.
+    #[inline]
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A packet descriptor that AECN can queue: it knows its class and its ECN
+/// field, and can be marked CE.
+pub trait AecnDescriptor {
+    /// The flow class.
+    fn class(&self) -> FlowClass;
+    /// The ECN field.
+    fn ecn(&self) -> Ecn;
+    /// Sets CE (called only on ECT(0) / ECT(1) descriptors).
+    fn set_ce(&mut self);
+}
+
+/// An AECN configuration (seed 002 slides 9, 12, 20, 21). The queue is
+/// counted in packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct AecnConfig {
+    /// w_q in `(0, 1]` (0.001 in the seed).
+    pub w_q: U32F32,
+    /// min_th in packets (10).
+    pub min_th: u32,
+    /// max_th in packets (30): at or above it arrivals are dropped.
+    pub max_th: u32,
+    /// base_max_p in `[0, 1]` (0.5 for 60 flows, 0.8 for 120).
+    pub base_max_p: U32F32,
+    /// alpha: max_p_robust = min(alpha base_max_p, 1) (2.5).
+    pub alpha: U32F32,
+    /// beta: max_p_fragile = base_max_p / beta (2.5).
+    pub beta: U32F32,
+    /// Buffer size in packets (50); at most the queue's capacity.
+    pub limit: u32,
+    /// FJ93's `s` in ticks.
+    pub idle_tx_ticks: u64,
+    /// Spreading of marks within each class.
+    pub spreading: Spreading,
+}
+
+impl AecnConfig {
+    /// Seed 002's router (slide 12): w_q 0.001, min_th 10, max_th 30, buffer
+    /// 50 packets, alpha = beta = 2.5, with `base_max_p`; `s` = 1500 bytes at
+    /// 90 Mbit/s in nanoseconds (133,333); ns-2's spreading.
+    #[must_use]
+    pub const fn seed002(base_max_p: U32F32) -> AecnConfig {
+        AecnConfig {
+            w_q: U32F32::lit("0.001"),
+            min_th: 10,
+            max_th: 30,
+            base_max_p,
+            alpha: U32F32::lit("2.5"),
+            beta: U32F32::lit("2.5"),
+            limit: 50,
+            idle_tx_ticks: 133_333,
+            spreading: Spreading::UniformCountFirst,
+        }
+    }
+}
+
+/// The precomputed constants of an AECN queue: one curve per class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AecnProfile {
+    common: Common,
+    curves: [Curve; 3],
+}
+
+impl AecnProfile {
+    /// Checks `cfg` and computes the class max_p values (slide 21):
+    /// robust `min(alpha base, 1)`, average `base`, fragile `base / beta`,
+    /// each rounded down to 2^-32.
+    pub fn new(cfg: &AecnConfig) -> Result<AecnProfile, RedError> {
+        let common = Common::new(&CommonCfg {
+            w_q: cfg.w_q,
+            limit: cfg.limit,
+            unit: QueueUnit::Packets,
+            byte_mode: None,
+            ecn: true,
+            ecn_drop_th: Some(cfg.max_th),
+            idle_tx_ticks: cfg.idle_tx_ticks,
+            spreading: cfg.spreading,
+        })?;
+        let base = cfg.base_max_p.to_bits();
+        if base > ONE {
+            return Err(RedError::MaxPOutOfRange);
+        }
+        if cfg.beta.to_bits() == 0 {
+            return Err(RedError::ZeroBeta);
+        }
+        let robust = ((base as u128 * cfg.alpha.to_bits() as u128) >> 32).min(ONE as u128) as u64;
+        let fragile = ((base as u128) << 32) / cfg.beta.to_bits() as u128;
+        let fragile = fragile.min(ONE as u128) as u64;
+        let mut curves = [Curve::new(&common.avg, 0, 1, 0, false); 3];
+        for (i, p) in [robust, base, fragile].into_iter().enumerate() {
+            curves[i] = check_curve(&common, cfg.min_th, cfg.max_th, U32F32::from_bits(p), false)?;
+        }
+        Ok(AecnProfile { common, curves })
+    }
+
+    /// The max_p of a class.
+    #[must_use]
+    pub fn max_p(&self, class: FlowClass) -> U32F32 {
+        U32F32::from_bits(self.curves[class.index()].max_p)
+    }
+
+    /// The buffer limit in packets.
+    #[must_use]
+    pub const fn limit(&self) -> u32 {
+        self.common.avg.limit
+    }
+}
+
+/// A refused arrival: why, and the descriptor handed back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rejected<D> {
+    /// [`Decision::DropEarly`] or [`Decision::DropForced`].
+    pub decision: Decision,
+    /// The packet, returned to the caller.
+    pub packet: D,
+}
+
+/// An AECN queue: the RED state (average, a count per class, idle start) and a
+/// FIFO of up to `N` descriptors.
+///
+/// For each class a cursor remembers how far the queue has been searched for
+/// an unmarked ECN-capable packet of that class: everything of that class
+/// before the cursor is marked or not ECN-capable, and new packets join at the
+/// back, so mark-front scans each queued packet at most once per class
+/// (amortised O(1) per packet).
+#[derive(Clone, Debug)]
+pub struct AecnQueue<D, const N: usize> {
+    fifo: Deque<D, N>,
+    avg: u32,
+    count: [u32; 3],
+    cursor: [u32; 3],
+    q_time: Instant,
+}
+
+impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
+    /// An empty queue for `profile`; refused when the profile's buffer limit
+    /// exceeds the capacity `N`.
+    pub fn new(profile: &AecnProfile) -> Result<Self, RedError> {
+        if profile.limit() as usize > N {
+            return Err(RedError::LimitAboveCapacity);
+        }
+        Ok(AecnQueue {
+            fifo: Deque::new(),
+            avg: 0,
+            count: [0; 3],
+            cursor: [0; 3],
+            q_time: Instant::ZERO,
+        })
+    }
+
+    /// Seed 002 slide 20: the average is updated; at or above max_th the
+    /// arrival is dropped as ECN does; otherwise it is queued, and between
+    /// min_th and max_th, with its class's probability (and the count since
+    /// its class's last mark), the first unmarked ECN-capable packet of its
+    /// class nearest the front is marked CE (possibly the arrival itself).
+    /// A not-ECN-capable arrival picked to be marked is dropped instead (RED
+    /// for non-ECN flows). A full buffer drops the arrival.
+    ///
+    /// `Ok(Decision::Enqueue)` or `Ok(Decision::Mark)` when queued; otherwise
+    /// the descriptor comes back in [`Rejected`].
+    #[inline]
+    pub fn enqueue<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &AecnProfile,
+        now: Instant,
+        pkt: D,
+        rng: &mut R,
+    ) -> Result<Decision, Rejected<D>> {
+        let c = &profile.common;
+        let len = self.fifo.len() as u32;
+        if len == 0 {
+            let idle = self.q_time.advance_to(now);
+            self.avg = c.avg.decay(self.avg, idle);
+        } else {
+            self.avg = ewma(self.avg, c.avg.q_fx(len), c.avg.w);
+        }
+        let k = pkt.class().index();
+        let hit = match profile.curves[k].region(self.avg) {
+            Region::Forced => {
+                self.count[k] = c.spread.reset;
+                return Err(Rejected {
+                    decision: Decision::DropForced,
+                    packet: pkt,
+                });
+            }
+            _ if c.overflows(len, 1) => {
+                return Err(Rejected {
+                    decision: Decision::DropForced,
+                    packet: pkt,
+                });
+            }
+            Region::Below => {
+                self.count[k] = 0;
+                false
+            }
+            Region::Early(p) => {
+                let r = rng.next_u32();
+                if c.spread.hit(p, self.count[k], r) {
+                    self.count[k] = c.spread.reset;
+                    true
+                } else {
+                    self.count[k] = self.count[k].saturating_add(1);
+                    false
+                }
+            }
+        };
+        if hit && !pkt.ecn().is_capable() {
+            return Err(Rejected {
+                decision: Decision::DropEarly,
+                packet: pkt,
+            });
+        }
+        if let Err(packet) = self.fifo.push_back(pkt) {
+            return Err(Rejected {
+                decision: Decision::DropForced,
+                packet,
+            });
+        }
+        if hit && self.mark_front(k) {
+            Ok(Decision::Mark)
+        } else {
+            Ok(Decision::Enqueue)
+        }
+    }
+
+    /// Marks the first unmarked ECN-capable packet of class `k`; false if
+    /// there is none.
+    fn mark_front(&mut self, k: usize) -> bool {
+        let start = self.cursor[k] as usize;
+        let (a, b) = self.fifo.as_mut_slices();
+        let na = a.len();
+        let total = na + b.len();
+        let mut i = start;
+        while i < total {
+            let d = if i < na { &mut a[i] } else { &mut b[i - na] };
+            if d.class().index() == k && matches!(d.ecn(), Ecn::Ect0 | Ecn::Ect1) {
+                d.set_ce();
+                self.cursor[k] = (i + 1) as u32;
+                return true;
+            }
+            i += 1;
+        }
+        self.cursor[k] = total as u32;
+        false
+    }
+
+    /// Takes the packet at the front; when the queue becomes empty, `now` is
+    /// recorded as the start of an idle period.
+    #[inline]
+    pub fn dequeue(&mut self, now: Instant) -> Option<D> {
+        let d = self.fifo.pop_front()?;
+        for c in &mut self.cursor {
+            *c = c.saturating_sub(1);
+        }
+        if self.fifo.is_empty() {
+            let _ = self.q_time.advance_to(now);
+        }
+        Some(d)
+    }
+
+    /// The number of queued packets.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    /// True when nothing is queued.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.fifo.is_empty()
+    }
+
+    /// The queued descriptors, front first.
+    pub fn iter(&self) -> impl Iterator<Item = &D> {
+        self.fifo.iter()
+    }
+
+    /// The average queue length in packets.
+    #[must_use]
+    pub fn avg(&self, profile: &AecnProfile) -> U32F32 {
+        profile.common.avg.to_units(self.avg)
+    }
+
+    /// The counts since each class's last mark.
+    #[must_use]
+    pub const fn counts(&self) -> [u32; 3] {
+        self.count
+    }
+
+    /// The mark-front search positions per class (for the invariants).
+    #[must_use]
+    pub const fn cursors(&self) -> [u32; 3] {
+        self.cursor
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,462 @@
+//! The fixed-point machinery shared by RED, RIO and AECN: the average queue
+//! (EWMA and idle decay) and the drop-probability curve.
+//!
+//! # Representations
+//!
+//! - A queue average is a `u32` holding `avg * 2^F`, where `F` (the profile's
+//!   `frac` bits) is the largest shift that keeps the buffer limit below 2^32:
+//!   `F = leading_zeros(limit)`. A queue of 50 packets gets `F = 26`, one of
+//!   10^6 bytes `F = 12`.
+//! - `w_q` is `W / 2^32` with `W` in `1..=2^32` (exact for any `U32F32` input).
+//! - A probability is a `u64` holding `p * 2^32`, in `0..=2^32`.
+//! - The idle-decay factor is a `u64` holding `f * 2^64` (Q0.64).
+
+use fixed::types::U32F32;
+
+/// One in the 2^-32 units of probabilities and weights.
+pub(crate) const ONE: u64 = 1 << 32;
+
+/// The EWMA step `avg += w_q (q - avg)` (FJ93 section 4), rounded away from
+/// zero. Rounding away from zero makes every step move the average by at least
+/// one unit toward `q` and never past it, so a constant queue is reached exactly
+/// in a finite number of packets; each step's rounding error is below one unit,
+/// so the average stays within `1 / w_q` units of the exact real-valued EWMA.
+#[inline(always)]
+pub(crate) const fn ewma(avg: u32, q_fx: u32, w: u64) -> u32 {
+    let a = avg as u64;
+    let q = q_fx as u64;
+    // |q - a| < 2^32 and w <= 2^32: the product plus 2^32 - 1 is below 2^64.
+    let d = if q >= a { q - a } else { a - q };
+    let step = (d * w + (ONE - 1)) >> 32;
+    // step <= d because w <= 1: no overshoot, no overflow.
+    if q >= a {
+        (a + step) as u32
+    } else {
+        (a - step) as u32
+    }
+}
+
+/// The average-queue parameters shared by every curve of one queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AvgProfile {
+    /// `w_q * 2^32`, in `1..=2^32`.
+    pub w: u64,
+    /// Fractional bits of the average.
+    pub frac: u32,
+    /// The buffer limit in queue units.
+    pub limit: u32,
+    /// `limit << frac`.
+    pub limit_fx: u32,
+    /// `decay[k] = (1 - w_q)^(2^k / s) * 2^64` (saturated), where `s` is the
+    /// typical transmission time in ticks.
+    pub decay: [u64; 64],
+}
+
+impl AvgProfile {
+    /// Builds the constants; the caller has validated `w` in `1..=2^32`,
+    /// `limit > 0` and `s > 0`.
+    pub(crate) fn new(w: u64, limit: u32, s: u64) -> AvgProfile {
+        let frac = limit.leading_zeros();
+        AvgProfile {
+            w,
+            frac,
+            limit,
+            limit_fx: limit << frac,
+            decay: decay_table(w, s),
+        }
+    }
+
+    /// The queue length in fixed point, clamped to the buffer limit.
+    #[inline(always)]
+    pub(crate) const fn q_fx(&self, q: u32) -> u32 {
+        let q = if q > self.limit { self.limit } else { q };
+        q << self.frac
+    }
+
+    /// A threshold in fixed point, saturated at `u32::MAX` (above every average).
+    pub(crate) const fn th_fx(&self, th: u64) -> u64 {
+        let v = (th as u128) << self.frac;
+        if v > u32::MAX as u128 {
+            u32::MAX as u64 + 1
+        } else {
+            v as u64
+        }
+    }
+
+    /// The decay factor `(1 - w_q)^(dt / s)` in Q0.64, or `None` for `dt = 0`.
+    /// At most 64 multiplications (one per set bit of `dt`), stopping early
+    /// once the factor reaches zero.
+    #[inline]
+    pub(crate) fn decay_factor(&self, dt: u64) -> Option<u64> {
+        if dt == 0 {
+            return None;
+        }
+        let mut f = u64::MAX;
+        let mut bits = dt;
+        while bits != 0 {
+            let k = bits.trailing_zeros();
+            bits &= bits - 1;
+            f = ((f as u128 * self.decay[k as usize] as u128) >> 64) as u64;
+            if f == 0 {
+                break;
+            }
+        }
+        Some(f)
+    }
+
+    /// Applies an idle period of `dt` ticks to `avg` (FJ93 section 4:
+    /// `avg = (1 - w_q)^m avg` with `m = dt / s`, here a real number).
+    #[inline]
+    pub(crate) fn decay(&self, avg: u32, dt: u64) -> u32 {
+        match self.decay_factor(dt) {
+            None => avg,
+            Some(f) => apply_factor(avg, f),
+        }
+    }
+
+    /// The average as a `U32F32` number of queue units.
+    pub(crate) const fn to_units(&self, avg: u32) -> U32F32 {
+        // frac <= 31 so the shift is at most 32 bits of a 64-bit value.
+        U32F32::from_bits((avg as u64) << (32 - self.frac))
+    }
+}
+
+/// `avg * f / 2^64`, rounded to nearest.
+#[inline]
+pub(crate) const fn apply_factor(avg: u32, f: u64) -> u32 {
+    (((avg as u128) * (f as u128) + (1u128 << 63)) >> 64) as u32
+}
+
+/// The table `(1 - w)^(2^k / s)` for `k` in `0..64`, in Q0.64.
+// Configuration time only: libm's log1p and exp build the table once.
+#[allow(clippy::float_arithmetic)]
+fn decay_table(w: u64, s: u64) -> [u64; 64] {
+    let mut t = [0u64; 64];
+    if w >= ONE {
+        // (1 - 1)^x = 0 for every x > 0.
+        return t;
+    }
+    // w = W / 2^32 is exact in f64, and so is 1 - w.
+    let ln = libm::log1p(-(w as f64) / 4_294_967_296.0);
+    let mut k = 0;
+    while k < 64 {
+        let e = libm::ldexp(1.0, k) / (s as f64) * ln;
+        let f = libm::exp(e) * 18_446_744_073_709_551_616.0;
+        // `as` saturates: 1.0 becomes u64::MAX, tiny values 0.
+        t[k as usize] = f as u64;
+        k += 1;
+    }
+    t
+}
+
+/// One linear piece of the probability curve: `p = base + ((avg - lo) * slope) >> sh`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Segment {
+    pub lo: u32,
+    pub base: u64,
+    pub slope: u64,
+    pub sh: u32,
+}
+
+impl Segment {
+    /// The segment rising from `base` at `lo` by `rise` (2^-32 units) over
+    /// `run` average units; `slope = floor(rise 2^sh / run)` with the largest
+    /// `sh` that keeps `slope < 2^32`. The result is at most the exact value
+    /// and at most two units (2^-31) below it.
+    pub(crate) fn new(lo: u32, base: u64, rise: u64, run: u64) -> Segment {
+        if rise == 0 || run == 0 {
+            return Segment {
+                lo,
+                base,
+                slope: 0,
+                sh: 0,
+            };
+        }
+        let mut sh = 0u32;
+        let mut slope = 0u64;
+        while sh < 64 {
+            let s = ((rise as u128) << sh) / run as u128;
+            if s >= ONE as u128 {
+                break;
+            }
+            slope = s as u64;
+            sh += 1;
+        }
+        Segment {
+            lo,
+            base,
+            slope,
+            sh: sh.saturating_sub(1),
+        }
+    }
+
+    /// The probability at `avg` (which the caller keeps at or above `lo`).
+    #[inline(always)]
+    pub(crate) const fn at(&self, avg: u32) -> u64 {
+        // (avg - lo) < 2^32 and slope < 2^32: the product fits a u64.
+        self.base + (((avg - self.lo) as u64 * self.slope) >> self.sh)
+    }
+}
+
+/// Where an average falls on a curve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Region {
+    /// Below min_th: never drop.
+    Below,
+    /// In a probabilistic region, with this p_b (2^-32 units).
+    Early(u64),
+    /// At or above max_th (or 2 max_th when gentle): every packet.
+    Forced,
+}
+
+/// The drop-probability curve of one precedence (FJ93 section 4 and the
+/// gentle variant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Curve {
+    pub min_th: u32,
+    pub max_th: u32,
+    pub max_p: u64,
+    pub gentle: bool,
+    pub min_fx: u32,
+    pub max_fx: u64,
+    pub top_fx: u64,
+    pub seg: [Segment; 2],
+}
+
+impl Curve {
+    /// The caller has validated `min_th < max_th` and `max_p <= 2^32`.
+    pub(crate) fn new(a: &AvgProfile, min_th: u32, max_th: u32, max_p: u64, gentle: bool) -> Curve {
+        let min_fx = a.th_fx(min_th as u64) as u32;
+        let max_fx = a.th_fx(max_th as u64);
+        let top_fx = if gentle {
+            a.th_fx(2 * max_th as u64)
+        } else {
+            max_fx
+        };
+        let mut c = Curve {
+            min_th,
+            max_th,
+            max_p,
+            gentle,
+            min_fx,
+            max_fx,
+            top_fx,
+            seg: [Segment::default(); 2],
+        };
+        c.set_max_p(a, max_p);
+        c
+    }
+
+    /// Recomputes the slopes for a new max_p (Adaptive RED).
+    pub(crate) fn set_max_p(&mut self, a: &AvgProfile, max_p: u64) {
+        let max_p = if max_p > ONE { ONE } else { max_p };
+        self.max_p = max_p;
+        let range = ((self.max_th - self.min_th) as u64) << a.frac;
+        self.seg[0] = Segment::new(self.min_fx, 0, max_p, range);
+        // Gentle RED: from max_p at max_th to 1 at 2 max_th.
+        let lo = if self.max_fx > u32::MAX as u64 {
+            u32::MAX
+        } else {
+            self.max_fx as u32
+        };
+        self.seg[1] = Segment::new(lo, max_p, ONE - max_p, (self.max_th as u64) << a.frac);
+    }
+
+    /// The region and p_b for an average.
+    #[inline(always)]
+    pub(crate) fn region(&self, avg: u32) -> Region {
+        if avg < self.min_fx {
+            Region::Below
+        } else if (avg as u64) < self.max_fx {
+            Region::Early(self.seg[0].at(avg))
+        } else if (avg as u64) < self.top_fx {
+            Region::Early(self.seg[1].at(avg))
+        } else {
+            Region::Forced
+        }
+    }
+}
+
+/// The spreading of drops over a run of packets, from the count of packets
+/// since the last drop or mark (FJ93 section 7).
+///
+/// Every variant draws one uniform `u` per packet in a probabilistic region and
+/// drops when `u < p_a`. The comparison is made without a division, as
+/// `K u < p_b (1 + c u)`, which is `u (K - c p_b) < p_b` and so the same as
+/// `u < p_b / (K - c p_b)` when `c p_b < K`, and "always" otherwise. The table
+/// gives, for a constant `p_b`, the distribution of the gap `X` (packets from
+/// one drop to the next, the dropped one included) and the long-run drop
+/// fraction `1 / E[X]`. With `N = floor(1 / p_b)`:
+///
+/// | variant | `K`, `c` for the n-th packet after a drop | gap `X` | drop fraction |
+/// |---|---|---|---|
+/// | [`Uniform`](Spreading::Uniform) | 1, `n - 1` | `P(X = n) = p_b` for `n <= N`, `P(X = N + 1) = 1 - N p_b` | `1 / ((N + 1)(1 - N p_b / 2))`; `2 p_b / (1 + p_b)` when `1/p_b` is whole |
+/// | [`UniformCountFirst`](Spreading::UniformCountFirst) | 1, `n` | `P(X = n) = p_b / (1 - p_b)` for `n <= N - 1`, the rest on `N` | `2 p_b` when `1/p_b` is whole |
+/// | [`Dpdk`](Spreading::Dpdk) | 2, `n - 1` | as `Uniform` with `p_b / 2` | `p_b / (1 + p_b / 2)` when `2/p_b` is whole |
+/// | [`Geometric`](Spreading::Geometric) | 1, 0 | geometric, `P(X = n) = p_b (1 - p_b)^(n-1)` | `p_b` |
+///
+/// Entering the probabilistic region from below min_th counts as "after a drop"
+/// with `c = 0` for every variant (FJ93's `count = -1` initialisation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Spreading {
+    /// `p_a = p_b / (1 - count p_b)` with `count` the packets accepted since
+    /// the last drop, as in FJ93 section 7's analysis: gaps are uniform on
+    /// `1..=1/p_b`, and the drop fraction is about `2 p_b`. The same gap
+    /// distribution as Linux's `red.h`, which draws one uniform per drop
+    /// (identical while `p_b` is constant; Linux's threshold does not react to
+    /// a change of `p_b` until the next drop, this one does).
+    #[default]
+    Uniform,
+    /// FJ93's pseudo-code taken literally (figure 2: `count` is incremented
+    /// before `p_a` is computed, so the first packet after a drop has
+    /// `count = 1`): gaps uniform on `1..=1/p_b - 1`. This is what ns-2's RED
+    /// does, and so the RED and ECN runs of seed 002.
+    UniformCountFirst,
+    /// DPDK's `rte_red`: `p_a = p_b / (2 - count p_b)`: gaps uniform on
+    /// `1..=2/p_b`, drop fraction about `p_b`.
+    Dpdk,
+    /// No spreading: `p_a = p_b`, gaps geometric, drop fraction exactly `p_b`.
+    Geometric,
+}
+
+impl Spreading {
+    /// `(k_shift, count_after_drop, use_count)`.
+    pub(crate) const fn params(self) -> (u32, u32, bool) {
+        match self {
+            Spreading::Uniform => (0, 0, true),
+            Spreading::UniformCountFirst => (0, 1, true),
+            Spreading::Dpdk => (1, 0, true),
+            Spreading::Geometric => (0, 0, false),
+        }
+    }
+}
+
+/// The spreading constants in a profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Spread {
+    pub k_shift: u32,
+    pub reset: u32,
+    pub use_count: bool,
+}
+
+impl Spread {
+    pub(crate) const fn new(s: Spreading) -> Spread {
+        let (k_shift, reset, use_count) = s.params();
+        Spread {
+            k_shift,
+            reset,
+            use_count,
+        }
+    }
+
+    /// True when the packet with `count` and p_b `p` (2^-32 units) is to be
+    /// dropped or marked, given the uniform draw `r` (u = r / 2^32):
+    /// `r 2^(32 + k) < p (2^32 + c r)`, exact in u128.
+    #[inline(always)]
+    pub(crate) const fn hit(&self, p: u64, count: u32, r: u32) -> bool {
+        let c = if self.use_count { count as u64 } else { 0 };
+        // c r < 2^64 - 2^33 + 1, plus 2^32 still fits a u64; p <= 2^32.
+        let rhs = (p as u128) * ((ONE + c * r as u64) as u128);
+        ((r as u128) << (32 + self.k_shift)) < rhs
+    }
+}
+
+/// The scale of byte mode: `p * min(len, M) / M`, within one unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ByteMode {
+    /// M, the maximum packet size; 0 when byte mode is off.
+    pub max_len: u32,
+    /// ceil(2^64 / M).
+    pub recip: u128,
+}
+
+impl ByteMode {
+    pub(crate) const OFF: ByteMode = ByteMode {
+        max_len: 0,
+        recip: 0,
+    };
+
+    pub(crate) const fn new(max_len: u32) -> ByteMode {
+        if max_len == 0 {
+            return ByteMode::OFF;
+        }
+        let m = max_len as u128;
+        ByteMode {
+            max_len,
+            recip: ((1u128 << 64) + m - 1) / m,
+        }
+    }
+
+    /// FJ93 section 4, byte mode: `p_b * PacketSize / MaximumPacketSize`
+    /// (sizes above M count as M). Exact at `len = M`; otherwise at most one
+    /// unit above the floor of the exact value.
+    #[inline(always)]
+    pub(crate) const fn scale(&self, p: u64, len: u32) -> u64 {
+        if self.max_len == 0 {
+            return p;
+        }
+        let l = if len > self.max_len {
+            self.max_len
+        } else {
+            len
+        };
+        // p <= 2^32, l < 2^32: p l < 2^64; times recip <= 2^64 / M + 1 stays below 2^128.
+        (((p * l as u64) as u128 * self.recip) >> 64) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ewma_reaches_target_exactly() {
+        for w in [1u64, 3, 1 << 23, (1 << 32) / 500, ONE] {
+            let mut a = 0u32;
+            let q = 1_000_000_007u32;
+            let mut steps = 0u64;
+            while a != q {
+                let b = ewma(a, q, w);
+                assert!(b > a && b <= q);
+                a = b;
+                steps += 1;
+                if w > 1000 {
+                    assert!(steps < 200_000_000);
+                } else {
+                    break;
+                }
+            }
+            // And back down.
+            let b = ewma(q, 0, w);
+            assert!(b < q);
+        }
+        assert_eq!(ewma(5, 5, ONE), 5);
+        assert_eq!(ewma(0, u32::MAX, ONE), u32::MAX);
+        assert_eq!(ewma(u32::MAX, 0, ONE), 0);
+    }
+
+    #[test]
+    fn segment_is_close_below() {
+        let s = Segment::new(0, 0, 429_496_730, 96 << 25);
+        for x in [0u32, 1, 12345, 1 << 30, (96 << 25) - 1] {
+            let exact = (x as u128 * 429_496_730) / (96u128 << 25);
+            let got = s.at(x) as u128;
+            assert!(got <= exact && exact - got <= 2, "{x}: {got} vs {exact}");
+        }
+    }
+
+    #[test]
+    fn byte_scale() {
+        let b = ByteMode::new(1500);
+        assert_eq!(b.scale(ONE, 1500), ONE);
+        assert_eq!(b.scale(ONE, 9000), ONE);
+        assert_eq!(b.scale(1 << 20, 750), 1 << 19);
+        assert_eq!(b.scale(12345, 0), 0);
+        let b = ByteMode::new(1);
+        assert_eq!(b.scale(ONE, 1), ONE);
+        assert_eq!(b.scale(ONE, u32::MAX), ONE);
+        assert_eq!(ByteMode::OFF.scale(77, 5), 77);
+    }
+}

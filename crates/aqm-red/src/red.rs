@@ -1,0 +1,410 @@
+//! Classic RED (FJ93), with gentle mode, byte mode and ECN.
+
+use fixed::types::U32F32;
+use netcond_core::{Instant, RandomSource, Rate, TickRate};
+
+use crate::fx::{AvgProfile, ByteMode, Curve, Region, Spread, Spreading, ONE};
+use crate::{Decision, Packet, RedError};
+
+/// What the queue length, the thresholds and the buffer limit count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum QueueUnit {
+    /// Packets: a packet fits while `queue_len < limit`.
+    #[default]
+    Packets,
+    /// Bytes: a packet fits while `queue_len + len <= limit` (RFC 2309 section 3, note).
+    Bytes,
+}
+
+/// A RED configuration in the units of FJ93 section 4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RedConfig {
+    /// min_th, in queue units.
+    pub min_th: u32,
+    /// max_th, in queue units (at most `limit`).
+    pub max_th: u32,
+    /// max_p, in `[0, 1]`.
+    pub max_p: U32F32,
+    /// w_q, in `(0, 1]`; any value, not only powers of two.
+    pub w_q: U32F32,
+    /// The buffer size in queue units: arrivals that do not fit are
+    /// [`Decision::DropForced`].
+    pub limit: u32,
+    /// Packets or bytes.
+    pub unit: QueueUnit,
+    /// Gentle RED: p_b rises linearly from max_p at max_th to 1 at 2 max_th.
+    pub gentle: bool,
+    /// Byte mode with this maximum packet size M in bytes: p_b is scaled by
+    /// `min(len, M) / M` (FJ93 section 4). RFC 7567 section 4.4 recommends
+    /// against it; it is here for reproductions.
+    pub byte_mode: Option<u32>,
+    /// ECN (RFC 3168 section 5): mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+    /// With ECN: at or above this average (queue units), drop ECN-capable
+    /// packets too (RFC 3168 section 7 recommends dropping above an upper
+    /// threshold; `Some(max_th)` does that). `None`: mark wherever RED would drop.
+    pub ecn_drop_th: Option<u32>,
+    /// FJ93's `s`: the typical transmission time of a packet, in ticks. After
+    /// an idle period of `t` ticks the average is multiplied by `(1 - w_q)^(t/s)`.
+    pub idle_tx_ticks: u64,
+    /// How drops are spread over the packets since the last one.
+    pub spreading: Spreading,
+}
+
+impl RedConfig {
+    /// A packet-mode configuration: not gentle, no byte mode, no ECN, FJ93
+    /// spreading, and `s` = 1200 us in nanosecond ticks (1500 bytes at 10
+    /// Mbit/s; set [`idle_tx_ticks`](Self::idle_tx_ticks) for the real link,
+    /// e.g. with [`typical_tx_ticks`](Self::typical_tx_ticks)).
+    #[must_use]
+    pub const fn packets(
+        min_th: u32,
+        max_th: u32,
+        max_p: U32F32,
+        w_q: U32F32,
+        limit: u32,
+    ) -> RedConfig {
+        RedConfig {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            limit,
+            unit: QueueUnit::Packets,
+            gentle: false,
+            byte_mode: None,
+            ecn: false,
+            ecn_drop_th: None,
+            idle_tx_ticks: 1_200_000,
+            spreading: Spreading::Uniform,
+        }
+    }
+
+    /// A probability or weight from an `f64` (configuration time). NaN,
+    /// negative and huge values give `U32F32::MAX`, which the profile refuses.
+    #[must_use]
+    pub fn prob(x: f64) -> U32F32 {
+        U32F32::checked_from_num(x).unwrap_or(U32F32::MAX)
+    }
+
+    /// The time to send `bytes` at `rate`, in ticks of `tick` (at least 1):
+    /// FJ93's `s` for a link.
+    #[must_use]
+    pub const fn typical_tx_ticks(rate: Rate, bytes: u32, tick: TickRate) -> u64 {
+        let bits = rate.bits_per_sec();
+        if bits == 0 {
+            return u64::MAX;
+        }
+        let t = tick.ticks_from_secs_ratio(bytes as u64 * 8, bits);
+        if t == 0 {
+            1
+        } else {
+            t
+        }
+    }
+}
+
+/// The settings every RED-family queue has once, whatever its curves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Common {
+    pub avg: AvgProfile,
+    pub unit: QueueUnit,
+    pub bytes: ByteMode,
+    pub ecn: bool,
+    /// ECN hard-drop threshold in average units (above every average when off).
+    pub hard_fx: u64,
+    pub spread: Spread,
+}
+
+/// The fields of [`Common`] in a configuration, checked.
+pub(crate) struct CommonCfg {
+    pub w_q: U32F32,
+    pub limit: u32,
+    pub unit: QueueUnit,
+    pub byte_mode: Option<u32>,
+    pub ecn: bool,
+    pub ecn_drop_th: Option<u32>,
+    pub idle_tx_ticks: u64,
+    pub spreading: Spreading,
+}
+
+impl Common {
+    pub(crate) fn new(c: &CommonCfg) -> Result<Common, RedError> {
+        let w = c.w_q.to_bits();
+        if w == 0 || w > ONE {
+            return Err(RedError::WeightOutOfRange);
+        }
+        if c.limit == 0 {
+            return Err(RedError::ZeroLimit);
+        }
+        if c.idle_tx_ticks == 0 {
+            return Err(RedError::ZeroTransmissionTime);
+        }
+        let bytes = match c.byte_mode {
+            None => ByteMode::OFF,
+            Some(0) => return Err(RedError::ZeroMaxPacketSize),
+            Some(m) => ByteMode::new(m),
+        };
+        let avg = AvgProfile::new(w, c.limit, c.idle_tx_ticks);
+        let hard_fx = match (c.ecn, c.ecn_drop_th) {
+            (true, Some(th)) => avg.th_fx(th as u64),
+            _ => u64::MAX,
+        };
+        Ok(Common {
+            avg,
+            unit: c.unit,
+            bytes,
+            ecn: c.ecn,
+            hard_fx,
+            spread: Spread::new(c.spreading),
+        })
+    }
+
+    /// True when the arrival does not fit the buffer.
+    #[inline(always)]
+    pub(crate) const fn overflows(&self, q: u32, len: u32) -> bool {
+        match self.unit {
+            QueueUnit::Packets => q >= self.avg.limit,
+            QueueUnit::Bytes => q as u64 + len as u64 > self.avg.limit as u64,
+        }
+    }
+
+    /// RFC 3168 section 5: where RED drops for congestion, an ECN-capable
+    /// packet is marked instead, unless the average is at or above the hard
+    /// threshold (section 7).
+    #[inline(always)]
+    pub(crate) const fn signal(&self, avg: u32, pkt: Packet, drop: Decision) -> Decision {
+        if self.ecn && pkt.ecn.is_capable() && (avg as u64) < self.hard_fx {
+            Decision::Mark
+        } else {
+            drop
+        }
+    }
+
+    /// FJ93 figure 2's decision for a packet whose average is `avg` on `curve`.
+    #[inline(always)]
+    pub(crate) fn decide<R: RandomSource + ?Sized>(
+        &self,
+        curve: &Curve,
+        avg: u32,
+        count: &mut u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        match curve.region(avg) {
+            Region::Below => {
+                // FJ93: count = -1 below min_th.
+                *count = 0;
+                Decision::Enqueue
+            }
+            Region::Early(p) => {
+                let p = self.bytes.scale(p, pkt.len);
+                let r = rng.next_u32();
+                if self.spread.hit(p, *count, r) {
+                    *count = self.spread.reset;
+                    self.signal(avg, pkt, Decision::DropEarly)
+                } else {
+                    *count = count.saturating_add(1);
+                    Decision::Enqueue
+                }
+            }
+            Region::Forced => {
+                *count = self.spread.reset;
+                self.signal(avg, pkt, Decision::DropForced)
+            }
+        }
+    }
+}
+
+/// The precomputed constants of one RED configuration, shared by every queue
+/// that uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RedProfile {
+    pub(crate) common: Common,
+    pub(crate) curve: Curve,
+}
+
+impl RedProfile {
+    /// Checks `cfg` and precomputes the fixed-point constants.
+    pub fn new(cfg: &RedConfig) -> Result<RedProfile, RedError> {
+        let common = Common::new(&CommonCfg {
+            w_q: cfg.w_q,
+            limit: cfg.limit,
+            unit: cfg.unit,
+            byte_mode: cfg.byte_mode,
+            ecn: cfg.ecn,
+            ecn_drop_th: cfg.ecn_drop_th,
+            idle_tx_ticks: cfg.idle_tx_ticks,
+            spreading: cfg.spreading,
+        })?;
+        let curve = check_curve(&common, cfg.min_th, cfg.max_th, cfg.max_p, cfg.gentle)?;
+        Ok(RedProfile { common, curve })
+    }
+
+    /// `w_q` as represented (exactly the configured `U32F32`).
+    #[must_use]
+    pub fn w_q(&self) -> U32F32 {
+        U32F32::from_bits(self.common.avg.w)
+    }
+
+    /// The current max_p (changes under [`AdaptiveRed`](crate::AdaptiveRed)).
+    #[must_use]
+    pub fn max_p(&self) -> U32F32 {
+        U32F32::from_bits(self.curve.max_p)
+    }
+
+    /// The fractional bits `F` of the average (`avg * 2^F` is kept).
+    #[must_use]
+    pub const fn avg_frac_bits(&self) -> u32 {
+        self.common.avg.frac
+    }
+
+    /// p_b at an average of `avg` queue units (before byte mode and spreading):
+    /// 0 below min_th, 1 in the forced region. Rounded down to the average's
+    /// resolution first.
+    #[must_use]
+    pub fn p_b(&self, avg: U32F32) -> U32F32 {
+        let a = &self.common.avg;
+        let bits = avg.to_bits() >> (32 - a.frac);
+        let fx = if bits > a.limit_fx as u64 {
+            a.limit_fx
+        } else {
+            bits as u32
+        };
+        U32F32::from_bits(region_p(&self.curve, fx))
+    }
+
+    /// The buffer limit in queue units.
+    #[must_use]
+    pub const fn limit(&self) -> u32 {
+        self.common.avg.limit
+    }
+}
+
+/// p_b of a region in 2^-32 units (forced = 1).
+pub(crate) fn region_p(c: &Curve, avg: u32) -> u64 {
+    match c.region(avg) {
+        Region::Below => 0,
+        Region::Early(p) => p,
+        Region::Forced => ONE,
+    }
+}
+
+/// Checks and builds one curve.
+pub(crate) fn check_curve(
+    common: &Common,
+    min_th: u32,
+    max_th: u32,
+    max_p: U32F32,
+    gentle: bool,
+) -> Result<Curve, RedError> {
+    if max_p.to_bits() > ONE {
+        return Err(RedError::MaxPOutOfRange);
+    }
+    if min_th >= max_th {
+        return Err(RedError::ThresholdOrder);
+    }
+    if max_th > common.avg.limit {
+        return Err(RedError::ThresholdAboveLimit);
+    }
+    Ok(Curve::new(
+        &common.avg,
+        min_th,
+        max_th,
+        max_p.to_bits(),
+        gentle,
+    ))
+}
+
+/// The per-queue RED state: 16 bytes (the average, the count since the last
+/// drop, and the start of the current idle period).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Red {
+    avg: u32,
+    count: u32,
+    q_time: Instant,
+}
+
+impl Red {
+    /// An empty queue: average 0, count reset, idle since tick 0.
+    #[must_use]
+    pub const fn new() -> Red {
+        Red {
+            avg: 0,
+            count: 0,
+            q_time: Instant::ZERO,
+        }
+    }
+
+    /// The decision for a packet arriving at `now` to a queue holding
+    /// `queue_len` (packets or bytes, the profile's unit; the arriving packet
+    /// not included).
+    ///
+    /// FJ93 figure 2: the average is updated (with `queue_len = 0`, decayed
+    /// over the idle time since [`on_queue_empty`](Self::on_queue_empty) or the
+    /// last arrival to an empty queue); a packet that does not fit the buffer
+    /// is [`Decision::DropForced`] without touching the count; otherwise RED's
+    /// regions decide. Draws one random value only in a probabilistic region.
+    #[inline]
+    pub fn on_arrival<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &RedProfile,
+        now: Instant,
+        queue_len: u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let c = &profile.common;
+        if queue_len == 0 {
+            let idle = self.q_time.advance_to(now);
+            self.avg = c.avg.decay(self.avg, idle);
+        } else {
+            self.avg = crate::fx::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+        }
+        if c.overflows(queue_len, pkt.len) {
+            return Decision::DropForced;
+        }
+        c.decide(&profile.curve, self.avg, &mut self.count, pkt, rng)
+    }
+
+    /// Tells RED that the queue became empty at `now` (FJ93: `q_time`), so
+    /// that the next arrival decays the average over the idle period. A `now`
+    /// older than the last recorded time is ignored.
+    #[inline]
+    pub fn on_queue_empty(&mut self, now: Instant) {
+        let _ = self.q_time.advance_to(now);
+    }
+
+    /// The average queue length in queue units.
+    #[must_use]
+    pub fn avg(&self, profile: &RedProfile) -> U32F32 {
+        profile.common.avg.to_units(self.avg)
+    }
+
+    /// The average as kept: `avg * 2^F` ([`RedProfile::avg_frac_bits`]).
+    #[must_use]
+    pub const fn avg_bits(&self) -> u32 {
+        self.avg
+    }
+
+    /// Packets since the last drop or mark in the probabilistic region (FJ93's
+    /// `count`, with 0 for its -1).
+    #[must_use]
+    pub const fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// The start of the current (or last) idle period.
+    #[must_use]
+    pub const fn idle_since(&self) -> Instant {
+        self.q_time
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,503 @@
+//! Three drop precedences: RIO-C, RIO-D and WRED (RFC 2597 section 4; RIO of
+//! Clark and Fang, extended to three colors as in RFC 2963 appendix A.1).
+
+use fixed::types::U32F32;
+use netcond_core::{Color, Instant, RandomSource};
+
+use crate::fx::{ewma, Curve, Spreading, ONE};
+use crate::red::{check_curve, region_p, Common, CommonCfg, QueueUnit};
+use crate::{Decision, Packet, RedError};
+
+/// How the three colors' averages are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum RioMode {
+    /// RIO-C (coupled, Clark and Fang's RIO): a color's average counts the
+    /// queued packets of its own and every better color (green: green only;
+    /// yellow: green + yellow; red: all). An arrival of color `c` updates the
+    /// averages of `c` and of every worse color, as RIO updates avg_total on
+    /// every arrival and avg_in only on in-profile arrivals.
+    #[default]
+    Coupled,
+    /// RIO-D (decoupled): each color's average counts only its own packets and
+    /// is updated on its own arrivals.
+    Decoupled,
+    /// WRED: one average of the whole queue, updated on every arrival; only
+    /// the thresholds differ per color.
+    Wred,
+}
+
+/// One color's RED thresholds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Precedence {
+    /// min_th in queue units.
+    pub min_th: u32,
+    /// max_th in queue units.
+    pub max_th: u32,
+    /// max_p in `[0, 1]`.
+    pub max_p: U32F32,
+}
+
+/// A three-color RED configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RioConfig {
+    /// RIO-C, RIO-D or WRED.
+    pub mode: RioMode,
+    /// w_q in `(0, 1]`, shared by the averages.
+    pub w_q: U32F32,
+    /// Thresholds indexed by [`Color::index`]: green, yellow, red.
+    pub colors: [Precedence; 3],
+    /// Buffer size in queue units (all colors together).
+    pub limit: u32,
+    /// Packets or bytes.
+    pub unit: QueueUnit,
+    /// Gentle RED for every color.
+    pub gentle: bool,
+    /// Byte mode with this maximum packet size (see [`RedConfig`](crate::RedConfig)).
+    pub byte_mode: Option<u32>,
+    /// Mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+    /// With ECN, drop ECN-capable packets too at or above this average.
+    pub ecn_drop_th: Option<u32>,
+    /// FJ93's `s` in ticks.
+    pub idle_tx_ticks: u64,
+    /// Spreading of drops within each color.
+    pub spreading: Spreading,
+}
+
+impl RioConfig {
+    /// RFC 2963 appendix A.1: RIO extended to three drop priorities, red
+    /// 100/200 packets max_p 0.1, yellow 200/400 max_p 0.05, green 400/800
+    /// max_p 0.02, w_q 0.002; RIO-C, packets, FJ93 spreading, no ECN. The
+    /// RFC does not give the buffer size: `limit` packets (at least 800). `s` is
+    /// one 1500-byte packet on the 70 Mbit/s bottleneck in nanoseconds (171,429).
+    #[must_use]
+    pub const fn rfc2963(limit: u32) -> RioConfig {
+        RioConfig {
+            mode: RioMode::Coupled,
+            w_q: U32F32::lit("0.002"),
+            colors: [
+                Precedence {
+                    min_th: 400,
+                    max_th: 800,
+                    max_p: U32F32::lit("0.02"),
+                },
+                Precedence {
+                    min_th: 200,
+                    max_th: 400,
+                    max_p: U32F32::lit("0.05"),
+                },
+                Precedence {
+                    min_th: 100,
+                    max_th: 200,
+                    max_p: U32F32::lit("0.1"),
+                },
+            ],
+            limit,
+            unit: QueueUnit::Packets,
+            gentle: false,
+            byte_mode: None,
+            ecn: false,
+            ecn_drop_th: None,
+            idle_tx_ticks: 171_429,
+            spreading: Spreading::Uniform,
+        }
+    }
+}
+
+/// The precomputed constants of a three-color configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RioProfile {
+    pub(crate) common: Common,
+    pub(crate) curves: [Curve; 3],
+    pub(crate) mode: RioMode,
+}
+
+impl RioProfile {
+    /// Checks `cfg` (each color as RED, and RFC 2597 section 2's ordering:
+    /// at every average, green's drop probability is at most yellow's, and
+    /// yellow's at most red's) and precomputes the constants.
+    pub fn new(cfg: &RioConfig) -> Result<RioProfile, RedError> {
+        let common = Common::new(&CommonCfg {
+            w_q: cfg.w_q,
+            limit: cfg.limit,
+            unit: cfg.unit,
+            byte_mode: cfg.byte_mode,
+            ecn: cfg.ecn,
+            ecn_drop_th: cfg.ecn_drop_th,
+            idle_tx_ticks: cfg.idle_tx_ticks,
+            spreading: cfg.spreading,
+        })?;
+        let mut curves = [Curve::new(&common.avg, 0, 1, 0, false); 3];
+        for (i, p) in cfg.colors.iter().enumerate() {
+            curves[i] = check_curve(&common, p.min_th, p.max_th, p.max_p, cfg.gentle)?;
+        }
+        if !ordered(&curves[0], &curves[1], cfg.limit)
+            || !ordered(&curves[1], &curves[2], cfg.limit)
+        {
+            return Err(RedError::PrecedenceOrder);
+        }
+        Ok(RioProfile {
+            common,
+            curves,
+            mode: cfg.mode,
+        })
+    }
+
+    /// The mode.
+    #[must_use]
+    pub const fn mode(&self) -> RioMode {
+        self.mode
+    }
+
+    /// p_b of `color` at an average of `avg` queue units (1 in the forced region).
+    #[must_use]
+    pub fn p_b(&self, color: Color, avg: U32F32) -> U32F32 {
+        let a = &self.common.avg;
+        let bits = avg.to_bits() >> (32 - a.frac);
+        let fx = if bits > a.limit_fx as u64 {
+            a.limit_fx
+        } else {
+            bits as u32
+        };
+        U32F32::from_bits(region_p(&self.curves[color.index()], fx))
+    }
+
+    /// The buffer limit in queue units.
+    #[must_use]
+    pub const fn limit(&self) -> u32 {
+        self.common.avg.limit
+    }
+}
+
+/// The exact p_b of a curve at integer average `x` (queue units), as a
+/// fraction in 2^-32 units; `left` gives the limit from below.
+fn exact_p(c: &Curve, x: u64, left: bool) -> (u128, u128) {
+    let (min, max) = (c.min_th as u64, c.max_th as u64);
+    let top = if c.gentle { 2 * max } else { max };
+    let inside = |lo: u64, hi: u64| {
+        if left {
+            lo < x && x <= hi
+        } else {
+            lo <= x && x < hi
+        }
+    };
+    if if left { x <= min } else { x < min } {
+        (0, 1)
+    } else if inside(min, max) {
+        (c.max_p as u128 * (x - min) as u128, (max - min) as u128)
+    } else if inside(max, top) {
+        let d = max as u128;
+        (
+            c.max_p as u128 * d + (ONE - c.max_p) as u128 * (x - max) as u128,
+            d,
+        )
+    } else {
+        (ONE as u128, 1)
+    }
+}
+
+/// True when `better`'s p_b never exceeds `worse`'s (configuration time).
+/// Both are piecewise linear with breakpoints at the thresholds, so checking
+/// the value and the left limit at every breakpoint and at the ends suffices.
+fn ordered(better: &Curve, worse: &Curve, limit: u32) -> bool {
+    let mut pts = [0u64; 8];
+    let mut n = 0;
+    for c in [better, worse] {
+        pts[n] = c.min_th as u64;
+        pts[n + 1] = c.max_th as u64;
+        pts[n + 2] = if c.gentle {
+            2 * c.max_th as u64
+        } else {
+            c.max_th as u64
+        };
+        n += 3;
+    }
+    pts[6] = 0;
+    pts[7] = limit as u64;
+    pts.iter().all(|&x| {
+        [false, true].iter().all(|&left| {
+            let (a, b) = exact_p(better, x, left);
+            let (c, d) = exact_p(worse, x, left);
+            a * d <= c * b
+        })
+    })
+}
+
+/// The per-queue three-color state: three averages, three counts, the idle
+/// start (32 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Rio {
+    avg: [u32; 3],
+    count: [u32; 3],
+    q_time: Instant,
+}
+
+impl Rio {
+    /// An empty queue.
+    #[must_use]
+    pub const fn new() -> Rio {
+        Rio {
+            avg: [0; 3],
+            count: [0; 3],
+            q_time: Instant::ZERO,
+        }
+    }
+
+    /// The decision for a packet of `color` arriving at `now`, with `queue`
+    /// the queued amount of each color (indexed by [`Color::index`], in the
+    /// profile's unit, the arriving packet not included).
+    ///
+    /// The averages are updated as the mode says (all decayed over the idle
+    /// time when the whole queue is empty); a packet that does not fit the
+    /// buffer is [`Decision::DropForced`]; otherwise the color's curve and
+    /// average decide as RED does, with a count per color.
+    #[inline]
+    pub fn on_arrival<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &RioProfile,
+        now: Instant,
+        queue: [u32; 3],
+        color: Color,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let c = &profile.common;
+        let ci = color.index();
+        let s0 = queue[0];
+        let s1 = s0.saturating_add(queue[1]);
+        let total = s1.saturating_add(queue[2]);
+        let w = c.avg.w;
+        if total == 0 {
+            let idle = self.q_time.advance_to(now);
+            if let Some(f) = c.avg.decay_factor(idle) {
+                for a in &mut self.avg {
+                    *a = crate::fx::apply_factor(*a, f);
+                }
+            }
+        } else {
+            match profile.mode {
+                RioMode::Wred => self.avg[0] = ewma(self.avg[0], c.avg.q_fx(total), w),
+                RioMode::Decoupled => {
+                    self.avg[ci] = ewma(self.avg[ci], c.avg.q_fx(queue[ci]), w);
+                }
+                RioMode::Coupled => {
+                    // Levels c..=2 include color c.
+                    let sums = [s0, s1, total];
+                    let mut j = ci;
+                    while j < 3 {
+                        self.avg[j] = ewma(self.avg[j], c.avg.q_fx(sums[j]), w);
+                        j += 1;
+                    }
+                }
+            }
+        }
+        if c.overflows(total, pkt.len) {
+            return Decision::DropForced;
+        }
+        let a = match profile.mode {
+            RioMode::Wred => self.avg[0],
+            _ => self.avg[ci],
+        };
+        c.decide(&profile.curves[ci], a, &mut self.count[ci], pkt, rng)
+    }
+
+    /// Tells the queue it became empty at `now`.
+    #[inline]
+    pub fn on_queue_empty(&mut self, now: Instant) {
+        let _ = self.q_time.advance_to(now);
+    }
+
+    /// The average that decides for `color`, in queue units (in WRED mode the
+    /// shared average).
+    #[must_use]
+    pub fn avg(&self, profile: &RioProfile, color: Color) -> U32F32 {
+        let i = match profile.mode {
+            RioMode::Wred => 0,
+            _ => color.index(),
+        };
+        profile.common.avg.to_units(self.avg[i])
+    }
+
+    /// The raw averages (`avg * 2^F`), indexed by color (WRED uses index 0).
+    #[must_use]
+    pub const fn avg_bits(&self) -> [u32; 3] {
+        self.avg
+    }
+
+    /// The counts, indexed by color.
+    #[must_use]
+    pub const fn counts(&self) -> [u32; 3] {
+        self.count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcond_core::SplitMix64;
+
+    fn cfg(mode: RioMode) -> RioConfig {
+        let mut c = RioConfig::rfc2963(1000);
+        c.mode = mode;
+        c
+    }
+
+    #[test]
+    fn rfc2963_profile_is_accepted_and_has_its_numbers() {
+        let p = RioProfile::new(&cfg(RioMode::Coupled)).unwrap();
+        let at = |c: Color, x: u32| p.p_b(c, U32F32::from_num(x));
+        // Midpoints: red 150 -> 0.05, yellow 300 -> 0.025, green 600 -> 0.01.
+        let close = |v: U32F32, e: f64| (v.to_num::<f64>() - e).abs() < 1e-9;
+        assert!(close(at(Color::Red, 150), 0.05));
+        assert!(close(at(Color::Yellow, 300), 0.025));
+        assert!(close(at(Color::Green, 600), 0.01));
+        assert_eq!(at(Color::Red, 99), 0);
+        assert_eq!(at(Color::Red, 200), 1);
+        assert_eq!(at(Color::Yellow, 199), 0);
+        assert_eq!(at(Color::Yellow, 400), 1);
+        assert_eq!(at(Color::Green, 399), 0);
+        assert_eq!(at(Color::Green, 800), 1);
+        assert_eq!(p.limit(), 1000);
+        // Gentle is ordered too.
+        let mut g = cfg(RioMode::Wred);
+        g.gentle = true;
+        assert!(RioProfile::new(&g).is_ok());
+    }
+
+    #[test]
+    fn misordered_precedences_are_refused() {
+        let mut c = cfg(RioMode::Wred);
+        // Green max_p above yellow's where both are active.
+        c.colors[0] = Precedence {
+            min_th: 200,
+            max_th: 400,
+            max_p: U32F32::from_num(0.1),
+        };
+        assert_eq!(RioProfile::new(&c), Err(RedError::PrecedenceOrder));
+        // Equal curves are fine (two levels of loss, RFC 2597 section 2).
+        let mut c = cfg(RioMode::Wred);
+        c.colors[0] = c.colors[1];
+        assert!(RioProfile::new(&c).is_ok());
+        // Each color is checked as RED.
+        let mut c = cfg(RioMode::Wred);
+        c.colors[2].min_th = 200;
+        assert_eq!(RioProfile::new(&c), Err(RedError::ThresholdOrder));
+        let mut c = cfg(RioMode::Wred);
+        c.limit = 700;
+        assert_eq!(RioProfile::new(&c), Err(RedError::ThresholdAboveLimit));
+    }
+
+    /// Drives a queue whose per-color occupancy is held constant and counts
+    /// decisions per color.
+    fn run(mode: RioMode, queue: [u32; 3], n: u32, seed: u64) -> (Rio, [[u32; 4]; 3]) {
+        let p = RioProfile::new(&cfg(mode)).unwrap();
+        let mut rio = Rio::new();
+        let mut rng = SplitMix64::new(seed);
+        let mut counts = [[0u32; 4]; 3];
+        for i in 0..n {
+            let color = Color::from_index((i % 3) as usize);
+            let d = rio.on_arrival(
+                &p,
+                Instant::from_ticks(i as u64 * 100),
+                queue,
+                color,
+                Packet::not_ect(1500),
+                &mut rng,
+            );
+            counts[color.index()][d.index()] += 1;
+        }
+        (rio, counts)
+    }
+
+    #[test]
+    fn coupled_averages_converge_to_cumulative_queues() {
+        let (rio, counts) = run(RioMode::Coupled, [300, 100, 50], 60_000, 1);
+        let p = RioProfile::new(&cfg(RioMode::Coupled)).unwrap();
+        assert_eq!(rio.avg(&p, Color::Green), 300);
+        assert_eq!(rio.avg(&p, Color::Yellow), 400);
+        assert_eq!(rio.avg(&p, Color::Red), 450);
+        // Green below its min_th (400): never dropped; yellow and red at/above max_th: all dropped
+        // once converged.
+        assert_eq!(counts[0][Decision::Enqueue.index()], 20_000);
+        assert!(counts[1][Decision::DropForced.index()] > 15_000);
+        assert!(counts[2][Decision::DropForced.index()] > 15_000);
+    }
+
+    #[test]
+    fn decoupled_averages_are_per_color() {
+        let (rio, counts) = run(RioMode::Decoupled, [300, 100, 50], 60_000, 2);
+        let p = RioProfile::new(&cfg(RioMode::Decoupled)).unwrap();
+        assert_eq!(rio.avg(&p, Color::Green), 300);
+        assert_eq!(rio.avg(&p, Color::Yellow), 100);
+        assert_eq!(rio.avg(&p, Color::Red), 50);
+        // Everything below its min_th.
+        for c in 0..3 {
+            assert_eq!(counts[c][Decision::Enqueue.index()], 20_000);
+        }
+    }
+
+    #[test]
+    fn wred_shares_one_average() {
+        let (rio, counts) = run(RioMode::Wred, [100, 100, 100], 60_000, 3);
+        let p = RioProfile::new(&cfg(RioMode::Wred)).unwrap();
+        for c in Color::ALL {
+            assert_eq!(rio.avg(&p, c), 300);
+        }
+        // At 300: green below 400 (no drops), yellow p_b 0.025, red forced.
+        assert_eq!(counts[0][Decision::Enqueue.index()], 20_000);
+        let y = counts[1][Decision::DropEarly.index()];
+        assert!(y > 300 && y < 1_500, "{y}");
+        assert!(counts[2][Decision::DropForced.index()] > 19_000);
+    }
+
+    #[test]
+    fn rio_drop_fractions_follow_the_rfc2963_curves() {
+        // WRED at an average of 150: only red is early-dropped, at p_b = 0.05:
+        // FJ93 spreading gives 2 p_b / (1 + p_b) = 0.0952.
+        let n = 300_000u32;
+        let (_, counts) = run(RioMode::Wred, [50, 50, 50], n, 4);
+        let red = counts[2][Decision::DropEarly.index()] as f64 / f64::from(n / 3);
+        assert!((red - 0.1 / 1.05).abs() < 0.006, "{red}");
+        assert_eq!(counts[1][Decision::Enqueue.index()], n / 3);
+        assert_eq!(counts[0][Decision::Enqueue.index()], n / 3);
+    }
+
+    #[test]
+    fn overflow_and_idle() {
+        let p = RioProfile::new(&cfg(RioMode::Coupled)).unwrap();
+        let mut rio = Rio::new();
+        let mut r = SplitMix64::new(5);
+        assert_eq!(
+            rio.on_arrival(
+                &p,
+                Instant::ZERO,
+                [1000, 0, 0],
+                Color::Green,
+                Packet::not_ect(1),
+                &mut r
+            ),
+            Decision::DropForced
+        );
+        assert!(rio.avg_bits()[2] > 0);
+        rio.on_queue_empty(Instant::from_ticks(1_000_000_000_000));
+        let before = rio.avg_bits();
+        rio.on_arrival(
+            &p,
+            Instant::from_ticks(2_000_000_000_000),
+            [0; 3],
+            Color::Red,
+            Packet::not_ect(1),
+            &mut r,
+        );
+        // 1000 s idle at s = 171 us: everything decays to zero.
+        assert!(before.iter().any(|&a| a > 0));
+        assert_eq!(rio.avg_bits(), [0; 3]);
+        assert_eq!(core::mem::size_of::<Rio>(), 32);
+    }
+}
