@@ -5,9 +5,13 @@
 #![deny(clippy::float_arithmetic)]
 
 pub mod edge;
+pub mod invariants;
 mod mark;
 mod node;
+pub mod reference;
 mod rfc5670;
+#[cfg(test)]
+mod tests;
 mod tsm;
 mod units;
 

@@ -21,6 +21,15 @@ pub trait PcnMeter: Copy {
     /// Meters a packet of `len` bytes arriving at `now` in state `mark` and
     /// returns its new state.
     fn mark(&mut self, profile: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark;
+
+    /// The bucket fill in the profile's token units (see each meter).
+    fn level(&self) -> i64;
+
+    /// The lowest and highest [`level`](Self::level) the meter can ever hold.
+    fn level_bounds(profile: &Self::Profile) -> (i64, i64);
+
+    /// The newest time seen.
+    fn last_update(&self) -> Instant;
 }
 
 /// The profiles of a [`NodeMarker`]: one for the excess stage, one for the
@@ -66,6 +75,22 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
     fn mark(&mut self, p: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let m = self.excess.mark(&p.excess, now, len, mark);
         self.threshold.mark(&p.threshold, now, len, m)
+    }
+
+    /// The excess stage's level.
+    #[inline]
+    fn level(&self) -> i64 {
+        self.excess.level()
+    }
+
+    #[inline]
+    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
+        E::level_bounds(&p.excess)
+    }
+
+    #[inline]
+    fn last_update(&self) -> Instant {
+        self.excess.last_update()
     }
 }
 

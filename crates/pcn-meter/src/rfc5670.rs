@@ -146,6 +146,18 @@ impl PcnMeter for ThresholdMeter {
     ) -> PcnMark {
         ThresholdMeter::mark(self, p, now, len, mark)
     }
+    #[inline]
+    fn level(&self) -> i64 {
+        self.fill as i64
+    }
+    #[inline]
+    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
+        (0, p.u.cap as i64)
+    }
+    #[inline]
+    fn last_update(&self) -> Instant {
+        self.last
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -322,5 +334,20 @@ impl PcnMeter for ExcessTrafficMeter {
         mark: PcnMark,
     ) -> PcnMark {
         ExcessTrafficMeter::mark(self, p, now, len, mark)
+    }
+    #[inline]
+    fn level(&self) -> i64 {
+        self.fill
+    }
+    #[inline]
+    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
+        match p.mode {
+            ExcessMode::SizeIndependent => (crate::FLOOR, p.u.cap as i64),
+            ExcessMode::Classic(_) => (0, p.u.cap as i64),
+        }
+    }
+    #[inline]
+    fn last_update(&self) -> Instant {
+        self.last
     }
 }

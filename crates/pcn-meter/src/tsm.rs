@@ -293,6 +293,18 @@ impl PcnMeter for EtMarker {
     fn mark(&mut self, p: &EtMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         EtMarker::mark(self, p, now, len, mark)
     }
+    #[inline]
+    fn level(&self) -> i64 {
+        self.fill as i64
+    }
+    #[inline]
+    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
+        (0, p.u.cap as i64)
+    }
+    #[inline]
+    fn last_update(&self) -> Instant {
+        self.last
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -434,6 +446,18 @@ impl PcnMeter for EtMarkerSim48 {
     #[inline(always)]
     fn mark(&mut self, p: &EtMarkerSim48Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         EtMarkerSim48::mark(self, p, now, len, mark)
+    }
+    #[inline]
+    fn level(&self) -> i64 {
+        self.tokens
+    }
+    #[inline]
+    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
+        (crate::FLOOR, p.u.cap.max(p.px) as i64)
+    }
+    #[inline]
+    fn last_update(&self) -> Instant {
+        self.last
     }
 }
 
@@ -615,5 +639,17 @@ impl PcnMeter for AsMarker {
     #[inline(always)]
     fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         AsMarker::mark(self, p, now, len, mark)
+    }
+    #[inline]
+    fn level(&self) -> i64 {
+        self.fill as i64
+    }
+    #[inline]
+    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
+        (0, p.u.cap as i64)
+    }
+    #[inline]
+    fn last_update(&self) -> Instant {
+        self.last
     }
 }
