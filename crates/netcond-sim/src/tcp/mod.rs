@@ -39,6 +39,9 @@
 //!   not SACKed is treated as lost and resent in slow start (RFC 6675 section 5.1).
 //! - A receiver window cap (`max_window` bytes): the sender never has more than
 //!   `max_window / mss` segments outstanding.
+//! - Optional timestamps (RFC 7323) for RTT samples on every window-advancing
+//!   ACK, retransmissions included (without them, Karn's rule applies and a
+//!   backed-off RTO stays until a segment sent once is acknowledged).
 //! - Optional delayed ACKs (RFC 5681 section 4.2: every second full segment, a
 //!   timeout otherwise, immediately for out-of-order data or when a hole fills).
 //! - ECN as RFC 3168 section 6.1: data segments are ECT (retransmissions are not,
@@ -87,6 +90,10 @@ pub struct TcpConfig {
     pub sack_blocks: u8,
     /// ECN-capable transport (RFC 3168).
     pub ecn: bool,
+    /// TCP timestamps (RFC 7323) for RTT measurement: every ACK that advances
+    /// the window gives an RTT sample, retransmissions included; otherwise the
+    /// sender times segments itself and follows Karn's rule.
+    pub timestamps: bool,
     /// Delayed-ACK timeout, ns; `None` acknowledges every segment at once.
     pub delayed_ack_ns: Option<u64>,
     /// Duplicate-ACK / SACK threshold (RFC 6675 DupThresh).
@@ -108,6 +115,7 @@ impl Default for TcpConfig {
             sack: true,
             sack_blocks: 3,
             ecn: false,
+            timestamps: false,
             delayed_ack_ns: None,
             dupthresh: 3,
         }
@@ -145,6 +153,8 @@ pub struct Segment {
     pub ce: bool,
     /// Congestion window reduced (RFC 3168 section 6.1.2).
     pub cwr: bool,
+    /// Timestamp value (the send time, ns), echoed when timestamps are on.
+    pub ts: u64,
 }
 
 impl Segment {
@@ -171,6 +181,8 @@ pub struct Ack {
     pub nsack: u8,
     /// ECN-Echo (RFC 3168 section 6.1.3).
     pub ece: bool,
+    /// Timestamp echo reply (RFC 7323 TSecr).
+    pub tsecr: u64,
 }
 
 impl Ack {

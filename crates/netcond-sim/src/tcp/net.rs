@@ -74,6 +74,8 @@ pub trait Qdisc: Send {
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet>;
     /// Take the next packet to transmit at `now`.
     fn dequeue(&mut self, now: Time) -> Deq;
+    /// The link finished transmitting `pkt` (its last bit left at `now`).
+    fn tx_done(&mut self, _now: Time, _pkt: &Packet) {}
     /// Counters.
     fn stats(&self) -> &QdiscStats;
     /// Zero the counters (end of warm-up).
@@ -185,6 +187,7 @@ pub struct Link {
     rate_bps: u64,
     delay: Time,
     busy: bool,
+    in_service: Option<Packet>,
     wake_at: Option<Time>,
     /// Bytes transmitted (since the last stats reset).
     pub tx_bytes: u64,
@@ -251,6 +254,7 @@ impl Network {
             rate_bps,
             delay,
             busy: false,
+            in_service: None,
             wake_at: None,
             tx_bytes: 0,
         });
@@ -356,6 +360,7 @@ impl Network {
         match l.qdisc.dequeue(now) {
             Deq::Packet(mut p) => {
                 l.busy = true;
+                l.in_service = Some(p);
                 let len = p.seg.wire_len;
                 l.tx_bytes += u64::from(len);
                 let done = now + serialization_ns(len, l.rate_bps);
@@ -390,7 +395,11 @@ impl Network {
                 }
                 Ev::Arrive(link, pkt) => self.arrive(link, pkt),
                 Ev::TxDone(link) => {
-                    self.links[link as usize].busy = false;
+                    let l = &mut self.links[link as usize];
+                    l.busy = false;
+                    if let Some(p) = l.in_service.take() {
+                        l.qdisc.tx_done(now, &p);
+                    }
                     self.try_send(link);
                 }
                 Ev::Wake(link) => {

@@ -28,6 +28,7 @@ pub struct TcpReceiver {
     /// `ooo[i]`: segment `rcv_nxt + 1 + i` has been received.
     ooo: VecDeque<bool>,
     ece: bool,
+    ts_recent: u64,
     unacked: u32,
     delack_deadline: Option<u64>,
     stats: ReceiverStats,
@@ -43,6 +44,7 @@ impl TcpReceiver {
             rcv_nxt: 0,
             ooo: VecDeque::new(),
             ece: false,
+            ts_recent: 0,
             unacked: 0,
             delack_deadline: None,
             stats: ReceiverStats::default(),
@@ -84,6 +86,7 @@ impl TcpReceiver {
             sack: [(0, 0); MAX_SACK_BLOCKS],
             nsack: 0,
             ece: self.ece,
+            tsecr: self.ts_recent,
         };
         if self.cfg.sack {
             let max = usize::from(self.cfg.sack_blocks).clamp(1, MAX_SACK_BLOCKS);
@@ -140,9 +143,14 @@ impl TcpReceiver {
             self.stats.ce_received += 1;
         }
         let had_ooo = self.has_ooo();
-        let mut immediate = false;
+        let immediate;
         let mut recent = None;
         if seg.seq == self.rcv_nxt {
+            // RFC 7323 section 4.3: echo the segment that advanced the window; with
+            // an ACK pending (delayed), the earliest unacknowledged one.
+            if self.unacked == 0 {
+                self.ts_recent = seg.ts;
+            }
             self.rcv_nxt += 1;
             self.stats.delivered += 1;
             // ooo[0] now stands for the new rcv_nxt: deliver what was buffered.

@@ -229,6 +229,7 @@ impl TcpSender {
             ect,
             ce: false,
             cwr,
+            ts: now,
         });
         self.stats.segments_sent += 1;
         if retransmit {
@@ -353,10 +354,15 @@ impl TcpSender {
         let cum = ack.ack > self.una;
         if cum {
             let acked = ack.ack - self.una;
-            // Karn's rule: sample only from a segment never retransmitted.
-            let last = self.board[(acked - 1) as usize];
-            if last.flags & EVER_RETX == 0 {
-                self.rtt_sample(now.saturating_sub(last.sent_at));
+            if self.cfg.timestamps {
+                // RFC 7323 section 4.1: every ACK advancing the window gives a sample.
+                self.rtt_sample(now.saturating_sub(ack.tsecr));
+            } else {
+                // Karn's rule: sample only from a segment never retransmitted.
+                let last = self.board[(acked - 1) as usize];
+                if last.flags & EVER_RETX == 0 {
+                    self.rtt_sample(now.saturating_sub(last.sent_at));
+                }
             }
             self.board.drain(..acked as usize);
             self.una = ack.ack;

@@ -15,6 +15,7 @@ fn seg(seq: u64) -> Segment {
         ect: true,
         ce: false,
         cwr: false,
+        ts: 0,
     }
 }
 
@@ -473,4 +474,30 @@ fn delayed_acks_still_fill_the_pipe() {
     assert!(r.acks_sent < r.received * 3 / 4, "{r:?}");
     let util = net.links[0].tx_bytes as f64 * 8.0 / 30.0 / 10e6;
     assert!(util > 0.9, "utilisation {util}");
+}
+
+#[test]
+fn timestamps_give_samples_from_retransmissions() {
+    // A lost retransmission needs two RTOs; with timestamps the ACK of the second
+    // retransmission still measures the RTT, so the RTO drops back at once.
+    let run = |timestamps: bool| {
+        let cfg = TcpConfig {
+            timestamps,
+            min_rto_ns: 200 * MS,
+            ..TcpConfig::default()
+        };
+        let mut n = 0;
+        let (s, _) = lockstep(cfg, 12, |x| {
+            if x.seq == 0 && n < 2 {
+                n += 1;
+                return true;
+            }
+            false
+        });
+        (s.rto(), s.srtt())
+    };
+    let (rto_ts, srtt_ts) = run(true);
+    let (rto_karn, srtt_karn) = run(false);
+    assert_eq!(srtt_ts.is_some(), true);
+    assert!(rto_ts < rto_karn, "{rto_ts} vs {rto_karn} ({srtt_ts:?} {srtt_karn:?})");
 }

@@ -1,0 +1,1068 @@
+//! `pcn-termination`: PCN flow termination after a reroute (seed 000 sections
+//! 3.1 and 4.2-4.6, Figures 2-7).
+//!
+//! One PCN node meters every packet with the 3sM ET-marker (pcn-meter) at the
+//! supportable rate SR; packets then go through a FIFO onto the outgoing link
+//! (unlimited rate by default: "no packet loss"; 48 or 40 Mbps with a finite
+//! buffer in the loss variants). At the egress each ET-marked packet sends a
+//! termination signal to its flow, which stops RTT later. The load is SR from
+//! t = 0; at the overload time the rerouted flows arrive (instantly, or 80 %
+//! within 1 s and 20 % within 5 s more), bringing it to `load_pct` % of SR.
+//!
+//! Measured as the seed's graphs: the rate offered to the node in intervals of
+//! `interval_ms`, the number of flows sending, the time from the overload until
+//! the rate first falls to 150 / 125 / 110 / 100 % of SR, and the rate's
+//! average, max, min and variance over 12 s.
+//!
+//! Choices where the seed is silent (kept fixed, documented in
+//! docs/reproductions.md): each of the four codec types of "3VBR+CBR" carries
+//! 25 % of the load by mean rate; the measurement interval is 40 ms by default
+//! (a multiple of the codecs' 10 and 20 ms packet intervals, so a CBR rate is
+//! measured without phase noise; the seed's graphs use 50 ms); the 12 s of
+//! statistics start 5 s after the overload; the warm-up before the overload is
+//! 3 s; the loss variants' buffer holds 20 ms at the forwarding rate; a flow
+//! stops RTT after its marked packet leaves the node (queueing delay included).
+
+use crate::engine::{derive_seed, secs, to_secs, EventQueue, Rng, Time, MS};
+use crate::net::{Buffer, Enqueue, Port};
+use crate::params::{ParamKind, ParamSpec, Params};
+use crate::pcn_loop::{Mark, Meter, NodeMeter, Termination};
+use crate::progress::Progress;
+use crate::report::{Axis, Comparison, Plot, Report, Series, Table};
+use crate::scenarios::{ReproduceOpts, Scenario};
+use crate::traffic::{
+    Codec, Reroute, VoiceSource, DUAL_RATE, G711_10_VBR, G711_20_CBR, G711_20_VBR, G729_20_VBR,
+};
+use crate::SimError;
+use rayon::prelude::*;
+
+/// The scenario.
+pub struct PcnTermination;
+
+static PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "mix",
+        default: "cbr",
+        kind: ParamKind::Choice(&["cbr", "3vbr+cbr"]),
+        help: "traffic: G.711/20 CBR, or 3 VBR codecs + the dual-rate codec (s3.1)",
+    },
+    ParamSpec {
+        key: "sr_mbps",
+        default: "40",
+        kind: ParamKind::F64 {
+            min: 0.01,
+            max: 10_000.0,
+        },
+        help: "supportable rate SR (s3.1.1: 40 large, s3.1.2: 0.8 small)",
+    },
+    ParamSpec {
+        key: "tb_bytes",
+        default: "50000",
+        kind: ParamKind::U64 {
+            min: 1,
+            max: 1 << 32,
+        },
+        help: "ET-meter token bucket size (s3.1.1: 50000 large, s3.1.2: 10000 small)",
+    },
+    ParamSpec {
+        key: "s_bytes",
+        default: "1064",
+        kind: ParamKind::U64 {
+            min: 0,
+            max: 1 << 32,
+        },
+        help: "marking slow-down s (Fig. 2: 1064; 2064, 4064, 8064 elsewhere)",
+    },
+    ParamSpec {
+        key: "rtt_ms",
+        default: "50",
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 100_000.0,
+        },
+        help: "termination delay after the mark (s3.1.1: 50; 200, 800)",
+    },
+    ParamSpec {
+        key: "load_pct",
+        default: "200",
+        kind: ParamKind::U64 {
+            min: 100,
+            max: 1000,
+        },
+        help: "load after the reroute, % of SR (200 or 150)",
+    },
+    ParamSpec {
+        key: "reroute",
+        default: "instant",
+        kind: ParamKind::Choice(&["instant", "slow"]),
+        help: "instant, or 80% within 1 s and 20% within 5 s more (s4.1)",
+    },
+    ParamSpec {
+        key: "marker",
+        default: "3sm",
+        kind: ParamKind::Choice(&["3sm", "sim48"]),
+        help: "ET-marker: 3sM (s1.2, Figs 2-7) or the s4.8 simulated form",
+    },
+    ParamSpec {
+        key: "fwd_mbps",
+        default: "0",
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 100_000.0,
+        },
+        help: "forwarding rate; 0 = no loss (s4.2); 48 or 40 for the loss variants (s4.4)",
+    },
+    ParamSpec {
+        key: "buffer_ms",
+        default: "20",
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 10_000.0,
+        },
+        help: "buffer, in ms at the forwarding rate (chosen; the seed gives none)",
+    },
+    ParamSpec {
+        key: "warmup_s",
+        default: "3",
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 1000.0,
+        },
+        help: "time at 100% of SR before the overload (chosen)",
+    },
+    ParamSpec {
+        key: "duration_s",
+        default: "17",
+        kind: ParamKind::F64 {
+            min: 0.1,
+            max: 10_000.0,
+        },
+        help: "simulated time after the overload",
+    },
+    ParamSpec {
+        key: "interval_ms",
+        default: "40",
+        kind: ParamKind::F64 {
+            min: 1.0,
+            max: 10_000.0,
+        },
+        help: "rate measurement interval (chosen: 40 ms, a multiple of the codec periods)",
+    },
+    ParamSpec {
+        key: "stats_from_s",
+        default: "5",
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 10_000.0,
+        },
+        help: "start of the 12 s statistics window after the overload (chosen)",
+    },
+    ParamSpec {
+        key: "stats_len_s",
+        default: "12",
+        kind: ParamKind::F64 {
+            min: 0.1,
+            max: 10_000.0,
+        },
+        help: "length of the statistics window (s3.1.1: 12 s)",
+    },
+];
+
+/// The traffic mix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mix {
+    /// G.711 at 20 ms, CBR.
+    Cbr,
+    /// G.711/20 VBR, G.711/10 VBR, G.729/20 VBR and the dual-rate codec, 25 % each.
+    VbrMix,
+}
+
+impl Mix {
+    /// The codecs and their share of the load.
+    #[must_use]
+    pub fn codecs(self) -> &'static [(Codec, f64)] {
+        match self {
+            Mix::Cbr => &[(G711_20_CBR, 1.0)],
+            Mix::VbrMix => &[
+                (G711_20_VBR, 0.25),
+                (G711_10_VBR, 0.25),
+                (G729_20_VBR, 0.25),
+                (DUAL_RATE, 0.25),
+            ],
+        }
+    }
+
+    /// The seed's name.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Mix::Cbr => "G.711CBR",
+            Mix::VbrMix => "3VBR+CBR",
+        }
+    }
+}
+
+/// Which ET-marker the node runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// 3sM (seed 000 section 1.2).
+    Tsm,
+    /// Seed 000 section 4.8.
+    Sim48,
+}
+
+/// One run's configuration.
+#[derive(Clone, Debug)]
+pub struct TermConfig {
+    /// Traffic mix.
+    pub mix: Mix,
+    /// SR in bits per second.
+    pub sr_bps: u64,
+    /// Token bucket size, bytes.
+    pub tb_bytes: u64,
+    /// s, bytes.
+    pub s_bytes: u64,
+    /// Termination delay.
+    pub rtt: Time,
+    /// Load after the reroute, % of SR.
+    pub load_pct: u64,
+    /// Reroute model.
+    pub reroute: Reroute,
+    /// ET-marker.
+    pub marker: MarkerKind,
+    /// Forwarding rate (0: unlimited).
+    pub fwd_bps: u64,
+    /// Buffer in bytes (with a forwarding rate).
+    pub buffer_bytes: u64,
+    /// Warm-up before the overload.
+    pub warmup: Time,
+    /// Time after the overload.
+    pub duration: Time,
+    /// Measurement interval.
+    pub interval: Time,
+    /// Statistics window start, after the overload.
+    pub stats_from: Time,
+    /// Statistics window length.
+    pub stats_len: Time,
+}
+
+impl TermConfig {
+    /// From validated parameters.
+    #[must_use]
+    pub fn from_params(p: &Params) -> TermConfig {
+        let fwd_bps = (p.f64("fwd_mbps") * 1e6).round() as u64;
+        TermConfig {
+            mix: if p.str("mix") == "cbr" {
+                Mix::Cbr
+            } else {
+                Mix::VbrMix
+            },
+            sr_bps: (p.f64("sr_mbps") * 1e6).round() as u64,
+            tb_bytes: p.u64("tb_bytes"),
+            s_bytes: p.u64("s_bytes"),
+            rtt: secs(p.f64("rtt_ms") / 1e3),
+            load_pct: p.u64("load_pct"),
+            reroute: if p.str("reroute") == "instant" {
+                Reroute::Instant
+            } else {
+                Reroute::SEED_SLOW
+            },
+            marker: if p.str("marker") == "3sm" {
+                MarkerKind::Tsm
+            } else {
+                MarkerKind::Sim48
+            },
+            fwd_bps,
+            buffer_bytes: (fwd_bps as f64 / 8.0 * p.f64("buffer_ms") / 1e3).round() as u64,
+            warmup: secs(p.f64("warmup_s")),
+            duration: secs(p.f64("duration_s")),
+            interval: secs(p.f64("interval_ms") / 1e3).max(1),
+            stats_from: secs(p.f64("stats_from_s")),
+            stats_len: secs(p.f64("stats_len_s")),
+        }
+    }
+}
+
+/// One measurement interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// End of the interval, seconds from the start.
+    pub t: f64,
+    /// Rate offered to the node, Mbps.
+    pub offered_mbps: f64,
+    /// Rate forwarded by the node, Mbps.
+    pub forwarded_mbps: f64,
+    /// Flows sending (CBR: alive; VBR: in a talk spurt) at the interval's end.
+    pub sending: u32,
+    /// Flows alive (started, not terminated).
+    pub alive: u32,
+}
+
+/// One run's result.
+#[derive(Clone, Debug)]
+pub struct TermResult {
+    /// Time from the overload to 150 / 125 / 110 / 100 % of SR (seconds).
+    pub times: [Option<f64>; 4],
+    /// Statistics window: average, max, min (Mbps) and variance (Mbps^2).
+    pub avg: f64,
+    /// Max.
+    pub max: f64,
+    /// Min.
+    pub min: f64,
+    /// Variance.
+    pub var: f64,
+    /// The samples.
+    pub samples: Vec<Sample>,
+    /// Flows at 100 % of SR, flows added, flows alive at the end.
+    pub flows_base: usize,
+    /// Flows added at the reroute.
+    pub flows_added: usize,
+    /// Flows alive at the end.
+    pub flows_end: usize,
+    /// Flows alive at the overload instant.
+    pub flows_at_overload: usize,
+    /// Termination signals.
+    pub terminations: u64,
+    /// ET-marked packets.
+    pub et_packets: u64,
+    /// Packets dropped at the queue.
+    pub drops: u64,
+    /// Packets offered.
+    pub packets: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Overload time, seconds.
+    pub t_overload: f64,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Src(u32),
+    Start(u32),
+    Stop(u32),
+    TxDone,
+    Sample,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Flow {
+    src: VoiceSource,
+    alive: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pkt {
+    flow: u32,
+    len: u32,
+    mark: Mark,
+}
+
+/// Flow counts per codec for `pct` % of `sr_bps` (rounded, at least one per
+/// codec with a share).
+#[must_use]
+pub fn flow_counts(mix: Mix, sr_bps: u64, pct: u64) -> Vec<(Codec, usize)> {
+    mix.codecs()
+        .iter()
+        .map(|&(c, share)| {
+            let n = (sr_bps as f64 * share * pct as f64 / 100.0 / c.mean_bps()).round();
+            (c, n as usize)
+        })
+        .collect()
+}
+
+fn meter_for(cfg: &TermConfig) -> Result<Meter, SimError> {
+    match cfg.marker {
+        MarkerKind::Tsm => Ok(Meter::et_3sm(cfg.sr_bps, cfg.tb_bytes, cfg.s_bytes)),
+        MarkerKind::Sim48 => Err(SimError::Config(
+            "the seed 000 s4.8 marker needs the pcn-meter crate".into(),
+        )),
+    }
+}
+
+/// Simulates one run.
+pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<TermResult, SimError> {
+    let mut meter = meter_for(cfg)?;
+    let mut rng = Rng::new(seed);
+    let mut q: EventQueue<Ev> = EventQueue::new();
+    let t0 = cfg.warmup;
+    let end = t0 + cfg.duration;
+    progress.add_total(end / MS);
+
+    // Flows: base load from t = 0, rerouted flows from t0.
+    let base = flow_counts(cfg.mix, cfg.sr_bps, 100);
+    let extra = flow_counts(cfg.mix, cfg.sr_bps, cfg.load_pct - 100);
+    let mut flows: Vec<Flow> = Vec::new();
+    let mut sending: i64 = 0;
+    for &(c, n) in &base {
+        for _ in 0..n {
+            let (src, first) = VoiceSource::start(c, 0, &mut rng);
+            if src.is_on() {
+                sending += 1;
+            }
+            q.schedule(first, Ev::Src(flows.len() as u32));
+            flows.push(Flow { src, alive: true });
+        }
+    }
+    let flows_base = flows.len();
+    let mut added = Vec::new();
+    for &(c, n) in &extra {
+        for _ in 0..n {
+            added.push(c);
+        }
+    }
+    let starts = cfg.reroute.start_times(added.len(), t0, &mut rng);
+    // Shuffle the codec order so slow reroutes mix codecs evenly over time.
+    for i in (1..added.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        added.swap(i, j);
+    }
+    for (c, t) in added.iter().zip(&starts) {
+        let idx = flows.len() as u32;
+        flows.push(Flow {
+            src: VoiceSource::start(*c, 0, &mut Rng::new(0)).0,
+            alive: false,
+        });
+        q.schedule(*t, Ev::Start(idx));
+        // Keep the codec; the real start happens at the event.
+        flows[idx as usize].src.codec = *c;
+    }
+    let flows_added = added.len();
+
+    let mut port: Port<Pkt> = Port::new(
+        cfg.fwd_bps,
+        0,
+        if cfg.fwd_bps == 0 {
+            Buffer::Unlimited
+        } else {
+            Buffer::Bytes(cfg.buffer_bytes)
+        },
+    );
+    let mut term = Termination::new(flows.len(), cfg.rtt);
+    let mut alive = flows_base as i64;
+    let mut offered_bytes = 0u64;
+    let mut fwd_bytes = 0u64;
+    let mut samples = Vec::with_capacity((end / cfg.interval) as usize + 1);
+    let mut et_packets = 0u64;
+    let mut packets = 0u64;
+    let mut flows_at_overload = 0usize;
+    let mut overload_seen = false;
+    q.schedule(cfg.interval, Ev::Sample);
+
+    let egress = |pkt: Pkt, now: Time, q: &mut EventQueue<Ev>, term: &mut Termination| {
+        if pkt.mark == Mark::Et {
+            if let Some(t) = term.on_et(pkt.flow as usize, now) {
+                q.schedule(t, Ev::Stop(pkt.flow));
+            }
+        }
+    };
+
+    while let Some((now, ev)) = q.pop_until(end) {
+        match ev {
+            Ev::Src(f) => {
+                let fl = &mut flows[f as usize];
+                if !fl.alive {
+                    continue;
+                }
+                let was_on = fl.src.is_on();
+                let (pkt, next) = fl.src.fire(now, &mut rng);
+                let is_on = fl.src.is_on();
+                sending += i64::from(is_on) - i64::from(was_on);
+                q.schedule(next, Ev::Src(f));
+                if let Some(len) = pkt {
+                    packets += 1;
+                    offered_bytes += u64::from(len);
+                    let mark = meter.mark(now, len, Mark::Np);
+                    if mark == Mark::Et {
+                        et_packets += 1;
+                    }
+                    let p = Pkt { flow: f, len, mark };
+                    if cfg.fwd_bps == 0 {
+                        fwd_bytes += u64::from(len);
+                        egress(p, now, &mut q, &mut term);
+                    } else {
+                        match port.enqueue(now, p, len) {
+                            Enqueue::Started(t) => q.schedule(t, Ev::TxDone),
+                            Enqueue::Queued | Enqueue::Dropped(_) => {}
+                        }
+                    }
+                }
+            }
+            Ev::Start(f) => {
+                if !overload_seen {
+                    overload_seen = true;
+                    flows_at_overload = alive as usize;
+                }
+                let codec = flows[f as usize].src.codec;
+                let (src, first) = VoiceSource::start(codec, now, &mut rng);
+                if src.is_on() {
+                    sending += 1;
+                }
+                flows[f as usize] = Flow { src, alive: true };
+                alive += 1;
+                q.schedule(first, Ev::Src(f));
+            }
+            Ev::Stop(f) => {
+                let fl = &mut flows[f as usize];
+                if fl.alive {
+                    fl.alive = false;
+                    alive -= 1;
+                    if fl.src.is_on() {
+                        sending -= 1;
+                    }
+                }
+            }
+            Ev::TxDone => {
+                if let Some((p, next)) = port.complete(now) {
+                    if let Some(t) = next {
+                        q.schedule(t, Ev::TxDone);
+                    }
+                    fwd_bytes += u64::from(p.len);
+                    egress(p, now, &mut q, &mut term);
+                }
+            }
+            Ev::Sample => {
+                let dt = cfg.interval as f64 * 1e-9;
+                samples.push(Sample {
+                    t: to_secs(now),
+                    offered_mbps: offered_bytes as f64 * 8.0 / dt / 1e6,
+                    forwarded_mbps: fwd_bytes as f64 * 8.0 / dt / 1e6,
+                    sending: sending.max(0) as u32,
+                    alive: alive.max(0) as u32,
+                });
+                offered_bytes = 0;
+                fwd_bytes = 0;
+                q.schedule(now + cfg.interval, Ev::Sample);
+                progress.advance(cfg.interval / MS);
+            }
+        }
+    }
+    if !overload_seen {
+        flows_at_overload = alive as usize;
+    }
+
+    // Times to thresholds: first interval ending after the overload whose rate is
+    // at or below the threshold.
+    let sr = cfg.sr_bps as f64 / 1e6;
+    let t0s = to_secs(t0);
+    let mut times = [None; 4];
+    for (i, pct) in [150.0, 125.0, 110.0, 100.0].iter().enumerate() {
+        if *pct >= cfg.load_pct as f64 {
+            continue;
+        }
+        times[i] = samples
+            .iter()
+            .find(|s| s.t > t0s && s.offered_mbps <= sr * pct / 100.0 + 1e-9)
+            .map(|s| s.t - t0s);
+    }
+    let w0 = t0s + to_secs(cfg.stats_from);
+    let w1 = w0 + to_secs(cfg.stats_len);
+    let win: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.t > w0 + 1e-12 && s.t <= w1 + 1e-12)
+        .map(|s| s.offered_mbps)
+        .collect();
+    let n = win.len().max(1) as f64;
+    let avg = win.iter().sum::<f64>() / n;
+    let var = win.iter().map(|x| (x - avg) * (x - avg)).sum::<f64>() / n;
+    let max = win.iter().copied().fold(f64::NAN, f64::max);
+    let min = win.iter().copied().fold(f64::NAN, f64::min);
+    Ok(TermResult {
+        times,
+        avg,
+        max,
+        min,
+        var,
+        samples,
+        flows_base,
+        flows_added,
+        flows_end: alive.max(0) as usize,
+        flows_at_overload,
+        terminations: term.signals,
+        et_packets,
+        drops: port.drops,
+        packets,
+        events: q.events(),
+        t_overload: t0s,
+    })
+}
+
+/// A figure row of the seed: name, parameters, and the document's numbers
+/// (t150, t125, t110, t100, avg, max, min, var; `None` for "-").
+struct Case {
+    fig: &'static str,
+    mix: Mix,
+    set: &'static [&'static str],
+    doc: [Option<f64>; 8],
+    approx_t100: bool,
+}
+
+const LARGE: &[&str] = &["sr_mbps=40", "tb_bytes=50000"];
+const SMALL: &[&str] = &["sr_mbps=0.8", "tb_bytes=10000"];
+
+fn cases() -> Vec<Case> {
+    let n = |v: f64| Some(v);
+    let mut v = Vec::new();
+    type Fig = (
+        &'static str,
+        &'static [&'static str],
+        &'static [&'static str],
+        [[Option<f64>; 8]; 2],
+        [bool; 2],
+    );
+    let figs: &[Fig] = &[
+        (
+            "Fig. 2 (200%, s 1064, RTT 50 ms, large)",
+            LARGE,
+            &["s_bytes=1064", "rtt_ms=50", "load_pct=200"],
+            [
+                [
+                    n(0.15),
+                    n(0.20),
+                    n(0.25),
+                    n(0.50),
+                    n(40.0),
+                    n(40.0),
+                    n(40.0),
+                    n(0.0),
+                ],
+                [
+                    n(0.15),
+                    n(0.20),
+                    n(0.30),
+                    n(2.0),
+                    n(38.9),
+                    n(41.7),
+                    n(36.7),
+                    n(5.00),
+                ],
+            ],
+            [false, true],
+        ),
+        (
+            "Fig. 3 (200%, s 2064, RTT 50 ms, large)",
+            LARGE,
+            &["s_bytes=2064", "rtt_ms=50", "load_pct=200"],
+            [
+                [
+                    n(0.15),
+                    n(0.30),
+                    n(0.45),
+                    n(1.20),
+                    n(40.0),
+                    n(40.0),
+                    n(40.0),
+                    n(0.0),
+                ],
+                [
+                    n(0.20),
+                    n(0.35),
+                    n(0.85),
+                    n(3.0),
+                    n(38.9),
+                    n(41.8),
+                    n(36.3),
+                    n(5.52),
+                ],
+            ],
+            [false, true],
+        ),
+        (
+            "Fig. 4 (150%, s 2064, RTT 50 ms, large)",
+            LARGE,
+            &["s_bytes=2064", "rtt_ms=50", "load_pct=150"],
+            [
+                [
+                    None,
+                    n(0.20),
+                    n(0.35),
+                    n(1.05),
+                    n(40.0),
+                    n(40.0),
+                    n(40.0),
+                    n(0.0),
+                ],
+                [
+                    None,
+                    n(0.20),
+                    n(0.40),
+                    n(2.0),
+                    n(38.7),
+                    n(41.6),
+                    n(35.4),
+                    n(6.30),
+                ],
+            ],
+            [false, true],
+        ),
+        (
+            "Fig. 5 (200%, s 1064, RTT 50 ms, small)",
+            SMALL,
+            &["s_bytes=1064", "rtt_ms=50", "load_pct=200"],
+            [
+                [
+                    n(0.20),
+                    n(0.25),
+                    n(0.30),
+                    n(0.40),
+                    n(0.80),
+                    n(0.80),
+                    n(0.80),
+                    n(0.0),
+                ],
+                [
+                    n(0.25),
+                    n(0.35),
+                    n(0.40),
+                    n(2.0),
+                    n(0.74),
+                    n(1.07),
+                    n(0.50),
+                    n(0.57),
+                ],
+            ],
+            [false, true],
+        ),
+        (
+            "Fig. 6 (200%, s 2064, RTT 50 ms, small)",
+            SMALL,
+            &["s_bytes=2064", "rtt_ms=50", "load_pct=200"],
+            [
+                [
+                    n(0.30),
+                    n(0.40),
+                    n(0.60),
+                    n(0.65),
+                    n(0.80),
+                    n(0.80),
+                    n(0.80),
+                    n(0.0),
+                ],
+                [
+                    n(0.30),
+                    n(0.35),
+                    n(0.45),
+                    n(4.0),
+                    n(0.74),
+                    n(1.05),
+                    n(0.51),
+                    n(0.54),
+                ],
+            ],
+            [false, true],
+        ),
+        (
+            "Fig. 7 (200%, s 4064, RTT 200 ms, large)",
+            LARGE,
+            &["s_bytes=4064", "rtt_ms=200", "load_pct=200"],
+            [
+                [
+                    n(0.45),
+                    n(0.65),
+                    n(0.90),
+                    n(1.6),
+                    n(40.0),
+                    n(40.0),
+                    n(40.0),
+                    n(0.0),
+                ],
+                [
+                    n(0.45),
+                    n(0.75),
+                    n(1.7),
+                    n(4.0),
+                    n(38.9),
+                    n(42.3),
+                    n(36.1),
+                    n(6.24),
+                ],
+            ],
+            [false, true],
+        ),
+    ];
+    for (fig, size, set, docs, approx) in figs {
+        for (k, mix) in [Mix::Cbr, Mix::VbrMix].into_iter().enumerate() {
+            let mut s: Vec<&'static str> = size.to_vec();
+            s.extend_from_slice(set);
+            s.push(if mix == Mix::Cbr {
+                "mix=cbr"
+            } else {
+                "mix=3vbr+cbr"
+            });
+            v.push(Case {
+                fig,
+                mix,
+                set: Box::leak(s.into_boxed_slice()),
+                doc: docs[k],
+                approx_t100: approx[k],
+            });
+        }
+    }
+    v
+}
+
+/// Loss and slow-reroute variants (seed 000 sections 4.4, 4.5, 4.1): no table in
+/// the seed, only the observation that CBR over-terminates at s 8064 with RTT
+/// 800 ms and not with RTT 200 ms.
+fn variants() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        (
+            "loss 48 Mbps, s 8064, RTT 200 ms, CBR",
+            vec!["fwd_mbps=48", "s_bytes=8064", "rtt_ms=200"],
+        ),
+        (
+            "loss 48 Mbps, s 8064, RTT 800 ms, CBR",
+            vec!["fwd_mbps=48", "s_bytes=8064", "rtt_ms=800"],
+        ),
+        (
+            "loss 40 Mbps, s 8064, RTT 200 ms, CBR",
+            vec!["fwd_mbps=40", "s_bytes=8064", "rtt_ms=200"],
+        ),
+        (
+            "loss 40 Mbps, s 8064, RTT 800 ms, CBR",
+            vec!["fwd_mbps=40", "s_bytes=8064", "rtt_ms=800"],
+        ),
+        (
+            "loss 40 Mbps, s 8064, RTT 800 ms, 3VBR+CBR",
+            vec!["fwd_mbps=40", "s_bytes=8064", "rtt_ms=800", "mix=3vbr+cbr"],
+        ),
+        (
+            "small, loss 0.8 Mbps, s 8064, RTT 800 ms, CBR",
+            vec![
+                "sr_mbps=0.8",
+                "tb_bytes=10000",
+                "fwd_mbps=0.8",
+                "s_bytes=8064",
+                "rtt_ms=800",
+            ],
+        ),
+        (
+            "slow reroute, s 1064, RTT 50 ms, CBR",
+            vec!["reroute=slow", "duration_s=20", "stats_from_s=8"],
+        ),
+        (
+            "slow reroute, s 1064, RTT 50 ms, 3VBR+CBR",
+            vec![
+                "reroute=slow",
+                "duration_s=20",
+                "stats_from_s=8",
+                "mix=3vbr+cbr",
+            ],
+        ),
+    ]
+}
+
+fn plot_of(name: &str, title: &str, r: &TermResult, sr: f64, with_fwd: bool) -> Plot {
+    let mut p = Plot {
+        name: name.to_string(),
+        title: title.to_string(),
+        x_label: "time (s)".into(),
+        y_label: "rate (Mbps)".into(),
+        y2_label: Some("flows sending".into()),
+        ..Plot::default()
+    };
+    p.series.push(Series {
+        label: "offered rate".into(),
+        points: r.samples.iter().map(|s| (s.t, s.offered_mbps)).collect(),
+        axis: Axis::Left,
+        step: true,
+    });
+    if with_fwd {
+        p.series.push(Series {
+            label: "forwarded rate".into(),
+            points: r.samples.iter().map(|s| (s.t, s.forwarded_mbps)).collect(),
+            axis: Axis::Left,
+            step: true,
+        });
+    }
+    p.line(
+        "flows sending",
+        Axis::Right,
+        r.samples
+            .iter()
+            .map(|s| (s.t, f64::from(s.sending)))
+            .collect(),
+    );
+    p.hlines.push((sr, "SR".into()));
+    p
+}
+
+fn slug(s: &str) -> String {
+    let mut o = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            o.push(c.to_ascii_lowercase());
+        } else if !o.ends_with('_') {
+            o.push('_');
+        }
+    }
+    o.trim_matches('_').to_string()
+}
+
+fn summary_row(label: &str, r: &TermResult, sr: f64) -> Vec<String> {
+    let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.2}"));
+    vec![
+        label.to_string(),
+        f(r.times[0]),
+        f(r.times[1]),
+        f(r.times[2]),
+        f(r.times[3]),
+        format!("{:.2}", r.avg),
+        format!("{:.2}", r.max),
+        format!("{:.2}", r.min),
+        format!("{:.3}", r.var),
+        format!("{:.1}", 100.0 * (sr - r.avg) / sr),
+        format!("{}+{}", r.flows_base, r.flows_added),
+        r.flows_end.to_string(),
+        r.terminations.to_string(),
+        r.drops.to_string(),
+    ]
+}
+
+fn summary_header() -> Vec<String> {
+    [
+        "case",
+        "t150 s",
+        "t125 s",
+        "t110 s",
+        "t100 s",
+        "avg Mbps",
+        "max",
+        "min",
+        "var",
+        "under-SR %",
+        "flows base+added",
+        "flows end",
+        "terminated",
+        "drops",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+impl Scenario for PcnTermination {
+    fn name(&self) -> &'static str {
+        "pcn-termination"
+    }
+
+    fn description(&self) -> &'static str {
+        "PCN flow termination after a reroute (seed 000 s3.1, s4.2-4.6, Figures 2-7)"
+    }
+
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
+        let cfg = TermConfig::from_params(params);
+        let r = simulate(&cfg, seed, progress)?;
+        let sr = cfg.sr_bps as f64 / 1e6;
+        let mut rep = Report::new(self.name(), self.description());
+        rep.params = params.listing();
+        rep.tables.push(Table {
+            name: "summary".into(),
+            title: "time from the overload to each level, and the rate over the statistics window"
+                .into(),
+            header: summary_header(),
+            rows: vec![summary_row(cfg.mix.label(), &r, sr)],
+        });
+        rep.plots.push(plot_of(
+            "rate",
+            &format!("{} rate and flows", cfg.mix.label()),
+            &r,
+            sr,
+            cfg.fwd_bps > 0,
+        ));
+        rep.events = r.events;
+        rep.sim_seconds = to_secs(cfg.warmup + cfg.duration);
+        Ok(rep)
+    }
+
+    fn reproduce(&self, opts: &ReproduceOpts, progress: &Progress) -> Result<Report, SimError> {
+        let cs = cases();
+        let vs = variants();
+        let defaults = self.defaults();
+        let mut jobs: Vec<(String, Params, Option<usize>)> = Vec::new();
+        for (i, c) in cs.iter().enumerate() {
+            jobs.push((
+                format!("{} {}", c.fig, c.mix.label()),
+                defaults.with(c.set)?,
+                Some(i),
+            ));
+        }
+        if !opts.quick {
+            for (label, set) in &vs {
+                jobs.push((label.to_string(), defaults.with(set)?, None));
+            }
+        }
+        let results: Vec<Result<(TermConfig, TermResult), SimError>> = jobs
+            .par_iter()
+            .enumerate()
+            .map(|(i, (_, p, _))| {
+                let cfg = TermConfig::from_params(p);
+                simulate(&cfg, derive_seed(opts.seed, i as u64), progress).map(|r| (cfg, r))
+            })
+            .collect();
+        let mut rep = Report::new(self.name(), self.description());
+        let mut rows = Vec::new();
+        let metrics = [
+            "t150% s",
+            "t125% s",
+            "t110% s",
+            "t100% s",
+            "avg Mbps",
+            "max Mbps",
+            "min Mbps",
+            "var Mbps^2",
+        ];
+        for ((label, _, case), res) in jobs.iter().zip(results) {
+            let (cfg, r) = res?;
+            let sr = cfg.sr_bps as f64 / 1e6;
+            if let Some(ci) = case {
+                let c = &cs[*ci];
+                let ours = [
+                    r.times[0],
+                    r.times[1],
+                    r.times[2],
+                    r.times[3],
+                    Some(r.avg),
+                    Some(r.max),
+                    Some(r.min),
+                    Some(r.var),
+                ];
+                for k in 0..8 {
+                    let mut cmp = Comparison::new(label, metrics[k], c.doc[k], ours[k]);
+                    if k == 0 && c.doc[k].is_none() {
+                        cmp = cmp.doc_text("-");
+                    }
+                    if k == 3 && c.approx_t100 {
+                        cmp = cmp.doc_text(&format!("~{}", c.doc[k].unwrap_or(0.0)));
+                    }
+                    rep.comparisons.push(cmp);
+                }
+            }
+            rows.push(summary_row(label, &r, sr));
+            rep.plots
+                .push(plot_of(&slug(label), label, &r, sr, cfg.fwd_bps > 0));
+            rep.events += r.events;
+            rep.sim_seconds += to_secs(cfg.warmup + cfg.duration);
+        }
+        rep.tables.push(Table {
+            name: "summary".into(),
+            title: "all runs: threshold times (s after the overload), rate over the 12 s window, under-SR % = over-termination".into(),
+            header: summary_header(),
+            rows,
+        });
+        rep.notes.push(
+            "rates are offered load into the node in 40 ms intervals (seed: 50 ms); thresholds are the first interval at or below the level".into(),
+        );
+        rep.notes.push(
+            "3VBR+CBR: the four codec types carry 25% of the load each by mean rate (the seed says 'approximately 20%' each)".into(),
+        );
+        if opts.quick {
+            rep.notes
+                .push("quick: loss and slow-reroute variants skipped".into());
+        }
+        Ok(rep)
+    }
+}

@@ -1,0 +1,245 @@
+//! A small hand-written SVG line chart: a left and an optional right axis,
+//! legend, reference lines. No dependencies.
+
+use crate::report::{fmt_num, Axis, Plot};
+use std::fmt::Write as _;
+
+const W: f64 = 900.0;
+const H: f64 = 480.0;
+const ML: f64 = 70.0;
+const MR: f64 = 70.0;
+const MT: f64 = 40.0;
+const MB: f64 = 90.0;
+const COLORS: &[&str] = &[
+    "#e07000", "#7030a0", "#1f77b4", "#2ca02c", "#d62728", "#8c564b", "#17becf", "#bcbd22",
+];
+
+fn nice_step(span: f64) -> f64 {
+    let raw = span / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let n = raw / mag;
+    let f = if n < 1.5 {
+        1.0
+    } else if n < 3.0 {
+        2.0
+    } else if n < 7.0 {
+        5.0
+    } else {
+        10.0
+    };
+    f * mag
+}
+
+fn range(vals: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in vals.filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    if from_zero && lo > 0.0 {
+        lo = 0.0;
+    }
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    let step = nice_step(hi - lo);
+    ((lo / step).floor() * step, (hi / step).ceil() * step)
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Renders `plot` as a standalone SVG document.
+#[must_use]
+pub fn render(plot: &Plot) -> String {
+    let (x0, x1) = range(
+        plot.series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0)),
+        false,
+    );
+    let left = plot.series.iter().filter(|s| s.axis == Axis::Left);
+    let (y0, y1) = range(
+        left.flat_map(|s| s.points.iter().map(|p| p.1))
+            .chain(plot.hlines.iter().map(|h| h.0)),
+        true,
+    );
+    let has_right = plot.series.iter().any(|s| s.axis == Axis::Right);
+    let (r0, r1) = range(
+        plot.series
+            .iter()
+            .filter(|s| s.axis == Axis::Right)
+            .flat_map(|s| s.points.iter().map(|p| p.1)),
+        true,
+    );
+    let pw = W - ML - MR;
+    let ph = H - MT - MB;
+    let sx = |x: f64| ML + (x - x0) / (x1 - x0) * pw;
+    let sy = |y: f64| MT + ph - (y - y0) / (y1 - y0) * ph;
+    let sr = |y: f64| MT + ph - (y - r0) / (r1 - r0) * ph;
+
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+        W / 2.0,
+        esc(&plot.title)
+    );
+    // Grid and ticks.
+    let xs = nice_step(x1 - x0);
+    let mut x = x0;
+    while x <= x1 + xs * 1e-9 {
+        let px = sx(x);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{px:.1}" y1="{MT}" x2="{px:.1}" y2="{:.1}" stroke="#ddd" stroke-dasharray="3,3"/><text x="{px:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            MT + ph,
+            MT + ph + 16.0,
+            fmt_num(x)
+        );
+        x += xs;
+    }
+    let ys = nice_step(y1 - y0);
+    let mut y = y0;
+    while y <= y1 + ys * 1e-9 {
+        let py = sy(y);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{ML}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            ML + pw,
+            ML - 6.0,
+            py + 4.0,
+            fmt_num(y)
+        );
+        y += ys;
+    }
+    if has_right {
+        let rs = nice_step(r1 - r0);
+        let mut y = r0;
+        while y <= r1 + rs * 1e-9 {
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
+                ML + pw + 6.0,
+                sr(y) + 4.0,
+                fmt_num(y)
+            );
+            y += rs;
+        }
+    }
+    let _ = writeln!(
+        s,
+        r#"<rect x="{ML}" y="{MT}" width="{pw}" height="{ph}" fill="none" stroke="black"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        ML + pw / 2.0,
+        MT + ph + 34.0,
+        esc(&plot.x_label)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        MT + ph / 2.0,
+        esc(&plot.y_label)
+    );
+    if let Some(l) = &plot.y2_label {
+        let _ = writeln!(
+            s,
+            r#"<text transform="translate({:.1},{:.1}) rotate(90)" text-anchor="middle">{}</text>"#,
+            W - 14.0,
+            MT + ph / 2.0,
+            esc(l)
+        );
+    }
+    for (v, label) in &plot.hlines {
+        let py = sy(*v);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{ML}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#555" stroke-dasharray="6,4"/><text x="{:.1}" y="{:.1}" fill="#555">{}</text>"##,
+            ML + pw,
+            ML + 4.0,
+            py - 3.0,
+            esc(label)
+        );
+    }
+    for (i, ser) in plot.series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let mut d = String::new();
+        let mut last_y: Option<f64> = None;
+        for (j, &(x, y)) in ser.points.iter().enumerate() {
+            let px = sx(x);
+            let py = if ser.axis == Axis::Left { sy(y) } else { sr(y) };
+            if j == 0 {
+                let _ = write!(d, "M{px:.1},{py:.1}");
+            } else {
+                if ser.step {
+                    if let Some(ly) = last_y {
+                        let _ = write!(d, " L{px:.1},{ly:.1}");
+                    }
+                }
+                let _ = write!(d, " L{px:.1},{py:.1}");
+            }
+            last_y = Some(py);
+        }
+        let _ = writeln!(
+            s,
+            r#"<path d="{d}" fill="none" stroke="{color}" stroke-width="1.3"/>"#
+        );
+        let lx = ML + (i as f64 % 3.0) * (pw / 3.0);
+        let ly = H - 30.0 + (i / 3) as f64 * 15.0 - 10.0;
+        let axis = if ser.axis == Axis::Right {
+            " (right)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"/><text x="{:.1}" y="{:.1}">{}{}</text>"#,
+            lx + 20.0,
+            lx + 26.0,
+            ly + 4.0,
+            esc(&ser.label),
+            axis
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_valid_looking_svg() {
+        let mut p = Plot {
+            name: "t".into(),
+            title: "rate <test>".into(),
+            x_label: "time (s)".into(),
+            y_label: "Mbps".into(),
+            y2_label: Some("flows".into()),
+            ..Plot::default()
+        };
+        p.line("rate", Axis::Left, vec![(0.0, 1.0), (1.0, 2.0)]);
+        p.line("flows", Axis::Right, vec![(0.0, 10.0), (1.0, 5.0)]);
+        p.hlines.push((1.5, "SR".into()));
+        let s = render(&p);
+        assert!(s.starts_with("<svg"));
+        assert!(s.trim_end().ends_with("</svg>"));
+        assert!(s.contains("rate &lt;test&gt;"));
+        assert_eq!(s.matches("<path").count(), 2);
+    }
+}
