@@ -1,5 +1,121 @@
 //! RFC 2963 rate adaptive shapers (srRAS, trRAS, G-srRAS, G-trRAS) with an exact EAR estimator.
+//!
+//! A rate adaptive shaper (RAS) sits in front of a three-color meter (RFC 2697
+//! srTCM or RFC 2698 trTCM) and smooths the bursts of the traffic it meters, so
+//! that more of it is colored green (RFC 2963 section 2.1). It is a tail-drop
+//! FIFO emptied at the *shaping rate*
+//!
+//! ```text
+//! rate = max(EAR(t), F(occupancy))        (sections 2.3 and 2.5), capped at MIR
+//! ```
+//!
+//! where the EAR is an exponential average of the incoming rate (section 2.3,
+//! see [`ear`]) and F is piecewise linear in the buffer occupancy: CIR below
+//! CIR_th, rising to PIR at PIR_th (trRAS only), to MIR at MIR_th, and MIR above
+//! (figures 2 and 3, [`RasProfile::rate_function`]). The green variants
+//! (section 3) also read the downstream meter and release the head packet at
+//! `min(T1, T2)`, T1 from the shaping rate and T2 the earliest instant at which
+//! the meter would color it green ([`GreenRas`]).
+//!
+//! | shaper | profile | state | meter downstream |
+//! |---|---|---|---|
+//! | srRAS (s2.2, 2.3) | [`SrRasProfile`] | [`Ras`] | srTCM, metered by the caller |
+//! | trRAS (s2.4, 2.5) | [`TrRasProfile`] | [`Ras`] | trTCM, metered by the caller |
+//! | G-srRAS (s3.2, 3.3) | [`SrRasProfile`] | [`GreenRas`] | `trtcm::SrTcm`, metered by the shaper |
+//! | G-trRAS (s3.4, 3.5) | [`TrRasProfile`] | [`GreenRas`] | `trtcm::TrTcm`, metered by the shaper |
+//!
+//! [`RasShaper`] and [`GreenRasShaper`] pair a profile (and the meter) with one
+//! state for single-instance users: `enqueue(now, pkt)` (hands the packet back
+//! when the buffer is full), `next_release()`, `dequeue(now)`.
+//!
+//! # Configuration
+//!
+//! Every MUST of sections 2.2 and 2.4 is checked, one [`RasError`] variant per
+//! rule: `CIR <= MIR <= line rate`, `CIR <= PIR <= MIR <= line rate`,
+//! `CIR_th <= [PIR_th <=] MIR_th <= buffer size`. MIR defaults to the line rate
+//! (the RFC's typical value); the thresholds default to a quarter, a half
+//! (trRAS) and three quarters of the buffer; K to 100 ms ([`DEFAULT_K`]).
+//!
+//! # Numbers
+//!
+//! No floating point and no division on the per-packet path of the plain
+//! shapers: rates are fixed point in units of `2^-S` bytes per tick, the EAR
+//! uses a series and two small compile-time tables, and the transmission time
+//! `L/R` uses a table-plus-Newton reciprocal. Release schedules keep a 2^-32 tick
+//! fraction and do not drift. The green shapers divide once or twice per head
+//! packet (the meter's `ticks_until`).
+//!
+//! # Example: a trRAS in front of a trTCM
+//!
+//! ```
+//! use netcond_core::{Color, Instant, Rate, TickRate};
+//! use ras_shaper::{GreenRasShaper, RasShaper, TrRasConfig, TrRasProfile, TrThresholds};
+//! use trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
+//!
+//! // The customer router of RFC 2963 appendix A: CIR 2 Mbit/s, PIR 4 Mbit/s,
+//! // CBS 3 KB, PBS 6 KB, on a 34 Mbit/s line; times in nanoseconds.
+//! let meter_cfg = TrTcmConfig {
+//!     cir: Rate::from_mbps(2),
+//!     pir: Rate::from_mbps(4),
+//!     cbs: 3000,
+//!     pbs: 6000,
+//!     tick: TickRate::NANOS,
+//! };
+//! let meter_profile = TrTcmProfile::new(&meter_cfg).unwrap();
+//! let mut cfg = TrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(4), Rate::from_mbps(34), 64_000);
+//! cfg.thresholds = Some(TrThresholds { cir_th: 6_000, pir_th: 24_000, mir_th: 48_000 });
+//! let profile = TrRasProfile::new(&cfg).unwrap();
+//!
+//! // trRAS, then the meter.
+//! let t0 = Instant::ZERO;
+//! let mut ras: RasShaper<u32, 64> = RasShaper::new(profile, t0);
+//! let mut meter = TrTcm::new(&meter_profile, t0);
+//! // A burst of ten 1500-byte packets at 10 Mbit/s (1.2 ms apart).
+//! for i in 0..10u64 {
+//!     ras.enqueue(Instant::from_ticks(i * 1_200_000), 1500).unwrap();
+//! }
+//! let mut greens = 0;
+//! while let Some(at) = ras.next_release() {
+//!     let pkt = ras.dequeue(at).unwrap();
+//!     if meter.color_blind(&meter_profile, at, pkt) == Color::Green {
+//!         greens += 1;
+//!     }
+//! }
+//! // Unshaped, only the first two packets (CBS 3000 B) plus about one more
+//! // would be green; shaped at about 2 Mbit/s most are.
+//! assert!(greens >= 8, "{greens}");
+//!
+//! // G-trRAS: the shaper meters its output itself and never waits when the
+//! // meter would already color the head packet green.
+//! let mut g: GreenRasShaper<u32, TrTcm, 64> = GreenRasShaper::new(profile, meter_profile, t0);
+//! g.enqueue(t0, 1500).unwrap();
+//! assert_eq!(g.next_release(), Some(t0));
+//! assert_eq!(g.dequeue(t0), Some((1500, Color::Green)));
+//! ```
+//!
+//! # Sources
+//!
+//! RFC 2963 sections 2 and 3 (configuration, behaviour, green shapers); the EAR
+//! is the estimator section 2.3 cites (Stoica, Shenker and Zhang, SIGCOMM 1998).
+//! RFC 2697 and 2698 for the meters (crate `trtcm`).
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
+
+mod config;
+pub mod ear;
+mod fixed;
+mod green;
+pub mod invariants;
+mod shaper;
+
+pub use config::{
+    RasError, RasKind, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig,
+    TrRasProfile, TrThresholds, DEFAULT_K, LINE_BITS, MAX_SCALE,
+};
+pub use ear::{Ear, EarProfile};
+pub use green::{GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper};
+pub use shaper::{
+    transmission_time, PacketLen, Ras, RasShaper, Schedule, SrRas, TrRas, MAX_GAP_TICKS,
+};

@@ -1,0 +1,253 @@
+//! Fixed-point helpers: compile-time tables of `1/x` and `2^-x`, a division-free
+//! reciprocal, and the configuration-time normalisation of ratios.
+//!
+//! Values in `[0, 1]` are kept in Q63 (`1.0 = 2^63`), so that a product of two
+//! of them, or of one of them and any `u64`, fits a `u128` and shifts back into a
+//! `u64` without overflow.
+
+/// 1.0 in Q63.
+pub(crate) const ONE_Q63: u64 = 1 << 63;
+
+/// Entries of the interpolation tables: 256 intervals, 257 points.
+const TABLE_BITS: u32 = 8;
+const TABLE_LEN: usize = (1 << TABLE_BITS) + 1;
+
+/// `RECIP[i] = 2^63 / (1 + i/256)` in Q63 (rounded to nearest), `i = 0..=256`.
+pub(crate) static RECIP: [u64; TABLE_LEN] = build_recip();
+
+/// `EXP2[i] = 2^(-i/256)` in Q63 (rounded to nearest), `i = 0..=256`.
+pub(crate) static EXP2: [u64; TABLE_LEN] = build_exp2();
+
+/// `log2(e)` in Q63 (about 1.4427, so it uses the top bit of the `u64`).
+pub(crate) const LOG2_E_Q63: u64 = log2_e_q63();
+
+const fn build_recip() -> [u64; TABLE_LEN] {
+    let mut t = [0u64; TABLE_LEN];
+    let mut i = 0;
+    while i < TABLE_LEN {
+        let d = 256 + i as u128;
+        t[i] = (((1u128 << 71) + d / 2) / d) as u64;
+        i += 1;
+    }
+    t
+}
+
+/// ln 2 in Q120, from ln 2 = sum over k >= 1 of 1 / (k 2^k) (the error of the
+/// truncated terms stays below 2^-110).
+const fn ln2_q120() -> u128 {
+    let mut s: u128 = 0;
+    let mut k: u32 = 1;
+    while k < 120 {
+        s += (1u128 << (120 - k)) / k as u128;
+        k += 1;
+    }
+    s
+}
+
+const fn log2_e_q63() -> u64 {
+    // log2(e) = 1 / ln 2; Q63 = 2^(63 + 120) / ln2_q120, done as 2^126 / ln2_q63.
+    let ln2_q63 = ln2_q120() >> 57;
+    ((1u128 << 126) / ln2_q63) as u64
+}
+
+/// e^-y for `y` in Q63 with `0 <= y <= 1`, in Q63, by its Taylor series (the
+/// alternating terms are summed separately, so nothing goes negative).
+const fn exp_neg_q63(y: u128) -> u128 {
+    let one: u128 = 1 << 63;
+    let mut even: u128 = one;
+    let mut odd: u128 = 0;
+    let mut term: u128 = one;
+    let mut k: u128 = 1;
+    while k < 40 {
+        term = ((term * y) >> 63) / k;
+        if k % 2 == 1 {
+            odd += term;
+        } else {
+            even += term;
+        }
+        k += 1;
+    }
+    even - odd
+}
+
+const fn build_exp2() -> [u64; TABLE_LEN] {
+    let ln2_q63 = ln2_q120() >> 57;
+    let mut t = [0u64; TABLE_LEN];
+    let mut i = 0;
+    while i < TABLE_LEN {
+        // 2^(-i/256) = e^(-(i/256) ln 2).
+        let y = (ln2_q63 * i as u128 + 128) >> 8;
+        t[i] = exp_neg_q63(y) as u64;
+        i += 1;
+    }
+    t
+}
+
+/// A division-free reciprocal: for `x >= 1` returns `(y, lz)` with
+/// `1/x = y * 2^(lz - 126)` to a relative error below 1e-10.
+///
+/// `lz` is the count of leading zeros of `x`, `m = x << lz` lies in
+/// `[2^63, 2^64)`, and `y ~ 2^126 / m` lies in `[2^62, 2^63]`. The first guess is
+/// a linear interpolation in [`RECIP`] (relative error below 4e-6), refined by one
+/// Newton step `y <- y (2 - m y / 2^126)`, which squares the error.
+/// `x = 0` is treated as 1.
+#[inline(always)]
+pub(crate) fn recip(x: u64) -> (u64, u32) {
+    let x = if x == 0 { 1 } else { x };
+    let lz = x.leading_zeros();
+    let m = x << lz;
+    let idx = ((m >> (63 - TABLE_BITS)) & 0xff) as usize;
+    let frac = (m >> (63 - TABLE_BITS - 32)) & 0xffff_ffff;
+    let a = RECIP[idx];
+    let b = RECIP[(idx + 1) & 0x1ff];
+    let y0 = a - (((a - b) as u128 * frac as u128) >> 32) as u64;
+    // Newton step. p = m * y0 is within 2^-17 of 2^126 either way.
+    let one: u128 = 1 << 126;
+    let p = m as u128 * y0 as u128;
+    let y = if p <= one {
+        let e = (one - p) >> 46;
+        y0.saturating_add(((y0 as u128 * e) >> 80) as u64)
+    } else {
+        let e = (p - one) >> 46;
+        y0 - ((y0 as u128 * e) >> 80) as u64
+    };
+    (y, lz)
+}
+
+/// `2^-x` for `x` in Q32 (`x = x_q32 / 2^32`), in Q63; zero from `x >= 64` on.
+///
+/// The integer part of `x` is a shift, the fractional part a linear interpolation
+/// in [`EXP2`] (relative error below 1e-6).
+#[inline(always)]
+pub(crate) fn exp2_neg_q32(x_q32: u64) -> u64 {
+    let xi = x_q32 >> 32;
+    if xi >= 64 {
+        return 0;
+    }
+    let idx = ((x_q32 >> (32 - TABLE_BITS)) & 0xff) as usize;
+    let frac = (x_q32 << TABLE_BITS) & 0xffff_ffff;
+    let a = EXP2[idx];
+    let b = EXP2[(idx + 1) & 0x1ff];
+    let f = a - (((a - b) as u128 * frac as u128) >> 32) as u64;
+    f >> xi
+}
+
+/// `a * b` where `a` is in Q63 and at most 1.0: the result is at most `b`.
+#[inline(always)]
+pub(crate) fn mul_q63(a: u64, b: u64) -> u64 {
+    ((a as u128 * b as u128) >> 63) as u64
+}
+
+/// Saturating conversion of a `u128` to `u64`.
+#[inline(always)]
+pub(crate) fn sat64(x: u128) -> u64 {
+    if x > u64::MAX as u128 {
+        u64::MAX
+    } else {
+        x as u64
+    }
+}
+
+/// Configuration time: `num / den = m * 2^-e` with `m` in `[2^63, 2^64)`, `m`
+/// rounded down. `None` if `num == 0`, `den == 0` or `den >= 2^127`.
+pub(crate) fn normalize_ratio(num: u128, den: u128) -> Option<(u64, i32)> {
+    if num == 0 || den == 0 || den >= 1 << 127 {
+        return None;
+    }
+    let ip = num / den;
+    let mut rem = num % den;
+    if ip >= 1 << 63 {
+        let k = (128 - ip.leading_zeros()) - 64;
+        return Some(((ip >> k) as u64, -(k as i32)));
+    }
+    let mut m = ip;
+    let mut e: i32 = 0;
+    while m < 1 << 63 {
+        rem <<= 1;
+        let bit = rem >= den;
+        if bit {
+            rem -= den;
+        }
+        m = (m << 1) | bit as u128;
+        e += 1;
+    }
+    Some((m as u64, e))
+}
+
+#[cfg(test)]
+#[allow(clippy::float_arithmetic)] // f64 reference values in tests only
+mod tests {
+    use super::*;
+
+    fn q63(x: u64) -> f64 {
+        x as f64 / ONE_Q63 as f64
+    }
+
+    #[test]
+    fn tables_match_f64() {
+        for i in 0..TABLE_LEN {
+            let r = 1.0 / (1.0 + i as f64 / 256.0);
+            assert!((q63(RECIP[i]) - r).abs() < 1e-15, "recip {i}");
+            let e = (-(i as f64) / 256.0).exp2();
+            assert!(
+                (q63(EXP2[i]) - e).abs() < 1e-15,
+                "exp2 {i}: {} vs {e}",
+                q63(EXP2[i])
+            );
+        }
+        assert!((q63(LOG2_E_Q63) - std::f64::consts::LOG2_E).abs() < 1e-15);
+    }
+
+    #[test]
+    fn recip_is_accurate() {
+        let mut r = netcond_core::SplitMix64::new(7);
+        use netcond_core::RandomSource;
+        let mut xs: Vec<u64> = vec![1, 2, 3, 255, 256, 257, u64::MAX, 1 << 63, (1 << 63) - 1];
+        for _ in 0..100_000 {
+            let hi = r.next_u32() as u64;
+            let lo = r.next_u32() as u64;
+            let sh = r.below(64);
+            xs.push(((hi << 32) | lo) >> sh);
+        }
+        for x in xs {
+            let x = x.max(1);
+            let (y, lz) = recip(x);
+            assert!((1u64 << 62..=1u64 << 63).contains(&y));
+            // x * y * 2^(lz - 126) should be 1.
+            let prod = (x as u128 * y as u128) as f64 * 2f64.powi(lz as i32 - 126);
+            assert!((prod - 1.0).abs() < 1e-10, "x {x}: {prod}");
+        }
+    }
+
+    #[test]
+    fn exp2_is_accurate() {
+        for k in 0..200_000u64 {
+            let x_q32 = k * 1_400_000 + 12_345;
+            let x = x_q32 as f64 / 4_294_967_296.0;
+            let got = q63(exp2_neg_q32(x_q32));
+            let want = (-x).exp2();
+            if x < 50.0 {
+                assert!(
+                    (got - want).abs() <= 1.2e-6 * want + 2e-19,
+                    "x {x}: {got} vs {want}"
+                );
+            }
+        }
+        assert_eq!(exp2_neg_q32(64 << 32), 0);
+        assert_eq!(exp2_neg_q32(u64::MAX), 0);
+        assert_eq!(exp2_neg_q32(0), ONE_Q63);
+    }
+
+    #[test]
+    fn ratios_normalise() {
+        let (m, e) = normalize_ratio(1, 3).unwrap();
+        assert!(m >= 1 << 63);
+        let v = m as f64 * 2f64.powi(-e);
+        assert!((v - 1.0 / 3.0).abs() < 1e-15);
+        let (m, e) = normalize_ratio(u128::MAX >> 1, 1).unwrap();
+        assert!(m >= 1 << 63 && e < 0);
+        assert!(normalize_ratio(0, 1).is_none());
+        assert!(normalize_ratio(1, 0).is_none());
+        assert_eq!(sat64(1 << 70), u64::MAX);
+    }
+}

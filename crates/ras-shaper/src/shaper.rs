@@ -1,0 +1,398 @@
+//! The srRAS / trRAS shaper: a fixed-capacity tail-drop FIFO of packet
+//! descriptors emptied at the shaping rate (RFC 2963 sections 2.1, 2.3, 2.5).
+
+use heapless::Deque;
+use netcond_core::Instant;
+
+use crate::config::RasProfile;
+use crate::ear::Ear;
+use crate::fixed::recip;
+
+/// The length in bytes of a packet descriptor: what the shaper needs to know of
+/// the packets it holds. Implemented for `u32` (a bare length); implement it for
+/// your own descriptor type.
+pub trait PacketLen {
+    /// The packet's length in bytes, as the downstream meter counts it.
+    fn packet_len(&self) -> u32;
+}
+
+impl PacketLen for u32 {
+    #[inline]
+    fn packet_len(&self) -> u32 {
+        *self
+    }
+}
+
+impl PacketLen for u16 {
+    #[inline]
+    fn packet_len(&self) -> u32 {
+        u32::from(*self)
+    }
+}
+
+impl<T> PacketLen for (u32, T) {
+    #[inline]
+    fn packet_len(&self) -> u32 {
+        self.0
+    }
+}
+
+/// The largest gap between two releases, in ticks (2^62: 146 years of
+/// nanoseconds); longer gaps are clamped so that serial time comparisons hold.
+pub const MAX_GAP_TICKS: u64 = 1 << 62;
+
+/// A point of the release schedule: whole ticks plus a 32-bit fraction of a tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Schedule {
+    /// Whole ticks.
+    pub at: Instant,
+    /// Fraction of a tick, in units of 2^-32 tick.
+    pub frac: u32,
+}
+
+impl Schedule {
+    /// A schedule point on a whole tick.
+    #[inline]
+    #[must_use]
+    pub const fn whole(at: Instant) -> Schedule {
+        Schedule { at, frac: 0 }
+    }
+
+    /// The first whole tick at or after this point (the RFC's "not sooner than").
+    #[inline]
+    #[must_use]
+    pub const fn ceil(self) -> Instant {
+        self.at.wrapping_add((self.frac != 0) as u64)
+    }
+
+    #[inline(always)]
+    fn plus(self, gap: (u64, u32)) -> Schedule {
+        let f = self.frac as u64 + gap.1 as u64;
+        Schedule {
+            at: self.at.wrapping_add(gap.0.wrapping_add(f >> 32)),
+            frac: f as u32,
+        }
+    }
+
+    /// `self <= other` in serial time.
+    #[inline(always)]
+    fn not_after(self, other: Schedule) -> bool {
+        let d = other.at.ticks().wrapping_sub(self.at.ticks());
+        if d == 0 {
+            self.frac <= other.frac
+        } else {
+            d <= i64::MAX as u64
+        }
+    }
+}
+
+/// The time to send `len` bytes at `rate` units (`2^-scale` bytes per tick), in
+/// whole ticks and 2^-32 tick: `len * 2^scale / rate`, by a table-and-Newton
+/// reciprocal instead of a division (relative error below 1e-10), clamped at
+/// [`MAX_GAP_TICKS`]. `rate` 0 counts as 1.
+#[inline(always)]
+#[must_use]
+pub fn transmission_time(len: u32, rate: u64, scale: u32) -> (u64, u32) {
+    let (y, lz) = recip(rate);
+    let v = len as u128 * y as u128; // < 2^95
+                                     // gap in Q32 ticks = v * 2^(scale + 32 + lz - 126); the exponent is at most 16.
+    let e = (scale + 32 + lz) as i32 - 126;
+    let g = if e >= 0 { v << e } else { v >> (-e).min(127) };
+    let whole = g >> 32;
+    if whole >= MAX_GAP_TICKS as u128 {
+        (MAX_GAP_TICKS, 0)
+    } else {
+        (whole as u64, g as u32)
+    }
+}
+
+/// One queued packet and its arrival time.
+#[derive(Clone, Debug)]
+struct Slot<P> {
+    pkt: P,
+    arrival: Instant,
+}
+
+/// The state of one srRAS or trRAS (the profile says which): a tail-drop FIFO
+/// of at most `N` descriptors and `buffer_bytes` bytes, the EAR, and the release
+/// schedule.
+///
+/// # Release schedule
+///
+/// The shaper releases packets back to back at the shaping rate, GCRA style:
+/// when a packet is released at `T`, the next may leave no sooner than
+/// `T + L/R`, where `L` is the length of the packet just released and `R` the
+/// shaping rate `max(EAR, F(occupancy))` at that moment (occupancy after the
+/// release). A packet reaching the head of the queue gets `T1 = max(arrival,
+/// previous release + L/R)`, computed once, when it reaches the head; a packet
+/// arriving to an idle shaper leaves at once. Fractions of a tick are carried
+/// (2^-32 tick), so the schedule does not drift; the release instant is the
+/// first whole tick not before it.
+///
+/// The schedule follows the release times it computed, not the times at which
+/// `dequeue` was called: a caller that polls late gets the backlog it missed at
+/// once. Call `dequeue` at [`next_release`](Self::next_release) to see the
+/// shaped output exactly.
+///
+/// The EAR is updated on every arrival, dropped or not (section 2.3 averages the
+/// incoming traffic).
+#[derive(Clone, Debug)]
+pub struct Ras<P, const N: usize> {
+    queue: Deque<Slot<P>, N>,
+    bytes: u64,
+    ear: Ear,
+    /// The head's T1.
+    t1: Schedule,
+    /// The head's T2 (green shapers), `None` for infinity.
+    t2: Option<Instant>,
+    /// The head's release point: min(T1, T2).
+    head: Schedule,
+    /// The first whole tick at which the head may leave (ceil of `head`).
+    release: Instant,
+    /// Earliest start for the next head: last release + L/R.
+    next: Schedule,
+}
+
+/// srRAS state: a [`Ras`] driven by an [`SrRasProfile`](crate::SrRasProfile).
+pub type SrRas<P, const N: usize> = Ras<P, N>;
+/// trRAS state: a [`Ras`] driven by a [`TrRasProfile`](crate::TrRasProfile).
+pub type TrRas<P, const N: usize> = Ras<P, N>;
+
+impl<P: PacketLen, const N: usize> Ras<P, N> {
+    /// An empty shaper whose clock starts at `now`.
+    #[must_use]
+    pub const fn new(now: Instant) -> Self {
+        Ras {
+            queue: Deque::new(),
+            bytes: 0,
+            ear: Ear::new(now),
+            t1: Schedule::whole(now),
+            t2: None,
+            head: Schedule::whole(now),
+            release: now,
+            next: Schedule::whole(now),
+        }
+    }
+
+    /// Offers a packet at `now`. The EAR counts it; it is queued unless the FIFO
+    /// already holds `N` packets or the packet would take it past the buffer size
+    /// (tail drop), in which case it is handed back.
+    #[inline]
+    pub fn enqueue(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<(), P> {
+        if self.push(p, now, pkt)? {
+            self.schedule_head(None);
+        }
+        Ok(())
+    }
+
+    /// The instant at which the head packet may leave (`None` when empty).
+    #[inline]
+    #[must_use]
+    pub fn next_release(&self) -> Option<Instant> {
+        if self.queue.is_empty() {
+            None
+        } else {
+            Some(self.release)
+        }
+    }
+
+    /// Releases the head packet if its release instant is not after `now`.
+    #[inline]
+    pub fn dequeue(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
+        let pkt = self.pop(p, now)?;
+        if !self.queue.is_empty() {
+            self.schedule_head(None);
+        }
+        Some(pkt)
+    }
+
+    /// Counts the arrival in the EAR and queues the packet; `Ok(true)` when it
+    /// became the head.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<bool, P> {
+        let len = pkt.packet_len();
+        self.ear.update(p.ear(), now, len);
+        let bytes = self.bytes + len as u64;
+        if bytes > p.buffer_bytes() {
+            return Err(pkt);
+        }
+        let was_empty = self.queue.is_empty();
+        match self.queue.push_back(Slot { pkt, arrival: now }) {
+            Ok(()) => {
+                self.bytes = bytes;
+                Ok(was_empty)
+            }
+            Err(s) => Err(s.pkt),
+        }
+    }
+
+    /// Removes the head if it is due, and schedules the gap after it.
+    #[inline(always)]
+    pub(crate) fn pop(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
+        if self.queue.is_empty() || self.release.ticks_since(now) != 0 {
+            return None;
+        }
+        let slot = self.queue.pop_front()?;
+        let len = slot.pkt.packet_len();
+        self.bytes -= len as u64;
+        let rate = p.shaping_rate(&self.ear, self.bytes);
+        self.next = self.head.plus(transmission_time(len, rate, p.scale()));
+        Some(slot.pkt)
+    }
+
+    /// Computes T1 for the (new) head, then its release point min(T1, T2).
+    #[inline(always)]
+    pub(crate) fn schedule_head(&mut self, t2: Option<Instant>) {
+        let Some(h) = self.queue.front() else {
+            return;
+        };
+        let a = Schedule::whole(h.arrival);
+        self.t1 = if a.not_after(self.next) { self.next } else { a };
+        self.t2 = t2;
+        self.head = match t2 {
+            Some(t) if Schedule::whole(t).not_after(self.t1) => Schedule::whole(t),
+            _ => self.t1,
+        };
+        self.release = self.head.ceil();
+    }
+
+    /// The head packet, if any.
+    #[inline]
+    #[must_use]
+    pub fn head(&self) -> Option<&P> {
+        self.queue.front().map(|s| &s.pkt)
+    }
+
+    /// The arrival time of the head packet.
+    #[inline]
+    #[must_use]
+    pub fn head_arrival(&self) -> Option<Instant> {
+        self.queue.front().map(|s| s.arrival)
+    }
+
+    /// The head's rate schedule T1 (meaningless when empty).
+    #[inline]
+    #[must_use]
+    pub fn head_t1(&self) -> Schedule {
+        self.t1
+    }
+
+    /// The head's green schedule T2 (`None`: infinite, or a plain shaper).
+    #[inline]
+    #[must_use]
+    pub fn head_t2(&self) -> Option<Instant> {
+        self.t2
+    }
+
+    /// The head's release point min(T1, T2), with its fraction of a tick.
+    #[inline]
+    #[must_use]
+    pub fn head_schedule(&self) -> Schedule {
+        self.head
+    }
+
+    /// Packets queued.
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// True when no packet is queued.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Bytes queued (the buffer occupancy of sections 2.3 and 2.5).
+    #[inline]
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The EAR estimator.
+    #[inline]
+    #[must_use]
+    pub fn ear(&self) -> &Ear {
+        &self.ear
+    }
+
+    /// The shaping rate the shaper would use now, in the profile's rate units.
+    #[inline]
+    #[must_use]
+    pub fn shaping_rate(&self, p: &RasProfile) -> u64 {
+        p.shaping_rate(&self.ear, self.bytes)
+    }
+
+    /// The queued packets, head first.
+    pub fn iter(&self) -> impl Iterator<Item = &P> {
+        self.queue.iter().map(|s| &s.pkt)
+    }
+
+    /// The queued packets with their arrival times, head first.
+    pub fn iter_with_arrival(&self) -> impl Iterator<Item = (&P, Instant)> {
+        self.queue.iter().map(|s| (&s.pkt, s.arrival))
+    }
+
+    /// The earliest start of the next head: the last release plus its
+    /// transmission time.
+    #[inline]
+    #[must_use]
+    pub fn next_start(&self) -> Schedule {
+        self.next
+    }
+}
+
+/// A profile and one shaper state together, for single-instance users such as a
+/// simulator: `enqueue(now, pkt)`, `next_release()`, `dequeue(now)`.
+#[derive(Clone, Debug)]
+pub struct RasShaper<P, const N: usize> {
+    profile: RasProfile,
+    state: Ras<P, N>,
+}
+
+impl<P: PacketLen, const N: usize> RasShaper<P, N> {
+    /// A shaper with `profile` (an [`SrRasProfile`](crate::SrRasProfile) or a
+    /// [`TrRasProfile`](crate::TrRasProfile)), empty at `now`.
+    #[must_use]
+    pub fn new(profile: impl Into<RasProfile>, now: Instant) -> Self {
+        RasShaper {
+            profile: profile.into(),
+            state: Ras::new(now),
+        }
+    }
+
+    /// Offers a packet; hands it back when the FIFO is full.
+    #[inline]
+    pub fn enqueue(&mut self, now: Instant, pkt: P) -> Result<(), P> {
+        self.state.enqueue(&self.profile, now, pkt)
+    }
+
+    /// When the head packet may leave, if any.
+    #[inline]
+    #[must_use]
+    pub fn next_release(&self) -> Option<Instant> {
+        self.state.next_release()
+    }
+
+    /// The head packet if it is due at `now`.
+    #[inline]
+    pub fn dequeue(&mut self, now: Instant) -> Option<P> {
+        self.state.dequeue(&self.profile, now)
+    }
+
+    /// The profile.
+    #[must_use]
+    pub fn profile(&self) -> &RasProfile {
+        &self.profile
+    }
+
+    /// The shaper state.
+    #[must_use]
+    pub fn state(&self) -> &Ras<P, N> {
+        &self.state
+    }
+}
