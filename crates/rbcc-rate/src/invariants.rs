@@ -119,7 +119,8 @@ pub fn network_feasible<const L: usize, const F: usize>(
 /// Max-min optimality (to the resolution): every flow below its requested rate
 /// has a bottleneck link, one that it uses, where no flow counted there has a
 /// larger rate and the spare capacity is less than one unit per flow at that
-/// rate. Counted there: data flows, and under [`AckModel::Coupled`] ACK flows
+/// rate (with [`AckModel::OutsideLoad`] and `k > 0`, plus one unit per flow
+/// crossing the link, the solver's final rounding). Counted there: data flows, and under [`AckModel::Coupled`] ACK flows
 /// (weight `k`); under [`AckModel::OutsideLoad`] ACK flows are outside load.
 #[must_use]
 pub fn network_is_max_min<const L: usize, const F: usize>(
@@ -132,6 +133,20 @@ pub fn network_is_max_min<const L: usize, const F: usize>(
         LinkUse::Data => u128::from(den),
         LinkUse::Ack if coupled => u128::from(num),
         _ => 0,
+    };
+    // With ACK load the solver rounds down once at the end, so every rate on the
+    // link may be short of its exact value by under one unit.
+    let slack = |l: usize| -> u128 {
+        if coupled || num == 0 {
+            return 0;
+        }
+        (0..net.flows())
+            .map(|g| match net.usage(g, l) {
+                LinkUse::Data => u128::from(den),
+                LinkUse::Ack => u128::from(num),
+                LinkUse::None => 0,
+            })
+            .sum()
     };
     (0..net.flows()).all(|f| {
         if x[f] >= net.requested(f) {
@@ -155,7 +170,7 @@ pub fn network_is_max_min<const L: usize, const F: usize>(
                 }
             }
             let (load, cap) = link_load(net, x, l);
-            load <= cap && cap - load < w_level
+            load <= cap && cap - load < w_level + slack(l)
         })
     })
 }

@@ -45,6 +45,9 @@ pub struct Network<const L: usize, const F: usize> {
     model: AckModel,
 }
 
+/// Extra fractional bits the ACK-load fixed point is computed with.
+pub const EXTRA_BITS: u32 = 16;
+
 /// Iterations of the ACK-load fixed point before the solver gives up.
 pub const MAX_ACK_ITERATIONS: usize = 200;
 
@@ -167,23 +170,26 @@ impl<const L: usize, const F: usize> Network<L, F> {
     }
 
     /// Outside load of link `l` (scaled by the ratio's denominator) for rates `x`.
-    fn outside(&self, l: usize, x: &[u64; F]) -> u128 {
+    fn outside(&self, l: usize, x: &[u128; F]) -> u128 {
         if self.model != AckModel::OutsideLoad {
             return 0;
         }
         (0..self.flows)
             .filter(|&f| self.usage[f][l] == LinkUse::Ack)
-            .map(|f| u128::from(self.k_num) * u128::from(x[f]))
+            .map(|f| u128::from(self.k_num) * x[f])
             .sum()
     }
 
     /// Progressive filling with the given outside loads (scaled by `k_den`):
     /// raise every unfrozen flow together; freeze flows at their requested rate
     /// or when a link they use is full. Levels round down.
-    fn fill(&self, outside: &[u128; L]) -> [u64; F] {
+    /// `shift` extra fractional bits are carried (rates in units of
+    /// 2^-(16 + shift) bit/s); the result is in those units.
+    fn fill(&self, outside: &[u128; L], shift: u32) -> [u128; F] {
         let coupled = self.model == AckModel::Coupled;
         let den = u128::from(self.k_den);
-        let mut x = [0u64; F];
+        let mut x = [0u128; F];
+        let req = |f: usize| u128::from(self.requested[f]) << shift;
         let mut frozen = [false; F];
         let mut left = self.flows;
         while left > 0 {
@@ -195,12 +201,12 @@ impl<const L: usize, const F: usize> Network<L, F> {
                 for f in 0..self.flows {
                     let wf = self.weight(self.usage[f][l], coupled);
                     if frozen[f] {
-                        used += wf * u128::from(x[f]);
+                        used += wf * x[f];
                     } else {
                         w += wf;
                     }
                 }
-                if let Some(v) = (u128::from(self.capacity[l]) * den)
+                if let Some(v) = ((u128::from(self.capacity[l]) << shift) * den)
                     .saturating_sub(used)
                     .checked_div(w)
                 {
@@ -210,29 +216,28 @@ impl<const L: usize, const F: usize> Network<L, F> {
             }
             let min_req = (0..self.flows)
                 .filter(|&f| !frozen[f])
-                .map(|f| u128::from(self.requested[f]))
+                .map(req)
                 .min()
                 .unwrap_or(u128::MAX);
             if min_req < best || best == u128::MAX {
                 // Demand-limited flows first; links are revisited afterwards.
                 for f in 0..self.flows {
-                    if !frozen[f] && u128::from(self.requested[f]) <= min_req {
-                        x[f] = self.requested[f];
+                    if !frozen[f] && req(f) <= min_req {
+                        x[f] = req(f);
                         frozen[f] = true;
                         left -= 1;
                     }
                 }
                 continue;
             }
-            let b = u64::try_from(best).unwrap_or(u64::MAX);
             for f in 0..self.flows {
                 if frozen[f] {
                     continue;
                 }
                 let held = (0..self.links)
                     .any(|l| level[l] == best && self.weight(self.usage[f][l], coupled) > 0);
-                if held || u128::from(self.requested[f]) <= best {
-                    x[f] = b.min(self.requested[f]);
+                if held || req(f) <= best {
+                    x[f] = best.min(req(f));
                     frozen[f] = true;
                     left -= 1;
                 }
@@ -244,30 +249,41 @@ impl<const L: usize, const F: usize> Network<L, F> {
     /// The max-min fair allocation of every flow (indices as returned by
     /// [`add_flow`](Self::add_flow); entries past [`flows`](Self::flows) are zero).
     ///
-    /// [`AckModel::Coupled`]: weighted progressive filling, data weight 1 and ACK
-    /// weight `k`. [`AckModel::OutsideLoad`]: progressive filling with each link's
-    /// ACK load (`k` times the rates of the flows whose ACKs cross it) as outside
-    /// load, iterated from zero ACK load to the fixed point (the map is a
-    /// contraction of factor about `k`); stops after [`MAX_ACK_ITERATIONS`].
+    /// [`AckModel::Coupled`], or no ACK load (`k = 0`): weighted progressive
+    /// filling (data weight 1, ACK weight `k`), each level rounded down to
+    /// 2^-16 bit/s exactly as the interfaces round, so the distributed
+    /// computation reaches these very values.
+    ///
+    /// [`AckModel::OutsideLoad`] with `k > 0`: progressive filling with each
+    /// link's ACK load (`k` times the rates of the flows whose ACKs cross it) as
+    /// outside load, iterated from zero ACK load to the fixed point (the map is a
+    /// contraction of factor about `k`), carried with [`EXTRA_BITS`] more
+    /// fractional bits and rounded down at the end; at most
+    /// [`MAX_ACK_ITERATIONS`] iterations. The interfaces round at every step, so
+    /// their rates may differ from these by a few units of 2^-16 bit/s (at most
+    /// one per flow sharing a link; see the tests).
     #[must_use]
     pub fn solve(&self) -> [FixedRate; F] {
-        let mut x = [0u64; F];
-        let iterations = if self.model == AckModel::OutsideLoad {
-            MAX_ACK_ITERATIONS
-        } else {
+        let coupled_or_free = self.model == AckModel::Coupled || self.k_num == 0;
+        let shift = if coupled_or_free { 0 } else { EXTRA_BITS };
+        let mut x = [0u128; F];
+        let iterations = if coupled_or_free {
             1
+        } else {
+            MAX_ACK_ITERATIONS
         };
         for _ in 0..iterations {
             let mut outside = [0u128; L];
             for (l, o) in outside.iter_mut().enumerate().take(self.links) {
                 *o = self.outside(l, &x);
             }
-            let next = self.fill(&outside);
-            if next == x {
+            let next = self.fill(&outside, shift);
+            let done = next.iter().zip(&x).all(|(a, b)| a.abs_diff(*b) <= 1);
+            x = next;
+            if done {
                 break;
             }
-            x = next;
         }
-        x.map(FixedRate::from_raw)
+        x.map(|v| FixedRate::from_raw(u64::try_from(v >> shift).unwrap_or(u64::MAX)))
     }
 }

@@ -4,9 +4,7 @@
 use netcond_core::{Instant, Rate};
 use rbcc_rate::invariants::{interface_is_max_min, interface_within_capacity};
 use rbcc_rate::solver::Network;
-use rbcc_rate::{
-    AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
-};
+use rbcc_rate::{AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile};
 
 const C: u64 = 64_000;
 
@@ -196,7 +194,10 @@ fn scenario7_network(model: AckModel, flows: &[(bool, usize)]) -> Vec<FixedRate>
 #[test]
 fn solver_reproduces_the_table() {
     let m = AckModel::OutsideLoad;
-    assert_eq!(scenario7_network(m, &[(true, 5)])[0], FixedRate::from_bps(64_000));
+    assert_eq!(
+        scenario7_network(m, &[(true, 5)])[0],
+        FixedRate::from_bps(64_000)
+    );
     assert_eq!(
         scenario7_network(m, &[(true, 5), (true, 7)]),
         vec![FixedRate::from_bps(32_000); 2]

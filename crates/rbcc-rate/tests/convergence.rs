@@ -1,0 +1,172 @@
+//! The distributed per-interface computation converges to the solver's max-min
+//! allocation on random topologies.
+
+use netcond_core::{Instant, RandomSource, Rate, SplitMix64, TickRate};
+use rbcc_rate::invariants::{
+    interface_is_max_min, interface_within_capacity, network_feasible, network_is_max_min,
+    stamp_only_lowers,
+};
+use rbcc_rate::solver::Network;
+use rbcc_rate::{AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile};
+
+const PAIRS: usize = 6; // full-duplex links; directed link 2i is a -> b, 2i + 1 is b -> a
+const FLOWS: usize = 10;
+
+struct Topology {
+    caps: [u64; PAIRS],
+    /// Per flow: requested rate and its directed data links, in path order.
+    flows: Vec<(FixedRate, Vec<usize>)>,
+}
+
+fn twin(l: usize) -> usize {
+    l ^ 1
+}
+
+fn random_topology(rng: &mut SplitMix64) -> Topology {
+    let mut caps = [0u64; PAIRS];
+    for c in &mut caps {
+        *c = 1_000 + u64::from(rng.below(1_000_000));
+    }
+    let n = 1 + rng.below(FLOWS as u32) as usize;
+    let flows = (0..n)
+        .map(|_| {
+            let hops = 1 + rng.below(4) as usize;
+            let mut pairs: Vec<usize> = (0..PAIRS).collect();
+            // Fisher-Yates on the pairs, then take the first `hops`.
+            for i in (1..PAIRS).rev() {
+                pairs.swap(i, rng.below(i as u32 + 1) as usize);
+            }
+            let route = pairs[..hops]
+                .iter()
+                .map(|&p| 2 * p + rng.below(2) as usize)
+                .collect();
+            let requested = if rng.chance(1 << 30) {
+                FixedRate::from_bps(1 + u64::from(rng.below(300_000)))
+            } else {
+                FixedRate::UNLIMITED
+            };
+            (requested, route)
+        })
+        .collect();
+    Topology { caps, flows }
+}
+
+fn net_of(t: &Topology, ack_bytes: u32) -> Network<{ 2 * PAIRS }, FLOWS> {
+    net_with(t, ack_bytes, AckModel::OutsideLoad)
+}
+
+fn net_with(t: &Topology, ack_bytes: u32, model: AckModel) -> Network<{ 2 * PAIRS }, FLOWS> {
+    let mut net: Network<{ 2 * PAIRS }, FLOWS> = Network::new(ack_bytes, 1500, model);
+    for c in t.caps {
+        net.add_link(FixedRate::from_bps(c)).unwrap();
+        net.add_link(FixedRate::from_bps(c)).unwrap();
+    }
+    for (req, route) in &t.flows {
+        let acks: Vec<usize> = route.iter().rev().map(|&l| twin(l)).collect();
+        net.add_flow(*req, route, &acks).unwrap();
+    }
+    net
+}
+
+fn solve(t: &Topology, ack_bytes: u32, model: AckModel) -> Vec<FixedRate> {
+    let net = net_with(t, ack_bytes, model);
+    let x = net.solve();
+    assert!(network_feasible(&net, &x));
+    assert!(network_is_max_min(&net, &x), "solver not max-min: {x:?}");
+    x[..t.flows.len()].to_vec()
+}
+
+/// Runs round trips (one packet and its ACK per flow, in flow order) until the
+/// returned rates are unchanged for three rounds; returns them and the rounds.
+fn distributed(t: &Topology, ack_bytes: u32, model: AckModel) -> (Vec<FixedRate>, usize) {
+    let profiles: Vec<RbccProfile> = (0..2 * PAIRS)
+        .map(|l| {
+            RbccProfile::new(&RbccConfig {
+                node: NodeId(l as u32 + 1),
+                capacity: Rate::from_bits_per_sec(t.caps[l / 2]),
+                ack_bytes,
+                data_bytes: 1500,
+                ack_model: model,
+                idle_timeout_ns: u64::MAX,
+                tick: TickRate::NANOS,
+            })
+            .unwrap()
+        })
+        .collect();
+    let mut ifs: Vec<RbccInterface<32>> = profiles.iter().map(RbccInterface::new).collect();
+    let mut rates = vec![FixedRate::ZERO; t.flows.len()];
+    let mut stable = 0;
+    for round in 0..1000 {
+        let now = Instant::from_ticks(round);
+        let mut changed = false;
+        for (f, (req, route)) in t.flows.iter().enumerate() {
+            let flow = f as u32;
+            let mut d = RateHeader::new(*req);
+            for &l in route {
+                let before = d;
+                ifs[l].on_data(&profiles[l], now, flow, &mut d).unwrap();
+                assert!(stamp_only_lowers(profiles[l].node(), &before, &d));
+            }
+            let mut a = d.ack();
+            for &l in route.iter().rev() {
+                ifs[twin(l)]
+                    .on_ack(&profiles[twin(l)], now, flow, &mut a)
+                    .unwrap();
+                ifs[l].on_return(&profiles[l], now, flow, &a);
+            }
+            changed |= rates[f] != a.rate;
+            rates[f] = a.rate;
+        }
+        for (i, p) in ifs.iter().zip(&profiles) {
+            assert!(interface_within_capacity(p, i));
+            assert!(interface_is_max_min(p, i));
+        }
+        stable = if changed { 0 } else { stable + 1 };
+        if stable == 3 {
+            return (rates, round as usize);
+        }
+    }
+    panic!("no convergence in 1000 round trips: {rates:?}");
+}
+
+#[test]
+fn converges_to_max_min_without_ack_load() {
+    let mut rng = SplitMix64::new(0x5EED_0004);
+    let mut worst = 0;
+    for case in 0..300 {
+        let t = random_topology(&mut rng);
+        let want = solve(&t, 0, AckModel::OutsideLoad);
+        let (got, rounds) = distributed(&t, 0, AckModel::OutsideLoad);
+        worst = worst.max(rounds);
+        assert!(network_feasible(&net_of(&t, 0), &got));
+        assert!(network_is_max_min(&net_of(&t, 0), &got));
+        assert_eq!(got, want, "case {case}: {:?}", t.flows);
+    }
+    // Charny: a number of round trips of the order of the bottleneck levels.
+    assert!(worst <= 2 * FLOWS + 3, "{worst} round trips");
+}
+
+#[test]
+fn converges_to_the_seed_model_with_ack_load() {
+    let mut rng = SplitMix64::new(0x5EED_0040);
+    let mut mismatches = 0;
+    let mut worst = 0;
+    for case in 0..300 {
+        let t = random_topology(&mut rng);
+        let want = solve(&t, 40, AckModel::OutsideLoad);
+        let (got, _) = distributed(&t, 40, AckModel::OutsideLoad);
+        assert!(network_feasible(&net_of(&t, 40), &got), "case {case}");
+        for (g, w) in got.iter().zip(&want) {
+            // The ACK-load fixed point is reached by both from rounded rates; they
+            // may settle on neighbouring units.
+            let d = g.raw().abs_diff(w.raw());
+            worst = worst.max(d);
+            assert!(
+                d <= t.flows.len() as u64,
+                "case {case}: {got:?} vs {want:?}"
+            );
+            mismatches += usize::from(g != w);
+        }
+    }
+    eprintln!("unit-level differences: {mismatches}, largest {worst} units");
+}
