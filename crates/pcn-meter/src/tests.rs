@@ -328,3 +328,610 @@ fn excess_meter_matches_reference() {
     );
     assert_eq!(bad, 0, "mismatches");
 }
+
+// ---------------------------------------------------------------------------
+// Facts: ET marking is proportional to the excess
+// ---------------------------------------------------------------------------
+
+/// Runs a constant-size stream at `gap` ticks through `m` from t = 0 and
+/// returns (arrived bytes, marked bytes, marks, time of the last packet).
+fn run_cbr<M: PcnMeter>(
+    p: &M::Profile,
+    m: &mut M,
+    n: u64,
+    len: u32,
+    gap: u64,
+) -> (u64, u64, u64, u64) {
+    let (mut arrived, mut marked, mut marks) = (0, 0, 0);
+    for i in 0..n {
+        arrived += u64::from(len);
+        if m.mark(p, ns(i * gap), len, PcnMark::Nm) == PcnMark::Etm {
+            marked += u64::from(len);
+            marks += 1;
+        }
+    }
+    (arrived, marked, marks, (n - 1) * gap)
+}
+
+/// Seed 000 section 3.1.1's node: SR 40 Mbps, TB.size 50,000 B, G.711 packets
+/// of 200 B at twice SR (one every 20 us), nanosecond clock.
+const SR_40M: u64 = 40;
+const G711: u32 = 200;
+const GAP_2X: u64 = 20_000;
+
+#[test]
+fn et_s0_marks_exactly_the_excess_beyond_the_bucket() {
+    let c = EtMarkerConfig::seed000(Rate::from_mbps(SR_40M), 50_000, 0);
+    let p = EtMarkerProfile::new(&c).unwrap();
+    let mut m = EtMarker::new(&p, ns(0));
+    let (arrived, marked, _, t) = run_cbr(&p, &mut m, 100_000, G711, GAP_2X);
+    // SR x T in bytes: 5,000,000 B/s over t ns.
+    let sr_t = 5_000_000u128 * u128::from(t) / 1_000_000_000;
+    let expect = u128::from(arrived) - 50_000 - sr_t;
+    assert!(
+        u128::from(marked) >= expect && u128::from(marked) < expect + u128::from(G711),
+        "marked {marked}, arrived {arrived}, SR*T {sr_t}"
+    );
+    // And exactly: unmarked bytes = TB.size + SR x T - final fill, in units.
+    let scale = u128::from(p.units_per_byte());
+    let unmarked = u128::from(arrived - marked);
+    assert_eq!(
+        unmarked * scale * 8_000_000_000,
+        50_000 * scale * 8_000_000_000 + 40_000_000 * u128::from(t) * scale
+            - u128::from(m.fill_units()) * 8_000_000_000
+    );
+}
+
+#[test]
+fn et_s0_random_sizes_within_bucket_and_one_mtu() {
+    for seed in 0..20 {
+        let c = EtMarkerConfig::draft_3sm01(Rate::from_mbps(SR_40M), 50_000, 0);
+        let p = EtMarkerProfile::new(&c).unwrap();
+        let mut m = EtMarker::new(&p, ns(0));
+        let mut r = SplitMix64::new(seed);
+        let (mut t, mut arrived, mut marked) = (0u64, 0u64, 0u64);
+        for _ in 0..50_000 {
+            let len = match r.below(8) {
+                0..=3 => 64,
+                4..=6 => 576,
+                _ => 1500,
+            };
+            arrived += u64::from(len);
+            if m.mark(&p, ns(t), len, PcnMark::Nm) == PcnMark::Etm {
+                marked += u64::from(len);
+            }
+            // Mean 470 B every 47 us: 2 x SR.
+            t += 47_000;
+        }
+        t -= 47_000;
+        let sr_t = 5_000_000 * u128::from(t) / 1_000_000_000;
+        let excess = u128::from(arrived) - sr_t;
+        let marked = u128::from(marked);
+        assert!(
+            marked + 50_000 >= excess,
+            "seed {seed}: marked {marked} excess {excess}"
+        );
+        assert!(
+            marked <= excess + 1500,
+            "seed {seed}: marked {marked} excess {excess}"
+        );
+    }
+}
+
+#[test]
+fn et_s_marks_once_per_s_plus_packet_of_excess() {
+    for s in [1064u64, 2064, 4064] {
+        let c = EtMarkerConfig::seed000(Rate::from_mbps(SR_40M), 50_000, s);
+        let p = EtMarkerProfile::new(&c).unwrap();
+        let mut m = EtMarker::new(&p, ns(0));
+        let (arrived, marked, marks, t) = run_cbr(&p, &mut m, 100_000, G711, GAP_2X);
+        let l = u128::from(G711);
+        // Token conservation, exactly: in = size + SR T + marks s, out = unmarked.
+        let scale = u128::from(p.units_per_byte());
+        let hz8 = 8_000_000_000u128;
+        let lhs = u128::from(arrived - marked) * scale * hz8 + u128::from(m.fill_units()) * hz8;
+        let rhs = (50_000 + u128::from(marks) * u128::from(s)) * scale * hz8
+            + 40_000_000 * u128::from(t) * scale;
+        assert_eq!(lhs, rhs, "s = {s}");
+        // Hence marks (s + size) = excess - size_TB + final fill, final fill < s + size.
+        let excess = u128::from(arrived) - 5_000_000 * u128::from(t) / 1_000_000_000;
+        let got = u128::from(marks) * (u128::from(s) + l);
+        assert!(got + 50_000 + 1 >= excess, "s = {s}: {got} vs {excess}");
+        assert!(
+            got + 50_000 < excess + u128::from(s) + l + 1,
+            "s = {s}: {got} vs {excess}"
+        );
+    }
+}
+
+#[test]
+fn et_size_independent_proportional_reduction_is_exact() {
+    // s * size / MTU with s = 1064, MTU = 1500: 141.866.. bytes per 200-byte mark.
+    let c =
+        EtMarkerConfig::draft_3sm01_size_independent(Rate::from_mbps(SR_40M), 50_000, 1064, 1500);
+    let p = EtMarkerProfile::new(&c).unwrap();
+    let mut m = EtMarker::new(&p, ns(0));
+    let (arrived, marked, marks, t) = run_cbr(&p, &mut m, 100_000, G711, GAP_2X);
+    assert!(marks > 1000);
+    // Conservation in bytes x 1500: out x 1500 = (size + SR T) x 1500 + marks x s x 200 - fill.
+    let scale = u128::from(p.units_per_byte());
+    let hz8 = 8_000_000_000u128;
+    let lhs =
+        u128::from(arrived - marked) * 1500 * scale * hz8 + u128::from(m.fill_units()) * 1500 * hz8;
+    let rhs = (50_000 * 1500 + u128::from(marks) * 1064 * 200) * scale * hz8
+        + 40_000_000 * u128::from(t) * 1500 * scale;
+    assert_eq!(lhs, rhs);
+    // A packet is marked iff fill < MTU: small and large packets alike.
+    let mut m = EtMarker::new(&p, ns(0));
+    let mut small = 0;
+    let mut large = 0;
+    let mut r = SplitMix64::new(77);
+    let (mut n_small, mut n_large) = (0u64, 0u64);
+    for i in 0..200_000u64 {
+        let len = if r.below(2) == 0 { 100 } else { 1400 };
+        if len == 100 {
+            n_small += 1;
+        } else {
+            n_large += 1;
+        }
+        if m.mark(&p, ns(i * 75_000), len, PcnMark::Nm) == PcnMark::Etm {
+            if len == 100 {
+                small += 1;
+            } else {
+                large += 1;
+            }
+        }
+    }
+    // The same fraction of each size class is marked, within 10 % (tail marking
+    // marks the 1400-byte packets far more often: checked below).
+    assert!(small > 1000 && large > 1000, "{small} {large}");
+    let (fs, fl) = (small * n_large, large * n_small);
+    assert!(
+        fs * 100 > fl * 90 && fl * 100 > fs * 90,
+        "{small}/{n_small} vs {large}/{n_large}"
+    );
+    let pt = EtMarkerProfile::new(&EtMarkerConfig::draft_3sm01(
+        Rate::from_mbps(SR_40M),
+        50_000,
+        1064,
+    ))
+    .unwrap();
+    let mut m = EtMarker::new(&pt, ns(0));
+    let mut r = SplitMix64::new(77);
+    let (mut ts, mut tl) = (0u64, 0u64);
+    for i in 0..200_000u64 {
+        let len = if r.below(2) == 0 { 100 } else { 1400 };
+        if m.mark(&pt, ns(i * 75_000), len, PcnMark::Nm) == PcnMark::Etm {
+            if len == 100 {
+                ts += 1;
+            } else {
+                tl += 1;
+            }
+        }
+    }
+    assert!(
+        tl * n_small > 2 * ts * n_large,
+        "tail marking: {ts} small, {tl} large"
+    );
+}
+
+#[test]
+fn et_already_et_option() {
+    let mk = |adds| {
+        let mut c = EtMarkerConfig::seed000(Rate::from_mbps(1), 10_000, 1000);
+        c.already_et_adds_s = adds;
+        EtMarkerProfile::new(&c).unwrap()
+    };
+    for adds in [false, true] {
+        let p = mk(adds);
+        let mut m = EtMarker::new(&p, ns(0));
+        // Drain the bucket at one instant.
+        for _ in 0..50 {
+            m.mark(&p, ns(0), 200, PcnMark::Nm);
+        }
+        let before = m.fill_units();
+        assert_eq!(m.mark(&p, ns(0), 200, PcnMark::Etm), PcnMark::Etm);
+        let gain = m.fill_units() - before;
+        assert_eq!(gain, if adds { 1000 * p.units_per_byte() } else { 0 });
+    }
+}
+
+#[test]
+fn sim48_marks_once_per_px_of_excess() {
+    for px in [2064u64, 4064, 8064] {
+        let c = EtMarkerSim48Config {
+            pcn_pt: Rate::from_mbps(SR_40M),
+            pcn_tb: 50_000,
+            pcn_px: px,
+            tick: TickRate::NANOS,
+        };
+        let p = EtMarkerSim48Profile::new(&c).unwrap();
+        let mut m = EtMarkerSim48::new(&p, ns(0));
+        let (arrived, _, marks, t) = run_cbr(&p, &mut m, 100_000, G711, GAP_2X);
+        // tokens = tb + SR T - arrived + marks px (every packet is taken).
+        let scale = i128::from(p.units_per_byte() as i64);
+        let hz8 = 8_000_000_000i128;
+        assert_eq!(
+            i128::from(m.tokens_units()) * hz8,
+            (50_000 - arrived as i128 + marks as i128 * px as i128) * scale * hz8
+                + 40_000_000 * t as i128 * scale
+        );
+        assert!(m.tokens_units() > -(i64::from(G711) * p.units_per_byte() as i64));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Facts: the AS-marker
+// ---------------------------------------------------------------------------
+
+#[test]
+fn as_marks_every_packet_above_ar_and_none_well_below() {
+    // Seed 000 section 3.2: TB.size 20 KB, threshold 10 KB; AR 1 Mbps; 200 B packets.
+    for form in [AsForm::Seed000, AsForm::Draft3sm01] {
+        let c = AsMarkerConfig {
+            ar: Rate::from_mbps(1),
+            bucket_size: 20_000,
+            threshold: 10_000,
+            form,
+            tick: TickRate::NANOS,
+        };
+        let p = AsMarkerProfile::new(&c).unwrap();
+        // 1.1 x AR: 137,500 B/s, 200 B every 1,454,545 ns.
+        let mut m = AsMarker::new(&p, ns(0));
+        let mut unmarked_late = 0;
+        for i in 0..20_000u64 {
+            let out = m.mark(&p, ns(i * 1_454_545), G711, PcnMark::Nm);
+            // The bucket needs (20,000 - 10,000) / 12,500 B/s = 0.8 s to settle.
+            if i * 1_454_545 > 2_000_000_000 && out != PcnMark::Thm {
+                unmarked_late += 1;
+            }
+        }
+        assert_eq!(unmarked_late, 0, "{form:?}");
+        // 0.8 x AR: never marked.
+        let mut m = AsMarker::new(&p, ns(0));
+        for i in 0..20_000u64 {
+            assert_eq!(
+                m.mark(&p, ns(i * 2_000_000), G711, PcnMark::Nm),
+                PcnMark::Nm,
+                "{form:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn as_meters_only_non_et_packets() {
+    let p =
+        AsMarkerProfile::new(&AsMarkerConfig::seed000(Rate::from_mbps(1), 20_000, 10_000)).unwrap();
+    let mut m = AsMarker::new(&p, ns(0));
+    for _ in 0..1000 {
+        assert_eq!(m.mark(&p, ns(0), 1500, PcnMark::Etm), PcnMark::Etm);
+        assert_eq!(m.mark(&p, ns(0), 1500, PcnMark::NotPcn), PcnMark::NotPcn);
+    }
+    assert_eq!(m.fill_units(), p.capacity_units());
+    // Seed form: a packet larger than the fill is marked and takes nothing;
+    // draft form: the fill test comes first and the bucket empties.
+    let mut a = AsMarker::new(&p, ns(0));
+    assert_eq!(a.mark(&p, ns(0), 15_000, PcnMark::Nm), PcnMark::Thm);
+    assert_eq!(a.fill_units(), 5_000 * p.units_per_byte());
+    assert_eq!(a.mark(&p, ns(0), 6_000, PcnMark::Nm), PcnMark::Thm);
+    assert_eq!(a.fill_units(), 5_000 * p.units_per_byte());
+    let pd = AsMarkerProfile::new(&AsMarkerConfig::draft_3sm01(
+        Rate::from_mbps(1),
+        20_000,
+        10_000,
+    ))
+    .unwrap();
+    let mut d = AsMarker::new(&pd, ns(0));
+    assert_eq!(d.mark(&pd, ns(0), 15_000, PcnMark::Nm), PcnMark::Nm);
+    assert_eq!(d.mark(&pd, ns(0), 6_000, PcnMark::Nm), PcnMark::Thm);
+    assert_eq!(d.fill_units(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// RFC 5670 details and the node marker
+// ---------------------------------------------------------------------------
+
+#[test]
+fn rfc5670_tie_rules() {
+    let mk = |mode| {
+        ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
+            excess_rate: Rate::ZERO,
+            bs_etm: 1000,
+            mode,
+            tick: TickRate::NANOS,
+        })
+        .unwrap()
+    };
+    // A packet of exactly F_etm bytes: s2.4 marks it, B.6 does not; both empty the bucket.
+    for (tie, marked) in [
+        (ClassicTie::Section2_4, true),
+        (ClassicTie::AppendixB6, false),
+    ] {
+        let p = mk(ExcessMode::Classic(tie));
+        let mut m = ExcessTrafficMeter::new(&p, ns(0));
+        assert_eq!(m.mark(&p, ns(0), 1000, PcnMark::Nm) == PcnMark::Etm, marked);
+        assert_eq!(m.fill_units(), 0);
+        assert_eq!(m.mark(&p, ns(0), 1, PcnMark::Nm), PcnMark::Etm);
+    }
+    // Size independent: the packet that takes the bucket below zero passes,
+    // the next one is marked whatever its size, and marked ones take nothing.
+    let p = mk(ExcessMode::SizeIndependent);
+    let mut m = ExcessTrafficMeter::new(&p, ns(0));
+    assert_eq!(m.mark(&p, ns(0), 999, PcnMark::Nm), PcnMark::Nm);
+    assert_eq!(m.mark(&p, ns(0), 1500, PcnMark::Thm), PcnMark::Thm);
+    let low = m.fill_units();
+    assert!(low < 0);
+    assert_eq!(m.mark(&p, ns(0), 1, PcnMark::Nm), PcnMark::Etm);
+    assert_eq!(m.mark(&p, ns(0), 9000, PcnMark::Nm), PcnMark::Etm);
+    assert_eq!(m.fill_units(), low);
+    // Already-ETM packets are not metered.
+    let mut m = ExcessTrafficMeter::new(&p, ns(0));
+    m.mark(&p, ns(0), 5000, PcnMark::Etm);
+    assert_eq!(m.fill_units(), p.capacity_units() as i64);
+}
+
+#[test]
+fn threshold_meter_meters_etm_but_does_not_thm_it() {
+    let p = ThresholdMeterProfile::new(&ThresholdMeterConfig {
+        threshold_rate: Rate::ZERO,
+        bs_tm: 3000,
+        threshold: 1000,
+        tick: TickRate::NANOS,
+    })
+    .unwrap();
+    let mut m = ThresholdMeter::new(&p, ns(0));
+    assert_eq!(m.mark(&p, ns(0), 1500, PcnMark::Etm), PcnMark::Etm);
+    assert_eq!(m.fill_units(), 1500 * p.units_per_byte());
+    assert_eq!(m.mark(&p, ns(0), 400, PcnMark::Nm), PcnMark::Nm);
+    assert_eq!(m.mark(&p, ns(0), 200, PcnMark::Nm), PcnMark::Thm);
+    assert_eq!(m.mark(&p, ns(0), 200, PcnMark::Etm), PcnMark::Etm);
+    assert_eq!(m.mark(&p, ns(0), 5000, PcnMark::Thm), PcnMark::Thm);
+    assert_eq!(m.fill_units(), 0);
+}
+
+fn rfc_node(mode: ExcessMode) -> NodeProfile<ExcessTrafficMeterProfile, ThresholdMeterProfile> {
+    NodeProfile {
+        excess: ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
+            excess_rate: Rate::from_mbps(10),
+            bs_etm: 20_000,
+            mode,
+            tick: TickRate::NANOS,
+        })
+        .unwrap(),
+        threshold: ThresholdMeterProfile::new(&ThresholdMeterConfig {
+            threshold_rate: Rate::from_mbps(8),
+            bs_tm: 20_000,
+            threshold: 10_000,
+            tick: TickRate::NANOS,
+        })
+        .unwrap(),
+    }
+}
+
+#[test]
+fn node_marker_equals_its_stages_in_order() {
+    let p = rfc_node(ExcessMode::SizeIndependent);
+    let mut node = NodeRfc5670::start(&p, ns(0));
+    let mut e = ExcessTrafficMeter::new(&p.excess, ns(0));
+    let mut th = ThresholdMeter::new(&p.threshold, ns(0));
+    let mut rf_e = RefExcessTrafficMeter::new(
+        ExcessTrafficMeterConfig {
+            excess_rate: Rate::from_mbps(10),
+            bs_etm: 20_000,
+            mode: ExcessMode::SizeIndependent,
+            tick: TickRate::NANOS,
+        },
+        ns(0),
+    );
+    let mut rf_t = RefThresholdMeter::new(
+        ThresholdMeterConfig {
+            threshold_rate: Rate::from_mbps(8),
+            bs_tm: 20_000,
+            threshold: 10_000,
+            tick: TickRate::NANOS,
+        },
+        ns(0),
+    );
+    let mut r = SplitMix64::new(9);
+    let (mut t, mut seen) = (0u64, [0usize; 3]);
+    for _ in 0..200_000 {
+        let len = pick_len(&mut r);
+        t += u64::from(r.below(2 * len + 1)) * 800; // about 10 Mbps on average
+        let mark = pick_mark(&mut r);
+        let out = meter_step(&p, &mut node, ns(t), len, mark).unwrap();
+        let by_hand = th.mark(
+            &p.threshold,
+            ns(t),
+            len,
+            e.mark(&p.excess, ns(t), len, mark),
+        );
+        let by_ref = rf_t.mark(ns(t), len, rf_e.mark(ns(t), len, mark));
+        assert_eq!(out, by_hand);
+        assert_eq!(out, by_ref);
+        if out != mark {
+            seen[out.severity() as usize] += 1;
+        }
+    }
+    // Both stages marked packets in this stream.
+    assert!(seen[1] > 1000 && seen[2] > 1000, "{seen:?}");
+}
+
+#[test]
+fn node_3sm_et_first_then_as() {
+    let p = NodeProfile {
+        excess: EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_mbps(1), 1000, 500))
+            .unwrap(),
+        threshold: AsMarkerProfile::new(&AsMarkerConfig::seed000(
+            Rate::from_mbps(1),
+            20_000,
+            10_000,
+        ))
+        .unwrap(),
+    };
+    let mut n = Node3sm::start(&p, ns(0));
+    // 1200 B > ET fill 1000: ET-marked here, so the AS-marker does not take it.
+    assert_eq!(n.mark(&p, ns(0), 1200, PcnMark::Nm), PcnMark::Etm);
+    assert_eq!(n.threshold.fill_units(), p.threshold.capacity_units());
+    // 800 B passes the ET-marker and is metered by the AS-marker.
+    assert_eq!(n.mark(&p, ns(0), 800, PcnMark::Nm), PcnMark::Nm);
+    assert_eq!(
+        n.threshold.fill_units(),
+        19_200 * p.threshold.units_per_byte()
+    );
+    // The convenience wrapper gives the same results.
+    let mut w = Metered::<Node3sm>::new(p, ns(0));
+    assert_eq!(w.mark(ns(0), 1200, PcnMark::Nm), PcnMark::Etm);
+    assert_eq!(w.mark(ns(0), 800, PcnMark::Nm), PcnMark::Nm);
+    assert_eq!(w.state, n);
+}
+
+#[test]
+fn per_link_state_is_small() {
+    assert!(core::mem::size_of::<EtMarker>() <= 32);
+    assert!(core::mem::size_of::<EtMarkerSim48>() <= 32);
+    assert!(core::mem::size_of::<AsMarker>() <= 32);
+    assert!(core::mem::size_of::<ThresholdMeter>() <= 32);
+    assert!(core::mem::size_of::<ExcessTrafficMeter>() <= 32);
+    assert!(core::mem::size_of::<Node3sm>() <= 32);
+    assert!(core::mem::size_of::<NodeRfc5670>() <= 32);
+    assert!(core::mem::size_of::<StopBlockingTimer>() <= 32);
+}
+
+#[test]
+fn config_errors() {
+    let r = Rate::from_mbps(1);
+    let mut c = EtMarkerConfig::draft_3sm01_size_independent(r, 1000, 100, 0);
+    assert_eq!(EtMarkerProfile::new(&c), Err(EtMarkerError::ZeroMtu));
+    c.marking = EtMarking::SizeIndependent { mtu: 1001 };
+    assert_eq!(EtMarkerProfile::new(&c), Err(EtMarkerError::MtuAboveBucket));
+    let mut big = EtMarkerConfig::seed000(Rate::from_bits_per_sec(1), 1 << 40, 1);
+    big.tick = TickRate::from_hz(1 << 30).unwrap();
+    assert_eq!(EtMarkerProfile::new(&big), Err(EtMarkerError::TooLarge));
+    assert_eq!(
+        AsMarkerProfile::new(&AsMarkerConfig::seed000(r, 100, 101)),
+        Err(AsMarkerError::ThresholdAboveSize)
+    );
+    assert_eq!(
+        ThresholdMeterProfile::new(&ThresholdMeterConfig {
+            threshold_rate: r,
+            bs_tm: 100,
+            threshold: 101,
+            tick: TickRate::NANOS
+        }),
+        Err(Rfc5670Error::ThresholdAboveSize)
+    );
+    assert!(EtMarkerError::MtuAboveBucket.to_string().contains("A.1.5"));
+    assert!(Rfc5670Error::ThresholdAboveSize
+        .to_string()
+        .contains("RFC 5670"));
+}
+
+// ---------------------------------------------------------------------------
+// Property tests of the invariants
+// ---------------------------------------------------------------------------
+
+fn any_mark() -> impl Strategy<Value = PcnMark> {
+    prop::sample::select(MARKS.to_vec())
+}
+
+fn any_tick() -> impl Strategy<Value = TickRate> {
+    prop_oneof![
+        Just(TickRate::NANOS),
+        Just(TickRate::MILLIS),
+        (1u64..10_000_000_000).prop_map(|h| TickRate::from_hz(h).unwrap()),
+    ]
+}
+
+fn steps() -> impl Strategy<Value = Vec<(u64, u32, PcnMark)>> {
+    prop::collection::vec(
+        (
+            prop_oneof![any::<u64>(), 0u64..100_000, Just(u64::MAX), Just(0)],
+            prop_oneof![any::<u32>(), 0u32..2000, Just(u32::MAX)],
+            any_mark(),
+        ),
+        1..200,
+    )
+}
+
+fn run_steps<M: PcnMeter>(
+    p: &M::Profile,
+    start: u64,
+    steps: &[(u64, u32, PcnMark)],
+) -> Result<(), TestCaseError> {
+    let mut m = M::start(p, ns(start));
+    for &(t, len, mark) in steps {
+        let r = meter_step(p, &mut m, ns(t), len, mark);
+        prop_assert!(r.is_ok(), "{:?}", r);
+        let r = not_pcn_is_not_metered(p, &m, ns(t), len);
+        prop_assert!(r.is_ok(), "{:?}", r);
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn et_marker_invariants(rate in any::<u64>(), size in 0u64..1_000_000, s in any::<u64>(),
+                            mtu in 1u32..10_000, psi in any::<bool>(), adds in any::<bool>(),
+                            tick in any_tick(), start in any::<u64>(), st in steps()) {
+        let c = EtMarkerConfig {
+            sr: Rate::from_bits_per_sec(rate),
+            bucket_size: size.max(u64::from(mtu)),
+            s,
+            already_et_adds_s: adds,
+            marking: if psi { EtMarking::SizeIndependent { mtu } } else { EtMarking::TailMarking },
+            tick,
+        };
+        if let Ok(p) = EtMarkerProfile::new(&c) {
+            run_steps::<EtMarker>(&p, start, &st)?;
+        }
+    }
+
+    #[test]
+    fn sim48_invariants(rate in any::<u64>(), tb in 0u64..1_000_000, px in any::<u64>(),
+                        tick in any_tick(), start in any::<u64>(), st in steps()) {
+        let c = EtMarkerSim48Config { pcn_pt: Rate::from_bits_per_sec(rate), pcn_tb: tb, pcn_px: px, tick };
+        if let Ok(p) = EtMarkerSim48Profile::new(&c) {
+            run_steps::<EtMarkerSim48>(&p, start, &st)?;
+        }
+    }
+
+    #[test]
+    fn as_and_threshold_invariants(rate in any::<u64>(), size in 0u64..1_000_000, thr in any::<u64>(),
+                                   draft in any::<bool>(), tick in any_tick(), start in any::<u64>(),
+                                   st in steps()) {
+        let thr = thr % (size + 1);
+        let c = AsMarkerConfig {
+            ar: Rate::from_bits_per_sec(rate),
+            bucket_size: size,
+            threshold: thr,
+            form: if draft { AsForm::Draft3sm01 } else { AsForm::Seed000 },
+            tick,
+        };
+        if let Ok(p) = AsMarkerProfile::new(&c) {
+            run_steps::<AsMarker>(&p, start, &st)?;
+        }
+        let c = ThresholdMeterConfig { threshold_rate: Rate::from_bits_per_sec(rate), bs_tm: size, threshold: thr, tick };
+        if let Ok(p) = ThresholdMeterProfile::new(&c) {
+            run_steps::<ThresholdMeter>(&p, start, &st)?;
+        }
+    }
+
+    #[test]
+    fn excess_and_node_invariants(rate in any::<u64>(), size in 0u64..1_000_000, mode in 0u8..3,
+                                  tick in any_tick(), start in any::<u64>(), st in steps()) {
+        let mode = match mode {
+            0 => ExcessMode::SizeIndependent,
+            1 => ExcessMode::Classic(ClassicTie::Section2_4),
+            _ => ExcessMode::Classic(ClassicTie::AppendixB6),
+        };
+        let c = ExcessTrafficMeterConfig { excess_rate: Rate::from_bits_per_sec(rate), bs_etm: size, mode, tick };
+        if let Ok(p) = ExcessTrafficMeterProfile::new(&c) {
+            run_steps::<ExcessTrafficMeter>(&p, start, &st)?;
+            let t = ThresholdMeterConfig { threshold_rate: Rate::from_bits_per_sec(rate / 2), bs_tm: size, threshold: size / 2, tick };
+            if let Ok(tp) = ThresholdMeterProfile::new(&t) {
+                run_steps::<NodeRfc5670>(&NodeProfile { excess: p, threshold: tp }, start, &st)?;
+            }
+        }
+    }
+}
