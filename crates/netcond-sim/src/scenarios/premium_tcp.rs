@@ -104,6 +104,12 @@ const PARAMS: &[ParamSpec] = &[
         help: "minimum RTO (chosen: 200 ms as common stacks)",
     },
     ParamSpec {
+        key: "timestamps",
+        default: "true",
+        kind: ParamKind::Bool,
+        help: "TCP timestamps for RTT samples (chosen: on, as Linux hosts)",
+    },
+    ParamSpec {
         key: "ppp_delay_ms",
         default: "1",
         kind: ParamKind::F64 { min: 0.0, max: 1000.0 },
@@ -145,9 +151,6 @@ struct PremiumQueue {
 impl Qdisc for PremiumQueue {
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
-        if std::env::var("PREM_DBG").is_ok() && now < 3 * SEC {
-            eprintln!("{} seq={} rtx={} tokens={} backlog={}", now / 1000, pkt.seg.seq, pkt.seg.retransmit, self.policer.tokens_at(&self.profile, Instant::from_ticks(now)), self.policer.backlog());
-        }
         match self
             .policer
             .offer(&self.profile, Instant::from_ticks(now), pkt.seg.wire_len)
@@ -203,6 +206,7 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
         delayed_ack_ns: (delack > 0.0).then(|| secs(delack / 1000.0)),
         min_rto_ns: secs(p.f64("min_rto_ms") / 1000.0),
         initial_rto_ns: SEC,
+        timestamps: p.bool("timestamps"),
         ..TcpConfig::default()
     };
     let pol_cfg = PremiumPolicerConfig {
@@ -247,10 +251,6 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
         t += step;
         net.run_until(t);
         progress.advance(step / MS);
-        if std::env::var("PREM_DBG").is_ok() && t <= 10 * SEC {
-            let f = &net.flows[0];
-            eprintln!("t={} una={} nxt={} cwnd={} ssth={} rto={} st={:?} q={:?}", t / MS, f.sender.snd_una(), f.sender.snd_nxt(), f.sender.cwnd(), f.sender.ssthresh(), f.sender.rto() / MS, f.sender.stats(), net.links[1].qdisc.stats());
-        }
     }
     let q = *net.links[ppp as usize].qdisc.stats();
     let f = &net.flows[0];

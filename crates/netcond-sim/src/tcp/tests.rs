@@ -142,6 +142,9 @@ fn lockstep(
     s.start(t, &mut out);
     for _ in 0..rounds {
         t += 50 * MS;
+        if s.deadline().is_some_and(|d| d <= t) {
+            s.on_timer(t, &mut out);
+        }
         let batch = std::mem::take(&mut out);
         if batch.is_empty() {
             // Nothing in flight: only the timer can move things.
@@ -478,26 +481,33 @@ fn delayed_acks_still_fill_the_pipe() {
 
 #[test]
 fn timestamps_give_samples_from_retransmissions() {
-    // A lost retransmission needs two RTOs; with timestamps the ACK of the second
-    // retransmission still measures the RTT, so the RTO drops back at once.
+    // Two RTOs back the timer off to 4 s; the ACK of the retransmission then
+    // gives a sample only with timestamps (Karn's rule keeps the backed-off RTO).
     let run = |timestamps: bool| {
         let cfg = TcpConfig {
             timestamps,
             min_rto_ns: 200 * MS,
             ..TcpConfig::default()
         };
-        let mut n = 0;
-        let (s, _) = lockstep(cfg, 12, |x| {
-            if x.seq == 0 && n < 2 {
-                n += 1;
-                return true;
-            }
-            false
-        });
+        let mut s = TcpSender::new(cfg, 0);
+        let mut r = TcpReceiver::new(cfg, 0);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        out.clear();
+        let d1 = s.deadline().unwrap();
+        s.on_timer(d1, &mut out);
+        let d2 = s.deadline().unwrap();
+        out.clear();
+        s.on_timer(d2, &mut out);
+        assert_eq!(s.rto(), 4 * SEC);
+        let rtx = out[0];
+        assert!(rtx.retransmit && rtx.seq == 0 && rtx.ts == d2);
+        let a = r.on_segment(d2 + 50 * MS, &rtx).unwrap();
+        assert_eq!(a.tsecr, d2);
+        s.on_ack(d2 + 100 * MS, &a, &mut out);
         (s.rto(), s.srtt())
     };
-    let (rto_ts, srtt_ts) = run(true);
-    let (rto_karn, srtt_karn) = run(false);
-    assert_eq!(srtt_ts.is_some(), true);
-    assert!(rto_ts < rto_karn, "{rto_ts} vs {rto_karn} ({srtt_ts:?} {srtt_karn:?})");
+    // First sample 100 ms: RTO = 100 + 4 * 50 = 300 ms.
+    assert_eq!(run(true), (300 * MS, Some(100 * MS)));
+    assert_eq!(run(false), (4 * SEC, None));
 }
