@@ -1,0 +1,377 @@
+//! The allocated-bandwidth table: join, leave, expiry, capacity, recomputation
+//! only on change, totality; and proptests of the shared invariants.
+
+use netcond_core::{Instant, Rate, TickRate};
+use proptest::prelude::*;
+use rbcc_rate::invariants::{interface_is_max_min, interface_within_capacity, stamp_only_lowers};
+use rbcc_rate::{
+    AckHeader, AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
+};
+
+fn profile(model: AckModel, idle_ns: u64) -> RbccProfile {
+    RbccProfile::new(&RbccConfig {
+        node: NodeId(7),
+        capacity: Rate::from_kbps(64),
+        ack_bytes: 40,
+        data_bytes: 1500,
+        ack_model: model,
+        idle_timeout_ns: idle_ns,
+        tick: TickRate::NANOS,
+    })
+    .unwrap()
+}
+
+fn t(ns: u64) -> Instant {
+    Instant::from_ticks(ns)
+}
+
+fn send<const N: usize>(
+    i: &mut RbccInterface<N>,
+    p: &RbccProfile,
+    now: u64,
+    flow: u32,
+    req: FixedRate,
+) -> Result<RateHeader, u32> {
+    let mut h = RateHeader::new(req);
+    i.on_data(p, t(now), flow, &mut h).map(|()| h)
+}
+
+#[test]
+fn join_share_and_leave() {
+    let p = profile(AckModel::OutsideLoad, 1_000_000_000);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    assert_eq!(i.advertised(), FixedRate::from_bps(64_000));
+    let h = send(&mut i, &p, 0, 1, FixedRate::UNLIMITED).unwrap();
+    assert_eq!(h.rate, FixedRate::from_bps(64_000));
+    assert_eq!(h.bottleneck, NodeId(7));
+    let h = send(&mut i, &p, 0, 2, FixedRate::UNLIMITED).unwrap();
+    assert_eq!(h.rate, FixedRate::from_bps(32_000));
+    // A source asking for less than the share is not lowered and keeps its
+    // bottleneck field; the others share the rest.
+    let mut h = RateHeader::new(FixedRate::from_bps(10_000));
+    h.bottleneck = NodeId(99);
+    i.on_data(&p, t(0), 3, &mut h).unwrap();
+    assert_eq!(
+        (h.rate, h.bottleneck),
+        (FixedRate::from_bps(10_000), NodeId(99))
+    );
+    assert_eq!(i.advertised(), FixedRate::from_bps(27_000));
+    assert!(!i.data(3).unwrap().bottleneck);
+    assert!(i.data(1).unwrap().bottleneck);
+    // Flow 2 is held at 5000 bit/s by another router: the rest goes to flow 1.
+    i.on_return(
+        &p,
+        t(0),
+        2,
+        &AckHeader {
+            rate: FixedRate::from_bps(5_000),
+            bottleneck: NodeId(8),
+        },
+    );
+    assert_eq!(i.advertised(), FixedRate::from_bps(49_000));
+    assert_eq!(i.data(2).unwrap().allocated, FixedRate::from_bps(5_000));
+    // ... until an ACK says this interface is its bottleneck again.
+    i.on_return(
+        &p,
+        t(0),
+        2,
+        &AckHeader {
+            rate: FixedRate::from_bps(49_000),
+            bottleneck: NodeId(7),
+        },
+    );
+    assert_eq!(i.advertised(), FixedRate::from_bps(27_000));
+    assert!(i.close(&p, 1));
+    assert!(!i.close(&p, 1));
+    assert_eq!(i.advertised(), FixedRate::from_bps(54_000));
+    assert_eq!(i.len(), 2);
+    // An ACK for an unknown flow is ignored.
+    i.on_return(
+        &p,
+        t(0),
+        42,
+        &AckHeader {
+            rate: FixedRate::ZERO,
+            bottleneck: NodeId(1),
+        },
+    );
+    assert!(i.data(42).is_none());
+}
+
+#[test]
+fn every_source_limited_leaves_the_slack_to_grow() {
+    let p = profile(AckModel::OutsideLoad, u64::MAX);
+    let mut i: RbccInterface<4> = RbccInterface::new(&p);
+    send(&mut i, &p, 0, 1, FixedRate::from_bps(10_000)).unwrap();
+    send(&mut i, &p, 0, 2, FixedRate::from_bps(20_000)).unwrap();
+    // 34000 bit/s unused: the largest flow could grow by all of it.
+    assert_eq!(i.advertised(), FixedRate::from_bps(54_000));
+    assert!(interface_within_capacity(&p, &i));
+    assert!(interface_is_max_min(&p, &i));
+}
+
+#[test]
+fn recomputes_only_when_the_table_changes() {
+    let p = profile(AckModel::OutsideLoad, u64::MAX);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    send(&mut i, &p, 0, 1, FixedRate::UNLIMITED).unwrap();
+    let n = i.recomputations();
+    for k in 0..1000 {
+        send(&mut i, &p, k, 1, FixedRate::UNLIMITED).unwrap();
+        i.on_return(
+            &p,
+            t(k),
+            1,
+            &AckHeader {
+                rate: i.advertised(),
+                bottleneck: NodeId(7),
+            },
+        );
+    }
+    assert_eq!(
+        i.recomputations(),
+        n,
+        "steady packets and returns change nothing"
+    );
+    send(&mut i, &p, 0, 1, FixedRate::from_bps(1_000)).unwrap();
+    assert_eq!(i.recomputations(), n + 1, "a new requested rate");
+    let mut a = AckHeader {
+        rate: FixedRate::from_bps(3_000),
+        bottleneck: NodeId(3),
+    };
+    i.on_ack(&p, t(0), 9, &mut a).unwrap();
+    i.on_ack(&p, t(0), 9, &mut a).unwrap();
+    assert_eq!(
+        i.recomputations(),
+        n + 2,
+        "a new ACK flow, then the same rate"
+    );
+    // 40/1500 of 3000 bit/s = 80 bit/s of ACK load.
+    assert_eq!(i.ack_load(&p), FixedRate::from_bps(80));
+    assert_eq!(
+        a.rate,
+        FixedRate::from_bps(3_000),
+        "seed model: ACKs are not lowered"
+    );
+}
+
+#[test]
+fn full_table_hands_the_flow_back() {
+    let p = profile(AckModel::OutsideLoad, u64::MAX);
+    let mut i: RbccInterface<4> = RbccInterface::new(&p);
+    for f in 0..4 {
+        send(&mut i, &p, 0, f, FixedRate::UNLIMITED).unwrap();
+    }
+    let mut h = RateHeader::new(FixedRate::UNLIMITED);
+    assert_eq!(i.on_data(&p, t(0), 99, &mut h), Err(99));
+    assert_eq!(h, RateHeader::new(FixedRate::UNLIMITED), "header untouched");
+    let mut a = AckHeader {
+        rate: FixedRate::from_bps(1),
+        bottleneck: NodeId(1),
+    };
+    assert_eq!(i.on_ack(&p, t(0), 98, &mut a), Err(98));
+    assert_eq!(i.advertised(), FixedRate::from_bps(16_000));
+    // Known flows still pass.
+    assert!(send(&mut i, &p, 0, 3, FixedRate::UNLIMITED).is_ok());
+    i.close(&p, 0);
+    assert!(send(&mut i, &p, 0, 99, FixedRate::UNLIMITED).is_ok());
+}
+
+#[test]
+fn idle_flows_expire_and_clocks_going_back_do_not_expire_anything() {
+    let p = profile(AckModel::OutsideLoad, 1_000);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    send(&mut i, &p, 1_000, 1, FixedRate::UNLIMITED).unwrap();
+    send(&mut i, &p, 1_500, 2, FixedRate::UNLIMITED).unwrap();
+    let mut a = AckHeader {
+        rate: FixedRate::from_bps(7_500),
+        bottleneck: NodeId(3),
+    };
+    i.on_ack(&p, t(1_500), 3, &mut a).unwrap();
+    assert_eq!(i.expire(&p, t(1_999)), 0);
+    assert_eq!(i.expire(&p, t(500)), 0, "backwards: nothing elapsed");
+    // A late, older packet does not move last_seen back.
+    send(&mut i, &p, 900, 1, FixedRate::UNLIMITED).unwrap();
+    assert_eq!(i.data(1).unwrap().last_seen, t(1_000));
+    assert_eq!(i.expire(&p, t(2_000)), 1);
+    assert!(i.data(1).is_none());
+    assert_eq!(i.advertised(), FixedRate::from_bps(63_800));
+    assert_eq!(i.expire(&p, t(2_500)), 2);
+    assert!(i.is_empty());
+    assert_eq!(i.advertised(), FixedRate::from_bps(64_000));
+    // u64::MAX never expires.
+    let q = profile(AckModel::OutsideLoad, u64::MAX);
+    let mut j: RbccInterface<2> = RbccInterface::new(&q);
+    send(&mut j, &q, 0, 1, FixedRate::UNLIMITED).unwrap();
+    assert_eq!(j.expire(&q, t(i64::MAX as u64)), 0);
+}
+
+#[test]
+fn ack_load_above_capacity_gives_nothing_and_no_overflow() {
+    let p = profile(AckModel::OutsideLoad, u64::MAX);
+    let mut i: RbccInterface<4> = RbccInterface::new(&p);
+    let mut a = AckHeader {
+        rate: FixedRate::UNLIMITED,
+        bottleneck: NodeId::NONE,
+    };
+    i.on_ack(&p, t(0), 1, &mut a).unwrap();
+    let h = send(&mut i, &p, u64::MAX, 2, FixedRate::UNLIMITED).unwrap();
+    assert_eq!(h.rate, FixedRate::ZERO);
+    assert!(interface_within_capacity(&p, &i));
+    assert!(interface_is_max_min(&p, &i));
+}
+
+#[test]
+fn coupled_ack_flows_share_and_are_lowered() {
+    let p = profile(AckModel::Coupled, u64::MAX);
+    let mut i: RbccInterface<4> = RbccInterface::new(&p);
+    send(&mut i, &p, 0, 1, FixedRate::UNLIMITED).unwrap();
+    let mut a = AckHeader {
+        rate: FixedRate::UNLIMITED,
+        bottleneck: NodeId(3),
+    };
+    i.on_ack(&p, t(0), 2, &mut a).unwrap();
+    // C / (1 + 2/75) = 4800000/77 for both.
+    assert_eq!(i.advertised(), FixedRate::from_ratio(4_800_000, 77));
+    assert_eq!(a.rate, i.advertised());
+    assert_eq!(a.bottleneck, NodeId(7));
+    assert!(i.ack(2).unwrap().bottleneck);
+    assert_eq!(i.ack_load(&p), FixedRate::ZERO);
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Data {
+        flow: u32,
+        req: u64,
+        rate: u64,
+        now: u64,
+    },
+    Return {
+        flow: u32,
+        rate: u64,
+        here: bool,
+        now: u64,
+    },
+    Ack {
+        flow: u32,
+        rate: u64,
+        now: u64,
+    },
+    Close {
+        flow: u32,
+    },
+    Expire {
+        now: u64,
+    },
+}
+
+fn rate_strategy() -> impl Strategy<Value = u64> {
+    prop_oneof![Just(u64::MAX), Just(0u64), 0u64..(1u64 << 33), any::<u64>(),]
+}
+
+fn op_strategy() -> impl Strategy<Value = Op> {
+    let flow = 0u32..24;
+    let now = prop_oneof![0u64..10_000, any::<u64>()];
+    prop_oneof![
+        4 => (flow.clone(), rate_strategy(), rate_strategy(), now.clone())
+            .prop_map(|(flow, req, rate, now)| Op::Data { flow, req, rate, now }),
+        2 => (flow.clone(), rate_strategy(), any::<bool>(), now.clone())
+            .prop_map(|(flow, rate, here, now)| Op::Return { flow, rate, here, now }),
+        2 => (flow.clone(), rate_strategy(), now.clone())
+            .prop_map(|(flow, rate, now)| Op::Ack { flow, rate, now }),
+        1 => flow.prop_map(|flow| Op::Close { flow }),
+        1 => now.prop_map(|now| Op::Expire { now }),
+    ]
+}
+
+fn run_ops(model: AckModel, ops: &[Op]) -> Result<(), TestCaseError> {
+    let p = profile(model, 5_000);
+    let mut i: RbccInterface<16> = RbccInterface::new(&p);
+    for op in ops {
+        match *op {
+            Op::Data {
+                flow,
+                req,
+                rate,
+                now,
+            } => {
+                let mut h = RateHeader {
+                    requested: FixedRate::from_raw(req),
+                    rate: FixedRate::from_raw(rate),
+                    bottleneck: NodeId(3),
+                };
+                let before = h;
+                match i.on_data(&p, t(now), flow, &mut h) {
+                    Ok(()) => {
+                        prop_assert!(stamp_only_lowers(p.node(), &before, &h));
+                        prop_assert!(h.rate <= i.advertised());
+                    }
+                    Err(f) => {
+                        prop_assert_eq!(f, flow);
+                        prop_assert_eq!(h, before);
+                        prop_assert_eq!(i.len(), 16);
+                    }
+                }
+            }
+            Op::Return {
+                flow,
+                rate,
+                here,
+                now,
+            } => {
+                let b = if here { p.node() } else { NodeId(3) };
+                i.on_return(
+                    &p,
+                    t(now),
+                    flow,
+                    &AckHeader {
+                        rate: FixedRate::from_raw(rate),
+                        bottleneck: b,
+                    },
+                );
+            }
+            Op::Ack { flow, rate, now } => {
+                let mut a = AckHeader {
+                    rate: FixedRate::from_raw(rate),
+                    bottleneck: NodeId(3),
+                };
+                let before = a;
+                if i.on_ack(&p, t(now), flow, &mut a).is_ok() {
+                    prop_assert!(a.rate <= before.rate);
+                    if model == AckModel::OutsideLoad {
+                        prop_assert_eq!(a, before);
+                    }
+                }
+            }
+            Op::Close { flow } => {
+                i.close(&p, flow);
+                prop_assert!(i.data(flow).is_none() && i.ack(flow).is_none());
+            }
+            Op::Expire { now } => {
+                i.expire(&p, t(now));
+                for e in i.entries() {
+                    prop_assert!(t(now).ticks_since(e.last_seen) < p.idle_ticks());
+                }
+            }
+        }
+        prop_assert!(interface_within_capacity(&p, &i));
+        prop_assert!(interface_is_max_min(&p, &i));
+        prop_assert!(i.len() <= 16);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn invariants_hold_outside_load(ops in proptest::collection::vec(op_strategy(), 1..200)) {
+        run_ops(AckModel::OutsideLoad, &ops)?;
+    }
+
+    #[test]
+    fn invariants_hold_coupled(ops in proptest::collection::vec(op_strategy(), 1..200)) {
+        run_ops(AckModel::Coupled, &ops)?;
+    }
+}
