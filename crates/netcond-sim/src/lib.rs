@@ -75,6 +75,7 @@ pub mod progress;
 pub mod report;
 pub mod scenarios;
 pub mod svg;
+pub mod tcp;
 pub mod traffic;
 
 pub use params::{ParamKind, ParamSpec, Params};

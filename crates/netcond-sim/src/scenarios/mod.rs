@@ -11,6 +11,7 @@ use crate::SimError;
 pub mod pcn_admission;
 pub mod pcn_termination;
 pub mod rbcc_scenario7;
+pub mod premium_tcp;
 
 /// Options of a reproduction (`netcond-sim reproduce`).
 #[derive(Clone, Debug)]
@@ -59,6 +60,7 @@ pub fn registry() -> Vec<&'static dyn Scenario> {
         &pcn_termination::PcnTermination,
         &pcn_admission::PcnAdmission,
         &rbcc_scenario7::RbccScenario7,
+        &premium_tcp::PremiumTcp,
     ]
 }
 
