@@ -448,6 +448,13 @@ impl RasProfile {
         (if e > f { e } else { f }).min(self.mir)
     }
 
+    /// The EAR of `ear` in rate units (`2^-S` bytes per tick, rounded down).
+    #[inline]
+    #[must_use]
+    pub fn ear_rate(&self, ear: &Ear) -> u64 {
+        ear.raw() >> EAR_EXTRA_BITS
+    }
+
     /// The EAR constants.
     #[must_use]
     pub const fn ear(&self) -> &EarProfile {

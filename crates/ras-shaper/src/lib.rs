@@ -109,6 +109,8 @@ mod fixed;
 mod green;
 pub mod invariants;
 mod shaper;
+#[cfg(test)]
+mod tests;
 
 pub use config::{
     RasError, RasKind, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig,
