@@ -33,12 +33,14 @@ pub enum Admission {
 }
 
 /// The fraction `k / 1000` (RFC 6661 and 6662 configure CLE values in tenths of
-/// a percent, 0 to 1000), rounded to the nearest `U1F31` (error at most 2^-32);
-/// values above 1000 give 1.
+/// a percent, 0 to 1000) as a `U1F31`, rounded down (by less than 2^-31), so
+/// that a CLE of exactly `k / 1000` counts as reaching it: with a CLE-limit of
+/// `per_mille(50)`, a CLE of exactly 5 % blocks, as RFC 6661 section 3.3.1
+/// wants. Values above 1000 give 1.
 #[must_use]
 pub const fn per_mille(k: u16) -> U1F31 {
     let k = if k > 1000 { 1000 } else { k as u64 };
-    U1F31::from_bits((((k << 31) + 500) / 1000) as u32)
+    U1F31::from_bits(((k << 31) / 1000) as u32)
 }
 
 // ---------------------------------------------------------------------------
@@ -1065,5 +1067,519 @@ impl DecisionPoint {
             admission,
             termination,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::invariants::stop_blocking_consistent;
+    use netcond_core::{RandomSource, SplitMix64};
+
+    const MS: u64 = 1_000_000;
+    const S: u64 = 1_000_000_000;
+
+    fn at(t: u64) -> Instant {
+        Instant::from_ticks(t)
+    }
+
+    fn seed_timer() -> StopBlockingProfile {
+        StopBlockingProfile::new(&StopBlockingConfig::seed000()).unwrap()
+    }
+
+    #[test]
+    fn stop_blocking_timer_sequence() {
+        let p = seed_timer();
+        let mut t = StopBlockingTimer::new();
+        assert_eq!(t.next_wakeup(), None);
+        assert!(t.on_block(&p, at(0)));
+        assert_eq!(t.admission(), Admission::Block);
+        assert_eq!(t.next_wakeup(), Some(at(S)));
+        assert!(!t.on_block(&p, at(500 * MS)));
+        assert_eq!(t.poll(&p, at(S - 1)), None);
+        // A block came during the first second: the timer restarts.
+        assert_eq!(t.poll(&p, at(S)), None);
+        assert_eq!(t.next_wakeup(), Some(at(2 * S)));
+        assert!(!t.on_block(&p, at(1_500 * MS)));
+        assert_eq!(t.poll(&p, at(2 * S)), None);
+        assert_eq!(t.next_wakeup(), Some(at(3 * S)));
+        // The third second is silent: admission resumes at 3 s, reported once.
+        assert_eq!(t.poll(&p, at(3 * S)), Some(at(3 * S)));
+        assert_eq!(t.admission(), Admission::Admit);
+        assert_eq!(t.poll(&p, at(3 * S)), None);
+        assert_eq!(t.next_wakeup(), None);
+        // The next block starts a new period.
+        assert!(t.on_block(&p, at(3_200 * MS)));
+        assert_eq!(t.next_wakeup(), Some(at(4_200 * MS)));
+    }
+
+    #[test]
+    fn stop_blocking_timer_called_late() {
+        let p = seed_timer();
+        // Polled late: the restarts and the resumption are replayed in order.
+        let mut t = StopBlockingTimer::new();
+        t.on_block(&p, at(0));
+        t.on_block(&p, at(500 * MS));
+        assert_eq!(t.next_wakeup(), Some(at(S)));
+        assert_eq!(t.poll(&p, at(10 * S)), Some(at(2 * S)));
+        // A block at exactly the timeout belongs to the next period.
+        let mut t = StopBlockingTimer::new();
+        t.on_block(&p, at(0));
+        assert!(t.on_block(&p, at(S)));
+        assert_eq!(t.next_wakeup(), Some(at(2 * S)));
+        // A resumption missed before a new block is merged away.
+        let mut t = StopBlockingTimer::new();
+        t.on_block(&p, at(0));
+        assert!(t.on_block(&p, at(5 * S)));
+        assert_eq!(t.poll(&p, at(5_500 * MS)), None);
+        assert_eq!(t.admission(), Admission::Block);
+        // An unpolled resumption shows up as an immediate wakeup.
+        let mut t = StopBlockingTimer::new();
+        t.on_block(&p, at(0));
+        let _ = t.clone().poll(&p, at(0));
+        let mut e: Egress3sm<u8, 1> = Egress3sm::new();
+        e.add(1).unwrap();
+        e.on_packet(&p, at(0), 1, (), PcnMark::Thm).unwrap();
+        // An NM packet after the timeout settles nothing by itself...
+        assert_eq!(
+            e.on_packet(&p, at(5 * S), 1, (), PcnMark::Nm),
+            Ok(EgressSignal::Nothing)
+        );
+        // ...and poll reports the resumption at the timeout instant.
+        assert_eq!(e.next_wakeup(), Some(at(S)));
+        assert_eq!(e.poll(&p, at(5 * S)), Some((1, at(S))));
+        assert_eq!(e.poll(&p, at(5 * S)), None);
+    }
+
+    #[test]
+    fn stop_blocking_random_streams_stay_consistent() {
+        let p = StopBlockingProfile::new(&StopBlockingConfig {
+            timeout_ns: 1_000,
+            et_blocks: true,
+            tick: TickRate::NANOS,
+        })
+        .unwrap();
+        let mut r = SplitMix64::new(5);
+        let mut t = StopBlockingTimer::new();
+        let mut now = 0u64;
+        let (mut resumed, mut started) = (0, 0);
+        for _ in 0..100_000 {
+            now += u64::from(r.below(700));
+            // A careful caller polls at every wakeup before the next event.
+            while let Some(w) = t.next_wakeup().filter(|w| w.ticks() <= now) {
+                resumed += usize::from(t.poll(&p, w).is_some());
+                stop_blocking_consistent(&p, &t, w).unwrap();
+            }
+            match r.below(3) {
+                0 => started += usize::from(t.on_block(&p, at(now))),
+                _ => resumed += usize::from(t.poll(&p, at(now)).is_some()),
+            }
+            stop_blocking_consistent(&p, &t, at(now)).unwrap();
+        }
+        // Every blocking period that ended was reported once.
+        assert!(
+            started > 100 && (started - resumed) <= 1,
+            "{started} {resumed}"
+        );
+        // A careless caller (random polls) still never breaks the invariants.
+        let mut t = StopBlockingTimer::new();
+        for _ in 0..100_000 {
+            now += u64::from(r.below(3000));
+            if r.below(2) == 0 {
+                t.on_block(&p, at(now));
+            } else {
+                let _ = t.poll(&p, at(now));
+            }
+            stop_blocking_consistent(&p, &t, at(now)).unwrap();
+        }
+    }
+
+    #[test]
+    fn egress3sm_signals_and_capacity() {
+        let p = seed_timer();
+        let mut e: Egress3sm<u32, 2> = Egress3sm::new();
+        assert_eq!(e.add(10), Ok(0));
+        assert_eq!(e.add(20), Ok(1));
+        assert_eq!(e.add(10), Ok(0));
+        assert_eq!(e.add(30), Err(30));
+        assert_eq!(e.len(), 2);
+        assert_eq!(e.on_packet(&p, at(0), 30, 1u64, PcnMark::Thm), Err(30));
+        assert_eq!(
+            e.on_packet(&p, at(0), 10, 1u64, PcnMark::Nm),
+            Ok(EgressSignal::Nothing)
+        );
+        assert_eq!(
+            e.on_packet(&p, at(0), 10, 1u64, PcnMark::Thm),
+            Ok(EgressSignal::Block { new_period: true })
+        );
+        assert_eq!(
+            e.on_packet(&p, at(MS), 10, 2u64, PcnMark::Thm),
+            Ok(EgressSignal::Block { new_period: false })
+        );
+        // One termination per ET packet, carrying its flow; ET also blocks.
+        assert_eq!(
+            e.on_packet(&p, at(2 * MS), 20, 7u64, PcnMark::Etm),
+            Ok(EgressSignal::Terminate {
+                flow: 7,
+                new_block_period: true
+            })
+        );
+        assert_eq!(
+            e.on_packet_at(&p, at(3 * MS), 1, 8u64, PcnMark::Etm),
+            EgressSignal::Terminate {
+                flow: 8,
+                new_block_period: false
+            }
+        );
+        assert_eq!(e.admission(20), Some(Admission::Block));
+        assert_eq!(e.next_wakeup(), Some(at(S)));
+        // Aggregate 10 saw a block at 1 ms: restarts at 1 s, resumes at 2 s;
+        // aggregate 20 saw blocks at 2 and 3 ms: restarts at 1.002 s, resumes 2.002 s.
+        assert_eq!(e.poll(&p, at(2 * S)), Some((10, at(2 * S))));
+        assert_eq!(e.poll(&p, at(2 * S)), None);
+        assert_eq!(e.poll(&p, at(3 * S)), Some((20, at(2 * S + 2 * MS))));
+        assert_eq!(e.next_wakeup(), None);
+        // Without et_blocks, ET only terminates.
+        let q = StopBlockingProfile::new(&StopBlockingConfig {
+            et_blocks: false,
+            ..StopBlockingConfig::seed000()
+        })
+        .unwrap();
+        let mut e: Egress3sm<u8, 1> = Egress3sm::default();
+        e.add(0).unwrap();
+        assert_eq!(
+            e.on_packet(&q, at(0), 0, 'f', PcnMark::Etm),
+            Ok(EgressSignal::Terminate {
+                flow: 'f',
+                new_block_period: false
+            })
+        );
+        assert_eq!(e.admission(0), Some(Admission::Admit));
+        assert_eq!(
+            StopBlockingProfile::new(&StopBlockingConfig {
+                timeout_ns: 0,
+                ..StopBlockingConfig::seed000()
+            }),
+            Err(EdgeError::ZeroDuration)
+        );
+    }
+
+    #[test]
+    fn cle_arithmetic() {
+        assert_eq!(per_mille(1000), U1F31::ONE);
+        assert_eq!(per_mille(2000), U1F31::ONE);
+        assert_eq!(per_mille(500).to_bits(), 1 << 30);
+        assert!(!Cle::new(50, 1000).is_below(per_mille(50)));
+        assert!(Cle::new(49, 1000).is_below(per_mille(50)));
+        assert_eq!(per_mille(0), U1F31::ZERO);
+        let third = Cle::new(1, 3);
+        assert!(third.is_below(per_mille(334)));
+        assert!(!third.is_below(per_mille(333)));
+        assert!(third.is_above(per_mille(333)));
+        assert_eq!(third.to_fixed().to_bits(), (1u32 << 31) / 3);
+        assert_eq!(Cle::new(0, 0).to_fixed(), U1F31::ZERO);
+        assert_eq!(Cle::new(5, 3), Cle::new(3, 3));
+        assert_eq!(Cle::new(3, 3).to_fixed(), U1F31::ONE);
+        // A CLE of 0 is not below a CLE-limit of 0 (RFC 6661 s3.3.1: block).
+        assert!(!Cle::new(0, 0).is_below(U1F31::ZERO));
+        // Against exact rationals: every marked/total up to 60 and every limit.
+        for total in 0..=60u64 {
+            for marked in 0..=total {
+                let c = Cle::new(marked, total);
+                for k in 0..=1000u64 {
+                    let lhs = marked * 1000;
+                    let rhs = k * total;
+                    // per_mille rounds down: "below" is exact for every k, "above"
+                    // wherever k / 1000 is representable or the CLE differs from it.
+                    assert_eq!(
+                        c.is_below(per_mille(k as u16)),
+                        lhs < rhs,
+                        "{marked}/{total} vs {k}"
+                    );
+                    if lhs != rhs || k % 125 == 0 {
+                        assert_eq!(
+                            c.is_above(per_mille(k as u16)),
+                            lhs > rhs,
+                            "{marked}/{total} vs {k}"
+                        );
+                    }
+                }
+            }
+        }
+        // No overflow at the extremes.
+        let big = Cle::new(u64::MAX, u64::MAX);
+        assert!(!big.is_below(U1F31::ONE));
+        assert_eq!(big.to_fixed(), U1F31::ONE);
+    }
+
+    #[test]
+    fn cle_admission_hysteresis() {
+        let p = CleAdmissionProfile::new(&CleAdmissionConfig {
+            interval_ns: 100 * MS,
+            stop: per_mille(100),
+            resume: per_mille(20),
+            tick: TickRate::NANOS,
+        })
+        .unwrap();
+        let mut a = CleAdmission::new(&p, at(0));
+        // Marked share per interval, in percent, and the expected state.
+        let plan = [
+            (5, Admission::Admit, false),
+            (10, Admission::Block, true),
+            (5, Admission::Block, false),
+            (2, Admission::Block, false),
+            (1, Admission::Admit, true),
+            (9, Admission::Admit, false),
+        ];
+        for (i, &(pct, adm, changed)) in plan.iter().enumerate() {
+            let t0 = i as u64 * 100 * MS;
+            for j in 0..100u64 {
+                let mark = if j < pct { PcnMark::Thm } else { PcnMark::Nm };
+                a.on_packet(&p, at(t0 + j * MS), 100, mark);
+                a.on_packet(&p, at(t0 + j * MS), 100, PcnMark::NotPcn);
+            }
+            assert_eq!(a.poll(&p, at(t0 + 100 * MS - 1)), None);
+            assert_eq!(a.next_wakeup(), at(t0 + 100 * MS));
+            let d = a.poll(&p, at(t0 + 100 * MS)).unwrap();
+            assert_eq!(
+                (d.cle, d.admission, d.changed),
+                (Cle::new(pct * 100, 10_000), adm, changed),
+                "{i}"
+            );
+            assert_eq!((d.start, d.end), (at(t0), at(t0 + 100 * MS)));
+        }
+        let bad = |stop, resume, iv| {
+            CleAdmissionProfile::new(&CleAdmissionConfig {
+                interval_ns: iv,
+                stop,
+                resume,
+                tick: TickRate::NANOS,
+            })
+        };
+        assert_eq!(
+            bad(per_mille(10), per_mille(20), 1),
+            Err(EdgeError::ContinueAboveStop)
+        );
+        assert_eq!(
+            bad(U1F31::MAX, per_mille(20), 1),
+            Err(EdgeError::FractionAboveOne)
+        );
+        assert_eq!(
+            bad(per_mille(10), per_mille(10), 0),
+            Err(EdgeError::ZeroDuration)
+        );
+    }
+
+    fn cl_meter(t_meas_ns: u64, suppression: Option<Suppression>) -> EgressMeterProfile {
+        EgressMeterProfile::new(&EgressMeterConfig {
+            t_meas_ns,
+            suppression,
+            ..EgressMeterConfig::controlled_load()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn egress_meter_rates_cle_and_flows() {
+        let p = cl_meter(100 * MS, None);
+        let mut m: EgressMeter<u32, 4> = EgressMeter::new(&p, at(0));
+        for (t, len, mark, flow) in [
+            (1, 1000, PcnMark::Nm, 1),
+            (2, 1000, PcnMark::Nm, 2),
+            (3, 1000, PcnMark::Nm, 3),
+            (4, 500, PcnMark::Thm, 1),
+            (5, 500, PcnMark::Etm, 7),
+            (6, 200, PcnMark::Etm, 8),
+            (7, 100, PcnMark::Etm, 7),
+            (8, 999, PcnMark::NotPcn, 9),
+        ] {
+            m.on_packet(&p, at(t * MS), len, mark, flow);
+        }
+        assert_eq!(m.poll(&p, at(100 * MS - 1)), None);
+        assert_eq!(m.next_wakeup(), at(100 * MS));
+        let r = m.poll(&p, at(100 * MS)).unwrap();
+        assert_eq!((r.nm_bytes, r.thm_bytes, r.etm_bytes), (3000, 500, 800));
+        assert_eq!((r.nm_rate, r.thm_rate, r.etm_rate), (30_000, 5_000, 8_000));
+        assert_eq!(r.cle, Cle::new(1300, 4300));
+        assert_eq!(r.etm_flows.as_slice(), &[7, 8]);
+        assert_eq!((r.start, r.end), (at(0), at(100 * MS)));
+        assert_eq!(m.poll(&p, at(100 * MS)), None);
+        assert_eq!(m.next_wakeup(), at(200 * MS));
+        // SM: ThM counts as ETM (RFC 6660 s5.3), CLE = ETM / (NM + ETM), no flow list.
+        let ps = EgressMeterProfile::new(&EgressMeterConfig::single_marking()).unwrap();
+        let mut s: EgressMeter<u32, 4> = EgressMeter::new(&ps, at(0));
+        s.on_packet(&ps, at(0), 3000, PcnMark::Nm, 1);
+        s.on_packet(&ps, at(0), 500, PcnMark::Thm, 1);
+        s.on_packet(&ps, at(0), 800, PcnMark::Etm, 2);
+        let r = s.poll(&ps, at(200 * MS)).unwrap();
+        assert_eq!((r.nm_bytes, r.thm_bytes, r.etm_bytes), (3000, 0, 1300));
+        assert_eq!((r.nm_rate, r.etm_rate), (15_000, 6_500));
+        assert_eq!(r.cle, Cle::new(1300, 4300));
+        assert!(r.etm_flows.is_empty());
+        // The flow list keeps the most recent distinct flows.
+        let mut m: EgressMeter<u32, 2> = EgressMeter::new(&p, at(0));
+        for f in [1, 2, 1, 3] {
+            m.on_packet(&p, at(0), 100, PcnMark::Etm, f);
+        }
+        assert_eq!(m.poll(&p, at(S)).unwrap().etm_flows.as_slice(), &[2, 3]);
+    }
+
+    #[test]
+    fn egress_meter_called_late() {
+        let p = cl_meter(100 * MS, None);
+        let mut m: EgressMeter<u8, 1> = EgressMeter::new(&p, at(0));
+        m.on_packet(&p, at(50 * MS), 100, PcnMark::Nm, 0);
+        // A packet in the next interval closes the first; its report waits.
+        m.on_packet(&p, at(150 * MS), 200, PcnMark::Nm, 0);
+        assert_eq!(m.next_wakeup(), at(100 * MS));
+        let r = m.poll(&p, at(160 * MS)).unwrap();
+        assert_eq!((r.nm_bytes, r.end), (100, at(100 * MS)));
+        assert_eq!(m.poll(&p, at(160 * MS)), None);
+        let r = m.poll(&p, at(200 * MS)).unwrap();
+        assert_eq!((r.nm_bytes, r.start), (200, at(100 * MS)));
+        // Polled 0.8 s late: one report, and the grid carries on at 1.0 s.
+        let r = m.poll(&p, at(S)).unwrap();
+        assert_eq!(
+            (r.nm_bytes, r.start, r.end),
+            (0, at(200 * MS), at(300 * MS))
+        );
+        assert_eq!(m.next_wakeup(), at(1_100 * MS));
+    }
+
+    #[test]
+    fn egress_meter_report_suppression() {
+        // RFC 6661 s3.2.3: report when CLE > threshold now or in the previous
+        // interval, or T_maxsuppress has passed since the last report.
+        let p = cl_meter(
+            100 * MS,
+            Some(Suppression {
+                cle_reporting_threshold: U1F31::ZERO,
+                t_maxsuppress_ns: 450 * MS,
+            }),
+        );
+        let mut m: EgressMeter<u8, 1> = EgressMeter::new(&p, at(0));
+        let mut sent = [false; 12];
+        for (i, s) in sent.iter_mut().enumerate() {
+            let t0 = i as u64 * 100 * MS;
+            let mark = if i == 2 { PcnMark::Etm } else { PcnMark::Nm };
+            m.on_packet(&p, at(t0), 100, mark, 0);
+            *s = m.poll(&p, at(t0 + 100 * MS)).is_some();
+        }
+        // 0-1: silent (first report due 450 ms after start: interval ending at 500 ms);
+        // 2: CLE > 0; 3: the previous was above; then every 500 ms (5 intervals).
+        let expect = [
+            false, false, true, true, false, false, false, false, true, false, false, false,
+        ];
+        assert_eq!(sent, expect);
+    }
+
+    fn report(nm_rate: u64, thm_rate: u64, etm_rate: u64, cle: Cle) -> Report<u8, 1> {
+        Report {
+            start: at(0),
+            end: at(S),
+            nm_bytes: nm_rate,
+            thm_bytes: thm_rate,
+            etm_bytes: etm_rate,
+            nm_rate,
+            thm_rate,
+            etm_rate,
+            cle,
+            etm_flows: heapless::Vec::new(),
+        }
+    }
+
+    #[test]
+    fn decision_point_cl() {
+        let p = DecisionProfile::new(&DecisionConfig::controlled_load()).unwrap();
+        let mut d = DecisionPoint::new();
+        let quiet = report(1000, 0, 0, Cle::new(0, 1000));
+        assert_eq!(
+            d.on_report(&p, &quiet),
+            Decision {
+                admission: Admission::Admit,
+                termination: Termination::None
+            }
+        );
+        // ThM only, CLE 10 % >= 5 %: block, no termination.
+        let thm = report(900, 100, 0, Cle::new(100, 1000));
+        assert_eq!(d.on_report(&p, &thm).admission, Admission::Block);
+        assert_eq!(d.on_report(&p, &thm).termination, Termination::None);
+        // ETM: ask for the sent rate, then terminate sent - (NM + ThM).
+        let etm = report(600, 300, 100, Cle::new(400, 1000));
+        assert_eq!(
+            d.on_report(&p, &etm).termination,
+            Termination::RequestSentRate
+        );
+        assert!(d.awaiting_report());
+        let dec = d.on_report(&p, &etm);
+        assert_eq!(dec.termination, Termination::Terminate { sar: 900 });
+        assert_eq!(amount_to_terminate(1200, 900), 300);
+        assert_eq!(amount_to_terminate(800, 900), 0);
+        // If the next report has no ETM, nothing is terminated.
+        assert_eq!(
+            d.on_report(&p, &etm).termination,
+            Termination::RequestSentRate
+        );
+        assert_eq!(d.on_report(&p, &thm).termination, Termination::None);
+        assert!(!d.awaiting_report());
+        // Either mechanism can be switched off.
+        let off = DecisionProfile::new(&DecisionConfig {
+            admission_enabled: false,
+            termination_enabled: false,
+            ..DecisionConfig::controlled_load()
+        })
+        .unwrap();
+        assert_eq!(
+            DecisionPoint::new().on_report(&off, &etm),
+            Decision {
+                admission: Admission::Admit,
+                termination: Termination::None
+            }
+        );
+    }
+
+    #[test]
+    fn decision_point_sm() {
+        let p = DecisionProfile::new(&DecisionConfig::single_marking()).unwrap();
+        let mut d = DecisionPoint::new();
+        // CLE 4 % < 5 %: admit, no termination even with ETM.
+        let low = report(960, 0, 40, Cle::new(40, 1000));
+        assert_eq!(
+            d.on_report(&p, &low),
+            Decision {
+                admission: Admission::Admit,
+                termination: Termination::None
+            }
+        );
+        // CLE 30 %: block, request; next with ETM: terminate sent - 1.5 NM.
+        let high = report(701, 0, 300, Cle::new(300, 1001));
+        assert_eq!(
+            d.on_report(&p, &high).termination,
+            Termination::RequestSentRate
+        );
+        assert_eq!(
+            d.on_report(&p, &high),
+            Decision {
+                admission: Admission::Block,
+                termination: Termination::Terminate { sar: 1051 }
+            }
+        );
+        let bad = |u| {
+            DecisionProfile::new(&DecisionConfig {
+                behaviour: EdgeBehaviour::SingleMarking { u },
+                ..DecisionConfig::single_marking()
+            })
+        };
+        assert_eq!(bad(U16F16::ONE), Err(EdgeError::UNotAboveOne));
+        assert!(DecisionProfile::new(&DecisionConfig {
+            cle_limit: U1F31::MAX,
+            ..DecisionConfig::controlled_load()
+        })
+        .is_err());
+        assert!(EgressMeterProfile::new(&EgressMeterConfig {
+            t_meas_ns: 0,
+            ..EgressMeterConfig::controlled_load()
+        })
+        .is_err());
     }
 }
