@@ -133,6 +133,45 @@ impl<T> Port<T> {
     }
 }
 
+/// A FIFO with an unlimited buffer reduced to its departure times: a packet
+/// arriving at `now` leaves at `max(now, previous departure) + serialization`.
+/// Exact for an unlimited FIFO when packets are offered in arrival order, and
+/// needs no event of its own: the caller schedules the arrival at the next hop.
+#[derive(Clone, Copy, Debug)]
+pub struct VirtualFifo {
+    /// Link rate in bits per second (0: infinitely fast).
+    pub rate_bps: u64,
+    busy_until: Time,
+    /// Bytes sent.
+    pub tx_bytes: u64,
+}
+
+impl VirtualFifo {
+    /// An idle link.
+    #[must_use]
+    pub fn new(rate_bps: u64) -> VirtualFifo {
+        VirtualFifo {
+            rate_bps,
+            busy_until: 0,
+            tx_bytes: 0,
+        }
+    }
+
+    /// Departure time of a packet of `len` bytes arriving at `now`.
+    pub fn depart(&mut self, now: Time, len: u32) -> Time {
+        let start = self.busy_until.max(now);
+        self.busy_until = start + serialization_ns(len, self.rate_bps);
+        self.tx_bytes += u64::from(len);
+        self.busy_until
+    }
+
+    /// Queueing delay a packet arriving at `now` would see before its transmission.
+    #[must_use]
+    pub fn backlog(&self, now: Time) -> Time {
+        self.busy_until.saturating_sub(now)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +188,36 @@ mod tests {
         assert_eq!(p.complete(2_400_000), Some((2, None)));
         assert_eq!(p.complete(2_400_000), None);
         assert_eq!((p.tx_packets, p.drops), (2, 1));
+    }
+
+    #[test]
+    fn virtual_fifo_matches_port() {
+        let mut v = VirtualFifo::new(1_000_000);
+        let mut p: Port<u32> = Port::new(1_000_000, 0, Buffer::Unlimited);
+        let arrivals = [(0u64, 125u32), (10, 250), (500_000, 125), (5_000_000, 125)];
+        let mut port_done = Vec::new();
+        let mut next = None;
+        for &(t, len) in &arrivals {
+            while let Some(d) = next {
+                if d > t {
+                    break;
+                }
+                let (_, n) = p.complete(d).unwrap();
+                port_done.push(d);
+                next = n;
+            }
+            if let Enqueue::Started(d) = p.enqueue(t, 0, len) {
+                next = Some(d);
+            }
+        }
+        while let Some(d) = next {
+            let (_, n) = p.complete(d).unwrap();
+            port_done.push(d);
+            next = n;
+        }
+        let virt: Vec<Time> = arrivals.iter().map(|&(t, l)| v.depart(t, l)).collect();
+        assert_eq!(virt, port_done);
+        assert_eq!(virt, vec![1_000_000, 3_000_000, 4_000_000, 6_000_000]);
     }
 
     #[test]

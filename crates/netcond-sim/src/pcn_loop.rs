@@ -2,107 +2,75 @@
 //! packets, the egress reads the marks, and its signals reach the ingress (the
 //! traffic sources) one RTT later.
 //!
-//! - [`NodeMeter`]: what the simulator asks of a PCN node's marker: a packet's
-//!   new state. Implemented by the pcn-meter crate's markers (through
-//!   [`Meter`]).
+//! - [`Meter`]: a node's marker, one of the pcn-meter crate's (3sM ET-marker,
+//!   the section 4.8 ET-marker, the AS-marker), picked by a scenario parameter.
 //! - [`Termination`]: "a flow termination signal will be sent to the traffic
 //!   source model for each ET-marked packet"; the flow stops RTT later. A flow
 //!   marked again while its signal is on the way is not signalled twice.
-//! - [`BlockTimer`]: the egress's admission control of one aggregate (seed 000
-//!   section 2.3): the first AS mark blocks the aggregate and starts the
-//!   stop-blocking timer; at each timeout the timer restarts if another AS mark
-//!   was seen meanwhile, else admission resumes. Block and start signals reach
-//!   the ingress RTT later.
+//! - Admission: the egress's stop-blocking timers are the pcn-meter crate's
+//!   `Egress3sm` (seed 000 section 2.3); the simulator delivers its block and
+//!   start-admission signals to the ingress RTT later.
 
-use crate::engine::Time;
+use crate::engine::{instant, Time};
+use crate::SimError;
+use netcond::core::{Instant, Rate, TickRate};
+use netcond::pcn::{self, PcnMeter};
 
-/// A packet's three-state PCN marking (seed 000 section 1.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Mark {
-    /// Not marked.
-    Np,
-    /// Admission-stop.
-    As,
-    /// Excess-traffic.
-    Et,
+pub use netcond::pcn::PcnMark;
+
+/// A PCN node's meter/marker: one of the pcn-meter crate's markers with its
+/// profile (a thin adapter so a scenario can pick the marker by name).
+#[derive(Clone, Copy, Debug)]
+pub enum Meter {
+    /// The 3sM ET-marker (seed 000 section 1.2).
+    Et(pcn::EtMarkerProfile, pcn::EtMarker),
+    /// The ET-marker as simulated in seed 000 section 4.8.
+    EtSim48(pcn::EtMarkerSim48Profile, pcn::EtMarkerSim48),
+    /// The 3sM AS-marker (seed 000 section 1.2).
+    As(pcn::AsMarkerProfile, pcn::AsMarker),
 }
 
-/// A PCN node's meter/marker as the simulator drives it.
-pub trait NodeMeter {
-    /// Meters a packet of `len` bytes arriving at `now` with state `mark`;
+impl Meter {
+    /// The 3sM ET-marker of seed 000 section 1.2: SR in bits per second,
+    /// TB.size and s in bytes; already-ET packets add s.
+    pub fn et_3sm(sr_bps: u64, size: u64, s: u64) -> Result<Meter, SimError> {
+        let c = pcn::EtMarkerConfig::seed000(Rate::from_bits_per_sec(sr_bps), size, s);
+        let p = pcn::EtMarkerProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
+        Ok(Meter::Et(p, pcn::EtMarker::new(&p, Instant::ZERO)))
+    }
+
+    /// The ET-marker of seed 000 section 4.8 (`pcn_pt`, `pcn_tb`, `pcn_px`).
+    pub fn et_sim48(pt_bps: u64, tb: u64, px: u64) -> Result<Meter, SimError> {
+        let c = pcn::EtMarkerSim48Config {
+            pcn_pt: Rate::from_bits_per_sec(pt_bps),
+            pcn_tb: tb,
+            pcn_px: px,
+            tick: TickRate::NANOS,
+        };
+        let p = pcn::EtMarkerSim48Profile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
+        Ok(Meter::EtSim48(
+            p,
+            pcn::EtMarkerSim48::new(&p, Instant::ZERO),
+        ))
+    }
+
+    /// The AS-marker of seed 000 section 1.2: AR in bits per second, TB.size and
+    /// TB.threshold in bytes.
+    pub fn as_seed000(ar_bps: u64, size: u64, threshold: u64) -> Result<Meter, SimError> {
+        let c = pcn::AsMarkerConfig::seed000(Rate::from_bits_per_sec(ar_bps), size, threshold);
+        let p = pcn::AsMarkerProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
+        Ok(Meter::As(p, pcn::AsMarker::start(&p, Instant::ZERO)))
+    }
+
+    /// Meters a packet of `len` bytes arriving at `now` in state `mark`;
     /// returns its new state.
-    fn mark(&mut self, now: Time, len: u32, mark: Mark) -> Mark;
-}
-
-pub use meter::Meter;
-
-mod meter {
-    //! Adapter from the pcn-meter crate's markers to [`NodeMeter`].
-    use super::{Mark, NodeMeter};
-    use crate::engine::Time;
-
-    /// Which marker a node runs.
-    #[derive(Clone, Copy, Debug)]
-    pub enum Meter {
-        /// Stand-in until the pcn-meter crate lands: the 3sM ET-marker of seed
-        /// 000 section 1.2 (fill < size: mark, fill += s).
-        Et3sm {
-            /// Bucket fill, bytes x 1e9 (exact in ns ticks).
-            fill: u128,
-            /// Size, same units.
-            size: u128,
-            /// Rate in bytes per second x 1e9 / 1e9 = bits/8 per ns, scaled.
-            rate_bits: u128,
-            /// s, same units as fill.
-            s: u128,
-            /// Last update.
-            last: Time,
-        },
-    }
-
-    impl Meter {
-        /// A 3sM ET-marker with `rate_bps`, `size` bytes, slow-down `s` bytes.
-        #[must_use]
-        pub fn et_3sm(rate_bps: u64, size: u64, s: u64) -> Meter {
-            let k: u128 = 8_000_000_000;
-            Meter::Et3sm {
-                fill: u128::from(size) * k,
-                size: u128::from(size) * k,
-                rate_bits: u128::from(rate_bps),
-                s: u128::from(s) * k,
-                last: 0,
-            }
-        }
-    }
-
-    impl NodeMeter for Meter {
-        fn mark(&mut self, now: Time, len: u32, mark: Mark) -> Mark {
-            match self {
-                Meter::Et3sm {
-                    fill,
-                    size,
-                    rate_bits,
-                    s,
-                    last,
-                } => {
-                    let k: u128 = 8_000_000_000;
-                    let dt = now.saturating_sub(*last);
-                    *last = now.max(*last);
-                    *fill = (*fill + u128::from(dt) * *rate_bits).min(*size);
-                    if mark == Mark::Et {
-                        *fill = (*fill + *s).min(*size);
-                        return Mark::Et;
-                    }
-                    let need = u128::from(len) * k;
-                    if *fill < need {
-                        *fill = (*fill + *s).min(*size);
-                        Mark::Et
-                    } else {
-                        *fill -= need;
-                        mark
-                    }
-                }
-            }
+    #[inline]
+    pub fn mark(&mut self, now: Time, len: u32, mark: PcnMark) -> PcnMark {
+        let now = instant(now);
+        match self {
+            Meter::Et(p, m) => m.mark(p, now, len, mark),
+            Meter::EtSim48(p, m) => m.mark(p, now, len, mark),
+            Meter::As(p, m) => m.mark(p, now, len, mark),
         }
     }
 }
@@ -144,87 +112,10 @@ impl Termination {
     }
 }
 
-/// What the egress's block timer asks the simulator to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockAction {
-    /// Nothing.
-    None,
-    /// The aggregate just became blocked: deliver "block" at the ingress RTT from
-    /// now and call [`BlockTimer::on_timeout`] at the given time.
-    Block {
-        /// When the stop-blocking timer fires.
-        timer: Time,
-    },
-    /// Restart: call [`BlockTimer::on_timeout`] again at the given time.
-    Restart {
-        /// When the stop-blocking timer fires next.
-        timer: Time,
-    },
-    /// Admission resumes: deliver "start admission" at the ingress RTT from now.
-    Admit,
-}
-
-/// The egress's stop-blocking timer for one aggregate (seed 000 section 2.3).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BlockTimer {
-    /// Timeout (seed: 1 s).
-    pub timeout: Time,
-    blocked: bool,
-    seen: bool,
-}
-
-impl BlockTimer {
-    /// A timer with `timeout`, not blocking.
-    #[must_use]
-    pub fn new(timeout: Time) -> BlockTimer {
-        BlockTimer {
-            timeout,
-            blocked: false,
-            seen: false,
-        }
-    }
-
-    /// An AS-marked packet of the aggregate reaches the egress at `now`.
-    pub fn on_as(&mut self, now: Time) -> BlockAction {
-        if self.blocked {
-            self.seen = true;
-            BlockAction::None
-        } else {
-            self.blocked = true;
-            self.seen = false;
-            BlockAction::Block {
-                timer: now + self.timeout,
-            }
-        }
-    }
-
-    /// The stop-blocking timer fires at `now`.
-    pub fn on_timeout(&mut self, now: Time) -> BlockAction {
-        if !self.blocked {
-            return BlockAction::None;
-        }
-        if self.seen {
-            self.seen = false;
-            BlockAction::Restart {
-                timer: now + self.timeout,
-            }
-        } else {
-            self.blocked = false;
-            BlockAction::Admit
-        }
-    }
-
-    /// True while the egress considers the aggregate blocked.
-    #[must_use]
-    pub fn is_blocked(&self) -> bool {
-        self.blocked
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{MS, SEC};
+    use crate::engine::MS;
 
     #[test]
     fn one_termination_per_flow() {
@@ -233,17 +124,5 @@ mod tests {
         assert_eq!(t.on_et(1, 20), None);
         assert_eq!(t.on_et(5, 30), Some(30 + 50 * MS));
         assert_eq!(t.signals, 2);
-    }
-
-    #[test]
-    fn block_timer_restarts_while_marks_arrive() {
-        let mut b = BlockTimer::new(SEC);
-        assert_eq!(b.on_as(0), BlockAction::Block { timer: SEC });
-        assert_eq!(b.on_as(SEC / 2), BlockAction::None);
-        assert_eq!(b.on_timeout(SEC), BlockAction::Restart { timer: 2 * SEC });
-        assert!(b.is_blocked());
-        assert_eq!(b.on_timeout(2 * SEC), BlockAction::Admit);
-        assert!(!b.is_blocked());
-        assert_eq!(b.on_timeout(3 * SEC), BlockAction::None);
     }
 }

@@ -8,10 +8,11 @@ use crate::progress::Progress;
 use crate::report::Report;
 use crate::SimError;
 
+pub mod aecn;
 pub mod pcn_admission;
 pub mod pcn_termination;
-pub mod rbcc_scenario7;
 pub mod premium_tcp;
+pub mod rbcc_scenario7;
 
 /// Options of a reproduction (`netcond-sim reproduce`).
 #[derive(Clone, Debug)]
@@ -61,6 +62,7 @@ pub fn registry() -> Vec<&'static dyn Scenario> {
         &pcn_admission::PcnAdmission,
         &rbcc_scenario7::RbccScenario7,
         &premium_tcp::PremiumTcp,
+        &aecn::Aecn,
     ]
 }
 

@@ -1,15 +1,646 @@
-//! `pcn-admission`: PCN admission control (seed 000 s3.2.1 table).
+//! `pcn-admission`: PCN admission control with the 3sM AR-meter / AS-marker
+//! (seed 000 sections 2.3, 3.2 and the table of 3.2.1).
+//!
+//! Flows of one or two ingress-egress aggregates arrive as a Poisson process,
+//! hold for an exponential time and, once admitted, send after a media delay.
+//! Every node on an aggregate's route meters its packets with the pcn-meter
+//! crate's AS-marker (TB.rate = AR, TB.size 20 KB, threshold 10 KB) and sends
+//! them over a link of twice the load's rate (unlimited buffer). At the egress,
+//! the pcn-meter crate's `Egress3sm` turns AS marks into block signals with the
+//! 1 s stop-blocking timer; the block and start-admission signals reach the
+//! ingress 50 ms (RTT) later, and a flow arriving while its aggregate is blocked
+//! is refused.
+//!
+//! Measured over the 120 s observation window, per run, then averaged over the
+//! runs: blocking probability (refused / arrived), data rate (bytes entering
+//! the first node per 50 ms interval, averaged), bandwidth utilization (data
+//! rate / (N x mean flow rate)), and worst overshoot: the largest number of
+//! active flows above N, in % of N, worst of the runs.
+//!
+//! Choices where the seed is silent (documented in docs/reproductions.md):
+//! "overshoot" is read as admitted flows above the base load N (a flow is
+//! active from the end of its media delay to its departure); a flow's holding
+//! time runs from its arrival (the media delay is part of it); the initial
+//! flows are active at once with random phases; links are FIFOs with unlimited
+//! buffers, so a packet's departure time is computed without an event; with
+//! cross traffic, AR at the nodes both aggregates cross is doubled ("increased
+//! proportionally to the combined load").
 
-use crate::params::{ParamSpec, Params};
+use crate::engine::{derive_seed, instant, secs, to_secs, EventQueue, Rng, Time, MS};
+use crate::erlang::erlang_b;
+use crate::net::VirtualFifo;
+use crate::params::{ParamKind, ParamSpec, Params};
+use crate::pcn_loop::{Meter, PcnMark};
 use crate::progress::Progress;
-use crate::report::Report;
-use crate::scenarios::Scenario;
+use crate::report::{Axis, Comparison, Plot, Report, Series, Table};
+use crate::scenarios::{ReproduceOpts, Scenario};
+use crate::traffic::{
+    Codec, FlowArrivals, VoiceSource, G711_10_VBR, G711_20_CBR, G711_20_VBR, G729_20_VBR,
+};
 use crate::SimError;
+use netcond::pcn::{Egress3sm, EgressSignal, StopBlockingConfig, StopBlockingProfile};
+use rayon::prelude::*;
 
 /// The scenario.
 pub struct PcnAdmission;
 
-static PARAMS: &[ParamSpec] = &[];
+/// The tests of seed 000 section 3.2.
+pub const TESTS: &[&str] = &["erlang", "overload", "parking", "cross", "vbr", "mix"];
+
+static PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "test",
+        default: "erlang",
+        kind: ParamKind::Choice(TESTS),
+        help: "Erlang-B, 2x overload, parking lot (1->2->3, 2x), cross traffic, VBR, traffic mix (s3.2)",
+    },
+    ParamSpec {
+        key: "n",
+        default: "50",
+        kind: ParamKind::U64 { min: 2, max: 100_000 },
+        help: "base load N in flows (S 10, M 50, L 200)",
+    },
+    ParamSpec {
+        key: "runs",
+        default: "10",
+        kind: ParamKind::U64 { min: 1, max: 10_000 },
+        help: "independent runs averaged (s3.2: 10)",
+    },
+    ParamSpec {
+        key: "arrivals_per_n_hour",
+        default: "45",
+        kind: ParamKind::F64 { min: 0.0, max: 1e6 },
+        help: "Poisson arrivals per hour per unit of base load (s3.2: 45 N/hour)",
+    },
+    ParamSpec {
+        key: "holding_s",
+        default: "60",
+        kind: ParamKind::F64 { min: 0.001, max: 1e6 },
+        help: "mean holding time (s3.2: 1 minute)",
+    },
+    ParamSpec {
+        key: "media_delay_s",
+        default: "10",
+        kind: ParamKind::F64 { min: 0.0, max: 1e4 },
+        help: "maximum media delay (s3.2: 10 s)",
+    },
+    ParamSpec {
+        key: "tb_bytes",
+        default: "20000",
+        kind: ParamKind::U64 { min: 1, max: 1 << 32 },
+        help: "AS-marker TB.size (s3.2: 20 KB)",
+    },
+    ParamSpec {
+        key: "threshold_bytes",
+        default: "10000",
+        kind: ParamKind::U64 { min: 0, max: 1 << 32 },
+        help: "AS-marker TB.threshold (s3.2: 10 KB)",
+    },
+    ParamSpec {
+        key: "timeout_s",
+        default: "1",
+        kind: ParamKind::F64 { min: 0.001, max: 1e4 },
+        help: "stop-blocking timer (s3.2: 1 s)",
+    },
+    ParamSpec {
+        key: "rtt_ms",
+        default: "50",
+        kind: ParamKind::F64 { min: 0.0, max: 1e5 },
+        help: "signalling delay (s3.2: 50 ms)",
+    },
+    ParamSpec {
+        key: "warmup_s",
+        default: "99",
+        kind: ParamKind::F64 { min: 0.0, max: 1e5 },
+        help: "warm-up (s3.2: 99 s)",
+    },
+    ParamSpec {
+        key: "observe_s",
+        default: "120",
+        kind: ParamKind::F64 { min: 0.05, max: 1e5 },
+        help: "observation period (s3.2: 120 s)",
+    },
+    ParamSpec {
+        key: "interval_ms",
+        default: "50",
+        kind: ParamKind::F64 { min: 1.0, max: 1e5 },
+        help: "observation interval (s3.2: 50 ms)",
+    },
+];
+
+/// One aggregate: route (node indices), codec mix, arrival rate.
+#[derive(Clone, Debug)]
+struct Agg {
+    route: Vec<usize>,
+    codecs: Vec<Codec>,
+    arrivals: FlowArrivals,
+    /// Target rate N x mean flow rate, bps (for utilization).
+    target_bps: f64,
+    /// Base load N (for overshoot).
+    n: u64,
+}
+
+/// One test's network.
+#[derive(Clone, Debug)]
+struct Net {
+    aggs: Vec<Agg>,
+    /// AR per node, bps.
+    ar: Vec<u64>,
+    /// Link rate per node, bps.
+    link: Vec<u64>,
+}
+
+fn mean_rate(codecs: &[Codec]) -> f64 {
+    codecs.iter().map(Codec::mean_bps).sum::<f64>() / codecs.len() as f64
+}
+
+fn build(test: &str, n: u64, p: &Params) -> Net {
+    let per_hour = p.f64("arrivals_per_n_hour");
+    let arr = |mult: f64| FlowArrivals {
+        rate_per_sec: per_hour * n as f64 * mult / 3600.0,
+        batch_mean: 1.0,
+        mean_holding: secs(p.f64("holding_s")),
+        max_media_delay: secs(p.f64("media_delay_s")),
+    };
+    let codecs: Vec<Codec> = match test {
+        "vbr" => vec![G711_20_VBR],
+        "mix" => vec![G711_20_VBR, G711_10_VBR, G729_20_VBR],
+        _ => vec![G711_20_CBR],
+    };
+    let r = mean_rate(&codecs);
+    let base = n as f64 * r;
+    // AR = base load rate x (N-1)/N.
+    let ar1 = ((n - 1) as f64 * r).round() as u64;
+    let agg = |route: Vec<usize>, mult: f64| Agg {
+        route,
+        codecs: codecs.clone(),
+        arrivals: arr(mult),
+        target_bps: base,
+        n,
+    };
+    let link = |load: f64| (2.0 * load).round() as u64;
+    match test {
+        "overload" => Net {
+            aggs: vec![agg(vec![0], 2.0)],
+            ar: vec![ar1],
+            link: vec![link(2.0 * base)],
+        },
+        "parking" => Net {
+            aggs: vec![agg(vec![0, 1, 2], 2.0)],
+            ar: vec![ar1; 3],
+            link: vec![link(2.0 * base); 3],
+        },
+        "cross" => Net {
+            aggs: vec![agg(vec![0, 1, 2], 2.0), agg(vec![1, 2, 3], 1.0)],
+            ar: vec![ar1, 2 * ar1, 2 * ar1, ar1],
+            link: vec![
+                link(2.0 * base),
+                link(3.0 * base),
+                link(3.0 * base),
+                link(base),
+            ],
+        },
+        _ => Net {
+            aggs: vec![agg(vec![0], 1.0)],
+            ar: vec![ar1],
+            link: vec![link(base)],
+        },
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Arrival(u8),
+    Src(u32),
+    Activate(u32),
+    Depart(u32),
+    Hop(Pkt),
+    Poll,
+    Ingress(u8, bool),
+    Sample,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Flow {
+    src: VoiceSource,
+    agg: u8,
+    alive: bool,
+    active: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pkt {
+    flow: u32,
+    len: u32,
+    agg: u8,
+    hop: u8,
+    mark: PcnMark,
+}
+
+/// One run's per-aggregate result.
+#[derive(Clone, Debug, Default)]
+pub struct AggResult {
+    /// Flows arrived during the observation.
+    pub arrived: u64,
+    /// Flows refused during the observation.
+    pub blocked: u64,
+    /// Mean data rate at the ingress over the observation, bps.
+    pub rate_bps: f64,
+    /// Largest number of active flows seen at a sample.
+    pub max_active: u32,
+    /// Target rate N x flow rate, bps.
+    pub target_bps: f64,
+    /// Base load N.
+    pub n: u64,
+    /// Samples (t, Mbps, active flows).
+    pub samples: Vec<(f64, f64, u32)>,
+}
+
+/// Admits a flow of aggregate `ai` arriving at `t`, sending after `media`.
+fn admit(
+    flows: &mut Vec<Flow>,
+    q: &mut EventQueue<Ev>,
+    rng: &mut Rng,
+    a: &Agg,
+    ai: usize,
+    t: Time,
+    media: Time,
+) {
+    let codec = a.codecs[rng.below(a.codecs.len() as u64) as usize];
+    let (src, first) = VoiceSource::start(codec, t + media, rng);
+    let idx = flows.len() as u32;
+    flows.push(Flow {
+        src,
+        agg: ai as u8,
+        alive: true,
+        active: false,
+    });
+    q.schedule(t + media, Ev::Activate(idx));
+    q.schedule(first, Ev::Src(idx));
+    q.schedule(t + a.arrivals.holding(rng), Ev::Depart(idx));
+}
+
+/// Simulates one run; returns one result per aggregate and the event count.
+fn simulate(
+    net: &Net,
+    p: &Params,
+    seed: u64,
+    progress: &Progress,
+) -> Result<(Vec<AggResult>, u64), SimError> {
+    let mut rng = Rng::new(seed);
+    let mut q: EventQueue<Ev> = EventQueue::new();
+    let warm = secs(p.f64("warmup_s"));
+    let end = warm + secs(p.f64("observe_s"));
+    let interval = secs(p.f64("interval_ms") / 1e3).max(1);
+    let rtt = secs(p.f64("rtt_ms") / 1e3);
+    progress.add_total(end / MS);
+    let mut meters = net
+        .ar
+        .iter()
+        .map(|&ar| Meter::as_seed000(ar, p.u64("tb_bytes"), p.u64("threshold_bytes")))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Unlimited buffers: each node's FIFO reduces to departure times.
+    let mut links: Vec<VirtualFifo> = net.link.iter().map(|&l| VirtualFifo::new(l)).collect();
+    let sb = StopBlockingProfile::new(&StopBlockingConfig {
+        timeout_ns: secs(p.f64("timeout_s")),
+        ..StopBlockingConfig::seed000()
+    })
+    .map_err(|e| SimError::Config(e.to_string()))?;
+    let mut egress: Egress3sm<u8, 4> = Egress3sm::new();
+    for a in 0..net.aggs.len() {
+        egress
+            .add(a as u8)
+            .map_err(|_| SimError::Config("too many aggregates".into()))?;
+    }
+    let na = net.aggs.len();
+    let mut blocked = vec![false; na];
+    let mut flows: Vec<Flow> = Vec::new();
+    let mut res: Vec<AggResult> = net
+        .aggs
+        .iter()
+        .map(|a| AggResult {
+            target_bps: a.target_bps,
+            n: a.n,
+            ..AggResult::default()
+        })
+        .collect();
+    let mut active = vec![0u32; na];
+    let mut bytes = vec![0u64; na];
+    let mut sums = vec![(0f64, 0u64); na];
+    let mut poll_at: Option<Time> = None;
+
+    // Initial flows: arrival rate x mean holding, already past their media delay.
+    for (ai, a) in net.aggs.iter().enumerate() {
+        let n0 = (a.arrivals.rate_per_sec * to_secs(a.arrivals.mean_holding)).round() as usize;
+        for _ in 0..n0 {
+            admit(&mut flows, &mut q, &mut rng, a, ai, 0, 0);
+        }
+        q.schedule(a.arrivals.next_gap(&mut rng), Ev::Arrival(ai as u8));
+    }
+    q.schedule(interval, Ev::Sample);
+
+    while let Some((now, ev)) = q.pop_until(end) {
+        // A packet leaving the last node reaches the egress at `depart`.
+        let mut at_egress: Option<(Time, Pkt)> = None;
+        match ev {
+            Ev::Arrival(ai) => {
+                let a = &net.aggs[ai as usize];
+                q.schedule(now + a.arrivals.next_gap(&mut rng), Ev::Arrival(ai));
+                for _ in 0..a.arrivals.batch(&mut rng) {
+                    let observing = now >= warm;
+                    if observing {
+                        res[ai as usize].arrived += 1;
+                    }
+                    if blocked[ai as usize] {
+                        if observing {
+                            res[ai as usize].blocked += 1;
+                        }
+                        continue;
+                    }
+                    let media = a.arrivals.media_delay(&mut rng);
+                    admit(&mut flows, &mut q, &mut rng, a, ai as usize, now, media);
+                }
+            }
+            Ev::Activate(f) => {
+                let fl = &mut flows[f as usize];
+                if fl.alive && !fl.active {
+                    fl.active = true;
+                    active[fl.agg as usize] += 1;
+                }
+            }
+            Ev::Src(f) => {
+                let fl = &mut flows[f as usize];
+                if !fl.alive {
+                    continue;
+                }
+                let (pkt, next) = fl.src.fire(now, &mut rng);
+                q.schedule(next, Ev::Src(f));
+                if let Some(len) = pkt {
+                    let ai = fl.agg as usize;
+                    bytes[ai] += u64::from(len);
+                    let node = net.aggs[ai].route[0];
+                    let mark = meters[node].mark(now, len, PcnMark::Nm);
+                    let pk = Pkt {
+                        flow: f,
+                        len,
+                        agg: ai as u8,
+                        hop: 0,
+                        mark,
+                    };
+                    let d = links[node].depart(now, len);
+                    if net.aggs[ai].route.len() == 1 {
+                        at_egress = Some((d, pk));
+                    } else {
+                        q.schedule(d, Ev::Hop(pk));
+                    }
+                }
+            }
+            Ev::Depart(f) => {
+                let fl = &mut flows[f as usize];
+                if fl.alive {
+                    fl.alive = false;
+                    if fl.active {
+                        active[fl.agg as usize] -= 1;
+                    }
+                }
+            }
+            Ev::Hop(mut pk) => {
+                let route = &net.aggs[pk.agg as usize].route;
+                pk.hop += 1;
+                let node = route[pk.hop as usize];
+                pk.mark = meters[node].mark(now, pk.len, pk.mark);
+                let d = links[node].depart(now, pk.len);
+                if pk.hop as usize + 1 == route.len() {
+                    at_egress = Some((d, pk));
+                } else {
+                    q.schedule(d, Ev::Hop(pk));
+                }
+            }
+            Ev::Poll => {
+                while let Some((agg, at)) = egress.poll(&sb, instant(now)) {
+                    q.schedule(at.ticks() + rtt, Ev::Ingress(agg, false));
+                }
+                poll_at = None;
+                if let Some(w) = egress.next_wakeup() {
+                    let w = w.ticks().max(now + 1);
+                    poll_at = Some(w);
+                    q.schedule(w, Ev::Poll);
+                }
+            }
+            Ev::Ingress(ai, b) => blocked[ai as usize] = b,
+            Ev::Sample => {
+                q.schedule(now + interval, Ev::Sample);
+                progress.advance(interval / MS);
+                let dt = to_secs(interval);
+                for ai in 0..na {
+                    let bps = bytes[ai] as f64 * 8.0 / dt;
+                    bytes[ai] = 0;
+                    if now > warm {
+                        let r = &mut res[ai];
+                        sums[ai].0 += bps;
+                        sums[ai].1 += 1;
+                        r.max_active = r.max_active.max(active[ai]);
+                        r.samples.push((to_secs(now), bps / 1e6, active[ai]));
+                    }
+                }
+            }
+        }
+        // The egress (seed 000 section 2.3, pcn-meter's Egress3sm). Its
+        // departure time is at or after every earlier egress call (one FIFO).
+        if let Some((t, pk)) = at_egress {
+            let sig = egress.on_packet_at(&sb, instant(t), pk.agg as usize, pk.flow, pk.mark);
+            let new = match sig {
+                EgressSignal::Block { new_period } => new_period,
+                EgressSignal::Terminate {
+                    new_block_period, ..
+                } => new_block_period,
+                EgressSignal::Nothing => false,
+            };
+            if new {
+                q.schedule(t + rtt, Ev::Ingress(pk.agg, true));
+                if let Some(w) = egress.next_wakeup() {
+                    let w = w.ticks();
+                    if poll_at.is_none_or(|p| w < p) {
+                        poll_at = Some(w);
+                        q.schedule(w, Ev::Poll);
+                    }
+                }
+            }
+        }
+    }
+    for (r, s) in res.iter_mut().zip(sums) {
+        r.rate_bps = s.0 / s.1.max(1) as f64;
+    }
+    Ok((res, q.events()))
+}
+
+/// Averages of `runs` runs of one test and size.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Mean blocking probability (%), per aggregate.
+    pub blocking_pct: Vec<f64>,
+    /// Mean utilization (%).
+    pub util_pct: Vec<f64>,
+    /// Mean data rate (Mbps).
+    pub rate_mbps: Vec<f64>,
+    /// Mean of the per-run largest number of active flows.
+    pub max_active: Vec<f64>,
+    /// Worst overshoot over all runs (%).
+    pub overshoot_pct: Vec<f64>,
+    /// Events.
+    pub events: u64,
+    /// Samples of the first run, first aggregate.
+    pub samples: Vec<(f64, f64, u32)>,
+}
+
+/// Runs `test` at base load `n` (`runs` runs in parallel, seeds derived from `seed`).
+pub fn sweep(
+    test: &str,
+    n: u64,
+    p: &Params,
+    seed: u64,
+    progress: &Progress,
+) -> Result<Summary, SimError> {
+    let net = build(test, n, p);
+    let runs = p.u64("runs");
+    let out: Vec<Result<(Vec<AggResult>, u64), SimError>> = (0..runs)
+        .into_par_iter()
+        .map(|i| simulate(&net, p, derive_seed(seed, i), progress))
+        .collect();
+    let mut all = Vec::new();
+    for o in out {
+        all.push(o?);
+    }
+    let na = net.aggs.len();
+    let k = all.len() as f64;
+    let mean = |f: &dyn Fn(&AggResult) -> f64, a: usize| {
+        all.iter().map(|(r, _)| f(&r[a])).sum::<f64>() / k
+    };
+    let mut s = Summary {
+        blocking_pct: Vec::new(),
+        util_pct: Vec::new(),
+        rate_mbps: Vec::new(),
+        max_active: Vec::new(),
+        overshoot_pct: Vec::new(),
+        events: all.iter().map(|(_, e)| e).sum(),
+        samples: all[0].0[0].samples.clone(),
+    };
+    for a in 0..na {
+        s.blocking_pct.push(mean(
+            &|r| 100.0 * r.blocked as f64 / r.arrived.max(1) as f64,
+            a,
+        ));
+        s.util_pct
+            .push(mean(&|r| 100.0 * r.rate_bps / r.target_bps, a));
+        s.rate_mbps.push(mean(&|r| r.rate_bps / 1e6, a));
+        s.max_active.push(mean(&|r| f64::from(r.max_active), a));
+        s.overshoot_pct.push(
+            all.iter()
+                .map(|(r, _)| {
+                    (100.0 * (f64::from(r[a].max_active) / r[a].n as f64 - 1.0)).max(0.0_f64)
+                })
+                .fold(0.0, f64::max),
+        );
+    }
+    Ok(s)
+}
+
+/// The seed's table: per test, S/M/L blocking %, utilization %, data rate
+/// Mbps, overshoot % (None for "*"), and the Erlang-B theoretical row's data rate.
+struct DocRow {
+    test: &'static str,
+    label: &'static str,
+    blocking: [Option<f64>; 3],
+    util: [f64; 3],
+    rate: [f64; 3],
+    overshoot: [Option<f64>; 3],
+    theory_rate: Option<[f64; 3]>,
+}
+
+fn doc_rows() -> Vec<DocRow> {
+    vec![
+        DocRow {
+            test: "erlang",
+            label: "Erlang-B test",
+            blocking: [Some(12.0), Some(0.3), Some(0.0)],
+            util: [62.0, 72.0, 73.0],
+            rate: [0.5, 2.9, 11.8],
+            overshoot: [Some(0.0), Some(4.0), Some(0.0)],
+            theory_rate: Some([0.6, 3.0, 12.0]),
+        },
+        DocRow {
+            test: "overload",
+            label: "2x overload",
+            blocking: [Some(37.0), Some(32.0), Some(40.0)],
+            util: [80.0, 93.0, 97.0],
+            rate: [0.6, 3.7, 15.6],
+            overshoot: [Some(16.0), Some(20.0), Some(17.0)],
+            theory_rate: None,
+        },
+        DocRow {
+            test: "parking",
+            label: "multiple-congestion-node (2x)",
+            blocking: [None; 3],
+            util: [80.0, 93.0, 97.0],
+            rate: [0.6, 3.7, 15.5],
+            overshoot: [None; 3],
+            theory_rate: None,
+        },
+        DocRow {
+            test: "cross",
+            label: "cross traffic (2x)",
+            blocking: [None; 3],
+            util: [80.0, 95.0, 97.0],
+            rate: [0.6, 3.8, 15.5],
+            overshoot: [None; 3],
+            theory_rate: None,
+        },
+        DocRow {
+            test: "vbr",
+            label: "VBR test",
+            blocking: [Some(7.0), Some(4.0), Some(1.0)],
+            util: [51.0, 71.0, 77.0],
+            rate: [0.16, 1.1, 4.8],
+            overshoot: [Some(0.0); 3],
+            theory_rate: Some([0.24, 1.2, 4.7]),
+        },
+        DocRow {
+            test: "mix",
+            label: "traffic mix",
+            blocking: [Some(20.0), Some(11.0), Some(0.2)],
+            util: [58.0, 71.0, 72.0],
+            rate: [0.14, 0.9, 3.8],
+            overshoot: [Some(0.0); 3],
+            theory_rate: Some([0.19, 0.96, 3.8]),
+        },
+    ]
+}
+
+const SIZES: [(&str, u64); 3] = [("S", 10), ("M", 50), ("L", 200)];
+
+fn plot_of(name: &str, title: &str, s: &Summary, target_mbps: f64) -> Plot {
+    let mut p = Plot {
+        name: name.into(),
+        title: title.into(),
+        x_label: "time (s)".into(),
+        y_label: "data rate (Mbps)".into(),
+        y2_label: Some("active flows".into()),
+        ..Plot::default()
+    };
+    p.series.push(Series {
+        label: "data rate".into(),
+        points: s.samples.iter().map(|x| (x.0, x.1)).collect(),
+        axis: Axis::Left,
+        step: true,
+    });
+    p.line(
+        "active flows",
+        Axis::Right,
+        s.samples.iter().map(|x| (x.0, f64::from(x.2))).collect(),
+    );
+    p.hlines.push((target_mbps, "N x mean flow rate".into()));
+    p
+}
 
 impl Scenario for PcnAdmission {
     fn name(&self) -> &'static str {
@@ -17,14 +648,209 @@ impl Scenario for PcnAdmission {
     }
 
     fn description(&self) -> &'static str {
-        "PCN admission control (seed 000 s3.2.1 table)"
+        "PCN admission control with the 3sM AS-marker (seed 000 s3.2, table of s3.2.1)"
     }
 
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
     }
 
-    fn run(&self, _params: &Params, _seed: u64, _progress: &Progress) -> Result<Report, SimError> {
-        Err(SimError::Config("not yet implemented".into()))
+    fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
+        let test = params.str("test").to_string();
+        let n = params.u64("n");
+        let s = sweep(&test, n, params, seed, progress)?;
+        let net = build(&test, n, params);
+        let mut rep = Report::new(self.name(), self.description());
+        rep.params = params.listing();
+        let mut rows = Vec::new();
+        for a in 0..s.blocking_pct.len() {
+            rows.push(vec![
+                format!("A{}", a + 1),
+                format!("{:.2}", s.blocking_pct[a]),
+                format!("{:.1}", s.util_pct[a]),
+                format!("{:.3}", s.rate_mbps[a]),
+                format!("{:.1}", s.max_active[a]),
+                format!("{:.1}", s.overshoot_pct[a]),
+            ]);
+        }
+        rep.tables.push(Table {
+            name: "summary".into(),
+            title: format!("{test}, N = {n}, {} runs", params.u64("runs")),
+            header: [
+                "aggregate",
+                "blocking %",
+                "utilization %",
+                "data rate Mbps",
+                "max active flows",
+                "worst overshoot %",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            rows,
+        });
+        rep.plots.push(plot_of(
+            "rate",
+            &format!("{test}, N = {n}: run 1"),
+            &s,
+            net.aggs[0].target_bps / 1e6,
+        ));
+        rep.events = s.events;
+        rep.sim_seconds =
+            params.u64("runs") as f64 * (params.f64("warmup_s") + params.f64("observe_s"));
+        Ok(rep)
+    }
+
+    fn reproduce(&self, opts: &ReproduceOpts, progress: &Progress) -> Result<Report, SimError> {
+        let mut base = self.defaults();
+        let tests: Vec<&str> = if opts.quick {
+            vec!["erlang", "overload"]
+        } else {
+            TESTS.to_vec()
+        };
+        if opts.quick {
+            base.set("runs", "4")?;
+        }
+        let jobs: Vec<(usize, &str, usize, u64)> = tests
+            .iter()
+            .enumerate()
+            .flat_map(|(ti, t)| {
+                SIZES
+                    .iter()
+                    .enumerate()
+                    .map(move |(si, &(_, n))| (ti, *t, si, n))
+            })
+            .collect();
+        let results: Vec<Result<Summary, SimError>> = jobs
+            .par_iter()
+            .map(|&(ti, t, si, n)| {
+                sweep(
+                    t,
+                    n,
+                    &base,
+                    derive_seed(opts.seed, (ti * 3 + si) as u64),
+                    progress,
+                )
+            })
+            .collect();
+        let docs = doc_rows();
+        let mut rep = Report::new(self.name(), self.description());
+        let mut table = Vec::new();
+        for ((_, t, si, n), res) in jobs.iter().zip(results) {
+            let s = res?;
+            let d = docs
+                .iter()
+                .find(|d| d.test == *t)
+                .expect("every test has a row");
+            let size = SIZES[*si].0;
+            let case = format!("{} {size}", d.label);
+            let bl = Comparison::new(
+                &case,
+                "blocking %",
+                d.blocking[*si],
+                Some(s.blocking_pct[0]),
+            );
+            rep.comparisons.push(if d.blocking[*si].is_none() {
+                bl.doc_text("*")
+            } else {
+                bl
+            });
+            rep.comparisons.push(Comparison::new(
+                &case,
+                "utilization %",
+                Some(d.util[*si]),
+                Some(s.util_pct[0]),
+            ));
+            rep.comparisons.push(Comparison::new(
+                &case,
+                "data rate Mbps",
+                Some(d.rate[*si]),
+                Some(s.rate_mbps[0]),
+            ));
+            let ov = Comparison::new(
+                &case,
+                "worst overshoot %",
+                d.overshoot[*si],
+                Some(s.overshoot_pct[0]),
+            );
+            rep.comparisons.push(if d.overshoot[*si].is_none() {
+                ov.doc_text("*")
+            } else {
+                ov
+            });
+            if let Some(th) = d.theory_rate {
+                // The seed's "theoretical" row: Erlang-B with N servers and A = 0.75 N.
+                let b = erlang_b(*n as u32, 0.75 * *n as f64);
+                let th_case = format!("{} {size} Erlang-B theory", d.label);
+                rep.comparisons.push(Comparison::new(
+                    &th_case,
+                    "blocking %",
+                    Some([10.0, 1.0, 0.0][*si]),
+                    Some(100.0 * b),
+                ));
+                rep.comparisons.push(Comparison::new(
+                    &th_case,
+                    "data rate Mbps",
+                    Some(th[*si]),
+                    Some(0.75 * *n as f64 * mean_rate(&build(t, *n, &base).aggs[0].codecs) / 1e6),
+                ));
+            }
+            let mut row = vec![
+                case.clone(),
+                format!("{:.2}", s.blocking_pct[0]),
+                format!("{:.1}", s.util_pct[0]),
+                format!("{:.3}", s.rate_mbps[0]),
+                format!("{:.1}", s.max_active[0]),
+                format!("{:.1}", s.overshoot_pct[0]),
+            ];
+            if s.blocking_pct.len() > 1 {
+                row.push(format!(
+                    "A2: {:.2}% blocked, {:.1}% util, {:.1}% overshoot",
+                    s.blocking_pct[1], s.util_pct[1], s.overshoot_pct[1]
+                ));
+            } else {
+                row.push(String::new());
+            }
+            table.push(row);
+            if *si == 1 || *t == "erlang" {
+                let net = build(t, *n, &base);
+                rep.plots.push(plot_of(
+                    &format!("{t}_{size}"),
+                    &format!("{} {size} (N = {n}), run 1", d.label),
+                    &s,
+                    net.aggs[0].target_bps / 1e6,
+                ));
+            }
+            rep.events += s.events;
+            rep.sim_seconds +=
+                base.u64("runs") as f64 * (base.f64("warmup_s") + base.f64("observe_s"));
+        }
+        rep.tables.push(Table {
+            name: "summary".into(),
+            title: format!(
+                "all tests, mean of {} runs (overshoot: worst run)",
+                base.u64("runs")
+            ),
+            header: [
+                "case",
+                "blocking %",
+                "utilization %",
+                "data rate Mbps",
+                "max active flows",
+                "worst overshoot %",
+                "second aggregate",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            rows: table,
+        });
+        rep.notes.push("data rate: bytes entering the first node per 50 ms interval, averaged; overshoot: largest number of active flows (admitted, past their media delay, not yet departed) above N, worst of the runs".into());
+        rep.notes.push("Erlang-B theory rows: B(N, 0.75 N) and 0.75 N x flow rate; the seed prints them rounded (10%, 1%, 0%)".into());
+        if opts.quick {
+            rep.notes
+                .push("quick: Erlang-B and 2x overload tests only, 4 runs each".into());
+        }
+        Ok(rep)
     }
 }

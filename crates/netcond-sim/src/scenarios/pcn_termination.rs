@@ -26,7 +26,7 @@
 use crate::engine::{derive_seed, secs, to_secs, EventQueue, Rng, Time, MS};
 use crate::net::{Buffer, Enqueue, Port};
 use crate::params::{ParamKind, ParamSpec, Params};
-use crate::pcn_loop::{Mark, Meter, NodeMeter, Termination};
+use crate::pcn_loop::{Meter, PcnMark, Termination};
 use crate::progress::Progress;
 use crate::report::{Axis, Comparison, Plot, Report, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
@@ -354,7 +354,7 @@ struct Flow {
 struct Pkt {
     flow: u32,
     len: u32,
-    mark: Mark,
+    mark: PcnMark,
 }
 
 /// Flow counts per codec for `pct` % of `sr_bps` (rounded, at least one per
@@ -372,10 +372,8 @@ pub fn flow_counts(mix: Mix, sr_bps: u64, pct: u64) -> Vec<(Codec, usize)> {
 
 fn meter_for(cfg: &TermConfig) -> Result<Meter, SimError> {
     match cfg.marker {
-        MarkerKind::Tsm => Ok(Meter::et_3sm(cfg.sr_bps, cfg.tb_bytes, cfg.s_bytes)),
-        MarkerKind::Sim48 => Err(SimError::Config(
-            "the seed 000 s4.8 marker needs the pcn-meter crate".into(),
-        )),
+        MarkerKind::Tsm => Meter::et_3sm(cfg.sr_bps, cfg.tb_bytes, cfg.s_bytes),
+        MarkerKind::Sim48 => Meter::et_sim48(cfg.sr_bps, cfg.tb_bytes, cfg.s_bytes),
     }
 }
 
@@ -449,7 +447,7 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
     q.schedule(cfg.interval, Ev::Sample);
 
     let egress = |pkt: Pkt, now: Time, q: &mut EventQueue<Ev>, term: &mut Termination| {
-        if pkt.mark == Mark::Et {
+        if pkt.mark == PcnMark::Etm {
             if let Some(t) = term.on_et(pkt.flow as usize, now) {
                 q.schedule(t, Ev::Stop(pkt.flow));
             }
@@ -471,8 +469,8 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
                 if let Some(len) = pkt {
                     packets += 1;
                     offered_bytes += u64::from(len);
-                    let mark = meter.mark(now, len, Mark::Np);
-                    if mark == Mark::Et {
+                    let mark = meter.mark(now, len, PcnMark::Nm);
+                    if mark == PcnMark::Etm {
                         et_packets += 1;
                     }
                     let p = Pkt { flow: f, len, mark };
@@ -546,7 +544,8 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
     let t0s = to_secs(t0);
     let mut times = [None; 4];
     for (i, pct) in [150.0, 125.0, 110.0, 100.0].iter().enumerate() {
-        if *pct >= cfg.load_pct as f64 {
+        // With a slow reroute the load climbs for 6 s: no single overload instant.
+        if *pct >= cfg.load_pct as f64 || cfg.reroute != Reroute::Instant {
             continue;
         }
         times[i] = samples
@@ -992,7 +991,12 @@ impl Scenario for PcnTermination {
         }
         if !opts.quick {
             for (label, set) in &vs {
-                jobs.push((label.to_string(), defaults.with(set)?, None));
+                let mut set = set.clone();
+                if set.iter().any(|s| s.starts_with("fwd_mbps")) {
+                    // Loss slows termination down: run 45 s, statistics over the last 12 s.
+                    set.extend(["duration_s=45", "stats_from_s=33"]);
+                }
+                jobs.push((label.to_string(), defaults.with(&set)?, None));
             }
         }
         let results: Vec<Result<(TermConfig, TermResult), SimError>> = jobs

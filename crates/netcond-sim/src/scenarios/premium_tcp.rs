@@ -26,9 +26,7 @@
 use rayon::prelude::*;
 
 use netcond::core::{Instant, Rate, TickRate};
-use netcond::trtcm::{
-    PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile,
-};
+use netcond::trtcm::{PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile};
 
 use crate::engine::{secs, Time, MS, SEC};
 use crate::params::{ParamKind, ParamSpec, Params};
@@ -52,55 +50,82 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "bw_pct",
         default: "8",
-        kind: ParamKind::F64 { min: 0.1, max: 100.0 },
+        kind: ParamKind::F64 {
+            min: 0.1,
+            max: 100.0,
+        },
         help: "committed rate in % of the link (seed 003: 8..19 %)",
     },
     ParamSpec {
         key: "tbs",
         default: "0",
-        kind: ParamKind::U64 { min: 0, max: 100_000_000 },
+        kind: ParamKind::U64 {
+            min: 0,
+            max: 100_000_000,
+        },
         help: "token bucket size in bytes; 0 = the case's value (seed 003)",
     },
     ParamSpec {
         key: "pbs",
         default: "0",
-        kind: ParamKind::U64 { min: 0, max: 100_000_000 },
+        kind: ParamKind::U64 {
+            min: 0,
+            max: 100_000_000,
+        },
         help: "premium buffer size in bytes; 0 = the case's value (seed 003)",
     },
     ParamSpec {
         key: "link_kbps",
         default: "2048",
-        kind: ParamKind::U64 { min: 1, max: 10_000_000 },
+        kind: ParamKind::U64 {
+            min: 1,
+            max: 10_000_000,
+        },
         help: "PPP link rate (seed 003: 2048 kbit/s)",
     },
     ParamSpec {
         key: "duration_s",
         default: "300",
-        kind: ParamKind::F64 { min: 0.1, max: 100_000.0 },
+        kind: ParamKind::F64 {
+            min: 0.1,
+            max: 100_000.0,
+        },
         help: "test duration (seed 003: 300 s)",
     },
     ParamSpec {
         key: "mss",
         default: "1460",
-        kind: ParamKind::U64 { min: 100, max: 9000 },
+        kind: ParamKind::U64 {
+            min: 100,
+            max: 9000,
+        },
         help: "TCP MSS in bytes (chosen: Ethernet hosts)",
     },
     ParamSpec {
         key: "max_window",
         default: "65535",
-        kind: ParamKind::U64 { min: 1000, max: 100_000_000 },
+        kind: ParamKind::U64 {
+            min: 1000,
+            max: 100_000_000,
+        },
         help: "receiver window in bytes (chosen: 64 KB)",
     },
     ParamSpec {
         key: "delayed_ack_ms",
         default: "200",
-        kind: ParamKind::F64 { min: 0.0, max: 500.0 },
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 500.0,
+        },
         help: "delayed-ACK timer, 0 = off (chosen: 200 ms, RFC 1122's bound)",
     },
     ParamSpec {
         key: "min_rto_ms",
         default: "200",
-        kind: ParamKind::F64 { min: 1.0, max: 10_000.0 },
+        kind: ParamKind::F64 {
+            min: 1.0,
+            max: 10_000.0,
+        },
         help: "minimum RTO (chosen: 200 ms as common stacks)",
     },
     ParamSpec {
@@ -112,7 +137,10 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "ppp_delay_ms",
         default: "1",
-        kind: ParamKind::F64 { min: 0.0, max: 1000.0 },
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 1000.0,
+        },
         help: "one-way propagation on the PPP link (chosen: 1 ms)",
     },
 ];
@@ -195,8 +223,16 @@ fn case_sizes(case: &str) -> (u64, u64) {
 /// One run of the premium stream with `p`'s parameters.
 pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, SimError> {
     let (tbs0, pbs0) = case_sizes(p.str("case"));
-    let tbs = if p.u64("tbs") == 0 { tbs0 } else { p.u64("tbs") };
-    let pbs = if p.u64("pbs") == 0 { pbs0 } else { p.u64("pbs") };
+    let tbs = if p.u64("tbs") == 0 {
+        tbs0
+    } else {
+        p.u64("tbs")
+    };
+    let pbs = if p.u64("pbs") == 0 {
+        pbs0
+    } else {
+        p.u64("pbs")
+    };
     let link_bps = p.u64("link_kbps") * 1000;
     let committed_bps = (p.f64("bw_pct") / 100.0 * link_bps as f64).round() as u64;
     let delack = p.f64("delayed_ack_ms");
@@ -421,12 +457,8 @@ impl Scenario for PremiumTcp {
                 rows.push(table_row(case, x, &o));
                 let label = format!("case {case} {pct}%");
                 let doc = (case == "A" && pct == 8).then_some(152.0);
-                r.comparisons.push(Comparison::new(
-                    &label,
-                    "real kbps",
-                    doc,
-                    Some(o.real_kbps),
-                ));
+                r.comparisons
+                    .push(Comparison::new(&label, "real kbps", doc, Some(o.real_kbps)));
                 r.comparisons.push(Comparison::new(
                     &label,
                     "buffer drops",

@@ -44,6 +44,8 @@ pub struct TcpSender {
     nxt: u64,
     /// Per-segment state for `[una, nxt)`.
     board: VecDeque<Slot>,
+    /// Some slot may carry SACKED, LOST or RETX (otherwise `pipe` is `nxt - una`).
+    flagged: bool,
     cwnd: u64,
     ssthresh: u64,
     in_recovery: bool,
@@ -75,6 +77,7 @@ impl TcpSender {
             una: 0,
             nxt: 0,
             board: VecDeque::with_capacity(cfg.window_segments() as usize + 1),
+            flagged: false,
             cwnd: mss * u64::from(cfg.initial_cwnd.max(1)),
             ssthresh: cfg.initial_ssthresh,
             in_recovery: false,
@@ -181,6 +184,9 @@ impl TcpSender {
 
     /// RFC 6675 section 4 `pipe`: segments presumed in the network.
     fn pipe(&self) -> u64 {
+        if !self.flagged {
+            return (self.nxt - self.una).saturating_sub(self.nosack_credit);
+        }
         if !self.cfg.sack {
             let retx = self.board.iter().filter(|s| s.flags & RETX != 0).count() as u64;
             let out = self.nxt - self.una;
@@ -244,24 +250,29 @@ impl TcpSender {
     fn transmit(&mut self, now: u64, out: &mut Vec<Segment>) {
         let mss = self.mss();
         let wnd = self.cfg.window_segments();
+        // `pipe` is computed once and then grows by one per segment sent.
+        let mut pipe = self.pipe();
+        let mut from = 0;
         loop {
-            let pipe = self.pipe();
             if self.cwnd < (pipe + 1) * mss {
                 break;
             }
-            // RFC 6675 NextSeg rule 1: the first segment presumed lost and not yet
-            // retransmitted.
-            let hole = self
-                .board
-                .iter()
-                .position(|s| s.flags & (LOST | RETX | SACKED) == LOST);
-            if let Some(i) = hole {
-                let s = &mut self.board[i];
-                s.flags |= RETX | EVER_RETX;
-                s.sent_at = now;
-                let seq = self.una + i as u64;
-                self.emit(now, seq, true, out);
-                continue;
+            if self.flagged {
+                // RFC 6675 NextSeg rule 1: the first segment presumed lost and not
+                // yet retransmitted.
+                let hole = (from..self.board.len())
+                    .find(|&i| self.board[i].flags & (LOST | RETX | SACKED) == LOST);
+                if let Some(i) = hole {
+                    from = i + 1;
+                    let s = &mut self.board[i];
+                    s.flags |= RETX | EVER_RETX;
+                    s.sent_at = now;
+                    let seq = self.una + i as u64;
+                    self.emit(now, seq, true, out);
+                    pipe += 1;
+                    continue;
+                }
+                from = self.board.len();
             }
             // Rule 2: new data within the receiver window.
             if self.nxt < self.limit && self.nxt - self.una < wnd {
@@ -272,6 +283,7 @@ impl TcpSender {
                 let seq = self.nxt;
                 self.nxt += 1;
                 self.emit(now, seq, false, out);
+                pipe += 1;
                 continue;
             }
             // Rule 3 (no new data allowed): in recovery, the first segment neither
@@ -285,10 +297,12 @@ impl TcpSender {
                 if let (Some(top), Some(i)) = (top, cand) {
                     if i < top {
                         let s = &mut self.board[i];
-                        s.flags |= LOST | RETX | EVER_RETX;
+                        s.flags |= RETX | EVER_RETX;
                         s.sent_at = now;
+                        self.flagged = true;
                         let seq = self.una + i as u64;
                         self.emit(now, seq, true, out);
+                        pipe += 1;
                         continue;
                     }
                 }
@@ -346,6 +360,7 @@ impl TcpSender {
                     if slot.flags & SACKED == 0 {
                         slot.flags |= SACKED;
                         new_sacked += 1;
+                        self.flagged = true;
                     }
                     q += 1;
                 }
@@ -366,6 +381,12 @@ impl TcpSender {
             }
             self.board.drain(..acked as usize);
             self.una = ack.ack;
+            if self.flagged {
+                self.flagged = self
+                    .board
+                    .iter()
+                    .any(|s| s.flags & (SACKED | LOST | RETX) != 0);
+            }
             self.backoffs = 0;
             self.dupacks = 0;
             if self.in_recovery {
@@ -379,6 +400,7 @@ impl TcpSender {
                     self.nosack_credit = 0;
                     if let Some(s) = self.board.front_mut() {
                         s.flags = (s.flags | LOST) & !RETX;
+                        self.flagged = true;
                     }
                 }
             } else if self.cwnd < self.ssthresh {
@@ -419,6 +441,7 @@ impl TcpSender {
                 }
                 if let Some(s) = self.board.front_mut() {
                     s.flags = (s.flags | LOST) & !RETX;
+                    self.flagged = true;
                 }
             }
         }
@@ -465,6 +488,7 @@ impl TcpSender {
                 s.flags = (s.flags | LOST) & !RETX;
             }
         }
+        self.flagged = !self.board.is_empty();
         self.transmit(now, out);
         if self.rto_deadline.is_none() {
             self.arm_timer(now);

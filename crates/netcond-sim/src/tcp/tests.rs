@@ -225,7 +225,11 @@ fn whole_window_lost_needs_rto_and_backs_off() {
     });
     assert!(s.stats().timeouts >= 1, "{:?}", s.stats());
     assert_eq!(s.stats().fast_recoveries, 0);
-    assert!(r.rcv_nxt() > 61, "recovered after the timeout: {}", r.rcv_nxt());
+    assert!(
+        r.rcv_nxt() > 61,
+        "recovered after the timeout: {}",
+        r.rcv_nxt()
+    );
 }
 
 #[test]

@@ -1,0 +1,735 @@
+//! `aecn`: RED vs ECN vs Adaptive ECN with many heterogeneous TCP flows (seed 002).
+//!
+//! `n = 3m` bulk TCP flows in three RTT classes (robust: short RTT, average,
+//! fragile: long RTT) share one bottleneck whose queue is the workspace's
+//! `aqm-red` RED (drop), RED with ECN marking, or AECN (per-class max_p,
+//! mark-front). Half the flows start at 0 s and half at 2 s; runs last 100 s.
+//!
+//! From the seed (slides 12, 20, 21): w_q 0.001, min_th 10, max_th 30, buffer 50
+//! packets, TCP maximum window 64 packets, aggregate capacity 90 Mbit/s,
+//! staggered start, 100 s, 60 and 120 flows, AECN alpha = beta = 2.5 with
+//! base_max_p 0.5 (60 flows) and 0.8 (120 flows); RED and ECN are run with the
+//! same max_p, and a max_p sweep reproduces the RED/ECN figures 2-4.
+//!
+//! Chosen (the topology figure is not in the text): one 90 Mbit/s bottleneck
+//! with 5 ms of propagation; each flow has its own 100 Mbit/s access link of
+//! 5 ms (robust), 25 ms (average) or 70 ms (fragile), so round-trip times of
+//! 20, 60 and 150 ms; ACKs return uncongested. ns-2's defaults for the TCP: 1000-byte
+//! packets (960 payload), SACK, no delayed ACKs, initial window 1, 200 ms minimum
+//! RTO; ns-2's RED spreading (FJ93's pseudo-code) for all three queues. Flow `i`
+//! has class `i mod 3` and starts at 0 s (even `i`) or 2 s (odd `i`), plus a
+//! random 0-10 ms jitter. Goodput and fairness are measured from 2 s to the end,
+//! when every flow is running.
+
+use rayon::prelude::*;
+
+use netcond::core::{Instant, Rate, TickRate};
+use netcond::red::{
+    AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Decision, Ecn, FlowClass,
+    Packet as AqmPacket, Red, RedConfig, RedProfile, Spreading,
+};
+
+use crate::engine::{derive_seed, secs, Rng, Time, MS, SEC};
+use crate::params::{ParamKind, ParamSpec, Params};
+use crate::progress::Progress;
+use crate::report::{fmt_num, Axis, Comparison, Plot, Report, Table};
+use crate::scenarios::{ReproduceOpts, Scenario};
+use crate::tcp::net::{jain_index, Deq, DropTail, Network, Packet, Qdisc, QdiscStats};
+use crate::tcp::TcpConfig;
+use crate::SimError;
+
+/// The `aecn` scenario.
+pub struct Aecn;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "scheme",
+        default: "aecn",
+        kind: ParamKind::Choice(&["red", "ecn", "aecn"]),
+        help: "bottleneck queue: RED (drops), ECN (RED marking), AECN (seed 002 slides 7-8, 20)",
+    },
+    ParamSpec {
+        key: "flows",
+        default: "60",
+        kind: ParamKind::U64 { min: 3, max: 3000 },
+        help: "number of flows n = 3m (seed 002: 60 and 120)",
+    },
+    ParamSpec {
+        key: "max_p",
+        default: "0.5",
+        kind: ParamKind::F64 { min: 0.0, max: 1.0 },
+        help: "RED/ECN max_p, AECN base_max_p (seed 002: 0.5 for 60 flows, 0.8 for 120)",
+    },
+    ParamSpec {
+        key: "alpha",
+        default: "2.5",
+        kind: ParamKind::F64 {
+            min: 0.01,
+            max: 100.0,
+        },
+        help: "AECN alpha = beta (seed 002 slide 22: 2.5)",
+    },
+    ParamSpec {
+        key: "capacity_mbps",
+        default: "90",
+        kind: ParamKind::F64 {
+            min: 0.1,
+            max: 10_000.0,
+        },
+        help: "bottleneck capacity (seed 002: aggregate 90 Mbit/s)",
+    },
+    ParamSpec {
+        key: "duration_s",
+        default: "100",
+        kind: ParamKind::F64 {
+            min: 3.0,
+            max: 100_000.0,
+        },
+        help: "run length (seed 002: 100 s)",
+    },
+    ParamSpec {
+        key: "w_q",
+        default: "0.001",
+        kind: ParamKind::F64 {
+            min: 0.0001,
+            max: 1.0,
+        },
+        help: "RED weight (seed 002: 0.001)",
+    },
+    ParamSpec {
+        key: "min_th",
+        default: "10",
+        kind: ParamKind::U64 {
+            min: 1,
+            max: 10_000,
+        },
+        help: "min_th in packets (seed 002: 10)",
+    },
+    ParamSpec {
+        key: "max_th",
+        default: "30",
+        kind: ParamKind::U64 {
+            min: 2,
+            max: 10_000,
+        },
+        help: "max_th in packets (seed 002: 30)",
+    },
+    ParamSpec {
+        key: "buffer",
+        default: "50",
+        kind: ParamKind::U64 { min: 2, max: 256 },
+        help: "buffer in packets (seed 002: 50)",
+    },
+    ParamSpec {
+        key: "window",
+        default: "64",
+        kind: ParamKind::U64 {
+            min: 1,
+            max: 100_000,
+        },
+        help: "TCP maximum window in packets (seed 002: 64)",
+    },
+    ParamSpec {
+        key: "packet",
+        default: "1000",
+        kind: ParamKind::U64 {
+            min: 100,
+            max: 9000,
+        },
+        help: "packet size in bytes incl. 40 header bytes (chosen: ns-2's default 1000)",
+    },
+    ParamSpec {
+        key: "rtt_ms",
+        default: "20,60,150",
+        kind: ParamKind::Choice(&["20,60,150", "20,100,300", "40,80,160"]),
+        help: "round-trip times of the robust, average and fragile classes (chosen)",
+    },
+];
+
+/// The outcome of one run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AecnOutcome {
+    /// Scheme name.
+    pub scheme: String,
+    /// Number of flows.
+    pub flows: usize,
+    /// max_p / base_max_p.
+    pub max_p: f64,
+    /// Aggregate goodput, Mbit/s, over the measured interval.
+    pub goodput_mbps: f64,
+    /// Aggregate throughput (all data sent into the bottleneck incl. retransmissions), Mbit/s.
+    pub throughput_mbps: f64,
+    /// Per-flow goodput, Mbit/s.
+    pub per_flow: Vec<f64>,
+    /// Per-class mean goodput (robust, average, fragile), Mbit/s.
+    pub per_class: [f64; 3],
+    /// Jain's fairness index over the flows' goodputs.
+    pub jain: f64,
+    /// Smallest and largest per-flow goodput.
+    pub min_max: (f64, f64),
+    /// Early and forced drops, marks at the bottleneck.
+    pub early_drops: u64,
+    /// Forced drops (average at or above max_th, or full buffer).
+    pub forced_drops: u64,
+    /// ECN marks.
+    pub marks: u64,
+    /// Retransmission timeouts over all flows.
+    pub timeouts: u64,
+    /// Events.
+    pub events: u64,
+}
+
+fn ecn_of(p: &Packet) -> Ecn {
+    if p.seg.ce {
+        Ecn::Ce
+    } else if p.seg.ect {
+        Ecn::Ect0
+    } else {
+        Ecn::NotEct
+    }
+}
+
+/// RED or RED+ECN at the bottleneck.
+struct RedQueue {
+    profile: RedProfile,
+    red: Red,
+    fifo: DropTail,
+    rng: Rng,
+    stats: QdiscStats,
+}
+
+impl Qdisc for RedQueue {
+    fn enqueue(&mut self, now: Time, mut pkt: Packet) -> Result<(), Packet> {
+        self.stats.arrived += 1;
+        let d = self.red.on_arrival(
+            &self.profile,
+            Instant::from_ticks(now),
+            self.fifo.len() as u32,
+            AqmPacket::new(pkt.seg.wire_len, ecn_of(&pkt)),
+            &mut self.rng,
+        );
+        match d {
+            Decision::Enqueue => {}
+            Decision::Mark => {
+                pkt.seg.mark_ce();
+                self.stats.marks += 1;
+            }
+            Decision::DropEarly => {
+                self.stats.early_drops += 1;
+                return Err(pkt);
+            }
+            Decision::DropForced => {
+                self.stats.forced_drops += 1;
+                return Err(pkt);
+            }
+        }
+        self.fifo
+            .push(pkt)
+            .inspect_err(|_| self.stats.forced_drops += 1)
+    }
+    fn dequeue(&mut self, now: Time) -> Deq {
+        let p = self.fifo.pop();
+        if self.fifo.is_empty() {
+            self.red.on_queue_empty(Instant::from_ticks(now));
+        }
+        p.map_or(Deq::Empty, Deq::Packet)
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+    fn reset_stats(&mut self) {
+        self.stats = QdiscStats::default();
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// A queued packet as AECN sees it.
+#[derive(Clone, Copy, Debug)]
+struct Desc(Packet);
+
+impl AecnDescriptor for Desc {
+    fn class(&self) -> FlowClass {
+        FlowClass::ALL[usize::from(self.0.class).min(2)]
+    }
+    fn ecn(&self) -> Ecn {
+        ecn_of(&self.0)
+    }
+    fn set_ce(&mut self) {
+        self.0.seg.mark_ce();
+    }
+}
+
+/// The AECN queue at the bottleneck (capacity 256 descriptors).
+struct AecnQdisc {
+    profile: AecnProfile,
+    q: AecnQueue<Desc, 256>,
+    rng: Rng,
+    stats: QdiscStats,
+}
+
+impl Qdisc for AecnQdisc {
+    fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
+        self.stats.arrived += 1;
+        match self.q.enqueue(
+            &self.profile,
+            Instant::from_ticks(now),
+            Desc(pkt),
+            &mut self.rng,
+        ) {
+            Ok(Decision::Mark) => {
+                self.stats.marks += 1;
+                Ok(())
+            }
+            Ok(_) => Ok(()),
+            Err(r) => {
+                if r.decision == Decision::DropEarly {
+                    self.stats.early_drops += 1;
+                } else {
+                    self.stats.forced_drops += 1;
+                }
+                Err(r.packet.0)
+            }
+        }
+    }
+    fn dequeue(&mut self, now: Time) -> Deq {
+        self.q
+            .dequeue(Instant::from_ticks(now))
+            .map_or(Deq::Empty, |d| Deq::Packet(d.0))
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+    fn reset_stats(&mut self) {
+        self.stats = QdiscStats::default();
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn prob(x: f64) -> netcond::red::U32F32 {
+    RedConfig::prob(x)
+}
+
+fn rtts(p: &Params) -> [Time; 3] {
+    let mut out = [20 * MS, 60 * MS, 150 * MS];
+    for (i, v) in p.str("rtt_ms").split(',').enumerate().take(3) {
+        out[i] = v.trim().parse::<u64>().unwrap_or(20) * MS;
+    }
+    out
+}
+
+/// One run with `p`'s parameters.
+pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcome, SimError> {
+    let scheme = p.str("scheme").to_string();
+    let n = p.u64("flows") as usize;
+    let max_p = p.f64("max_p");
+    let cap_bps = (p.f64("capacity_mbps") * 1e6).round() as u64;
+    let packet = p.u64("packet") as u32;
+    let buffer = p.u64("buffer") as u32;
+    let min_th = p.u64("min_th") as u32;
+    let max_th = p.u64("max_th") as u32;
+    let s_ticks =
+        RedConfig::typical_tx_ticks(Rate::from_bits_per_sec(cap_bps), packet, TickRate::NANOS);
+    let mut rng = Rng::new(seed);
+    let qrng = rng.fork(1);
+    let cfg_err = |e: netcond::red::RedError| SimError::Config(e.to_string());
+    let bottleneck: Box<dyn Qdisc> = match scheme.as_str() {
+        "aecn" => {
+            let a = p.f64("alpha");
+            let cfg = AecnConfig {
+                w_q: prob(p.f64("w_q")),
+                min_th,
+                max_th,
+                base_max_p: prob(max_p),
+                alpha: prob(a),
+                beta: prob(a),
+                limit: buffer,
+                idle_tx_ticks: s_ticks,
+                spreading: Spreading::UniformCountFirst,
+            };
+            let profile = AecnProfile::new(&cfg).map_err(cfg_err)?;
+            Box::new(AecnQdisc {
+                q: AecnQueue::new(&profile).map_err(cfg_err)?,
+                profile,
+                rng: qrng,
+                stats: QdiscStats::default(),
+            })
+        }
+        _ => {
+            let mut cfg =
+                RedConfig::packets(min_th, max_th, prob(max_p), prob(p.f64("w_q")), buffer);
+            cfg.idle_tx_ticks = s_ticks;
+            cfg.spreading = Spreading::UniformCountFirst;
+            if scheme == "ecn" {
+                cfg.ecn = true;
+                cfg.ecn_drop_th = Some(max_th); // RFC 3168 section 7
+            }
+            let profile = RedProfile::new(&cfg).map_err(cfg_err)?;
+            Box::new(RedQueue {
+                profile,
+                red: Red::new(),
+                fifo: DropTail::packets(buffer as usize),
+                rng: qrng,
+                stats: QdiscStats::default(),
+            })
+        }
+    };
+    let mss = packet.saturating_sub(40).max(1);
+    let tcp = TcpConfig {
+        mss,
+        header: 40,
+        max_window: (p.u64("window") as u32).saturating_mul(mss),
+        initial_cwnd: 1,
+        min_rto_ns: 200 * MS,
+        ecn: scheme != "red",
+        ..TcpConfig::default()
+    };
+    let bdelay = 5 * MS;
+    let rtt = rtts(p);
+    let mut net = Network::new();
+    let b = net.add_link(cap_bps, bdelay, bottleneck);
+    for i in 0..n {
+        let class = (i % 3) as u8;
+        let access = (rtt[usize::from(class)] / 2).saturating_sub(bdelay);
+        let a = net.add_link(100_000_000, access, Box::new(DropTail::packets(1000)));
+        let start = if i % 2 == 1 { 2 * SEC } else { 0 } + rng.time_below(10 * MS);
+        net.add_flow(tcp, &[a, b], access + bdelay, class, start);
+    }
+    let end = secs(p.f64("duration_s"));
+    let warm = 2 * SEC + 10 * MS;
+    let mut t = 0;
+    let mut g0 = vec![0u64; n];
+    let mut s0 = vec![0u64; n];
+    let mut rto0 = 0;
+    while t < end {
+        let next = (t + SEC).min(end);
+        if t < warm && next >= warm {
+            net.run_until(warm);
+            net.reset_link_stats();
+            for (i, f) in net.flows.iter().enumerate() {
+                g0[i] = f.receiver.stats().delivered;
+                s0[i] = f.sender.stats().segments_sent;
+                rto0 += f.sender.stats().timeouts;
+            }
+        }
+        net.run_until(next);
+        progress.advance((next - t) / MS);
+        t = next;
+    }
+    let span = crate::engine::to_secs(end.saturating_sub(warm)).max(1e-9);
+    let bits = |segs: u64, bytes: u32| segs as f64 * f64::from(bytes) * 8.0 / span / 1e6;
+    let per_flow: Vec<f64> = net
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| bits(f.receiver.stats().delivered - g0[i], mss))
+        .collect();
+    let sent: u64 = net
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| f.sender.stats().segments_sent - s0[i])
+        .sum();
+    let mut per_class = [0.0; 3];
+    let mut cnt = [0usize; 3];
+    for (i, g) in per_flow.iter().enumerate() {
+        per_class[i % 3] += g;
+        cnt[i % 3] += 1;
+    }
+    for k in 0..3 {
+        per_class[k] /= cnt[k].max(1) as f64;
+    }
+    let q = *net.links[b as usize].qdisc.stats();
+    let lo = per_flow.iter().cloned().fold(f64::MAX, f64::min);
+    let hi = per_flow.iter().cloned().fold(f64::MIN, f64::max);
+    let timeouts: u64 = net
+        .flows
+        .iter()
+        .map(|f| f.sender.stats().timeouts)
+        .sum::<u64>()
+        - rto0;
+    Ok(AecnOutcome {
+        scheme,
+        flows: n,
+        max_p,
+        goodput_mbps: per_flow.iter().sum(),
+        throughput_mbps: bits(sent, packet),
+        jain: jain_index(&per_flow),
+        per_flow,
+        per_class,
+        min_max: (lo, hi),
+        early_drops: q.early_drops,
+        forced_drops: q.forced_drops,
+        marks: q.marks,
+        timeouts,
+        events: net.events(),
+    })
+}
+
+fn header() -> Vec<String> {
+    [
+        "flows",
+        "scheme",
+        "max_p",
+        "goodput Mbps",
+        "throughput Mbps",
+        "Jain",
+        "min Mbps",
+        "max Mbps",
+        "robust",
+        "average",
+        "fragile",
+        "early drops",
+        "forced drops",
+        "marks",
+        "RTOs",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn row(o: &AecnOutcome) -> Vec<String> {
+    vec![
+        o.flows.to_string(),
+        o.scheme.to_uppercase(),
+        fmt_num(o.max_p),
+        fmt_num(o.goodput_mbps),
+        fmt_num(o.throughput_mbps),
+        format!("{:.4}", o.jain),
+        fmt_num(o.min_max.0),
+        fmt_num(o.min_max.1),
+        fmt_num(o.per_class[0]),
+        fmt_num(o.per_class[1]),
+        fmt_num(o.per_class[2]),
+        o.early_drops.to_string(),
+        o.forced_drops.to_string(),
+        o.marks.to_string(),
+        o.timeouts.to_string(),
+    ]
+}
+
+const NOTES: &[&str] = &[
+    "seed 002 is a slide deck: its figures are not in the text, so the document column holds \
+     its claims, not numbers",
+    "chosen (topology figure not in the text): one 90 Mbit/s bottleneck, RTTs 20 / 60 / 150 ms \
+     for robust / average / fragile flows, 1000-byte packets, SACK TCP, initial window 1, min \
+     RTO 200 ms, no delayed ACKs; ns-2's RED spreading for all three queues",
+    "goodput, Jain's index and the min/max gap are measured from 2 s (all flows started) to the end",
+];
+
+impl Scenario for Aecn {
+    fn name(&self) -> &'static str {
+        "aecn"
+    }
+
+    fn description(&self) -> &'static str {
+        "seed 002: RED vs ECN vs AECN, 60 and 120 TCP flows in three RTT classes on 90 Mbit/s"
+    }
+
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
+        progress.add_total(secs(params.f64("duration_s")) / MS);
+        let o = run_aecn(params, seed, progress)?;
+        let mut r = Report::new(self.name(), self.description());
+        r.params = params.listing();
+        r.tables.push(Table {
+            name: "run".into(),
+            title: "one run (per-flow goodput in Mbit/s)".into(),
+            header: header(),
+            rows: vec![row(&o)],
+        });
+        r.notes = NOTES.iter().map(|s| s.to_string()).collect();
+        r.events = o.events;
+        r.sim_seconds = params.f64("duration_s");
+        Ok(r)
+    }
+
+    fn reproduce(&self, opts: &ReproduceOpts, progress: &Progress) -> Result<Report, SimError> {
+        let duration = if opts.quick { 30.0 } else { 100.0 };
+        let base = self.defaults();
+        // (flows, scheme, max_p): the three schemes at the seed's max_p, then the
+        // RED/ECN max_p sweep of figures 2-4 (full runs only).
+        let mut jobs: Vec<(u64, &str, f64)> = Vec::new();
+        for (n, mp) in [(60u64, 0.5), (120, 0.8)] {
+            for s in ["red", "ecn", "aecn"] {
+                jobs.push((n, s, mp));
+            }
+        }
+        let main_jobs = jobs.len();
+        if !opts.quick {
+            for n in [60u64, 120] {
+                for mp in [0.1, 0.2, 0.5, 0.8, 1.0] {
+                    for s in ["red", "ecn"] {
+                        if !jobs.contains(&(n, s, mp)) {
+                            jobs.push((n, s, mp));
+                        }
+                    }
+                }
+            }
+        }
+        progress.add_total(jobs.len() as u64 * secs(duration) / MS);
+        let results: Vec<Result<AecnOutcome, SimError>> = jobs
+            .par_iter()
+            .enumerate()
+            .map(|(i, &(n, s, mp))| {
+                let p = base.with(&[
+                    format!("flows={n}"),
+                    format!("scheme={s}"),
+                    format!("max_p={mp}"),
+                    format!("duration_s={duration}"),
+                ])?;
+                run_aecn(&p, derive_seed(opts.seed, i as u64), progress)
+            })
+            .collect();
+        let mut outs = Vec::new();
+        for res in results {
+            outs.push(res?);
+        }
+        let mut r = Report::new(self.name(), self.description());
+        r.params = base.with(&[format!("duration_s={duration}")])?.listing();
+        for o in &outs {
+            r.events += o.events;
+            r.sim_seconds += duration;
+        }
+        let find = |n: usize, s: &str, mp: f64| {
+            outs.iter()
+                .find(|o| o.flows == n && o.scheme == s && (o.max_p - mp).abs() < 1e-9)
+        };
+        for (n, mp) in [(60usize, 0.5), (120, 0.8)] {
+            let (Some(red), Some(ecn), Some(aecn)) =
+                (find(n, "red", mp), find(n, "ecn", mp), find(n, "aecn", mp))
+            else {
+                continue;
+            };
+            let case = format!("{n} flows, max_p {mp}");
+            let c = |m: &str, t: &str, v: f64| Comparison::new(&case, m, None, Some(v)).doc_text(t);
+            r.comparisons.push(c(
+                "goodput ECN - RED, Mbps",
+                "> 0 (ECN better)",
+                ecn.goodput_mbps - red.goodput_mbps,
+            ));
+            r.comparisons.push(c(
+                "ECN drops",
+                if n == 60 {
+                    "almost none"
+                } else {
+                    "significant"
+                },
+                (ecn.early_drops + ecn.forced_drops) as f64,
+            ));
+            r.comparisons.push(c("ECN marks", "many", ecn.marks as f64));
+            r.comparisons.push(c(
+                "RED drops",
+                "many",
+                (red.early_drops + red.forced_drops) as f64,
+            ));
+            r.comparisons.push(c(
+                "Jain AECN - ECN",
+                "> 0 (AECN fairer)",
+                aecn.jain - ecn.jain,
+            ));
+            r.comparisons.push(c(
+                "goodput AECN - ECN, Mbps",
+                "> 0 with many flows",
+                aecn.goodput_mbps - ecn.goodput_mbps,
+            ));
+            r.comparisons.push(c(
+                "min goodput AECN - ECN, Mbps",
+                "> 0 (smaller gap)",
+                aecn.min_max.0 - ecn.min_max.0,
+            ));
+            r.comparisons.push(c(
+                "max-min gap AECN - ECN, Mbps",
+                "< 0",
+                (aecn.min_max.1 - aecn.min_max.0) - (ecn.min_max.1 - ecn.min_max.0),
+            ));
+        }
+        r.tables.push(Table {
+            name: "schemes".into(),
+            title: format!(
+                "RED vs ECN vs AECN ({duration} s runs; goodput per flow in Mbit/s, class means)"
+            ),
+            header: header(),
+            rows: outs[..main_jobs].iter().map(row).collect(),
+        });
+        if outs.len() > main_jobs {
+            r.tables.push(Table {
+                name: "red_ecn_sweep".into(),
+                title: "RED and ECN vs max_p (figures 2-4)".into(),
+                header: header(),
+                rows: outs[main_jobs..].iter().map(row).collect(),
+            });
+        }
+        // Plots: per-flow goodput sorted (the "visual max-min gap"), per scheme.
+        for (n, mp) in [(60usize, 0.5), (120, 0.8)] {
+            let mut plot = Plot {
+                name: format!("goodput_per_flow_{n}"),
+                title: format!("Per-flow goodput, {n} flows, max_p {mp} (flows by class)"),
+                x_label: "flow (robust, average, fragile)".into(),
+                y_label: "goodput, Mbit/s".into(),
+                ..Plot::default()
+            };
+            for s in ["red", "ecn", "aecn"] {
+                if let Some(o) = find(n, s, mp) {
+                    let mut idx: Vec<usize> = (0..o.per_flow.len()).collect();
+                    idx.sort_by_key(|&i| (i % 3, i));
+                    let pts = idx
+                        .iter()
+                        .enumerate()
+                        .map(|(x, &i)| (x as f64, o.per_flow[i]))
+                        .collect();
+                    plot.line(&s.to_uppercase(), Axis::Left, pts);
+                }
+            }
+            r.plots.push(plot);
+        }
+        if outs.len() > main_jobs {
+            for (metric, name) in [("goodput", "sweep_goodput"), ("jain", "sweep_jain")] {
+                let mut plot = Plot {
+                    name: name.into(),
+                    title: format!("RED and ECN {metric} vs max_p"),
+                    x_label: "max_p".into(),
+                    y_label: if metric == "goodput" {
+                        "Mbit/s".into()
+                    } else {
+                        "Jain's index".into()
+                    },
+                    ..Plot::default()
+                };
+                for n in [60usize, 120] {
+                    for s in ["red", "ecn"] {
+                        let mut pts: Vec<(f64, f64)> = outs
+                            .iter()
+                            .filter(|o| o.flows == n && o.scheme == s)
+                            .map(|o| {
+                                (
+                                    o.max_p,
+                                    if metric == "goodput" {
+                                        o.goodput_mbps
+                                    } else {
+                                        o.jain
+                                    },
+                                )
+                            })
+                            .collect();
+                        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        plot.line(&format!("{} {n} flows", s.to_uppercase()), Axis::Left, pts);
+                    }
+                }
+                r.plots.push(plot);
+            }
+        }
+        r.notes = NOTES.iter().map(|s| s.to_string()).collect();
+        if opts.quick {
+            r.notes.push("quick: 30 s runs, no max_p sweep".into());
+        }
+        Ok(r)
+    }
+}
