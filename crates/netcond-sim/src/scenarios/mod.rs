@@ -12,6 +12,7 @@ pub mod aecn;
 pub mod pcn_admission;
 pub mod pcn_termination;
 pub mod premium_tcp;
+pub mod ras_tcp;
 pub mod rbcc_scenario7;
 
 /// Options of a reproduction (`netcond-sim reproduce`).
@@ -63,6 +64,7 @@ pub fn registry() -> Vec<&'static dyn Scenario> {
         &rbcc_scenario7::RbccScenario7,
         &premium_tcp::PremiumTcp,
         &aecn::Aecn,
+        &ras_tcp::RasTcp,
     ]
 }
 
