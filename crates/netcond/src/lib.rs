@@ -34,3 +34,8 @@ pub use ras_shaper as ras;
 
 #[cfg(feature = "rbcc-rate")]
 pub use rbcc_rate as rbcc;
+
+/// The README's Rust example, compiled and run as a doctest.
+#[cfg(all(doctest, feature = "trtcm"))]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctest;
