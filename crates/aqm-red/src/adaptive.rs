@@ -45,8 +45,8 @@ impl AdaptiveConfig {
 /// Because max_p changes, this wrapper owns its profile (one per queue).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AdaptiveRed {
-    profile: RedProfile,
-    red: Red,
+    pub(crate) profile: RedProfile,
+    pub(crate) red: Red,
     interval: u64,
     last: Instant,
     /// Target band in average units.
@@ -157,6 +157,6 @@ impl AdaptiveRed {
     #[must_use]
     pub fn target(&self) -> (U32F32, U32F32) {
         let a = &self.profile.common.avg;
-        (a.to_units(self.lo_fx), a.to_units(self.hi_fx))
+        (a.units_of(self.lo_fx), a.units_of(self.hi_fx))
     }
 }

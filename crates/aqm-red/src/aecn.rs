@@ -316,7 +316,7 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
     /// The average queue length in packets.
     #[must_use]
     pub fn avg(&self, profile: &AecnProfile) -> U32F32 {
-        profile.common.avg.to_units(self.avg)
+        profile.common.avg.units_of(self.avg)
     }
 
     /// The counts since each class's last mark.

@@ -26,7 +26,7 @@ pub(crate) const fn ewma(avg: u32, q_fx: u32, w: u64) -> u32 {
     let a = avg as u64;
     let q = q_fx as u64;
     // |q - a| < 2^32 and w <= 2^32: the product plus 2^32 - 1 is below 2^64.
-    let d = if q >= a { q - a } else { a - q };
+    let d = q.abs_diff(a);
     let step = (d * w + (ONE - 1)) >> 32;
     // step <= d because w <= 1: no overshoot, no overflow.
     if q >= a {
@@ -115,7 +115,7 @@ impl AvgProfile {
     }
 
     /// The average as a `U32F32` number of queue units.
-    pub(crate) const fn to_units(&self, avg: u32) -> U32F32 {
+    pub(crate) const fn units_of(&self, avg: u32) -> U32F32 {
         // frac <= 31 so the shift is at most 32 bits of a 64-bit value.
         U32F32::from_bits((avg as u64) << (32 - self.frac))
     }
@@ -385,7 +385,7 @@ impl ByteMode {
         let m = max_len as u128;
         ByteMode {
             max_len,
-            recip: ((1u128 << 64) + m - 1) / m,
+            recip: (1u128 << 64).div_ceil(m),
         }
     }
 

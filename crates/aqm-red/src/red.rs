@@ -383,7 +383,7 @@ impl Red {
     /// The average queue length in queue units.
     #[must_use]
     pub fn avg(&self, profile: &RedProfile) -> U32F32 {
-        profile.common.avg.to_units(self.avg)
+        profile.common.avg.units_of(self.avg)
     }
 
     /// The average as kept: `avg * 2^F` ([`RedProfile::avg_frac_bits`]).

@@ -50,6 +50,16 @@ pub fn p_a(p: f64, n: u64, s: crate::Spreading) -> f64 {
     }
 }
 
+/// `p_b / (k - c p_b)`, 1 when that is not in `[0, 1)`.
+pub fn p_a_from(p: f64, k: f64, c: f64) -> f64 {
+    let den = k - c * p;
+    if den <= 0.0 || p / den >= 1.0 {
+        1.0
+    } else {
+        p / den
+    }
+}
+
 /// The distribution of the gap between drops at a constant p_b, from p_a:
 /// `P(X = n) = p_a(n) prod_{i<n} (1 - p_a(i))`, until the mass is spent or
 /// `max_n` is reached.

@@ -321,7 +321,7 @@ impl Rio {
             RioMode::Wred => 0,
             _ => color.index(),
         };
-        profile.common.avg.to_units(self.avg[i])
+        profile.common.avg.units_of(self.avg[i])
     }
 
     /// The raw averages (`avg * 2^F`), indexed by color (WRED uses index 0).
@@ -437,8 +437,8 @@ mod tests {
         assert_eq!(rio.avg(&p, Color::Yellow), 100);
         assert_eq!(rio.avg(&p, Color::Red), 50);
         // Everything below its min_th.
-        for c in 0..3 {
-            assert_eq!(counts[c][Decision::Enqueue.index()], 20_000);
+        for c in counts {
+            assert_eq!(c[Decision::Enqueue.index()], 20_000);
         }
     }
 

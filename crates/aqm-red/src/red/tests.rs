@@ -1,1 +1,928 @@
+// Tests of RED, ECN, Adaptive RED, and the shared fixed-point machinery.
+// Floats are used freely here (reference values and statistics).
+#![allow(clippy::float_arithmetic)]
+
 use super::*;
+use crate::invariants::{self, Op};
+use crate::reference::{gap_moments, gap_pmf, p_b as ref_p_b, RefAvg};
+use crate::{AdaptiveConfig, AdaptiveRed, Ecn, Supplied};
+use netcond_core::SplitMix64;
+use proptest::prelude::*;
+
+const ALL_SPREADINGS: [Spreading; 4] = [
+    Spreading::Uniform,
+    Spreading::UniformCountFirst,
+    Spreading::Dpdk,
+    Spreading::Geometric,
+];
+
+fn cfg(min_th: u32, max_th: u32, max_p: f64, w_q: f64, limit: u32) -> RedConfig {
+    RedConfig::packets(
+        min_th,
+        max_th,
+        RedConfig::prob(max_p),
+        RedConfig::prob(w_q),
+        limit,
+    )
+}
+
+fn seed002() -> RedConfig {
+    cfg(10, 30, 0.5, 0.001, 50)
+}
+
+fn t(x: u64) -> Instant {
+    Instant::from_ticks(x)
+}
+
+fn units(p: &RedProfile, red: &Red) -> f64 {
+    red.avg(p).to_num::<f64>()
+}
+
+/// Runs `n` arrivals at a constant queue `q` and returns the state.
+fn settle(p: &RedProfile, q: u32, n: u64) -> Red {
+    let mut red = Red::new();
+    let mut rng = SplitMix64::new(99);
+    for i in 0..n {
+        red.on_arrival(p, t(i * 100), q, Packet::not_ect(1000), &mut rng);
+    }
+    red
+}
+
+#[test]
+fn state_is_16_bytes() {
+    assert_eq!(core::mem::size_of::<Red>(), 16);
+}
+
+#[test]
+fn average_converges_exactly_to_a_constant_queue() {
+    // Powers of two and arbitrary weights, packets and bytes.
+    for (w, limit, q) in [
+        (0.001, 50, 20u32),
+        (1.0 / 512.0, 200, 77),
+        (0.002, 1000, 999),
+        (0.3, 7, 7),
+        (1.0, 50, 13),
+        (0.004, 10_000_000, 1_234_567),
+    ] {
+        let p = RedProfile::new(&cfg(1, limit.min(40), 0.1, w, limit)).unwrap();
+        let target = q << p.avg_frac_bits();
+        let mut red = Red::new();
+        let mut rng = SplitMix64::new(1);
+        let mut n = 0u64;
+        while red.avg_bits() != target {
+            let before = red.avg_bits();
+            red.on_arrival(&p, t(n), q, Packet::not_ect(100), &mut rng);
+            // Monotone, never past the target.
+            assert!(red.avg_bits() > before && red.avg_bits() <= target);
+            n += 1;
+            assert!(n < 200_000, "w {w}: no convergence");
+        }
+        for _ in 0..1000 {
+            red.on_arrival(&p, t(n), q, Packet::not_ect(100), &mut rng);
+            assert_eq!(red.avg_bits(), target);
+        }
+        assert_eq!(red.avg(&p), U32F32::from_num(q));
+        // And back down to a smaller constant.
+        let q2 = q / 3 + 1;
+        let mut m = 0;
+        while red.avg_bits() != q2 << p.avg_frac_bits() {
+            red.on_arrival(&p, t(n), q2, Packet::not_ect(100), &mut rng);
+            m += 1;
+            assert!(m < 200_000);
+        }
+    }
+}
+
+#[test]
+fn average_matches_the_reference_within_its_bound() {
+    // Random queue lengths; the fixed-point average stays within 2^-F / w_q of
+    // the real-valued EWMA with the same w_q (module fx: each step rounds by
+    // less than one unit, and errors decay by (1 - w_q) per step).
+    for (w, limit, seed) in [
+        (0.002, 1000u32, 1u64),
+        (1.0 / 512.0, 200, 2),
+        (0.001, 50, 3),
+        (0.25, 60_000, 4),
+    ] {
+        let p = RedProfile::new(&cfg(1, limit / 2, 0.1, w, limit)).unwrap();
+        let wq = p.w_q().to_num::<f64>();
+        let ulp = (-(p.avg_frac_bits() as f64)).exp2();
+        let bound = ulp / wq + 1e-12 * limit as f64;
+        let mut model = RefAvg { avg: 0.0, w: wq };
+        let mut red = Red::new();
+        let mut rng = SplitMix64::new(seed);
+        let mut qs = SplitMix64::new(seed + 100);
+        let mut worst = 0.0f64;
+        for i in 0..200_000u64 {
+            // A random walk with jumps, never 0 (idle is tested separately).
+            let q = 1 + qs.below(limit);
+            red.on_arrival(&p, t(i), q, Packet::not_ect(1), &mut rng);
+            model.arrive(f64::from(q));
+            let err = (units(&p, &red) - model.avg).abs();
+            worst = worst.max(err);
+            assert!(
+                err <= bound,
+                "w {w}, step {i}: {} vs {} (bound {bound})",
+                units(&p, &red),
+                model.avg
+            );
+        }
+        assert!(worst > 0.0);
+    }
+}
+
+#[test]
+fn p_b_matches_the_reference() {
+    for gentle in [false, true] {
+        let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 400);
+        c.gentle = gentle;
+        let p = RedProfile::new(&c).unwrap();
+        let max_p = p.max_p().to_num::<f64>();
+        let f = p.avg_frac_bits();
+        let mut rng = SplitMix64::new(5);
+        for _ in 0..200_000 {
+            let bits = rng.below(400 << f);
+            let avg = U32F32::from_bits(u64::from(bits) << (32 - f));
+            let a = avg.to_num::<f64>();
+            let got = p.p_b(avg).to_num::<f64>();
+            let want = ref_p_b(a, 32.0, 128.0, max_p, gentle);
+            // At most the exact value and at most 2^-31 below it.
+            assert!(
+                got <= want + 1e-15 && want - got <= 2f64.powi(-31) + 1e-15,
+                "{a}: {got} vs {want}"
+            );
+        }
+        // The corners.
+        assert_eq!(p.p_b(U32F32::from_num(31)), 0);
+        assert_eq!(p.p_b(U32F32::from_num(32)), 0);
+        assert_eq!(p.p_b(U32F32::from_num(128)).to_bits() == 1 << 32, !gentle);
+        assert_eq!(p.p_b(U32F32::from_num(256)), 1);
+    }
+}
+
+#[test]
+fn decisions_match_the_reference_model() {
+    // The same draws through the reference (f64, FJ93's formulas) and the
+    // fixed-point decision; the only allowed difference is where the draw is
+    // within 1e-6 of p_a, from p_b's 2^-31 rounding.
+    for s in ALL_SPREADINGS {
+        let mut c = cfg(10, 30, 0.5, 0.002, 50);
+        c.spreading = s;
+        c.gentle = true;
+        let p = RedProfile::new(&c).unwrap();
+        let mut red = Red::new();
+        let mut qs = SplitMix64::new(7);
+        let mut draws = SplitMix64::new(8);
+        let (mut close, mut checked) = (0u32, 0u32);
+        let mut q = 20i64;
+        for i in 0..300_000u64 {
+            q = (q + i64::from(qs.below(5)) - 2).clamp(1, 49);
+            let r = draws.next_u32();
+            let count = red.count();
+            let d = red.on_arrival(&p, t(i), q as u32, Packet::not_ect(1), &mut Supplied(r));
+            let avg = units(&p, &red);
+            let pb = ref_p_b(avg, 10.0, 30.0, 0.5, true);
+            if pb == 0.0 {
+                assert_eq!(d, Decision::Enqueue);
+                continue;
+            }
+            if pb >= 1.0 {
+                assert_eq!(d, Decision::DropForced);
+                continue;
+            }
+            // The stored count is FJ93's count for each variant.
+            let (k, c) = match s {
+                Spreading::Dpdk => (2.0, f64::from(count)),
+                Spreading::Geometric => (1.0, 0.0),
+                _ => (1.0, f64::from(count)),
+            };
+            let pa = crate::reference::p_a_from(pb, k, c);
+            let u = f64::from(r) / 4_294_967_296.0;
+            if (u - pa).abs() < 1e-6 {
+                close += 1;
+                continue;
+            }
+            checked += 1;
+            assert_eq!(
+                d == Decision::DropEarly,
+                u < pa,
+                "{s:?} step {i}: u {u} p_a {pa} count {count}"
+            );
+        }
+        assert!(
+            checked > 200_000 && close < 100,
+            "{s:?}: {checked} checked, {close} close"
+        );
+    }
+}
+
+#[test]
+fn idle_decay_matches_the_closed_form() {
+    // (1 - w_q)^m with m = idle / s as a real number: within one unit plus a
+    // relative 2^-40.
+    let mut rng = SplitMix64::new(11);
+    for (w, s) in [
+        (0.002, 171_429u64),
+        (1.0 / 512.0, 1),
+        (0.001, 1_200_000),
+        (0.5, 3),
+        (0.9, 1000),
+    ] {
+        let mut c = cfg(10, 30, 0.1, w, 50);
+        c.idle_tx_ticks = s;
+        let p = RedProfile::new(&c).unwrap();
+        let wq = p.w_q().to_num::<f64>();
+        for _ in 0..2000 {
+            let red = settle(&p, 1 + rng.below(50), 20_000);
+            let a0 = red.avg_bits();
+            // Idle times from a fraction of s to 10^5 s's.
+            let dt = u64::from(rng.next_u32()) % (s.saturating_mul(1 << rng.below(17)) + 1);
+            let mut r2 = red;
+            r2.on_queue_empty(t(5_000_000_000));
+            r2.on_arrival(&p, t(5_000_000_000 + dt), 0, Packet::not_ect(1), &mut rng);
+            let mut model = RefAvg {
+                avg: f64::from(a0),
+                w: wq,
+            };
+            model.idle(dt as f64 / s as f64);
+            let want = model.avg;
+            let got = f64::from(r2.avg_bits());
+            assert!(
+                (got - want).abs() <= 1.0 + want * 2f64.powi(-40),
+                "w {w} s {s} dt {dt}: {got} vs {want}"
+            );
+        }
+    }
+    // w_q = 1 forgets everything after any idle time; none with zero idle time.
+    let p = RedProfile::new(&cfg(10, 30, 0.1, 1.0, 50)).unwrap();
+    let mut red = settle(&p, 20, 10);
+    red.on_queue_empty(t(10_000));
+    let before = red.avg_bits();
+    red.on_arrival(&p, t(10_000), 0, Packet::not_ect(1), &mut Supplied(0));
+    assert_eq!(red.avg_bits(), before);
+    red.on_arrival(&p, t(10_001), 0, Packet::not_ect(1), &mut Supplied(0));
+    assert_eq!(red.avg_bits(), 0);
+}
+
+#[test]
+fn idle_decay_is_not_counted_twice_and_ignores_backwards_clocks() {
+    let p = RedProfile::new(&seed002()).unwrap();
+    let mut a = settle(&p, 25, 30_000);
+    let mut b = a;
+    a.on_queue_empty(t(1_000_000_000));
+    b.on_queue_empty(t(1_000_000_000));
+    // One arrival after 2 s against two arrivals at 1.5 s and 2 s: same average.
+    a.on_arrival(
+        &p,
+        t(3_000_000_000),
+        0,
+        Packet::not_ect(1),
+        &mut Supplied(0),
+    );
+    b.on_arrival(
+        &p,
+        t(2_500_000_000),
+        0,
+        Packet::not_ect(1),
+        &mut Supplied(0),
+    );
+    b.on_arrival(
+        &p,
+        t(3_000_000_000),
+        0,
+        Packet::not_ect(1),
+        &mut Supplied(0),
+    );
+    let (x, y) = (i64::from(a.avg_bits()), i64::from(b.avg_bits()));
+    assert!((x - y).abs() <= 2, "{x} {y}");
+    // A clock that steps back decays nothing.
+    let before = a.avg_bits();
+    a.on_arrival(&p, t(1_000), 0, Packet::not_ect(1), &mut Supplied(0));
+    assert_eq!(a.avg_bits(), before);
+    assert_eq!(a.idle_since(), t(3_000_000_000));
+}
+
+/// The long-run drop fraction at a constant p_b, for every spreading, against
+/// 1 / E[gap] from the reference gap distribution, over many seeds.
+#[test]
+fn drop_fraction_matches_the_gap_distribution() {
+    // min 10, max 30, max_p 0.5 (gentle, limit 100): queue 11 -> p_b 0.025,
+    // 14 -> 0.1, 20 -> 0.25, 26 -> 0.4, 40 -> 2/3 (gentle region).
+    let seeds = 24u64;
+    let n = 100_000u64;
+    for s in ALL_SPREADINGS {
+        let mut c = cfg(10, 30, 0.5, 0.002, 100);
+        c.gentle = true;
+        c.spreading = s;
+        let p = RedProfile::new(&c).unwrap();
+        for q in [11u32, 14, 20, 26, 40] {
+            let warm = settle(&p, q, 30_000);
+            assert_eq!(warm.avg(&p), U32F32::from_num(q));
+            let pb = p.p_b(warm.avg(&p)).to_num::<f64>();
+            let (mean, var) = gap_moments(pb, s);
+            let f = 1.0 / mean;
+            // Renewal-reward CLT: the drop count in n packets has variance
+            // n var / mean^3; 5 sigma per seed, 5 sigma / sqrt(seeds) pooled.
+            let sd = (n as f64 * var / mean.powi(3)).sqrt() / n as f64;
+            let mut total = 0u64;
+            for seed in 0..seeds {
+                let mut red = warm;
+                let mut rng = SplitMix64::new(seed);
+                let mut drops = 0u64;
+                for i in 0..n {
+                    if red
+                        .on_arrival(&p, t(i), q, Packet::not_ect(1), &mut rng)
+                        .is_drop()
+                    {
+                        drops += 1;
+                    }
+                }
+                let got = drops as f64 / n as f64;
+                assert!(
+                    (got - f).abs() <= 5.0 * sd + 2.0 / n as f64,
+                    "{s:?} p_b {pb}: {got} vs {f}"
+                );
+                total += drops;
+            }
+            let pooled = total as f64 / (n * seeds) as f64;
+            let rel = (pooled - f).abs() / f;
+            let bound = (5.0 * sd / (seeds as f64).sqrt() + 2.0 / n as f64) / f;
+            assert!(
+                rel <= bound,
+                "{s:?} p_b {pb}: pooled {pooled} vs {f}, rel {rel} > {bound}"
+            );
+            // The documented closed forms where 1/p_b (2/p_b for DPDK) is about whole.
+            let closed = match s {
+                Spreading::Uniform => 2.0 * pb / (1.0 + pb),
+                Spreading::UniformCountFirst => 2.0 * pb,
+                Spreading::Dpdk => 2.0 * pb / (2.0 + pb),
+                Spreading::Geometric => pb,
+            };
+            let whole = |x: f64| (x - x.round()).abs() < 1e-6;
+            let applies = match s {
+                Spreading::Dpdk => whole(2.0 / pb),
+                Spreading::Geometric => true,
+                _ => whole(1.0 / pb),
+            };
+            if applies {
+                assert!(
+                    (f - closed).abs() < 1e-6 * closed,
+                    "{s:?} {pb}: {f} vs {closed}"
+                );
+            }
+        }
+    }
+}
+
+/// Chi-square goodness of fit of the gaps between drops to the distribution
+/// derived from p_a (uniform for the FJ93 variants, geometric without count).
+#[test]
+fn gaps_between_drops_follow_the_derived_distribution() {
+    for s in ALL_SPREADINGS {
+        for q in [14u32, 20, 11] {
+            let mut c = cfg(10, 30, 0.5, 0.002, 50);
+            c.spreading = s;
+            let p = RedProfile::new(&c).unwrap();
+            let mut red = settle(&p, q, 30_000);
+            let pb = p.p_b(red.avg(&p)).to_num::<f64>();
+            let pmf = gap_pmf(pb, s, 100_000);
+            let mut hist = vec![0u64; pmf.len() + 1];
+            let mut rng = SplitMix64::new(u64::from(q) * 31 + 7);
+            // Start right after a drop.
+            while !red
+                .on_arrival(&p, t(0), q, Packet::not_ect(1), &mut rng)
+                .is_drop()
+            {}
+            let mut gap = 0usize;
+            let mut gaps = 0u64;
+            while gaps < 50_000 {
+                gap += 1;
+                if red
+                    .on_arrival(&p, t(0), q, Packet::not_ect(1), &mut rng)
+                    .is_drop()
+                {
+                    hist[gap.min(pmf.len())] += 1;
+                    gap = 0;
+                    gaps += 1;
+                }
+            }
+            // Bins of expected count >= 5; the tail pooled into the last bin.
+            let mut bins: Vec<(f64, u64)> = Vec::new();
+            let (mut e, mut o) = (0.0, 0u64);
+            for (i, &pr) in pmf.iter().enumerate() {
+                e += pr * gaps as f64;
+                o += hist[i + 1];
+                if e >= 5.0 {
+                    bins.push((e, o));
+                    e = 0.0;
+                    o = 0;
+                }
+            }
+            if let Some(last) = bins.last_mut() {
+                last.0 += e;
+                last.1 += o;
+            }
+            assert!(bins.len() >= 3);
+            let chi2: f64 = bins.iter().map(|&(e, o)| (o as f64 - e).powi(2) / e).sum();
+            let df = (bins.len() - 1) as f64;
+            // Wilson-Hilferty 0.999 quantile of chi-square(df).
+            let z = 3.09;
+            let crit = df * (1.0 - 2.0 / (9.0 * df) + z * (2.0 / (9.0 * df)).sqrt()).powi(3);
+            assert!(chi2 < crit, "{s:?} q {q}: chi2 {chi2} >= {crit} (df {df})");
+            // FJ93's variants really are uniform: all full bins equal.
+            if matches!(s, Spreading::Uniform) && q == 14 {
+                assert!(pmf.len() <= 11 && pmf[..10].iter().all(|&x| (x - pb).abs() < 1e-12));
+            }
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_decisions() {
+    let p = RedProfile::new(&seed002()).unwrap();
+    let run = |seed| {
+        let mut red = Red::new();
+        let mut rng = SplitMix64::new(seed);
+        (0..20_000u64)
+            .map(|i| {
+                red.on_arrival(
+                    &p,
+                    t(i * 10),
+                    (i % 45) as u32 + 1,
+                    Packet::not_ect(1),
+                    &mut rng,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run(3), run(3));
+    assert_ne!(run(3), run(4));
+}
+
+#[test]
+fn gentle_and_classic_above_max_th() {
+    let mut classic = cfg(10, 30, 0.5, 0.01, 100);
+    let p_classic = RedProfile::new(&classic).unwrap();
+    classic.gentle = true;
+    let p_gentle = RedProfile::new(&classic).unwrap();
+    let mut rng = SplitMix64::new(1);
+    // Queue 45: classic drops all; gentle at p_b = 0.5 + 0.5 * 15/30 = 0.75.
+    let mut a = settle(&p_classic, 45, 5000);
+    let mut b = settle(&p_gentle, 45, 5000);
+    let pb = p_gentle.p_b(b.avg(&p_gentle)).to_num::<f64>();
+    assert!(pb <= 0.75 && pb >= 0.75 - 2f64.powi(-31), "{pb}");
+    let (mut forced, mut early, mut kept) = (0, 0, 0);
+    for i in 0..10_000 {
+        assert_eq!(
+            a.on_arrival(&p_classic, t(i), 45, Packet::not_ect(1), &mut rng),
+            Decision::DropForced
+        );
+        match b.on_arrival(&p_gentle, t(i), 45, Packet::not_ect(1), &mut rng) {
+            Decision::DropForced => forced += 1,
+            Decision::DropEarly => early += 1,
+            _ => kept += 1,
+        }
+    }
+    assert_eq!(forced, 0);
+    assert!(early > 7000 && kept > 1000, "{early} {kept}");
+    // At 2 max_th and above, gentle drops everything.
+    let mut b = settle(&p_gentle, 60, 5000);
+    for i in 0..1000 {
+        assert_eq!(
+            b.on_arrival(&p_gentle, t(i), 60, Packet::not_ect(1), &mut rng),
+            Decision::DropForced
+        );
+    }
+}
+
+#[test]
+fn byte_mode_scales_by_packet_size() {
+    let mut c = cfg(10, 30, 0.5, 0.01, 100);
+    c.byte_mode = Some(1500);
+    c.spreading = Spreading::Geometric;
+    let p = RedProfile::new(&c).unwrap();
+    let warm = settle(&p, 20, 5000);
+    // p_b = 0.25; Geometric: the drop fraction is p_b * min(len, M) / M.
+    for (len, want) in [
+        (1500u32, 0.25),
+        (750, 0.125),
+        (150, 0.025),
+        (9000, 0.25),
+        (0, 0.0),
+    ] {
+        let mut red = warm;
+        let mut rng = SplitMix64::new(u64::from(len));
+        let n = 200_000u32;
+        let drops = (0..n)
+            .filter(|&i| {
+                red.on_arrival(&p, t(u64::from(i)), 20, Packet::not_ect(len), &mut rng)
+                    .is_drop()
+            })
+            .count();
+        let f = drops as f64 / f64::from(n);
+        let sd = (want * (1.0 - want) / f64::from(n)).sqrt();
+        assert!(
+            (f - want).abs() <= 5.0 * sd + 1e-9,
+            "len {len}: {f} vs {want}"
+        );
+    }
+}
+
+#[test]
+fn queue_in_bytes() {
+    let mut c = cfg(15_000, 45_000, 0.1, 0.002, 75_000);
+    c.unit = QueueUnit::Bytes;
+    let p = RedProfile::new(&c).unwrap();
+    let mut red = Red::new();
+    // Fits exactly, then one byte too many.
+    assert_eq!(
+        red.on_arrival(&p, t(1), 73_500, Packet::not_ect(1500), &mut Supplied(0)),
+        Decision::Enqueue
+    );
+    assert_eq!(
+        red.on_arrival(&p, t(2), 73_501, Packet::not_ect(1500), &mut Supplied(0)),
+        Decision::DropForced
+    );
+    assert_eq!(
+        red.on_arrival(&p, t(3), 0, Packet::not_ect(u32::MAX), &mut Supplied(0)),
+        Decision::DropForced
+    );
+    let red = settle(&p, 30_000, 20_000);
+    assert_eq!(red.avg(&p), 30_000);
+    assert_eq!((p.p_b(red.avg(&p)).to_num::<f64>() * 1e6).round(), 50_000.0);
+}
+
+#[test]
+fn ecn_marks_instead_of_dropping() {
+    let base = seed002();
+    let mut ecn = base;
+    ecn.ecn = true;
+    let mut hard = ecn;
+    hard.ecn_drop_th = Some(30);
+    let mut low_hard = ecn;
+    low_hard.ecn_drop_th = Some(15);
+    let profiles = [base, ecn, hard, low_hard].map(|c| RedProfile::new(&c).unwrap());
+    // (queue, ecn field, decision with [off, on, hard at max_th, hard at 15]);
+    // Supplied(0) always picks in the early region.
+    use Decision::*;
+    let cases = [
+        (5u32, Ecn::Ect0, [Enqueue, Enqueue, Enqueue, Enqueue]),
+        (
+            20,
+            Ecn::NotEct,
+            [DropEarly, DropEarly, DropEarly, DropEarly],
+        ),
+        (20, Ecn::Ect0, [DropEarly, Mark, Mark, DropEarly]),
+        (20, Ecn::Ect1, [DropEarly, Mark, Mark, DropEarly]),
+        (12, Ecn::Ect1, [DropEarly, Mark, Mark, Mark]),
+        (20, Ecn::Ce, [DropEarly, Mark, Mark, DropEarly]),
+        (40, Ecn::Ect0, [DropForced, Mark, DropForced, DropForced]),
+        (
+            40,
+            Ecn::NotEct,
+            [DropForced, DropForced, DropForced, DropForced],
+        ),
+    ];
+    for (q, e, want) in cases {
+        for (i, p) in profiles.iter().enumerate() {
+            let mut red = settle(p, q, 20_000);
+            let d = red.on_arrival(p, t(0), q, Packet::new(1500, e), &mut Supplied(0));
+            assert_eq!(d, want[i], "queue {q}, {e:?}, profile {i}");
+        }
+    }
+    // A full buffer drops ECN-capable packets too (RFC 3168 section 5).
+    let mut red = Red::new();
+    assert_eq!(
+        red.on_arrival(
+            &profiles[1],
+            t(0),
+            50,
+            Packet::new(1500, Ecn::Ect0),
+            &mut Supplied(0)
+        ),
+        DropForced
+    );
+    // A draw of u32::MAX never picks below p_a = 1.
+    let mut red = settle(&profiles[1], 20, 20_000);
+    assert_eq!(
+        red.on_arrival(
+            &profiles[1],
+            t(0),
+            20,
+            Packet::new(1500, Ecn::Ect0),
+            &mut Supplied(u32::MAX)
+        ),
+        Enqueue
+    );
+}
+
+#[test]
+fn configuration_errors() {
+    let ok = seed002();
+    assert!(RedProfile::new(&ok).is_ok());
+    let with = |f: &dyn Fn(&mut RedConfig)| {
+        let mut c = ok;
+        f(&mut c);
+        RedProfile::new(&c)
+    };
+    assert_eq!(
+        with(&|c| c.min_th = 30).unwrap_err(),
+        RedError::ThresholdOrder
+    );
+    assert_eq!(
+        with(&|c| c.min_th = 31).unwrap_err(),
+        RedError::ThresholdOrder
+    );
+    assert_eq!(
+        with(&|c| c.max_p = RedConfig::prob(1.0 + 1e-9)).unwrap_err(),
+        RedError::MaxPOutOfRange
+    );
+    assert_eq!(
+        with(&|c| c.max_p = RedConfig::prob(-0.1)).unwrap_err(),
+        RedError::MaxPOutOfRange
+    );
+    assert_eq!(
+        with(&|c| c.max_p = RedConfig::prob(f64::NAN)).unwrap_err(),
+        RedError::MaxPOutOfRange
+    );
+    assert!(with(&|c| c.max_p = RedConfig::prob(1.0)).is_ok());
+    assert!(with(&|c| c.max_p = RedConfig::prob(0.0)).is_ok());
+    assert_eq!(
+        with(&|c| c.w_q = U32F32::ZERO).unwrap_err(),
+        RedError::WeightOutOfRange
+    );
+    assert_eq!(
+        with(&|c| c.w_q = RedConfig::prob(1.5)).unwrap_err(),
+        RedError::WeightOutOfRange
+    );
+    assert_eq!(
+        with(&|c| c.w_q = RedConfig::prob(-1.0)).unwrap_err(),
+        RedError::WeightOutOfRange
+    );
+    assert!(with(&|c| c.w_q = U32F32::ONE).is_ok());
+    assert!(with(&|c| c.w_q = U32F32::from_bits(1)).is_ok());
+    assert_eq!(with(&|c| c.limit = 0).unwrap_err(), RedError::ZeroLimit);
+    assert_eq!(
+        with(&|c| c.limit = 29).unwrap_err(),
+        RedError::ThresholdAboveLimit
+    );
+    assert!(with(&|c| c.limit = 30).is_ok());
+    assert_eq!(
+        with(&|c| c.idle_tx_ticks = 0).unwrap_err(),
+        RedError::ZeroTransmissionTime
+    );
+    assert_eq!(
+        with(&|c| c.byte_mode = Some(0)).unwrap_err(),
+        RedError::ZeroMaxPacketSize
+    );
+    assert!(with(&|c| c.limit = u32::MAX).is_ok());
+    assert_eq!(
+        AdaptiveRed::new(&ok, &AdaptiveConfig { interval_ticks: 0 }, t(0)).unwrap_err(),
+        RedError::ZeroInterval
+    );
+    for e in [
+        RedError::ThresholdOrder,
+        RedError::MaxPOutOfRange,
+        RedError::WeightOutOfRange,
+    ] {
+        assert!(e.message().contains("FJ93"));
+    }
+    assert_eq!(
+        RedConfig::typical_tx_ticks(netcond_core::Rate::from_mbps(70), 1500, TickRate::NANOS),
+        171_428
+    );
+    assert_eq!(
+        RedConfig::typical_tx_ticks(netcond_core::Rate::ZERO, 1500, TickRate::NANOS),
+        u64::MAX
+    );
+}
+
+#[test]
+fn extreme_inputs_do_not_panic() {
+    let mut c = cfg(1, 2, 1.0, 1.0, u32::MAX);
+    c.byte_mode = Some(u32::MAX);
+    c.gentle = true;
+    c.idle_tx_ticks = 1;
+    let p = RedProfile::new(&c).unwrap();
+    let mut red = Red::new();
+    let mut rng = SplitMix64::new(0);
+    for (now, q, len) in [
+        (u64::MAX, u32::MAX, u32::MAX),
+        (0, 0, 0),
+        (u64::MAX, 0, 1),
+        (1, u32::MAX - 1, 0),
+        (u64::MAX / 2, 1, u32::MAX),
+    ] {
+        let _ = red.on_arrival(&p, t(now), q, Packet::not_ect(len), &mut rng);
+        red.on_queue_empty(t(now));
+    }
+    let mut red = settle(&p, u32::MAX, 10);
+    assert_eq!(red.avg(&p), u32::MAX);
+    let _ = red.on_arrival(&p, t(0), 5, Packet::not_ect(5), &mut Supplied(u32::MAX));
+}
+
+#[test]
+fn adaptive_red_steps_and_bounds() {
+    let mut c = seed002();
+    c.max_p = RedConfig::prob(0.1);
+    let ac = AdaptiveConfig {
+        interval_ticks: 1000,
+    };
+    let one = U32F32::from_bits(42_949_673);
+    // Above the band (avg 25 > 22): +0.01 per interval while max_p <= 0.5.
+    let mut a = AdaptiveRed::new(&c, &ac, t(0)).unwrap();
+    let (lo, hi) = a.target();
+    assert_eq!((lo, hi), (U32F32::from_num(18), U32F32::from_num(22)));
+    let mut rng = SplitMix64::new(1);
+    while a.red().avg(a.profile()) < 25 {
+        a.red
+            .on_arrival(&a.profile, t(0), 25, Packet::new(1, Ecn::Ect0), &mut rng);
+    }
+    let p0 = a.max_p();
+    assert_eq!(a.adapt(t(1000)), 1);
+    assert_eq!(a.max_p(), p0 + one);
+    assert_eq!(a.adapt(t(1999)), 0);
+    assert_eq!(a.adapt(t(10_000)), 9);
+    let mut prev = a.max_p();
+    for k in 0..200u64 {
+        a.adapt(t(11_000 + k * 1000));
+        let m = a.max_p();
+        assert!(m >= prev && m <= U32F32::from_num(0.51), "{m}");
+        prev = m;
+    }
+    assert!(prev > U32F32::from_num(0.5));
+    // Small max_p: the increase is max_p / 4.
+    let mut small = c;
+    small.max_p = RedConfig::prob(0.02);
+    let mut b = AdaptiveRed::new(&small, &ac, t(0)).unwrap();
+    b.red = a.red;
+    let m0 = b.max_p();
+    b.adapt(t(1000));
+    assert_eq!(b.max_p().to_bits(), m0.to_bits() + m0.to_bits() / 4);
+    // Below the band: *0.9 while max_p >= 0.01, never below 0.009.
+    let mut d = AdaptiveRed::new(&c, &ac, t(0)).unwrap();
+    let m0 = d.max_p();
+    d.red = settle(d.profile(), 12, 10_000);
+    d.adapt(t(1000));
+    assert_eq!(d.max_p().to_bits(), m0.to_bits() * 9 / 10);
+    let mut prev = d.max_p();
+    for k in 2..300u64 {
+        d.adapt(t(k * 1000));
+        assert!(d.max_p() <= prev && d.max_p() >= U32F32::from_num(0.009));
+        prev = d.max_p();
+    }
+    assert!(prev < U32F32::from_num(0.01));
+    // Inside the band: unchanged. A long silence catches up at most 128 steps.
+    let mut e = AdaptiveRed::new(&c, &ac, t(0)).unwrap();
+    e.red = settle(e.profile(), 20, 10_000);
+    assert_eq!(e.adapt(t(u64::MAX / 2)), 128);
+    assert_eq!(e.max_p(), RedConfig::prob(0.1));
+    assert_eq!(e.adapt(t(u64::MAX / 2 + 999)), 0);
+}
+
+/// A closed loop: each drop or mark shrinks the queue by 19 packets, each
+/// accepted packet grows it by one, so the loop settles where the drop
+/// fraction is 1/20. Adaptive RED must bring the average into its target
+/// band from a max_p far too high and from one far too low.
+#[test]
+fn adaptive_red_moves_the_average_into_the_band() {
+    for start in [0.5, 0.01] {
+        let mut c = seed002();
+        c.max_p = RedConfig::prob(start);
+        c.w_q = RedConfig::prob(0.002);
+        let mut a = AdaptiveRed::new(
+            &c,
+            &AdaptiveConfig {
+                interval_ticks: 2_000 * 100,
+            },
+            t(0),
+        )
+        .unwrap();
+        let (lo, hi) = a.target();
+        let mut rng = SplitMix64::new(3);
+        let mut q = 15u32;
+        let n = 4_000_000u64;
+        let (mut sum, mut cnt) = (0.0, 0.0);
+        for i in 0..n {
+            let d = a.on_arrival(t(i * 100), q, Packet::new(1, Ecn::Ect0), &mut rng);
+            q = if d == Decision::Enqueue {
+                (q + 1).min(49)
+            } else {
+                q.saturating_sub(19).max(1)
+            };
+            if i > n / 2 {
+                sum += a.red().avg(a.profile()).to_num::<f64>();
+                cnt += 1.0;
+            }
+        }
+        let mean = sum / cnt;
+        assert!(
+            mean >= lo.to_num::<f64>() && mean <= hi.to_num::<f64>(),
+            "start {start}: mean avg {mean} outside [{lo}, {hi}], max_p {}",
+            a.max_p()
+        );
+    }
+}
+
+fn arb_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0u64..1_000_000, 0u32..2000, 0u32..10_000, 0u8..4, 0u8..3).prop_map(|(dt, queue_len, len, ecn, color)| Op::Arrive { dt, queue_len, len, ecn, color }),
+        1 => (any::<u64>(), any::<u32>(), any::<u32>(), any::<u8>(), any::<u8>()).prop_map(|(dt, queue_len, len, ecn, color)| Op::Arrive { dt, queue_len, len, ecn, color }),
+        1 => (0u64..100_000_000).prop_map(|dt| Op::Depart { dt }),
+        1 => any::<u64>().prop_map(|back| Op::ClockBack { back }),
+    ]
+}
+
+fn arb_config() -> impl Strategy<Value = RedConfig> {
+    (
+        (
+            0u32..500,
+            1u32..500,
+            0u64..=1 << 32,
+            1u64..=1 << 32,
+            0u32..3000,
+        ),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            prop::option::of(0u32..1000),
+            0u8..4,
+            1u64..10_000_000,
+            prop::option::of(1u32..10_000),
+        ),
+    )
+        .prop_map(
+            |((min_th, span, max_p, w, extra), (bytes, gentle, ecn, hard, s, idle, byte_mode))| {
+                let mut c = RedConfig::packets(
+                    min_th,
+                    min_th + span,
+                    U32F32::from_bits(max_p),
+                    U32F32::from_bits(w),
+                    min_th + span + extra,
+                );
+                c.unit = if bytes {
+                    QueueUnit::Bytes
+                } else {
+                    QueueUnit::Packets
+                };
+                c.gentle = gentle;
+                c.ecn = ecn;
+                c.ecn_drop_th = hard;
+                c.spreading = ALL_SPREADINGS[s as usize];
+                c.idle_tx_ticks = idle;
+                c.byte_mode = byte_mode;
+                c
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn red_invariants_hold(c in arb_config(), ops in prop::collection::vec(arb_op(), 1..400), seed in any::<u64>()) {
+        let p = RedProfile::new(&c).unwrap();
+        prop_assert_eq!(invariants::check_red(&p, &ops, seed), Ok(()));
+    }
+
+    #[test]
+    fn rio_invariants_hold(c in arb_config(), mode in 0u8..3, ops in prop::collection::vec(arb_op(), 1..300), seed in any::<u64>()) {
+        // The same curve for all colors (ordered trivially), a worse one for red.
+        let pr = crate::Precedence { min_th: c.min_th, max_th: c.max_th, max_p: c.max_p };
+        let rc = crate::RioConfig {
+            mode: [crate::RioMode::Coupled, crate::RioMode::Decoupled, crate::RioMode::Wred][mode as usize],
+            w_q: c.w_q, colors: [pr, pr, crate::Precedence { max_p: U32F32::ONE, ..pr }],
+            limit: c.limit, unit: c.unit, gentle: c.gentle, byte_mode: c.byte_mode, ecn: c.ecn,
+            ecn_drop_th: c.ecn_drop_th, idle_tx_ticks: c.idle_tx_ticks, spreading: c.spreading,
+        };
+        let p = crate::RioProfile::new(&rc).unwrap();
+        prop_assert_eq!(invariants::check_rio(&p, &ops, seed), Ok(()));
+    }
+
+    #[test]
+    fn aecn_invariants_hold(
+        min_th in 0u32..30, span in 1u32..30, extra in 0u32..10,
+        base in 0u64..=1 << 32, alpha in 0u64..(8 << 32), beta in 1u64..(8 << 32),
+        w in 1u64..=1 << 32, ops in prop::collection::vec(arb_op(), 1..400), seed in any::<u64>(), s in 0u8..4,
+    ) {
+        let c = crate::AecnConfig {
+            w_q: U32F32::from_bits(w), min_th, max_th: min_th + span,
+            base_max_p: U32F32::from_bits(base), alpha: U32F32::from_bits(alpha), beta: U32F32::from_bits(beta),
+            limit: min_th + span + extra, idle_tx_ticks: 1000, spreading: ALL_SPREADINGS[s as usize],
+        };
+        let p = crate::AecnProfile::new(&c).unwrap();
+        prop_assert_eq!(invariants::check_aecn(&p, &ops, seed), Ok(()));
+    }
+
+    #[test]
+    fn config_checks_are_exactly_the_rules(c in arb_config(), raw_w in any::<u64>(), raw_p in any::<u64>(), lim in any::<u32>()) {
+        let mut c = c;
+        c.w_q = U32F32::from_bits(raw_w);
+        c.max_p = U32F32::from_bits(raw_p);
+        c.limit = lim;
+        let r = RedProfile::new(&c);
+        let valid = raw_w > 0 && raw_w <= 1 << 32 && raw_p <= 1 << 32 && lim > 0 && c.max_th <= lim;
+        prop_assert_eq!(r.is_ok(), valid);
+    }
+}
