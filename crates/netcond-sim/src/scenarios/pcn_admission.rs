@@ -460,7 +460,7 @@ fn simulate(
                 q.schedule(t + rtt, Ev::Ingress(pk.agg, true));
                 if let Some(w) = egress.next_wakeup() {
                     let w = w.ticks();
-                    if poll_at.is_none_or(|p| w < p) {
+                    if !matches!(poll_at, Some(p) if p <= w) {
                         poll_at = Some(w);
                         q.schedule(w, Ev::Poll);
                     }

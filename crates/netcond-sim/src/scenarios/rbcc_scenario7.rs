@@ -1,15 +1,791 @@
-//! `rbcc-scenario7`: TRUMP/RBCC Scenario 7 against TCP Reno (seed 004).
+//! `rbcc-scenario7`: TRUMP/RBCC against TCP on seed 004's Scenario 7.
+//!
+//! Topology (the seed's Figure 2 is not in the text; this is the smallest
+//! network with its links and flows): hosts 5, 6, 7 and 9 hang off router 2,
+//! hosts 8, 10, 11 and 12 off router 3, all by 10 Mbps links with no latency;
+//! routers 2 and 3 are joined by a full-duplex 64 kbps link of 1 s latency. Data
+//! flows 5->10, 6->11, 7->12 and the reverse flow 8->9 cross it, each with its
+//! ACK flow the other way. Data packets are 1500 bytes, ACKs 40. Every router
+//! output interface is a drop-tail FIFO of 15,000 bytes (10 data packets);
+//! hosts' interfaces are unlimited. The minimum one-way delay of a data packet
+//! is then 1.2 ms + 187.5 ms + 1 s + 1.2 ms = 1.1899 s (the seed: "at least
+//! 1.188 s", measured 1.19 s).
+//!
+//! Schedule (chosen; the seed's table gives the order and the first times):
+//! source 5 from 0 s, 7 from 12 s, 8 from 18 s to 260 s, 6 from 140 s to 200 s,
+//! end at 300 s.
+//!
+//! RBCC: every router output interface runs the rbcc-rate crate's
+//! `RbccInterface` (seed 004 profile: ACK load as outside load). A TRUMP source
+//! opens with one packet asking for an unlimited rate, waits for its ACK (the
+//! handshake), then paces 1500-byte packets at the rate the last ACK returned.
+//! Data packets are stamped by each interface they leave by (`on_data`), ACKs by
+//! the interfaces they leave by (`on_ack`) and, passing back through the router
+//! the data left, tell its interface the returned rate and bottleneck
+//! (`on_return`). A closing source sends a FIN along the data path and the sink
+//! a FIN-ACK along the ACK path; both remove the flow's rows (`close`).
+//!
+//! TCP: the crate's TCP model (`tcp::TcpSender`/`TcpReceiver`) with NewReno
+//! recovery (no SACK), the closest it offers to the seed's TCP Reno, MSS 1460
+//! (1500 on the wire), ACK every segment, receiver window 64 KB (chosen).
 
-use crate::params::{ParamSpec, Params};
+use crate::engine::{derive_seed, instant, secs, to_secs, EventQueue, Time, MS, SEC};
+use crate::net::{Buffer, Enqueue, Port};
+use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
-use crate::report::Report;
-use crate::scenarios::Scenario;
+use crate::report::{Axis, Comparison, Plot, Report, Series, Table};
+use crate::scenarios::{ReproduceOpts, Scenario};
+use crate::tcp::{self, TcpConfig, TcpReceiver, TcpSender};
 use crate::SimError;
+use netcond::core::Rate;
+use netcond::rbcc::solver::Network;
+use netcond::rbcc::{
+    AckHeader, AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
+};
+use rayon::prelude::*;
 
 /// The scenario.
 pub struct RbccScenario7;
 
-static PARAMS: &[ParamSpec] = &[];
+static PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "protocol",
+        default: "rbcc",
+        kind: ParamKind::Choice(&["rbcc", "tcp"]),
+        help: "TRUMP/RBCC, or TCP (NewReno) with drop-tail routers",
+    },
+    ParamSpec {
+        key: "duration_s",
+        default: "300",
+        kind: ParamKind::F64 { min: 1.0, max: 1e5 },
+        help: "simulated time (chosen)",
+    },
+    ParamSpec {
+        key: "bottleneck_kbps",
+        default: "64",
+        kind: ParamKind::F64 { min: 1.0, max: 1e7 },
+        help: "router 2 <-> router 3 link (seed 004: 64 kbps)",
+    },
+    ParamSpec {
+        key: "bottleneck_latency_s",
+        default: "1",
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 100.0,
+        },
+        help: "router 2 <-> router 3 latency (seed 004: 1 s)",
+    },
+    ParamSpec {
+        key: "buffer_bytes",
+        default: "15000",
+        kind: ParamKind::U64 {
+            min: 0,
+            max: 1 << 40,
+        },
+        help: "router output buffer (seed 004: 15,000 bytes)",
+    },
+    ParamSpec {
+        key: "rbcc_capacity_pct",
+        default: "100",
+        kind: ParamKind::F64 {
+            min: 1.0,
+            max: 100.0,
+        },
+        help: "capacity RBCC allocates, % of each link's rate (100: the seed's optimum table)",
+    },
+    ParamSpec {
+        key: "tcp_window_bytes",
+        default: "65535",
+        kind: ParamKind::U64 {
+            min: 1500,
+            max: 1 << 30,
+        },
+        help: "TCP receiver window (chosen)",
+    },
+    ParamSpec {
+        key: "sample_ms",
+        default: "100",
+        kind: ParamKind::F64 { min: 1.0, max: 1e5 },
+        help: "sampling interval of rates and queue",
+    },
+    ParamSpec {
+        key: "util_period_s",
+        default: "2",
+        kind: ParamKind::F64 {
+            min: 0.01,
+            max: 1e4,
+        },
+        help: "link utilisation period (seed 004: 2 s)",
+    },
+];
+
+const DATA_BYTES: u32 = 1500;
+const ACK_BYTES: u32 = 40;
+/// Hosts in port order: 5, 6, 7, 9 at router 2; 8, 10, 11, 12 at router 3.
+const HOSTS: [u32; 8] = [5, 6, 7, 9, 8, 10, 11, 12];
+const R2R3: usize = 16;
+const R3R2: usize = 17;
+
+fn host_index(h: u32) -> usize {
+    HOSTS.iter().position(|&x| x == h).unwrap_or(0)
+}
+fn up(h: u32) -> usize {
+    host_index(h)
+}
+fn down(h: u32) -> usize {
+    8 + host_index(h)
+}
+fn router_of_host(h: u32) -> u8 {
+    if host_index(h) < 4 {
+        2
+    } else {
+        3
+    }
+}
+/// The router a port belongs to (hosts' ports: none).
+fn router_of_port(p: usize) -> Option<u8> {
+    match p {
+        R2R3 => Some(2),
+        R3R2 => Some(3),
+        8..=15 => Some(router_of_host(HOSTS[p - 8])),
+        _ => None,
+    }
+}
+
+/// A flow: source, sink, start and stop times.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowSpec {
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Start, s.
+    pub start: f64,
+    /// Stop, s.
+    pub stop: f64,
+}
+
+/// The flows of Scenario 7 (schedule chosen; see the module docs).
+pub const FLOWS: [FlowSpec; 4] = [
+    FlowSpec {
+        src: 5,
+        dst: 10,
+        start: 0.0,
+        stop: 1e9,
+    },
+    FlowSpec {
+        src: 6,
+        dst: 11,
+        start: 140.0,
+        stop: 200.0,
+    },
+    FlowSpec {
+        src: 7,
+        dst: 12,
+        start: 12.0,
+        stop: 1e9,
+    },
+    FlowSpec {
+        src: 8,
+        dst: 9,
+        start: 18.0,
+        stop: 260.0,
+    },
+];
+
+fn path(src: u32, dst: u32) -> [usize; 3] {
+    let mid = if router_of_host(src) == 2 { R2R3 } else { R3R2 };
+    [up(src), mid, down(dst)]
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Body {
+    Data(RateHeader),
+    Ack(AckHeader),
+    Fin,
+    FinAck,
+    Seg(tcp::Segment),
+    TAck(tcp::Ack),
+}
+
+impl Body {
+    fn forward(&self) -> bool {
+        matches!(self, Body::Data(_) | Body::Fin | Body::Seg(_))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pkt {
+    flow: u8,
+    hop: u8,
+    len: u32,
+    sent: Time,
+    body: Body,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Start(u8),
+    Stop(u8),
+    Send(u8),
+    TxDone(u8),
+    Arrive(Pkt),
+    Timer(u8),
+    Sample,
+}
+
+struct FlowState {
+    data_path: [usize; 3],
+    ack_path: [usize; 3],
+    active: bool,
+    /// RBCC: the rate the last ACK returned (None before the handshake).
+    rate: Option<FixedRate>,
+    sent_bytes: u64,
+    tcp_tx: Option<TcpSender>,
+    tcp_rx: Option<TcpReceiver>,
+    timer_at: Option<Time>,
+}
+
+/// One run's measurements.
+#[derive(Clone, Debug, Default)]
+pub struct S7Result {
+    /// Samples: time (s), per-flow rate (bps; RBCC: the returned rate, TCP: the
+    /// sending rate over the last sample period), router 2 queue (packets).
+    pub samples: Vec<(f64, [f64; 4], u32)>,
+    /// Per-flow sending rate over the last sample period (bps), both protocols.
+    pub throughput: Vec<(f64, [f64; 4])>,
+    /// 2->3 utilisation per period: (end time s, fraction).
+    pub util: Vec<(f64, f64)>,
+    /// Source 5 end-to-end delays: (arrival time s, delay s).
+    pub delay5: Vec<(f64, f64)>,
+    /// Drops at router 2's and router 3's interfaces.
+    pub drops: u64,
+    /// Largest router 2 queue (packets, including the one on the wire) after the
+    /// first 20 s, and while source 6 starts (140-150 s).
+    pub max_queue: u32,
+    /// Events.
+    pub events: u64,
+}
+
+fn fixed_interval(rate: FixedRate) -> Time {
+    // 1500 bytes at `rate` (Q48.16 bit/s): 12000 * 1e9 * 2^16 / raw ns.
+    let raw = u128::from(rate.raw().max(1));
+    ((12_000u128 * 1_000_000_000 * 65_536) / raw) as Time
+}
+
+/// Simulates one run.
+pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, SimError> {
+    let _ = seed; // the scenario is deterministic: no random draw
+    let tcp_mode = p.str("protocol") == "tcp";
+    let end = secs(p.f64("duration_s"));
+    let sample = secs(p.f64("sample_ms") / 1e3).max(1);
+    let util_period = secs(p.f64("util_period_s")).max(1);
+    let bott = (p.f64("bottleneck_kbps") * 1e3).round() as u64;
+    let lat = secs(p.f64("bottleneck_latency_s"));
+    let buf = p.u64("buffer_bytes");
+    progress.add_total(end / MS);
+
+    let mut ports: Vec<Port<Pkt>> = Vec::new();
+    for _ in 0..8 {
+        ports.push(Port::new(10_000_000, 0, Buffer::Unlimited));
+    }
+    for _ in 0..8 {
+        ports.push(Port::new(10_000_000, 0, Buffer::Bytes(buf)));
+    }
+    ports.push(Port::new(bott, lat, Buffer::Bytes(buf)));
+    ports.push(Port::new(bott, lat, Buffer::Bytes(buf)));
+    let mut profiles = Vec::new();
+    let mut ifaces: Vec<Option<RbccInterface<16>>> = Vec::new();
+    for (i, port) in ports.iter().enumerate() {
+        if router_of_port(i).is_some() {
+            let cap = (port.rate_bps as f64 * p.f64("rbcc_capacity_pct") / 100.0).round() as u64;
+            let c = RbccConfig::seed004(NodeId(i as u32 + 1), Rate::from_bits_per_sec(cap));
+            let pr = RbccProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
+            ifaces.push(Some(RbccInterface::new(&pr)));
+            profiles.push(Some(pr));
+        } else {
+            ifaces.push(None);
+            profiles.push(None);
+        }
+    }
+    let tcfg = TcpConfig {
+        mss: DATA_BYTES - 40,
+        header: 40,
+        max_window: p.u64("tcp_window_bytes") as u32,
+        initial_cwnd: 1,
+        sack: false,
+        ..TcpConfig::default()
+    };
+    let mut flows: Vec<FlowState> = FLOWS
+        .iter()
+        .enumerate()
+        .map(|(i, s)| FlowState {
+            data_path: path(s.src, s.dst),
+            ack_path: path(s.dst, s.src),
+            active: false,
+            rate: None,
+            sent_bytes: 0,
+            tcp_tx: tcp_mode.then(|| TcpSender::new(tcfg, i as u32)),
+            tcp_rx: tcp_mode.then(|| TcpReceiver::new(tcfg, i as u32)),
+            timer_at: None,
+        })
+        .collect();
+    let mut q: EventQueue<Ev> = EventQueue::new();
+    for (i, f) in FLOWS.iter().enumerate() {
+        q.schedule(secs(f.start), Ev::Start(i as u8));
+        if f.stop < 1e8 {
+            q.schedule(secs(f.stop), Ev::Stop(i as u8));
+        }
+    }
+    q.schedule(sample, Ev::Sample);
+    let mut res = S7Result::default();
+    let mut last_sent = [0u64; 4];
+    let mut util_bytes_mark = 0u64;
+    let mut next_util = util_period;
+    let mut segs: Vec<tcp::Segment> = Vec::new();
+
+    // Puts `pkt` on port `port` at `now`, running the router's RBCC hooks.
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue(
+        now: Time,
+        port: usize,
+        mut pkt: Pkt,
+        ports: &mut [Port<Pkt>],
+        ifaces: &mut [Option<RbccInterface<16>>],
+        profiles: &[Option<RbccProfile>],
+        flows: &[FlowState],
+        q: &mut EventQueue<Ev>,
+    ) {
+        if let (Some(ifc), Some(pr)) = (ifaces[port].as_mut(), profiles[port].as_ref()) {
+            let t = instant(now);
+            let f = u32::from(pkt.flow);
+            match &mut pkt.body {
+                Body::Data(h) => {
+                    let _ = ifc.on_data(pr, t, f, h);
+                }
+                Body::Ack(a) => {
+                    let _ = ifc.on_ack(pr, t, f, a);
+                    // The ACK passes back through the router its data left by.
+                    let r = router_of_port(port);
+                    let fl = &flows[pkt.flow as usize];
+                    if let Some(&dp) = fl.data_path.iter().find(|&&dp| router_of_port(dp) == r) {
+                        let a = *a;
+                        if let (Some(di), Some(dpr)) = (ifaces[dp].as_mut(), profiles[dp].as_ref())
+                        {
+                            di.on_return(dpr, t, f, &a);
+                        }
+                    }
+                }
+                Body::Fin | Body::FinAck => {
+                    ifc.close(pr, f);
+                }
+                Body::Seg(_) | Body::TAck(_) => {}
+            }
+        }
+        if let Enqueue::Started(t) = ports[port].enqueue(now, pkt, pkt.len) {
+            q.schedule(t, Ev::TxDone(port as u8));
+        }
+    }
+
+    macro_rules! send {
+        ($now:expr, $flow:expr, $len:expr, $body:expr) => {{
+            let fl = &flows[$flow as usize];
+            let body = $body;
+            let first = if body.forward() {
+                fl.data_path[0]
+            } else {
+                fl.ack_path[0]
+            };
+            let pkt = Pkt {
+                flow: $flow,
+                hop: 0,
+                len: $len,
+                sent: $now,
+                body,
+            };
+            enqueue(
+                $now,
+                first,
+                pkt,
+                &mut ports,
+                &mut ifaces,
+                &profiles,
+                &flows,
+                &mut q,
+            );
+        }};
+    }
+
+    while let Some((now, ev)) = q.pop_until(end) {
+        match ev {
+            Ev::Start(f) => {
+                let fl = &mut flows[f as usize];
+                fl.active = true;
+                if tcp_mode {
+                    segs.clear();
+                    if let Some(tx) = fl.tcp_tx.as_mut() {
+                        tx.start(now, &mut segs);
+                    }
+                    for s in segs.clone() {
+                        flows[f as usize].sent_bytes += u64::from(s.wire_len);
+                        send!(now, f, s.wire_len, Body::Seg(s));
+                    }
+                } else {
+                    // Handshake: one packet asking for an unlimited rate.
+                    fl.sent_bytes += u64::from(DATA_BYTES);
+                    send!(
+                        now,
+                        f,
+                        DATA_BYTES,
+                        Body::Data(RateHeader::new(FixedRate::UNLIMITED))
+                    );
+                }
+            }
+            Ev::Stop(f) => {
+                flows[f as usize].active = false;
+                if !tcp_mode {
+                    send!(now, f, ACK_BYTES, Body::Fin);
+                }
+            }
+            Ev::Send(f) => {
+                let fl = &mut flows[f as usize];
+                if !fl.active {
+                    continue;
+                }
+                let Some(rate) = fl.rate else { continue };
+                fl.sent_bytes += u64::from(DATA_BYTES);
+                q.schedule(now + fixed_interval(rate), Ev::Send(f));
+                send!(
+                    now,
+                    f,
+                    DATA_BYTES,
+                    Body::Data(RateHeader::new(FixedRate::UNLIMITED))
+                );
+            }
+            Ev::TxDone(port) => {
+                let port = port as usize;
+                if let Some((pkt, next)) = ports[port].complete(now) {
+                    if let Some(t) = next {
+                        q.schedule(t, Ev::TxDone(port as u8));
+                    }
+                    q.schedule(now + ports[port].prop_delay, Ev::Arrive(pkt));
+                }
+            }
+            Ev::Arrive(mut pkt) => {
+                pkt.hop += 1;
+                if pkt.hop < 3 {
+                    let fl = &flows[pkt.flow as usize];
+                    let next = if pkt.body.forward() {
+                        fl.data_path[pkt.hop as usize]
+                    } else {
+                        fl.ack_path[pkt.hop as usize]
+                    };
+                    enqueue(
+                        now,
+                        next,
+                        pkt,
+                        &mut ports,
+                        &mut ifaces,
+                        &profiles,
+                        &flows,
+                        &mut q,
+                    );
+                    continue;
+                }
+                // Delivered to a host.
+                let f = pkt.flow;
+                match pkt.body {
+                    Body::Data(h) => {
+                        if f == 0 {
+                            res.delay5.push((to_secs(now), to_secs(now - pkt.sent)));
+                        }
+                        send!(now, f, ACK_BYTES, Body::Ack(h.ack()));
+                    }
+                    Body::Ack(a) => {
+                        let fl = &mut flows[f as usize];
+                        let first = fl.rate.is_none();
+                        fl.rate = Some(a.rate);
+                        if first && fl.active {
+                            q.schedule(now, Ev::Send(f));
+                        }
+                    }
+                    Body::Fin => send!(now, f, ACK_BYTES, Body::FinAck),
+                    Body::FinAck => {}
+                    Body::Seg(s) => {
+                        if f == 0 {
+                            res.delay5.push((to_secs(now), to_secs(now - pkt.sent)));
+                        }
+                        let ack = flows[f as usize]
+                            .tcp_rx
+                            .as_mut()
+                            .and_then(|rx| rx.on_segment(now, &s));
+                        if let Some(a) = ack {
+                            send!(now, f, tcp::ACK_WIRE_BYTES, Body::TAck(a));
+                        }
+                    }
+                    Body::TAck(a) => {
+                        segs.clear();
+                        let fl = &mut flows[f as usize];
+                        if let Some(tx) = fl.tcp_tx.as_mut() {
+                            tx.on_ack(now, &a, &mut segs);
+                        }
+                        if fl.active {
+                            for s in segs.clone() {
+                                flows[f as usize].sent_bytes += u64::from(s.wire_len);
+                                send!(now, f, s.wire_len, Body::Seg(s));
+                            }
+                        }
+                    }
+                }
+            }
+            Ev::Timer(f) => {
+                let fl = &mut flows[f as usize];
+                fl.timer_at = None;
+                segs.clear();
+                if let Some(tx) = fl.tcp_tx.as_mut() {
+                    if tx.deadline().is_some_and(|d| d <= now) {
+                        tx.on_timer(now, &mut segs);
+                    }
+                }
+                if fl.active {
+                    for s in segs.clone() {
+                        flows[f as usize].sent_bytes += u64::from(s.wire_len);
+                        send!(now, f, s.wire_len, Body::Seg(s));
+                    }
+                }
+            }
+            Ev::Sample => {
+                q.schedule(now + sample, Ev::Sample);
+                progress.advance(sample / MS);
+                let mut rates = [0f64; 4];
+                let mut thr = [0f64; 4];
+                for (i, fl) in flows.iter().enumerate() {
+                    thr[i] = (fl.sent_bytes - last_sent[i]) as f64 * 8.0 / to_secs(sample);
+                    last_sent[i] = fl.sent_bytes;
+                    rates[i] = if tcp_mode {
+                        thr[i]
+                    } else if fl.active {
+                        fl.rate.map_or(0.0, |r| r.raw() as f64 / 65_536.0)
+                    } else {
+                        0.0
+                    };
+                }
+                let qlen = ports[R2R3].len_packets() as u32;
+                if now >= 20 * SEC {
+                    res.max_queue = res.max_queue.max(qlen);
+                }
+                res.samples.push((to_secs(now), rates, qlen));
+                res.throughput.push((to_secs(now), thr));
+                if now >= next_util {
+                    let b = ports[R2R3].tx_bytes;
+                    res.util.push((
+                        to_secs(now),
+                        (b - util_bytes_mark) as f64 * 8.0 / (bott as f64 * to_secs(util_period)),
+                    ));
+                    util_bytes_mark = b;
+                    next_util += util_period;
+                }
+            }
+        }
+        // TCP timers: keep one event at each sender's deadline.
+        if tcp_mode {
+            for (i, fl) in flows.iter_mut().enumerate() {
+                if let Some(d) = fl.tcp_tx.as_ref().and_then(TcpSender::deadline) {
+                    if fl.active && fl.timer_at != Some(d) {
+                        fl.timer_at = Some(d);
+                        q.schedule(d, Ev::Timer(i as u8));
+                    }
+                }
+            }
+        }
+    }
+    res.drops = ports[8..].iter().map(|p| p.drops).sum();
+    res.events = q.events();
+    Ok(res)
+}
+
+/// A phase of the optimum-rate table: interval and the optimum rate per flow
+/// (order 5, 6, 7, 8; None: not sending), as the seed prints it.
+struct Phase {
+    from: f64,
+    to: f64,
+    doc: [Option<f64>; 4],
+}
+
+fn phases() -> Vec<Phase> {
+    let (a, b, c) = (31_168.8, 62_337.7, 20_779.2);
+    vec![
+        Phase {
+            from: 0.0,
+            to: 12.0,
+            doc: [Some(64_000.0), None, None, None],
+        },
+        Phase {
+            from: 12.0,
+            to: 18.0,
+            doc: [Some(32_000.0), None, Some(32_000.0), None],
+        },
+        Phase {
+            from: 18.0,
+            to: 140.0,
+            doc: [Some(a), None, Some(a), Some(b)],
+        },
+        Phase {
+            from: 140.0,
+            to: 200.0,
+            doc: [Some(c), Some(c), Some(c), Some(b)],
+        },
+        Phase {
+            from: 200.0,
+            to: 260.0,
+            doc: [Some(a), None, Some(a), Some(b)],
+        },
+        Phase {
+            from: 260.0,
+            to: 300.0,
+            doc: [Some(32_000.0), None, Some(32_000.0), None],
+        },
+    ]
+}
+
+/// The rbcc-rate solver's max-min rates for the flows active in a phase
+/// (bit/s; links 0 = 2->3, 1 = 3->2).
+fn solver_rates(active: [bool; 4], bott: u64) -> [Option<f64>; 4] {
+    let mut net: Network<2, 4> = Network::new(ACK_BYTES, DATA_BYTES, AckModel::OutsideLoad);
+    let c = FixedRate::from_bps(bott);
+    let _ = net.add_link(c);
+    let _ = net.add_link(c);
+    let mut idx = [None; 4];
+    for (i, f) in FLOWS.iter().enumerate() {
+        if active[i] {
+            let (d, a) = if router_of_host(f.src) == 2 {
+                (0, 1)
+            } else {
+                (1, 0)
+            };
+            idx[i] = net.add_flow(FixedRate::UNLIMITED, &[d], &[a]).ok();
+        }
+    }
+    let sol = net.solve();
+    let mut out = [None; 4];
+    for i in 0..4 {
+        out[i] = idx[i].map(|k| sol[k].raw() as f64 / 65_536.0);
+    }
+    out
+}
+
+const NAMES: [&str; 4] = ["source 5", "source 6", "source 7", "source 8"];
+
+fn rate_plot(name: &str, title: &str, r: &S7Result) -> Plot {
+    let mut p = Plot {
+        name: name.into(),
+        title: title.into(),
+        x_label: "time (s)".into(),
+        y_label: "rate (bit/s)".into(),
+        ..Plot::default()
+    };
+    for (i, n) in NAMES.iter().enumerate() {
+        p.series.push(Series {
+            label: (*n).into(),
+            points: r.samples.iter().map(|s| (s.0, s.1[i])).collect(),
+            axis: Axis::Left,
+            step: true,
+        });
+    }
+    for (v, l) in [
+        (64_000.0, "64000"),
+        (31_168.8, "31168.8"),
+        (20_779.2, "20779.2"),
+    ] {
+        p.hlines.push((v, l.into()));
+    }
+    p
+}
+
+fn extra_plots(tag: &str, r: &S7Result) -> Vec<Plot> {
+    let mut q = Plot {
+        name: format!("{tag}_router2_queue"),
+        title: format!("{tag}: router 2 queue (2->3)"),
+        x_label: "time (s)".into(),
+        y_label: "packets".into(),
+        ..Plot::default()
+    };
+    q.series.push(Series {
+        label: "queue".into(),
+        points: r.samples.iter().map(|s| (s.0, f64::from(s.2))).collect(),
+        axis: Axis::Left,
+        step: true,
+    });
+    let mut d = Plot {
+        name: format!("{tag}_delay5"),
+        title: format!("{tag}: source 5 end-to-end delay"),
+        x_label: "time (s)".into(),
+        y_label: "delay (s)".into(),
+        ..Plot::default()
+    };
+    d.line("source 5", Axis::Left, r.delay5.clone());
+    let mut u = Plot {
+        name: format!("{tag}_util23"),
+        title: format!("{tag}: 2->3 link utilisation (2 s periods)"),
+        x_label: "time (s)".into(),
+        y_label: "utilisation".into(),
+        ..Plot::default()
+    };
+    u.series.push(Series {
+        label: "2->3".into(),
+        points: r.util.clone(),
+        axis: Axis::Left,
+        step: true,
+    });
+    vec![q, d, u]
+}
+
+/// Per phase and flow: (the rate at the end of the phase, mean over the phase
+/// after 5 s of settling).
+fn phase_rates(r: &S7Result, ph: &Phase, flow: usize) -> (Option<f64>, Option<f64>) {
+    let inside: Vec<f64> = r
+        .samples
+        .iter()
+        .filter(|s| s.0 > ph.from + 5.0 && s.0 < ph.to - 1e-9)
+        .map(|s| s.1[flow])
+        .collect();
+    let last = r
+        .samples
+        .iter()
+        .filter(|s| s.0 < ph.to - 1e-9)
+        .last()
+        .map(|s| s.1[flow]);
+    let mean = if inside.is_empty() {
+        None
+    } else {
+        Some(inside.iter().sum::<f64>() / inside.len() as f64)
+    };
+    (last, mean)
+}
+
+fn summary_rows(tag: &str, r: &S7Result) -> Vec<Vec<String>> {
+    let d: Vec<f64> = r.delay5.iter().map(|x| x.1).collect();
+    let min = d.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = d.iter().copied().fold(0.0, f64::max);
+    let util: Vec<f64> = r.util.iter().map(|u| u.1).collect();
+    let umean = util.iter().sum::<f64>() / util.len().max(1) as f64;
+    let qmean = r
+        .samples
+        .iter()
+        .filter(|s| s.0 >= 20.0)
+        .map(|s| f64::from(s.2))
+        .sum::<f64>()
+        / r.samples.iter().filter(|s| s.0 >= 20.0).count().max(1) as f64;
+    vec![vec![
+        tag.into(),
+        format!("{min:.4}"),
+        format!("{max:.3}"),
+        r.max_queue.to_string(),
+        format!("{qmean:.2}"),
+        format!("{:.1}", 100.0 * umean),
+        r.drops.to_string(),
+    ]]
+}
 
 impl Scenario for RbccScenario7 {
     fn name(&self) -> &'static str {
@@ -17,14 +793,172 @@ impl Scenario for RbccScenario7 {
     }
 
     fn description(&self) -> &'static str {
-        "TRUMP/RBCC Scenario 7 against TCP Reno (seed 004)"
+        "TRUMP/RBCC Scenario 7 against TCP (seed 004): rates vs the optimum table, queue, delay, utilisation"
     }
 
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
     }
 
-    fn run(&self, _params: &Params, _seed: u64, _progress: &Progress) -> Result<Report, SimError> {
-        Err(SimError::Config("not yet implemented".into()))
+    fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
+        let r = simulate(params, seed, progress)?;
+        let tag = params.str("protocol").to_string();
+        let mut rep = Report::new(self.name(), self.description());
+        rep.params = params.listing();
+        rep.tables.push(Table {
+            name: "summary".into(),
+            title: "source 5 delay, router 2 queue, 2->3 utilisation".into(),
+            header: summary_header(),
+            rows: summary_rows(&tag, &r),
+        });
+        rep.plots.push(rate_plot(
+            "rates",
+            &format!("{tag}: rate of each source"),
+            &r,
+        ));
+        rep.plots.extend(extra_plots(&tag, &r));
+        rep.events = r.events;
+        rep.sim_seconds = params.f64("duration_s");
+        Ok(rep)
     }
+
+    fn reproduce(&self, opts: &ReproduceOpts, progress: &Progress) -> Result<Report, SimError> {
+        let base = self.defaults();
+        let runs: Vec<Result<S7Result, SimError>> = [
+            ["protocol=rbcc", "rbcc_capacity_pct=100"],
+            ["protocol=tcp", "rbcc_capacity_pct=100"],
+            ["protocol=rbcc", "rbcc_capacity_pct=99"],
+        ]
+        .par_iter()
+        .enumerate()
+        .map(|(i, set)| {
+            let p = base.with(set)?;
+            simulate(&p, derive_seed(opts.seed, i as u64), progress)
+        })
+        .collect();
+        let mut it = runs.into_iter();
+        let rb = it
+            .next()
+            .ok_or_else(|| SimError::Config("no run".into()))??;
+        let tc = it
+            .next()
+            .ok_or_else(|| SimError::Config("no run".into()))??;
+        let rb99 = it
+            .next()
+            .ok_or_else(|| SimError::Config("no run".into()))??;
+        let mut rep = Report::new(self.name(), self.description());
+        let bott = (base.f64("bottleneck_kbps") * 1e3).round() as u64;
+        let mut rows = Vec::new();
+        for ph in phases() {
+            let active = [
+                ph.doc[0].is_some(),
+                ph.doc[1].is_some(),
+                ph.doc[2].is_some(),
+                ph.doc[3].is_some(),
+            ];
+            let sol = solver_rates(active, bott);
+            for i in 0..4 {
+                let Some(doc) = ph.doc[i] else { continue };
+                let (last, mean) = phase_rates(&rb, &ph, i);
+                let case = format!("{:.0}-{:.0} s {}", ph.from, ph.to, NAMES[i]);
+                rep.comparisons
+                    .push(Comparison::new(&case, "RBCC rate bit/s", Some(doc), last));
+                let (tl, tm) = phase_rates(&tc, &ph, i);
+                let _ = tl;
+                rows.push(vec![
+                    case,
+                    format!("{doc:.1}"),
+                    sol[i].map_or("-".into(), |v| format!("{v:.2}")),
+                    last.map_or("-".into(), |v| format!("{v:.2}")),
+                    mean.map_or("-".into(), |v| format!("{v:.1}")),
+                    last.map_or("-".into(), |v| format!("{:+.3}", 100.0 * (v / doc - 1.0))),
+                    tm.map_or("-".into(), |v| format!("{v:.0}")),
+                ]);
+            }
+        }
+        rep.tables.push(Table {
+            name: "rates".into(),
+            title: "optimum table (seed) and rbcc-rate solver vs RBCC's returned rate at the end of each phase and its mean after 5 s; TCP's mean sending rate".into(),
+            header: ["phase / source", "seed optimum", "solver", "RBCC at end", "RBCC mean", "RBCC vs seed %", "TCP mean bit/s"].iter().map(|s| s.to_string()).collect(),
+            rows,
+        });
+        let mut srows = summary_rows("RBCC", &rb);
+        srows.extend(summary_rows("TCP", &tc));
+        srows.extend(summary_rows("RBCC, 99% capacity", &rb99));
+        rep.tables.push(Table { name: "summary".into(), title: "source 5 end-to-end delay (seed: >= 1.188 s; TRUMP 1.19-1.38 s, TCP 1.19-3.06 s), router 2 queue (seed: RBCC 0-2 packets, 3 when source 6 starts), 2->3 utilisation".into(), header: summary_header(), rows: srows });
+        let d: Vec<f64> = rb.delay5.iter().map(|x| x.1).collect();
+        let dt: Vec<f64> = tc.delay5.iter().map(|x| x.1).collect();
+        rep.comparisons.push(Comparison::new(
+            "source 5 delay RBCC",
+            "min s",
+            Some(1.19),
+            d.iter().copied().reduce(f64::min),
+        ));
+        rep.comparisons.push(Comparison::new(
+            "source 5 delay RBCC",
+            "max s",
+            Some(1.38),
+            d.iter().copied().reduce(f64::max),
+        ));
+        rep.comparisons.push(Comparison::new(
+            "source 5 delay TCP",
+            "min s",
+            Some(1.19),
+            dt.iter().copied().reduce(f64::min),
+        ));
+        rep.comparisons.push(Comparison::new(
+            "source 5 delay TCP",
+            "max s",
+            Some(3.06),
+            dt.iter().copied().reduce(f64::max),
+        ));
+        rep.comparisons.push(Comparison::new(
+            "router 2 queue RBCC",
+            "max packets after 20 s",
+            Some(3.0),
+            Some(f64::from(rb.max_queue)),
+        ));
+        rep.comparisons.push(Comparison::new(
+            "drops RBCC",
+            "packets",
+            Some(0.0),
+            Some(rb.drops as f64),
+        ));
+        rep.plots.push(rate_plot(
+            "rbcc_rates",
+            "RBCC: rate returned to each source",
+            &rb,
+        ));
+        rep.plots.push(rate_plot(
+            "tcp_rates",
+            "TCP: sending rate of each source (100 ms)",
+            &tc,
+        ));
+        rep.plots.extend(extra_plots("rbcc", &rb));
+        rep.plots.extend(extra_plots("tcp", &tc));
+        rep.notes.push("schedule chosen: 5 from 0 s, 7 from 12 s, 8 from 18 s to 260 s, 6 from 140 s to 200 s; topology: hosts directly on routers 2 and 3".into());
+        rep.notes.push(
+            "TCP baseline: the crate's TCP model in NewReno mode (no SACK), window 64 KB".into(),
+        );
+        rep.notes.push("RBCC at 100% fills the 2->3 link exactly (data + ACK load = capacity), so a backlog built while sources still use their old rates (one RTT after each change) never drains; the run with RBCC allocating 99% of each link shows the queue draining".into());
+        rep.plots.extend(extra_plots("rbcc99", &rb99));
+        rep.events = rb.events + tc.events + rb99.events;
+        rep.sim_seconds = 3.0 * base.f64("duration_s");
+        Ok(rep)
+    }
+}
+
+fn summary_header() -> Vec<String> {
+    [
+        "protocol",
+        "delay5 min s",
+        "delay5 max s",
+        "max queue (>20 s)",
+        "mean queue",
+        "2->3 util %",
+        "drops",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
