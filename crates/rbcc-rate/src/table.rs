@@ -100,8 +100,7 @@ impl FlowEntry {
 /// Flows join on their first packet ([`on_data`](Self::on_data)), leave on
 /// [`close`](Self::close), and are removed by [`expire`](Self::expire) after the
 /// profile's idle timeout. Per packet the work is one hash lookup and a compare;
-/// the fair share is recomputed (in `O(m log m)`, `m` the number of flows that
-/// could be held elsewhere) only when a row changes.
+/// the fair share is recomputed (in expected `O(N)`) only when a row changes.
 #[derive(Clone)]
 pub struct RbccInterface<const N: usize> {
     map: Map<N>,
@@ -361,7 +360,8 @@ impl<const N: usize> RbccInterface<N> {
     ///
     /// `mu = (C - ACK load - sum of constraints below mu) / (rows not below mu)`,
     ///
-    /// found by water-filling the sorted constraints. Under
+    /// found by water-filling the constraints (a quickselect-style partition,
+    /// expected `O(m)` for the `m` rows that could be held elsewhere). Under
     /// [`AckModel::Coupled`] ACK rows take part with weight `k`. Rounds down (the
     /// result is the largest `mu` in 2^-16 bit/s units that fits), so allocations
     /// never exceed the capacity. Called automatically whenever a row changes.
@@ -395,23 +395,7 @@ impl<const N: usize> RbccInterface<N> {
             }
         }
         let avail = cap.saturating_sub(outside);
-        let cand = &mut self.scratch[..m];
-        cand.sort_unstable_by_key(|&(c, _)| c);
-        let mut rem = avail;
-        let mut w_left = w_total;
-        let mut c_max: u128 = 0;
-        for &(c, is_ack) in cand.iter() {
-            let w = if is_ack { num } else { den };
-            let c = u128::from(c);
-            // Charny: a row is held elsewhere when its constraint is below the
-            // level (rem / w_left) that the rows not yet held would get.
-            if c * w_left >= rem {
-                break;
-            }
-            rem -= c * w;
-            w_left -= w;
-            c_max = c;
-        }
+        let (rem, w_left, c_max) = water_fill(&mut self.scratch[..m], avail, w_total, num, den);
         let mu = if w_total == 0 {
             avail / den
         } else {
@@ -434,6 +418,131 @@ impl<const N: usize> RbccInterface<N> {
                 e.allocated = c.min(mu);
                 e.bottleneck = c >= mu;
             }
+        }
+    }
+}
+
+/// Three-way partition of `v` around `p`: returns `(lt, gt)` with `v[..lt] < p`,
+/// `v[lt..gt] == p` and `v[gt..] > p`.
+fn partition3(v: &mut [(u64, bool)], p: u64) -> (usize, usize) {
+    let (mut lt, mut i, mut gt) = (0, 0, v.len());
+    while i < gt {
+        let c = v[i].0;
+        if c < p {
+            v.swap(lt, i);
+            lt += 1;
+            i += 1;
+        } else if c > p {
+            gt -= 1;
+            v.swap(i, gt);
+        } else {
+            i += 1;
+        }
+    }
+    (lt, gt)
+}
+
+/// Sum of `c w` and of `w` over `v` (weight `num` for ACK rows, `den` for data).
+fn sums(v: &[(u64, bool)], num: u128, den: u128) -> (u128, u128) {
+    let mut s = 0u128;
+    let mut w = 0u128;
+    for &(c, is_ack) in v {
+        let wi = if is_ack { num } else { den };
+        s += u128::from(c) * wi;
+        w += wi;
+    }
+    (s, w)
+}
+
+/// Water-filling: which constraints lie below the level.
+///
+/// A row with constraint `c` is held elsewhere when, with every smaller
+/// constraint taken out, `c` times the weight left is below the capacity left
+/// (Charny's test). That test is monotone in `c`, so the held rows are the
+/// smallest ones and can be found by partitioning around pivots instead of
+/// sorting. Returns the capacity and weight left for the rows at the level and
+/// the largest held constraint.
+fn water_fill(
+    cand: &mut [(u64, bool)],
+    mut rem: u128,
+    mut w_left: u128,
+    num: u128,
+    den: u128,
+) -> (u128, u128, u128) {
+    let mut c_max = 0u128;
+    let (mut lo, mut hi) = (0usize, cand.len());
+    while lo < hi {
+        // Median of three as the pivot.
+        let (a, b, c) = (cand[lo].0, cand[lo + (hi - lo) / 2].0, cand[hi - 1].0);
+        let pivot = a.max(b).min(a.min(b).max(c));
+        let (lt, gt) = partition3(&mut cand[lo..hi], pivot);
+        let (s_lt, w_lt) = sums(&cand[lo..lo + lt], num, den);
+        // Charny's test for the pivot with everything below it held elsewhere.
+        if u128::from(pivot) * (w_left - w_lt) + s_lt < rem {
+            let (s_eq, w_eq) = sums(&cand[lo + lt..lo + gt], num, den);
+            rem -= s_lt + s_eq;
+            w_left -= w_lt + w_eq;
+            c_max = u128::from(pivot);
+            lo += gt;
+        } else {
+            hi = lo + lt;
+        }
+    }
+    (rem, w_left, c_max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcond_core::{RandomSource, SplitMix64};
+
+    /// The plain form: sort ascending, then take rows out while Charny's test
+    /// holds.
+    fn sorted_scan(
+        cand: &[(u64, bool)],
+        mut rem: u128,
+        mut w_left: u128,
+        num: u128,
+        den: u128,
+    ) -> (u128, u128, u128) {
+        let mut v = cand.to_vec();
+        v.sort_unstable_by_key(|e| e.0);
+        let mut c_max = 0;
+        for (c, is_ack) in v {
+            let w = if is_ack { num } else { den };
+            if u128::from(c) * w_left >= rem {
+                break;
+            }
+            rem -= u128::from(c) * w;
+            w_left -= w;
+            c_max = u128::from(c);
+        }
+        (rem, w_left, c_max)
+    }
+
+    #[test]
+    fn partition_water_fill_equals_the_sorted_scan() {
+        let mut r = SplitMix64::new(11);
+        for case in 0..20_000 {
+            let n = r.below(40) as usize;
+            let spread = 1 + u64::from(r.below(1000));
+            let cand: Vec<(u64, bool)> = (0..n)
+                .map(|_| (r.next_u64() % spread, r.chance(1 << 30)))
+                .collect();
+            let (num, den) = (u128::from(r.below(5)), 1 + u128::from(r.below(75)));
+            let w_cand: u128 = cand.iter().map(|e| if e.1 { num } else { den }).sum();
+            let w_total = w_cand + den * u128::from(r.below(4));
+            if w_total == 0 {
+                continue;
+            }
+            let rem = u128::from(r.next_u64() % (spread * 50 * 75 + 1));
+            let mut v = cand.clone();
+            let got = water_fill(&mut v, rem, w_total, num, den);
+            assert_eq!(
+                got,
+                sorted_scan(&cand, rem, w_total, num, den),
+                "case {case}"
+            );
         }
     }
 }
