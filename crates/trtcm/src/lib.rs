@@ -104,6 +104,79 @@ pub use rfc4115::{
 
 use netcond_core::Instant;
 
+/// `!0` when `cost + strict <= tokens` (`strict` is 0 or 1), else `0`: the mask is
+/// the borrow of a 128-bit subtraction. Written this way, rather than as a
+/// comparison, so that the compiler emits `sub`/`sbb` instead of a conditional
+/// branch: whether a packet fits depends on the traffic, and a branch on it
+/// mispredicts.
+#[inline(always)]
+pub(crate) fn fits(tokens: u64, cost: u64, strict: u64) -> u64 {
+    let d = u128::from(tokens)
+        .wrapping_sub(u128::from(cost))
+        .wrapping_sub(u128::from(strict));
+    !((d >> 64) as u64)
+}
+
+/// An all-ones mask if `b`, else zero.
+#[inline(always)]
+pub(crate) fn mask(b: bool) -> u64 {
+    0u64.wrapping_sub(u64::from(b))
+}
+
+/// The color from the masks of the two tests passed: `green` (a subset of
+/// `not_red`) and `not_red`, looked up in a table so that no branch is needed.
+#[inline(always)]
+pub(crate) fn color_of(green: u64, not_red: u64) -> Color {
+    // Index bit 1: not red; bit 0: green. Index 1 (green but red) cannot occur.
+    const BY_TESTS: [Color; 4] = [Color::Red, Color::Red, Color::Yellow, Color::Green];
+    BY_TESTS[((not_red & 2) | (green & 1)) as usize]
+}
+
+/// The refill of `dt` ticks in units (saturating).
+#[inline(always)]
+pub(crate) fn gain(b: &netcond_core::BucketProfile, dt: u64) -> u64 {
+    dt.saturating_mul(b.inc())
+}
+
+/// One bucket at a packet's arrival.
+#[derive(Clone, Copy)]
+pub(crate) struct Probe {
+    /// The token count after the refill: `min(tokens + gain, size)`.
+    pub(crate) tokens: u64,
+    /// What the refill could not fit (RFC 2697's overflow from C into E).
+    pub(crate) over: u64,
+    /// `!0` if `cost + strict <= self.tokens`, else `0`.
+    pub(crate) fits: u64,
+}
+
+/// Refills a bucket holding `tokens` by `gain` units and tests a packet of
+/// `cost` units against it: the values of
+/// [`BucketProfile::refill_with_overflow`](netcond_core::BucketProfile::refill_with_overflow),
+/// and the test `cost + strict <= tokens` as a mask.
+///
+/// The test is computed from a borrow, never as a branch: its outcome is the
+/// packet's color and follows the traffic. The clamp to the bucket size is left
+/// to the compiler, which may branch on it; whether a bucket is full changes far
+/// less often than colors do, so that branch predicts well.
+#[inline(always)]
+pub(crate) fn probe(
+    b: &netcond_core::BucketProfile,
+    tokens: u64,
+    gain: u64,
+    cost: u64,
+    strict: u64,
+) -> Probe {
+    let t = tokens.saturating_add(gain);
+    let u = t.min(b.full());
+    // A saturated cost (u64::MAX) never fits, with or without `strict`.
+    let need = cost.saturating_add(strict);
+    Probe {
+        tokens: u,
+        over: t - u,
+        fits: fits(u, need, 0),
+    }
+}
+
 // The per-flow states stay at 24 bytes (two token counts and a timestamp).
 const _: () = assert!(core::mem::size_of::<SrTcm>() == 24);
 const _: () = assert!(core::mem::size_of::<TrTcm>() == 24);

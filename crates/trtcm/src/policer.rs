@@ -258,19 +258,25 @@ impl PremiumPolicer {
         len: u32,
     ) -> PolicerVerdict {
         let dt = self.last.advance_to(now);
-        let tokens = profile.bucket.refill(self.tokens, dt);
         let cost = profile.bucket.cost(len);
-        let conforming = cost <= tokens;
-        self.tokens = tokens - if conforming { cost } else { 0 };
-        let fits = u64::from(len) <= profile.pbs.saturating_sub(self.backlog);
-        let admitted = conforming & fits;
-        self.backlog += if admitted { u64::from(len) } else { 0 };
-        if admitted {
-            PolicerVerdict::Admitted
-        } else if conforming {
-            PolicerVerdict::BufferDrop
-        } else {
-            PolicerVerdict::PolicerDrop
+        let b = crate::probe(
+            &profile.bucket,
+            self.tokens,
+            crate::gain(&profile.bucket, dt),
+            cost,
+            0,
+        );
+        let conforming = b.fits;
+        self.tokens = b.tokens - (cost & conforming);
+        let room = crate::fits(profile.pbs.saturating_sub(self.backlog), u64::from(len), 0);
+        let admitted = conforming & room;
+        self.backlog += u64::from(len) & admitted;
+        // Index 1 if nonconforming, 2 if conforming but not admitted, else 0.
+        let i = (!conforming & 1) as usize + 2 * (conforming & !admitted & 1) as usize;
+        match i {
+            0 => PolicerVerdict::Admitted,
+            1 => PolicerVerdict::PolicerDrop,
+            _ => PolicerVerdict::BufferDrop,
         }
     }
 

@@ -2,6 +2,8 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
+use crate::{color_of, gain, mask, probe, Probe};
+
 /// The parameters of an srTCM, in the units of RFC 2697 section 2.
 ///
 /// `Default` is the configuration of DPDK's meter tests: CIR 46,000,000 bytes/s,
@@ -169,14 +171,15 @@ impl SrTcm {
         profile.e.add(self.te, over)
     }
 
-    /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS; only what
-    /// overflows C goes into E, up to EBS.
+    /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS, and only what
+    /// overflows C goes into E, up to EBS. Returns the two probes of a packet of
+    /// `cost` units (C and E share the unit).
     #[inline(always)]
-    fn update(&mut self, p: &SrTcmProfile, now: Instant) -> (u64, u64) {
+    fn update(&mut self, p: &SrTcmProfile, now: Instant, cost: u64) -> (Probe, Probe) {
         let dt = self.last.advance_to(now);
-        let (tc, over) = p.c.refill_with_overflow(self.tc, dt);
-        let te = p.e.add(self.te, over);
-        (tc, te)
+        let c = probe(&p.c, self.tc, gain(&p.c, dt), cost, 0);
+        let e = probe(&p.e, self.te, c.over, cost, 0);
+        (c, e)
     }
 
     /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 2697
@@ -184,14 +187,13 @@ impl SrTcm {
     /// (Te -= B), else red (nothing decremented).
     #[inline]
     pub fn color_blind(&mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> Color {
-        let (tc, te) = self.update(profile, now);
-        // C and E share the unit, so one cost serves both.
         let cost = profile.c.cost(len);
-        let green = cost <= tc;
-        let yellow = !green & (cost <= te);
-        self.tc = tc - if green { cost } else { 0 };
-        self.te = te - if yellow { cost } else { 0 };
-        color_of(green, yellow)
+        let (c, e) = self.update(profile, now, cost);
+        let green = c.fits;
+        let yellow = !green & e.fits;
+        self.tc = c.tokens - (cost & green);
+        self.te = e.tokens - (cost & yellow);
+        color_of(green, green | yellow)
     }
 
     /// Colors a packet pre-colored `input`, color-aware (RFC 2697 section 3): a
@@ -205,25 +207,13 @@ impl SrTcm {
         len: u32,
         input: Color,
     ) -> Color {
-        let (tc, te) = self.update(profile, now);
         let cost = profile.c.cost(len);
-        let green = (input == Color::Green) & (cost <= tc);
-        let yellow = !green & (input != Color::Red) & (cost <= te);
-        self.tc = tc - if green { cost } else { 0 };
-        self.te = te - if yellow { cost } else { 0 };
-        color_of(green, yellow)
-    }
-}
-
-/// Green, yellow or red from the two test results, written as selects.
-#[inline(always)]
-pub(crate) fn color_of(green: bool, yellow: bool) -> Color {
-    if green {
-        Color::Green
-    } else if yellow {
-        Color::Yellow
-    } else {
-        Color::Red
+        let (c, e) = self.update(profile, now, cost);
+        let green = mask(input == Color::Green) & c.fits;
+        let yellow = !green & mask(input != Color::Red) & e.fits;
+        self.tc = c.tokens - (cost & green);
+        self.te = e.tokens - (cost & yellow);
+        color_of(green, green | yellow)
     }
 }
 

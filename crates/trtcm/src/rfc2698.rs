@@ -2,7 +2,7 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::rfc2697::color_of;
+use crate::{color_of, gain, mask, probe, Probe};
 
 /// The parameters of a trTCM, in the units of RFC 2698 section 2.
 ///
@@ -183,10 +183,14 @@ impl TrTcm {
     }
 
     /// RFC 2698 section 3: Tp fills at PIR up to PBS, Tc at CIR up to CBS.
+    /// Returns the probes of C and P for a packet of `len` bytes.
     #[inline(always)]
-    fn update(&mut self, p: &TrTcmProfile, now: Instant) -> (u64, u64) {
+    fn update(&mut self, p: &TrTcmProfile, now: Instant, len: u32) -> (u64, Probe, u64, Probe) {
         let dt = self.last.advance_to(now);
-        (p.c.refill(self.tc, dt), p.p.refill(self.tp, dt))
+        let (cost_c, cost_p) = (p.c.cost(len), p.p.cost(len));
+        let c = probe(&p.c, self.tc, gain(&p.c, dt), cost_c, 0);
+        let pk = probe(&p.p, self.tp, gain(&p.p, dt), cost_p, 0);
+        (cost_c, c, cost_p, pk)
     }
 
     /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 2698
@@ -194,13 +198,11 @@ impl TrTcm {
     /// `Tc - B < 0` (Tp -= B only), else green (Tp -= B and Tc -= B).
     #[inline]
     pub fn color_blind(&mut self, profile: &TrTcmProfile, now: Instant, len: u32) -> Color {
-        let (tc, tp) = self.update(profile, now);
-        let cost_c = profile.c.cost(len);
-        let cost_p = profile.p.cost(len);
-        let not_red = cost_p <= tp;
-        let green = not_red & (cost_c <= tc);
-        self.tp = tp - if not_red { cost_p } else { 0 };
-        self.tc = tc - if green { cost_c } else { 0 };
+        let (cost_c, c, cost_p, pk) = self.update(profile, now, len);
+        let not_red = pk.fits;
+        let green = not_red & c.fits;
+        self.tp = pk.tokens - (cost_p & not_red);
+        self.tc = c.tokens - (cost_c & green);
         color_of(green, not_red)
     }
 
@@ -216,13 +218,11 @@ impl TrTcm {
         len: u32,
         input: Color,
     ) -> Color {
-        let (tc, tp) = self.update(profile, now);
-        let cost_c = profile.c.cost(len);
-        let cost_p = profile.p.cost(len);
-        let not_red = (input != Color::Red) & (cost_p <= tp);
-        let green = not_red & (input == Color::Green) & (cost_c <= tc);
-        self.tp = tp - if not_red { cost_p } else { 0 };
-        self.tc = tc - if green { cost_c } else { 0 };
+        let (cost_c, c, cost_p, pk) = self.update(profile, now, len);
+        let not_red = mask(input != Color::Red) & pk.fits;
+        let green = not_red & mask(input == Color::Green) & c.fits;
+        self.tp = pk.tokens - (cost_p & not_red);
+        self.tc = c.tokens - (cost_c & green);
         color_of(green, not_red)
     }
 }

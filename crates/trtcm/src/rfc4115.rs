@@ -2,7 +2,7 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::rfc2697::color_of;
+use crate::{color_of, gain, mask, probe, Probe};
 
 /// The parameters of an RFC 4115 marker, in the units of RFC 4115 section 2.
 ///
@@ -83,9 +83,9 @@ pub enum Rfc4115Ties {
 pub struct Rfc4115Profile {
     c: BucketProfile,
     e: BucketProfile,
-    /// 1 for `B <= T` (figure 1), 0 for `B < T` (text): a packet conforms when
-    /// `cost < tokens + slack`. Buckets hold below 2^62 units, so the add is safe.
-    slack: u64,
+    /// 0 for `B <= T` (figure 1), 1 for `B < T` (text): a packet conforms when
+    /// `cost + strict <= tokens`.
+    strict: u64,
 }
 
 impl Rfc4115Profile {
@@ -107,11 +107,11 @@ impl Rfc4115Profile {
         }
         let c = BucketProfile::new(cfg.cir, cfg.cbs, cfg.tick)?;
         let e = BucketProfile::new(cfg.eir, cfg.ebs, cfg.tick)?;
-        let slack = match ties {
-            Rfc4115Ties::Figure1 => 1,
-            Rfc4115Ties::Text => 0,
+        let strict = match ties {
+            Rfc4115Ties::Figure1 => 0,
+            Rfc4115Ties::Text => 1,
         };
-        Ok(Rfc4115Profile { c, e, slack })
+        Ok(Rfc4115Profile { c, e, strict })
     }
 
     /// Bucket C: CIR and CBS.
@@ -131,7 +131,7 @@ impl Rfc4115Profile {
     /// The tie rule in force.
     #[must_use]
     pub const fn ties(&self) -> Rfc4115Ties {
-        if self.slack == 1 {
+        if self.strict == 0 {
             Rfc4115Ties::Figure1
         } else {
             Rfc4115Ties::Text
@@ -211,10 +211,14 @@ impl Rfc4115 {
     }
 
     /// RFC 4115 figure 1: `Tc = min(CBS, Tc + CIR t)`, `Te = min(EBS, Te + EIR t)`.
+    /// Returns the probes of C and E for a packet of `len` bytes.
     #[inline(always)]
-    fn update(&mut self, p: &Rfc4115Profile, now: Instant) -> (u64, u64) {
+    fn update(&mut self, p: &Rfc4115Profile, now: Instant, len: u32) -> (u64, Probe, u64, Probe) {
         let dt = self.last.advance_to(now);
-        (p.c.refill(self.tc, dt), p.e.refill(self.te, dt))
+        let (cost_c, cost_e) = (p.c.cost(len), p.e.cost(len));
+        let c = probe(&p.c, self.tc, gain(&p.c, dt), cost_c, p.strict);
+        let e = probe(&p.e, self.te, gain(&p.e, dt), cost_e, p.strict);
+        (cost_c, c, cost_e, e)
     }
 
     /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 4115
@@ -222,14 +226,12 @@ impl Rfc4115 {
     /// `B <= Te` (Te -= B), else red (nothing decremented).
     #[inline]
     pub fn color_blind(&mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> Color {
-        let (tc, te) = self.update(profile, now);
-        let cost_c = profile.c.cost(len);
-        let cost_e = profile.e.cost(len);
-        let green = cost_c < tc + profile.slack;
-        let yellow = !green & (cost_e < te + profile.slack);
-        self.tc = tc - if green { cost_c } else { 0 };
-        self.te = te - if yellow { cost_e } else { 0 };
-        color_of(green, yellow)
+        let (cost_c, c, cost_e, e) = self.update(profile, now, len);
+        let green = c.fits;
+        let yellow = !green & e.fits;
+        self.tc = c.tokens - (cost_c & green);
+        self.te = e.tokens - (cost_e & yellow);
+        color_of(green, green | yellow)
     }
 
     /// Colors a packet pre-colored `input`, color-aware (RFC 4115 section 3): a
@@ -243,14 +245,12 @@ impl Rfc4115 {
         len: u32,
         input: Color,
     ) -> Color {
-        let (tc, te) = self.update(profile, now);
-        let cost_c = profile.c.cost(len);
-        let cost_e = profile.e.cost(len);
-        let green = (input == Color::Green) & (cost_c < tc + profile.slack);
-        let yellow = !green & (input != Color::Red) & (cost_e < te + profile.slack);
-        self.tc = tc - if green { cost_c } else { 0 };
-        self.te = te - if yellow { cost_e } else { 0 };
-        color_of(green, yellow)
+        let (cost_c, c, cost_e, e) = self.update(profile, now, len);
+        let green = mask(input == Color::Green) & c.fits;
+        let yellow = !green & mask(input != Color::Red) & e.fits;
+        self.tc = c.tokens - (cost_c & green);
+        self.te = e.tokens - (cost_e & yellow);
+        color_of(green, green | yellow)
     }
 }
 
