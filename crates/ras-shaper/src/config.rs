@@ -42,6 +42,8 @@ netcond_core::config_error! {
         ZeroBuffer => "the buffer size must be greater than zero bytes (the shaper is a FIFO queue, RFC 2963 section 2.1)",
         /// K is shorter than one tick.
         ZeroK => "the EAR constant K must be at least one tick of the clock (RFC 2963 section 2.3)",
+        /// K is 2^40 ticks or longer.
+        KTooLong => "the EAR constant K must be below 2^40 ticks of the clock (fixed-point range)",
         /// The line rate does not fit the fixed-point rate units.
         LineRateTooHigh => "the line rate must be below 2^40 bytes per clock tick (fixed-point range)",
     }
@@ -397,6 +399,7 @@ impl RasProfile {
         let k_ticks = tick.ticks_from_nanos(u64::try_from(k.as_nanos()).unwrap_or(u64::MAX));
         let ear = EarProfile::new(k_ticks, scale).map_err(|e| match e {
             EarBuildError::ZeroK => RasError::ZeroK,
+            EarBuildError::KTooLong => RasError::KTooLong,
         })?;
         Ok(RasProfile {
             kind,
@@ -617,6 +620,9 @@ mod tests {
         let mut c = sr();
         c.k = Duration::ZERO;
         assert_eq!(SrRasProfile::new(&c), Err(RasError::ZeroK));
+        let mut c = sr();
+        c.k = Duration::from_secs(1100); // 1.1e12 ns > 2^40
+        assert_eq!(SrRasProfile::new(&c), Err(RasError::KTooLong));
         let mut c = sr();
         c.tick = TickRate::from_hz(1).unwrap();
         c.line_rate = Rate::from_bits_per_sec(u64::MAX);

@@ -19,8 +19,8 @@
 //!
 //! - `u < 1/16` (including `T = 0`, where `g = 1` and `EAR_new = L/K + EAR_old`,
 //!   the limit of the formula): `g` by its alternating series
-//!   `1 - u/2 + u^2/6 - u^3/24 + ...` in Horner form (six terms, truncation below
-//!   2e-10), and `w = 1 - u g`, which has no cancellation either;
+//!   `1 - u/2 + u^2/6 - u^3/24 + ...` (six terms in Estrin form, truncation below
+//!   4e-11), and `w = 1 - u g`, which has no cancellation either;
 //! - `u >= 1/16`: `w = 2^-(u log2 e)`, an integer shift and a 256-entry table of
 //!   `2^-f` with linear interpolation (relative error below 1e-6), and
 //!   `L/T` from a table-plus-Newton reciprocal of `T` (relative error below 1e-10).
@@ -43,7 +43,16 @@
 
 use netcond_core::Instant;
 
-use crate::fixed::{exp2_neg_q32, mul_q63, normalize_ratio, recip, sat64, ONE_Q63};
+use crate::fixed::{exp2_neg_q64, hi, normalize_ratio, recip, sat64};
+
+/// 1/6, 1/24, 1/120 and 1/720 in Q64: coefficients of the series of g(u).
+const C3: u64 = u64::MAX / 6;
+const C4: u64 = u64::MAX / 24;
+const C5: u64 = u64::MAX / 120;
+const C6: u64 = u64::MAX / 720;
+
+/// K must be below 2^40 ticks (see [`EarProfile`]).
+pub const MAX_K_TICKS: u64 = 1 << 40;
 
 /// Extra fraction bits of the EAR over the shaping-rate units.
 pub const EAR_EXTRA_BITS: u32 = 16;
@@ -56,9 +65,9 @@ pub struct EarProfile {
     k_ticks: u64,
     /// Below this many ticks, `u = T/K < 1/16`: the series regime.
     t_small: u64,
-    /// 1/K = inv_k_m * 2^-inv_k_e (for u in Q63: shift by inv_k_e - 63).
-    inv_k_m: u64,
-    inv_k_sh: u32,
+    /// floor(2^64 / K): u = T/K in Q64 is one multiply (relative error below
+    /// K / 2^64 < 2^-24).
+    inv_k: u64,
     /// log2(e)/K = c_m * 2^-c_e (for x in Q32: shift by c_e - 32).
     c_m: u64,
     c_sh: u32,
@@ -73,6 +82,7 @@ pub struct EarProfile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EarBuildError {
     ZeroK,
+    KTooLong,
 }
 
 impl EarProfile {
@@ -82,9 +92,10 @@ impl EarProfile {
         if k_ticks == 0 {
             return Err(EarBuildError::ZeroK);
         }
+        if k_ticks >= MAX_K_TICKS {
+            return Err(EarBuildError::KTooLong);
+        }
         let k = k_ticks as u128;
-        // 1/K <= 1, so its exponent is at least 63.
-        let (inv_k_m, inv_k_e) = normalize_ratio(1, k).ok_or(EarBuildError::ZeroK)?;
         // log2(e)/K = (LOG2_E_Q63 / K) * 2^-63.
         let (c_m, c_e) =
             normalize_ratio(crate::fixed::LOG2_E_Q63 as u128, k).ok_or(EarBuildError::ZeroK)?;
@@ -95,8 +106,12 @@ impl EarProfile {
         Ok(EarProfile {
             k_ticks,
             t_small: k_ticks.div_ceil(16),
-            inv_k_m,
-            inv_k_sh: (inv_k_e - 63).clamp(0, 127) as u32,
+            // K = 1 never takes the series branch with T > 0.
+            inv_k: if k_ticks == 1 {
+                u64::MAX
+            } else {
+                ((1u128 << 64) / k) as u64
+            },
             c_m,
             c_sh: (c_e - 32).clamp(0, 127) as u32,
             lk_m,
@@ -147,32 +162,36 @@ impl Ear {
     pub fn update(&mut self, p: &EarProfile, now: Instant, len: u32) {
         let t = self.last.advance_to(now);
         let l = len as u128;
-        let (term1, w) = if t < p.t_small {
-            // u = T/K in Q63, below 2^59.
-            let u = ((t as u128 * p.inv_k_m as u128) >> p.inv_k_sh) as u64;
-            // g(u) = 1 - u/2 (1 - u/3 (1 - u/4 (1 - u/5 (1 - u/6 (1 - u/7)))))
-            let mut g = ONE_Q63 - mul_q63(u, ONE_Q63) / 7;
-            g = ONE_Q63 - mul_q63(u, g) / 6;
-            g = ONE_Q63 - mul_q63(u, g) / 5;
-            g = ONE_Q63 - mul_q63(u, g) / 4;
-            g = ONE_Q63 - mul_q63(u, g) / 3;
-            g = ONE_Q63 - mul_q63(u, g) / 2;
-            let w = ONE_Q63 - mul_q63(u, g);
-            // L/K in EAR units.
+        // All fractions below are Q64 (1.0 = 2^64, so only values below 1 are
+        // stored) and every product keeps the high word: no double-word shifts.
+        let (term1, term2) = if t < p.t_small {
+            // u = T/K < 1/16.
+            let u = t.wrapping_mul(p.inv_k);
+            // h = 1 - g(u) = u/2 - u^2 (1/6 - u/24) - u^4 (1/120 - u/720), Estrin
+            // form so that the multiplications overlap; truncation below 4e-11.
+            // Each product rounds down, so the differences stay non-negative.
+            let u2 = hi(u, u);
+            let u4 = hi(u2, u2);
+            let b = C3 - hi(u, C4);
+            let c = C5 - hi(u, C6);
+            let h = (u >> 1).saturating_sub(hi(u2, b)).saturating_sub(hi(u4, c));
+            // 1 - w = u g = u - u h.
+            let v = u - hi(u, h);
+            // L/K in EAR units, then g L/K = L/K - h L/K and w EAR = EAR - v EAR.
             let lk = sat64((l * p.lk_m as u128) >> p.lk_sh);
-            (mul_q63(g, lk), w)
+            (lk - hi(h, lk), self.ear - hi(v, self.ear))
         } else {
-            // x = u log2(e) in Q32; beyond 64 the weight is zero.
+            // x = u log2(e) in Q32; w = 2^-x in Q64 (zero beyond x = 64).
             let x = sat64((t as u128 * p.c_m as u128) >> p.c_sh);
-            let w = exp2_neg_q32(x);
+            let w = exp2_neg_q64(x);
+            let v = if w == 0 { u64::MAX } else { w.wrapping_neg() };
             let (y, lz) = recip(t);
-            // (1 - w) L / T in EAR units = (1-w) * y * L * 2^(lz - 126 + S + 16).
-            let a = mul_q63(ONE_Q63 - w, y) as u128;
-            // lt_base - lz lies in [0, 110].
-            let term1 = sat64((a * l) >> (p.lt_base - lz));
-            (term1, w)
+            // (1 - w) L / T in EAR units = (1-w) y L 2^(lz - 126 + S + 16); the
+            // shift lt_base - lz lies in [0, 110].
+            let a = hi(v, y) as u128;
+            (sat64((a * l) >> (p.lt_base - lz)), hi(w, self.ear))
         };
-        self.ear = term1.saturating_add(mul_q63(w, self.ear));
+        self.ear = term1.saturating_add(term2);
     }
 }
 
@@ -300,7 +319,9 @@ mod tests {
         assert_eq!(e.raw(), u64::MAX);
         e.update(&p, Instant::from_ticks(i64::MAX as u64), 0);
         assert_eq!(e.raw(), 0);
-        let p = EarProfile::new(u64::MAX, 0).unwrap();
+        assert!(EarProfile::new(u64::MAX, 0).is_err());
+        assert!(EarProfile::new(MAX_K_TICKS, 0).is_err());
+        let p = EarProfile::new(MAX_K_TICKS - 1, 0).unwrap();
         let mut e = Ear::new(Instant::ZERO);
         e.update(&p, Instant::from_ticks(u64::MAX / 3), u32::MAX);
         e.update(&p, Instant::from_ticks(u64::MAX / 3 * 2), 0);

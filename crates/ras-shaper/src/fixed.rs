@@ -1,11 +1,12 @@
 //! Fixed-point helpers: compile-time tables of `1/x` and `2^-x`, a division-free
 //! reciprocal, and the configuration-time normalisation of ratios.
 //!
-//! Values in `[0, 1]` are kept in Q63 (`1.0 = 2^63`), so that a product of two
-//! of them, or of one of them and any `u64`, fits a `u128` and shifts back into a
-//! `u64` without overflow.
+//! The tables hold values in `[0, 1]` in Q63 (`1.0 = 2^63`). The per-packet
+//! code works in Q64 fractions (values below 1, `1.0 = 2^64`) and keeps the high
+//! word of each 64 x 64-bit product, which costs no shift at all.
 
-/// 1.0 in Q63.
+/// 1.0 in Q63 (the tables' format).
+#[cfg(test)]
 pub(crate) const ONE_Q63: u64 = 1 << 63;
 
 /// Entries of the interpolation tables: 256 intervals, 257 points.
@@ -83,59 +84,71 @@ const fn build_exp2() -> [u64; TABLE_LEN] {
     t
 }
 
+/// The high half of a 64 x 64-bit product: `a * b / 2^64`, rounded down. With
+/// `a` a Q64 fraction this is `a * b` in the units of `b`, with no shift.
+#[inline(always)]
+pub(crate) fn hi(a: u64, b: u64) -> u64 {
+    ((a as u128 * b as u128) >> 64) as u64
+}
+
 /// A division-free reciprocal: for `x >= 1` returns `(y, lz)` with
 /// `1/x = y * 2^(lz - 126)` to a relative error below 1e-10.
 ///
 /// `lz` is the count of leading zeros of `x`, `m = x << lz` lies in
 /// `[2^63, 2^64)`, and `y ~ 2^126 / m` lies in `[2^62, 2^63]`. The first guess is
 /// a linear interpolation in [`RECIP`] (relative error below 4e-6), refined by one
-/// Newton step `y <- y (2 - m y / 2^126)`, which squares the error.
+/// Newton step `y <- y (2 - m y / 2^126)`, which squares the error. Only whole
+/// 64-bit words of the 128-bit products are used, so no double-word shifts.
 /// `x = 0` is treated as 1.
 #[inline(always)]
 pub(crate) fn recip(x: u64) -> (u64, u32) {
-    let x = if x == 0 { 1 } else { x };
+    let x = x | (x == 0) as u64;
     let lz = x.leading_zeros();
     let m = x << lz;
     let idx = ((m >> (63 - TABLE_BITS)) & 0xff) as usize;
-    let frac = (m >> (63 - TABLE_BITS - 32)) & 0xffff_ffff;
+    // The next 24 bits interpolate; (a - b) < 2^56, so (a - b) >> 24 times a
+    // 24-bit fraction fits a u64 (truncation below 2^25 units of 2^63).
+    let frac = (m >> (63 - TABLE_BITS - 24)) & 0xff_ffff;
     let a = RECIP[idx];
-    let b = RECIP[(idx + 1) & 0x1ff];
-    let y0 = a - (((a - b) as u128 * frac as u128) >> 32) as u64;
-    // Newton step. p = m * y0 is within 2^-17 of 2^126 either way.
-    let one: u128 = 1 << 126;
-    let p = m as u128 * y0 as u128;
-    let y = if p <= one {
-        let e = (one - p) >> 46;
-        y0.saturating_add(((y0 as u128 * e) >> 80) as u64)
+    let b = RECIP[idx + 1];
+    let y0 = a - ((a - b) >> 24) * frac;
+    // Newton step: m y0 / 2^126 = 1 + e / 2^62 with e the high word minus 2^62.
+    let ph = hi(m, y0);
+    if ph >= 1 << 62 {
+        let e = ph - (1 << 62);
+        (y0 - hi(y0, e << 2), lz)
     } else {
-        let e = (p - one) >> 46;
-        y0 - ((y0 as u128 * e) >> 80) as u64
-    };
-    (y, lz)
+        let e = (1 << 62) - ph;
+        (y0 + hi(y0, e << 2), lz)
+    }
 }
 
-/// `2^-x` for `x` in Q32 (`x = x_q32 / 2^32`), in Q63; zero from `x >= 64` on.
+/// `2^-x` for `x` in Q32 (`x = x_q32 / 2^32`) with `x > 0`, in Q64; zero from
+/// `x >= 64` on, and `u64::MAX` (just below 1) for `x = 0`.
 ///
 /// The integer part of `x` is a shift, the fractional part a linear interpolation
 /// in [`EXP2`] (relative error below 1e-6).
 #[inline(always)]
-pub(crate) fn exp2_neg_q32(x_q32: u64) -> u64 {
+pub(crate) fn exp2_neg_q64(x_q32: u64) -> u64 {
     let xi = x_q32 >> 32;
     if xi >= 64 {
         return 0;
     }
     let idx = ((x_q32 >> (32 - TABLE_BITS)) & 0xff) as usize;
-    let frac = (x_q32 << TABLE_BITS) & 0xffff_ffff;
+    let frac = (x_q32 >> (32 - TABLE_BITS - 24)) & 0xff_ffff;
     let a = EXP2[idx];
-    let b = EXP2[(idx + 1) & 0x1ff];
-    let f = a - (((a - b) as u128 * frac as u128) >> 32) as u64;
-    f >> xi
-}
-
-/// `a * b` where `a` is in Q63 and at most 1.0: the result is at most `b`.
-#[inline(always)]
-pub(crate) fn mul_q63(a: u64, b: u64) -> u64 {
-    ((a as u128 * b as u128) >> 63) as u64
+    let b = EXP2[idx + 1];
+    let f = a - ((a - b) >> 24) * frac; // Q63, at most 2^63
+    if xi == 0 {
+        // f < 2^63 unless x = 0.
+        if f >= 1 << 63 {
+            u64::MAX
+        } else {
+            f << 1
+        }
+    } else {
+        f >> (xi - 1)
+    }
 }
 
 /// Saturating conversion of a `u128` to `u64`.
@@ -224,7 +237,7 @@ mod tests {
         for k in 0..200_000u64 {
             let x_q32 = k * 1_400_000 + 12_345;
             let x = x_q32 as f64 / 4_294_967_296.0;
-            let got = q63(exp2_neg_q32(x_q32));
+            let got = exp2_neg_q64(x_q32) as f64 / 2f64.powi(64);
             let want = (-x).exp2();
             if x < 50.0 {
                 assert!(
@@ -233,9 +246,11 @@ mod tests {
                 );
             }
         }
-        assert_eq!(exp2_neg_q32(64 << 32), 0);
-        assert_eq!(exp2_neg_q32(u64::MAX), 0);
-        assert_eq!(exp2_neg_q32(0), ONE_Q63);
+        assert_eq!(exp2_neg_q64(64 << 32), 0);
+        assert_eq!(exp2_neg_q64(u64::MAX), 0);
+        assert_eq!(exp2_neg_q64(0), u64::MAX);
+        assert_eq!(exp2_neg_q64(1 << 32), 1 << 63);
+        assert_eq!(hi(u64::MAX, u64::MAX), u64::MAX - 1);
     }
 
     #[test]

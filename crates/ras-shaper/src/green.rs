@@ -2,10 +2,11 @@
 //! the downstream meter and releases its head packet as soon as the meter would
 //! color it green, if that comes before the rate schedule.
 
-use netcond_core::{Color, Instant};
+use netcond_core::{BucketProfile, Color, Instant};
 use trtcm::{SrTcm, SrTcmProfile, TrTcm, TrTcmProfile};
 
 use crate::config::RasProfile;
+use crate::fixed::recip;
 use crate::shaper::{PacketLen, Ras, Schedule};
 
 /// A meter downstream of a green shaper: it can tell, without changing
@@ -28,9 +29,44 @@ pub trait GreenMeter {
     fn color(&mut self, profile: &Self::Profile, now: Instant, len: u32) -> Color;
 }
 
+/// Exactly [`BucketProfile::ticks_until`] (the whole ticks of refill after which
+/// `tokens` reaches `need`, rounded up; `None` if never), without its division:
+/// the quotient comes from the table-and-Newton reciprocal of the bucket's
+/// per-tick increment and is then corrected to the exact ceiling by at most a
+/// few multiply-and-compare steps. Waits of 2^32 ticks or more fall back to the
+/// division.
+#[inline]
+#[must_use]
+pub fn ticks_until(b: &BucketProfile, tokens: u64, need: u64) -> Option<u64> {
+    if need <= tokens {
+        return Some(0);
+    }
+    let inc = b.inc();
+    if need > b.full() || inc == 0 {
+        return None;
+    }
+    let diff = (need - tokens) as u128;
+    let (y, lz) = recip(inc);
+    // diff < 2^62 and y <= 2^63; 126 - lz >= 63.
+    let est = (diff * y as u128) >> (126 - lz);
+    if est >= 1 << 32 {
+        return b.ticks_until(tokens, need);
+    }
+    // The estimate is within 2 of the quotient; walk to the exact ceiling.
+    let inc = inc as u128;
+    let mut q = est;
+    while q * inc < diff {
+        q += 1;
+    }
+    while q > 0 && (q - 1) * inc >= diff {
+        q -= 1;
+    }
+    Some(q as u64)
+}
+
 /// srTCM (RFC 2697): `T2 = max(t, t + (B - Tc(t))/CIR)`, infinite if `B > CBS`
 /// (RFC 2963 section 3.3). The wait is rounded up to a whole tick, so that the
-/// meter holds at least `B` bytes in C at T2. One division per call.
+/// meter holds at least `B` bytes in C at T2.
 impl GreenMeter for SrTcm {
     type Profile = SrTcmProfile;
 
@@ -42,7 +78,7 @@ impl GreenMeter for SrTcm {
     #[inline]
     fn green_at(&self, profile: &SrTcmProfile, now: Instant, len: u32) -> Option<Instant> {
         let c = profile.committed();
-        let d = c.ticks_until(self.tc_at(profile, now), c.cost(len))?;
+        let d = ticks_until(c, self.tc_at(profile, now), c.cost(len))?;
         Some(now.wrapping_add(d))
     }
 
@@ -54,7 +90,7 @@ impl GreenMeter for SrTcm {
 
 /// trTCM (RFC 2698): `T2 = max(t, t + (B - Tc(t))/CIR, t + (B - Tp(t))/PIR)`,
 /// infinite if `B > CBS` or `B > PBS` (RFC 2963 section 3.5). Waits round up to a
-/// whole tick. Up to two divisions per call.
+/// whole tick.
 impl GreenMeter for TrTcm {
     type Profile = TrTcmProfile;
 
@@ -67,8 +103,8 @@ impl GreenMeter for TrTcm {
     fn green_at(&self, profile: &TrTcmProfile, now: Instant, len: u32) -> Option<Instant> {
         let c = profile.committed();
         let p = profile.peak();
-        let dc = c.ticks_until(self.tc_at(profile, now), c.cost(len))?;
-        let dp = p.ticks_until(self.tp_at(profile, now), p.cost(len))?;
+        let dc = ticks_until(c, self.tc_at(profile, now), c.cost(len))?;
+        let dp = ticks_until(p, self.tp_at(profile, now), p.cost(len))?;
         Some(now.wrapping_add(dc.max(dp)))
     }
 
@@ -150,11 +186,8 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
 
     #[inline(always)]
     fn schedule<M: GreenMeter>(&mut self, mp: &M::Profile, meter: &M, now: Instant) {
-        let Some(len) = self.ras.head().map(PacketLen::packet_len) else {
-            return;
-        };
-        let t2 = meter.green_at(mp, now, len);
-        self.ras.schedule_head(t2);
+        self.ras
+            .schedule_head(now, |len| meter.green_at(mp, now, len));
     }
 
     /// The underlying shaper state (queue, EAR, T1, T2).

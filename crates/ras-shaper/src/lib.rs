@@ -117,7 +117,7 @@ pub use config::{
     TrRasProfile, TrThresholds, DEFAULT_K, LINE_BITS, MAX_SCALE,
 };
 pub use ear::{Ear, EarProfile};
-pub use green::{GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper};
+pub use green::{ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper};
 pub use shaper::{
     transmission_time, PacketLen, Ras, RasShaper, Schedule, SrRas, TrRas, MAX_GAP_TICKS,
 };

@@ -181,7 +181,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     #[inline]
     pub fn enqueue(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<(), P> {
         if self.push(p, now, pkt)? {
-            self.schedule_head(None);
+            self.schedule_head(now, |_| None);
         }
         Ok(())
     }
@@ -202,7 +202,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     pub fn dequeue(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
         let pkt = self.pop(p, now)?;
         if !self.queue.is_empty() {
-            self.schedule_head(None);
+            self.schedule_head(now, |_| None);
         }
         Some(pkt)
     }
@@ -241,18 +241,26 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         Some(slot.pkt)
     }
 
-    /// Computes T1 for the (new) head, then its release point min(T1, T2).
+    /// Computes T1 for the (new) head, then its release point min(T1, T2). `t2`
+    /// is asked for T2 (given the head's length) only when T1 is still in the
+    /// future at `now`: T2 is never before `now`, so it cannot win otherwise.
     #[inline(always)]
-    pub(crate) fn schedule_head(&mut self, t2: Option<Instant>) {
+    pub(crate) fn schedule_head(&mut self, now: Instant, t2: impl FnOnce(u32) -> Option<Instant>) {
         let Some(h) = self.queue.front() else {
             return;
         };
         let a = Schedule::whole(h.arrival);
-        self.t1 = if a.not_after(self.next) { self.next } else { a };
+        let t1 = if a.not_after(self.next) { self.next } else { a };
+        let t2 = if t1.not_after(Schedule::whole(now)) {
+            None
+        } else {
+            t2(h.pkt.packet_len())
+        };
+        self.t1 = t1;
         self.t2 = t2;
         self.head = match t2 {
-            Some(t) if Schedule::whole(t).not_after(self.t1) => Schedule::whole(t),
-            _ => self.t1,
+            Some(t) if Schedule::whole(t).not_after(t1) => Schedule::whole(t),
+            _ => t1,
         };
         self.release = self.head.ceil();
     }
@@ -278,7 +286,8 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         self.t1
     }
 
-    /// The head's green schedule T2 (`None`: infinite, or a plain shaper).
+    /// The head's green schedule T2: `None` for infinity, for a plain shaper, and
+    /// when T2 was not evaluated because T1 was already due.
     #[inline]
     #[must_use]
     pub fn head_t2(&self) -> Option<Instant> {

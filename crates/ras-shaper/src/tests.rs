@@ -449,20 +449,58 @@ fn t2_is_infinite_above_the_burst_sizes() {
     let mp = trtcm_profile(3_000); // CBS 3000, PBS 6000
     let mut meter = TrTcm::new(&mp, Instant::ZERO);
     let mut g: GreenRas<u32, 8> = GreenRas::new(Instant::ZERO);
-    g.enqueue(&p, &mp, &meter, t(0), 3_001).unwrap();
+    // A first packet leaves at once and makes the next T1 lie in the future.
+    g.enqueue(&p, &mp, &meter, t(0), 100).unwrap();
+    assert_eq!(
+        g.dequeue(&p, &mp, &mut meter, t(0)),
+        Some((100, Color::Green))
+    );
+    g.enqueue(&p, &mp, &meter, t(1), 3_001).unwrap();
+    assert!(g.ras().head_t1().at.ticks() > 1);
     assert_eq!(g.ras().head_t2(), None);
     assert!(!g.head_at_t2());
-    let (len, c) = g.dequeue(&p, &mp, &mut meter, t(0)).unwrap();
+    let at = g.next_release().unwrap();
+    assert_eq!(at, g.ras().head_t1().ceil());
+    let (len, c) = g.dequeue(&p, &mp, &mut meter, at).unwrap();
     assert_eq!((len, c), (3_001, Color::Yellow));
-    // Exactly CBS: finite.
-    g.enqueue(&p, &mp, &meter, t(1), 3_000).unwrap();
-    assert!(g.ras().head_t2().is_some());
+    // Exactly CBS: finite, and green when released there.
+    g.enqueue(&p, &mp, &meter, at.wrapping_add(1), 3_000)
+        .unwrap();
+    let t2 = g.ras().head_t2().expect("finite T2");
+    if g.head_at_t2() {
+        let (_, c) = g.dequeue(&p, &mp, &mut meter, t2).unwrap();
+        assert_eq!(c, Color::Green);
+    }
     // srTCM: above CBS is infinite even though EBS is larger.
     let sp = srtcm_profile(3_000);
-    let sm = SrTcm::new(&sp, Instant::ZERO);
+    let mut sm = SrTcm::new(&sp, Instant::ZERO);
     let mut g: GreenRas<u32, 8> = GreenRas::new(Instant::ZERO);
-    g.enqueue(&p, &sp, &sm, t(0), 3_001).unwrap();
+    g.enqueue(&p, &sp, &sm, t(0), 100).unwrap();
+    g.dequeue(&p, &sp, &mut sm, t(0)).unwrap();
+    g.enqueue(&p, &sp, &sm, t(1), 3_001).unwrap();
+    assert!(g.ras().head_t1().at.ticks() > 1);
     assert_eq!(g.ras().head_t2(), None);
+    g.enqueue(&p, &sp, &sm, t(2), 3_000).unwrap();
+}
+
+#[test]
+fn fast_ticks_until_is_exact() {
+    let mut r = SplitMix64::new(11);
+    for _ in 0..200_000 {
+        let rate = Rate::from_bits_per_sec(1 + (r.next_u32() as u64) * (1 + r.below(1000) as u64));
+        let hz = [1_000_000_000u64, 2_300_000_000, 1_000_000, 3][r.below(4) as usize];
+        let size = 1 + r.below(1_000_000) as u64;
+        let Ok(b) = netcond_core::BucketProfile::new(rate, size, TickRate::from_hz(hz).unwrap())
+        else {
+            continue;
+        };
+        let tokens = (r.next_u32() as u64 * r.next_u32() as u64) % (b.full() + 1);
+        let need = b.cost(r.below(size as u32 + 2));
+        assert_eq!(
+            crate::ticks_until(&b, tokens, need),
+            b.ticks_until(tokens, need)
+        );
+    }
 }
 
 #[test]
