@@ -15,7 +15,7 @@
 //! with 5 ms of propagation; each flow has its own 100 Mbit/s access link of
 //! 5 ms (robust), 25 ms (average) or 70 ms (fragile), so round-trip times of
 //! 20, 60 and 150 ms; ACKs return uncongested. ns-2's defaults for the TCP: 1000-byte
-//! packets (960 payload), SACK, no delayed ACKs, initial window 1, 200 ms minimum
+//! packets (960 payload), SACK, no delayed ACKs, initial window 1, 1 s minimum
 //! RTO; ns-2's RED spreading (FJ93's pseudo-code) for all three queues. Flow `i`
 //! has class `i mod 3` and starts at 0 s (even `i`) or 2 s (odd `i`), plus a
 //! random 0-10 ms jitter. Goodput and fairness are measured from 2 s to the end,
@@ -137,6 +137,15 @@ const PARAMS: &[ParamSpec] = &[
             max: 9000,
         },
         help: "packet size in bytes incl. 40 header bytes (chosen: ns-2's default 1000)",
+    },
+    ParamSpec {
+        key: "min_rto_ms",
+        default: "1000",
+        kind: ParamKind::F64 {
+            min: 1.0,
+            max: 10_000.0,
+        },
+        help: "TCP minimum RTO (chosen: RFC 6298's 1 s, as ns-2 before 2004)",
     },
     ParamSpec {
         key: "rtt_ms",
@@ -383,7 +392,7 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
         header: 40,
         max_window: (p.u64("window") as u32).saturating_mul(mss),
         initial_cwnd: 1,
-        min_rto_ns: 200 * MS,
+        min_rto_ns: secs(p.f64("min_rto_ms") / 1000.0),
         ecn: scheme != "red",
         ..TcpConfig::default()
     };
@@ -394,7 +403,7 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     for i in 0..n {
         let class = (i % 3) as u8;
         let access = (rtt[usize::from(class)] / 2).saturating_sub(bdelay);
-        let a = net.add_link(100_000_000, access, Box::new(DropTail::packets(1000)));
+        let a = net.add_pipe_link(100_000_000, access);
         let start = if i % 2 == 1 { 2 * SEC } else { 0 } + rng.time_below(10 * MS);
         net.add_flow(tcp, &[a, b], access + bdelay, class, start);
     }
@@ -517,7 +526,7 @@ const NOTES: &[&str] = &[
      its claims, not numbers",
     "chosen (topology figure not in the text): one 90 Mbit/s bottleneck, RTTs 20 / 60 / 150 ms \
      for robust / average / fragile flows, 1000-byte packets, SACK TCP, initial window 1, min \
-     RTO 200 ms, no delayed ACKs; ns-2's RED spreading for all three queues",
+     RTO 1 s, no delayed ACKs; ns-2's RED spreading for all three queues",
     "goodput, Jain's index and the min/max gap are measured from 2 s (all flows started) to the end",
 ];
 

@@ -257,7 +257,7 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
     let ppp_delay = secs(p.f64("ppp_delay_ms") / 1000.0);
     let lan_delay = MS / 10;
     let mut net = Network::new();
-    let lan_a = net.add_link(100_000_000, lan_delay, Box::new(DropTail::packets(1000)));
+    let lan_a = net.add_pipe_link(100_000_000, lan_delay);
     let ppp = net.add_link(
         link_bps,
         ppp_delay,
@@ -268,7 +268,7 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
             stats: QdiscStats::default(),
         }),
     );
-    let lan_b = net.add_link(100_000_000, lan_delay, Box::new(DropTail::packets(1000)));
+    let lan_b = net.add_pipe_link(100_000_000, lan_delay);
     // The reverse path carries only this stream's ACKs: propagation plus the
     // serialization of a 40-byte ACK on each link.
     let ack_ser = crate::engine::serialization_ns(40, link_bps)

@@ -341,7 +341,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
             stats: QdiscStats::default(),
         }),
     );
-    let lan = |net: &mut Network| net.add_link(10_000_000, MS, Box::new(DropTail::packets(10_000)));
+    let lan = |net: &mut Network| net.add_pipe_link(10_000_000, MS);
     // ACK path: LAN, 34 Mbit/s, 70 Mbit/s, 34 Mbit/s, LAN, propagation plus a 40-byte ACK's serialization.
     let ser = |bps: u64| crate::engine::serialization_ns(40, bps);
     let ack_delay =
@@ -352,7 +352,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
             2_500_000,
             Box::new(customer(k, &shaper, cbs, line)?),
         );
-        let far = net.add_link(34_000_000, 2_500_000, Box::new(DropTail::packets(100_000)));
+        let far = net.add_pipe_link(34_000_000, 2_500_000);
         for _ in 0..hosts {
             let a = lan(&mut net);
             let b = lan(&mut net);

@@ -189,6 +189,9 @@ pub struct Link {
     busy: bool,
     in_service: Option<Packet>,
     wake_at: Option<Time>,
+    /// An unlimited FIFO: no discipline, departures computed at arrival.
+    pipe: bool,
+    free_at: Time,
     /// Bytes transmitted (since the last stats reset).
     pub tx_bytes: u64,
 }
@@ -256,9 +259,20 @@ impl Network {
             busy: false,
             in_service: None,
             wake_at: None,
+            pipe: false,
+            free_at: 0,
             tx_bytes: 0,
         });
         (self.links.len() - 1) as u32
+    }
+
+    /// Add an uncongested link: an unlimited FIFO that never drops, so each
+    /// packet's departure is computed when it arrives (one event per hop instead
+    /// of two; the same timing as a [`DropTail`] that never fills).
+    pub fn add_pipe_link(&mut self, rate_bps: u64, delay: Time) -> u32 {
+        let id = self.add_link(rate_bps, delay, Box::new(DropTail::packets(0)));
+        self.links[id as usize].pipe = true;
+        id
     }
 
     /// Add a bulk flow over `route`, whose ACKs take `ack_delay` back, starting at
@@ -348,8 +362,28 @@ impl Network {
     fn arrive(&mut self, link: u32, pkt: Packet) {
         let now = self.q.now();
         let l = &mut self.links[link as usize];
+        if l.pipe {
+            let len = pkt.seg.wire_len;
+            l.tx_bytes += u64::from(len);
+            l.free_at = l.free_at.max(now) + serialization_ns(len, l.rate_bps);
+            let at = l.free_at + l.delay;
+            self.forward(at, pkt);
+            return;
+        }
         if l.qdisc.enqueue(now, pkt).is_ok() && !l.busy {
             self.try_send(link);
+        }
+    }
+
+    /// Schedule `p`'s arrival at its next hop (or its receiver) at `at`.
+    fn forward(&mut self, at: Time, mut p: Packet) {
+        let route = &self.flows[p.seg.flow as usize].route;
+        p.hop += 1;
+        if usize::from(p.hop) < route.len() {
+            let next = route[usize::from(p.hop)];
+            self.q.schedule(at, Ev::Arrive(next, p));
+        } else {
+            self.q.schedule(at, Ev::Deliver(p));
         }
     }
 
@@ -358,7 +392,7 @@ impl Network {
         let l = &mut self.links[link as usize];
         debug_assert!(!l.busy);
         match l.qdisc.dequeue(now) {
-            Deq::Packet(mut p) => {
+            Deq::Packet(p) => {
                 l.busy = true;
                 l.in_service = Some(p);
                 let len = p.seg.wire_len;
@@ -366,14 +400,7 @@ impl Network {
                 let done = now + serialization_ns(len, l.rate_bps);
                 let arrive = done + l.delay;
                 self.q.schedule(done, Ev::TxDone(link));
-                let route = &self.flows[p.seg.flow as usize].route;
-                p.hop += 1;
-                if usize::from(p.hop) < route.len() {
-                    let next = route[usize::from(p.hop)];
-                    self.q.schedule(arrive, Ev::Arrive(next, p));
-                } else {
-                    self.q.schedule(arrive, Ev::Deliver(p));
-                }
+                self.forward(arrive, p);
             }
             Deq::Wait(t) => {
                 if l.wake_at.map_or(true, |w| t < w) {

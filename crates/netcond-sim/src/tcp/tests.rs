@@ -515,3 +515,39 @@ fn timestamps_give_samples_from_retransmissions() {
     assert_eq!(run(true), (300 * MS, Some(100 * MS)));
     assert_eq!(run(false), (4 * SEC, None));
 }
+
+#[test]
+fn pipe_links_time_packets_like_a_fifo() {
+    let cfg = TcpConfig {
+        max_window: 1 << 20,
+        ..TcpConfig::default()
+    };
+    let build = |pipe: bool| {
+        let mut net = Network::new();
+        let first = if pipe {
+            net.add_pipe_link(100_000_000, MS)
+        } else {
+            net.add_link(100_000_000, MS, Box::new(DropTail::packets(1 << 20)))
+        };
+        let b = net.add_link(10_000_000, 10 * MS, Box::new(DropTail::packets(30)));
+        let last = if pipe {
+            net.add_pipe_link(20_000_000, MS)
+        } else {
+            net.add_link(20_000_000, MS, Box::new(DropTail::packets(1 << 20)))
+        };
+        for i in 0..3 {
+            net.add_flow(cfg, &[first, b, last], 12 * MS, 0, i * MS);
+        }
+        net.run_until(20 * SEC);
+        let r: Vec<_> = net
+            .flows
+            .iter()
+            .map(|f| (*f.sender.stats(), *f.receiver.stats()))
+            .collect();
+        (r, net.events())
+    };
+    let (a, ev_pipe) = build(true);
+    let (b, ev_fifo) = build(false);
+    assert_eq!(a, b);
+    assert!(ev_pipe < ev_fifo);
+}
