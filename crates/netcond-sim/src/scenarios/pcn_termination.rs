@@ -333,6 +333,10 @@ pub struct TermResult {
     pub events: u64,
     /// Overload time, seconds.
     pub t_overload: f64,
+    /// When the first ET-marked packet reached the egress, ns.
+    pub first_et: Option<Time>,
+    /// When the first flow stopped on a termination signal, ns.
+    pub first_stop: Option<Time>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -446,8 +450,11 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
     let mut overload_seen = false;
     q.schedule(cfg.interval, Ev::Sample);
 
-    let egress = |pkt: Pkt, now: Time, q: &mut EventQueue<Ev>, term: &mut Termination| {
+    let mut first_et: Option<Time> = None;
+    let mut first_stop: Option<Time> = None;
+    let mut egress = |pkt: Pkt, now: Time, q: &mut EventQueue<Ev>, term: &mut Termination| {
         if pkt.mark == PcnMark::Etm {
+            first_et.get_or_insert(now);
             if let Some(t) = term.on_et(pkt.flow as usize, now) {
                 q.schedule(t, Ev::Stop(pkt.flow));
             }
@@ -502,6 +509,7 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
             Ev::Stop(f) => {
                 let fl = &mut flows[f as usize];
                 if fl.alive {
+                    first_stop.get_or_insert(now);
                     fl.alive = false;
                     alive -= 1;
                     if fl.src.is_on() {
@@ -582,6 +590,8 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
         packets,
         events: q.events(),
         t_overload: t0s,
+        first_et,
+        first_stop,
     })
 }
 

@@ -753,7 +753,7 @@ fn phase_rates(r: &S7Result, ph: &Phase, flow: usize) -> (Option<f64>, Option<f6
         .samples
         .iter()
         .filter(|s| s.0 < ph.to - 1e-9)
-        .last()
+        .next_back()
         .map(|s| s.1[flow]);
     let mean = if inside.is_empty() {
         None
