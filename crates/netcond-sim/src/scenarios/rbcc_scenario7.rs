@@ -752,8 +752,7 @@ fn phase_rates(r: &S7Result, ph: &Phase, flow: usize) -> (Option<f64>, Option<f6
     let last = r
         .samples
         .iter()
-        .filter(|s| s.0 < ph.to - 1e-9)
-        .next_back()
+        .rfind(|s| s.0 < ph.to - 1e-9)
         .map(|s| s.1[flow]);
     let mean = if inside.is_empty() {
         None
