@@ -126,7 +126,7 @@ impl PremiumPolicerProfile {
         if cfg.pbs < u64::from(cfg.max_packet) {
             return Err(PremiumPolicerError::PbsBelowMaxPacket);
         }
-        let bucket = BucketProfile::new(cfg.rate, cfg.tbs, cfg.tick)?;
+        let bucket = crate::bucket(cfg.rate, cfg.tbs, cfg.tick)?;
         Ok(PremiumPolicerProfile {
             bucket,
             pbs: cfg.pbs,

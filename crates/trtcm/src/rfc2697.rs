@@ -74,8 +74,8 @@ impl SrTcmProfile {
         if cfg.cbs == 0 && cfg.ebs == 0 {
             return Err(SrTcmError::ZeroBursts);
         }
-        let c = BucketProfile::new(cfg.cir, cfg.cbs, cfg.tick)?;
-        let e = BucketProfile::new(cfg.cir, cfg.ebs, cfg.tick)?;
+        let c = crate::bucket(cfg.cir, cfg.cbs, cfg.tick)?;
+        let e = crate::bucket(cfg.cir, cfg.ebs, cfg.tick)?;
         Ok(SrTcmProfile { c, e })
     }
 
