@@ -125,21 +125,22 @@ netcond_core::config_error! {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EtMarkerProfile {
     u: Units,
-    /// A packet is ET-marked when `fill < len * need_per_byte + need_fixed`.
-    need_per_byte: u64,
-    need_fixed: u64,
-    /// On a mark the bucket gains `len * add_per_byte + add_fixed`.
+    /// Size-independent marking (else tail marking).
+    size_independent: bool,
+    /// MTU in units (size independent): a packet is marked when `fill < mtu`.
+    mtu: u64,
+    /// Units added per byte of a marked packet (size independent).
     add_per_byte: u64,
+    /// Units added per marked packet (tail marking): `s`.
     add_fixed: u64,
-    /// All ones if an arriving ET packet adds the same amount, else zero.
-    et_add_mask: u64,
+    /// An arriving ET packet adds the same amount.
+    et_adds: bool,
 }
 
 impl EtMarkerProfile {
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &EtMarkerConfig) -> Result<EtMarkerProfile, EtMarkerError> {
         let base = Units::new(c.sr, c.bucket_size, c.tick, 1).ok_or(EtMarkerError::TooLarge)?;
-        let mask = if c.already_et_adds_s { u64::MAX } else { 0 };
         match c.marking {
             EtMarking::TailMarking => {
                 let s = base
@@ -147,11 +148,11 @@ impl EtMarkerProfile {
                     .ok_or(EtMarkerError::TooLarge)?;
                 Ok(EtMarkerProfile {
                     u: base,
-                    need_per_byte: base.scale,
-                    need_fixed: 0,
+                    size_independent: false,
+                    mtu: 0,
                     add_per_byte: 0,
                     add_fixed: s,
-                    et_add_mask: mask,
+                    et_adds: c.already_et_adds_s,
                 })
             }
             EtMarking::SizeIndependent { mtu } => {
@@ -180,11 +181,11 @@ impl EtMarkerProfile {
                 let need = u.bytes(u64::from(mtu)).ok_or(EtMarkerError::TooLarge)?;
                 Ok(EtMarkerProfile {
                     u,
-                    need_per_byte: 0,
-                    need_fixed: need,
+                    size_independent: true,
+                    mtu: need,
                     add_per_byte: per,
                     add_fixed: 0,
-                    et_add_mask: mask,
+                    et_adds: c.already_et_adds_s,
                 })
             }
         }
@@ -256,29 +257,33 @@ impl EtMarker {
     pub fn mark(&mut self, p: &EtMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let dt = self.last.advance_to(now);
         let fill = p.u.refill(self.fill, dt);
-        let l = len as u64;
-        let add = l.saturating_mul(p.add_per_byte).saturating_add(p.add_fixed);
-        match mark {
-            PcnMark::NotPcn => {
-                self.fill = fill;
-                mark
+        let cost = p.u.cost(len);
+        // Written as selects: the outcome depends on the traffic, not on a
+        // predictable branch.
+        let (need, add) = if p.size_independent {
+            (p.mtu, u64::from(len).saturating_mul(p.add_per_byte))
+        } else {
+            (cost, p.add_fixed)
+        };
+        let plus = p.u.refill(fill.saturating_add(add), 0);
+        let metered = matches!(mark, PcnMark::Nm | PcnMark::Thm);
+        let short = fill < need;
+        let et_adds = p.et_adds && mark == PcnMark::Etm;
+        self.fill = if metered {
+            if short {
+                plus
+            } else {
+                fill.saturating_sub(cost)
             }
-            PcnMark::Etm => {
-                self.fill = p.u.refill(fill.saturating_add(add & p.et_add_mask), 0);
-                mark
-            }
-            PcnMark::Nm | PcnMark::Thm => {
-                let need = l
-                    .saturating_mul(p.need_per_byte)
-                    .saturating_add(p.need_fixed);
-                if fill < need {
-                    self.fill = p.u.refill(fill.saturating_add(add), 0);
-                    PcnMark::Etm
-                } else {
-                    self.fill = fill.saturating_sub(p.u.cost(len));
-                    mark
-                }
-            }
+        } else if et_adds {
+            plus
+        } else {
+            fill
+        };
+        if metered && short {
+            PcnMark::Etm
+        } else {
+            mark
         }
     }
 }
@@ -602,27 +607,21 @@ impl AsMarker {
     pub fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let dt = self.last.advance_to(now);
         let fill = p.u.refill(self.fill, dt);
-        if !matches!(mark, PcnMark::Nm | PcnMark::Thm) {
-            self.fill = fill;
-            return mark;
-        }
         let cost = p.u.cost(len);
-        let marked = match p.form {
-            AsForm::Seed000 => {
-                // fill < size, or fill - size < threshold: together fill < size + threshold.
-                if fill >= cost {
-                    self.fill = fill - cost;
-                } else {
-                    self.fill = fill;
-                }
-                fill < cost + p.threshold
-            }
-            AsForm::Draft3sm01 => {
-                self.fill = fill.saturating_sub(cost);
-                fill < p.threshold
-            }
+        let (marked, after) = match p.form {
+            // fill < size (bucket untouched), or fill - size < threshold after
+            // taking it: together, fill < size + threshold (no overflow: both
+            // are below 2^62).
+            AsForm::Seed000 => (
+                fill < cost + p.threshold,
+                if fill >= cost { fill - cost } else { fill },
+            ),
+            AsForm::Draft3sm01 => (fill < p.threshold, fill.saturating_sub(cost)),
         };
-        if marked {
+        // Only packets that are not ET on arrival are metered.
+        let metered = matches!(mark, PcnMark::Nm | PcnMark::Thm);
+        self.fill = if metered { after } else { fill };
+        if metered && marked {
             PcnMark::Thm
         } else {
             mark
