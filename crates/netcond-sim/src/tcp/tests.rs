@@ -303,12 +303,15 @@ fn ecn_halves_once_per_window_and_sets_cwr() {
     assert!(out[0].cwr);
 }
 
+/// A scripted drop decision: `(now, packet) -> drop?`.
+type DropRule = Box<dyn FnMut(Time, &Packet) -> bool + Send>;
+
 /// A bottleneck discipline for the pipe tests: tail drop at `cap` packets, an
 /// optional instantaneous ECN threshold, and a scripted drop rule.
 struct TestQueue {
     fifo: DropTail,
     mark_above: Option<usize>,
-    drop: Box<dyn FnMut(Time, &Packet) -> bool + Send>,
+    drop: DropRule,
     stats: QdiscStats,
 }
 
@@ -350,7 +353,7 @@ fn pipe(
     rtt: Time,
     cap: usize,
     mark_above: Option<usize>,
-    drop: Box<dyn FnMut(Time, &Packet) -> bool + Send>,
+    drop: DropRule,
 ) -> Network {
     let mut net = Network::new();
     let q = TestQueue {
