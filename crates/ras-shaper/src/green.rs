@@ -276,3 +276,68 @@ impl<P: PacketLen, M: GreenMeter, const N: usize> GreenRasShaper<P, M, N> {
         &self.state
     }
 }
+
+/// A plain srRAS / trRAS followed by its meter, with the same calls as
+/// [`GreenRasShaper`]: the shaper ignores the meter's state and `dequeue`
+/// colors each released packet (color-blind). Lets a simulator swap a trRAS for
+/// a G-trRAS without changing its code.
+#[derive(Clone, Debug)]
+pub struct MeteredRasShaper<P, M: GreenMeter, const N: usize> {
+    profile: RasProfile,
+    meter_profile: M::Profile,
+    meter: M,
+    state: Ras<P, N>,
+}
+
+impl<P: PacketLen, M: GreenMeter, const N: usize> MeteredRasShaper<P, M, N> {
+    /// An empty shaper with the meter's buckets full at `now`.
+    #[must_use]
+    pub fn new(profile: impl Into<RasProfile>, meter_profile: M::Profile, now: Instant) -> Self {
+        let meter = M::start(&meter_profile, now);
+        MeteredRasShaper {
+            profile: profile.into(),
+            meter_profile,
+            meter,
+            state: Ras::new(now),
+        }
+    }
+
+    /// Offers a packet; hands it back when the FIFO is full.
+    #[inline]
+    pub fn enqueue(&mut self, now: Instant, pkt: P) -> Result<(), P> {
+        self.state.enqueue(&self.profile, now, pkt)
+    }
+
+    /// When the head packet may leave, if any.
+    #[inline]
+    #[must_use]
+    pub fn next_release(&self) -> Option<Instant> {
+        self.state.next_release()
+    }
+
+    /// The head packet and its color at the meter, if it is due at `now`.
+    #[inline]
+    pub fn dequeue(&mut self, now: Instant) -> Option<(P, Color)> {
+        let pkt = self.state.dequeue(&self.profile, now)?;
+        let c = self.meter.color(&self.meter_profile, now, pkt.packet_len());
+        Some((pkt, c))
+    }
+
+    /// The shaper's profile.
+    #[must_use]
+    pub fn profile(&self) -> &RasProfile {
+        &self.profile
+    }
+
+    /// The meter's state.
+    #[must_use]
+    pub fn meter(&self) -> &M {
+        &self.meter
+    }
+
+    /// The shaper's state.
+    #[must_use]
+    pub fn state(&self) -> &Ras<P, N> {
+        &self.state
+    }
+}

@@ -27,6 +27,8 @@
 //! [`RasShaper`] and [`GreenRasShaper`] pair a profile (and the meter) with one
 //! state for single-instance users: `enqueue(now, pkt)` (hands the packet back
 //! when the buffer is full), `next_release()`, `dequeue(now)`.
+//! [`MeteredRasShaper`] is a plain RAS followed by its meter with the same calls
+//! as [`GreenRasShaper`] (`dequeue` returns the packet and its color).
 //!
 //! # Configuration
 //!
@@ -117,7 +119,9 @@ pub use config::{
     TrRasProfile, TrThresholds, DEFAULT_K, LINE_BITS, MAX_SCALE,
 };
 pub use ear::{Ear, EarProfile};
-pub use green::{ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper};
+pub use green::{
+    ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper, MeteredRasShaper,
+};
 pub use shaper::{
     transmission_time, PacketLen, Ras, RasShaper, Schedule, SrRas, TrRas, MAX_GAP_TICKS,
 };

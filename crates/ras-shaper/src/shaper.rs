@@ -213,7 +213,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     pub(crate) fn push(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<bool, P> {
         let len = pkt.packet_len();
         self.ear.update(p.ear(), now, len);
-        let bytes = self.bytes + len as u64;
+        let bytes = self.bytes.saturating_add(len as u64);
         if bytes > p.buffer_bytes() {
             return Err(pkt);
         }
@@ -235,7 +235,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         }
         let slot = self.queue.pop_front()?;
         let len = slot.pkt.packet_len();
-        self.bytes -= len as u64;
+        self.bytes = self.bytes.saturating_sub(len as u64);
         let rate = p.shaping_rate(&self.ear, self.bytes);
         self.next = self.head.plus(transmission_time(len, rate, p.scale()));
         Some(slot.pkt)

@@ -823,3 +823,59 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn wrappers_agree_with_the_states() {
+    // MeteredRasShaper = Ras + meter; GreenRasShaper = GreenRas + meter.
+    let p = TrRasProfile::new(&tr_cfg()).unwrap();
+    let mp = trtcm_profile(3_000);
+    let trace = onoff_trace(900, 2_000, 50_000_000, 40);
+    let (plain, _) = run_plain::<256>(&p, &trace);
+    let (green, _) = run_green::<TrTcm, 256>(&p, &mp, &trace);
+    let mut m: crate::MeteredRasShaper<Pkt, TrTcm, 256> =
+        crate::MeteredRasShaper::new(p, mp, Instant::ZERO);
+    let mut g: crate::GreenRasShaper<Pkt, TrTcm, 256> =
+        crate::GreenRasShaper::new(p, mp, Instant::ZERO);
+    let mut meter = TrTcm::new(&mp, Instant::ZERO);
+    for (shaper, want, is_green) in [(0, &plain, false), (1, &green, true)] {
+        let mut i = 0;
+        let mut out = Vec::new();
+        loop {
+            let rel = if shaper == 0 {
+                m.next_release()
+            } else {
+                g.next_release()
+            };
+            let arr = trace.get(i).map(|x| x.0);
+            match (rel.map(|r| r.ticks()), arr) {
+                (None, None) => break,
+                (Some(r), a) if a.map_or(true, |a| r < a) => {
+                    let (pkt, c) = if shaper == 0 {
+                        m.dequeue(t(r)).unwrap()
+                    } else {
+                        g.dequeue(t(r)).unwrap()
+                    };
+                    out.push((r, pkt, c));
+                }
+                (_, Some(a)) => {
+                    let _ = if shaper == 0 {
+                        m.enqueue(t(a), trace[i].1)
+                    } else {
+                        g.enqueue(t(a), trace[i].1)
+                    };
+                    i += 1;
+                }
+                (Some(_), None) => unreachable!(),
+            }
+        }
+        assert_eq!(out.len(), want.len());
+        for ((r, pkt, c), w) in out.iter().zip(want.iter()) {
+            assert_eq!((*r, *pkt), (w.at, w.pkt));
+            if is_green {
+                assert_eq!(Some(*c), w.color);
+            } else {
+                assert_eq!(*c, meter.color_blind(&mp, t(*r), pkt.len));
+            }
+        }
+    }
+}
