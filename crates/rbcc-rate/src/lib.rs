@@ -86,6 +86,7 @@
 #![deny(clippy::float_arithmetic)]
 
 mod config;
+mod flowtable;
 pub mod invariants;
 mod rate;
 pub mod rcp;
@@ -95,4 +96,4 @@ mod table;
 pub use config::{AckModel, RbccConfig, RbccError, RbccProfile};
 pub use rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader, FRAC_BITS, ONE_BPS};
 pub use rcp::{Rcp, RcpConfig, RcpError, RcpProfile};
-pub use table::{EntryKind, FlowEntry, FlowHasher, RbccInterface};
+pub use table::{EntryKind, FlowEntry, RbccInterface};

@@ -1,38 +1,10 @@
 //! The per-interface allocated-bandwidth table and its fair-share computation.
 
-use core::hash::{BuildHasherDefault, Hasher};
-
-use heapless::IndexMap;
 use netcond_core::Instant;
 
 use crate::config::{AckModel, RbccProfile};
+use crate::flowtable::FlowTable;
 use crate::rate::{AckHeader, FixedRate, FlowId, RateHeader};
-
-/// A multiplicative (Fibonacci) hasher for the table's `u64` keys: one multiply,
-/// the top 16 bits kept (the table indexes with 16 bits of hash).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FlowHasher(u64);
-
-impl Hasher for FlowHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0 >> 48
-    }
-
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0 ^ i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type Map<const N: usize> = IndexMap<u64, FlowEntry, BuildHasherDefault<FlowHasher>, N>;
 
 #[inline]
 const fn data_key(flow: FlowId) -> u64 {
@@ -94,8 +66,9 @@ impl FlowEntry {
 }
 
 /// The RBCC allocator of one output interface: the allocated-bandwidth table of
-/// the flows crossing it (at most `N`, a power of two, 2..=32768) and the
-/// advertised rate.
+/// the flows crossing it (at most `N` rows, `N` a power of two of at least 2;
+/// size it at about twice the expected rows so that most lookups take one
+/// probe) and the advertised rate.
 ///
 /// Flows join on their first packet ([`on_data`](Self::on_data)), leave on
 /// [`close`](Self::close), and are removed by [`expire`](Self::expire) after the
@@ -103,7 +76,7 @@ impl FlowEntry {
 /// the fair share is recomputed (in expected `O(N)`) only when a row changes.
 #[derive(Clone)]
 pub struct RbccInterface<const N: usize> {
-    map: Map<N>,
+    map: FlowTable<N>,
     advertised: FixedRate,
     scratch: [(u64, bool); N],
     recomputations: u64,
@@ -126,7 +99,7 @@ impl<const N: usize> RbccInterface<N> {
     #[must_use]
     pub fn new(p: &RbccProfile) -> Self {
         RbccInterface {
-            map: Map::<N>::default(),
+            map: FlowTable::new(),
             advertised: p.capacity,
             scratch: [(0, false); N],
             recomputations: 0,
@@ -150,7 +123,7 @@ impl<const N: usize> RbccInterface<N> {
     /// True when the table holds no row.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.map.len() == 0
     }
 
     /// How many times the fair share was recomputed.
@@ -162,16 +135,16 @@ impl<const N: usize> RbccInterface<N> {
     /// The data-flow row of `flow`.
     #[must_use]
     pub fn data(&self, flow: FlowId) -> Option<&FlowEntry> {
-        self.map.get(&data_key(flow))
+        self.map.get(data_key(flow))
     }
 
     /// The ACK-flow row of `flow`.
     #[must_use]
     pub fn ack(&self, flow: FlowId) -> Option<&FlowEntry> {
-        self.map.get(&ack_key(flow))
+        self.map.get(ack_key(flow))
     }
 
-    /// All rows, in insertion order (with holes filled by later rows).
+    /// All rows, in table order.
     pub fn entries(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
         self.map.values()
     }
@@ -215,7 +188,7 @@ impl<const N: usize> RbccInterface<N> {
         flow: FlowId,
         hdr: &mut RateHeader,
     ) -> Result<(), FlowId> {
-        let changed = match self.map.get_mut(&data_key(flow)) {
+        let changed = match self.map.get_mut(data_key(flow)) {
             Some(e) => {
                 e.last_seen.advance_to(now);
                 if e.requested == hdr.requested {
@@ -235,7 +208,7 @@ impl<const N: usize> RbccInterface<N> {
                     bottleneck: false,
                     last_seen: now,
                 };
-                self.map.insert(data_key(flow), e).map_err(|_| flow)?;
+                self.map.insert(e).map_err(|_| flow)?;
                 true
             }
         };
@@ -258,7 +231,7 @@ impl<const N: usize> RbccInterface<N> {
     /// Unknown flows are ignored (closed or expired). Recomputes only on a change.
     #[inline]
     pub fn on_return(&mut self, p: &RbccProfile, now: Instant, flow: FlowId, ack: &AckHeader) {
-        let Some(e) = self.map.get_mut(&data_key(flow)) else {
+        let Some(e) = self.map.get_mut(data_key(flow)) else {
             return;
         };
         e.last_seen.advance_to(now);
@@ -296,7 +269,7 @@ impl<const N: usize> RbccInterface<N> {
         if p.k_num == 0 {
             return Ok(());
         }
-        let changed = match self.map.get_mut(&ack_key(flow)) {
+        let changed = match self.map.get_mut(ack_key(flow)) {
             Some(e) => {
                 e.last_seen.advance_to(now);
                 if e.requested == ack.rate {
@@ -316,7 +289,7 @@ impl<const N: usize> RbccInterface<N> {
                     bottleneck: false,
                     last_seen: now,
                 };
-                self.map.insert(ack_key(flow), e).map_err(|_| flow)?;
+                self.map.insert(e).map_err(|_| flow)?;
                 true
             }
         };
@@ -333,8 +306,8 @@ impl<const N: usize> RbccInterface<N> {
     /// `flow` closed: its data and ACK rows leave the table. True if any row was
     /// removed (then the fair share is recomputed).
     pub fn close(&mut self, p: &RbccProfile, flow: FlowId) -> bool {
-        let a = self.map.swap_remove(&data_key(flow)).is_some();
-        let b = self.map.swap_remove(&ack_key(flow)).is_some();
+        let a = self.map.remove(data_key(flow)).is_some();
+        let b = self.map.remove(ack_key(flow)).is_some();
         if a || b {
             self.recompute(p);
         }
@@ -347,7 +320,7 @@ impl<const N: usize> RbccInterface<N> {
     pub fn expire(&mut self, p: &RbccProfile, now: Instant) -> usize {
         let before = self.map.len();
         let idle = p.idle_ticks;
-        self.map.retain(|_, e| now.ticks_since(e.last_seen) < idle);
+        self.map.retain(|e| now.ticks_since(e.last_seen) < idle);
         let removed = before - self.map.len();
         if removed > 0 {
             self.recompute(p);
@@ -367,9 +340,8 @@ impl<const N: usize> RbccInterface<N> {
     /// never exceed the capacity. Called automatically whenever a row changes.
     pub fn recompute(&mut self, p: &RbccProfile) {
         self.recomputations = self.recomputations.wrapping_add(1);
-        let num = u128::from(p.k_num);
-        let den = u128::from(p.k_den);
-        let cap = u128::from(p.capacity.raw()) * den;
+        let (num, den) = (p.k_num, p.k_den);
+        let cap = u128::from(p.capacity.raw()) * u128::from(den);
         let coupled = p.model == AckModel::Coupled;
         let mut outside: u128 = 0;
         let mut w_total: u128 = 0;
@@ -380,16 +352,16 @@ impl<const N: usize> RbccInterface<N> {
                 EntryKind::Ack if coupled => (e.requested.raw(), num, true),
                 EntryKind::Ack => {
                     // Seed 004: ACK load is outside load on this interface.
-                    outside += num * u128::from(e.requested.raw());
+                    outside += u128::from(num) * u128::from(e.requested.raw());
                     continue;
                 }
             };
             if w == 0 {
                 continue;
             }
-            w_total += w;
+            w_total += u128::from(w);
             // A constraint c with c w >= C can never fall below the water level.
-            if u128::from(c) * w < cap && m < N {
+            if u128::from(c) * u128::from(w) < cap && m < N {
                 self.scratch[m] = (c, is_ack);
                 m += 1;
             }
@@ -397,11 +369,12 @@ impl<const N: usize> RbccInterface<N> {
         let avail = cap.saturating_sub(outside);
         let (rem, w_left, c_max) = water_fill(&mut self.scratch[..m], avail, w_total, num, den);
         let mu = if w_total == 0 {
-            avail / den
+            avail / u128::from(den)
         } else {
             // When every row is held below the level, any one of them may grow by
             // the slack.
-            rem.checked_div(w_left).unwrap_or(c_max + rem / den)
+            rem.checked_div(w_left)
+                .unwrap_or(c_max + rem / u128::from(den))
         };
         let mu = FixedRate::from_raw(u64::try_from(mu).unwrap_or(u64::MAX));
         self.advertised = mu;
@@ -443,15 +416,17 @@ fn partition3(v: &mut [(u64, bool)], p: u64) -> (usize, usize) {
 }
 
 /// Sum of `c w` and of `w` over `v` (weight `num` for ACK rows, `den` for data).
-fn sums(v: &[(u64, bool)], num: u128, den: u128) -> (u128, u128) {
+fn sums(v: &[(u64, bool)], num: u64, den: u64) -> (u128, u128) {
     let mut s = 0u128;
-    let mut w = 0u128;
+    let mut w = 0u64;
     for &(c, is_ack) in v {
         let wi = if is_ack { num } else { den };
-        s += u128::from(c) * wi;
+        // u64 x u64: one widening multiply.
+        s += u128::from(c) * u128::from(wi);
+        // At most N rows of weight below 2^32: no overflow.
         w += wi;
     }
-    (s, w)
+    (s, u128::from(w))
 }
 
 /// Water-filling: which constraints lie below the level.
@@ -466,8 +441,8 @@ fn water_fill(
     cand: &mut [(u64, bool)],
     mut rem: u128,
     mut w_left: u128,
-    num: u128,
-    den: u128,
+    num: u64,
+    den: u64,
 ) -> (u128, u128, u128) {
     let mut c_max = 0u128;
     let (mut lo, mut hi) = (0usize, cand.len());
@@ -502,9 +477,10 @@ mod tests {
         cand: &[(u64, bool)],
         mut rem: u128,
         mut w_left: u128,
-        num: u128,
-        den: u128,
+        num: u64,
+        den: u64,
     ) -> (u128, u128, u128) {
+        let (num, den) = (u128::from(num), u128::from(den));
         let mut v = cand.to_vec();
         v.sort_unstable_by_key(|e| e.0);
         let mut c_max = 0;
@@ -529,9 +505,9 @@ mod tests {
             let cand: Vec<(u64, bool)> = (0..n)
                 .map(|_| (r.next_u64() % spread, r.chance(1 << 30)))
                 .collect();
-            let (num, den) = (u128::from(r.below(5)), 1 + u128::from(r.below(75)));
-            let w_cand: u128 = cand.iter().map(|e| if e.1 { num } else { den }).sum();
-            let w_total = w_cand + den * u128::from(r.below(4));
+            let (num, den) = (u64::from(r.below(5)), 1 + u64::from(r.below(75)));
+            let w_cand: u64 = cand.iter().map(|e| if e.1 { num } else { den }).sum();
+            let w_total = u128::from(w_cand + den * u64::from(r.below(4)));
             if w_total == 0 {
                 continue;
             }

@@ -1,0 +1,211 @@
+//! A fixed-capacity open-addressing table of [`FlowEntry`] rows keyed by flow
+//! and kind: linear probing from a multiplicative hash, rows stored in place (one
+//! cache line touched per lookup at moderate load), backward-shift deletion so
+//! that no tombstones accumulate.
+
+use crate::table::{EntryKind, FlowEntry};
+
+/// The key of a row: the flow id in the low 32 bits, bit 32 set for ACK rows.
+#[inline]
+pub(crate) const fn key_of(e: &FlowEntry) -> u64 {
+    (e.flow as u64)
+        | match e.kind {
+            EntryKind::Data => 0,
+            EntryKind::Ack => 1 << 32,
+        }
+}
+
+#[derive(Clone)]
+pub(crate) struct FlowTable<const N: usize> {
+    slots: [Option<FlowEntry>; N],
+    len: usize,
+}
+
+impl<const N: usize> FlowTable<N> {
+    const SHIFT: u32 = {
+        assert!(
+            N.is_power_of_two() && N >= 2,
+            "table capacity N must be a power of two of at least 2"
+        );
+        64 - N.trailing_zeros()
+    };
+
+    pub(crate) const fn new() -> Self {
+        let _ = Self::SHIFT;
+        FlowTable {
+            slots: [None; N],
+            len: 0,
+        }
+    }
+
+    /// The home slot of `key` (Fibonacci hashing: the top bits of one multiply).
+    #[inline]
+    fn home(key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> Self::SHIFT) as usize
+    }
+
+    #[inline]
+    fn find(&self, key: u64) -> Option<usize> {
+        let mut i = Self::home(key);
+        // At most N probes: the table can be full.
+        for _ in 0..N {
+            match &self.slots[i] {
+                Some(e) if key_of(e) == key => return Some(i),
+                Some(_) => i = (i + 1) & (N - 1),
+                None => return None,
+            }
+        }
+        None
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, key: u64) -> Option<&FlowEntry> {
+        self.find(key).and_then(|i| self.slots[i].as_ref())
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, key: u64) -> Option<&mut FlowEntry> {
+        match self.find(key) {
+            Some(i) => self.slots[i].as_mut(),
+            None => None,
+        }
+    }
+
+    /// Inserts a row whose key is not present; hands it back when full.
+    pub(crate) fn insert(&mut self, e: FlowEntry) -> Result<(), FlowEntry> {
+        if self.len == N {
+            return Err(e);
+        }
+        let mut i = Self::home(key_of(&e));
+        while self.slots[i].is_some() {
+            i = (i + 1) & (N - 1);
+        }
+        self.slots[i] = Some(e);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Empties slot `i` and shifts later rows of the probe run back into the gap
+    /// when that does not move them before their home slot.
+    fn remove_at(&mut self, mut i: usize) {
+        self.slots[i] = None;
+        self.len -= 1;
+        let mut j = i;
+        loop {
+            j = (j + 1) & (N - 1);
+            let Some(e) = self.slots[j] else { break };
+            let home = Self::home(key_of(&e));
+            // Distance of j from the row's home, and from the gap.
+            if (j.wrapping_sub(home) & (N - 1)) >= (j.wrapping_sub(i) & (N - 1)) {
+                self.slots[i] = Some(e);
+                self.slots[j] = None;
+                i = j;
+            }
+        }
+    }
+
+    pub(crate) fn remove(&mut self, key: u64) -> Option<FlowEntry> {
+        let i = self.find(key)?;
+        let e = self.slots[i];
+        self.remove_at(i);
+        e
+    }
+
+    /// Keeps the rows for which `keep` is true.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&FlowEntry) -> bool) {
+        // A removal can shift a row from the start of the array into a slot
+        // already passed (probe runs wrap around), so sweep until a sweep
+        // removes nothing.
+        loop {
+            let mut removed = false;
+            let mut i = 0;
+            while i < N {
+                match &self.slots[i] {
+                    Some(e) if !keep(e) => {
+                        self.remove_at(i);
+                        removed = true;
+                    }
+                    _ => i += 1,
+                }
+            }
+            if !removed {
+                break;
+            }
+        }
+    }
+
+    pub(crate) fn values(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
+        self.slots.iter().flatten()
+    }
+
+    pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut FlowEntry> + '_ {
+        self.slots.iter_mut().flatten()
+    }
+
+    /// True when every row is found from its key (the probe runs are intact).
+    #[cfg(test)]
+    pub(crate) fn consistent(&self) -> bool {
+        self.values().all(|e| self.get(key_of(e)) == Some(e)) && self.values().count() == self.len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate::FixedRate;
+    use netcond_core::{Instant, RandomSource, SplitMix64};
+
+    fn row(flow: u32, ack: bool) -> FlowEntry {
+        FlowEntry {
+            flow,
+            kind: if ack { EntryKind::Ack } else { EntryKind::Data },
+            requested: FixedRate::from_bps(u64::from(flow)),
+            elsewhere: FixedRate::UNLIMITED,
+            allocated: FixedRate::ZERO,
+            bottleneck: false,
+            last_seen: Instant::ZERO,
+        }
+    }
+
+    #[test]
+    fn matches_a_reference_map_under_random_operations() {
+        let mut r = SplitMix64::new(1);
+        for _ in 0..200 {
+            let mut t: FlowTable<16> = FlowTable::new();
+            let mut model = std::collections::BTreeMap::new();
+            let keys = 1 + r.below(40);
+            for _ in 0..300 {
+                let e = row(r.below(keys), r.chance(1 << 30));
+                let k = key_of(&e);
+                match r.below(4) {
+                    0 | 1 => {
+                        if model.contains_key(&k) {
+                            continue;
+                        }
+                        let full = model.len() == 16;
+                        assert_eq!(t.insert(e).is_err(), full);
+                        if !full {
+                            model.insert(k, e);
+                        }
+                    }
+                    2 => assert_eq!(t.remove(k), model.remove(&k)),
+                    _ => {
+                        let cut = r.below(keys);
+                        t.retain(|e| e.flow >= cut);
+                        model.retain(|_, e| e.flow >= cut);
+                    }
+                }
+                assert!(t.consistent());
+                assert_eq!(t.len(), model.len());
+                for (k, e) in &model {
+                    assert_eq!(t.get(*k), Some(e));
+                }
+            }
+        }
+    }
+}
