@@ -187,12 +187,7 @@ impl TcpSender {
         if !self.flagged {
             return (self.nxt - self.una).saturating_sub(self.nosack_credit);
         }
-        if !self.cfg.sack {
-            let retx = self.board.iter().filter(|s| s.flags & RETX != 0).count() as u64;
-            let out = self.nxt - self.una;
-            return (out + retx).saturating_sub(self.nosack_credit);
-        }
-        let mut pipe = 0;
+        let mut pipe: u64 = 0;
         for s in &self.board {
             if s.flags & SACKED == 0 {
                 if s.flags & LOST == 0 {
@@ -203,7 +198,8 @@ impl TcpSender {
                 }
             }
         }
-        pipe
+        // NewReno: each duplicate ACK in recovery stands for a segment that left.
+        pipe.saturating_sub(self.nosack_credit)
     }
 
     fn flight_bytes(&self) -> u64 {
