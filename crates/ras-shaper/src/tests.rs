@@ -694,9 +694,11 @@ fn arb_profile() -> impl Strategy<Value = RasProfile> {
         0u64..100,
         0u64..100,
         prop::bool::ANY,
-        1u64..1_000_000_000,
+        1_000u64..1_000_000_000,
+        prop_oneof![Just(1_000_000_000u64), Just(2_300_000_000), Just(1_000_000)],
     )
-        .prop_map(|(cir, pm, mm, lm, buf, a, b, c, two, k)| {
+        .prop_map(|(cir, pm, mm, lm, buf, a, b, c, two, k, hz)| {
+            let tick = TickRate::from_hz(hz).unwrap();
             let pir = cir * pm;
             let mir = pir * mm;
             let line = mir * lm;
@@ -717,6 +719,7 @@ fn arb_profile() -> impl Strategy<Value = RasProfile> {
                     mir_th: th[2],
                 });
                 c.k = k;
+                c.tick = tick;
                 TrRasProfile::new(&c).unwrap().into()
             } else {
                 let mut c = SrRasConfig::new(
@@ -730,6 +733,7 @@ fn arb_profile() -> impl Strategy<Value = RasProfile> {
                     mir_th: th[2],
                 });
                 c.k = k;
+                c.tick = tick;
                 SrRasProfile::new(&c).unwrap().into()
             }
         })
