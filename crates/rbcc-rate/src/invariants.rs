@@ -103,16 +103,29 @@ fn link_load<const L: usize, const F: usize>(
     (load, u128::from(net.capacity(l).raw()) * den)
 }
 
-/// No link carries more than its capacity (data, plus `k` times the rates of
-/// the flows whose ACKs cross it), and no flow gets more than it requested.
+/// No link carries more than its capacity, and no flow gets more than it
+/// requested. Under [`AckModel::Coupled`] the load is the data plus `k` times the
+/// rates of the flows whose ACKs cross the link; under
+/// [`AckModel::OutsideLoad`] the ACK load is outside load and the data must fit
+/// in what it leaves (nothing when it exceeds the capacity).
 #[must_use]
 pub fn network_feasible<const L: usize, const F: usize>(
     net: &Network<L, F>,
     x: &[FixedRate],
 ) -> bool {
+    let outside = net.ack_model() == AckModel::OutsideLoad;
+    let (num, _) = net.ack_ratio();
     (0..net.links()).all(|l| {
         let (load, cap) = link_load(net, x, l);
-        load <= cap
+        if outside {
+            let acks: u128 = (0..net.flows())
+                .filter(|&f| net.usage(f, l) == LinkUse::Ack)
+                .map(|f| u128::from(num) * u128::from(x[f].raw()))
+                .sum();
+            load - acks <= cap.saturating_sub(acks)
+        } else {
+            load <= cap
+        }
     }) && (0..net.flows()).all(|f| x[f] <= net.requested(f))
 }
 
@@ -170,7 +183,7 @@ pub fn network_is_max_min<const L: usize, const F: usize>(
                 }
             }
             let (load, cap) = link_load(net, x, l);
-            load <= cap && cap - load < w_level + slack(l)
+            cap.saturating_sub(load) < w_level + slack(l)
         })
     })
 }

@@ -185,3 +185,50 @@ fn coupled_variant_stays_feasible_on_random_topologies() {
         assert!(network_feasible(&net, &got), "case {case}: {got:?}");
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+
+    /// The solver's allocation is feasible and max-min (to the resolution) for
+    /// both models and every ACK size for which the ACK-load coupling is a
+    /// contraction: k times the longest ACK path (4 hops here) below one.
+    #[test]
+    fn solver_is_feasible_and_max_min(seed in proptest::prelude::any::<u64>(), ack in 0u32..370, coupled in proptest::prelude::any::<bool>()) {
+        let mut rng = SplitMix64::new(seed);
+        let t = random_topology(&mut rng);
+        let model = if coupled { AckModel::Coupled } else { AckModel::OutsideLoad };
+        let net = net_with(&t, ack, model);
+        let x = net.solve();
+        proptest::prop_assert!(network_feasible(&net, &x));
+        proptest::prop_assert!(network_is_max_min(&net, &x));
+    }
+}
+
+#[test]
+fn solver_edges() {
+    use rbcc_rate::solver::NetworkError;
+    let mut net: Network<2, 3> = Network::new(40, 1500, AckModel::OutsideLoad);
+    let a = net.add_link(FixedRate::from_bps(1000)).unwrap();
+    let z = net.add_link(FixedRate::ZERO).unwrap();
+    assert_eq!(
+        net.add_link(FixedRate::ZERO),
+        Err(NetworkError::TooManyLinks)
+    );
+    assert_eq!(
+        net.add_flow(FixedRate::UNLIMITED, &[5], &[]),
+        Err(NetworkError::NoSuchLink)
+    );
+    // A flow on no link gets what it asks; a zero-capacity link gives nothing.
+    net.add_flow(FixedRate::from_bps(77), &[], &[]).unwrap();
+    net.add_flow(FixedRate::UNLIMITED, &[z], &[a]).unwrap();
+    net.add_flow(FixedRate::UNLIMITED, &[a], &[z]).unwrap();
+    assert_eq!(
+        net.add_flow(FixedRate::UNLIMITED, &[a], &[]),
+        Err(NetworkError::TooManyFlows)
+    );
+    let x = net.solve();
+    assert_eq!(x[0], FixedRate::from_bps(77));
+    assert_eq!(x[1], FixedRate::ZERO);
+    assert_eq!(x[2], FixedRate::from_bps(1000));
+    assert!(network_feasible(&net, &x) && network_is_max_min(&net, &x));
+}

@@ -109,6 +109,13 @@ fn optimum_rate_table_outside_ack_load() {
     assert!(within_one_unit(r[0], xn, xd));
     assert_eq!(r[0].to_string(), "31168.831 bit/s");
     assert_eq!(r[2].to_string(), "62337.662 bit/s");
+    eprintln!(
+        "n=2: x raw {} (exact {}), y raw {} (exact {})",
+        r[0].raw(),
+        (2_400_000u128 << 16) as f64 / 77.0,
+        r[2].raw(),
+        (4_800_000u128 << 16) as f64 / 77.0
+    );
     // Source 6 joins: 1600000/77 each forward, 4800000/77 reverse.
     t += 122_000_000_000;
     let (r, _) = l.settle(t, &[5, 7, 6], &[8]);
@@ -118,6 +125,12 @@ fn optimum_rate_table_outside_ack_load() {
     }
     assert!(within_one_unit(r[3], 4_800_000, 77), "{}", r[3]);
     assert_eq!(r[0].to_string(), "20779.221 bit/s");
+    eprintln!(
+        "n=3: x raw {} (exact {}), y raw {}",
+        r[0].raw(),
+        (1_600_000u128 << 16) as f64 / 77.0,
+        r[3].raw()
+    );
     // Source 6 closes (both routers see it): back to the n = 2 row.
     assert!(l.r2.close(&l.p23, 6));
     assert!(l.r3.close(&l.p32, 6));
