@@ -285,6 +285,57 @@ fn op_strategy() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Charny's advertised rate written as in the papers, on exact rationals: start
+/// with no row restricted; the level is (capacity - ACK load - restricted rates)
+/// / (rows not restricted); mark every row whose constraint is below the level
+/// as restricted; repeat until the marks stop changing. The advertised rate is
+/// the level rounded down to 2^-16 bit/s, or, when every row is restricted,
+/// the largest constraint plus the slack.
+fn charny_reference<const N: usize>(p: &RbccProfile, i: &RbccInterface<N>) -> FixedRate {
+    use rbcc_rate::EntryKind;
+    let (num, den) = p.ack_ratio();
+    let (num, den) = (u128::from(num), u128::from(den));
+    let coupled = p.ack_model() == AckModel::Coupled;
+    let mut rows: Vec<(u128, u128, bool)> = Vec::new(); // (constraint, weight, restricted)
+    let mut ack_load = 0u128;
+    for e in i.entries() {
+        match e.kind {
+            EntryKind::Data => rows.push((u128::from(e.constraint().raw()), den, false)),
+            EntryKind::Ack if coupled => {
+                if num > 0 {
+                    rows.push((u128::from(e.requested.raw()), num, false));
+                }
+            }
+            EntryKind::Ack => ack_load += num * u128::from(e.requested.raw()),
+        }
+    }
+    let avail = (u128::from(p.capacity().raw()) * den).saturating_sub(ack_load);
+    if rows.is_empty() {
+        return FixedRate::from_raw(u64::try_from(avail / den).unwrap_or(u64::MAX));
+    }
+    loop {
+        let held: u128 = rows.iter().filter(|r| r.2).map(|r| r.0 * r.1).sum();
+        let free_w: u128 = rows.iter().filter(|r| !r.2).map(|r| r.1).sum();
+        if free_w == 0 {
+            let c_max = rows.iter().map(|r| r.0).max().unwrap_or(0);
+            let mu = c_max + (avail - held) / den;
+            return FixedRate::from_raw(u64::try_from(mu).unwrap_or(u64::MAX));
+        }
+        let rem = avail - held;
+        // c < rem / free_w, exactly.
+        let mut changed = false;
+        for r in rows.iter_mut().filter(|r| !r.2) {
+            if r.0 * free_w < rem {
+                r.2 = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return FixedRate::from_raw(u64::try_from(rem / free_w).unwrap_or(u64::MAX));
+        }
+    }
+}
+
 fn run_ops(model: AckModel, ops: &[Op]) -> Result<(), TestCaseError> {
     let p = profile(model, 5_000);
     let mut i: RbccInterface<16> = RbccInterface::new(&p);
@@ -357,6 +408,7 @@ fn run_ops(model: AckModel, ops: &[Op]) -> Result<(), TestCaseError> {
         }
         prop_assert!(interface_within_capacity(&p, &i));
         prop_assert!(interface_is_max_min(&p, &i));
+        prop_assert_eq!(i.advertised(), charny_reference(&p, &i));
         prop_assert!(i.len() <= 16);
     }
     Ok(())
