@@ -883,3 +883,23 @@ fn wrappers_agree_with_the_states() {
         }
     }
 }
+
+#[test]
+fn green_shaper_with_large_bursts_barely_delays() {
+    // RFC 2963 appendix A.3: with a large CBS the G-trRAS releases almost
+    // everything at once (the meter would color it green anyway), where the
+    // trRAS still spaces the bursts out.
+    let p = tr_profile();
+    let mp = trtcm_profile(400_000);
+    let trace = onoff_trace(1_000, 3_000, 50_000_000, 30);
+    let (plain, _) = run_plain::<256>(&p, &trace);
+    let (green, _) = run_green::<TrTcm, 256>(&p, &mp, &trace);
+    let delay = |v: &[Release]| v.iter().map(|r| r.at - r.arrival).sum::<u64>();
+    assert!(delay(&plain) > 0);
+    assert!(
+        delay(&green) * 20 < delay(&plain),
+        "green {} plain {}",
+        delay(&green),
+        delay(&plain)
+    );
+}
