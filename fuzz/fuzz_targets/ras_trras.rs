@@ -1,0 +1,57 @@
+//! RFC 2963 trRAS: configuration validation (section 2.4), then a plain
+//! trRAS (`Ras<u32, 16>`) driven through enqueues and waits, every due packet
+//! dequeued, with `ras_shaper::invariants::shaper_consistent`, `rate_bounds`
+//! and (forward clock) `release_in_order` after every operation.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use core::time::Duration;
+use libfuzzer_sys::fuzz_target;
+use netcond_fuzz::{ras, Burst, RateSel, TickSel};
+use ras_shaper::{TrRasConfig, TrRasProfile, TrThresholds};
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    cir: RateSel,
+    pir: RateSel,
+    mir: Option<RateSel>,
+    line: RateSel,
+    thresholds: Option<(Burst, Burst, Burst)>,
+    buffer: Burst,
+    k_ns: Option<u64>,
+    tick: TickSel,
+    wild: bool,
+    start: u64,
+    occ: u64,
+    ops: Vec<ras::Op>,
+}
+
+fuzz_target!(|input: Input| {
+    let cfg = TrRasConfig {
+        cir: input.cir.get(),
+        pir: input.pir.get(),
+        mir: input.mir.map(RateSel::get),
+        line_rate: input.line.get(),
+        thresholds: input.thresholds.map(|(c, p, m)| TrThresholds {
+            cir_th: c.get(),
+            pir_th: p.get(),
+            mir_th: m.get(),
+        }),
+        buffer_bytes: input.buffer.get(),
+        k: input
+            .k_ns
+            .map_or(ras_shaper::DEFAULT_K, Duration::from_nanos),
+        tick: input.tick.get(),
+    };
+    let Ok(p) = TrRasProfile::new(&cfg) else {
+        return;
+    };
+    ras::run_plain(
+        "ras_trras",
+        &p,
+        input.wild,
+        input.start,
+        input.occ,
+        &input.ops,
+    );
+});

@@ -1,0 +1,187 @@
+//! The RBCC interface table and rate stamping (seed 004): flows join, change
+//! their requested rate, get the end-to-end rate back from their ACKs, send
+//! ACKs the other way, close and expire, in any order and at any time. After
+//! every operation: `rbcc_rate::invariants::interface_within_capacity` and
+//! `interface_is_max_min` on the table, and `stamp_only_lowers` on every data
+//! packet's rate header.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use netcond_core::Instant;
+use netcond_fuzz::{bounded, RateSel, Step, TickSel};
+use rbcc_rate::invariants::{interface_is_max_min, interface_within_capacity, stamp_only_lowers};
+use rbcc_rate::{
+    AckHeader, AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
+};
+
+/// Table capacity (a power of two).
+const N: usize = 8;
+
+/// A rate in the packet headers.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum HdrRate {
+    Bps(RateSel),
+    Raw(u64),
+    Unlimited,
+    Zero,
+}
+
+impl HdrRate {
+    fn get(self) -> FixedRate {
+        match self {
+            HdrRate::Bps(r) => FixedRate::from_rate(r.get()),
+            HdrRate::Raw(v) => FixedRate::from_raw(v),
+            HdrRate::Unlimited => FixedRate::UNLIMITED,
+            HdrRate::Zero => FixedRate::ZERO,
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Op {
+    /// A data packet of `flow` (its rate field already lowered upstream to
+    /// `rate` if given, its bottleneck field `node`).
+    Data {
+        step: Step,
+        flow: u8,
+        requested: HdrRate,
+        rate: Option<HdrRate>,
+        node: u8,
+    },
+    /// The ACK of `flow` comes back with the end-to-end rate and bottleneck.
+    Return {
+        step: Step,
+        flow: u8,
+        rate: HdrRate,
+        node: u8,
+    },
+    /// An ACK of `flow` (data the other way) leaves by this interface.
+    Ack {
+        step: Step,
+        flow: u8,
+        rate: HdrRate,
+        node: u8,
+    },
+    Close(u8),
+    Expire(Step),
+    Recompute,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    node: u8,
+    capacity: RateSel,
+    ack_bytes: u16,
+    data_bytes: u16,
+    coupled: bool,
+    idle_timeout_ns: u64,
+    tick: TickSel,
+    start: u64,
+    ops: Vec<Op>,
+}
+
+fn flow_id(f: u8) -> u32 {
+    // Mostly a few flows (so rows are revisited), sometimes more than fit.
+    u32::from(f % 12)
+}
+
+fuzz_target!(|input: Input| {
+    let cfg = RbccConfig {
+        node: NodeId(u32::from(input.node)),
+        capacity: input.capacity.get(),
+        ack_bytes: u32::from(input.ack_bytes),
+        data_bytes: u32::from(input.data_bytes),
+        ack_model: if input.coupled {
+            AckModel::Coupled
+        } else {
+            AckModel::OutsideLoad
+        },
+        idle_timeout_ns: input.idle_timeout_ns,
+        tick: input.tick.get(),
+    };
+    let Ok(p) = RbccProfile::new(&cfg) else {
+        return;
+    };
+    let mut t: RbccInterface<N> = RbccInterface::new(&p);
+    let mut now = input.start;
+    for (i, op) in bounded(&input.ops).iter().enumerate() {
+        match *op {
+            Op::Data {
+                step,
+                flow,
+                requested,
+                rate,
+                node,
+            } => {
+                now = step.wild(now);
+                let mut h = RateHeader::new(requested.get());
+                if let Some(r) = rate {
+                    h.rate = h.rate.min(r.get());
+                    h.bottleneck = NodeId(u32::from(node));
+                }
+                let before = h;
+                let r = t.on_data(&p, Instant::from_ticks(now), flow_id(flow), &mut h);
+                if r.is_err() {
+                    assert_eq!(
+                        h, before,
+                        "rbcc_table: op {i}: a refused flow's header changed"
+                    );
+                }
+                assert!(
+                    stamp_only_lowers(p.node(), &before, &h),
+                    "rbcc_table: op {i} {op:?}: stamping broke the header: {before:?} -> {h:?}"
+                );
+            }
+            Op::Return {
+                step,
+                flow,
+                rate,
+                node,
+            } => {
+                now = step.wild(now);
+                let ack = AckHeader {
+                    rate: rate.get(),
+                    bottleneck: NodeId(u32::from(node)),
+                };
+                t.on_return(&p, Instant::from_ticks(now), flow_id(flow), &ack);
+            }
+            Op::Ack {
+                step,
+                flow,
+                rate,
+                node,
+            } => {
+                now = step.wild(now);
+                let mut ack = AckHeader {
+                    rate: rate.get(),
+                    bottleneck: NodeId(u32::from(node)),
+                };
+                let before = ack;
+                let _ = t.on_ack(&p, Instant::from_ticks(now), flow_id(flow), &mut ack);
+                assert!(
+                    ack.rate <= before.rate,
+                    "rbcc_table: op {i} {op:?}: an ACK's rate was raised: {before:?} -> {ack:?}"
+                );
+            }
+            Op::Close(flow) => {
+                let _ = t.close(&p, flow_id(flow));
+            }
+            Op::Expire(step) => {
+                now = step.wild(now);
+                let _ = t.expire(&p, Instant::from_ticks(now));
+            }
+            Op::Recompute => t.recompute(&p),
+        }
+        assert!(t.len() <= N, "rbcc_table: op {i}: more rows than capacity");
+        assert!(
+            interface_within_capacity(&p, &t),
+            "rbcc_table: op {i} {op:?}: allocations exceed the capacity ({t:?})"
+        );
+        assert!(
+            interface_is_max_min(&p, &t),
+            "rbcc_table: op {i} {op:?}: not the local max-min fixed point ({t:?})"
+        );
+        let _ = t.ack_load(&p);
+    }
+});
