@@ -89,11 +89,30 @@ fn progress(quiet: bool, label: &str) -> Progress {
     }
 }
 
-fn perf_line(events: u64, wall: f64) -> String {
-    format!(
+/// CPU seconds (user + system, all threads) this process used so far, from
+/// /proc/self/stat (Linux; None elsewhere). 100 ticks per second is assumed,
+/// the kernel's USER_HZ on every common platform.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &s[s.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ut: f64 = f.get(11)?.parse().ok()?;
+    let st: f64 = f.get(12)?.parse().ok()?;
+    Some((ut + st) / 100.0)
+}
+
+fn perf_line(events: u64, wall: f64, cpu: Option<f64>) -> String {
+    let mut s = format!(
         "{events} events in {wall:.2} s wall ({:.2} M events/s)",
         events as f64 / wall.max(1e-9) / 1e6
-    )
+    );
+    if let Some(c) = cpu {
+        s.push_str(&format!(
+            ", {c:.2} s CPU ({:.2} M events per CPU-second)",
+            events as f64 / c.max(1e-9) / 1e6
+        ));
+    }
+    s
 }
 
 fn cmd_list() {
@@ -112,13 +131,15 @@ fn cmd_run(o: &Opts) -> Result<(), String> {
     let params = sc.defaults().with(&o.sets).map_err(|e| e.to_string())?;
     let p = progress(o.quiet, sc.name());
     let t = Instant::now();
+    let c0 = cpu_seconds();
     let rep = sc.run(&params, o.seed, &p).map_err(|e| e.to_string())?;
     p.finish();
     let wall = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds().zip(c0).map(|(a, b)| a - b);
     print!("{}", rep.to_text());
     let dir = o.out.join(sc.name()).join("run");
     let files = rep.write(&dir).map_err(|e| SimError::from(e).to_string())?;
-    eprintln!("{}", perf_line(rep.events, wall));
+    eprintln!("{}", perf_line(rep.events, wall, cpu));
     eprintln!("wrote {} files to {}", files.len(), dir.display());
     Ok(())
 }
@@ -157,6 +178,7 @@ fn cmd_reproduce(o: &Opts) -> Result<(), String> {
     for sc in list {
         let p = progress(o.quiet, sc.name());
         let t = Instant::now();
+        let c0 = cpu_seconds();
         let opts = ReproduceOpts {
             seed: o.seed,
             quick,
@@ -165,13 +187,14 @@ fn cmd_reproduce(o: &Opts) -> Result<(), String> {
             Ok(rep) => {
                 p.finish();
                 let wall = t.elapsed().as_secs_f64();
+                let cpu = cpu_seconds().zip(c0).map(|(a, b)| a - b);
                 println!("{}", rep.to_text());
                 let dir = o.out.join(sc.name());
                 let files = rep.write(&dir).map_err(|e| SimError::from(e).to_string())?;
                 eprintln!(
                     "{}: {}; wrote {} files to {}",
                     sc.name(),
-                    perf_line(rep.events, wall),
+                    perf_line(rep.events, wall, cpu),
                     files.len(),
                     dir.display()
                 );

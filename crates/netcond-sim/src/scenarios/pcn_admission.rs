@@ -85,6 +85,12 @@ static PARAMS: &[ParamSpec] = &[
         help: "maximum media delay (s3.2: 10 s)",
     },
     ParamSpec {
+        key: "holding_from",
+        default: "arrival",
+        kind: ParamKind::Choice(&["arrival", "media"]),
+        help: "the holding time runs from the flow's arrival (media delay included) or from the end of its media delay (chosen: arrival)",
+    },
+    ParamSpec {
         key: "tb_bytes",
         default: "20000",
         kind: ParamKind::U64 { min: 1, max: 1 << 32 },
@@ -133,6 +139,8 @@ static PARAMS: &[ParamSpec] = &[
 struct Agg {
     route: Vec<usize>,
     codecs: Vec<Codec>,
+    /// The holding time starts after the media delay.
+    hold_after_media: bool,
     arrivals: FlowArrivals,
     /// Target rate N x mean flow rate, bps (for utilization).
     target_bps: f64,
@@ -174,6 +182,7 @@ fn build(test: &str, n: u64, p: &Params) -> Net {
     let agg = |route: Vec<usize>, mult: f64| Agg {
         route,
         codecs: codecs.clone(),
+        hold_after_media: p.str("holding_from") == "media",
         arrivals: arr(mult),
         target_bps: base,
         n,
@@ -277,7 +286,8 @@ fn admit(
     });
     q.schedule(t + media, Ev::Activate(idx));
     q.schedule(first, Ev::Src(idx));
-    q.schedule(t + a.arrivals.holding(rng), Ev::Depart(idx));
+    let from = if a.hold_after_media { t + media } else { t };
+    q.schedule(from + a.arrivals.holding(rng), Ev::Depart(idx));
 }
 
 /// Simulates one run; returns one result per aggregate and the event count.

@@ -845,6 +845,14 @@ fn variants() -> Vec<(&'static str, Vec<&'static str>)> {
             ],
         ),
         (
+            "Fig. 2 setting with the s4.8 marker, CBR",
+            vec!["marker=sim48"],
+        ),
+        (
+            "Fig. 2 setting with the s4.8 marker, 3VBR+CBR",
+            vec!["marker=sim48", "mix=3vbr+cbr"],
+        ),
+        (
             "slow reroute, s 1064, RTT 50 ms, CBR",
             vec!["reroute=slow", "duration_s=20", "stats_from_s=8"],
         ),
