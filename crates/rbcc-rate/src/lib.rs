@@ -97,3 +97,43 @@ pub use config::{AckModel, RbccConfig, RbccError, RbccProfile};
 pub use rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader, FRAC_BITS, ONE_BPS};
 pub use rcp::{Rcp, RcpConfig, RcpError, RcpProfile};
 pub use table::{EntryKind, FlowEntry, RbccInterface};
+
+use netcond_core::Instant;
+
+/// The per-packet calls of a rate-stamping output interface, shared by
+/// [`RbccInterface`] and [`Rcp`] so that a simulator can run either.
+pub trait RateStamp {
+    /// The validated configuration the calls take.
+    type Profile;
+
+    /// A data packet of `flow` leaves by this interface: lower its rate field.
+    ///
+    /// # Errors
+    /// The flow is handed back when it cannot be tracked (table full).
+    fn on_data(
+        &mut self,
+        p: &Self::Profile,
+        now: Instant,
+        flow: FlowId,
+        hdr: &mut RateHeader,
+    ) -> Result<(), FlowId>;
+
+    /// An ACK of `flow` leaves by this interface.
+    ///
+    /// # Errors
+    /// The flow is handed back when it cannot be tracked (table full).
+    fn on_ack(
+        &mut self,
+        p: &Self::Profile,
+        now: Instant,
+        flow: FlowId,
+        ack: &mut AckHeader,
+    ) -> Result<(), FlowId>;
+
+    /// The ACK of `flow`, whose data leaves by this interface, passes back
+    /// through this router.
+    fn on_return(&mut self, p: &Self::Profile, now: Instant, flow: FlowId, ack: &AckHeader);
+
+    /// `flow` closed; true if this interface held state for it.
+    fn close(&mut self, p: &Self::Profile, flow: FlowId) -> bool;
+}

@@ -277,6 +277,40 @@ impl Rcp {
     }
 }
 
+impl crate::RateStamp for Rcp {
+    type Profile = RcpProfile;
+
+    #[inline]
+    fn on_data(
+        &mut self,
+        p: &RcpProfile,
+        now: Instant,
+        flow: FlowId,
+        hdr: &mut RateHeader,
+    ) -> Result<(), FlowId> {
+        Rcp::on_data(self, p, now, flow, hdr)
+    }
+
+    #[inline]
+    fn on_ack(
+        &mut self,
+        p: &RcpProfile,
+        now: Instant,
+        flow: FlowId,
+        ack: &mut AckHeader,
+    ) -> Result<(), FlowId> {
+        Rcp::on_ack(self, p, now, flow, ack)
+    }
+
+    #[inline]
+    fn on_return(&mut self, _p: &RcpProfile, _now: Instant, _flow: FlowId, _ack: &AckHeader) {}
+
+    #[inline]
+    fn close(&mut self, _p: &RcpProfile, _flow: FlowId) -> bool {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -395,6 +395,42 @@ impl<const N: usize> RbccInterface<N> {
     }
 }
 
+impl<const N: usize> crate::RateStamp for RbccInterface<N> {
+    type Profile = RbccProfile;
+
+    #[inline]
+    fn on_data(
+        &mut self,
+        p: &RbccProfile,
+        now: Instant,
+        flow: FlowId,
+        hdr: &mut RateHeader,
+    ) -> Result<(), FlowId> {
+        RbccInterface::on_data(self, p, now, flow, hdr)
+    }
+
+    #[inline]
+    fn on_ack(
+        &mut self,
+        p: &RbccProfile,
+        now: Instant,
+        flow: FlowId,
+        ack: &mut AckHeader,
+    ) -> Result<(), FlowId> {
+        RbccInterface::on_ack(self, p, now, flow, ack)
+    }
+
+    #[inline]
+    fn on_return(&mut self, p: &RbccProfile, now: Instant, flow: FlowId, ack: &AckHeader) {
+        RbccInterface::on_return(self, p, now, flow, ack);
+    }
+
+    #[inline]
+    fn close(&mut self, p: &RbccProfile, flow: FlowId) -> bool {
+        RbccInterface::close(self, p, flow)
+    }
+}
+
 /// Three-way partition of `v` around `p`: returns `(lt, gt)` with `v[..lt] < p`,
 /// `v[lt..gt] == p` and `v[gt..] > p`.
 fn partition3(v: &mut [(u64, bool)], p: u64) -> (usize, usize) {

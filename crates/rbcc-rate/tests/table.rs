@@ -427,3 +427,30 @@ proptest! {
         run_ops(AckModel::Coupled, &ops)?;
     }
 }
+
+/// Both allocators behind the shared trait.
+fn stamp_via<S: rbcc_rate::RateStamp>(s: &mut S, p: &S::Profile, flow: u32) -> RateHeader {
+    let mut h = RateHeader::new(FixedRate::UNLIMITED);
+    s.on_data(p, t(0), flow, &mut h).unwrap();
+    let mut a = h.ack();
+    s.on_ack(p, t(0), flow + 1000, &mut a).unwrap();
+    s.on_return(p, t(0), flow, &a);
+    h
+}
+
+#[test]
+fn rbcc_and_rcp_share_the_stamping_trait() {
+    use rbcc_rate::{RateStamp, Rcp, RcpConfig, RcpProfile};
+    let p = profile(AckModel::OutsideLoad, u64::MAX);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    assert_eq!(stamp_via(&mut i, &p, 1).rate, FixedRate::from_bps(64_000));
+    assert!(RateStamp::close(&mut i, &p, 1));
+    let rp = RcpProfile::new(&RcpConfig::new(NodeId(5), Rate::from_kbps(64), 1_000_000)).unwrap();
+    let mut r = Rcp::new(&rp, t(0));
+    let h = stamp_via(&mut r, &rp, 1);
+    assert_eq!(
+        (h.rate, h.bottleneck),
+        (FixedRate::from_bps(64_000), NodeId(5))
+    );
+    assert!(!RateStamp::close(&mut r, &rp, 1));
+}
