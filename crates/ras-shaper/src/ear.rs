@@ -19,8 +19,8 @@
 //!
 //! - `u < 1/16` (including `T = 0`, where `g = 1` and `EAR_new = L/K + EAR_old`,
 //!   the limit of the formula): `g` by its alternating series
-//!   `1 - u/2 + u^2/6 - u^3/24 + ...` (six terms in Estrin form, truncation below
-//!   4e-11), and `w = 1 - u g`, which has no cancellation either;
+//!   `1 - u/2 + u^2/6 - u^3/24 + ...` (four terms, truncation below 1.3e-7), and
+//!   `w = 1 - u g`, which has no cancellation either;
 //! - `u >= 1/16`: `w = 2^-(u log2 e)`, an integer shift and a 256-entry table of
 //!   `2^-f` with linear interpolation (relative error below 1e-6), and
 //!   `L/T` from a table-plus-Newton reciprocal of `T` (relative error below 1e-10).
@@ -45,11 +45,9 @@ use netcond_core::Instant;
 
 use crate::fixed::{exp2_neg_q64, hi, normalize_ratio, recip, sat64};
 
-/// 1/6, 1/24, 1/120 and 1/720 in Q64: coefficients of the series of g(u).
+/// 1/6 and 1/24 in Q64: coefficients of the series of g(u).
 const C3: u64 = u64::MAX / 6;
 const C4: u64 = u64::MAX / 24;
-const C5: u64 = u64::MAX / 120;
-const C6: u64 = u64::MAX / 720;
 
 /// K must be below 2^40 ticks (see [`EarProfile`]).
 pub const MAX_K_TICKS: u64 = 1 << 40;
@@ -167,14 +165,12 @@ impl Ear {
         let (term1, term2) = if t < p.t_small {
             // u = T/K < 1/16.
             let u = t.wrapping_mul(p.inv_k);
-            // h = 1 - g(u) = u/2 - u^2 (1/6 - u/24) - u^4 (1/120 - u/720), Estrin
-            // form so that the multiplications overlap; truncation below 4e-11.
-            // Each product rounds down, so the differences stay non-negative.
+            // h = 1 - g(u) = u/2 - u^2 (1/6 - u/24): four terms of the series,
+            // truncation u^4/120 below 1.3e-7. Each product rounds down, so the
+            // difference stays non-negative.
             let u2 = hi(u, u);
-            let u4 = hi(u2, u2);
             let b = C3 - hi(u, C4);
-            let c = C5 - hi(u, C6);
-            let h = (u >> 1).saturating_sub(hi(u2, b)).saturating_sub(hi(u4, c));
+            let h = (u >> 1).saturating_sub(hi(u2, b));
             // 1 - w = u g = u - u h.
             let v = u - hi(u, h);
             // L/K in EAR units, then g L/K = L/K - h L/K and w EAR = EAR - v EAR.
