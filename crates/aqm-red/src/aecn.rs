@@ -215,7 +215,7 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
         let k = pkt.class().index();
         let hit = match profile.curves[k].region(self.avg) {
             Region::Forced => {
-                self.count[k] = c.spread.reset;
+                self.count[k] = c.spread.after_drop;
                 return Err(Rejected {
                     decision: Decision::DropForced,
                     packet: pkt,
@@ -228,18 +228,15 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
                 });
             }
             Region::Below => {
-                self.count[k] = 0;
+                self.count[k] = c.spread.below;
                 false
             }
             Region::Early(p) => {
-                let r = rng.next_u32();
-                if c.spread.hit(p, self.count[k], r) {
-                    self.count[k] = c.spread.reset;
-                    true
-                } else {
-                    self.count[k] = self.count[k].saturating_add(1);
-                    false
+                let hit = c.spread.pick(p, &mut self.count[k], rng);
+                if hit {
+                    self.count[k] = c.spread.after_drop;
                 }
+                hit
             }
         };
         if hit && !pkt.ecn().is_capable() {

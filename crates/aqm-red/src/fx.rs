@@ -21,19 +21,18 @@ pub(crate) const ONE: u64 = 1 << 32;
 /// one unit toward `q` and never past it, so a constant queue is reached exactly
 /// in a finite number of packets; each step's rounding error is below one unit,
 /// so the average stays within `1 / w_q` units of the exact real-valued EWMA.
+///
+/// Written as `floor((avg (2^32 - w) + q w + bias) / 2^32)`, with `bias =
+/// 2^32 - 1` (ceiling) when `q >= avg` and 0 (floor) otherwise, so that the
+/// loop-carried path from one average to the next is one multiply, one add and
+/// one shift. Both products are nonnegative and their sum is `2^32 avg + (q -
+/// avg) w <= 2^32 max(avg, q)`, so nothing overflows a `u64`.
 #[inline(always)]
 pub(crate) const fn ewma(avg: u32, q_fx: u32, w: u64) -> u32 {
     let a = avg as u64;
     let q = q_fx as u64;
-    // |q - a| < 2^32 and w <= 2^32: the product plus 2^32 - 1 is below 2^64.
-    let d = q.abs_diff(a);
-    let step = (d * w + (ONE - 1)) >> 32;
-    // step <= d because w <= 1: no overshoot, no overflow.
-    if q >= a {
-        (a + step) as u32
-    } else {
-        (a - step) as u32
-    }
+    let bias = if q >= a { ONE - 1 } else { 0 };
+    ((a * (ONE - w) + q * w + bias) >> 32) as u32
 }
 
 /// The average-queue parameters shared by every curve of one queue.
@@ -277,89 +276,149 @@ impl Curve {
     }
 }
 
-/// The spreading of drops over a run of packets, from the count of packets
-/// since the last drop or mark (FJ93 section 7).
+/// The spreading of drops over a run of packets since the last drop or mark
+/// (FJ93 section 7).
 ///
-/// Every variant draws one uniform `u` per packet in a probabilistic region and
-/// drops when `u < p_a`. The comparison is made without a division, as
-/// `K u < p_b (1 + c u)`, which is `u (K - c p_b) < p_b` and so the same as
-/// `u < p_b / (K - c p_b)` when `c p_b < K`, and "always" otherwise. The table
-/// gives, for a constant `p_b`, the distribution of the gap `X` (packets from
-/// one drop to the next, the dropped one included) and the long-run drop
-/// fraction `1 / E[X]`. With `N = floor(1 / p_b)`:
+/// The count-based variants draw one uniform `u` per packet in a probabilistic
+/// region and drop when `u < p_a`. The comparison is made without a division,
+/// as `K u < p_b (1 + c u)`, which is `u (K - c p_b) < p_b` and so the same as
+/// `u < p_b / (K - c p_b)` when `c p_b < K`, and "always" otherwise.
+/// [`Accumulated`](Spreading::Accumulated) draws one uniform per drop instead.
 ///
-/// | variant | `K`, `c` for the n-th packet after a drop | gap `X` | drop fraction |
+/// The table gives, for a constant `p_b`, the distribution of the gap `X`
+/// (packets from one drop to the next, the dropped one included) and the
+/// long-run drop fraction `1 / E[X]`. With `N = floor(1 / p_b)`:
+///
+/// | variant | `p_a` for the n-th packet after a drop | gap `X` | drop fraction |
 /// |---|---|---|---|
-/// | [`Uniform`](Spreading::Uniform) | 1, `n - 1` | `P(X = n) = p_b` for `n <= N`, `P(X = N + 1) = 1 - N p_b` | `1 / ((N + 1)(1 - N p_b / 2))`; `2 p_b / (1 + p_b)` when `1/p_b` is whole |
-/// | [`UniformCountFirst`](Spreading::UniformCountFirst) | 1, `n` | `P(X = n) = p_b / (1 - p_b)` for `n <= N - 1`, the rest on `N` | `2 p_b` when `1/p_b` is whole |
-/// | [`Dpdk`](Spreading::Dpdk) | 2, `n - 1` | as `Uniform` with `p_b / 2` | `p_b / (1 + p_b / 2)` when `2/p_b` is whole |
-/// | [`Geometric`](Spreading::Geometric) | 1, 0 | geometric, `P(X = n) = p_b (1 - p_b)^(n-1)` | `p_b` |
+/// | [`Accumulated`](Spreading::Accumulated) | `p_b / (1 - sum of the p_b since the drop)` | as `Uniform` | as `Uniform` |
+/// | [`Uniform`](Spreading::Uniform) | `p_b / (1 - (n - 1) p_b)` | `P(X = n) = p_b` for `n <= N`, `P(X = N + 1) = 1 - N p_b` | `1 / ((N + 1)(1 - N p_b / 2))`; `2 p_b / (1 + p_b)` when `1/p_b` is whole |
+/// | [`UniformCountFirst`](Spreading::UniformCountFirst) | `p_b / (1 - n p_b)` | `P(X = n) = p_b / (1 - p_b)` for `n <= N - 1`, the rest on `N` | `2 p_b` when `1/p_b` is whole |
+/// | [`Dpdk`](Spreading::Dpdk) | `p_b / (2 - (n - 1) p_b)` | as `Uniform` with `p_b / 2` | `2 p_b / (2 + p_b)` when `2/p_b` is whole |
+/// | [`Geometric`](Spreading::Geometric) | `p_b` | geometric, `P(X = n) = p_b (1 - p_b)^(n-1)` | `p_b` |
 ///
 /// Entering the probabilistic region from below min_th counts as "after a drop"
-/// with `c = 0` for every variant (FJ93's `count = -1` initialisation).
+/// for every variant (FJ93's `count = -1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Spreading {
-    /// `p_a = p_b / (1 - count p_b)` with `count` the packets accepted since
-    /// the last drop, as in FJ93 section 7's analysis: gaps are uniform on
-    /// `1..=1/p_b`, and the drop fraction is about `2 p_b`. The same gap
-    /// distribution as Linux's `red.h`, which draws one uniform per drop
-    /// (identical while `p_b` is constant; Linux's threshold does not react to
-    /// a change of `p_b` until the next drop, this one does).
+    /// FJ93's spreading with one uniform `U` per drop: the packet that brings
+    /// the sum of the `p_b` seen since the last drop to `U` or more is dropped.
+    /// Its hazard is `p_b / (1 - S)` with `S` the sum of the earlier `p_b`
+    /// since the drop: FJ93's `p_b / (1 - count p_b)` with `count p_b` read as
+    /// that sum, which it is while `p_b` is constant; then the gap is uniform
+    /// on `1..=1/p_b` and the drop fraction about `2 p_b`, exactly as
+    /// [`Uniform`](Spreading::Uniform). No division, no multiplication and no
+    /// random draw on the per-packet path (a draw after each drop and on
+    /// entering the region). Linux's `red.h` also draws once per drop, but
+    /// compares `count * p_b` (the current `p_b`) with the draw; the two agree
+    /// while `p_b` is constant. The draw is `min(r, 2^32 - 2)`: a bias below
+    /// 2^-32.
     #[default]
+    Accumulated,
+    /// `p_a = p_b / (1 - count p_b)` with `count` the packets accepted since
+    /// the last drop, as in FJ93 section 7's analysis: gaps uniform on
+    /// `1..=1/p_b`, drop fraction about `2 p_b`. One uniform per packet.
     Uniform,
     /// FJ93's pseudo-code taken literally (figure 2: `count` is incremented
     /// before `p_a` is computed, so the first packet after a drop has
-    /// `count = 1`): gaps uniform on `1..=1/p_b - 1`. This is what ns-2's RED
-    /// does, and so the RED and ECN runs of seed 002.
+    /// `count = 1`): gaps uniform on `1..=1/p_b - 1`, drop fraction `2 p_b`.
+    /// This is what ns-2's RED does, and so the RED and ECN runs of seed 002.
     UniformCountFirst,
-    /// DPDK's `rte_red`: `p_a = p_b / (2 - count p_b)`: gaps uniform on
-    /// `1..=2/p_b`, drop fraction about `p_b`.
+    /// DPDK's `rte_red` formula `p_a = p_b / (2 - count p_b)` (with this
+    /// crate's count): gaps uniform on `1..=2/p_b`, drop fraction about `p_b`.
     Dpdk,
     /// No spreading: `p_a = p_b`, gaps geometric, drop fraction exactly `p_b`.
     Geometric,
 }
 
-impl Spreading {
-    /// `(k_shift, count_after_drop, use_count)`.
-    pub(crate) const fn params(self) -> (u32, u32, bool) {
-        match self {
-            Spreading::Uniform => (0, 0, true),
-            Spreading::UniformCountFirst => (0, 1, true),
-            Spreading::Dpdk => (1, 0, true),
-            Spreading::Geometric => (0, 0, false),
-        }
-    }
-}
+/// The spreading state value meaning "draw a new budget" ([`Spreading::Accumulated`]).
+pub(crate) const FRESH: u32 = u32::MAX;
 
 /// The spreading constants in a profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Spread {
+    /// One uniform per drop ([`Spreading::Accumulated`]).
+    pub budget: bool,
     pub k_shift: u32,
-    pub reset: u32,
+    /// The state after a drop or mark.
+    pub after_drop: u32,
+    /// The state below min_th.
+    pub below: u32,
     pub use_count: bool,
 }
 
 impl Spread {
     pub(crate) const fn new(s: Spreading) -> Spread {
-        let (k_shift, reset, use_count) = s.params();
+        let (budget, k_shift, after_drop, use_count) = match s {
+            Spreading::Accumulated => (true, 0, FRESH, false),
+            Spreading::Uniform => (false, 0, 0, true),
+            Spreading::UniformCountFirst => (false, 0, 1, true),
+            Spreading::Dpdk => (false, 1, 0, true),
+            Spreading::Geometric => (false, 0, 0, false),
+        };
         Spread {
+            budget,
             k_shift,
-            reset,
+            after_drop,
+            below: if budget { FRESH } else { 0 },
             use_count,
         }
     }
 
-    /// True when the packet with `count` and p_b `p` (2^-32 units) is to be
-    /// dropped or marked, given the uniform draw `r` (u = r / 2^32):
-    /// `r 2^(32 + k) < p (2^32 + c r)`, exact in u128.
+    /// True when the packet with p_b `p` (2^-32 units) is to be dropped or
+    /// marked; updates the spreading state `st` for a packet that is not
+    /// (the caller sets `after_drop` for one that is).
+    #[inline(always)]
+    pub(crate) fn pick<R: netcond_core::RandomSource + ?Sized>(
+        &self,
+        p: u64,
+        st: &mut u32,
+        rng: &mut R,
+    ) -> bool {
+        if self.budget {
+            // The remaining budget r stands for U - S = (r + 1) / 2^32: the
+            // packet is picked when p >= r + 1.
+            let mut r = *st;
+            if r == FRESH {
+                r = fresh(rng);
+            }
+            if p > r as u64 {
+                return true;
+            }
+            *st = r - p as u32;
+            false
+        } else {
+            let r = rng.next_u32();
+            if self.hit(p, *st, r) {
+                return true;
+            }
+            *st = st.saturating_add(1);
+            false
+        }
+    }
+
+    /// The count-based test: `r 2^(32 + k) < p (2^32 + c r)`, exact in u128,
+    /// with `u = r / 2^32`.
     #[inline(always)]
     pub(crate) const fn hit(&self, p: u64, count: u32, r: u32) -> bool {
         let c = if self.use_count { count as u64 } else { 0 };
         // c r < 2^64 - 2^33 + 1, plus 2^32 still fits a u64; p <= 2^32.
         let rhs = (p as u128) * ((ONE + c * r as u64) as u128);
         ((r as u128) << (32 + self.k_shift)) < rhs
+    }
+}
+
+/// A new budget: uniform on `0..=2^32 - 2` but for a 2^-32 bias.
+#[cold]
+#[inline(never)]
+fn fresh<R: netcond_core::RandomSource + ?Sized>(rng: &mut R) -> u32 {
+    let r = rng.next_u32();
+    if r == FRESH {
+        FRESH - 1
+    } else {
+        r
     }
 }
 

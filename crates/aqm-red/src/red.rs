@@ -56,7 +56,7 @@ pub struct RedConfig {
 
 impl RedConfig {
     /// A packet-mode configuration: not gentle, no byte mode, no ECN, FJ93
-    /// spreading, and `s` = 1200 us in nanosecond ticks (1500 bytes at 10
+    /// spreading ([`Spreading::Accumulated`]), and `s` = 1200 us in nanosecond ticks (1500 bytes at 10
     /// Mbit/s; set [`idle_tx_ticks`](Self::idle_tx_ticks) for the real link,
     /// e.g. with [`typical_tx_ticks`](Self::typical_tx_ticks)).
     #[must_use]
@@ -79,7 +79,7 @@ impl RedConfig {
             ecn: false,
             ecn_drop_th: None,
             idle_tx_ticks: 1_200_000,
-            spreading: Spreading::Uniform,
+            spreading: Spreading::Accumulated,
         }
     }
 
@@ -197,22 +197,20 @@ impl Common {
         match curve.region(avg) {
             Region::Below => {
                 // FJ93: count = -1 below min_th.
-                *count = 0;
+                *count = self.spread.below;
                 Decision::Enqueue
             }
             Region::Early(p) => {
                 let p = self.bytes.scale(p, pkt.len);
-                let r = rng.next_u32();
-                if self.spread.hit(p, *count, r) {
-                    *count = self.spread.reset;
+                if self.spread.pick(p, count, rng) {
+                    *count = self.spread.after_drop;
                     self.signal(avg, pkt, Decision::DropEarly)
                 } else {
-                    *count = count.saturating_add(1);
                     Decision::Enqueue
                 }
             }
             Region::Forced => {
-                *count = self.spread.reset;
+                *count = self.spread.after_drop;
                 self.signal(avg, pkt, Decision::DropForced)
             }
         }
@@ -392,8 +390,10 @@ impl Red {
         self.avg
     }
 
-    /// Packets since the last drop or mark in the probabilistic region (FJ93's
-    /// `count`, with 0 for its -1).
+    /// The spreading state: for the count-based spreadings, the packets since
+    /// the last drop or mark in the probabilistic region (FJ93's `count`, with
+    /// 0 for its -1); for [`Spreading::Accumulated`], the remaining budget in
+    /// 2^-32 units (`u32::MAX`: a new one is drawn at the next packet).
     #[must_use]
     pub const fn count(&self) -> u32 {
         self.count

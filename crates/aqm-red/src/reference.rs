@@ -37,7 +37,8 @@ pub fn p_b(avg: f64, min_th: f64, max_th: f64, max_p: f64, gentle: bool) -> f64 
 pub fn p_a(p: f64, n: u64, s: crate::Spreading) -> f64 {
     use crate::Spreading::*;
     let (k, c) = match s {
-        Uniform => (1.0, (n - 1) as f64),
+        // At a constant p_b the accumulated sum is (n - 1) p_b.
+        Uniform | Accumulated => (1.0, (n - 1) as f64),
         UniformCountFirst => (1.0, n as f64),
         Dpdk => (2.0, (n - 1) as f64),
         Geometric => (1.0, 0.0),

@@ -71,7 +71,8 @@ pub struct RioConfig {
 impl RioConfig {
     /// RFC 2963 appendix A.1: RIO extended to three drop priorities, red
     /// 100/200 packets max_p 0.1, yellow 200/400 max_p 0.05, green 400/800
-    /// max_p 0.02, w_q 0.002; RIO-C, packets, FJ93 spreading, no ECN. The
+    /// max_p 0.02, w_q 0.002; RIO-C, packets, FJ93 spreading
+    /// ([`Spreading::Accumulated`]), no ECN. The
     /// RFC does not give the buffer size: `limit` packets (at least 800). `s` is
     /// one 1500-byte packet on the 70 Mbit/s bottleneck in nanoseconds (171,429).
     #[must_use]
@@ -103,7 +104,7 @@ impl RioConfig {
             ecn: false,
             ecn_drop_th: None,
             idle_tx_ticks: 171_429,
-            spreading: Spreading::Uniform,
+            spreading: Spreading::Accumulated,
         }
     }
 }

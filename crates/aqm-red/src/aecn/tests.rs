@@ -320,6 +320,7 @@ fn marks_each_class_with_its_probability() {
         (0.5, Spreading::Geometric),
         (0.5, Spreading::UniformCountFirst),
         (0.8, Spreading::Uniform),
+        (0.5, Spreading::Accumulated),
     ] {
         let mut c = AecnConfig::seed002(prob(base));
         c.spreading = spreading;

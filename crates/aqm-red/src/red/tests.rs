@@ -9,7 +9,8 @@ use crate::{AdaptiveConfig, AdaptiveRed, Ecn, Supplied};
 use netcond_core::SplitMix64;
 use proptest::prelude::*;
 
-const ALL_SPREADINGS: [Spreading; 4] = [
+const ALL_SPREADINGS: [Spreading; 5] = [
+    Spreading::Accumulated,
     Spreading::Uniform,
     Spreading::UniformCountFirst,
     Spreading::Dpdk,
@@ -166,6 +167,9 @@ fn decisions_match_the_reference_model() {
     // fixed-point decision; the only allowed difference is where the draw is
     // within 1e-6 of p_a, from p_b's 2^-31 rounding.
     for s in ALL_SPREADINGS {
+        if s == Spreading::Accumulated {
+            continue; // One draw per drop: see accumulated_matches_its_reference.
+        }
         let mut c = cfg(10, 30, 0.5, 0.002, 50);
         c.spreading = s;
         c.gentle = true;
@@ -193,7 +197,7 @@ fn decisions_match_the_reference_model() {
             // The stored count is FJ93's count for each variant.
             let (k, c) = match s {
                 Spreading::Dpdk => (2.0, f64::from(count)),
-                Spreading::Geometric => (1.0, 0.0),
+                Spreading::Geometric | Spreading::Accumulated => (1.0, 0.0),
                 _ => (1.0, f64::from(count)),
             };
             let pa = crate::reference::p_a_from(pb, k, c);
@@ -214,6 +218,55 @@ fn decisions_match_the_reference_model() {
             "{s:?}: {checked} checked, {close} close"
         );
     }
+}
+
+/// Accumulated spreading against the plain reading: draw U in (0, 1] after a
+/// drop (and on entering the region), sum p_b over the packets since, and drop
+/// the packet that brings the sum to U or more.
+#[test]
+fn accumulated_matches_its_reference() {
+    let mut c = cfg(10, 30, 0.5, 0.002, 50);
+    c.gentle = true;
+    let p = RedProfile::new(&c).unwrap();
+    let mut red = Red::new();
+    let mut qs = SplitMix64::new(7);
+    let mut rng = SplitMix64::new(8);
+    let mut model_rng = SplitMix64::new(8);
+    let (mut fresh, mut sum, mut u) = (true, 0.0f64, 0.0f64);
+    let mut checked = 0u32;
+    let mut q = 20i64;
+    for i in 0..300_000u64 {
+        q = (q + i64::from(qs.below(5)) - 2).clamp(1, 49);
+        let d = red.on_arrival(&p, t(i), q as u32, Packet::not_ect(1), &mut rng);
+        let pb = ref_p_b(units(&p, &red), 10.0, 30.0, 0.5, true);
+        if pb == 0.0 || pb >= 1.0 {
+            assert_eq!(
+                d,
+                if pb == 0.0 {
+                    Decision::Enqueue
+                } else {
+                    Decision::DropForced
+                }
+            );
+            fresh = true;
+            continue;
+        }
+        if fresh {
+            let r = model_rng.next_u32().min(u32::MAX - 1);
+            u = (f64::from(r) + 1.0) / 4_294_967_296.0;
+            sum = 0.0;
+        }
+        sum += pb;
+        if (sum - u).abs() < 1e-7 {
+            // Within the fixed point's rounding of p_b: the streams may part here.
+            break;
+        }
+        let drop = sum >= u;
+        assert_eq!(d == Decision::DropEarly, drop, "step {i}: sum {sum} u {u}");
+        fresh = drop;
+        checked += 1;
+    }
+    assert!(checked > 100_000, "{checked}");
 }
 
 #[test]
@@ -353,7 +406,7 @@ fn drop_fraction_matches_the_gap_distribution() {
             );
             // The documented closed forms where 1/p_b (2/p_b for DPDK) is about whole.
             let closed = match s {
-                Spreading::Uniform => 2.0 * pb / (1.0 + pb),
+                Spreading::Uniform | Spreading::Accumulated => 2.0 * pb / (1.0 + pb),
                 Spreading::UniformCountFirst => 2.0 * pb,
                 Spreading::Dpdk => 2.0 * pb / (2.0 + pb),
                 Spreading::Geometric => pb,
@@ -430,7 +483,7 @@ fn gaps_between_drops_follow_the_derived_distribution() {
             let crit = df * (1.0 - 2.0 / (9.0 * df) + z * (2.0 / (9.0 * df)).sqrt()).powi(3);
             assert!(chi2 < crit, "{s:?} q {q}: chi2 {chi2} >= {crit} (df {df})");
             // FJ93's variants really are uniform: all full bins equal.
-            if matches!(s, Spreading::Uniform) && q == 14 {
+            if matches!(s, Spreading::Uniform | Spreading::Accumulated) && q == 14 {
                 assert!(pmf.len() <= 11 && pmf[..10].iter().all(|&x| (x - pb).abs() < 1e-12));
             }
         }
@@ -554,7 +607,9 @@ fn queue_in_bytes() {
 
 #[test]
 fn ecn_marks_instead_of_dropping() {
-    let base = seed002();
+    // Geometric spreading: a draw r picks exactly when r < p_b 2^32.
+    let mut base = seed002();
+    base.spreading = Spreading::Geometric;
     let mut ecn = base;
     ecn.ecn = true;
     let mut hard = ecn;
@@ -904,7 +959,7 @@ proptest! {
     fn aecn_invariants_hold(
         min_th in 0u32..30, span in 1u32..30, extra in 0u32..10,
         base in 0u64..=1 << 32, alpha in 0u64..(8 << 32), beta in 1u64..(8 << 32),
-        w in 1u64..=1 << 32, ops in prop::collection::vec(arb_op(), 1..400), seed in any::<u64>(), s in 0u8..4,
+        w in 1u64..=1 << 32, ops in prop::collection::vec(arb_op(), 1..400), seed in any::<u64>(), s in 0u8..5,
     ) {
         let c = crate::AecnConfig {
             w_q: U32F32::from_bits(w), min_th, max_th: min_th + span,
