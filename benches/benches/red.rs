@@ -81,7 +81,8 @@ fn bench_red(c: &mut Criterion) {
                 let mut drops = 0u32;
                 for _ in 0..STEP {
                     now += TICKS;
-                    let d = red.on_arrival(&p, Instant::from_ticks(now), black_box(q), pkt, &mut rng);
+                    let d =
+                        red.on_arrival(&p, Instant::from_ticks(now), black_box(q), pkt, &mut rng);
                     drops += u32::from(d.is_drop());
                 }
                 black_box(drops)
@@ -195,7 +196,12 @@ fn bench_aecn(c: &mut Criterion) {
         len: 1500,
     };
     for _ in 0..20 {
-        let _ = q.enqueue(&p, Instant::from_ticks(0), desc(FlowClass::Average), &mut rng);
+        let _ = q.enqueue(
+            &p,
+            Instant::from_ticks(0),
+            desc(FlowClass::Average),
+            &mut rng,
+        );
     }
     let mut wave = Wave::new();
     let _ = wave.step();
@@ -204,7 +210,12 @@ fn bench_aecn(c: &mut Criterion) {
             // Follow the wave: one more or one fewer packet per step.
             let target = wave.step() as usize;
             if q.len() < target {
-                let _ = q.enqueue(&p, Instant::from_ticks(now), desc(FlowClass::Average), &mut rng);
+                let _ = q.enqueue(
+                    &p,
+                    Instant::from_ticks(now),
+                    desc(FlowClass::Average),
+                    &mut rng,
+                );
             } else if q.len() > target {
                 let _ = q.dequeue(Instant::from_ticks(now));
             }
