@@ -38,7 +38,6 @@
 //! tests push 10^9 packets). Every per-packet method is total: any length
 //! (including 0 and `u32::MAX`), any timestamp (a clock stepping backwards
 //! elapses no time and creates no token), no panic, no overflow, no allocation.
-//! The packet path is written as selects, without data-dependent branches.
 //!
 //! Where the sources disagree: RFC 4115's text says a packet is green when
 //! `Tc - B > 0` and its figure 1 says `B <= Tc`. [`Rfc4115Profile::new`] follows
@@ -54,8 +53,8 @@
 //! with masks, so it never becomes a conditional branch (colors follow the
 //! traffic and would mispredict). The clamp of a refill to the bucket size is
 //! left to the compiler, which may branch on it: whether a bucket is full changes
-//! far less often than colors do. A packet costs two multiplies per bucket
-//! (refill and cost) and no division. See `benches/benches/trtcm.rs`.
+//! far less often than colors do. A packet costs at most two multiplies per
+//! bucket (refill and cost; the srTCM's buckets share both) and no division. See `benches/benches/trtcm.rs`.
 //!
 //! `cargo run --release -p trtcm --example color_stream` colors 10 s of traffic
 //! offered at 1.5 x PIR with all three markers and prints what each lets through
@@ -119,16 +118,14 @@ pub use rfc4115::{
 
 use netcond_core::Instant;
 
-/// `!0` when `cost + strict <= tokens` (`strict` is 0 or 1), else `0`: the mask is
-/// the borrow of a 128-bit subtraction. Written this way, rather than as a
+/// `!0` when `cost <= tokens`, else `0`: the mask is the borrow of a 128-bit
+/// subtraction. Written this way, rather than as a
 /// comparison, so that the compiler emits `sub`/`sbb` instead of a conditional
 /// branch: whether a packet fits depends on the traffic, and a branch on it
 /// mispredicts.
 #[inline(always)]
-pub(crate) fn fits(tokens: u64, cost: u64, strict: u64) -> u64 {
-    let d = u128::from(tokens)
-        .wrapping_sub(u128::from(cost))
-        .wrapping_sub(u128::from(strict));
+pub(crate) fn fits(tokens: u64, cost: u64) -> u64 {
+    let d = u128::from(tokens).wrapping_sub(u128::from(cost));
     !((d >> 64) as u64)
 }
 
@@ -207,7 +204,7 @@ pub(crate) fn probe(
     Probe {
         tokens: u,
         over: t - u,
-        fits: fits(u, need, 0),
+        fits: fits(u, need),
     }
 }
 

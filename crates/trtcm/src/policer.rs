@@ -268,7 +268,7 @@ impl PremiumPolicer {
         );
         let conforming = b.fits;
         self.tokens = b.tokens - (cost & conforming);
-        let room = crate::fits(profile.pbs.saturating_sub(self.backlog), u64::from(len), 0);
+        let room = crate::fits(profile.pbs.saturating_sub(self.backlog), u64::from(len));
         let admitted = conforming & room;
         self.backlog += u64::from(len) & admitted;
         // Index 1 if nonconforming, 2 if conforming but not admitted, else 0.
