@@ -158,18 +158,25 @@ impl Qdisc for CustomerEgress {
             Stage::Ras(s) => match s.next_release() {
                 None => None,
                 Some(t) if t.ticks() > now => return Deq::Wait(t.ticks()),
-                Some(_) => s.dequeue(at).map(|(len, mut p)| {
-                    p.color = color_code(self.meter.color_blind(&self.meter_profile, at, len));
-                    p
-                }),
+                Some(t) => match s.dequeue(at) {
+                    Some((len, mut p)) => {
+                        p.color = color_code(self.meter.color_blind(&self.meter_profile, at, len));
+                        Some(p)
+                    }
+                    // Not released after all: ask again a tick later, never stall.
+                    None => return Deq::Wait(t.ticks().max(now + 1)),
+                },
             },
             Stage::Green(s) => match s.next_release() {
                 None => None,
                 Some(t) if t.ticks() > now => return Deq::Wait(t.ticks()),
-                Some(_) => s.dequeue(at).map(|((_, mut p), c)| {
-                    p.color = color_code(c);
-                    p
-                }),
+                Some(t) => match s.dequeue(at) {
+                    Some(((_, mut p), c)) => {
+                        p.color = color_code(c);
+                        Some(p)
+                    }
+                    None => return Deq::Wait(t.ticks().max(now + 1)),
+                },
             },
         };
         match out.take() {
