@@ -163,10 +163,59 @@ pub(crate) fn bucket(
     netcond_core::BucketProfile::new(rate, size_bytes, tick)
 }
 
-/// The refill of `dt` ticks in units (saturating).
-#[inline(always)]
-pub(crate) fn gain(b: &netcond_core::BucketProfile, dt: u64) -> u64 {
-    dt.saturating_mul(b.inc())
+/// A [`BucketProfile`](netcond_core::BucketProfile) with two more constants that
+/// let the packet path multiply without overflow checks.
+///
+/// - `fill_ticks = ceil(fill / inc)`: after that many ticks the bucket (and, for
+///   the srTCM's C, the E bucket its overflow feeds) is full whatever it held, so
+///   elapsed time is clamped to it; `fill_ticks x inc < 2^64` (below
+///   `fill + inc` when `inc <= fill < 2^63`, equal to `inc` otherwise).
+/// - `max_len = size_bytes + 1`: a longer packet fits no bucket sharing this
+///   unit, so lengths are clamped to it; `max_len x scale < 2^63`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Bucket {
+    pub(crate) b: netcond_core::BucketProfile,
+    fill_ticks: u64,
+    max_len: u64,
+}
+
+impl Bucket {
+    /// `fill`: the units of refill after which nothing changes any more (the
+    /// bucket's capacity, or C's plus E's for the srTCM); `max_bytes`: the largest
+    /// bucket, in bytes, that this bucket's costs are tested against.
+    pub(crate) fn new(b: netcond_core::BucketProfile, fill: u64, max_bytes: u64) -> Bucket {
+        let fill_ticks = if b.inc() == 0 {
+            0
+        } else {
+            fill.div_ceil(b.inc())
+        };
+        Bucket {
+            b,
+            fill_ticks,
+            max_len: max_bytes + 1,
+        }
+    }
+
+    /// The refill of `dt` ticks in units, clamped to `fill_ticks`.
+    #[inline(always)]
+    pub(crate) fn gain(&self, dt: u64) -> u64 {
+        dt.min(self.fill_ticks).wrapping_mul(self.b.inc())
+    }
+
+    /// The cost of a `len`-byte packet in units, exact for `len < max_len`.
+    #[inline(always)]
+    pub(crate) fn cost(&self, len: u32) -> u64 {
+        u64::from(len)
+            .min(self.max_len)
+            .wrapping_mul(self.b.scale())
+    }
+
+    /// The capacity in units.
+    #[inline(always)]
+    pub(crate) const fn full(&self) -> u64 {
+        self.b.full()
+    }
 }
 
 /// One bucket at a packet's arrival.
@@ -190,17 +239,11 @@ pub(crate) struct Probe {
 /// to the compiler, which may branch on it; whether a bucket is full changes far
 /// less often than colors do, so that branch predicts well.
 #[inline(always)]
-pub(crate) fn probe(
-    b: &netcond_core::BucketProfile,
-    tokens: u64,
-    gain: u64,
-    cost: u64,
-    strict: u64,
-) -> Probe {
+pub(crate) fn probe(b: &Bucket, tokens: u64, gain: u64, cost: u64, strict: u64) -> Probe {
     let t = tokens.saturating_add(gain);
     let u = t.min(b.full());
-    // A saturated cost (u64::MAX) never fits, with or without `strict`.
-    let need = cost.saturating_add(strict);
+    // cost < 2^63 (see `Bucket`), so adding strict (0 or 1) cannot overflow.
+    let need = cost + strict;
     Probe {
         tokens: u,
         over: t - u,

@@ -103,7 +103,7 @@ impl From<BucketError> for PremiumPolicerError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PremiumPolicerProfile {
-    bucket: BucketProfile,
+    bucket: crate::Bucket,
     pbs: u64,
     max_packet: u32,
 }
@@ -126,9 +126,9 @@ impl PremiumPolicerProfile {
         if cfg.pbs < u64::from(cfg.max_packet) {
             return Err(PremiumPolicerError::PbsBelowMaxPacket);
         }
-        let bucket = crate::bucket(cfg.rate, cfg.tbs, cfg.tick)?;
+        let b = crate::bucket(cfg.rate, cfg.tbs, cfg.tick)?;
         Ok(PremiumPolicerProfile {
-            bucket,
+            bucket: crate::Bucket::new(b, b.full(), cfg.tbs),
             pbs: cfg.pbs,
             max_packet: cfg.max_packet,
         })
@@ -138,7 +138,7 @@ impl PremiumPolicerProfile {
     #[inline]
     #[must_use]
     pub const fn committed(&self) -> &BucketProfile {
-        &self.bucket
+        &self.bucket.b
     }
 
     /// PBs in bytes.
@@ -160,7 +160,7 @@ impl PremiumPolicerProfile {
     /// never sees a buffer drop.
     #[must_use]
     pub fn meets_seed_rule(&self) -> bool {
-        let tbs = self.bucket.full() / self.bucket.scale();
+        let tbs = self.bucket.b.full() / self.bucket.b.scale();
         u128::from(self.pbs) > u128::from(tbs) + u128::from(self.max_packet)
     }
 }
@@ -230,6 +230,7 @@ impl PremiumPolicer {
     pub fn tokens_at(&self, profile: &PremiumPolicerProfile, now: Instant) -> u64 {
         profile
             .bucket
+            .b
             .refill(self.tokens, now.ticks_since(self.last))
     }
 
@@ -262,7 +263,7 @@ impl PremiumPolicer {
         let b = crate::probe(
             &profile.bucket,
             self.tokens,
-            crate::gain(&profile.bucket, dt),
+            profile.bucket.gain(dt),
             cost,
             0,
         );

@@ -2,7 +2,7 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{color_of, gain, mask, probe, Probe};
+use crate::{color_of, mask, probe, Bucket, Probe};
 
 /// The parameters of an srTCM, in the units of RFC 2697 section 2.
 ///
@@ -61,8 +61,8 @@ impl From<BucketError> for SrTcmError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct SrTcmProfile {
-    c: BucketProfile,
-    e: BucketProfile,
+    c: Bucket,
+    e: Bucket,
 }
 
 impl SrTcmProfile {
@@ -76,21 +76,26 @@ impl SrTcmProfile {
         }
         let c = crate::bucket(cfg.cir, cfg.cbs, cfg.tick)?;
         let e = crate::bucket(cfg.cir, cfg.ebs, cfg.tick)?;
-        Ok(SrTcmProfile { c, e })
+        // C's refill must be able to fill both C and E; one cost serves both.
+        let largest = cfg.cbs.max(cfg.ebs);
+        Ok(SrTcmProfile {
+            c: Bucket::new(c, c.full() + e.full(), largest),
+            e: Bucket::new(e, e.full(), largest),
+        })
     }
 
     /// Bucket C: CIR and CBS.
     #[inline]
     #[must_use]
     pub const fn committed(&self) -> &BucketProfile {
-        &self.c
+        &self.c.b
     }
 
     /// Bucket E: CIR and EBS (filled only by C's overflow).
     #[inline]
     #[must_use]
     pub const fn excess(&self) -> &BucketProfile {
-        &self.e
+        &self.e.b
     }
 }
 
@@ -157,7 +162,7 @@ impl SrTcm {
     #[inline]
     #[must_use]
     pub fn tc_at(&self, profile: &SrTcmProfile, now: Instant) -> u64 {
-        profile.c.refill(self.tc, now.ticks_since(self.last))
+        profile.c.b.refill(self.tc, now.ticks_since(self.last))
     }
 
     /// The token count E would hold at `now` if no packet arrived (C's overflow
@@ -167,8 +172,9 @@ impl SrTcm {
     pub fn te_at(&self, profile: &SrTcmProfile, now: Instant) -> u64 {
         let (_, over) = profile
             .c
+            .b
             .refill_with_overflow(self.tc, now.ticks_since(self.last));
-        profile.e.add(self.te, over)
+        profile.e.b.add(self.te, over)
     }
 
     /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS, and only what
@@ -177,7 +183,7 @@ impl SrTcm {
     #[inline(always)]
     fn update(&mut self, p: &SrTcmProfile, now: Instant, cost: u64) -> (Probe, Probe) {
         let dt = self.last.advance_to(now);
-        let c = probe(&p.c, self.tc, gain(&p.c, dt), cost, 0);
+        let c = probe(&p.c, self.tc, p.c.gain(dt), cost, 0);
         let e = probe(&p.e, self.te, c.over, cost, 0);
         (c, e)
     }

@@ -2,7 +2,7 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{color_of, gain, mask, probe, Probe};
+use crate::{color_of, mask, probe, Bucket, Probe};
 
 /// The parameters of a trTCM, in the units of RFC 2698 section 2.
 ///
@@ -66,8 +66,8 @@ impl From<BucketError> for TrTcmError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct TrTcmProfile {
-    c: BucketProfile,
-    p: BucketProfile,
+    c: Bucket,
+    p: Bucket,
 }
 
 impl TrTcmProfile {
@@ -90,21 +90,24 @@ impl TrTcmProfile {
         }
         let c = crate::bucket(cfg.cir, cfg.cbs, cfg.tick)?;
         let p = crate::bucket(cfg.pir, cfg.pbs, cfg.tick)?;
-        Ok(TrTcmProfile { c, p })
+        Ok(TrTcmProfile {
+            c: Bucket::new(c, c.full(), cfg.cbs),
+            p: Bucket::new(p, p.full(), cfg.pbs),
+        })
     }
 
     /// Bucket C: CIR and CBS.
     #[inline]
     #[must_use]
     pub const fn committed(&self) -> &BucketProfile {
-        &self.c
+        &self.c.b
     }
 
     /// Bucket P: PIR and PBS.
     #[inline]
     #[must_use]
     pub const fn peak(&self) -> &BucketProfile {
-        &self.p
+        &self.p.b
     }
 }
 
@@ -171,7 +174,7 @@ impl TrTcm {
     #[inline]
     #[must_use]
     pub fn tc_at(&self, profile: &TrTcmProfile, now: Instant) -> u64 {
-        profile.c.refill(self.tc, now.ticks_since(self.last))
+        profile.c.b.refill(self.tc, now.ticks_since(self.last))
     }
 
     /// The token count P would hold at `now` if no packet arrived, without changing
@@ -179,7 +182,7 @@ impl TrTcm {
     #[inline]
     #[must_use]
     pub fn tp_at(&self, profile: &TrTcmProfile, now: Instant) -> u64 {
-        profile.p.refill(self.tp, now.ticks_since(self.last))
+        profile.p.b.refill(self.tp, now.ticks_since(self.last))
     }
 
     /// RFC 2698 section 3: Tp fills at PIR up to PBS, Tc at CIR up to CBS.
@@ -188,8 +191,8 @@ impl TrTcm {
     fn update(&mut self, p: &TrTcmProfile, now: Instant, len: u32) -> (u64, Probe, u64, Probe) {
         let dt = self.last.advance_to(now);
         let (cost_c, cost_p) = (p.c.cost(len), p.p.cost(len));
-        let c = probe(&p.c, self.tc, gain(&p.c, dt), cost_c, 0);
-        let pk = probe(&p.p, self.tp, gain(&p.p, dt), cost_p, 0);
+        let c = probe(&p.c, self.tc, p.c.gain(dt), cost_c, 0);
+        let pk = probe(&p.p, self.tp, p.p.gain(dt), cost_p, 0);
         (cost_c, c, cost_p, pk)
     }
 

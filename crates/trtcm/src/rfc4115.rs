@@ -2,7 +2,7 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{color_of, gain, mask, probe, Probe};
+use crate::{color_of, mask, probe, Bucket, Probe};
 
 /// The parameters of an RFC 4115 marker, in the units of RFC 4115 section 2.
 ///
@@ -81,8 +81,8 @@ pub enum Rfc4115Ties {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Rfc4115Profile {
-    c: BucketProfile,
-    e: BucketProfile,
+    c: Bucket,
+    e: Bucket,
     /// 0 for `B <= T` (figure 1), 1 for `B < T` (text): a packet conforms when
     /// `cost + strict <= tokens`.
     strict: u64,
@@ -111,21 +111,25 @@ impl Rfc4115Profile {
             Rfc4115Ties::Figure1 => 0,
             Rfc4115Ties::Text => 1,
         };
-        Ok(Rfc4115Profile { c, e, strict })
+        Ok(Rfc4115Profile {
+            c: Bucket::new(c, c.full(), cfg.cbs),
+            e: Bucket::new(e, e.full(), cfg.ebs),
+            strict,
+        })
     }
 
     /// Bucket C: CIR and CBS.
     #[inline]
     #[must_use]
     pub const fn committed(&self) -> &BucketProfile {
-        &self.c
+        &self.c.b
     }
 
     /// Bucket E: EIR and EBS.
     #[inline]
     #[must_use]
     pub const fn excess(&self) -> &BucketProfile {
-        &self.e
+        &self.e.b
     }
 
     /// The tie rule in force.
@@ -199,7 +203,7 @@ impl Rfc4115 {
     #[inline]
     #[must_use]
     pub fn tc_at(&self, profile: &Rfc4115Profile, now: Instant) -> u64 {
-        profile.c.refill(self.tc, now.ticks_since(self.last))
+        profile.c.b.refill(self.tc, now.ticks_since(self.last))
     }
 
     /// The token count E would hold at `now` if no packet arrived, without changing
@@ -207,7 +211,7 @@ impl Rfc4115 {
     #[inline]
     #[must_use]
     pub fn te_at(&self, profile: &Rfc4115Profile, now: Instant) -> u64 {
-        profile.e.refill(self.te, now.ticks_since(self.last))
+        profile.e.b.refill(self.te, now.ticks_since(self.last))
     }
 
     /// RFC 4115 figure 1: `Tc = min(CBS, Tc + CIR t)`, `Te = min(EBS, Te + EIR t)`.
@@ -216,8 +220,8 @@ impl Rfc4115 {
     fn update(&mut self, p: &Rfc4115Profile, now: Instant, len: u32) -> (u64, Probe, u64, Probe) {
         let dt = self.last.advance_to(now);
         let (cost_c, cost_e) = (p.c.cost(len), p.e.cost(len));
-        let c = probe(&p.c, self.tc, gain(&p.c, dt), cost_c, p.strict);
-        let e = probe(&p.e, self.te, gain(&p.e, dt), cost_e, p.strict);
+        let c = probe(&p.c, self.tc, p.c.gain(dt), cost_c, p.strict);
+        let e = probe(&p.e, self.te, p.e.gain(dt), cost_e, p.strict);
         (cost_c, c, cost_e, e)
     }
 
