@@ -108,6 +108,11 @@ fn trtcm_overload_peak_exact_committed_short() {
     // Green is short of the committed promise by more than 10% of CIR x T.
     let committed = promised(cfg.cbs, CIR, t);
     let green = units(bytes(n[0]));
+    eprintln!(
+        "trTCM under overload: green {} bytes = {:.4} of CBS + CIR x T",
+        bytes(n[0]),
+        bytes(n[0]) as f64 / (committed / PER_BYTE) as f64
+    );
     assert!(
         green + units(CIR) * u128::from(t) / 10 / 1_000_000_000 < committed,
         "trTCM green {} bytes vs CBS + CIR x T = {} bytes",
