@@ -1,13 +1,13 @@
-//! A fixed-capacity open-addressing table of [`FlowEntry`] rows keyed by flow
+//! A fixed-capacity open-addressing table of rows keyed by flow
 //! and kind: linear probing from a multiplicative hash, rows stored in place (one
 //! cache line touched per lookup at moderate load), backward-shift deletion so
 //! that no tombstones accumulate.
 
-use crate::table::{EntryKind, FlowEntry};
+use crate::table::{EntryKind, Row};
 
 /// The key of a row: the flow id in the low 32 bits, bit 32 set for ACK rows.
 #[inline]
-pub(crate) const fn key_of(e: &FlowEntry) -> u64 {
+pub(crate) const fn key_of(e: &Row) -> u64 {
     (e.flow as u64)
         | match e.kind {
             EntryKind::Data => 0,
@@ -17,7 +17,7 @@ pub(crate) const fn key_of(e: &FlowEntry) -> u64 {
 
 #[derive(Clone)]
 pub(crate) struct FlowTable<const N: usize> {
-    slots: [Option<FlowEntry>; N],
+    slots: [Option<Row>; N],
     len: usize,
 }
 
@@ -64,12 +64,12 @@ impl<const N: usize> FlowTable<N> {
     }
 
     #[inline]
-    pub(crate) fn get(&self, key: u64) -> Option<&FlowEntry> {
+    pub(crate) fn get(&self, key: u64) -> Option<&Row> {
         self.find(key).and_then(|i| self.slots[i].as_ref())
     }
 
     #[inline]
-    pub(crate) fn get_mut(&mut self, key: u64) -> Option<&mut FlowEntry> {
+    pub(crate) fn get_mut(&mut self, key: u64) -> Option<&mut Row> {
         match self.find(key) {
             Some(i) => self.slots[i].as_mut(),
             None => None,
@@ -77,7 +77,7 @@ impl<const N: usize> FlowTable<N> {
     }
 
     /// Inserts a row whose key is not present; hands it back when full.
-    pub(crate) fn insert(&mut self, e: FlowEntry) -> Result<(), FlowEntry> {
+    pub(crate) fn insert(&mut self, e: Row) -> Result<(), Row> {
         if self.len == N {
             return Err(e);
         }
@@ -109,7 +109,7 @@ impl<const N: usize> FlowTable<N> {
         }
     }
 
-    pub(crate) fn remove(&mut self, key: u64) -> Option<FlowEntry> {
+    pub(crate) fn remove(&mut self, key: u64) -> Option<Row> {
         let i = self.find(key)?;
         let e = self.slots[i];
         self.remove_at(i);
@@ -117,7 +117,7 @@ impl<const N: usize> FlowTable<N> {
     }
 
     /// Keeps the rows for which `keep` is true.
-    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&FlowEntry) -> bool) {
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&Row) -> bool) {
         // A removal can shift a row from the start of the array into a slot
         // already passed (probe runs wrap around), so sweep until a sweep
         // removes nothing.
@@ -139,12 +139,8 @@ impl<const N: usize> FlowTable<N> {
         }
     }
 
-    pub(crate) fn values(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Row> + '_ {
         self.slots.iter().flatten()
-    }
-
-    pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut FlowEntry> + '_ {
-        self.slots.iter_mut().flatten()
     }
 
     /// True when every row is found from its key (the probe runs are intact).
@@ -160,16 +156,19 @@ mod tests {
     use crate::rate::FixedRate;
     use netcond_core::{Instant, RandomSource, SplitMix64};
 
-    fn row(flow: u32, ack: bool) -> FlowEntry {
-        FlowEntry {
+    fn row(flow: u32, ack: bool) -> Row {
+        Row {
             flow,
             kind: if ack { EntryKind::Ack } else { EntryKind::Data },
             requested: FixedRate::from_bps(u64::from(flow)),
             elsewhere: FixedRate::UNLIMITED,
-            allocated: FixedRate::ZERO,
-            bottleneck: false,
             last_seen: Instant::ZERO,
         }
+    }
+
+    #[test]
+    fn a_slot_is_32_bytes() {
+        assert_eq!(core::mem::size_of::<Option<Row>>(), 32);
     }
 
     #[test]

@@ -65,6 +65,25 @@ impl FlowEntry {
     }
 }
 
+/// What the table stores per row (32 bytes); the allocation and the bottleneck
+/// flag follow from the constraint and the advertised rate, so a recomputation
+/// writes nothing per row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Row {
+    pub(crate) flow: FlowId,
+    pub(crate) kind: EntryKind,
+    pub(crate) requested: FixedRate,
+    pub(crate) elsewhere: FixedRate,
+    pub(crate) last_seen: Instant,
+}
+
+impl Row {
+    #[inline]
+    const fn constraint(&self) -> FixedRate {
+        self.requested.min(self.elsewhere)
+    }
+}
+
 /// The RBCC allocator of one output interface: the allocated-bandwidth table of
 /// the flows crossing it (at most `N` rows, `N` a power of two of at least 2;
 /// size it at about twice the expected rows so that most lookups take one
@@ -80,6 +99,7 @@ pub struct RbccInterface<const N: usize> {
     advertised: FixedRate,
     scratch: [(u64, bool); N],
     recomputations: u64,
+    coupled: bool,
 }
 
 impl<const N: usize> core::fmt::Debug for RbccInterface<N> {
@@ -103,6 +123,7 @@ impl<const N: usize> RbccInterface<N> {
             advertised: p.capacity,
             scratch: [(0, false); N],
             recomputations: 0,
+            coupled: p.model == AckModel::Coupled,
         }
     }
 
@@ -132,21 +153,41 @@ impl<const N: usize> RbccInterface<N> {
         self.recomputations
     }
 
+    /// A stored row with its allocation and bottleneck flag as of the last
+    /// recomputation.
+    fn view(&self, r: &Row) -> FlowEntry {
+        let mu = self.advertised;
+        let (allocated, bottleneck) = match r.kind {
+            EntryKind::Ack if !self.coupled => (r.requested, false),
+            EntryKind::Ack => (r.requested.min(mu), r.requested >= mu),
+            EntryKind::Data => (r.constraint().min(mu), r.constraint() >= mu),
+        };
+        FlowEntry {
+            flow: r.flow,
+            kind: r.kind,
+            requested: r.requested,
+            elsewhere: r.elsewhere,
+            allocated,
+            bottleneck,
+            last_seen: r.last_seen,
+        }
+    }
+
     /// The data-flow row of `flow`.
     #[must_use]
-    pub fn data(&self, flow: FlowId) -> Option<&FlowEntry> {
-        self.map.get(data_key(flow))
+    pub fn data(&self, flow: FlowId) -> Option<FlowEntry> {
+        self.map.get(data_key(flow)).map(|r| self.view(r))
     }
 
     /// The ACK-flow row of `flow`.
     #[must_use]
-    pub fn ack(&self, flow: FlowId) -> Option<&FlowEntry> {
-        self.map.get(ack_key(flow))
+    pub fn ack(&self, flow: FlowId) -> Option<FlowEntry> {
+        self.map.get(ack_key(flow)).map(|r| self.view(r))
     }
 
     /// All rows, in table order.
-    pub fn entries(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
-        self.map.values()
+    pub fn entries(&self) -> impl Iterator<Item = FlowEntry> + '_ {
+        self.map.values().map(|r| self.view(r))
     }
 
     /// The ACK load counted as outside load under [`AckModel::OutsideLoad`]:
@@ -199,13 +240,11 @@ impl<const N: usize> RbccInterface<N> {
                 }
             }
             None => {
-                let e = FlowEntry {
+                let e = Row {
                     flow,
                     kind: EntryKind::Data,
                     requested: hdr.requested,
                     elsewhere: FixedRate::UNLIMITED,
-                    allocated: FixedRate::ZERO,
-                    bottleneck: false,
                     last_seen: now,
                 };
                 self.map.insert(e).map_err(|_| flow)?;
@@ -280,13 +319,11 @@ impl<const N: usize> RbccInterface<N> {
                 }
             }
             None => {
-                let e = FlowEntry {
+                let e = Row {
                     flow,
                     kind: EntryKind::Ack,
                     requested: ack.rate,
                     elsewhere: FixedRate::UNLIMITED,
-                    allocated: FixedRate::ZERO,
-                    bottleneck: false,
                     last_seen: now,
                 };
                 self.map.insert(e).map_err(|_| flow)?;
@@ -328,7 +365,7 @@ impl<const N: usize> RbccInterface<N> {
         removed
     }
 
-    /// Recomputes the advertised rate and every row's allocation: the max-min
+    /// Recomputes the advertised rate (and with it every row's allocation): the max-min
     /// fixed point of Charny's advertised rate on this interface,
     ///
     /// `mu = (C - ACK load - sum of constraints below mu) / (rows not below mu)`,
@@ -378,20 +415,7 @@ impl<const N: usize> RbccInterface<N> {
         };
         let mu = FixedRate::from_raw(u64::try_from(mu).unwrap_or(u64::MAX));
         self.advertised = mu;
-        for e in self.map.values_mut() {
-            if e.kind == EntryKind::Ack && !coupled {
-                e.allocated = e.requested;
-                e.bottleneck = false;
-            } else {
-                let c = if e.kind == EntryKind::Ack {
-                    e.requested
-                } else {
-                    e.constraint()
-                };
-                e.allocated = c.min(mu);
-                e.bottleneck = c >= mu;
-            }
-        }
+        self.coupled = coupled;
     }
 }
 
