@@ -23,7 +23,8 @@
 //!   `w = 1 - u g`, which has no cancellation either;
 //! - `u >= 1/16`: `w = 2^-(u log2 e)`, an integer shift and a 256-entry table of
 //!   `2^-f` with linear interpolation (relative error below 1e-6), and
-//!   `L/T` from a table-plus-Newton reciprocal of `T` (relative error below 1e-10).
+//!   `L/T` from a table reciprocal of `T` (linear interpolation, relative error
+//!   below 4e-6).
 //!   Here `1 - w >= 0.06`, so the table error grows at most 16-fold.
 //!
 //! The relative error of one update is below 2e-5, and it does not accumulate
@@ -43,7 +44,7 @@
 
 use netcond_core::Instant;
 
-use crate::fixed::{exp2_neg_q64, hi, normalize_ratio, recip, sat64};
+use crate::fixed::{exp2_neg_q64, hi, normalize_ratio, recip_guess, sat64};
 
 /// 1/6 and 1/24 in Q64: coefficients of the series of g(u).
 const C3: u64 = u64::MAX / 6;
@@ -181,7 +182,8 @@ impl Ear {
             let x = sat64((t as u128 * p.c_m as u128) >> p.c_sh);
             let w = exp2_neg_q64(x);
             let v = if w == 0 { u64::MAX } else { w.wrapping_neg() };
-            let (y, lz) = recip(t);
+            // 1/T from the table guess alone (relative error below 4e-6).
+            let (y, _, lz) = recip_guess(t);
             // (1 - w) L / T in EAR units = (1-w) y L 2^(lz - 126 + S + 16); the
             // shift lt_base - lz lies in [0, 110].
             let a = hi(v, y) as u128;
