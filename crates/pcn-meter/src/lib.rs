@@ -1,4 +1,117 @@
-//! Pre-Congestion Notification: three-state PCN marking (3sM), RFC 5670 meters, RFC 6660 encoding, PCN edge admission and flow termination.
+//! Pre-Congestion Notification (PCN): three-state PCN marking (3sM), the RFC 5670
+//! meters, the RFC 6660 encoding, and the PCN edge (admission control and flow
+//! termination).
+//!
+//! PCN protects inelastic traffic (voice, video) inside a Diffserv domain: every
+//! link meters its PCN traffic against two rates below its capacity and marks
+//! packets when they are exceeded; the egress turns the marks into "stop
+//! admitting flows of this ingress-egress aggregate" and "terminate these flows"
+//! (RFC 5559). This crate is the per-link metering and marking, the encoding in
+//! the IP header, and the edge logic, all `no_std`, allocation-free, in exact
+//! integer arithmetic.
+//!
+//! # Interior meters and markers
+//!
+//! Every meter is a token bucket: a `Copy` state of 16 bytes (fill and last
+//! update) driven by an immutable profile, called once per packet with
+//! `(profile, now, len, mark)` and returning the packet's new [`PcnMark`]
+//! (all implement [`PcnMeter`]).
+//!
+//! | type | source | marks |
+//! |---|---|---|
+//! | [`EtMarker`] | seed 000 s1.2; draft-babiarz-pcn-3sm-01 s3.1.2 and appendix A.1.5 | ET when `fill < size` (tail) or `fill < MTU` (size independent), then adds `s` (or `s * size / MTU`) |
+//! | [`EtMarkerSim48`] | seed 000 s4.8, Figure 9 (what the seed's simulations ran) | takes the packet first; ET when the bucket is at or below zero, then adds `pcn_px` |
+//! | [`AsMarker`] | seed 000 s1.2 ([`AsForm::Seed000`]) or 3sm-01 s3.2.2 ([`AsForm::Draft3sm01`]) | AS below the threshold; meters only non-ET packets |
+//! | [`ThresholdMeter`] | RFC 5670 s2.3, appendix A.1 | ThM when `F_tm < threshold` after taking the packet; meters all PCN packets |
+//! | [`ExcessTrafficMeter`] | RFC 5670 s2.4, appendix A.2 | ETM, size independent (bucket may go one packet negative) or classic |
+//! | [`NodeMarker`] | RFC 6660 s5.2.2 | both stages of a link, excess first: [`Node3sm`], [`Node3smSim48`], [`NodeRfc5670`] |
+//!
+//! Where the sources disagree, both are here under their own names:
+//! seed 000's ET-marker of section 1.2 ([`EtMarker`]) and the one its section 4
+//! simulations ran ([`EtMarkerSim48`]); the AS-marker of the seed and of 3sm-01
+//! ([`AsForm`]); RFC 5670's section 2.4 and appendix B.6 tie rule for the classic
+//! excess meter ([`ClassicTie`]; section 2.4, marking a packet of exactly the
+//! fill, is the default).
+//!
+//! Tokens are counted in units of `1 / (scale * k)` byte, where one clock tick
+//! adds a whole number of units (`netcond_core::BucketProfile`'s scale) and `k`
+//! makes 3sM's proportional reduction `s * size / MTU` whole too: nothing is
+//! ever rounded, and every meter agrees exactly, packet by packet, with a plain
+//! `i128` model of its source text ([`reference`]). Sizes (`TB.size`, `s`,
+//! `MTU`, thresholds) are in bytes, including RFC 5670's bucket sizes, which the
+//! RFC gives in bits. A not-PCN packet is never metered or marked.
+//!
+//! # Encoding
+//!
+//! [`PcnMark`] is the RFC 6660 "3-in-1" state of the ECN field for a
+//! PCN-compatible DSCP (`00` not-PCN, `10` NM, `01` ThM, `11` ETM; 3sM's NP / AS /
+//! ET map to NM / ThM / ETM, [`ThreeState`]). [`PcnMark::remark`] only raises
+//! severity and never touches not-PCN; [`PcnDscps`] applies it to a whole IPv4
+//! TOS or IPv6 traffic-class byte.
+//!
+//! # Edge
+//!
+//! [`edge`] holds seed 000's egress ([`Egress3sm`]: a block signal per AS packet,
+//! the stop-blocking timer, a flow termination per ET packet), the 3sM draft's
+//! CLE-based option ([`CleAdmission`]), and RFC 6661 (CL) / RFC 6662 (SM)
+//! measurement per `T_meas` ([`EgressMeter`]) and decision point
+//! ([`DecisionPoint`]). Time-driven parts take `now` and say, with
+//! `next_wakeup`, when `poll` next has work.
+//!
+//! # Example: a link overloaded at 150 % of SR, and the egress reacting
+//!
+//! ```
+//! use netcond_core::{Instant, Rate};
+//! use pcn_meter::{
+//!     Admission, AsMarkerConfig, AsMarkerProfile, Egress3sm, EgressSignal, EtMarkerConfig,
+//!     EtMarkerProfile, Node3sm, NodeProfile, PcnMark, PcnMeter, StopBlockingConfig,
+//!     StopBlockingProfile,
+//! };
+//!
+//! // One link of seed 000: SR 1 Mbps with a 10 kB bucket and s = 1064 B;
+//! // AR 0.8 Mbps with a 20 kB bucket and a 10 kB threshold. Nanosecond clock.
+//! let node = NodeProfile {
+//!     excess: EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_kbps(1000), 10_000, 1064))
+//!         .unwrap(),
+//!     threshold: AsMarkerProfile::new(&AsMarkerConfig::seed000(Rate::from_kbps(800), 20_000, 10_000))
+//!         .unwrap(),
+//! };
+//! let mut link = Node3sm::start(&node, Instant::ZERO);
+//!
+//! // The egress of the one ingress-egress aggregate, with the seed's 1 s timer.
+//! let timer = StopBlockingProfile::new(&StopBlockingConfig::seed000()).unwrap();
+//! let mut egress: Egress3sm<u32, 4> = Egress3sm::new();
+//! let agg = egress.add(7).unwrap();
+//!
+//! // 15 flows of 100 kbps (200-byte packets every 16 ms each, staggered): 1.5 Mbps.
+//! // A terminated flow stops at once (no signalling delay in this example).
+//! let mut active = [true; 15];
+//! let mut blocked = false;
+//! for i in 0..15 * 250u64 {
+//!     let flow = (i % 15) as usize;
+//!     if !active[flow] {
+//!         continue;
+//!     }
+//!     let now = Instant::from_ticks(i * 16_000_000 / 15);
+//!     let mark = link.mark(&node, now, 200, PcnMark::Nm);
+//!     match egress.on_packet_at(&timer, now, agg, flow, mark) {
+//!         EgressSignal::Block { .. } => blocked = true,
+//!         EgressSignal::Terminate { flow, .. } => active[flow] = false,
+//!         EgressSignal::Nothing => {}
+//!     }
+//! }
+//! // Above AR the aggregate was blocked; above SR flows were terminated until
+//! // the rest fit under SR (10 x 100 kbps).
+//! let left = active.iter().filter(|a| **a).count();
+//! assert!(blocked && (8..=10).contains(&left), "{left} flows left");
+//! assert_eq!(egress.admission(7), Some(Admission::Block));
+//!
+//! // Once the AS marks stop, admission resumes after one silent timeout.
+//! let later = Instant::from_ticks(60_000_000_000);
+//! let (key, _resumed_at) = egress.poll(&timer, later).unwrap();
+//! assert_eq!(key, 7);
+//! assert_eq!(egress.admission(7), Some(Admission::Admit));
+//! ```
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

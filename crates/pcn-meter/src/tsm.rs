@@ -260,12 +260,16 @@ impl EtMarker {
         let cost = p.u.cost(len);
         // Written as selects: the outcome depends on the traffic, not on a
         // predictable branch.
+        // `add` is at most 2^62 and `fill` below 2^62: the sum cannot overflow.
         let (need, add) = if p.size_independent {
-            (p.mtu, u64::from(len).saturating_mul(p.add_per_byte))
+            (
+                p.mtu,
+                p.u.cap_at(u64::from(len).saturating_mul(p.add_per_byte)),
+            )
         } else {
             (cost, p.add_fixed)
         };
-        let plus = p.u.refill(fill.saturating_add(add), 0);
+        let plus = p.u.cap_at(fill + add);
         let metered = matches!(mark, PcnMark::Nm | PcnMark::Thm);
         let short = fill < need;
         let et_adds = p.et_adds && mark == PcnMark::Etm;

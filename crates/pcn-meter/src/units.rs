@@ -61,15 +61,34 @@ impl Units {
         }
     }
 
-    /// The unsigned fill after `dt` ticks, capped at the capacity.
+    /// The tokens `dt` ticks bring, held at 2^62 (more than any capacity). It
+    /// depends on time only, so it stays off the fill's dependency chain.
     #[inline(always)]
-    pub(crate) fn refill(&self, fill: u64, dt: u64) -> u64 {
-        let t = fill.saturating_add(dt.saturating_mul(self.inc));
-        if t > self.cap {
+    pub(crate) fn gain(&self, dt: u64) -> u64 {
+        let g = dt.saturating_mul(self.inc);
+        if g > MAX_UNITS {
+            MAX_UNITS
+        } else {
+            g
+        }
+    }
+
+    /// `min(x, cap)`.
+    #[inline(always)]
+    pub(crate) fn cap_at(&self, x: u64) -> u64 {
+        if x > self.cap {
             self.cap
         } else {
-            t
+            x
         }
+    }
+
+    /// The unsigned fill after `dt` ticks, capped at the capacity. `fill` must
+    /// not exceed the capacity (true of every unsigned bucket here), so the sum
+    /// stays below 2^63.
+    #[inline(always)]
+    pub(crate) fn refill(&self, fill: u64, dt: u64) -> u64 {
+        self.cap_at(fill + self.gain(dt))
     }
 
     /// The signed fill after `dt` ticks: `min(fill + dt * inc, cap)`.
