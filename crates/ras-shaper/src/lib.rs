@@ -40,12 +40,13 @@
 //!
 //! # Numbers
 //!
-//! No floating point and no division on the per-packet path of the plain
-//! shapers: rates are fixed point in units of `2^-S` bytes per tick, the EAR
-//! uses a series and two small compile-time tables, and the transmission time
-//! `L/R` uses a table-plus-Newton reciprocal. Release schedules keep a 2^-32 tick
-//! fraction and do not drift. The green shapers divide once or twice per head
-//! packet (the meter's `ticks_until`).
+//! No floating point and no division on the per-packet path: rates are fixed
+//! point in units of `2^-S` bytes per tick, the EAR uses a series and two small
+//! compile-time tables, and the transmission time `L/R` uses a table-plus-Newton
+//! reciprocal (relative error below 1e-10). Release schedules keep a 2^-32 tick
+//! fraction and do not drift. The green shapers get T2's waits from the same
+//! reciprocal corrected to the exact ceiling ([`ticks_until`]); only waits of
+//! 2^32 ticks or more divide.
 //!
 //! # Example: a trRAS in front of a trTCM
 //!
