@@ -49,6 +49,33 @@
 //!   the sender halves `cwnd` (`ssthresh = max(FlightSize/2, 2 SMSS)`) at most once
 //!   per window of data and sets CWR on its next new segment.
 //!
+//! [`net`] runs these state machines over chains of links whose queues are
+//! [`net::Qdisc`]s wrapping the workspace's conditioners; the `ras-tcp`, `aecn`
+//! and `premium-tcp` scenarios are built on it.
+//!
+//! # Example
+//!
+//! A sender and a receiver driven by hand: the second segment is lost, three
+//! later ones are SACKed, and the sender retransmits it without a timeout.
+//!
+//! ```
+//! use netcond_sim::tcp::{TcpConfig, TcpReceiver, TcpSender};
+//!
+//! let cfg = TcpConfig { initial_cwnd: 5, ..TcpConfig::default() };
+//! let (mut tx, mut rx) = (TcpSender::new(cfg, 0), TcpReceiver::new(cfg, 0));
+//! let mut out = Vec::new();
+//! tx.start(0, &mut out);
+//! assert_eq!(out.len(), 5);
+//! let sent = std::mem::take(&mut out);
+//! for seg in sent.iter().filter(|s| s.seq != 1) {
+//!     let ack = rx.on_segment(10_000_000, seg).unwrap();
+//!     tx.on_ack(20_000_000, &ack, &mut out);
+//! }
+//! assert!(out.iter().any(|s| s.seq == 1 && s.retransmit));
+//! assert_eq!(tx.stats().fast_recoveries, 1);
+//! assert_eq!(tx.stats().timeouts, 0);
+//! ```
+//!
 //! Goodput counts each payload byte once, when it is delivered in order at the
 //! receiver; throughput counts every data segment the sender transmits,
 //! retransmissions included (the definitions of seed 002's metrics slide).

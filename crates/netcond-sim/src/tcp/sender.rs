@@ -307,6 +307,22 @@ impl TcpSender {
         }
     }
 
+    /// Retransmit the first unacknowledged segment now (fast retransmit, NewReno
+    /// partial ACK), whatever `pipe` is.
+    fn retransmit_head(&mut self, now: u64, out: &mut Vec<Segment>) {
+        let Some(s) = self.board.front_mut() else {
+            return;
+        };
+        if s.flags & SACKED != 0 {
+            return;
+        }
+        s.flags |= LOST | RETX | EVER_RETX;
+        s.sent_at = now;
+        self.flagged = true;
+        let seq = self.una;
+        self.emit(now, seq, true, out);
+    }
+
     /// RFC 6675 IsLost for every segment: lost when `dupthresh` segments above it are SACKed.
     fn mark_lost_by_sack(&mut self) {
         let thresh = self.cfg.dupthresh.max(1);
@@ -392,12 +408,10 @@ impl TcpSender {
                     self.nosack_credit = 0;
                     self.cwnd = self.ssthresh;
                 } else if !self.cfg.sack {
-                    // NewReno partial ACK (RFC 6582 step 3): the next hole is lost.
+                    // NewReno partial ACK (RFC 6582 section 3.2 step 3): retransmit
+                    // the first unacknowledged segment at once.
                     self.nosack_credit = 0;
-                    if let Some(s) = self.board.front_mut() {
-                        s.flags = (s.flags | LOST) & !RETX;
-                        self.flagged = true;
-                    }
+                    self.retransmit_head(now, out);
                 }
             } else if self.cwnd < self.ssthresh {
                 // RFC 5681 (2): slow start.
@@ -435,10 +449,9 @@ impl TcpSender {
                 if !self.cfg.sack {
                     self.nosack_credit = u64::from(self.dupacks);
                 }
-                if let Some(s) = self.board.front_mut() {
-                    s.flags = (s.flags | LOST) & !RETX;
-                    self.flagged = true;
-                }
+                // RFC 6675 step 4.3 / RFC 6582 step 2: the fast retransmit of the
+                // first unacknowledged segment does not wait for pipe < cwnd.
+                self.retransmit_head(now, out);
             }
         }
         // ECN-Echo (RFC 3168 section 6.1.2): at most once per window of data (only
