@@ -22,14 +22,15 @@
 //! max-min, where ACK flows can be bottlenecked too, is offered as
 //! [`AckModel::Coupled`].
 //!
-//! Per packet: one hash lookup, a compare and at most two stores (`O(1)`); the
-//! fair share is recomputed only when the table changes (a flow joins, leaves,
-//! expires, or its requested or returned rate changes), in `O(m log m)` for the
-//! `m` flows that could be held elsewhere.
+//! Per packet: one lookup in an open-addressing table (one probe at moderate
+//! load), a compare and at most three stores (`O(1)`); the fair share is
+//! recomputed only when the table changes (a flow joins, leaves, expires, or its
+//! requested or returned rate changes), in expected `O(N)` (partitioning, no
+//! sort), and no row is written by it.
 //!
 //! Rates are [`FixedRate`]: Q48.16 bits per second, a resolution of 2^-16 bit/s.
-//! Shares round down, so allocations never exceed capacity; results are within a
-//! unit or two of the exact rational values (Scenario 7: within one unit, tested).
+//! Shares round down, so allocations never exceed capacity. On Scenario 7 every
+//! rate is within one unit of the exact rational value (tested in `u128`).
 //!
 //! Also here: [`solver::Network`], the network-wide max-min allocation the
 //! distributed computation converges to (for tests and simulators), and
@@ -73,6 +74,15 @@
 //! assert_eq!(rate[1].to_string(), "31168.831 bit/s");
 //! assert_eq!(rate[2].to_string(), "62337.662 bit/s"); // 4800000/77
 //! ```
+//!
+//! # Calling it from a simulator
+//!
+//! Per hop: a data packet leaving by interface `I` calls `I.on_data`; an ACK
+//! leaving by interface `J` calls `J.on_ack`; the ACK arriving back at the router
+//! whose interface `I` the flow's data left by calls `I.on_return`; a closing flow
+//! calls `close` on every interface it crossed, or `expire` removes it after the
+//! idle timeout. [`RateStamp`] is the same set of calls as a trait, implemented
+//! by [`RbccInterface`] and [`Rcp`]. Design notes: `docs/rbcc-rate.md`.
 //!
 //! # Sources
 //!
