@@ -202,3 +202,18 @@ fn parallel_reproduce_is_deterministic() {
     let b = sc.reproduce(&o, &Progress::hidden()).unwrap();
     assert_eq!(a.comparisons, b.comparisons);
 }
+
+#[test]
+fn video_termination_brings_the_rate_back_to_sr() {
+    let sc = find("pcn-video").unwrap();
+    let p = sc.defaults();
+    let r = netcond_sim::scenarios::pcn_video::simulate(&p, 1, &Progress::hidden()).unwrap();
+    assert_eq!(r.windows.len(), 2);
+    for &(mean, sd, _) in &r.windows {
+        let pct = 100.0 * mean / r.sr_mbps;
+        assert!(pct > 90.0 && pct < 110.0, "{pct}% of SR");
+        assert!(sd / r.sr_mbps < 0.1);
+    }
+    // 80 + 100 + 100 flows at 400 kbps against 40 Mbps: about 180 terminated.
+    assert!(r.terminated > 150 && r.terminated < 210, "{}", r.terminated);
+}

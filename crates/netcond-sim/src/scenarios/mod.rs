@@ -11,6 +11,7 @@ use crate::SimError;
 pub mod aecn;
 pub mod pcn_admission;
 pub mod pcn_termination;
+pub mod pcn_video;
 pub mod premium_tcp;
 pub mod ras_tcp;
 pub mod rbcc_scenario7;
@@ -61,6 +62,7 @@ pub fn registry() -> Vec<&'static dyn Scenario> {
     vec![
         &pcn_termination::PcnTermination,
         &pcn_admission::PcnAdmission,
+        &pcn_video::PcnVideo,
         &rbcc_scenario7::RbccScenario7,
         &premium_tcp::PremiumTcp,
         &aecn::Aecn,
