@@ -35,7 +35,9 @@
 //! units, so refilling is one multiply and testing a packet is one multiply, with
 //! no rounding and no division. Over any interval a bucket hands out exactly
 //! `size + rate x time` bytes: no drift, however long it runs (the `long_run`
-//! tests push 10^9 packets). Every per-packet method is total: any length
+//! tests push 10^9 packets). The RFCs add one whole token (byte) CIR times per
+//! second; here tokens arrive continuously in those fine units, which differs
+//! from the whole-byte model by less than one byte at any instant. Every per-packet method is total: any length
 //! (including 0 and `u32::MAX`), any timestamp (a clock stepping backwards
 //! elapses no time and creates no token), no panic, no overflow, no allocation.
 //!
