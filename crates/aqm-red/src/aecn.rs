@@ -228,7 +228,7 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
                 });
             }
             Region::Below => {
-                self.count[k] = c.spread.below;
+                self.count[k] = 0;
                 false
             }
             Region::Early(p) => {

@@ -309,12 +309,12 @@ pub enum Spreading {
     /// since the drop: FJ93's `p_b / (1 - count p_b)` with `count p_b` read as
     /// that sum, which it is while `p_b` is constant; then the gap is uniform
     /// on `1..=1/p_b` and the drop fraction about `2 p_b`, exactly as
-    /// [`Uniform`](Spreading::Uniform). No division, no multiplication and no
-    /// random draw on the per-packet path (a draw after each drop and on
+    /// [`Uniform`](Spreading::Uniform). Beyond computing p_b, the decision is
+    /// a comparison and a subtraction (a draw only after each drop and on
     /// entering the region). Linux's `red.h` also draws once per drop, but
     /// compares `count * p_b` (the current `p_b`) with the draw; the two agree
-    /// while `p_b` is constant. The draw is `min(r, 2^32 - 2)`: a bias below
-    /// 2^-32.
+    /// while `p_b` is constant. The draw is `U = (min(r, 2^32 - 2) + 1) / 2^32`:
+    /// a bias below 2^-32.
     #[default]
     Accumulated,
     /// `p_a = p_b / (1 - count p_b)` with `count` the packets accepted since
@@ -334,7 +334,7 @@ pub enum Spreading {
 }
 
 /// The spreading state value meaning "draw a new budget" ([`Spreading::Accumulated`]).
-pub(crate) const FRESH: u32 = u32::MAX;
+pub(crate) const FRESH: u32 = 0;
 
 /// The spreading constants in a profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -342,10 +342,8 @@ pub(crate) struct Spread {
     /// One uniform per drop ([`Spreading::Accumulated`]).
     pub budget: bool,
     pub k_shift: u32,
-    /// The state after a drop or mark.
+    /// The state after a drop or mark (below min_th it is always 0).
     pub after_drop: u32,
-    /// The state below min_th.
-    pub below: u32,
     pub use_count: bool,
 }
 
@@ -362,7 +360,6 @@ impl Spread {
             budget,
             k_shift,
             after_drop,
-            below: if budget { FRESH } else { 0 },
             use_count,
         }
     }
@@ -378,16 +375,16 @@ impl Spread {
         rng: &mut R,
     ) -> bool {
         if self.budget {
-            // The remaining budget r stands for U - S = (r + 1) / 2^32: the
-            // packet is picked when p >= r + 1.
-            let mut r = *st;
-            if r == FRESH {
-                r = fresh(rng);
+            // The budget b stands for U - S = b / 2^32 (0: draw a new one):
+            // the packet is picked when p >= b.
+            let mut b = *st;
+            if b == FRESH {
+                b = fresh(rng);
             }
-            if p > r as u64 {
+            if p >= b as u64 {
                 return true;
             }
-            *st = r - p as u32;
+            *st = b - p as u32;
             false
         } else {
             let r = rng.next_u32();
@@ -410,16 +407,12 @@ impl Spread {
     }
 }
 
-/// A new budget: uniform on `0..=2^32 - 2` but for a 2^-32 bias.
+/// A new budget `b = r + 1` in `1..=2^32 - 1` (`U = b / 2^32` in `(0, 1)`),
+/// with `r = 2^32 - 1` folded onto `2^32 - 2`: a bias below 2^-32.
 #[cold]
 #[inline(never)]
 fn fresh<R: netcond_core::RandomSource + ?Sized>(rng: &mut R) -> u32 {
-    let r = rng.next_u32();
-    if r == FRESH {
-        FRESH - 1
-    } else {
-        r
-    }
+    rng.next_u32().saturating_add(1)
 }
 
 /// The scale of byte mode: `p * min(len, M) / M`, within one unit.

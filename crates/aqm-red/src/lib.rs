@@ -18,7 +18,8 @@
 //! The crate implements:
 //!
 //! - [`Red`] / [`RedProfile`]: RED in packets or bytes, byte mode, gentle mode,
-//!   ECN, four [`Spreading`] variants (FJ93's analysis and pseudo-code, DPDK's
+//!   ECN, five [`Spreading`] variants (FJ93's with one draw per drop, FJ93's
+//!   analysis and pseudo-code with one draw per packet, DPDK's
 //!   `p_b / (2 - count p_b)`, none). The per-flow state is 16 bytes.
 //! - [`Rio`] / [`RioProfile`]: three drop precedences (RFC 2597 section 2) with
 //!   per-color `min_th`/`max_th`/`max_p`, in RIO-C, RIO-D and WRED modes, and
@@ -45,16 +46,22 @@
 //!   profile is built, and at most 64 multiplications per idle period; `m = idle
 //!   ticks / s` is taken as a real number (no rounding). Relative error below
 //!   2^-40 plus half a unit.
-//! - `p_b` is at most the exact value and at most 2^-31 below it; the drop test
-//!   `u < p_b / (K - count p_b)` is made exactly, as `K u < p_b (1 + count u)`
-//!   in 128-bit integers, with `u` the uniform draw over 2^32 values.
-//! - The long-run drop fraction: with [`Spreading::Uniform`] (FJ93, the
-//!   default) and a constant `p_b`, the gap between drops is uniform on
-//!   `1..=1/p_b` and the drop fraction is `2 p_b / (1 + p_b)`, about twice
-//!   `p_b`, when `1/p_b` is whole (the general formula is in [`Spreading`]).
-//!   Linux's `red.h` draws one uniform per drop and gets the same distribution;
-//!   DPDK's `rte_red` uses `p_b / (2 - count p_b)` ([`Spreading::Dpdk`]),
-//!   which halves it to about `p_b`.
+//! - `p_b` is at most the exact value and at most 2^-31 below it. The default
+//!   spreading, [`Spreading::Accumulated`], draws one uniform `U` per drop and
+//!   drops the packet that brings the sum of `p_b` since the last drop to `U`:
+//!   FJ93's `p_a = p_b / (1 - count p_b)` with `count p_b` read as that sum.
+//!   Per packet that is a subtraction and a comparison. The per-packet-draw
+//!   variants test `u < p_b / (K - count p_b)` exactly, as
+//!   `K u < p_b (1 + count u)` in 128-bit integers.
+//! - The long-run drop fraction: with FJ93's spreading (the default,
+//!   [`Spreading::Accumulated`], and [`Spreading::Uniform`]) and a constant
+//!   `p_b`, the gap between drops is uniform on `1..=1/p_b` and the drop
+//!   fraction is `2 p_b / (1 + p_b)`, about twice `p_b`, when `1/p_b` is whole
+//!   (the general formula is in [`Spreading`]). Linux's `red.h` draws one
+//!   uniform per drop and gets the same distribution; DPDK's `rte_red` uses
+//!   `p_b / (2 - count p_b)` ([`Spreading::Dpdk`]), which halves it to about
+//!   `p_b`; ns-2 increments `count` before using it
+//!   ([`Spreading::UniformCountFirst`], `2 p_b`).
 //!
 //! # Example
 //!
@@ -259,8 +266,10 @@ impl Decision {
 }
 
 /// A [`RandomSource`] that returns a value the caller drew: a hardware random
-/// number, or a replayed one. Every draw returns the same `u32`, and a decision
-/// takes at most one draw.
+/// number, or a replayed one. Every draw returns the same `u32`. A decision
+/// takes at most one draw with the per-packet spreadings, and at most one (on
+/// the first packet after a drop, or after the average was below min_th) with
+/// [`Spreading::Accumulated`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Supplied(pub u32);
 

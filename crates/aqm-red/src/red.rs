@@ -117,6 +117,12 @@ pub(crate) struct Common {
     /// ECN hard-drop threshold in average units (above every average when off).
     pub hard_fx: u64,
     pub spread: Spread,
+    /// Accumulated spreading and no byte mode: [`Common::decide_fast`] applies.
+    pub fast: bool,
+    /// `u32::MAX` in bytes, 0 in packets.
+    pub len_mask: u32,
+    /// `limit` in bytes, `limit - 1` in packets.
+    pub fit_limit: u64,
 }
 
 /// The fields of [`Common`] in a configuration, checked.
@@ -160,16 +166,24 @@ impl Common {
             ecn: c.ecn,
             hard_fx,
             spread: Spread::new(c.spreading),
+            fast: matches!(c.spreading, Spreading::Accumulated) && bytes.max_len == 0,
+            len_mask: match c.unit {
+                QueueUnit::Packets => 0,
+                QueueUnit::Bytes => u32::MAX,
+            },
+            fit_limit: match c.unit {
+                QueueUnit::Packets => c.limit as u64 - 1,
+                QueueUnit::Bytes => c.limit as u64,
+            },
         })
     }
 
-    /// True when the arrival does not fit the buffer.
+    /// True when the arrival does not fit the buffer: `q >= limit` in
+    /// packets, `q + len > limit` in bytes (written without a branch on the
+    /// unit: `q + (len & mask) > limit - (1 in packets)`).
     #[inline(always)]
     pub(crate) const fn overflows(&self, q: u32, len: u32) -> bool {
-        match self.unit {
-            QueueUnit::Packets => q >= self.avg.limit,
-            QueueUnit::Bytes => q as u64 + len as u64 > self.avg.limit as u64,
-        }
+        q as u64 + (len & self.len_mask) as u64 > self.fit_limit
     }
 
     /// RFC 3168 section 5: where RED drops for congestion, an ECN-capable
@@ -184,6 +198,30 @@ impl Common {
         }
     }
 
+    /// [`decide`](Self::decide) with a short path for the common case: the
+    /// default spreading, no byte mode, the average in `[min_th, max_th)` and
+    /// the packet not picked (one multiply, a comparison and a subtraction).
+    #[inline(always)]
+    pub(crate) fn decide_fast<R: RandomSource + ?Sized>(
+        &self,
+        curve: &Curve,
+        avg: u32,
+        count: &mut u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        if self.fast && avg >= curve.min_fx && (avg as u64) < curve.max_fx {
+            let p = curve.seg[0].at(avg);
+            let b = *count;
+            // b = 0 (a new budget is due) never passes: the general path draws it.
+            if p < b as u64 {
+                *count = b - p as u32;
+                return Decision::Enqueue;
+            }
+        }
+        self.decide(curve, avg, count, pkt, rng)
+    }
+
     /// FJ93 figure 2's decision for a packet whose average is `avg` on `curve`.
     #[inline(always)]
     pub(crate) fn decide<R: RandomSource + ?Sized>(
@@ -196,8 +234,8 @@ impl Common {
     ) -> Decision {
         match curve.region(avg) {
             Region::Below => {
-                // FJ93: count = -1 below min_th.
-                *count = self.spread.below;
+                // FJ93: count = -1 below min_th (and a new budget for Accumulated).
+                *count = 0;
                 Decision::Enqueue
             }
             Region::Early(p) => {
@@ -367,7 +405,7 @@ impl Red {
         if c.overflows(queue_len, pkt.len) {
             return Decision::DropForced;
         }
-        c.decide(&profile.curve, self.avg, &mut self.count, pkt, rng)
+        c.decide_fast(&profile.curve, self.avg, &mut self.count, pkt, rng)
     }
 
     /// Tells RED that the queue became empty at `now` (FJ93: `q_time`), so
@@ -393,7 +431,7 @@ impl Red {
     /// The spreading state: for the count-based spreadings, the packets since
     /// the last drop or mark in the probabilistic region (FJ93's `count`, with
     /// 0 for its -1); for [`Spreading::Accumulated`], the remaining budget in
-    /// 2^-32 units (`u32::MAX`: a new one is drawn at the next packet).
+    /// 2^-32 units (0: a new one is drawn at the next packet).
     #[must_use]
     pub const fn count(&self) -> u32 {
         self.count

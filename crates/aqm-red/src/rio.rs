@@ -305,7 +305,7 @@ impl Rio {
             RioMode::Wred => self.avg[0],
             _ => self.avg[ci],
         };
-        c.decide(&profile.curves[ci], a, &mut self.count[ci], pkt, rng)
+        c.decide_fast(&profile.curves[ci], a, &mut self.count[ci], pkt, rng)
     }
 
     /// Tells the queue it became empty at `now`.
