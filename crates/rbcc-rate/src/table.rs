@@ -216,7 +216,8 @@ impl<const N: usize> RbccInterface<N> {
     /// time, and lowers the rate field to the advertised rate, writing this
     /// interface's id into the bottleneck field when it does (TRUMP/RBCC: a router
     /// only ever lowers the rate field). The fair share is recomputed only when
-    /// the flow joins or its requested rate changes.
+    /// the flow joins or its requested rate changes: a source keeps `requested`
+    /// at the rate it wants, not the rate it was given.
     ///
     /// # Errors
     /// When the table is full and `flow` is new, the flow is handed back and the
@@ -252,7 +253,7 @@ impl<const N: usize> RbccInterface<N> {
             }
         };
         if changed {
-            self.recompute(p);
+            self.recompute_cold(p);
         }
         if hdr.rate > self.advertised {
             hdr.rate = self.advertised;
@@ -281,7 +282,7 @@ impl<const N: usize> RbccInterface<N> {
         };
         if e.elsewhere != elsewhere {
             e.elsewhere = elsewhere;
-            self.recompute(p);
+            self.recompute_cold(p);
         }
     }
 
@@ -331,7 +332,7 @@ impl<const N: usize> RbccInterface<N> {
             }
         };
         if changed {
-            self.recompute(p);
+            self.recompute_cold(p);
         }
         if p.model == AckModel::Coupled && ack.rate > self.advertised {
             ack.rate = self.advertised;
@@ -363,6 +364,14 @@ impl<const N: usize> RbccInterface<N> {
             self.recompute(p);
         }
         removed
+    }
+
+    /// The per-packet paths' call into [`recompute`](Self::recompute), kept out
+    /// of line.
+    #[cold]
+    #[inline(never)]
+    fn recompute_cold(&mut self, p: &RbccProfile) {
+        self.recompute(p);
     }
 
     /// Recomputes the advertised rate (and with it every row's allocation): the max-min
