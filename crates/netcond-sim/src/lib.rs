@@ -20,6 +20,18 @@
 //! `netcond` umbrella crate; the simulator never re-implements one. Statistics
 //! and reports use `f64` (this is a `std` crate); the per-packet decisions do not.
 //!
+//! # Running
+//!
+//! ```text
+//! cargo run --release -p netcond-sim -- list                  # scenarios and their parameters
+//! cargo run --release -p netcond-sim -- reproduce quick       # a reduced subset, seconds
+//! cargo run --release -p netcond-sim -- reproduce all         # every document table
+//! cargo run --release -p netcond-sim -- run pcn-termination --set s_bytes=2064 --seed 7
+//! ```
+//!
+//! docs/reproductions.md sets the document's numbers beside ours and discusses
+//! each mismatch.
+//!
 //! # Determinism
 //!
 //! A run is a pure function of its scenario, its parameters and its seed: events
