@@ -7,14 +7,16 @@
 //! wave carry over from one iteration to the next), so throughput is per packet.
 //!
 //! - `red/enqueue_decision`: [`Red::on_arrival`], not-ECT packets of 1500 bytes,
-//!   randomness from `SplitMix64`.
+//!   the default (accumulated) spreading, randomness from `SplitMix64`.
+//! - `red/enqueue_decision_uniform`: the same with FJ93's per-packet draw
+//!   (`Spreading::Uniform`).
 //! - `red/enqueue_decision_ecn`: the same with ECT(0) packets and ECN on.
 //! - `rio/wred`, `rio/rio_c`: three colors (6 green : 1 yellow : 1 red from a
 //!   table), the queue split green q/2, yellow q/4, red the rest; green 64/128
 //!   max_p 0.05, yellow 48/128 max_p 0.1, red 32/128 max_p 0.1.
 //! - `aecn/enqueue_dequeue`: one enqueue and one dequeue per packet on an
-//!   `AecnQueue` of capacity 256 (classes rotating, all ECT(0)), base_max_p 0.1,
-//!   alpha = beta = 2.5; the queue length follows the triangle by one extra
+//!   `AecnQueue` of capacity 256 (classes from a table, all ECT(0)), base_max_p
+//!   0.1, alpha = beta = 2.5, the default (accumulated) spreading; the queue length follows the triangle by one extra
 //!   enqueue or dequeue per step (a refused arrival is not paired with a
 //!   departure).
 use std::hint::black_box;
@@ -23,7 +25,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use netcond::core::{Color, Instant, SplitMix64};
 use netcond::red::{
     AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Ecn, FlowClass, Packet, Precedence, Red,
-    RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile, U32F32,
+    RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, U32F32,
 };
 use netcond_benches::flow_indices;
 
@@ -57,8 +59,9 @@ impl Wave {
     }
 }
 
-fn red_profile(ecn: bool) -> RedProfile {
+fn red_profile(ecn: bool, spreading: Spreading) -> RedProfile {
     let mut c = RedConfig::packets(32, 128, U32F32::from_num(0.1), w_q(), 256);
+    c.spreading = spreading;
     c.ecn = ecn;
     c.ecn_drop_th = if ecn { Some(128) } else { None };
     c.idle_tx_ticks = 1200;
@@ -68,8 +71,12 @@ fn red_profile(ecn: bool) -> RedProfile {
 fn bench_red(c: &mut Criterion) {
     let mut g = c.benchmark_group("red");
     g.throughput(Throughput::Elements(STEP));
-    for (name, ecn) in [("enqueue_decision", false), ("enqueue_decision_ecn", true)] {
-        let p = red_profile(ecn);
+    for (name, ecn, spreading) in [
+        ("enqueue_decision", false, Spreading::Accumulated),
+        ("enqueue_decision_ecn", true, Spreading::Accumulated),
+        ("enqueue_decision_uniform", false, Spreading::Uniform),
+    ] {
+        let p = red_profile(ecn, spreading);
         let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
         let mut red = Red::new();
         let mut rng = SplitMix64::new(1);
@@ -182,6 +189,7 @@ fn bench_aecn(c: &mut Criterion) {
     cfg.max_th = 128;
     cfg.limit = 256;
     cfg.idle_tx_ticks = 1200;
+    cfg.spreading = Spreading::Accumulated;
     let p = AecnProfile::new(&cfg).unwrap();
     let classes: Vec<FlowClass> = flow_indices(STEP as usize, 3, 4)
         .into_iter()

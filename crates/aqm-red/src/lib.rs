@@ -32,7 +32,7 @@
 //! Every per-packet path uses integers and fixed point only, no division, and is
 //! total: any queue length, any packet length, any timestamp (a clock that steps
 //! back counts as no time elapsed). Randomness comes from any
-//! [`RandomSource`](netcond_core::RandomSource): the seedable
+//! [`RandomSource`]: the seedable
 //! [`SplitMix64`](netcond_core::SplitMix64), a hardware generator, or a value the
 //! caller supplies ([`Supplied`]). The same seed gives the same decisions.
 //!
