@@ -269,6 +269,40 @@ fn accumulated_matches_its_reference() {
     assert!(checked > 100_000, "{checked}");
 }
 
+/// The short path of the default spreading against the general path: byte
+/// mode with every packet at the maximum size scales nothing but forces the
+/// general path; the decisions and states must be identical.
+#[test]
+fn short_path_equals_general_path() {
+    let mut fast = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
+    fast.gentle = true;
+    let mut general = fast;
+    general.byte_mode = Some(1500);
+    let (pf, pg) = (
+        RedProfile::new(&fast).unwrap(),
+        RedProfile::new(&general).unwrap(),
+    );
+    assert!(pf.common.fast && !pg.common.fast);
+    let (mut a, mut b) = (Red::new(), Red::new());
+    let (mut ra, mut rb) = (SplitMix64::new(4), SplitMix64::new(4));
+    let mut qs = SplitMix64::new(5);
+    let mut q = 100i64;
+    let mut drops = 0;
+    for i in 0..500_000u64 {
+        q = (q + i64::from(qs.below(7)) - 3).clamp(0, 255);
+        if q == 0 {
+            a.on_queue_empty(t(i * 100));
+            b.on_queue_empty(t(i * 100));
+        }
+        let pkt = Packet::not_ect(1500);
+        let da = a.on_arrival(&pf, t(i * 100 + 50), q as u32, pkt, &mut ra);
+        let db = b.on_arrival(&pg, t(i * 100 + 50), q as u32, pkt, &mut rb);
+        assert_eq!((da, a), (db, b), "step {i}");
+        drops += u32::from(da.is_drop());
+    }
+    assert!(drops > 1000);
+}
+
 #[test]
 fn idle_decay_matches_the_closed_form() {
     // (1 - w_q)^m with m = idle / s as a real number: within one unit plus a
