@@ -69,7 +69,7 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "arrivals_per_n_hour",
         default: "45",
-        kind: ParamKind::F64 { min: 0.0, max: 1e6 },
+        kind: ParamKind::F64 { min: 0.01, max: 1e6 },
         help: "Poisson arrivals per hour per unit of base load (s3.2: 45 N/hour)",
     },
     ParamSpec {
