@@ -74,8 +74,12 @@ impl BucketProfile {
         let g = a;
         let scale = per_sec / g;
         let inc = rate_bits / g;
+        if scale >= MAX_UNITS as u128 {
+            return Err(BucketError::TooLarge);
+        }
+        // scale < 2^62 and size < 2^64, so the product fits in a u128.
         let cap = scale * size_bytes as u128;
-        if scale >= MAX_UNITS as u128 || cap >= MAX_UNITS as u128 {
+        if cap >= MAX_UNITS as u128 {
             return Err(BucketError::TooLarge);
         }
         Ok(BucketProfile {
@@ -299,6 +303,14 @@ mod tests {
                 if t < b.full() {
                     prop_assert_eq!(t as u128 - before as u128, dt as u128 * b.inc() as u128);
                 }
+            }
+        }
+
+        #[test]
+        fn new_never_panics(rate in any::<u64>(), size in any::<u64>(), hz in 1u64..) {
+            if let Ok(b) = BucketProfile::new(Rate::from_bits_per_sec(rate), size, TickRate::from_hz(hz).unwrap()) {
+                prop_assert!(b.full() < MAX_UNITS && b.scale() < MAX_UNITS);
+                prop_assert_eq!(b.full() as u128, b.scale() as u128 * size as u128);
             }
         }
 
