@@ -84,8 +84,10 @@ impl AvgProfile {
 
     /// The decay factor `(1 - w_q)^(dt / s)` in Q0.64, or `None` for `dt = 0`.
     /// At most 64 multiplications (one per set bit of `dt`), stopping early
-    /// once the factor reaches zero.
-    #[inline]
+    /// once the factor reaches zero. Kept out of line: it runs once per idle
+    /// period, and inlining it would crowd the per-packet path's registers.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn decay_factor(&self, dt: u64) -> Option<u64> {
         if dt == 0 {
             return None;

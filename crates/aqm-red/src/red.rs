@@ -211,7 +211,9 @@ impl Common {
         rng: &mut R,
     ) -> Decision {
         if self.fast && avg >= curve.min_fx && (avg as u64) < curve.max_fx {
-            let p = curve.seg[0].at(avg);
+            // seg[0] starts from 0 at min_th: no base to add.
+            let s = &curve.seg[0];
+            let p = ((avg - s.lo) as u64 * s.slope) >> s.sh;
             let b = *count;
             // b = 0 (a new budget is due) never passes: the general path draws it.
             if p < b as u64 {
