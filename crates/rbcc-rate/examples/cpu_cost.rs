@@ -65,6 +65,15 @@ fn recompute<const N: usize>(p: &RbccProfile, flows: u32, reps: u64) {
         "recompute, {flows} flows: {:.0} ns (CPU time)",
         dt * 1e9 / reps as f64
     );
+    let t0 = cpu_seconds();
+    for _ in 0..reps {
+        black_box(t.ack_load(black_box(p)));
+    }
+    let dt = cpu_seconds() - t0;
+    println!(
+        "  one scan of the table: {:.0} ns (CPU time)",
+        dt * 1e9 / reps as f64
+    );
 }
 
 /// The same loop with a compare-and-store stamp and no table: the floor.
@@ -97,4 +106,19 @@ fn main() {
     recompute::<32>(&p, 16, 3_000_000);
     recompute::<512>(&p, 256, 300_000);
     recompute::<2048>(&p, 1024, 100_000);
+    // No row held elsewhere: the scans alone.
+    let mut t = RbccInterface::<2048>::new(&p);
+    for f in 0..1024 {
+        let mut h = RateHeader::new(FixedRate::UNLIMITED);
+        t.on_data(&p, Instant::ZERO, f, &mut h).unwrap();
+    }
+    let t0 = cpu_seconds();
+    for _ in 0..100_000 {
+        t.recompute(black_box(&p));
+    }
+    let dt = cpu_seconds() - t0;
+    println!(
+        "recompute, 1024 flows none held: {:.0} ns (CPU time)",
+        dt * 1e9 / 1e5
+    );
 }

@@ -464,38 +464,33 @@ impl<const N: usize> crate::RateStamp for RbccInterface<N> {
     }
 }
 
-/// Three-way partition of `v` around `p`: returns `(lt, gt)` with `v[..lt] < p`,
-/// `v[lt..gt] == p` and `v[gt..] > p`.
-fn partition3(v: &mut [(u64, bool)], p: u64) -> (usize, usize) {
-    let (mut lt, mut i, mut gt) = (0, 0, v.len());
-    while i < gt {
-        let c = v[i].0;
-        if c < p {
-            v.swap(lt, i);
-            lt += 1;
-            i += 1;
-        } else if c > p {
-            gt -= 1;
-            v.swap(i, gt);
-        } else {
-            i += 1;
-        }
-    }
-    (lt, gt)
-}
-
-/// Sum of `c w` and of `w` over `v` (weight `num` for ACK rows, `den` for data).
-fn sums(v: &[(u64, bool)], num: u64, den: u64) -> (u128, u128) {
+/// Moves the elements of `v` that satisfy `pred` to the front, without
+/// branching on them (Lomuto's scheme with an unconditional swap), and returns
+/// their count and the sums of `c w` and `w` over them (weight `num` for ACK
+/// rows, `den` for data rows).
+#[inline]
+fn partition_sum(
+    v: &mut [(u64, bool)],
+    num: u64,
+    den: u64,
+    pred: impl Fn(u64) -> bool,
+) -> (usize, u128, u64) {
+    let mut k = 0usize;
     let mut s = 0u128;
     let mut w = 0u64;
-    for &(c, is_ack) in v {
-        let wi = if is_ack { num } else { den };
+    for i in 0..v.len() {
+        let x = v[i];
+        let hit = pred(x.0);
+        v[i] = v[k];
+        v[k] = x;
+        let wi = (if x.1 { num } else { den }) * u64::from(hit);
         // u64 x u64: one widening multiply.
-        s += u128::from(c) * u128::from(wi);
+        s += u128::from(x.0) * u128::from(wi);
         // At most N rows of weight below 2^32: no overflow.
         w += wi;
+        k += usize::from(hit);
     }
-    (s, u128::from(w))
+    (k, s, w)
 }
 
 /// Water-filling: which constraints lie below the level.
@@ -504,8 +499,8 @@ fn sums(v: &[(u64, bool)], num: u64, den: u64) -> (u128, u128) {
 /// constraint taken out, `c` times the weight left is below the capacity left
 /// (Charny's test). That test is monotone in `c`, so the held rows are the
 /// smallest ones and can be found by partitioning around pivots instead of
-/// sorting. Returns the capacity and weight left for the rows at the level and
-/// the largest held constraint.
+/// sorting (expected linear time). Returns the capacity and weight left for the
+/// rows at the level and the largest held constraint.
 fn water_fill(
     cand: &mut [(u64, bool)],
     mut rem: u128,
@@ -516,18 +511,19 @@ fn water_fill(
     let mut c_max = 0u128;
     let (mut lo, mut hi) = (0usize, cand.len());
     while lo < hi {
-        // Median of three as the pivot.
+        // Median of three as the pivot; it is one of the values, so every round
+        // takes at least one element out of [lo, hi).
         let (a, b, c) = (cand[lo].0, cand[lo + (hi - lo) / 2].0, cand[hi - 1].0);
         let pivot = a.max(b).min(a.min(b).max(c));
-        let (lt, gt) = partition3(&mut cand[lo..hi], pivot);
-        let (s_lt, w_lt) = sums(&cand[lo..lo + lt], num, den);
+        let seg = &mut cand[lo..hi];
+        let (lt, s_lt, w_lt) = partition_sum(seg, num, den, |c| c < pivot);
         // Charny's test for the pivot with everything below it held elsewhere.
-        if u128::from(pivot) * (w_left - w_lt) + s_lt < rem {
-            let (s_eq, w_eq) = sums(&cand[lo + lt..lo + gt], num, den);
+        if u128::from(pivot) * (w_left - u128::from(w_lt)) + s_lt < rem {
+            let (eq, s_eq, w_eq) = partition_sum(&mut seg[lt..], num, den, |c| c == pivot);
             rem -= s_lt + s_eq;
-            w_left -= w_lt + w_eq;
+            w_left -= u128::from(w_lt + w_eq);
             c_max = u128::from(pivot);
-            lo += gt;
+            lo += lt + eq;
         } else {
             hi = lo + lt;
         }
