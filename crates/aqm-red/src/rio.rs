@@ -289,12 +289,13 @@ impl Rio {
                 }
                 RioMode::Coupled => {
                     // Levels c..=2 include color c.
-                    let sums = [s0, s1, total];
-                    let mut j = ci;
-                    while j < 3 {
-                        self.avg[j] = ewma(self.avg[j], c.avg.q_fx(sums[j]), w);
-                        j += 1;
+                    if ci == 0 {
+                        self.avg[0] = ewma(self.avg[0], c.avg.q_fx(s0), w);
                     }
+                    if ci <= 1 {
+                        self.avg[1] = ewma(self.avg[1], c.avg.q_fx(s1), w);
+                    }
+                    self.avg[2] = ewma(self.avg[2], c.avg.q_fx(total), w);
                 }
             }
         }
