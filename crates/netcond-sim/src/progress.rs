@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 pub struct Progress {
     total: AtomicU64,
     done: AtomicU64,
+    fixed: AtomicBool,
     visible: bool,
     drawn: AtomicBool,
     start: Instant,
@@ -27,6 +28,7 @@ impl Progress {
         Progress {
             total: AtomicU64::new(0),
             done: AtomicU64::new(0),
+            fixed: AtomicBool::new(false),
             visible: true,
             drawn: AtomicBool::new(false),
             start: Instant::now(),
@@ -50,9 +52,20 @@ impl Progress {
         }
     }
 
-    /// Adds `units` to the expected total.
+    /// Adds `units` to the expected total (each run calls this as it starts),
+    /// unless a sweep fixed the total beforehand.
     pub fn add_total(&self, units: u64) {
-        self.total.fetch_add(units, Ordering::Relaxed);
+        if !self.fixed.load(Ordering::Relaxed) {
+            self.total.fetch_add(units, Ordering::Relaxed);
+        }
+    }
+
+    /// Sets the whole sweep's total before its runs start, so the bar does not
+    /// jump back as parallel runs register themselves; later `add_total` calls
+    /// are ignored.
+    pub fn set_total(&self, units: u64) {
+        self.total.store(units, Ordering::Relaxed);
+        self.fixed.store(true, Ordering::Relaxed);
     }
 
     /// Records `units` of work done, redrawing at most every 100 ms.

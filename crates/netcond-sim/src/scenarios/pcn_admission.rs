@@ -731,6 +731,12 @@ impl Scenario for PcnAdmission {
                     .map(move |(si, &(_, n))| (ti, *t, si, n))
             })
             .collect();
+        progress.set_total(
+            jobs.len() as u64
+                * base.u64("runs")
+                * secs(base.f64("warmup_s") + base.f64("observe_s"))
+                / MS,
+        );
         let results: Vec<Result<Summary, SimError>> = jobs
             .par_iter()
             .map(|&(ti, t, si, n)| {

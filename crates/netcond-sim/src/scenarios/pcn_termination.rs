@@ -1020,6 +1020,14 @@ impl Scenario for PcnTermination {
                 jobs.push((label.to_string(), defaults.with(&set)?, None));
             }
         }
+        progress.set_total(
+            jobs.iter()
+                .map(|(_, p, _)| {
+                    let c = TermConfig::from_params(p);
+                    (c.warmup + c.duration) / MS
+                })
+                .sum(),
+        );
         let results: Vec<Result<(TermConfig, TermResult), SimError>> = jobs
             .par_iter()
             .enumerate()

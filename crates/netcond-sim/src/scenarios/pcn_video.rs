@@ -346,6 +346,9 @@ impl Scenario for PcnVideo {
                 ));
             }
         }
+        progress.set_total(
+            jobs.len() as u64 * secs(base.f64("warmup_s") + base.f64("duration_s")) / MS,
+        );
         let out: Vec<Result<VideoResult, SimError>> = jobs
             .par_iter()
             .enumerate()
