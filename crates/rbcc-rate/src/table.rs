@@ -413,14 +413,17 @@ impl<const N: usize> RbccInterface<N> {
             }
         }
         let avail = cap.saturating_sub(outside);
-        let (rem, w_left, c_max) = water_fill(&mut self.scratch[..m], avail, w_total, num, den);
+        let cand = &mut self.scratch[..m];
+        let (rem, w_left) = water_fill(cand, avail, w_total, num, den);
         let mu = if w_total == 0 {
             avail / u128::from(den)
         } else {
             // When every row is held below the level, any one of them may grow by
             // the slack.
-            rem.checked_div(w_left)
-                .unwrap_or(c_max + rem / u128::from(den))
+            rem.checked_div(w_left).unwrap_or_else(|| {
+                let c_max = cand.iter().map(|e| e.0).max().unwrap_or(0);
+                u128::from(c_max) + rem / u128::from(den)
+            })
         };
         let mu = FixedRate::from_raw(u64::try_from(mu).unwrap_or(u64::MAX));
         self.advertised = mu;
@@ -497,19 +500,23 @@ fn partition_sum(
 ///
 /// A row with constraint `c` is held elsewhere when, with every smaller
 /// constraint taken out, `c` times the weight left is below the capacity left
-/// (Charny's test). That test is monotone in `c`, so the held rows are the
-/// smallest ones and can be found by partitioning around pivots instead of
-/// sorting (expected linear time). Returns the capacity and weight left for the
-/// rows at the level and the largest held constraint.
+/// (Charny's test). The level only rises as held rows are taken out, so the
+/// rows below the first level are held (Charny's first step, one pass); the
+/// test is monotone in `c`, so the rest are found by partitioning around pivots
+/// instead of sorting (expected linear time). Returns the capacity and weight
+/// left for the rows at the level. When that weight is zero every candidate is
+/// held.
 fn water_fill(
     cand: &mut [(u64, bool)],
-    mut rem: u128,
-    mut w_left: u128,
+    rem: u128,
+    w_left: u128,
     num: u64,
     den: u64,
-) -> (u128, u128, u128) {
-    let mut c_max = 0u128;
-    let (mut lo, mut hi) = (0usize, cand.len());
+) -> (u128, u128) {
+    let (first, s0, w0) = partition_sum(cand, num, den, |c| u128::from(c) * w_left < rem);
+    let mut rem = rem - s0;
+    let mut w_left = w_left - u128::from(w0);
+    let (mut lo, mut hi) = (first, cand.len());
     while lo < hi {
         // Median of three as the pivot; it is one of the values, so every round
         // takes at least one element out of [lo, hi).
@@ -522,13 +529,12 @@ fn water_fill(
             let (eq, s_eq, w_eq) = partition_sum(&mut seg[lt..], num, den, |c| c == pivot);
             rem -= s_lt + s_eq;
             w_left -= u128::from(w_lt + w_eq);
-            c_max = u128::from(pivot);
             lo += lt + eq;
         } else {
             hi = lo + lt;
         }
     }
-    (rem, w_left, c_max)
+    (rem, w_left)
 }
 
 #[cfg(test)]
@@ -579,11 +585,12 @@ mod tests {
             let rem = u128::from(r.next_u64() % (spread * 50 * 75 + 1));
             let mut v = cand.clone();
             let got = water_fill(&mut v, rem, w_total, num, den);
-            assert_eq!(
-                got,
-                sorted_scan(&cand, rem, w_total, num, den),
-                "case {case}"
-            );
+            let (r_want, w_want, c_max) = sorted_scan(&cand, rem, w_total, num, den);
+            assert_eq!(got, (r_want, w_want), "case {case}");
+            if w_want == 0 {
+                // All held: the largest constraint is the last one taken out.
+                assert_eq!(cand.iter().map(|e| u128::from(e.0)).max(), Some(c_max));
+            }
         }
     }
 }
