@@ -272,24 +272,24 @@ impl EtMarker {
         let plus = p.u.cap_at(fill + add);
         let metered = matches!(mark, PcnMark::Nm | PcnMark::Thm);
         let short = fill < need;
-        let et_adds = p.et_adds && mark == PcnMark::Etm;
-        self.fill = if metered {
-            if short {
-                plus
-            } else {
-                fill.saturating_sub(cost)
-            }
-        } else if et_adds {
-            plus
-        } else {
-            fill
-        };
-        if metered && short {
-            PcnMark::Etm
-        } else {
-            mark
-        }
+        let marks = metered & short;
+        let et_adds = p.et_adds & (mark == PcnMark::Etm);
+        // Branch-free: whether a packet is marked depends on the traffic (under
+        // overload a fraction of the packets is), so the new fill is chosen with
+        // masks rather than with a branch that would mispredict.
+        let take_plus = mask(marks | et_adds);
+        let take_minus = mask(metered & !short);
+        let keep = !(take_plus | take_minus);
+        self.fill = (plus & take_plus) | (fill.saturating_sub(cost) & take_minus) | (fill & keep);
+        // ETM is 0b11: or-ing it into any PCN code gives ETM.
+        PcnMark::from_ecn(mark.ecn() | (u8::from(marks) * 3))
     }
+}
+
+/// All ones for `true`, zero for `false`.
+#[inline(always)]
+const fn mask(b: bool) -> u64 {
+    0u64.wrapping_sub(b as u64)
 }
 
 impl PcnMeter for EtMarker {
@@ -622,14 +622,14 @@ impl AsMarker {
             ),
             AsForm::Draft3sm01 => (fill < p.threshold, fill.saturating_sub(cost)),
         };
-        // Only packets that are not ET on arrival are metered.
+        // Only packets that are not ET on arrival are metered. Branch-free, as
+        // in the ET-marker.
         let metered = matches!(mark, PcnMark::Nm | PcnMark::Thm);
-        self.fill = if metered { after } else { fill };
-        if metered && marked {
-            PcnMark::Thm
-        } else {
-            mark
-        }
+        let m = mask(metered);
+        self.fill = (after & m) | (fill & !m);
+        // NM (0b10) becomes ThM (0b01) by flipping both bits; ThM stays.
+        let flip = u8::from(metered & marked & (mark == PcnMark::Nm)) * 0b11;
+        PcnMark::from_ecn(mark.ecn() ^ flip)
     }
 }
 
