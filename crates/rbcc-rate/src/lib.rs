@@ -14,7 +14,7 @@
 //! The advertised rate is Charny's: the capacity, minus the ACK load, minus the
 //! rates of the flows held by a bottleneck elsewhere, divided by the number of
 //! flows bottlenecked here, iterated to the max-min fixed point (done exactly by
-//! water-filling the sorted constraints, [`RbccInterface::recompute`]). An
+//! water-filling the constraints, [`RbccInterface::recompute`]). An
 //! interface learns that a flow is held elsewhere from the returned ACK
 //! ([`RbccInterface::on_return`]). ACKs leaving by an interface are charged to it
 //! as outside load of `k = ack/data` times their rate ([`RbccInterface::on_ack`],
