@@ -2,7 +2,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use netcond::core::{Instant, Rate, RandomSource, SplitMix64};
+use netcond::core::{Instant, RandomSource, Rate, SplitMix64};
 use netcond::rbcc::rcp::{Rcp, RcpConfig, RcpProfile};
 use netcond::rbcc::{
     AckHeader, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
@@ -92,8 +92,12 @@ fn stamping(c: &mut Criterion) {
     });
     g.finish();
 
-    let rp = RcpProfile::new(&RcpConfig::new(NodeId(1), Rate::from_mbps(10_000), 100_000_000))
-        .unwrap();
+    let rp = RcpProfile::new(&RcpConfig::new(
+        NodeId(1),
+        Rate::from_mbps(10_000),
+        100_000_000,
+    ))
+    .unwrap();
     let mut s = Rcp::new(&rp, Instant::ZERO);
     let mut g = c.benchmark_group("rcp_on_data");
     g.throughput(Throughput::Elements(BATCH as u64));
@@ -110,7 +114,10 @@ fn stamping(c: &mut Criterion) {
     g.finish();
 }
 
-fn recompute_for<const N: usize>(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, flows: u32) {
+fn recompute_for<const N: usize>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    flows: u32,
+) {
     let p = profile();
     let mut t = populated::<N>(&p, flows);
     g.bench_function(BenchmarkId::from_parameter(flows), |b| {
