@@ -35,8 +35,52 @@ fn ras_checks() -> i32 {
     i32::from(ras.dequeue(at) != Some(1500))
 }
 
+fn pcn_checks() -> i32 {
+    use netcond::pcn::{EtMarker, EtMarkerConfig, EtMarkerProfile, PcnMark, PcnMeter};
+    let Ok(p) = EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_kbps(1000), 10_000, 1064))
+    else {
+        return 1;
+    };
+    let mut m = EtMarker::start(&p, Instant::ZERO);
+    // A full 10 kB bucket passes fifty 200-byte packets unmarked; the next is marked.
+    let mut marks = 0;
+    for _ in 0..51 {
+        if m.mark(&p, Instant::ZERO, black_box(200), PcnMark::Nm) == PcnMark::Etm {
+            marks += 1;
+        }
+    }
+    i32::from(marks != 1)
+}
+
+fn red_checks() -> i32 {
+    use netcond::red::{Decision, Ecn, Packet, Red, RedConfig, RedProfile};
+    let cfg = RedConfig::packets(10, 30, RedConfig::prob(0.5), RedConfig::prob(0.001), 50);
+    let Ok(p) = RedProfile::new(&cfg) else {
+        return 1;
+    };
+    let mut red = Red::new();
+    let mut rng = netcond::core::SplitMix64::new(1);
+    // Below min_th nothing is dropped.
+    let d = red.on_arrival(&p, Instant::ZERO, black_box(5), Packet::new(1500, Ecn::NotEct), &mut rng);
+    i32::from(d != Decision::Enqueue)
+}
+
+fn rbcc_checks() -> i32 {
+    use netcond::rbcc::{FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile};
+    let Ok(p) = RbccProfile::new(&RbccConfig::seed004(NodeId(23), Rate::from_kbps(64))) else {
+        return 1;
+    };
+    let mut ifc: RbccInterface<4> = RbccInterface::new(&p);
+    let mut data = RateHeader::new(FixedRate::UNLIMITED);
+    if ifc.on_data(&p, Instant::ZERO, black_box(5), &mut data).is_err() {
+        return 1;
+    }
+    // One flow alone gets the whole 64 kbit/s.
+    i32::from(data.rate != FixedRate::from_bps(64_000))
+}
+
 /// Returns the number of failed checks.
 pub fn run() -> i32 {
     let _ = TickRate::NANOS;
-    trtcm_checks() + ras_checks()
+    trtcm_checks() + ras_checks() + pcn_checks() + red_checks() + rbcc_checks()
 }
