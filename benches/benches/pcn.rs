@@ -71,7 +71,10 @@ fn bench<M: PcnMeter>(c: &mut Criterion, name: &str, profile: &M::Profile, s: &S
             let mut acc = 0u32;
             for i in 0..PACKETS {
                 tt += BENCH_TICKS_PER_PACKET;
-                acc += u32::from(mm.mark(p, Instant::from_ticks(tt), s.lens[i], s.marks[i]).ecn());
+                acc += u32::from(
+                    mm.mark(p, Instant::from_ticks(tt), s.lens[i], s.marks[i])
+                        .ecn(),
+                );
             }
             (m, t) = (mm, tt);
             black_box(acc)
@@ -88,7 +91,10 @@ fn bench<M: PcnMeter>(c: &mut Criterion, name: &str, profile: &M::Profile, s: &S
             for i in 0..PACKETS {
                 tt += BENCH_TICKS_PER_PACKET;
                 let l = &mut links[s.links[i] as usize];
-                acc += u32::from(l.mark(p, Instant::from_ticks(tt), s.lens[i], s.marks[i]).ecn());
+                acc += u32::from(
+                    l.mark(p, Instant::from_ticks(tt), s.lens[i], s.marks[i])
+                        .ecn(),
+                );
             }
             t = tt;
             black_box(acc)
