@@ -245,7 +245,7 @@ const _: () = assert!(core::mem::size_of::<PremiumPolicer>() == 24);
 /// same name.
 pub trait ThreeColorMarker: Copy {
     /// The marker's shared constants.
-    type Profile;
+    type Profile: Copy + core::fmt::Debug + PartialEq + Eq + core::hash::Hash;
 
     /// A marker with full buckets at `now`.
     fn start(profile: &Self::Profile, now: Instant) -> Self;
@@ -298,6 +298,40 @@ macro_rules! impl_marker {
             }
         }
     };
+}
+
+/// A marker's profile paired with one flow's state, for single-instance users:
+/// [`SrTcmMeter`], [`TrTcmMeter`] and [`Rfc4115Meter`] (each also has a `new`
+/// that validates a configuration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Meter<M: ThreeColorMarker> {
+    /// The constants.
+    pub profile: M::Profile,
+    /// The flow's buckets.
+    pub state: M,
+}
+
+impl<M: ThreeColorMarker> Meter<M> {
+    /// A meter on `profile`, buckets full at `now`.
+    #[must_use]
+    pub fn from_profile(profile: M::Profile, now: Instant) -> Meter<M> {
+        Meter {
+            state: M::start(&profile, now),
+            profile,
+        }
+    }
+
+    /// Colors a packet, color-blind.
+    #[inline]
+    pub fn color_blind(&mut self, now: Instant, len: u32) -> Color {
+        self.state.color_blind(&self.profile, now, len)
+    }
+
+    /// Colors a packet pre-colored `input`, color-aware.
+    #[inline]
+    pub fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color {
+        self.state.color_aware(&self.profile, now, len, input)
+    }
 }
 
 impl_marker!(SrTcm, SrTcmProfile);

@@ -223,40 +223,13 @@ impl SrTcm {
     }
 }
 
-/// An srTCM profile paired with one flow's state, for single-instance users.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SrTcmMeter {
-    /// The constants.
-    pub profile: SrTcmProfile,
-    /// The flow's buckets.
-    pub state: SrTcm,
-}
+/// A SrTcm profile paired with one flow's state; see [`Meter`](crate::Meter).
+pub type SrTcmMeter = crate::Meter<SrTcm>;
 
-impl SrTcmMeter {
-    /// Validates `cfg` and starts with both buckets full at `now`.
+impl crate::Meter<SrTcm> {
+    /// Validates `cfg` and starts with full buckets at `now`.
     pub fn new(cfg: &SrTcmConfig, now: Instant) -> Result<SrTcmMeter, SrTcmError> {
-        Ok(SrTcmMeter::from_profile(SrTcmProfile::new(cfg)?, now))
-    }
-
-    /// A meter on `profile`, buckets full at `now`.
-    #[must_use]
-    pub const fn from_profile(profile: SrTcmProfile, now: Instant) -> SrTcmMeter {
-        SrTcmMeter {
-            state: SrTcm::new(&profile, now),
-            profile,
-        }
-    }
-
-    /// See [`SrTcm::color_blind`].
-    #[inline]
-    pub fn color_blind(&mut self, now: Instant, len: u32) -> Color {
-        self.state.color_blind(&self.profile, now, len)
-    }
-
-    /// See [`SrTcm::color_aware`].
-    #[inline]
-    pub fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color {
-        self.state.color_aware(&self.profile, now, len, input)
+        Ok(crate::Meter::from_profile(SrTcmProfile::new(cfg)?, now))
     }
 }
 

@@ -230,40 +230,13 @@ impl TrTcm {
     }
 }
 
-/// A trTCM profile paired with one flow's state, for single-instance users.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TrTcmMeter {
-    /// The constants.
-    pub profile: TrTcmProfile,
-    /// The flow's buckets.
-    pub state: TrTcm,
-}
+/// A TrTcm profile paired with one flow's state; see [`Meter`](crate::Meter).
+pub type TrTcmMeter = crate::Meter<TrTcm>;
 
-impl TrTcmMeter {
-    /// Validates `cfg` and starts with both buckets full at `now`.
+impl crate::Meter<TrTcm> {
+    /// Validates `cfg` and starts with full buckets at `now`.
     pub fn new(cfg: &TrTcmConfig, now: Instant) -> Result<TrTcmMeter, TrTcmError> {
-        Ok(TrTcmMeter::from_profile(TrTcmProfile::new(cfg)?, now))
-    }
-
-    /// A meter on `profile`, buckets full at `now`.
-    #[must_use]
-    pub const fn from_profile(profile: TrTcmProfile, now: Instant) -> TrTcmMeter {
-        TrTcmMeter {
-            state: TrTcm::new(&profile, now),
-            profile,
-        }
-    }
-
-    /// See [`TrTcm::color_blind`].
-    #[inline]
-    pub fn color_blind(&mut self, now: Instant, len: u32) -> Color {
-        self.state.color_blind(&self.profile, now, len)
-    }
-
-    /// See [`TrTcm::color_aware`].
-    #[inline]
-    pub fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color {
-        self.state.color_aware(&self.profile, now, len, input)
+        Ok(crate::Meter::from_profile(TrTcmProfile::new(cfg)?, now))
     }
 }
 

@@ -258,40 +258,13 @@ impl Rfc4115 {
     }
 }
 
-/// An RFC 4115 profile paired with one flow's state, for single-instance users.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Rfc4115Meter {
-    /// The constants.
-    pub profile: Rfc4115Profile,
-    /// The flow's buckets.
-    pub state: Rfc4115,
-}
+/// A Rfc4115 profile paired with one flow's state; see [`Meter`](crate::Meter).
+pub type Rfc4115Meter = crate::Meter<Rfc4115>;
 
-impl Rfc4115Meter {
-    /// Validates `cfg` and starts with both buckets full at `now`.
+impl crate::Meter<Rfc4115> {
+    /// Validates `cfg` and starts with full buckets at `now`.
     pub fn new(cfg: &Rfc4115Config, now: Instant) -> Result<Rfc4115Meter, Rfc4115Error> {
-        Ok(Rfc4115Meter::from_profile(Rfc4115Profile::new(cfg)?, now))
-    }
-
-    /// A marker on `profile`, buckets full at `now`.
-    #[must_use]
-    pub const fn from_profile(profile: Rfc4115Profile, now: Instant) -> Rfc4115Meter {
-        Rfc4115Meter {
-            state: Rfc4115::new(&profile, now),
-            profile,
-        }
-    }
-
-    /// See [`Rfc4115::color_blind`].
-    #[inline]
-    pub fn color_blind(&mut self, now: Instant, len: u32) -> Color {
-        self.state.color_blind(&self.profile, now, len)
-    }
-
-    /// See [`Rfc4115::color_aware`].
-    #[inline]
-    pub fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color {
-        self.state.color_aware(&self.profile, now, len, input)
+        Ok(crate::Meter::from_profile(Rfc4115Profile::new(cfg)?, now))
     }
 }
 
