@@ -15,7 +15,7 @@ use netcond::trtcm::{
     Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig,
     TrTcmProfile,
 };
-use netcond_benches::{flow_indices, imix_lengths, BENCH_TICKS_PER_PACKET};
+use netcond_benches::{division_baseline, flow_indices, imix_lengths, BENCH_TICKS_PER_PACKET};
 
 const PACKETS: usize = 4096;
 const FLOWS: u32 = 65_536;
@@ -143,6 +143,11 @@ fn markers(c: &mut Criterion) {
     many_flows::<TrTcm, false>(c, "trtcm", &tr, &s);
     one_flow::<TrTcm, true>(c, "trtcm", &tr, &s);
     many_flows::<TrTcm, true>(c, "trtcm", &tr, &s);
+    // The same stream through a division-based trTCM in the style of DPDK's
+    // rte_meter, measured side by side in the same run.
+    let dpdk = division_baseline::Profile::new(2_300_000_000, 46_000_000, 69_000_000, 2048, 4096);
+    one_flow::<division_baseline::TrTcm, false>(c, "division_baseline", &dpdk, &s);
+    many_flows::<division_baseline::TrTcm, false>(c, "division_baseline", &dpdk, &s);
     one_flow::<Rfc4115, false>(c, "rfc4115", &r4, &s);
     many_flows::<Rfc4115, false>(c, "rfc4115", &r4, &s);
     one_flow::<Rfc4115, true>(c, "rfc4115", &r4, &s);
