@@ -418,11 +418,23 @@ impl<const N: usize> RbccInterface<N> {
         let mu = if w_total == 0 {
             avail / u128::from(den)
         } else {
-            // When every row is held below the level, any one of them may grow by
-            // the slack.
+            // When every row is held below the level, the largest may grow by the
+            // slack alone (Charny): the slack divided by that row's weight, `k`
+            // for an ACK row under `Coupled`, one for a data row (scaled by the
+            // ratio's denominator). With rows of both kinds at the largest
+            // constraint, the lighter one. Dividing by the data weight for an ACK
+            // row left `mu` at its constraint, flagged as bottleneck, while one
+            // more unit for it still fitted.
             rem.checked_div(w_left).unwrap_or_else(|| {
                 let c_max = cand.iter().map(|e| e.0).max().unwrap_or(0);
-                u128::from(c_max) + rem / u128::from(den)
+                let w_top = cand
+                    .iter()
+                    .filter(|e| e.0 == c_max)
+                    .map(|e| if e.1 { num } else { den })
+                    .min()
+                    .unwrap_or(den)
+                    .max(1);
+                u128::from(c_max) + rem / u128::from(w_top)
             })
         };
         let mu = FixedRate::from_raw(u64::try_from(mu).unwrap_or(u64::MAX));

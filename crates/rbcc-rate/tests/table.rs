@@ -290,7 +290,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
 /// / (rows not restricted); mark every row whose constraint is below the level
 /// as restricted; repeat until the marks stop changing. The advertised rate is
 /// the level rounded down to 2^-16 bit/s, or, when every row is restricted,
-/// the largest constraint plus the slack.
+/// the largest constraint plus the slack over that row's weight.
 fn charny_reference<const N: usize>(p: &RbccProfile, i: &RbccInterface<N>) -> FixedRate {
     use rbcc_rate::EntryKind;
     let (num, den) = p.ack_ratio();
@@ -317,8 +317,16 @@ fn charny_reference<const N: usize>(p: &RbccProfile, i: &RbccInterface<N>) -> Fi
         let held: u128 = rows.iter().filter(|r| r.2).map(|r| r.0 * r.1).sum();
         let free_w: u128 = rows.iter().filter(|r| !r.2).map(|r| r.1).sum();
         if free_w == 0 {
+            // The largest row grows alone by the slack over its own weight (the
+            // lighter one when rows of both kinds tie).
             let c_max = rows.iter().map(|r| r.0).max().unwrap_or(0);
-            let mu = c_max + (avail - held) / den;
+            let w_top = rows
+                .iter()
+                .filter(|r| r.0 == c_max)
+                .map(|r| r.1)
+                .min()
+                .unwrap_or(den);
+            let mu = c_max + (avail - held) / w_top;
             return FixedRate::from_raw(u64::try_from(mu).unwrap_or(u64::MAX));
         }
         let rem = avail - held;
@@ -453,4 +461,58 @@ fn rbcc_and_rcp_share_the_stamping_trait() {
         (FixedRate::from_bps(64_000), NodeId(5))
     );
     assert!(!RateStamp::close(&mut r, &rp, 1));
+}
+
+/// Fuzz finding (`corpus/rbcc_table/seed-regress-ack-not-max-min`): under
+/// `Coupled`, a table whose only row is an ACK row held below the level. The
+/// slack after it (capacity minus `k` times its rate) was divided by the data
+/// weight, which left the advertised rate at the row's own rate and flagged
+/// the row as bottlenecked here although one more unit for it still fitted.
+/// The slack is now divided by the ACK row's weight `k`.
+#[test]
+fn coupled_lone_ack_row_held_below_the_level_is_not_the_bottleneck() {
+    let p = RbccProfile::new(&RbccConfig {
+        node: NodeId(40),
+        capacity: Rate::from_bits_per_sec(368_000_000),
+        ack_bytes: 2093,
+        data_bytes: 65535,
+        ack_model: AckModel::Coupled,
+        idle_timeout_ns: u64::MAX,
+        tick: TickRate::NANOS,
+    })
+    .unwrap();
+    let (num, den) = p.ack_ratio();
+    assert_eq!((num, den), (2093, 65535));
+    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    let ack = |i: &mut RbccInterface<8>, rate: FixedRate| {
+        let mut a = AckHeader {
+            rate,
+            bottleneck: NodeId(1),
+        };
+        i.on_ack(&p, t(0), 3, &mut a).unwrap();
+        a
+    };
+    ack(&mut i, FixedRate::UNLIMITED);
+    assert!(interface_within_capacity(&p, &i) && interface_is_max_min(&p, &i));
+    let r = FixedRate::from_raw(755_147_562_197_801);
+    let a = ack(&mut i, r);
+    // The configuration of the finding: the slack is at least one unit of the
+    // ACK row's weight but less than one unit of a data row's.
+    let slack =
+        u128::from(p.capacity().raw()) * u128::from(den) - u128::from(r.raw()) * u128::from(num);
+    assert!(
+        slack >= u128::from(num) && slack < u128::from(den),
+        "{slack}"
+    );
+    assert_eq!(i.len(), 1);
+    let e = i.ack(3).unwrap();
+    assert_eq!((a.rate, e.allocated), (r, r));
+    assert!(!e.bottleneck);
+    assert_eq!(
+        i.advertised().raw(),
+        r.raw() + u64::try_from(slack / u128::from(num)).unwrap()
+    );
+    assert!(interface_within_capacity(&p, &i));
+    assert!(interface_is_max_min(&p, &i));
+    assert_eq!(i.advertised(), charny_reference(&p, &i));
 }
