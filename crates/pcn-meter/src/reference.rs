@@ -1,20 +1,32 @@
 //! Exact reference models of the meters, written as plainly as their sources.
 //!
-//! They keep tokens as `i128` counts of `1 / (8 * hz * m)` byte, where `hz` is
-//! the clock frequency and `m` the MTU for 3sM's proportional reduction (1
-//! otherwise): a rate of `R` bit/s then adds exactly `R * m` units per tick and
-//! nothing is ever rounded, with no `gcd`, no saturation and no floor. They
-//! share no code with the fast meters and exist to be compared with them
-//! (differential tests and fuzz targets), not to be fast. Time never wraps here:
-//! an `Instant` older than the last one adds no time and leaves the last one.
+//! They keep tokens as `i128` counts of `1 / (8 * hz * m / g)` byte, where `hz`
+//! is the clock frequency, `m` the MTU for 3sM's proportional reduction (1
+//! otherwise) and `g = gcd(rate, 8 * hz)` for a rate of `rate` bit/s (`8 * hz`
+//! for a zero rate): a tick then adds exactly `rate * m / g` units, a byte is
+//! `8 * hz * m / g` units, and nothing is ever rounded. Reducing by `g` keeps
+//! every quantity a fast profile accepts (a capacity below 2^62 of its own
+//! units) well inside an `i128`: a byte and a full bucket are below 2^94
+//! units (2^62 times `m / k <= 2^32`, `k` being the fast refinement), a packet
+//! below 2^126. Time gains and proportional additions, which only matter up to
+//! the bucket size, saturate before the `min` with it. The models share no code
+//! with the fast meters and exist to be compared with them (differential tests
+//! and fuzz targets), not to be fast. Time never wraps here: an `Instant` older
+//! than the last one adds no time and leaves the last one.
+//!
+//! The two buckets that may go negative (seed 000 section 4.8 and RFC 5670
+//! appendix A.2) model the fast meters' documented limits (see
+//! [`FLOOR`](crate::FLOOR)): a packet takes at most 2^62 units and the level
+//! is held at `FLOOR` = -2^62 units. Their units are exactly the fast meters'
+//! (both count `1 / (8 hz / g)` byte), so the limits mean the same amounts.
 //!
 //! Each model's `fill_matches` checks a fast meter's fill against its own,
-//! exactly, by cross-multiplication.
+//! exactly, as a comparison of fractions that cannot overflow.
 
 use crate::mark::PcnMark;
 use crate::rfc5670::{ClassicTie, ExcessMode, ExcessTrafficMeterConfig, ThresholdMeterConfig};
 use crate::tsm::{AsForm, AsMarkerConfig, EtMarkerConfig, EtMarkerSim48Config, EtMarking};
-use netcond_core::Instant;
+use netcond_core::{Instant, Rate, TickRate};
 
 fn elapsed(last: &mut u64, now: Instant) -> i128 {
     let now = now.ticks();
@@ -27,8 +39,43 @@ fn elapsed(last: &mut u64, now: Instant) -> i128 {
     }
 }
 
-fn same_level(ref_fill: i128, ref_per_byte: i128, fast_fill: i128, fast_per_byte: u64) -> bool {
-    ref_fill * fast_per_byte as i128 == fast_fill * ref_per_byte
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// `(units per byte, units per tick)` for `rate` on clock `tick`: `8 hz / g`
+/// and `rate / g` with `g = gcd(rate, 8 hz)`.
+fn units(rate: Rate, tick: TickRate) -> (i128, i128) {
+    let hz8 = 8 * tick.hz() as u128;
+    let r = rate.bits_per_sec() as u128;
+    let g = gcd(r, hz8);
+    ((hz8 / g) as i128, (r / g) as i128)
+}
+
+/// The largest amount one packet takes from a bucket that may go negative, and
+/// minus the lowest level of such a bucket (2^62 units, see `crate::FLOOR`).
+const LIMIT: i128 = 1 << 62;
+
+/// `fill - amount`, the amount held at 2^62 units and the result at -2^62
+/// units: the documented limits of the fast meters' signed buckets.
+fn debit(fill: i128, amount: i128) -> i128 {
+    (fill - amount.min(LIMIT)).max(-LIMIT)
+}
+
+/// True if `a / b == c / d` (`b`, `d` > 0), by reduced cross-multiplication:
+/// with `g = gcd(b, d)`, `a d / g == c b / g` and the coprime `b / g`, `d / g`
+/// must divide `a` and `c`; the quotients are then equal. No product is formed.
+fn same_level(a: i128, b: i128, c: i128, d: u64) -> bool {
+    let (b, d) = (b as u128, d as u128);
+    if b == 0 || d == 0 {
+        return false;
+    }
+    let g = gcd(b, d);
+    let (b, d) = ((b / g) as i128, (d / g) as i128);
+    a % b == 0 && c % d == 0 && a / b == c / d
 }
 
 /// Reference 3sM ET-marker (seed 000 section 1.2, 3sm-01 section 3.1.2 and
@@ -61,10 +108,10 @@ impl RefEtMarker {
         }
     }
 
-    /// Units per byte.
+    /// Units per byte: `8 hz / g` times `m`.
     #[must_use]
     pub fn per_byte(&self) -> i128 {
-        8 * self.c.tick.hz() as i128 * self.m()
+        units(self.c.sr, self.c.tick).0 * self.m()
     }
 
     fn size(&self) -> i128 {
@@ -75,31 +122,34 @@ impl RefEtMarker {
     pub fn mark(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let dt = elapsed(&mut self.last, now);
         let size = self.size();
+        let (scale, inc) = units(self.c.sr, self.c.tick);
         // TB.fill = min(TB.size, TB.fill + TB.rate * dt)
-        self.fill = size.min(self.fill + dt * self.c.sr.bits_per_sec() as i128 * self.m());
+        let gain = dt.saturating_mul(inc * self.m());
+        self.fill = size.min(self.fill.saturating_add(gain));
         if mark == PcnMark::NotPcn {
             return mark;
         }
         let len = len as i128;
         let byte = self.per_byte();
-        let hz8 = 8 * self.c.tick.hz() as i128;
         let (need, add) = match self.c.marking {
             // if (TB.fill < packet.size) ... TB.fill = min(TB.size, TB.fill + s)
-            EtMarking::TailMarking => (len * byte, self.c.s as i128 * byte),
+            EtMarking::TailMarking => (len * byte, (self.c.s as i128).saturating_mul(byte)),
             // if (TB.fill >= MTU) ... else TB.fill = min(TB.size, TB.fill + s * packet.size / MTU)
-            // s * size / MTU bytes = s * size * 8 hz units, as a byte is 8 hz MTU units.
-            EtMarking::SizeIndependent { mtu } => {
-                (mtu as i128 * byte, self.c.s as i128 * len * hz8)
-            }
+            // s * size / MTU bytes = s * size * (8 hz / g) units, as a byte is
+            // (8 hz / g) MTU units.
+            EtMarking::SizeIndependent { mtu } => (
+                mtu as i128 * byte,
+                (self.c.s as i128).saturating_mul(len * scale),
+            ),
         };
         if mark == PcnMark::Etm {
             if self.c.already_et_adds_s {
-                self.fill = size.min(self.fill + add);
+                self.fill = size.min(self.fill.saturating_add(add));
             }
             return PcnMark::Etm;
         }
         if self.fill < need {
-            self.fill = size.min(self.fill + add);
+            self.fill = size.min(self.fill.saturating_add(add));
             PcnMark::Etm
         } else {
             self.fill = (self.fill - len * byte).max(0);
@@ -129,7 +179,7 @@ impl RefEtMarkerSim48 {
     pub fn new(c: EtMarkerSim48Config, now: Instant) -> RefEtMarkerSim48 {
         RefEtMarkerSim48 {
             c,
-            tokens: c.pcn_tb as i128 * 8 * c.tick.hz() as i128,
+            tokens: c.pcn_tb as i128 * units(c.pcn_pt, c.tick).0,
             last: now.ticks(),
         }
     }
@@ -137,19 +187,20 @@ impl RefEtMarkerSim48 {
     /// Units per byte.
     #[must_use]
     pub fn per_byte(&self) -> i128 {
-        8 * self.c.tick.hz() as i128
+        units(self.c.pcn_pt, self.c.tick).0
     }
 
     /// `Preempt_Meter(pktLen)`.
     pub fn mark(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let dt = elapsed(&mut self.last, now);
-        let byte = self.per_byte();
-        self.tokens += dt * self.c.pcn_pt.bits_per_sec() as i128;
+        let (byte, inc) = units(self.c.pcn_pt, self.c.tick);
+        self.tokens = self.tokens.saturating_add(dt.saturating_mul(inc));
         self.tokens = self.tokens.min(self.c.pcn_tb as i128 * byte);
         if mark == PcnMark::NotPcn {
             return mark;
         }
-        self.tokens -= len as i128 * byte;
+        // tokenCountP -= pktLen, within the documented limits (`FLOOR`).
+        self.tokens = debit(self.tokens, len as i128 * byte);
         if self.tokens <= 0 {
             self.tokens += self.c.pcn_px as i128 * byte;
             PcnMark::Etm
@@ -180,7 +231,7 @@ impl RefAsMarker {
     pub fn new(c: AsMarkerConfig, now: Instant) -> RefAsMarker {
         RefAsMarker {
             c,
-            fill: c.bucket_size as i128 * 8 * c.tick.hz() as i128,
+            fill: c.bucket_size as i128 * units(c.ar, c.tick).0,
             last: now.ticks(),
         }
     }
@@ -188,15 +239,15 @@ impl RefAsMarker {
     /// Units per byte.
     #[must_use]
     pub fn per_byte(&self) -> i128 {
-        8 * self.c.tick.hz() as i128
+        units(self.c.ar, self.c.tick).0
     }
 
     /// One packet.
     pub fn mark(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let dt = elapsed(&mut self.last, now);
-        let byte = self.per_byte();
+        let (byte, inc) = units(self.c.ar, self.c.tick);
         let size = self.c.bucket_size as i128 * byte;
-        self.fill = size.min(self.fill + dt * self.c.ar.bits_per_sec() as i128);
+        self.fill = size.min(self.fill.saturating_add(dt.saturating_mul(inc)));
         // Only packets that are not ET-marked are metered.
         if mark != PcnMark::Nm && mark != PcnMark::Thm {
             return mark;
@@ -247,7 +298,7 @@ impl RefThresholdMeter {
     pub fn new(c: ThresholdMeterConfig, now: Instant) -> RefThresholdMeter {
         RefThresholdMeter {
             c,
-            fill: c.bs_tm as i128 * 8 * c.tick.hz() as i128,
+            fill: c.bs_tm as i128 * units(c.threshold_rate, c.tick).0,
             last: now.ticks(),
         }
     }
@@ -255,15 +306,15 @@ impl RefThresholdMeter {
     /// Units per byte.
     #[must_use]
     pub fn per_byte(&self) -> i128 {
-        8 * self.c.tick.hz() as i128
+        units(self.c.threshold_rate, self.c.tick).0
     }
 
     /// One packet.
     pub fn mark(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let dt = elapsed(&mut self.last, now);
-        let byte = self.per_byte();
+        let (byte, inc) = units(self.c.threshold_rate, self.c.tick);
         let bs = self.c.bs_tm as i128 * byte;
-        self.fill = bs.min(self.fill + dt * self.c.threshold_rate.bits_per_sec() as i128);
+        self.fill = bs.min(self.fill.saturating_add(dt.saturating_mul(inc)));
         if mark == PcnMark::NotPcn {
             return mark;
         }
@@ -298,7 +349,7 @@ impl RefExcessTrafficMeter {
     pub fn new(c: ExcessTrafficMeterConfig, now: Instant) -> RefExcessTrafficMeter {
         RefExcessTrafficMeter {
             c,
-            fill: c.bs_etm as i128 * 8 * c.tick.hz() as i128,
+            fill: c.bs_etm as i128 * units(c.excess_rate, c.tick).0,
             last: now.ticks(),
         }
     }
@@ -306,15 +357,15 @@ impl RefExcessTrafficMeter {
     /// Units per byte.
     #[must_use]
     pub fn per_byte(&self) -> i128 {
-        8 * self.c.tick.hz() as i128
+        units(self.c.excess_rate, self.c.tick).0
     }
 
     /// One packet.
     pub fn mark(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let dt = elapsed(&mut self.last, now);
-        let byte = self.per_byte();
+        let (byte, inc) = units(self.c.excess_rate, self.c.tick);
         let bs = self.c.bs_etm as i128 * byte;
-        self.fill = bs.min(self.fill + dt * self.c.excess_rate.bits_per_sec() as i128);
+        self.fill = bs.min(self.fill.saturating_add(dt.saturating_mul(inc)));
         if mark != PcnMark::Nm && mark != PcnMark::Thm {
             return mark;
         }
@@ -324,7 +375,8 @@ impl RefExcessTrafficMeter {
                 if self.fill < 0 {
                     PcnMark::Etm
                 } else {
-                    self.fill -= size;
+                    // F_etm -= packet_size, within the documented limits (`FLOOR`).
+                    self.fill = debit(self.fill, size);
                     mark
                 }
             }

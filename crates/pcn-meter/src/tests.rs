@@ -935,3 +935,308 @@ proptest! {
         }
     }
 }
+
+/// Runs the fixed packets `(time, len, mark)` through a fast meter and a
+/// reference model started at `start`, expecting equal markings and levels
+/// after every packet; returns the fast meter's final level.
+fn replay<M: PcnMeter, R: Model>(
+    profile: &M::Profile,
+    per_byte: u64,
+    start: u64,
+    packets: &[(u64, u32, PcnMark)],
+    make: impl FnOnce(Instant) -> R,
+) -> i64 {
+    let mut m = M::start(profile, ns(start));
+    let mut model = make(ns(start));
+    assert!(model.same(m.level(), per_byte), "start level");
+    for (i, &(t, len, mark)) in packets.iter().enumerate() {
+        let fast = meter_step(profile, &mut m, ns(t), len, mark).expect("invariant");
+        let slow = model.step(ns(t), len, mark);
+        assert_eq!(fast, slow, "packet {i} at {t} len {len} {mark:?}: marking");
+        assert!(
+            model.same(m.level(), per_byte),
+            "packet {i} at {t} len {len} {mark:?}: fast level {}",
+            m.level()
+        );
+    }
+    m.level()
+}
+
+/// Clocks and rates at the edges of what the profiles accept.
+const EDGE_HZ: [u64; 6] = [
+    1,
+    3,
+    1_000_000_000,
+    1 << 61,
+    18_384_871_255_879_778_303,
+    u64::MAX,
+];
+const EDGE_RATES: [u64; 6] = [0, 1, 251, 9227, 1 << 40, u64::MAX];
+const T_MAX: u64 = (1 << 63) - 1;
+
+/// A packet stream at the edges: huge and zero lengths, every marking, long
+/// gaps up to 2^63 ticks and a step back in time.
+fn edge_packets() -> [(u64, u32, PcnMark); 12] {
+    use PcnMark::*;
+    [
+        (0, u32::MAX, Nm),
+        (0, u32::MAX, Nm),
+        (1, 0, Thm),
+        (1 << 20, 1500, Nm),
+        (1 << 62, u32::MAX, Nm),
+        (1 << 62, u32::MAX, Etm),
+        ((1 << 62) + 1, 64, Nm),
+        (5, 64, Nm),
+        ((1 << 62) + 3, u32::MAX, Thm),
+        (T_MAX - 1, 1, NotPcn),
+        (T_MAX, u32::MAX, Nm),
+        (T_MAX, 9000, Nm),
+    ]
+}
+
+/// Bucket sizes to try with a profile of `per_byte` units per byte: small ones
+/// and the largest that stays below 2^62 units.
+fn edge_sizes(per_byte: u64) -> [u64; 4] {
+    [0, 1, 1500, ((1u64 << 62) - 1) / per_byte.max(1)]
+}
+
+/// Regression (fuzz, `reference.rs` line 183 of the unreduced models): the
+/// AS-marker with AR 0, TB.size 2,596,939,812,627,471,323 B and a
+/// 18,384,871,255,879,778,303 Hz clock is accepted (a zero rate makes one byte
+/// one unit), but `TB.size * 8 hz` overflowed the reference's `i128`.
+#[test]
+fn reference_as_marker_zero_rate_huge_clock() {
+    for form in [AsForm::Seed000, AsForm::Draft3sm01] {
+        let c = AsMarkerConfig {
+            ar: Rate::from_bits_per_sec(0),
+            bucket_size: 2_596_939_812_627_471_323,
+            threshold: 2_000_000_000_000_000_000,
+            form,
+            tick: TickRate::from_hz(18_384_871_255_879_778_303).unwrap(),
+        };
+        let p = AsMarkerProfile::new(&c).expect("accepted");
+        assert_eq!(p.units_per_byte(), 1);
+        replay::<AsMarker, _>(&p, p.units_per_byte(), 7, &edge_packets(), |t| {
+            RefAsMarker::new(c, t)
+        });
+    }
+}
+
+/// Regression (fuzz, `reference.rs` lines 31, 71, 132, 183, 250 and 301 of the
+/// unreduced models): every model stays total and equal to its fast meter on
+/// configurations at the edges of what the profiles accept (clocks up to
+/// `u64::MAX` Hz, zero and `u64::MAX` rates, the largest buckets, `u32::MAX`-byte
+/// packets, 2^63-tick gaps).
+#[test]
+fn references_total_on_edge_configurations() {
+    let mut built = [0usize; 5];
+    for hz in EDGE_HZ {
+        let tick = TickRate::from_hz(hz).unwrap();
+        for bits in EDGE_RATES {
+            let rate = Rate::from_bits_per_sec(bits);
+            let Ok(p0) = ThresholdMeterProfile::new(&ThresholdMeterConfig {
+                threshold_rate: rate,
+                bs_tm: 0,
+                threshold: 0,
+                tick,
+            }) else {
+                continue;
+            };
+            for size in edge_sizes(p0.units_per_byte()) {
+                let c = ThresholdMeterConfig {
+                    threshold_rate: rate,
+                    bs_tm: size,
+                    threshold: size / 2,
+                    tick,
+                };
+                if let Ok(p) = ThresholdMeterProfile::new(&c) {
+                    built[0] += 1;
+                    replay::<ThresholdMeter, _>(&p, p.units_per_byte(), 0, &edge_packets(), |t| {
+                        RefThresholdMeter::new(c, t)
+                    });
+                }
+                for mode in [
+                    ExcessMode::SizeIndependent,
+                    ExcessMode::Classic(ClassicTie::Section2_4),
+                    ExcessMode::Classic(ClassicTie::AppendixB6),
+                ] {
+                    let c = ExcessTrafficMeterConfig {
+                        excess_rate: rate,
+                        bs_etm: size,
+                        mode,
+                        tick,
+                    };
+                    if let Ok(p) = ExcessTrafficMeterProfile::new(&c) {
+                        built[1] += 1;
+                        replay::<ExcessTrafficMeter, _>(
+                            &p,
+                            p.units_per_byte(),
+                            0,
+                            &edge_packets(),
+                            |t| RefExcessTrafficMeter::new(c, t),
+                        );
+                    }
+                }
+                for form in [AsForm::Seed000, AsForm::Draft3sm01] {
+                    let c = AsMarkerConfig {
+                        ar: rate,
+                        bucket_size: size,
+                        threshold: size / 3,
+                        form,
+                        tick,
+                    };
+                    if let Ok(p) = AsMarkerProfile::new(&c) {
+                        built[2] += 1;
+                        replay::<AsMarker, _>(&p, p.units_per_byte(), 0, &edge_packets(), |t| {
+                            RefAsMarker::new(c, t)
+                        });
+                    }
+                }
+                for px in [0, 1, size] {
+                    let c = EtMarkerSim48Config {
+                        pcn_pt: rate,
+                        pcn_tb: size,
+                        pcn_px: px,
+                        tick,
+                    };
+                    if let Ok(p) = EtMarkerSim48Profile::new(&c) {
+                        built[3] += 1;
+                        replay::<EtMarkerSim48, _>(
+                            &p,
+                            p.units_per_byte(),
+                            0,
+                            &edge_packets(),
+                            |t| RefEtMarkerSim48::new(c, t),
+                        );
+                    }
+                }
+                for marking in [
+                    EtMarking::TailMarking,
+                    EtMarking::SizeIndependent { mtu: 1 },
+                    EtMarking::SizeIndependent { mtu: 1500 },
+                    EtMarking::SizeIndependent { mtu: u32::MAX },
+                ] {
+                    for s in [0, 1, 3000, u64::MAX] {
+                        for already_et_adds_s in [false, true] {
+                            let c = EtMarkerConfig {
+                                sr: rate,
+                                bucket_size: size,
+                                s,
+                                already_et_adds_s,
+                                marking,
+                                tick,
+                            };
+                            // With k > 1 the largest size is smaller: try it too.
+                            let mut cs = [c, c];
+                            if let Ok(p) = EtMarkerProfile::new(&EtMarkerConfig {
+                                bucket_size: 0,
+                                ..c
+                            }) {
+                                cs[1].bucket_size = ((1u64 << 62) - 1) / p.units_per_byte();
+                            }
+                            for c in cs {
+                                if let Ok(p) = EtMarkerProfile::new(&c) {
+                                    built[4] += 1;
+                                    replay::<EtMarker, _>(
+                                        &p,
+                                        p.units_per_byte(),
+                                        0,
+                                        &edge_packets(),
+                                        |t| RefEtMarker::new(c, t),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        built.iter().all(|&n| n > 20),
+        "too few configurations built: {built:?}"
+    );
+}
+
+/// Regression (fuzz, finding 3): excess rate 251 bit/s, BS_etm 0, ns clock,
+/// one NM packet of `u32::MAX` bytes 2^62 ticks after the start. Its debt
+/// (about 3.4e19 units) passes 2^62 units: the fast meter holds the level at
+/// `FLOOR` and so does the reference, which models that documented limit.
+#[test]
+fn excess_meter_debt_held_at_floor() {
+    let c = ExcessTrafficMeterConfig {
+        excess_rate: Rate::from_bits_per_sec(251),
+        bs_etm: 0,
+        mode: ExcessMode::SizeIndependent,
+        tick: TickRate::NANOS,
+    };
+    let p = ExcessTrafficMeterProfile::new(&c).unwrap();
+    let per_byte = p.units_per_byte();
+    assert_eq!(per_byte, 8_000_000_000);
+    let t = 1u64 << 62;
+    let one = [(t, u32::MAX, PcnMark::Nm)];
+    let level = replay::<ExcessTrafficMeter, _>(&p, per_byte, 0, &one, |t| {
+        RefExcessTrafficMeter::new(c, t)
+    });
+    assert_eq!(level, FLOOR);
+    // Then: marked while negative, and the refill from the floor agrees too.
+    let packets = [
+        one[0],
+        (t + 1, 1500, PcnMark::Nm),
+        (t + 1_000_000_000, 64, PcnMark::Thm),
+        (t + (1 << 61), 1500, PcnMark::Nm),
+        (T_MAX, 1500, PcnMark::Nm),
+        (T_MAX, 1500, PcnMark::Nm),
+    ];
+    replay::<ExcessTrafficMeter, _>(&p, per_byte, 0, &packets, |t| {
+        RefExcessTrafficMeter::new(c, t)
+    });
+    // The same through the RFC 5670 node (finding 3 via `NodeRfc5670`).
+    let tc = ThresholdMeterConfig {
+        threshold_rate: Rate::from_bits_per_sec(251),
+        bs_tm: 0,
+        threshold: 0,
+        tick: TickRate::NANOS,
+    };
+    let np = NodeProfile {
+        excess: p,
+        threshold: ThresholdMeterProfile::new(&tc).unwrap(),
+    };
+    let mut node = NodeRfc5670::start(&np, ns(0));
+    let mut re = RefExcessTrafficMeter::new(c, ns(0));
+    let mut rt = RefThresholdMeter::new(tc, ns(0));
+    for &(t, len, mark) in &packets {
+        let fast = node.mark(&np, ns(t), len, mark);
+        let slow = rt.mark(ns(t), len, re.mark(ns(t), len, mark));
+        assert_eq!(fast, slow, "node at {t}");
+        assert!(re.fill_matches(i128::from(node.excess.level()), per_byte));
+        assert!(rt.fill_matches(
+            i128::from(node.threshold.level()),
+            np.threshold.units_per_byte()
+        ));
+    }
+}
+
+/// The ET-marker of seed 000 section 4.8 with one packet of more than 2^62
+/// units: fast and reference both hold the level at `FLOOR`.
+#[test]
+fn et_marker_sim48_debt_held_at_floor() {
+    let c = EtMarkerSim48Config {
+        pcn_pt: Rate::from_bits_per_sec(251),
+        pcn_tb: 0,
+        pcn_px: 0,
+        tick: TickRate::NANOS,
+    };
+    let p = EtMarkerSim48Profile::new(&c).unwrap();
+    let packets = [
+        (1, u32::MAX, PcnMark::Nm),
+        (2, u32::MAX, PcnMark::Nm),
+        (1 << 62, 1500, PcnMark::Nm),
+    ];
+    let mut m = EtMarkerSim48::start(&p, ns(0));
+    m.mark(&p, ns(1), u32::MAX, PcnMark::Nm);
+    assert_eq!(m.level(), FLOOR);
+    replay::<EtMarkerSim48, _>(&p, p.units_per_byte(), 0, &packets, |t| {
+        RefEtMarkerSim48::new(c, t)
+    });
+}

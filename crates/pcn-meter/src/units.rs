@@ -20,7 +20,9 @@ pub(crate) const MAX_UNITS: u64 = 1 << 62;
 /// The lowest value a signed fill may take: -2^62 units. Only a bucket driven
 /// down by an unbounded run of marks (seed 000 section 4.8 with `px` smaller than
 /// the packets) or by packets of about 2^62 units can reach it; a fill that
-/// would go lower is held there.
+/// would go lower is held there. A packet's cost is itself held at 2^62 units
+/// first, so one packet takes at most 2^62 units from a non-negative fill. The
+/// reference models ([`reference`](mod@crate::reference)) model both limits.
 pub const FLOOR: i64 = -(1 << 62);
 
 /// The precomputed units of one bucket.
