@@ -45,11 +45,20 @@ pub struct Network<const L: usize, const F: usize> {
     model: AckModel,
 }
 
+/// Why [`Network::try_solve`] gave no allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SolveError<const F: usize> {
+    /// The ACK-load iteration did not settle (see [`Network::solve`]); the last
+    /// iterate, lowered to stay feasible, which need not be max-min.
+    NotConverged([FixedRate; F]),
+}
+
 /// Extra fractional bits the ACK-load fixed point is computed with.
 pub const EXTRA_BITS: u32 = 16;
 
-/// Iterations of the ACK-load fixed point before the solver gives up.
-pub const MAX_ACK_ITERATIONS: usize = 200;
+/// Plain iterations of the ACK-load fixed point, followed by as many damped
+/// ones before the solver gives up.
+pub const MAX_ACK_ITERATIONS: usize = 2000;
 
 impl<const L: usize, const F: usize> Network<L, F> {
     /// An empty network whose ACKs are `ack_bytes` per `data_bytes` of data
@@ -256,34 +265,74 @@ impl<const L: usize, const F: usize> Network<L, F> {
     ///
     /// [`AckModel::OutsideLoad`] with `k > 0`: progressive filling with each
     /// link's ACK load (`k` times the rates of the flows whose ACKs cross it) as
-    /// outside load, iterated from zero ACK load to the fixed point (the map is a
-    /// contraction of factor about `k`), carried with [`EXTRA_BITS`] more
-    /// fractional bits and rounded down at the end; at most
-    /// [`MAX_ACK_ITERATIONS`] iterations. The interfaces round at every step, so
-    /// their rates may differ from these by a few units of 2^-16 bit/s (at most
-    /// one per flow sharing a link; see the tests).
+    /// outside load, iterated from zero ACK load to the fixed point, carried with
+    /// [`EXTRA_BITS`] more fractional bits and rounded down at the end. The
+    /// iteration contracts by a factor of about `k` per round trip of the
+    /// coupling (a flow's ACKs slowing a flow whose ACKs slow the first), so with
+    /// `k` near one it is slow, and where the coupling's gain reaches one it
+    /// oscillates: the first [`MAX_ACK_ITERATIONS`] rounds are plain, the next
+    /// [`MAX_ACK_ITERATIONS`] average each round with the previous one (which
+    /// damps the oscillation). The interfaces round at every step, so their
+    /// rates may differ from these by a few units of 2^-16 bit/s (at most one
+    /// per flow sharing a link; see the tests).
+    ///
+    /// When the fixed point was not reached this returns the last iterate,
+    /// lowered to its image where that is lower: feasible, but not necessarily
+    /// max-min; [`try_solve`](Self::try_solve) reports that case.
     #[must_use]
     pub fn solve(&self) -> [FixedRate; F] {
+        match self.try_solve() {
+            Ok(x) | Err(SolveError::NotConverged(x)) => x,
+        }
+    }
+
+    /// [`solve`](Self::solve), reporting whether the ACK-load fixed point was
+    /// reached.
+    ///
+    /// # Errors
+    /// [`SolveError::NotConverged`] (with the feasible last iterate that
+    /// [`solve`](Self::solve) returns) when, under
+    /// [`AckModel::OutsideLoad`] with `k > 0`, two successive iterates still
+    /// differ by more than one unit of 2^-(16 + [`EXTRA_BITS`]) bit/s after
+    /// `2` [`MAX_ACK_ITERATIONS`] rounds.
+    pub fn try_solve(&self) -> Result<[FixedRate; F], SolveError<F>> {
         let coupled_or_free = self.model == AckModel::Coupled || self.k_num == 0;
         let shift = if coupled_or_free { 0 } else { EXTRA_BITS };
-        let mut x = [0u128; F];
-        let iterations = if coupled_or_free {
-            1
-        } else {
-            MAX_ACK_ITERATIONS
+        let round = |x: [u128; F]| {
+            x.map(|v| FixedRate::from_raw(u64::try_from(v >> shift).unwrap_or(u64::MAX)))
         };
-        for _ in 0..iterations {
+        if coupled_or_free {
+            return Ok(round(self.fill(&[0; L], 0)));
+        }
+        let mut x = [0u128; F];
+        for i in 0..2 * MAX_ACK_ITERATIONS {
             let mut outside = [0u128; L];
             for (l, o) in outside.iter_mut().enumerate().take(self.links) {
                 *o = self.outside(l, &x);
             }
-            let next = self.fill(&outside, shift);
-            let done = next.iter().zip(&x).all(|(a, b)| a.abs_diff(*b) <= 1);
-            x = next;
-            if done {
-                break;
+            let mut next = self.fill(&outside, shift);
+            if next.iter().zip(&x).all(|(a, b)| a.abs_diff(*b) <= 1) {
+                return Ok(round(next));
             }
+            if i >= MAX_ACK_ITERATIONS {
+                // Damped rounds: the mean of the last iterate and its image.
+                for (n, o) in next.iter_mut().zip(&x) {
+                    *n = (*n + *o) / 2;
+                }
+            }
+            x = next;
         }
-        x.map(|v| FixedRate::from_raw(u64::try_from(v >> shift).unwrap_or(u64::MAX)))
+        // Not settled: each rate lowered to its image where that is lower. The
+        // image fits the capacity left by the ACK load of `x`, and lower rates
+        // carry less ACK load, so this is feasible (though not max-min).
+        let mut outside = [0u128; L];
+        for (l, o) in outside.iter_mut().enumerate().take(self.links) {
+            *o = self.outside(l, &x);
+        }
+        let image = self.fill(&outside, shift);
+        for (v, i) in x.iter_mut().zip(&image) {
+            *v = (*v).min(*i);
+        }
+        Err(SolveError::NotConverged(round(x)))
     }
 }

@@ -232,3 +232,61 @@ fn solver_edges() {
     assert_eq!(x[2], FixedRate::from_bps(1000));
     assert!(network_feasible(&net, &x) && network_is_max_min(&net, &x));
 }
+
+/// The fuzz finding's regime (`corpus/rbcc_solver/seed-regress-not-max-min`):
+/// `OutsideLoad` with `k = 15483/16517` on links of 31,354, 34,181 and 8,704
+/// Mbit/s, four unlimited flows, every assignment of data and ACK routes. Each
+/// network either settles (then the allocation is feasible and max-min) or is
+/// reported as not settled; 200 plain rounds, the former limit, left some far
+/// from the fixed point although they settle.
+#[test]
+fn large_ack_ratio_settles_or_is_reported() {
+    use rbcc_rate::invariants::network_in_max_min_domain;
+    use rbcc_rate::solver::{SolveError, MAX_ACK_ITERATIONS};
+    let caps = [31_354u64, 34_181, 8_704];
+    let mut routes = Vec::new();
+    for d in 1u8..8 {
+        for a in (0u8..8).filter(|a| a & d == 0) {
+            routes.push((d, a));
+        }
+    }
+    let on = |m: u8| -> Vec<usize> { (0..3).filter(|l| m >> l & 1 == 1).collect() };
+    let (mut settled, mut unsettled) = (0, 0);
+    let n = routes.len();
+    for i0 in 0..n {
+        for i1 in i0..n {
+            for i2 in i1..n {
+                for i3 in i2..n {
+                    let mut net: Network<4, 6> = Network::new(15483, 16517, AckModel::OutsideLoad);
+                    for c in caps {
+                        net.add_link(FixedRate::from_bps(c * 1_000_000)).unwrap();
+                    }
+                    for &(d, a) in [routes[i0], routes[i1], routes[i2], routes[i3]].iter() {
+                        net.add_flow(FixedRate::UNLIMITED, &on(d), &on(a)).unwrap();
+                    }
+                    let x = net.solve();
+                    assert!(network_feasible(&net, &x), "{net:?} {x:?}");
+                    match net.try_solve() {
+                        Ok(y) => {
+                            assert_eq!(x, y);
+                            assert!(network_in_max_min_domain(&net));
+                            assert!(network_is_max_min(&net, &x), "{net:?} {x:?}");
+                            settled += 1;
+                        }
+                        Err(SolveError::NotConverged(y)) => {
+                            assert_eq!(x, y);
+                            assert!(!network_in_max_min_domain(&net));
+                            unsettled += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("settled {settled}, not settled {unsettled} (after 2 x {MAX_ACK_ITERATIONS} rounds)");
+    assert!(
+        unsettled * 100 < settled,
+        "{unsettled} of {}",
+        settled + unsettled
+    );
+}
