@@ -56,7 +56,7 @@ if [ "${#targets[@]}" -eq 0 ]; then
     exit 2
 fi
 
-echo "fuzz: building ${#targets[@]} targets"
+echo "fuzz: building every target (running ${#targets[@]})"
 if ! cargo "${toolchain[@]}" fuzz build -a "${sanitizer[@]}"; then
     echo "fuzz: build failed" >&2
     exit 1
