@@ -290,3 +290,42 @@ fn large_ack_ratio_settles_or_is_reported() {
         settled + unsettled
     );
 }
+
+/// Fuzz finding (`corpus/rbcc_solver/seed-regress-not-max-min`): ACK 32000 B
+/// mod data 16517 B, so `k = 15483/16517`, `OutsideLoad`; links of 31,354,
+/// 34,181 and 8,704 Mbit/s; flow 0 data on links 1 and 2; flow 1 data on link
+/// 1, ACKs on link 0; flows 2 (asking 34,181 Mbit/s) and 3 data on links 0
+/// and 2. The coupling loops once through all four flows with gain `k`, so the
+/// 200 plain rounds of the former limit stopped far from the fixed point. In
+/// closed form `x1 = (C1 + C0 - C2) / (1 + k)`, `x0 = C1 - x1`,
+/// `x2 = x3 = (C2 - x0) / 2`.
+#[test]
+fn fuzz_seed_large_ack_ratio_reaches_the_fixed_point() {
+    let mut net: Network<4, 6> = Network::new(32000 % 16517, 16517, AckModel::OutsideLoad);
+    let c = [31_354u64, 34_181, 8_704].map(|m| m * 1_000_000);
+    for bps in c {
+        net.add_link(FixedRate::from_bps(bps)).unwrap();
+    }
+    net.add_flow(FixedRate::UNLIMITED, &[1, 2], &[]).unwrap();
+    net.add_flow(FixedRate::UNLIMITED, &[1], &[0]).unwrap();
+    net.add_flow(FixedRate::from_bps(34_181_000_000), &[0, 2], &[])
+        .unwrap();
+    net.add_flow(FixedRate::UNLIMITED, &[0, 2], &[]).unwrap();
+    assert_eq!(net.ack_ratio(), (15483, 16517));
+    let x = net.try_solve().expect("the iteration settles");
+    assert_eq!(x, net.solve());
+    assert!(network_feasible(&net, &x), "{x:?}");
+    assert!(network_is_max_min(&net, &x), "{x:?}");
+    // Exact rationals, in units of 2^-16 bit/s.
+    let (num, den) = (15483u128, 16517u128);
+    let one = 1u128 << 16;
+    let x1 = (u128::from(c[1] + c[0] - c[2]) * one * den, den + num); // (numerator, denominator)
+    let x0 = (u128::from(c[1]) * one * x1.1 - x1.0, x1.1);
+    let x2 = (u128::from(c[2]) * one * x0.1 - x0.0, 2 * x0.1);
+    for (f, want) in [(0, x0), (1, x1), (2, x2), (3, x2)] {
+        let exact = want.0 / want.1;
+        let got = u128::from(x[f].raw());
+        // The solver rounds once at the end; one unit per flow on a link.
+        assert!(got.abs_diff(exact) <= 4, "flow {f}: {got} vs {exact}");
+    }
+}
