@@ -74,7 +74,7 @@ netcond_core::config_error! {
         /// The data packet size must be positive.
         ZeroDataBytes => "data packet size must be greater than zero",
         /// ACKs must be smaller than data packets.
-        AckNotSmaller => "ACK size must be smaller than the data packet size (k = ack/data < 1 keeps the ACK coupling a contraction)",
+        AckNotSmaller => "ACK size must be smaller than the data packet size (k = ack/data < 1: an ACK flow loads a link less than its data does)",
         /// The idle timeout must be positive.
         ZeroIdleTimeout => "idle timeout must be greater than zero",
     }
