@@ -146,6 +146,25 @@ pub(crate) fn color_of(green: u64, not_red: u64) -> Color {
     BY_TESTS[((not_red & 2) | (green & 1)) as usize]
 }
 
+/// [`BucketProfile::new`](netcond_core::BucketProfile::new), answering
+/// `TooLarge` before it computes `size x 8 x tick_hz` in `u128`: that product
+/// overflows `u128` (and panics with overflow checks on) for sizes near 2^64
+/// on fast clocks. When it does not fit 128 bits, `size x scale` is at least
+/// `2^128 / gcd >= 2^64`, so `TooLarge` is the right answer.
+pub(crate) fn bucket(
+    rate: netcond_core::Rate,
+    size_bytes: u64,
+    tick: netcond_core::TickRate,
+) -> Result<netcond_core::BucketProfile, netcond_core::BucketError> {
+    if u128::from(size_bytes)
+        .checked_mul(8 * u128::from(tick.hz()))
+        .is_none()
+    {
+        return Err(netcond_core::BucketError::TooLarge);
+    }
+    netcond_core::BucketProfile::new(rate, size_bytes, tick)
+}
+
 /// A [`BucketProfile`](netcond_core::BucketProfile) with two more constants that
 /// let the packet path multiply without overflow checks.
 ///

@@ -126,7 +126,7 @@ impl PremiumPolicerProfile {
         if cfg.pbs < u64::from(cfg.max_packet) {
             return Err(PremiumPolicerError::PbsBelowMaxPacket);
         }
-        let b = netcond_core::BucketProfile::new(cfg.rate, cfg.tbs, cfg.tick)?;
+        let b = crate::bucket(cfg.rate, cfg.tbs, cfg.tick)?;
         Ok(PremiumPolicerProfile {
             bucket: crate::Bucket::new(b, b.full(), cfg.tbs),
             pbs: cfg.pbs,

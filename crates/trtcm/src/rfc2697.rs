@@ -74,8 +74,8 @@ impl SrTcmProfile {
         if cfg.cbs == 0 && cfg.ebs == 0 {
             return Err(SrTcmError::ZeroBursts);
         }
-        let c = netcond_core::BucketProfile::new(cfg.cir, cfg.cbs, cfg.tick)?;
-        let e = netcond_core::BucketProfile::new(cfg.cir, cfg.ebs, cfg.tick)?;
+        let c = crate::bucket(cfg.cir, cfg.cbs, cfg.tick)?;
+        let e = crate::bucket(cfg.cir, cfg.ebs, cfg.tick)?;
         // C's refill must be able to fill both C and E; one cost serves both.
         let largest = cfg.cbs.max(cfg.ebs);
         Ok(SrTcmProfile {

@@ -88,8 +88,8 @@ impl TrTcmProfile {
         if cfg.pir < cfg.cir {
             return Err(TrTcmError::PirBelowCir);
         }
-        let c = netcond_core::BucketProfile::new(cfg.cir, cfg.cbs, cfg.tick)?;
-        let p = netcond_core::BucketProfile::new(cfg.pir, cfg.pbs, cfg.tick)?;
+        let c = crate::bucket(cfg.cir, cfg.cbs, cfg.tick)?;
+        let p = crate::bucket(cfg.pir, cfg.pbs, cfg.tick)?;
         Ok(TrTcmProfile {
             c: Bucket::new(c, c.full(), cfg.cbs),
             p: Bucket::new(p, p.full(), cfg.pbs),

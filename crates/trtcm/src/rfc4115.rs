@@ -105,8 +105,8 @@ impl Rfc4115Profile {
         if cfg.cbs == 0 && cfg.ebs == 0 {
             return Err(Rfc4115Error::ZeroBursts);
         }
-        let c = netcond_core::BucketProfile::new(cfg.cir, cfg.cbs, cfg.tick)?;
-        let e = netcond_core::BucketProfile::new(cfg.eir, cfg.ebs, cfg.tick)?;
+        let c = crate::bucket(cfg.cir, cfg.cbs, cfg.tick)?;
+        let e = crate::bucket(cfg.eir, cfg.ebs, cfg.tick)?;
         let strict = match ties {
             Rfc4115Ties::Figure1 => 0,
             Rfc4115Ties::Text => 1,
