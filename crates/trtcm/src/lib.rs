@@ -146,11 +146,11 @@ pub(crate) fn color_of(green: u64, not_red: u64) -> Color {
     BY_TESTS[((not_red & 2) | (green & 1)) as usize]
 }
 
-/// [`BucketProfile::new`](netcond_core::BucketProfile::new), answering
-/// `TooLarge` before it computes `size x 8 x tick_hz` in `u128`: that product
-/// overflows `u128` (and panics with overflow checks on) for sizes near 2^64
-/// on fast clocks. When it does not fit 128 bits, `size x scale` is at least
-/// `2^128 / gcd >= 2^64`, so `TooLarge` is the right answer.
+/// [`BucketProfile::new`](netcond_core::BucketProfile::new), plus one limit of
+/// this crate: `size x 8 x tick_hz` must fit in 128 bits. That keeps the exact
+/// reference models of [`reference`] (which count in units of `1/(8 tick_hz)`
+/// byte, as plainly as the RFCs) total on every accepted configuration; it only
+/// refuses clocks above about 2^60 Hz combined with buckets of exabytes.
 pub(crate) fn bucket(
     rate: netcond_core::Rate,
     size_bytes: u64,
