@@ -353,6 +353,23 @@ impl<M: ThreeColorMarker> Meter<M> {
     }
 }
 
+/// DPDK's meter test facts (CIR 46e6 B/s, PIR/EIR 69e6 B/s, CBS 2048, PBS/EBS
+/// 4096, all buckets full, one packet), the same for all three markers:
+/// color-blind 2047/2049/4095/4097 bytes give G/Y/Y/R; color-aware with input
+/// green G/Y/Y/R, yellow Y/Y/Y/R, red R/R/R/R.
+#[cfg(test)]
+pub(crate) fn dpdk_facts<M: ThreeColorMarker>(p: &M::Profile) {
+    use Color::{Green as G, Red as R, Yellow as Y};
+    let t = Instant::from_ticks(1000);
+    let lens = [2047, 2049, 4095, 4097];
+    let blind: [Color; 4] = lens.map(|l| M::start(p, t).color_blind(p, t, l));
+    assert_eq!(blind, [G, Y, Y, R], "color-blind");
+    for (input, want) in [(G, [G, Y, Y, R]), (Y, [Y, Y, Y, R]), (R, [R, R, R, R])] {
+        let got: [Color; 4] = lens.map(|l| M::start(p, t).color_aware(p, t, l, input));
+        assert_eq!(got, want, "color-aware, input {input}");
+    }
+}
+
 impl_marker!(SrTcm, SrTcmProfile);
 impl_marker!(TrTcm, TrTcmProfile);
 impl_marker!(Rfc4115, Rfc4115Profile);

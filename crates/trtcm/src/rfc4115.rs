@@ -282,27 +282,8 @@ mod tests {
     }
 
     #[test]
-    fn dpdk_color_blind() {
-        let p = dpdk();
-        let t = Instant::from_ticks(9);
-        let got: Vec<Color> = [2047, 2049, 4095, 4097]
-            .iter()
-            .map(|&l| Rfc4115::new(&p, t).color_blind(&p, t, l))
-            .collect();
-        assert_eq!(got, [G, Y, Y, R]);
-    }
-
-    #[test]
-    fn dpdk_color_aware() {
-        let p = dpdk();
-        let t = Instant::from_ticks(9);
-        for (input, want) in [(G, [G, Y, Y, R]), (Y, [Y, Y, Y, R]), (R, [R, R, R, R])] {
-            let got: Vec<Color> = [2047, 2049, 4095, 4097]
-                .iter()
-                .map(|&l| Rfc4115::new(&p, t).color_aware(&p, t, l, input))
-                .collect();
-            assert_eq!(got, want, "input {input}");
-        }
+    fn dpdk_facts() {
+        crate::dpdk_facts::<Rfc4115>(&dpdk());
     }
 
     #[test]
