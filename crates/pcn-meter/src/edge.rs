@@ -16,7 +16,7 @@
 //! call to `poll`; calling `poll` late is safe (see each type).
 
 use crate::mark::PcnMark;
-use crate::units::{nonzero_ticks, reached};
+use crate::units::{duration_ticks, reached};
 use fixed::types::{U16F16, U1F31};
 use netcond_core::{Instant, TickRate};
 
@@ -173,6 +173,9 @@ netcond_core::config_error! {
         /// A timer or interval of zero ticks.
         ZeroDuration => "timeouts and measurement intervals must be at least one clock tick \
                          (seed 000 section 2.3; RFC 6661 section 3.5)",
+        /// A timer or interval longer than [`MAX_DURATION_TICKS`](crate::MAX_DURATION_TICKS).
+        DurationTooLong => "timeouts and measurement intervals must not exceed 2^62 clock \
+                            ticks: deadlines are compared over half the 64-bit tick range",
         /// The admission-continue threshold lies above the admission-stop one.
         ContinueAboveStop => "the admission-continue threshold must not exceed the \
                               admission-stop threshold (3sM draft: hysteresis)",
@@ -195,7 +198,7 @@ impl StopBlockingProfile {
     /// Validates `c`.
     pub fn new(c: &StopBlockingConfig) -> Result<StopBlockingProfile, EdgeError> {
         Ok(StopBlockingProfile {
-            timeout: nonzero_ticks(c.tick, c.timeout_ns).ok_or(EdgeError::ZeroDuration)?,
+            timeout: duration_ticks(c.tick, c.timeout_ns)?,
             et_blocks: c.et_blocks,
         })
     }
@@ -492,7 +495,7 @@ impl CleAdmissionProfile {
             return Err(EdgeError::ContinueAboveStop);
         }
         Ok(CleAdmissionProfile {
-            interval: nonzero_ticks(c.tick, c.interval_ns).ok_or(EdgeError::ZeroDuration)?,
+            interval: duration_ticks(c.tick, c.interval_ns)?,
             stop: c.stop,
             resume: c.resume,
         })
@@ -714,13 +717,13 @@ impl EgressMeterProfile {
                 if s.cle_reporting_threshold > U1F31::ONE {
                     return Err(EdgeError::FractionAboveOne);
                 }
-                let t = nonzero_ticks(c.tick, s.t_maxsuppress_ns).ok_or(EdgeError::ZeroDuration)?;
+                let t = duration_ticks(c.tick, s.t_maxsuppress_ns)?;
                 Some((s.cle_reporting_threshold, t))
             }
         };
         Ok(EgressMeterProfile {
             sm,
-            t_meas: nonzero_ticks(c.tick, c.t_meas_ns).ok_or(EdgeError::ZeroDuration)?,
+            t_meas: duration_ticks(c.tick, c.t_meas_ns)?,
             hz: c.tick.hz(),
             record: c.record_etm_flows && !sm,
             suppress,
@@ -1262,6 +1265,42 @@ mod tests {
             }),
             Err(EdgeError::ZeroDuration)
         );
+    }
+
+    /// Fuzz finding (pcn_egress_3sm): a timeout of 2^63 ticks or more made a
+    /// fresh deadline look already reached, or neither past nor future. Such
+    /// timeouts are now refused, and the longest one allowed behaves.
+    #[test]
+    fn timeouts_past_half_the_tick_range_are_refused() {
+        let ghz2 = TickRate::from_hz(2_000_000_000).unwrap();
+        let cfg = |timeout_ns, tick| StopBlockingConfig {
+            timeout_ns,
+            et_blocks: false,
+            tick,
+        };
+        assert_eq!(
+            StopBlockingProfile::new(&cfg(1 << 62, ghz2)),
+            Err(EdgeError::DurationTooLong)
+        );
+        assert_eq!(
+            StopBlockingProfile::new(&cfg(u64::MAX, TickRate::NANOS)),
+            Err(EdgeError::DurationTooLong)
+        );
+        let p = StopBlockingProfile::new(&cfg(crate::MAX_DURATION_TICKS, TickRate::NANOS)).unwrap();
+        for start in [0, 17_023_394_657_341_594_064, u64::MAX] {
+            let t0 = Instant::from_ticks(start);
+            let mut t = StopBlockingTimer::new();
+            assert!(t.on_block(&p, t0));
+            assert_eq!(crate::invariants::stop_blocking_consistent(&p, &t, t0), Ok(()));
+            let late = t0.wrapping_add(crate::MAX_DURATION_TICKS - 1);
+            assert!(!t.on_block(&p, late));
+            assert_eq!(t.poll(&p, late), None);
+            assert_eq!(t.admission(), Admission::Block);
+            // The block at `late` restarts the timer at the first timeout.
+            let end = t0.wrapping_add(2 * crate::MAX_DURATION_TICKS);
+            assert_eq!(t.poll(&p, end), Some(end));
+            assert_eq!(t.admission(), Admission::Admit);
+        }
     }
 
     #[test]

@@ -147,4 +147,4 @@ pub use tsm::{
     EtMarkerError, EtMarkerProfile, EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Error,
     EtMarkerSim48Profile, EtMarking,
 };
-pub use units::FLOOR;
+pub use units::{FLOOR, MAX_DURATION_TICKS};

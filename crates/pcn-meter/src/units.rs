@@ -140,11 +140,18 @@ pub(crate) fn reached(now: Instant, deadline: Instant) -> bool {
     now.ticks().wrapping_sub(deadline.ticks()) <= i64::MAX as u64
 }
 
-/// Ticks in `nanos` nanoseconds of clock `tick`, or `None` if zero.
-pub(crate) fn nonzero_ticks(tick: TickRate, nanos: u64) -> Option<u64> {
+/// The longest timer or interval, in ticks: 2^62 (146 years at 1 ns). The
+/// deadlines are serial times compared over half the 64-bit range, so a
+/// duration must stay well below 2^63 ticks for "reached" to mean anything.
+pub const MAX_DURATION_TICKS: u64 = 1 << 62;
+
+/// Ticks in `nanos` nanoseconds of clock `tick`, refused when zero or longer
+/// than [`MAX_DURATION_TICKS`].
+pub(crate) fn duration_ticks(tick: TickRate, nanos: u64) -> Result<u64, crate::EdgeError> {
     match tick.ticks_from_nanos(nanos) {
-        0 => None,
-        t => Some(t),
+        0 => Err(crate::EdgeError::ZeroDuration),
+        t if t > MAX_DURATION_TICKS => Err(crate::EdgeError::DurationTooLong),
+        t => Ok(t),
     }
 }
 
@@ -171,5 +178,22 @@ mod tests {
         assert!(reached(Instant::from_ticks(3), d));
         assert!(reached(d, d));
         assert!(!reached(Instant::from_ticks(u64::MAX - 6), d));
+    }
+
+    #[test]
+    fn durations_are_bounded_both_ways() {
+        use crate::EdgeError;
+        let ghz4 = TickRate::from_hz(4_000_000_000).unwrap();
+        assert_eq!(duration_ticks(TickRate::NANOS, 0), Err(EdgeError::ZeroDuration));
+        assert_eq!(duration_ticks(TickRate::MILLIS, 999_999), Err(EdgeError::ZeroDuration));
+        assert_eq!(duration_ticks(TickRate::NANOS, 1), Ok(1));
+        assert_eq!(duration_ticks(TickRate::NANOS, 1 << 62), Ok(1 << 62));
+        assert_eq!(
+            duration_ticks(TickRate::NANOS, (1 << 62) + 1),
+            Err(EdgeError::DurationTooLong)
+        );
+        // 2^63 ticks: "reached" cannot tell such a deadline from a past one.
+        assert_eq!(duration_ticks(ghz4, 1 << 61), Err(EdgeError::DurationTooLong));
+        assert_eq!(duration_ticks(ghz4, u64::MAX), Err(EdgeError::DurationTooLong));
     }
 }
