@@ -15,7 +15,10 @@
 #   prints which, with the saved input under fuzz/artifacts/<target>/.
 #
 # Environment: FUZZ_TARGETS="a b" runs only those; FUZZ_SANITIZER=none|address
-# overrides the nightly sanitizer; FUZZ_ARGS adds libFuzzer options.
+# overrides the nightly sanitizer; FUZZ_ARGS adds libFuzzer options;
+# FUZZ_SEED sets libFuzzer's random seed (default 1, so that a run from the
+# checked-in corpus is reproducible: a short CI run replays the start of a long
+# local run with the same seed; FUZZ_SEED=0 lets libFuzzer pick one).
 set -u
 
 secs="${1:-30}"
@@ -75,7 +78,8 @@ for t in "${targets[@]}"; do
     log="$logs/$t.log"
     start=$(date +%s)
     cargo "${toolchain[@]}" fuzz run -a "${sanitizer[@]}" "$t" "corpus/$t" -- \
-        -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+        -max_total_time="$secs" -seed="${FUZZ_SEED:-1}" -timeout=20 -rss_limit_mb=2048 \
+        -print_final_stats=1 \
         "${extra[@]}" >"$log" 2>&1
     rc=$?
     took=$(($(date +%s) - start))
