@@ -17,6 +17,13 @@ pub const MAX_SCALE: u32 = 47;
 /// The line rate is represented below `2^LINE_BITS` rate units.
 pub const LINE_BITS: u32 = 40;
 
+/// The longest time, in ticks, that a full buffer may take to drain at CIR:
+/// 2^61 (73 years of nanoseconds). A queued packet never waits longer than
+/// that, so its arrival and every release instant of the schedule stay within
+/// a quarter of the 64-bit tick range of each other and compare correctly as
+/// serial times.
+pub const MAX_DRAIN_TICKS: u64 = 1 << 61;
+
 netcond_core::config_error! {
     /// Why a rate adaptive shaper configuration was refused. One variant per rule.
     pub enum RasError {
@@ -46,6 +53,9 @@ netcond_core::config_error! {
         KTooLong => "the EAR constant K must be below 2^40 ticks of the clock (fixed-point range)",
         /// The line rate does not fit the fixed-point rate units.
         LineRateTooHigh => "the line rate must be below 2^40 bytes per clock tick (fixed-point range)",
+        /// A full buffer would take longer than [`MAX_DRAIN_TICKS`] to drain at CIR.
+        DrainTooSlow => "a full buffer must drain at CIR within 2^61 clock ticks (release instants \
+                         are compared over half the 64-bit tick range); raise CIR or shrink the buffer",
     }
 }
 
@@ -396,6 +406,13 @@ impl RasProfile {
             cir_u = mir_u;
         }
         let pir_u = units(pir, false, true).clamp(cir_u, mir_u);
+        // The shaping rate never drops below `cir_u`, so no queued packet waits
+        // longer than the buffer's drain time at CIR. buffer < 2^64 and
+        // scale <= 47: the shift fits in 128 bits.
+        let drain = (u128::from(cfg.buffer()) << scale).div_ceil(u128::from(cir_u));
+        if drain > u128::from(MAX_DRAIN_TICKS) {
+            return Err(RasError::DrainTooSlow);
+        }
         let k_ticks = tick.ticks_from_nanos(u64::try_from(k.as_nanos()).unwrap_or(u64::MAX));
         let ear = EarProfile::new(k_ticks, scale).map_err(|e| match e {
             EarBuildError::ZeroK => RasError::ZeroK,

@@ -903,3 +903,50 @@ fn green_shaper_with_large_bursts_barely_delays() {
         delay(&plain)
     );
 }
+
+/// Fuzz finding (ras_trras): with CIR 1 bit/s and a 3.2 GB buffer, packets
+/// waited behind gaps of 2^62 ticks until the next release lay more than 2^63
+/// ticks after a queued packet's arrival; the serial comparison then took the
+/// arrival for the later instant and released that packet out of order. A
+/// buffer that cannot drain at CIR within `MAX_DRAIN_TICKS` is now refused, and
+/// at the limit a full buffer leaves in order.
+#[test]
+fn buffers_that_drain_too_slowly_are_refused_and_the_limit_stays_in_order() {
+    use crate::{RasError, MAX_DRAIN_TICKS};
+    let one_bit = Rate::from_bits_per_sec(1);
+    let mut c = TrRasConfig::new(one_bit, one_bit, Rate::from_bits_per_sec(3_200_167_576), 0);
+    c.buffer_bytes = 3_200_188_094;
+    assert_eq!(TrRasProfile::new(&c), Err(RasError::DrainTooSlow));
+    let sr = SrRasConfig::new(one_bit, Rate::from_mbps(1), 3_200_188_094);
+    assert_eq!(SrRasProfile::new(&sr), Err(RasError::DrainTooSlow));
+    // On a nanosecond clock with this line rate the profile counts rates in
+    // 2^-41 byte per tick and rounds 1 bit/s (2^41 / 8e9 = 274.9 units) up to
+    // 275, so a buffer drains within 2^61 ticks up to 275 x 2^20 bytes.
+    c.buffer_bytes = 1;
+    let small: RasProfile = TrRasProfile::new(&c).unwrap().into();
+    assert_eq!((small.scale(), small.cir_units()), (41, 275));
+    let max_buffer = 275 << 20;
+    assert_eq!(max_buffer, (MAX_DRAIN_TICKS as u128 * 275 >> 41) as u64);
+    c.buffer_bytes = max_buffer + 1;
+    assert_eq!(TrRasProfile::new(&c), Err(RasError::DrainTooSlow));
+    c.buffer_bytes = max_buffer;
+    let p: RasProfile = TrRasProfile::new(&c).unwrap().into();
+    for start in [0, 5_714_873_652_877_459_456, u64::MAX - 1000] {
+        let mut s: Ras<Pkt, 16> = Ras::new(t(start));
+        let each = (max_buffer / 16) as u32;
+        for id in 0..16 {
+            assert!(s.enqueue(&p, t(start), Pkt { len: each, id }).is_ok());
+        }
+        let mut last = None;
+        let mut now = t(start);
+        for id in 0..16 {
+            let rel = s.next_release().unwrap();
+            assert!(rel.ticks_since(now) < MAX_DRAIN_TICKS);
+            now = rel;
+            assert_eq!(s.dequeue(&p, now).map(|k| k.id), Some(id));
+            assert_eq!(invariants::release_in_order(last, rel, now), Ok(()));
+            last = Some(rel);
+        }
+        assert!(s.is_empty());
+    }
+}
