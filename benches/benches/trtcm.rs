@@ -15,7 +15,9 @@ use netcond::trtcm::{
     Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig,
     TrTcmProfile,
 };
-use netcond_benches::{division_baseline, flow_indices, harness_floor, imix_lengths, BENCH_TICKS_PER_PACKET};
+use netcond_benches::{
+    division_baseline, flow_indices, harness_floor, imix_lengths, BENCH_TICKS_PER_PACKET,
+};
 
 const PACKETS: usize = 4096;
 const FLOWS: u32 = 65_536;

@@ -926,7 +926,7 @@ fn buffers_that_drain_too_slowly_are_refused_and_the_limit_stays_in_order() {
     let small: RasProfile = TrRasProfile::new(&c).unwrap().into();
     assert_eq!((small.scale(), small.cir_units()), (41, 275));
     let max_buffer = 275 << 20;
-    assert_eq!(max_buffer, (MAX_DRAIN_TICKS as u128 * 275 >> 41) as u64);
+    assert_eq!(max_buffer, ((MAX_DRAIN_TICKS as u128 * 275) >> 41) as u64);
     c.buffer_bytes = max_buffer + 1;
     assert_eq!(TrRasProfile::new(&c), Err(RasError::DrainTooSlow));
     c.buffer_bytes = max_buffer;
