@@ -157,6 +157,53 @@ pub(crate) fn exp2_neg_q64(x_q32: u64) -> u64 {
     }
 }
 
+/// The transmission time at one constant rate, precomputed at configuration
+/// time: `len * 2^S / rate` in 2^-32 tick is `(len * m) >> sh`, one multiply and
+/// a shift below 64 instead of a reciprocal per packet.
+///
+/// `m / 2^sh` is `2^(S + 32) / rate` rounded down (`up = false`) or up (`up =
+/// true`), with `m` at least `2^34`: relative error below `2^-34` (below `2^-63`
+/// unless the rate is within `2^-29` of a byte per tick of the scale's top), so
+/// the rounded-down gap is never longer than the exact quotient and the
+/// rounded-up one, truncated to 2^-32 tick, never shorter than the truncated
+/// quotient. `sh >= 2` keeps every gap below [`MAX_GAP_TICKS`](crate::MAX_GAP_TICKS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct ConstGap {
+    m: u64,
+    sh: u32,
+}
+
+impl ConstGap {
+    /// `None` when the rate is too slow (2^30 ticks per byte or more) or too fast
+    /// for the format; the caller then uses [`transmission_time`](crate::transmission_time).
+    pub(crate) fn new(rate: u64, scale: u32, up: bool) -> Option<ConstGap> {
+        let (m, e) = normalize_ratio(1u128 << (scale + 32), rate as u128)?;
+        if e < 2 {
+            return None;
+        }
+        // Shifts above 63 trade low bits of m for a one-word shift.
+        let d = (e - 63).max(0) as u32;
+        if d > 29 {
+            return None;
+        }
+        let m = m >> d;
+        let m = if up { m.checked_add(1)? } else { m };
+        Some(ConstGap {
+            m,
+            sh: e as u32 - d,
+        })
+    }
+
+    /// The gap for `len` bytes: whole ticks and 2^-32 tick.
+    #[inline(always)]
+    pub(crate) fn gap(&self, len: u32) -> (u64, u32) {
+        // sh < 64 by construction; the mask lets the shift compile to one shrd.
+        let g = (len as u128 * self.m as u128) >> (self.sh & 63);
+        ((g >> 32) as u64, g as u32)
+    }
+}
+
 /// Saturating conversion of a `u128` to `u64`.
 #[inline(always)]
 pub(crate) fn sat64(x: u128) -> u64 {

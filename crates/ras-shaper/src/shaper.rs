@@ -236,8 +236,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         let slot = self.queue.pop_front()?;
         let len = slot.pkt.packet_len();
         self.bytes = self.bytes.saturating_sub(len as u64);
-        let rate = p.shaping_rate(&self.ear, self.bytes);
-        self.next = self.head.plus(transmission_time(len, rate, p.scale()));
+        self.next = self.head.plus(p.gap(&self.ear, self.bytes, len));
         Some(slot.pkt)
     }
 
