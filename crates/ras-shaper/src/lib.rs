@@ -41,8 +41,8 @@
 //! # Numbers
 //!
 //! No floating point and no division on the per-packet path: rates are fixed
-//! point in units of `2^-S` bytes per tick, the EAR uses a series and two
-//! small compile-time tables, and the transmission time `L/R` at CIR or MIR (the flat
+//! point in units of `2^-S` bytes per tick, the EAR uses three small
+//! compile-time tables, and the transmission time `L/R` at CIR or MIR (the flat
 //! pieces of F, when the EAR does not exceed them) is one multiply by a
 //! constant precomputed with the profile, rounded so that the output is never
 //! below CIR nor above MIR; at any other rate it uses a table-plus-Newton
