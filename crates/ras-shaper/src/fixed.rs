@@ -24,7 +24,7 @@ pub(crate) const H_BITS: u32 = 6;
 
 /// `H[i] = h(i / 1024)` in Q64 (`1.0 = 2^64`), `i = 0..=64`: `h` rises from 0 to
 /// about 0.03 on `[0, 1/16]`.
-pub(crate) static H: [u64; (1 << H_BITS) + 1] = build_h();
+pub(crate) const H: [u64; (1 << H_BITS) + 1] = build_h();
 
 /// `log2(e)` in Q63 (about 1.4427, so it uses the top bit of the `u64`).
 pub(crate) const LOG2_E_Q63: u64 = log2_e_q63();
