@@ -67,7 +67,8 @@ pub struct EarProfile {
     /// log2(e)/K = c_m * 2^-c_e (for x in Q32: shift by c_e - 32).
     c_m: u64,
     c_sh: u32,
-    /// 2^(S+16)/K = lk_m * 2^-lk_e: L/K in EAR units.
+    /// 2^(S+16)/K = lk_m * 2^-lk_sh: L/K in EAR units. `lk_sh <= 63` (for
+    /// longer K, lk_m drops low bits but keeps at least 39).
     lk_m: u64,
     lk_sh: u32,
     /// Shift that turns L * recip(T) into EAR units: 126 - S - 16 (before the lz term).
@@ -110,8 +111,8 @@ impl EarProfile {
             },
             c_m,
             c_sh: (c_e - 32).clamp(0, 127) as u32,
-            lk_m,
-            lk_sh: lk_e.clamp(0, 127) as u32,
+            lk_m: lk_m >> (lk_e - 63).clamp(0, 63),
+            lk_sh: lk_e.clamp(0, 63) as u32,
             lt_base: 126 - scale - EAR_EXTRA_BITS,
         })
     }
@@ -154,7 +155,7 @@ impl Ear {
 
     /// Folds in the arrival of a packet of `len` bytes at `now` (RFC 2963
     /// section 2.3). A `now` older than the previous arrival counts as `T = 0`.
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, p: &EarProfile, now: Instant, len: u32) {
         let t = self.last.advance_to(now);
         // All fractions below are Q64 (1.0 = 2^64, so only values below 1 are
@@ -166,7 +167,8 @@ impl Ear {
             // 1 - w = u g = u - u h.
             let v = u - hi(u, h);
             // L/K in EAR units, then g L/K = L/K - h L/K and w EAR = EAR - v EAR.
-            let lk = sat64((len as u128 * p.lk_m as u128) >> p.lk_sh);
+            // lk_sh < 64: the shift is one double-word shift, no select.
+            let lk = sat64((len as u128 * p.lk_m as u128) >> (p.lk_sh & 63));
             (lk - hi(h, lk), self.ear - hi(v, self.ear))
         } else {
             long_gap(p, self.ear, t, len)
