@@ -976,6 +976,18 @@ proptest! {
     }
 
     #[test]
+    fn adaptive_invariants_hold(
+        c in arb_config(),
+        interval in prop_oneof![1u64..10_000_000, any::<u64>()],
+        start in any::<u64>(),
+        ops in prop::collection::vec(arb_op(), 1..400),
+        seed in any::<u64>(),
+    ) {
+        let ac = AdaptiveConfig { interval_ticks: interval };
+        prop_assert_eq!(invariants::check_adaptive(&c, &ac, start, &ops, seed), Ok(()));
+    }
+
+    #[test]
     fn rio_invariants_hold(c in arb_config(), mode in 0u8..3, ops in prop::collection::vec(arb_op(), 1..300), seed in any::<u64>()) {
         // The same curve for all colors (ordered trivially), a worse one for red.
         let pr = crate::Precedence { min_th: c.min_th, max_th: c.max_th, max_p: c.max_p };
