@@ -143,6 +143,24 @@ impl RcpProfile {
         self.capacity
     }
 
+    /// The floor of the rate.
+    #[must_use]
+    pub const fn min_rate(&self) -> FixedRate {
+        self.min_rate
+    }
+
+    /// The rate before the first update.
+    #[must_use]
+    pub const fn initial(&self) -> FixedRate {
+        self.initial
+    }
+
+    /// The id stamped into the bottleneck field.
+    #[must_use]
+    pub const fn node(&self) -> NodeId {
+        self.node
+    }
+
     /// The control interval in ticks.
     #[must_use]
     pub const fn interval_ticks(&self) -> u64 {
@@ -217,6 +235,21 @@ impl Rcp {
     #[must_use]
     pub fn rate(&self) -> FixedRate {
         self.rate
+    }
+
+    /// The start of the current control interval (the last update, or the
+    /// creation).
+    #[inline]
+    #[must_use]
+    pub fn interval_start(&self) -> Instant {
+        self.interval_start
+    }
+
+    /// The bytes counted since the current interval began (saturating).
+    #[inline]
+    #[must_use]
+    pub fn arrived_bytes(&self) -> u64 {
+        self.arrived_bytes
     }
 
     /// A data packet leaves by this interface: lower its rate field to `R`
