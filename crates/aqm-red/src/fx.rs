@@ -160,10 +160,14 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
-    /// The segment rising from `base` at `lo` by `rise` (2^-32 units) over
-    /// `run` average units; `slope = floor(rise 2^sh / run)` with the largest
-    /// `sh` that keeps `slope < 2^32`. The result is at most the exact value
-    /// and at most two units (2^-31) below it.
+    /// The segment rising from `base` at `lo` by `rise` (2^-32 units, at most
+    /// 2^32) over `run` average units (below 2^32), for averages in
+    /// `[lo, lo + run)`; `slope = floor(rise 2^sh / run)` with the largest
+    /// `sh < 64` that keeps `slope * run < 2^64`, so that `(avg - lo) * slope`
+    /// fits a u64. As `rise * run < 2^64`, that `sh` has `2^sh >= run`: the
+    /// slope's rounding costs less than `(avg - lo) / 2^sh < 1` unit, the
+    /// final shift less than one more. The result is at most the exact value
+    /// and less than two units (2^-31) below it.
     pub(crate) fn new(lo: u32, base: u64, rise: u64, run: u64) -> Segment {
         if rise == 0 || run == 0 {
             return Segment {
@@ -177,7 +181,7 @@ impl Segment {
         let mut slope = 0u64;
         while sh < 64 {
             let s = ((rise as u128) << sh) / run as u128;
-            if s >= ONE as u128 {
+            if s * run as u128 > u64::MAX as u128 {
                 break;
             }
             slope = s as u64;
@@ -194,7 +198,7 @@ impl Segment {
     /// The probability at `avg` (which the caller keeps at or above `lo`).
     #[inline(always)]
     pub(crate) const fn at(&self, avg: u32) -> u64 {
-        // (avg - lo) < 2^32 and slope < 2^32: the product fits a u64.
+        // avg - lo < run and slope * run < 2^64: the product fits a u64.
         self.base + (((avg - self.lo) as u64 * self.slope) >> self.sh)
     }
 }
@@ -499,6 +503,60 @@ mod tests {
             let got = s.at(x) as u128;
             assert!(got <= exact && exact - got <= 2, "{x}: {got} vs {exact}");
         }
+    }
+
+    /// Regression (fuzz: red_reference, seed-regress-p-b-steep-segment): a
+    /// segment rising by more than 2^31 units (max_p above 0.5, or gentle
+    /// RED's `1 - max_p` above 0.5) over a run that is not a power of two
+    /// kept `slope < 2^32` with `run / 2^sh` up to 2, and p_b fell up to
+    /// three units below the exact value; the documented bound is two.
+    #[test]
+    fn steep_segments_stay_within_two_units() {
+        for (rise, run) in [
+            (ONE, 48_316u64),
+            (ONE, (1 << 31) + 12_345),
+            (ONE - 429_496_730, 30 << 26),
+            (3_000_000_000, 1_000_003),
+            (ONE, 3),
+            (1, u32::MAX as u64),
+            (ONE / 2 + 1, 77_777),
+        ] {
+            let s = Segment::new(0, 0, rise, run);
+            let step = (run / 20_000).max(1);
+            let mut x = 0u64;
+            while x < run {
+                let got = u128::from(s.at(x as u32));
+                // exact = x rise / run: got <= exact and exact - got < 2.
+                let (num, den) = (u128::from(x) * u128::from(rise), u128::from(run));
+                assert!(got * den <= num, "rise {rise} run {run} x {x}: above exact");
+                assert!(
+                    num < (got + 2) * den,
+                    "rise {rise} run {run} x {x}: {got} vs {num}/{den}"
+                );
+                x += if x + step >= run && x != run - 1 {
+                    run - 1 - x
+                } else {
+                    step
+                };
+            }
+        }
+        // The fuzz case through the profile: p_b at an average of 22368.5.
+        let cfg = crate::RedConfig::packets(
+            0,
+            24_158,
+            U32F32::ONE,
+            U32F32::from_bits(3_553_916_348),
+            1_532_713_819,
+        );
+        let p = crate::RedProfile::new(&cfg).unwrap();
+        let avg = U32F32::from_num(22_368.5);
+        let got = u128::from(p.p_b(avg).to_bits());
+        // 22368.5 / 24158 = 223685 / 241580.
+        let (num, den) = (223_685_u128 << 32, 241_580_u128);
+        assert!(
+            got * den <= num && num < (got + 2) * den,
+            "{got} vs {num}/{den}"
+        );
     }
 
     #[test]

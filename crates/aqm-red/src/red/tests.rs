@@ -133,6 +133,53 @@ fn average_matches_the_reference_within_its_bound() {
 }
 
 #[test]
+fn average_with_idle_periods_matches_the_bounded_reference() {
+    // Arrivals to empty and nonempty queues, departures and backward clock
+    // steps, against reference::RefRedAvg and the bound it tracks.
+    for (w, limit, s, seed) in [
+        (0.002, 1000u32, 1_200_000u64, 1u64),
+        (1.0 / 512.0, 50, 171_429, 2),
+        (0.25, 60_000, 7, 3),
+        (1.0, 30, 1, 4),
+        (0.001, u32::MAX, 1_000_000_000, 5),
+    ] {
+        let mut c = cfg(1, limit / 2, 0.1, w, limit);
+        c.idle_tx_ticks = s;
+        let p = RedProfile::new(&c).unwrap();
+        let mut model = crate::reference::RefRedAvg::new(&p, &c);
+        let mut red = Red::new();
+        let mut rng = SplitMix64::new(seed);
+        let mut now = 0u64;
+        let mut idle_arrivals = 0;
+        for i in 0..100_000u64 {
+            let k = rng.below(10);
+            now = match k {
+                0 => now.saturating_sub(rng.below(1000).into()),
+                1 => now + rng.next_u64() % (s.saturating_mul(64)),
+                _ => now + u64::from(rng.below(1 << 20)),
+            } & ((1 << 63) - 1);
+            if k == 2 {
+                red.on_queue_empty(t(now));
+                model.queue_empty(now);
+            } else {
+                let q = if k < 5 { 0 } else { rng.below(limit) };
+                idle_arrivals += u32::from(q == 0);
+                red.on_arrival(&p, t(now), q, Packet::not_ect(1), &mut rng);
+                model.arrive(now, q);
+            }
+            assert!(
+                model.matches(units(&p, &red)),
+                "w {w} limit {limit} s {s}, step {i}: {} vs {} (bound {})",
+                units(&p, &red),
+                model.avg.avg,
+                model.bound
+            );
+        }
+        assert!(idle_arrivals > 10_000);
+    }
+}
+
+#[test]
 fn p_b_matches_the_reference() {
     for gentle in [false, true] {
         let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 400);
@@ -973,6 +1020,18 @@ proptest! {
     fn red_invariants_hold(c in arb_config(), ops in prop::collection::vec(arb_op(), 1..400), seed in any::<u64>()) {
         let p = RedProfile::new(&c).unwrap();
         prop_assert_eq!(invariants::check_red(&p, &ops, seed), Ok(()));
+    }
+
+    #[test]
+    fn adaptive_invariants_hold(
+        c in arb_config(),
+        interval in prop_oneof![1u64..10_000_000, any::<u64>()],
+        start in any::<u64>(),
+        ops in prop::collection::vec(arb_op(), 1..400),
+        seed in any::<u64>(),
+    ) {
+        let ac = AdaptiveConfig { interval_ticks: interval };
+        prop_assert_eq!(invariants::check_adaptive(&c, &ac, start, &ops, seed), Ok(()));
     }
 
     #[test]
