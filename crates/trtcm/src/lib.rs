@@ -51,12 +51,30 @@
 //!
 //! # Performance
 //!
-//! The color decision is computed from the borrow of a subtraction and applied
-//! with masks, so it never becomes a conditional branch (colors follow the
-//! traffic and would mispredict). The clamp of a refill to the bucket size is
+//! A profile decides once, when it is built, whether its constants keep every
+//! intermediate of the packet path in range (a `u32::MAX`-byte packet's cost
+//! below 2^63, a full bucket plus its longest useful refill below 2^64). Nearly
+//! every configuration does: any clock up to 2^28 Hz, or a faster one whose
+//! `scale` (`8 hz / gcd(rate bits, 8 hz)`) stays within 2^31, such as a 2.3 GHz
+//! cycle counter with rates in whole kilobytes per second, with sizes and rates
+//! far from a bucket's 2^62-unit limit. Those packets take the fast path: elapsed
+//! time clamped once for both buckets, lengths not clamped, no saturating
+//! arithmetic, and whether a packet fits a bucket read from the sign of
+//! `tokens - cost`. The other configurations take the general path, out of line
+//! (per-bucket clamps of time and length, saturating sums), with the same
+//! results; the tests run both on the same streams and compare them packet by
+//! packet.
+//!
+//! On both paths the color decision never becomes a conditional branch (colors
+//! follow the traffic and would mispredict): the buckets are updated with masks
+//! made from the signs (or borrows) of the tests, and the color is looked up in a
+//! table indexed by them. The branches that remain predict well: a clock stepping
+//! backwards leaves the fast path for an out-of-line step, and the clamp of a
+//! refill to the bucket size (or, for the srTCM, whether C overflows into E) is
 //! left to the compiler, which may branch on it: whether a bucket is full changes
 //! far less often than colors do. A packet costs at most two multiplies per
-//! bucket (refill and cost; the srTCM's buckets share both) and no division. See `benches/benches/trtcm.rs`.
+//! bucket (refill and cost; the srTCM's buckets share both) and no division. See
+//! `benches/benches/trtcm.rs`.
 //!
 //! `cargo run --release -p trtcm --example color_stream` colors 10 s of traffic
 //! offered at 1.5 x PIR with all three markers and prints what each lets through
