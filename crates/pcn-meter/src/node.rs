@@ -22,6 +22,29 @@ pub trait PcnMeter: Copy {
     /// returns its new state.
     fn mark(&mut self, profile: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark;
 
+    /// [`mark`](Self::mark), given the time elapsed since
+    /// [`last_update`](Self::last_update): `dt` ticks, after which the last
+    /// update is `last` (`now`, or the old last update if `now` is older),
+    /// as [`Instant::advance_to`] gives them. A [`NodeMarker`] whose two stages
+    /// were last updated at the same instant computes them once for both.
+    ///
+    /// The default ignores `last` and `dt` and calls `mark` with `now`, which
+    /// is always right; the meters of this crate use them instead of working
+    /// them out again.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        profile: &Self::Profile,
+        now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        let _ = (last, dt);
+        self.mark(profile, now, len, mark)
+    }
+
     /// The bucket fill in the profile's token units (see each meter).
     fn level(&self) -> i64;
 
