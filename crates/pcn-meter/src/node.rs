@@ -94,10 +94,44 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
         }
     }
 
+    /// Both stages, excess first. When they were last updated at the same
+    /// instant (always, unless their states were set apart), the elapsed time
+    /// is worked out once for both.
     #[inline(always)]
     fn mark(&mut self, p: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        let m = self.excess.mark(&p.excess, now, len, mark);
-        self.threshold.mark(&p.threshold, now, len, m)
+        let mut last = self.excess.last_update();
+        if last == self.threshold.last_update() {
+            let dt = last.advance_to(now);
+            let m = self
+                .excess
+                .mark_elapsed(&p.excess, now, last, dt, len, mark);
+            self.threshold
+                .mark_elapsed(&p.threshold, now, last, dt, len, m)
+        } else {
+            let m = self.excess.mark(&p.excess, now, len, mark);
+            self.threshold.mark(&p.threshold, now, len, m)
+        }
+    }
+
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &Self::Profile,
+        now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        if self.excess.last_update() == self.threshold.last_update() {
+            let m = self
+                .excess
+                .mark_elapsed(&p.excess, now, last, dt, len, mark);
+            self.threshold
+                .mark_elapsed(&p.threshold, now, last, dt, len, m)
+        } else {
+            self.mark(p, now, len, mark)
+        }
     }
 
     /// The excess stage's level.
