@@ -133,17 +133,18 @@ pub struct EtMarkerProfile {
     /// (never compared with the fill: `need_by_mark` makes it short). The
     /// length is held at `len_over` first (see `Units::len_over`).
     scale_by_mark: [u64; 4],
-    /// Per arriving ECN code, tail marking: or-ed into the length, all ones for
-    /// ET, so that it costs above any fill and takes the short path, which only
-    /// adds `add_by_mark`; 0 for the others.
-    len_or: [u64; 4],
+    /// Per arriving ECN code, tail marking: or-ed into the cost, 2^62 for ET,
+    /// so that it costs above any fill (and still below 2^63) and takes the
+    /// short path, which only adds `add_by_mark`; 0 for the others. Applied
+    /// after the length is held, which then does not depend on the marking.
+    cost_or: [u64; 4],
     /// Per arriving ECN code, tail marking: the units a packet on the short
     /// path adds, `s` for NM and ThM (marked), for ET `s` if an arriving ET
     /// packet adds it, 0 for not-PCN and for ET otherwise.
     add_by_mark: [u64; 4],
     /// Per arriving ECN code, size independent: the fill a packet needs not to
     /// be short: MTU in units for NM and ThM, 0 for not-PCN (never short),
-    /// `u64::MAX` for ET (always short: it only adds `per_by_mark`).
+    /// 2^62 for ET (above any fill, always short: it only adds `per_by_mark`).
     need_by_mark: [u64; 4],
     /// Per arriving ECN code, size independent: units added per byte on the
     /// short path (as `add_by_mark`, proportionally).
@@ -229,7 +230,7 @@ impl EtMarkerProfile {
                     u: base,
                     size_independent: false,
                     scale_by_mark: by_mark(0, base.scale, base.scale, base.scale),
-                    len_or: by_mark(0, 0, 0, u64::MAX),
+                    cost_or: by_mark(0, 0, 0, MAX_UNITS),
                     add_by_mark: by_mark(0, s, s, et),
                     need_by_mark: [0; 4],
                     per_by_mark: [0; 4],
@@ -266,9 +267,9 @@ impl EtMarkerProfile {
                     u,
                     size_independent: true,
                     scale_by_mark: by_mark(0, u.scale, u.scale, 0),
-                    len_or: [0; 4],
+                    cost_or: [0; 4],
                     add_by_mark: [0; 4],
-                    need_by_mark: by_mark(0, need, need, u64::MAX),
+                    need_by_mark: by_mark(0, need, need, MAX_UNITS),
                     per_by_mark: by_mark(0, per, per, et),
                     out: OUT_ET,
                     add_len: if per == 0 { 0 } else { u.cap.div_ceil(per) },
@@ -369,22 +370,24 @@ impl EtMarker {
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
         let len = u64::from(len);
         // Not-PCN: cost 0 and never short, so the fill is only refilled.
-        let cost = (len | p.len_or[e]).min(p.u.len_over) * p.scale_by_mark[e];
+        let cost = len.min(p.u.len_over) * p.scale_by_mark[e];
         let short = if p.size_independent {
             // mtu <= cap (checked at construction): fill < mtu is the test.
-            // need_by_mark is at most cap or u64::MAX: compared, not subtracted.
-            let short = fill < p.need_by_mark[e];
+            // fill <= cap < 2^62 and need <= 2^62: below() is exact.
+            let short = usize::from(fill < p.need_by_mark[e]);
             // s * size / MTU: exact below the capacity, at least the capacity
             // at add_len bytes and beyond (and then below cap + per < 2^63),
             // where min(fill + add, cap) is cap either way.
             let add = len.min(p.add_len) * p.per_by_mark[e];
             // Cost exact up to TB.size bytes, above cap beyond; a packet longer
             // than the fill (only possible beyond the MTU) leaves it at zero.
-            self.fill = select(short, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
-            usize::from(short)
+            self.fill = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
+            short
         } else {
-            // fill <= cap < 2^62 and cost <= cap + scale < 2^63: the sign of the
-            // difference is the test, and when not short it is the new fill.
+            // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale, or-ed
+            // with 2^62): the sign of the difference is the test, and when not
+            // short the difference is the new fill.
+            let cost = cost | p.cost_or[e];
             let short = below(fill, cost);
             // add <= s <= cap: the sum is below 2^63.
             let plus = p.u.cap_at(fill + p.add_by_mark[e]);

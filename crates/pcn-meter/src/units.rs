@@ -216,7 +216,10 @@ impl Units {
     /// `max(x - y, 0)`, branch-free (see [`select`] and `empty`).
     #[inline(always)]
     pub(crate) fn sat_sub(&self, x: u64, y: u64) -> u64 {
-        select(x >= y, x.wrapping_sub(y), self.empty)
+        // `x & empty` rather than `empty`: a register, not a memory operand.
+        // LLVM drops the "unpredictable" mark of a conditional move when it
+        // folds a spilled operand into it, and then turns it into a branch.
+        select(x >= y, x.wrapping_sub(y), x & self.empty)
     }
 }
 
