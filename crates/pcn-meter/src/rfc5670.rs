@@ -407,7 +407,8 @@ impl ExcessTrafficMeter {
                 // F < 0: marked, nothing taken. Else F - cost: at least
                 // -2^62 = FLOOR, so the documented floor is never needed here.
                 let marked = (fill as u64 >> 63) as usize;
-                self.fill = select(fill < 0, fill, fill - cost);
+                // (The zero read from the profile: see `Units::empty`.)
+                self.fill = fill - select(fill < 0, p.u.empty as i64, cost);
                 marked
             }
             ExcessMode::Classic(_) => {

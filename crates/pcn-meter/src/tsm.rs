@@ -387,12 +387,11 @@ impl EtMarker {
             // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale, or-ed
             // with 2^62): the sign of the difference is the test, and when not
             // short the difference is the new fill.
-            let cost = cost | p.cost_or[e];
-            let short = below(fill, cost);
+            let d = fill.wrapping_sub(cost | p.cost_or[e]);
             // add <= s <= cap: the sum is below 2^63.
             let plus = p.u.cap_at(fill + p.add_by_mark[e]);
-            self.fill = select(short != 0, plus, fill.wrapping_sub(cost));
-            short
+            self.fill = select((d as i64) < 0, plus, d);
+            (d >> 63) as usize
         };
         p.out[e][short]
     }
@@ -798,7 +797,10 @@ impl AsMarker {
             // fill < size, or fill - size < threshold after taking it:
             // together fill < size + threshold.
             AsForm::Seed000 => (
-                fill - select(fill >= cost, cost, p.u.empty),
+                {
+                    let d = fill.wrapping_sub(cost);
+                    select((d as i64) < 0, fill, d)
+                },
                 below(fill, cost + p.threshold),
             ),
             // max(0, fill - size); marked if fill < threshold, tested before.
