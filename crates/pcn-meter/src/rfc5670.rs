@@ -268,6 +268,10 @@ pub struct ExcessTrafficMeterProfile {
     /// Classic: 1 with the section 2.4 tie (marked when `F <= size`), 0 with
     /// appendix B.6's (`F < size`).
     tie: u64,
+    /// Size independent: 2^62, the most units a packet costs. A profile
+    /// field rather than a literal: the compiler would build the 64-bit
+    /// constant in a register on every packet.
+    cost_max: u64,
     /// Size independent: `inc` held at the largest room, `cap - FLOOR`.
     inc_room: u64,
     /// Size independent: ticks that take the bucket from `FLOOR` to full,
@@ -299,6 +303,7 @@ impl ExcessTrafficMeterProfile {
             scale_by_mark: by_mark(0, u.scale, u.scale, 0),
             len_lim: lim,
             tie,
+            cost_max: MAX_UNITS,
             inc_room,
             room_ticks: if inc_room == 0 {
                 0
@@ -403,7 +408,7 @@ impl ExcessTrafficMeter {
                 };
                 // The cost, min(len * scale, 2^62): exact, and 0 for a packet
                 // that is not metered. len * scale < 2^62 + scale < 2^63.
-                let cost = (len * p.scale_by_mark[e]).min(MAX_UNITS) as i64;
+                let cost = (len * p.scale_by_mark[e]).min(p.cost_max) as i64;
                 // F < 0: marked, nothing taken. Else F - cost: at least
                 // -2^62 = FLOOR, so the documented floor is never needed here.
                 let marked = (fill as u64 >> 63) as usize;
