@@ -994,6 +994,47 @@ proptest! {
         }
     }
 
+    /// The node marker, whether it shares the elapsed time (stages last
+    /// updated together) or not, equals its stages run one after the other,
+    /// for any clocks, times, lengths and markings.
+    #[test]
+    fn node_marker_equals_its_stages(rate in any::<u64>(), size in 0u64..1_000_000,
+                                     tick in any_tick(), start in any::<u64>(),
+                                     apart in prop_oneof![Just(0u64), any::<u64>()],
+                                     st in steps()) {
+        let (r, r2) = (Rate::from_bits_per_sec(rate), Rate::from_bits_per_sec(rate / 2));
+        let et = EtMarkerProfile::new(&EtMarkerConfig { tick, ..EtMarkerConfig::seed000(r, size, 1064) });
+        let at = AsMarkerProfile::new(&AsMarkerConfig { tick, ..AsMarkerConfig::seed000(r2, size, size / 2) });
+        let ex = ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
+            excess_rate: r, bs_etm: size, mode: ExcessMode::SizeIndependent, tick });
+        let th = ThresholdMeterProfile::new(&ThresholdMeterConfig {
+            threshold_rate: r2, bs_tm: size, threshold: size / 2, tick });
+        let (t0, t1) = (ns(start), ns(start.wrapping_add(apart)));
+        if let (Ok(et), Ok(at)) = (et, at) {
+            let p = NodeProfile { excess: et, threshold: at };
+            let mut node = Node3sm { excess: EtMarker::new(&et, t0), threshold: AsMarker::new(&at, t1) };
+            let (mut e, mut a) = (node.excess, node.threshold);
+            for &(t, len, mark) in &st {
+                let out = node.mark(&p, ns(t), len, mark);
+                prop_assert_eq!(out, a.mark(&at, ns(t), len, e.mark(&et, ns(t), len, mark)));
+                prop_assert_eq!((node.excess, node.threshold), (e, a));
+            }
+        }
+        if let (Ok(ex), Ok(th)) = (ex, th) {
+            let p = NodeProfile { excess: ex, threshold: th };
+            let mut node = NodeRfc5670 {
+                excess: ExcessTrafficMeter::new(&ex, t0),
+                threshold: ThresholdMeter::new(&th, t1),
+            };
+            let (mut e, mut a) = (node.excess, node.threshold);
+            for &(t, len, mark) in &st {
+                let out = node.mark(&p, ns(t), len, mark);
+                prop_assert_eq!(out, a.mark(&th, ns(t), len, e.mark(&ex, ns(t), len, mark)));
+                prop_assert_eq!((node.excess, node.threshold), (e, a));
+            }
+        }
+    }
+
     #[test]
     fn excess_and_node_invariants(rate in any::<u64>(), size in 0u64..1_000_000, mode in 0u8..3,
                                   tick in any_tick(), start in any::<u64>(), st in steps()) {
