@@ -123,6 +123,10 @@ pub(crate) struct Common {
     pub len_mask: u32,
     /// `limit` in bytes, `limit - 1` in packets.
     pub fit_limit: u64,
+    /// `limit - 1` in packets with a `w_q` that [`AvgProfile::shifts`], 0
+    /// otherwise: `queue_len - 1 < fit_short` (wrapping) is "the short path
+    /// applies, the queue is not empty and the arrival fits" ([`Common::short`]).
+    pub fit_short: u32,
 }
 
 /// The fields of [`Common`] in a configuration, checked.
@@ -175,7 +179,21 @@ impl Common {
                 QueueUnit::Packets => c.limit as u64 - 1,
                 QueueUnit::Bytes => c.limit as u64,
             },
+            fit_short: match c.unit {
+                QueueUnit::Packets if avg.shifts() => c.limit - 1,
+                _ => 0,
+            },
         })
+    }
+
+    /// True when the arrival takes the short path: packets, a `w_q` that
+    /// [`AvgProfile::shifts`], and `1 <= queue_len < limit` (no idle period,
+    /// the packet fits, and the queue needs no clamping). One comparison:
+    /// `queue_len = 0` wraps to `u32::MAX`, which is not below
+    /// `fit_short <= limit - 1 < u32::MAX`.
+    #[inline(always)]
+    pub(crate) const fn short(&self, queue_len: u32) -> bool {
+        queue_len.wrapping_sub(1) < self.fit_short
     }
 
     /// True when the arrival does not fit the buffer: `q >= limit` in
@@ -398,11 +416,33 @@ impl Red {
         rng: &mut R,
     ) -> Decision {
         let c = &profile.common;
+        if !c.short(queue_len) {
+            return self.arrive_long(profile, now, queue_len, pkt, rng);
+        }
+        // 0 < queue_len < limit: queue_len << frac needs no clamp (and the
+        // product below does not overflow).
+        self.avg = c.avg.step_shift(self.avg, queue_len * c.avg.unit_fx);
+        c.decide_fast(&profile.curve, self.avg, &mut self.count, pkt, rng)
+    }
+
+    /// [`on_arrival`](Self::on_arrival) off the short path: an empty queue,
+    /// bytes, a `w_q` that is not a power of two, or an arrival that does not
+    /// fit.
+    #[inline(always)]
+    fn arrive_long<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &RedProfile,
+        now: Instant,
+        queue_len: u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let c = &profile.common;
         if queue_len == 0 {
             let idle = self.q_time.advance_to(now);
             self.avg = c.avg.decay(self.avg, idle);
         } else {
-            self.avg = crate::fx::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+            self.avg = c.avg.step_mul(self.avg, c.avg.q_fx(queue_len));
         }
         if c.overflows(queue_len, pkt.len) {
             return Decision::DropForced;
@@ -443,6 +483,33 @@ impl Red {
     #[must_use]
     pub const fn idle_since(&self) -> Instant {
         self.q_time
+    }
+}
+
+#[cfg(test)]
+impl Red {
+    /// [`on_arrival`](Self::on_arrival) by the general path alone: the
+    /// multiply form of the EWMA and [`Common::decide`], which the short paths
+    /// must reproduce exactly (decisions, state and draws).
+    pub(crate) fn on_arrival_general<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &RedProfile,
+        now: Instant,
+        queue_len: u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let c = &profile.common;
+        if queue_len == 0 {
+            let idle = self.q_time.advance_to(now);
+            self.avg = c.avg.decay(self.avg, idle);
+        } else {
+            self.avg = crate::fx::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+        }
+        if c.overflows(queue_len, pkt.len) {
+            return Decision::DropForced;
+        }
+        c.decide(&profile.curve, self.avg, &mut self.count, pkt, rng)
     }
 }
 
