@@ -303,6 +303,11 @@ pub(crate) struct Curve {
     pub max_fx: u64,
     pub top_fx: u64,
     pub seg: [Segment; 2],
+    /// `max_fx - min_fx` where the short path of the default spreading
+    /// applies ([`Common::decide_fast`](crate::red::Common::decide_fast)), 0
+    /// where it does not: `avg - min_fx < fast_range` (wrapping) is then "in
+    /// the first probabilistic region, short path allowed" in one comparison.
+    pub fast_range: u64,
 }
 
 impl Curve {
@@ -324,6 +329,7 @@ impl Curve {
             max_fx,
             top_fx,
             seg: [Segment::default(); 2],
+            fast_range: 0,
         };
         c.set_max_p(a, max_p);
         c
@@ -495,6 +501,12 @@ impl Spread {
 #[cold]
 #[inline(never)]
 fn fresh<R: netcond_core::RandomSource + ?Sized>(rng: &mut R) -> u32 {
+    fresh_budget(rng)
+}
+
+/// [`fresh`] inline, for the short path.
+#[inline(always)]
+pub(crate) fn fresh_budget<R: netcond_core::RandomSource + ?Sized>(rng: &mut R) -> u32 {
     rng.next_u32().saturating_add(1)
 }
 

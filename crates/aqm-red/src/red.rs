@@ -3,7 +3,7 @@
 use fixed::types::U32F32;
 use netcond_core::{Instant, RandomSource, Rate, TickRate};
 
-use crate::fx::{AvgProfile, ByteMode, Curve, Region, Spread, Spreading, ONE};
+use crate::fx::{fresh_budget, AvgProfile, ByteMode, Curve, Region, Spread, Spreading, FRESH, ONE};
 use crate::{Decision, Packet, RedError};
 
 /// What the queue length, the thresholds and the buffer limit count.
@@ -216,9 +216,10 @@ impl Common {
         }
     }
 
-    /// [`decide`](Self::decide) with a short path for the common case: the
-    /// default spreading, no byte mode, the average in `[min_th, max_th)` and
-    /// the packet not picked (one multiply, a comparison and a subtraction).
+    /// [`decide`](Self::decide) with short paths for the common cases: below
+    /// min_th, and (the default spreading, no byte mode) the average in
+    /// `[min_th, max_th)` with the packet not picked (a subtraction, a
+    /// multiply and a shift for p_b, one subtraction for the budget).
     #[inline(always)]
     pub(crate) fn decide_fast<R: RandomSource + ?Sized>(
         &self,
@@ -228,16 +229,32 @@ impl Common {
         pkt: Packet,
         rng: &mut R,
     ) -> Decision {
-        if self.fast && avg >= curve.min_fx && (avg as u64) < curve.max_fx {
-            // seg[0] starts from 0 at min_th: no base to add.
+        // avg - min_fx, wrapping: below min_fx it is at least 2^32 - min_fx >= fast_range.
+        let d = avg.wrapping_sub(curve.min_fx);
+        if (d as u64) < curve.fast_range {
+            // seg[0] starts from 0 at min_th (seg[0].lo = min_fx): no base to add.
             let s = &curve.seg[0];
-            let p = ((avg - s.lo) as u64 * s.slope) >> s.sh;
-            let b = *count;
-            // b = 0 (a new budget is due) never passes: the general path draws it.
+            let p = (d as u64 * s.slope) >> s.sh;
+            // Spread::pick for the budget spreading, inline, with the test of
+            // the budget first: p < b never holds for b = FRESH = 0.
+            let mut b = *count;
             if p < b as u64 {
                 *count = b - p as u32;
                 return Decision::Enqueue;
             }
+            if b == FRESH {
+                b = fresh_budget(rng);
+                if p < b as u64 {
+                    *count = b - p as u32;
+                    return Decision::Enqueue;
+                }
+            }
+            *count = self.spread.after_drop;
+            return self.signal(avg, pkt, Decision::DropEarly);
+        } else if avg < curve.min_fx {
+            // FJ93: count = -1 below min_th (and a new budget for Accumulated).
+            *count = 0;
+            return Decision::Enqueue;
         }
         self.decide(curve, avg, count, pkt, rng)
     }
@@ -366,13 +383,11 @@ pub(crate) fn check_curve(
     if max_th > common.avg.limit {
         return Err(RedError::ThresholdAboveLimit);
     }
-    Ok(Curve::new(
-        &common.avg,
-        min_th,
-        max_th,
-        max_p.to_bits(),
-        gentle,
-    ))
+    let mut c = Curve::new(&common.avg, min_th, max_th, max_p.to_bits(), gentle);
+    if common.fast {
+        c.fast_range = c.max_fx - c.min_fx as u64;
+    }
+    Ok(c)
 }
 
 /// The per-queue RED state: 16 bytes (the average, the count since the last
