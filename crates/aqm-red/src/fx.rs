@@ -308,6 +308,10 @@ pub(crate) struct Curve {
     /// where it does not: `avg - min_fx < fast_range` (wrapping) is then "in
     /// the first probabilistic region, short path allowed" in one comparison.
     pub fast_range: u64,
+    /// `max_fx` where the short path applies, `min_fx` where it does not:
+    /// `avg < fast_max` is "below min_th, or in the first probabilistic
+    /// region with the short path allowed".
+    pub fast_max: u64,
 }
 
 impl Curve {
@@ -330,6 +334,7 @@ impl Curve {
             top_fx,
             seg: [Segment::default(); 2],
             fast_range: 0,
+            fast_max: min_fx as u64,
         };
         c.set_max_p(a, max_p);
         c

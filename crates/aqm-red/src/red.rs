@@ -259,6 +259,34 @@ impl Common {
         self.decide(curve, avg, count, pkt, rng)
     }
 
+    /// [`decide_fast`](Self::decide_fast) for RIO, where the curve changes
+    /// with the color from one packet to the next and so does the region.
+    /// Below min_th and in the first probabilistic region the average's
+    /// distance above min_th saturates at 0, and so does p_b; with the budget
+    /// taken as at least 1 below min_th, "below, or in the region and not
+    /// picked" is `avg < fast_max && p < budget`: two branches that depend on
+    /// the average and the picks, not on the color.
+    #[inline(always)]
+    pub(crate) fn decide_colors<R: RandomSource + ?Sized>(
+        &self,
+        curve: &Curve,
+        avg: u32,
+        count: &mut u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let below = avg < curve.min_fx;
+        let s = &curve.seg[0];
+        // 0 below min_th; d < 2^32 and slope < 2^32: no overflow.
+        let p = (avg.saturating_sub(curve.min_fx) as u64 * s.slope) >> s.sh;
+        let b = *count;
+        if (avg as u64) < curve.fast_max && p < (b | below as u32) as u64 {
+            *count = if below { 0 } else { b - p as u32 };
+            return Decision::Enqueue;
+        }
+        self.decide_fast(curve, avg, count, pkt, rng)
+    }
+
     /// FJ93 figure 2's decision for a packet whose average is `avg` on `curve`.
     #[inline(always)]
     pub(crate) fn decide<R: RandomSource + ?Sized>(
@@ -386,6 +414,7 @@ pub(crate) fn check_curve(
     let mut c = Curve::new(&common.avg, min_th, max_th, max_p.to_bits(), gentle);
     if common.fast {
         c.fast_range = c.max_fx - c.min_fx as u64;
+        c.fast_max = c.max_fx;
     }
     Ok(c)
 }
