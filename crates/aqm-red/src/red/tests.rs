@@ -1074,3 +1074,169 @@ proptest! {
         prop_assert_eq!(r.is_ok(), valid);
     }
 }
+
+/// One step of the queue-length walk of the differential tests: steps of
+/// -3..=3, and now and then a jump anywhere in `0..=limit + 2` (an empty
+/// queue, an arrival that does not fit).
+fn walk(r: &mut SplitMix64, q: &mut i64, limit: u32) -> u32 {
+    let hi = i64::from(limit) + 2;
+    *q = match r.below(64) {
+        0 => i64::from(r.below(limit.saturating_add(3))),
+        1 => 0,
+        _ => (*q + i64::from(r.below(7)) - 3).clamp(0, hi),
+    };
+    *q as u32
+}
+
+/// Drives two copies of a queue with the same arrivals, one by `on_arrival`
+/// (short paths included) and one by the general path alone, and checks that
+/// the decisions, the states and the random streams stay identical.
+fn red_paths_agree(c: &RedConfig, seed: u64, steps: u32) -> Result<(), TestCaseError> {
+    let p = RedProfile::new(c).unwrap();
+    let (mut a, mut b) = (Red::new(), Red::new());
+    let (mut ra, mut rb) = (SplitMix64::new(seed), SplitMix64::new(seed));
+    let mut r = SplitMix64::new(seed ^ 0x5555);
+    let mut q = i64::from(r.below(p.limit().saturating_add(1)));
+    let mut now = 0u64;
+    for i in 0..steps {
+        now += u64::from(r.below(2000));
+        if r.below(128) == 0 {
+            a.on_queue_empty(t(now));
+            b.on_queue_empty(t(now));
+            now += u64::from(r.below(100_000));
+        }
+        let len = walk(&mut r, &mut q, p.limit());
+        let pkt = Packet::new(r.below(3000), Ecn::from_bits(r.below(4) as u8));
+        let da = a.on_arrival(&p, t(now), len, pkt, &mut ra);
+        let db = b.on_arrival_general(&p, t(now), len, pkt, &mut rb);
+        prop_assert_eq!((da, a, ra), (db, b, rb), "step {} of {:?}", i, c);
+    }
+    Ok(())
+}
+
+/// Configurations the short paths apply to about half of the time: packets,
+/// `w_q = 2^-n`.
+fn arb_short_config() -> impl Strategy<Value = RedConfig> {
+    (
+        arb_config(),
+        0u32..=14,
+        any::<bool>(),
+        any::<bool>(),
+        0u8..8,
+    )
+        .prop_map(|(mut c, n, pow2, packets, s)| {
+            if pow2 {
+                c.w_q = U32F32::from_bits(1u64 << (32 - n));
+            }
+            if packets {
+                c.unit = QueueUnit::Packets;
+                c.byte_mode = None;
+            }
+            // The default spreading (the short decision path) most often.
+            c.spreading = ALL_SPREADINGS[s.saturating_sub(3) as usize];
+            c
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn short_paths_equal_the_general_path(c in arb_short_config(), seed in any::<u64>()) {
+        red_paths_agree(&c, seed, 3000)?;
+    }
+}
+
+/// The differential test on fixed configurations, with many packets: the
+/// benchmark's (w_q = 2^-9, thresholds 32 and 128 of 256, ECN or not, every
+/// spreading), seed 002's (w_q = 0.001: the general EWMA with the short
+/// decision), gentle, bytes, byte mode, and a weight of one.
+#[test]
+fn short_paths_equal_the_general_path_at_length() {
+    let mut configs = Vec::new();
+    for s in ALL_SPREADINGS {
+        for ecn in [false, true] {
+            let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
+            c.spreading = s;
+            c.ecn = ecn;
+            c.ecn_drop_th = if ecn { Some(128) } else { None };
+            c.idle_tx_ticks = 1200;
+            configs.push(c);
+        }
+    }
+    let mut g = cfg(5, 15, 0.3, 1.0 / 16.0, 40);
+    g.gentle = true;
+    configs.push(g);
+    configs.push(seed002());
+    let mut bytes = cfg(20_000, 60_000, 0.2, 1.0 / 256.0, 100_000);
+    bytes.unit = QueueUnit::Bytes;
+    configs.push(bytes);
+    let mut bm = cfg(10, 40, 0.25, 1.0 / 64.0, 64);
+    bm.byte_mode = Some(1500);
+    configs.push(bm);
+    configs.push(cfg(3, 9, 0.5, 1.0, 12));
+    for (k, c) in configs.iter().enumerate() {
+        red_paths_agree(c, k as u64, 200_000).unwrap();
+    }
+}
+
+/// The benchmark's stream (a triangle wave 20..140 packets, one step every
+/// 1024 packets, arrivals 100 ticks apart), one full period: the short paths
+/// against the general path.
+#[test]
+fn short_paths_equal_the_general_path_on_the_bench_stream() {
+    for (ecn, s) in [
+        (false, Spreading::Accumulated),
+        (true, Spreading::Accumulated),
+        (false, Spreading::Uniform),
+    ] {
+        let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
+        c.spreading = s;
+        c.ecn = ecn;
+        c.ecn_drop_th = if ecn { Some(128) } else { None };
+        c.idle_tx_ticks = 1200;
+        let p = RedProfile::new(&c).unwrap();
+        assert!(p.common.short(20) && p.common.short(140));
+        let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
+        let (mut a, mut b) = (Red::new(), Red::new());
+        let (mut ra, mut rb) = (SplitMix64::new(1), SplitMix64::new(1));
+        let (mut q, mut up, mut now) = (20u32, true, 0u64);
+        let mut drops = 0u32;
+        for _ in 0..240 {
+            for _ in 0..1024 {
+                now += 100;
+                let da = a.on_arrival(&p, t(now), q, pkt, &mut ra);
+                let db = b.on_arrival_general(&p, t(now), q, pkt, &mut rb);
+                assert_eq!((da, a, ra), (db, b, rb));
+                drops += u32::from(da.is_drop());
+            }
+            if up {
+                q += 1;
+                up = q < 140;
+            } else {
+                q -= 1;
+                up = q <= 20;
+            }
+        }
+        assert!(drops > 10_000, "{drops}");
+    }
+}
+
+#[test]
+fn short_path_conditions() {
+    let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 512.0, 256)).unwrap();
+    let c = &p.common;
+    assert!(!c.short(0) && c.short(1) && c.short(255) && !c.short(256) && !c.short(u32::MAX));
+    // Not a power of two, or in bytes: never.
+    let p = RedProfile::new(&seed002()).unwrap();
+    assert!(!p.common.short(20));
+    let mut b = cfg(100, 200, 0.1, 1.0 / 512.0, 1000);
+    b.unit = QueueUnit::Bytes;
+    assert!(!RedProfile::new(&b).unwrap().common.short(500));
+    // w_q = 2^-n needs n <= frac: 2^-9 with a limit of 2^23 packets has
+    // frac = 8, not enough.
+    let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 512.0, 1 << 23)).unwrap();
+    assert!(p.common.avg.frac == 8 && !p.common.short(20));
+    let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 256.0, 1 << 23)).unwrap();
+    assert!(p.common.short(20));
+}
