@@ -316,6 +316,9 @@ pub(crate) struct Curve {
     /// `avg < fast_max` is "below min_th, or in the first probabilistic
     /// region with the short path allowed".
     pub fast_max: u64,
+    /// `max_fx - min_fx` for the per-packet spreadings without byte mode, 0
+    /// otherwise: their short path in the first probabilistic region.
+    pub early_range: u64,
 }
 
 impl Curve {
@@ -339,6 +342,7 @@ impl Curve {
             seg: [Segment::default(); 2],
             fast_range: 0,
             fast_max: min_fx as u64,
+            early_range: 0,
         };
         c.set_max_p(a, max_p);
         c
@@ -501,7 +505,9 @@ impl Spread {
         let c = if self.use_count { count as u64 } else { 0 };
         // c r < 2^64 - 2^33 + 1, plus 2^32 still fits a u64; p <= 2^32.
         let rhs = (p as u128) * ((ONE + c * r as u64) as u128);
-        ((r as u128) << (32 + self.k_shift)) < rhs
+        // k_shift <= 1: r 2^k fits a u64, and the shift by 32 is a constant
+        // (a variable shift of a u128 costs a double shift and selects).
+        ((((r as u64) << self.k_shift) as u128) << 32) < rhs
     }
 }
 
@@ -650,6 +656,21 @@ mod tests {
         fn ewma_shift_is_ewma_anywhere(a in proptest::prelude::any::<u32>(), q in proptest::prelude::any::<u32>(), n in 0u32..=31) {
             let q = q >> n << n;
             proptest::prop_assert_eq!(ewma_shift(a, q, n, (1 << n) - 1), ewma(a, q, 1 << (32 - n)));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// `hit` with its shifts split against the test as written:
+        /// `r 2^(32 + k) < p (2^32 + c r)` in u128.
+        #[test]
+        fn hit_is_the_count_based_test(p in 0u64..=ONE, count in proptest::prelude::any::<u32>(), r in proptest::prelude::any::<u32>(), s in 0usize..5) {
+            let s = [Spreading::Accumulated, Spreading::Uniform, Spreading::UniformCountFirst, Spreading::Dpdk, Spreading::Geometric][s];
+            let sp = Spread::new(s);
+            let c = if sp.use_count { count as u64 } else { 0 };
+            let rhs = (p as u128) * ((ONE + c * r as u64) as u128);
+            proptest::prop_assert_eq!(sp.hit(p, count, r), ((r as u128) << (32 + sp.k_shift)) < rhs);
         }
     }
 

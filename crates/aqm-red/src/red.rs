@@ -255,6 +255,18 @@ impl Common {
             // FJ93: count = -1 below min_th (and a new budget for Accumulated).
             *count = 0;
             return Decision::Enqueue;
+        } else if (d as u64) < curve.early_range {
+            // The per-packet spreadings in the first probabilistic region,
+            // without byte mode: Spread::pick's draw and test, inline.
+            let s = &curve.seg[0];
+            let p = (d as u64 * s.slope) >> s.sh;
+            let r = rng.next_u32();
+            if self.spread.hit(p, *count, r) {
+                *count = self.spread.after_drop;
+                return self.signal(avg, pkt, Decision::DropEarly);
+            }
+            *count = count.saturating_add(1);
+            return Decision::Enqueue;
         }
         self.decide(curve, avg, count, pkt, rng)
     }
@@ -417,6 +429,8 @@ pub(crate) fn check_curve(
     if common.fast {
         c.fast_range = c.max_fx - c.min_fx as u64;
         c.fast_max = c.max_fx;
+    } else if !common.spread.budget && common.bytes.max_len == 0 {
+        c.early_range = c.max_fx - c.min_fx as u64;
     }
     Ok(c)
 }
