@@ -16,8 +16,8 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use netcond::core::{Instant, Rate, TickRate};
 use netcond::ras::{
-    Ear, GreenMeter, GreenRas, Ras, RasProfile, SrRasConfig, SrRasProfile, SrThresholds,
-    TrRasConfig, TrRasProfile, TrThresholds,
+    Ear, EarProfile, GreenMeter, GreenRas, Ras, RasProfile, SrRasConfig, SrRasProfile,
+    SrThresholds, TrRasConfig, TrRasProfile, TrThresholds,
 };
 use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, TrTcm, TrTcmConfig, TrTcmProfile};
 use netcond_benches::{imix_lengths, BENCH_TICKS_PER_PACKET};
@@ -81,6 +81,20 @@ fn trtcm() -> TrTcmProfile {
     .unwrap()
 }
 
+/// One burst of EAR updates, `gap` ticks apart. Not inlined, with the profile
+/// as a `&` argument, as in a per-burst function (the caller passes it through
+/// `black_box`); the estimator and clock are in locals for the burst.
+#[inline(never)]
+fn ear_burst(ep: &EarProfile, e: &mut Ear, t: &mut u64, lens: &[u32], gap: u64) -> u64 {
+    let (mut ee, mut tt) = (*e, *t);
+    for &len in lens {
+        tt += gap;
+        ee.update(ep, Instant::from_ticks(tt), len);
+    }
+    (*e, *t) = (ee, tt);
+    ee.raw()
+}
+
 fn ear(c: &mut Criterion) {
     let lens = imix_lengths(PACKETS, 1);
     let p = tr_profile();
@@ -90,26 +104,39 @@ fn ear(c: &mut Criterion) {
     let mut t = 0u64;
     g.bench_function("update", |b| {
         b.iter(|| {
-            let ep = black_box(p.ear());
-            for &len in &lens {
-                t += BENCH_TICKS_PER_PACKET;
-                e.update(ep, Instant::from_ticks(t), len);
-            }
-            black_box(e.raw())
+            black_box(ear_burst(
+                black_box(p.ear()),
+                &mut e,
+                &mut t,
+                &lens,
+                BENCH_TICKS_PER_PACKET,
+            ))
         });
     });
-    // Back-to-back arrivals (T = 0 and T << K): the series branch.
     g.bench_function("update_back_to_back", |b| {
-        b.iter(|| {
-            let ep = black_box(p.ear());
-            for &len in &lens {
-                t += 7;
-                e.update(ep, Instant::from_ticks(t), len);
-            }
-            black_box(e.raw())
-        });
+        b.iter(|| black_box(ear_burst(black_box(p.ear()), &mut e, &mut t, &lens, 7)));
     });
     g.finish();
+}
+
+/// One burst of enqueue + dequeue pairs through a shaper. With `gap > 0` each
+/// packet arrives `gap` ticks after the previous one (`idle`); with `gap == 0`
+/// it arrives at the last release (`backlog`). Not inlined, with the profile as
+/// a `&` argument (the caller passes it through `black_box`).
+#[inline(never)]
+fn ras_burst(p: &RasProfile, s: &mut Ras<u32, CAP>, t: &mut u64, lens: &[u32], gap: u64) -> u64 {
+    let mut tt = *t;
+    let mut acc = 0u64;
+    for &len in lens {
+        tt += gap;
+        let _ = s.enqueue(p, Instant::from_ticks(tt), len);
+        if let Some(r) = s.next_release() {
+            tt = tt.max(r.ticks());
+            acc += s.dequeue(p, Instant::from_ticks(tt)).unwrap_or(0) as u64;
+        }
+    }
+    *t = tt;
+    acc
 }
 
 fn plain(c: &mut Criterion, name: &str, p: &RasProfile) {
@@ -120,17 +147,13 @@ fn plain(c: &mut Criterion, name: &str, p: &RasProfile) {
     let mut t = 0u64;
     g.bench_function(BenchmarkId::new("enqueue+dequeue", "idle"), |b| {
         b.iter(|| {
-            let p = black_box(p);
-            let mut acc = 0u64;
-            for &len in &lens {
-                t += BENCH_TICKS_PER_PACKET;
-                let _ = s.enqueue(p, Instant::from_ticks(t), len);
-                if let Some(r) = s.next_release() {
-                    t = t.max(r.ticks());
-                    acc += s.dequeue(p, Instant::from_ticks(t)).unwrap_or(0) as u64;
-                }
-            }
-            black_box(acc)
+            black_box(ras_burst(
+                black_box(p),
+                &mut s,
+                &mut t,
+                &lens,
+                BENCH_TICKS_PER_PACKET,
+            ))
         });
     });
     let mut s: Ras<u32, CAP> = Ras::new(Instant::ZERO);
@@ -139,18 +162,7 @@ fn plain(c: &mut Criterion, name: &str, p: &RasProfile) {
     }
     let mut t = 0u64;
     g.bench_function(BenchmarkId::new("enqueue+dequeue", "backlog"), |b| {
-        b.iter(|| {
-            let p = black_box(p);
-            let mut acc = 0u64;
-            for &len in &lens {
-                let _ = s.enqueue(p, Instant::from_ticks(t), len);
-                if let Some(r) = s.next_release() {
-                    t = t.max(r.ticks());
-                    acc += s.dequeue(p, Instant::from_ticks(t)).unwrap_or(0) as u64;
-                }
-            }
-            black_box(acc)
-        });
+        b.iter(|| black_box(ras_burst(black_box(p), &mut s, &mut t, &lens, 0)));
     });
     g.finish();
 }
