@@ -1291,7 +1291,10 @@ mod tests {
             let t0 = Instant::from_ticks(start);
             let mut t = StopBlockingTimer::new();
             assert!(t.on_block(&p, t0));
-            assert_eq!(crate::invariants::stop_blocking_consistent(&p, &t, t0), Ok(()));
+            assert_eq!(
+                crate::invariants::stop_blocking_consistent(&p, &t, t0),
+                Ok(())
+            );
             let late = t0.wrapping_add(crate::MAX_DURATION_TICKS - 1);
             assert!(!t.on_block(&p, late));
             assert_eq!(t.poll(&p, late), None);

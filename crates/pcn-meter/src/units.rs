@@ -184,8 +184,14 @@ mod tests {
     fn durations_are_bounded_both_ways() {
         use crate::EdgeError;
         let ghz4 = TickRate::from_hz(4_000_000_000).unwrap();
-        assert_eq!(duration_ticks(TickRate::NANOS, 0), Err(EdgeError::ZeroDuration));
-        assert_eq!(duration_ticks(TickRate::MILLIS, 999_999), Err(EdgeError::ZeroDuration));
+        assert_eq!(
+            duration_ticks(TickRate::NANOS, 0),
+            Err(EdgeError::ZeroDuration)
+        );
+        assert_eq!(
+            duration_ticks(TickRate::MILLIS, 999_999),
+            Err(EdgeError::ZeroDuration)
+        );
         assert_eq!(duration_ticks(TickRate::NANOS, 1), Ok(1));
         assert_eq!(duration_ticks(TickRate::NANOS, 1 << 62), Ok(1 << 62));
         assert_eq!(
@@ -193,7 +199,13 @@ mod tests {
             Err(EdgeError::DurationTooLong)
         );
         // 2^63 ticks: "reached" cannot tell such a deadline from a past one.
-        assert_eq!(duration_ticks(ghz4, 1 << 61), Err(EdgeError::DurationTooLong));
-        assert_eq!(duration_ticks(ghz4, u64::MAX), Err(EdgeError::DurationTooLong));
+        assert_eq!(
+            duration_ticks(ghz4, 1 << 61),
+            Err(EdgeError::DurationTooLong)
+        );
+        assert_eq!(
+            duration_ticks(ghz4, u64::MAX),
+            Err(EdgeError::DurationTooLong)
+        );
     }
 }
