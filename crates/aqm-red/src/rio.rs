@@ -418,6 +418,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "60,000 arrivals to converge: arithmetic, not memory safety; runs natively"
+    )]
     fn coupled_averages_converge_to_cumulative_queues() {
         let (rio, counts) = run(RioMode::Coupled, [300, 100, 50], 60_000, 1);
         let p = RioProfile::new(&cfg(RioMode::Coupled)).unwrap();
@@ -432,6 +436,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "60,000 arrivals to converge: arithmetic, not memory safety; runs natively"
+    )]
     fn decoupled_averages_are_per_color() {
         let (rio, counts) = run(RioMode::Decoupled, [300, 100, 50], 60_000, 2);
         let p = RioProfile::new(&cfg(RioMode::Decoupled)).unwrap();
@@ -445,6 +453,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "60,000 arrivals to converge: arithmetic, not memory safety; runs natively"
+    )]
     fn wred_shares_one_average() {
         let (rio, counts) = run(RioMode::Wred, [100, 100, 100], 60_000, 3);
         let p = RioProfile::new(&cfg(RioMode::Wred)).unwrap();
@@ -459,6 +471,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "statistics over 300,000 arrivals: arithmetic, not memory safety; runs natively"
+    )]
     fn rio_drop_fractions_follow_the_rfc2963_curves() {
         // WRED at an average of 150: only red is early-dropped, at p_b = 0.05:
         // FJ93 spreading gives 2 p_b / (1 + p_b) = 0.0952.
