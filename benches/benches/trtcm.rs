@@ -15,7 +15,9 @@ use netcond::trtcm::{
     Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig,
     TrTcmProfile,
 };
-use netcond_benches::{division_baseline, flow_indices, imix_lengths, BENCH_TICKS_PER_PACKET};
+use netcond_benches::{
+    division_baseline, flow_indices, harness_floor, imix_lengths, BENCH_TICKS_PER_PACKET,
+};
 
 const PACKETS: usize = 4096;
 const FLOWS: u32 = 65_536;
@@ -148,6 +150,9 @@ fn markers(c: &mut Criterion) {
     let dpdk = division_baseline::Profile::new(2_300_000_000, 46_000_000, 69_000_000, 2048, 4096);
     one_flow::<division_baseline::TrTcm, false>(c, "division_baseline", &dpdk, &s);
     many_flows::<division_baseline::TrTcm, false>(c, "division_baseline", &dpdk, &s);
+    // The loop alone, with a marker that does nothing but keep the timestamp.
+    one_flow::<harness_floor::Null, false>(c, "harness_floor", &1000, &s);
+    many_flows::<harness_floor::Null, false>(c, "harness_floor", &1000, &s);
     one_flow::<Rfc4115, false>(c, "rfc4115", &r4, &s);
     many_flows::<Rfc4115, false>(c, "rfc4115", &r4, &s);
     one_flow::<Rfc4115, true>(c, "rfc4115", &r4, &s);

@@ -163,6 +163,54 @@ pub mod division_baseline {
     }
 }
 
+/// The floor of the marker benches: a "marker" that only keeps the last
+/// timestamp and colors by length (no buckets, no arithmetic). Run through the
+/// same loops as the real markers, it measures what the loop itself costs
+/// (reading the length and color tables, the clock, the accumulator), so that
+/// a marker's figure can be read as harness plus marker.
+pub mod harness_floor {
+    use netcond::core::{Color, Instant};
+    use netcond::trtcm::ThreeColorMarker;
+
+    /// The per-flow "state": the last timestamp.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct Null {
+        last: Instant,
+    }
+
+    impl ThreeColorMarker for Null {
+        type Profile = u32;
+
+        fn start(_: &u32, now: Instant) -> Null {
+            Null { last: now }
+        }
+
+        #[inline]
+        fn color_blind(&mut self, big: &u32, now: Instant, len: u32) -> Color {
+            self.last = now;
+            if len > *big {
+                Color::Yellow
+            } else {
+                Color::Green
+            }
+        }
+
+        #[inline]
+        fn color_aware(&mut self, big: &u32, now: Instant, len: u32, input: Color) -> Color {
+            let c = self.color_blind(big, now, len);
+            if input == Color::Green {
+                c
+            } else {
+                input
+            }
+        }
+
+        fn tc_at(&self, _: &u32, _: Instant) -> u64 {
+            0
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::division_baseline::{Profile, TrTcm};

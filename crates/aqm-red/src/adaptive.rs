@@ -39,8 +39,10 @@ impl AdaptiveConfig {
 /// every interval, if the average is above the target band
 /// `[min_th + 0.4 (max_th - min_th), min_th + 0.6 (max_th - min_th)]` and
 /// `max_p <= 0.5`, `max_p += min(0.01, max_p / 4)`; if it is below the band and
-/// `max_p >= 0.01`, `max_p *= 0.9`. Hence max_p stays in `[0.009, 0.51]` once it
-/// has entered that range (it starts from the configured value).
+/// `max_p >= 0.01`, `max_p *= 0.9`. Hence max_p stays in `[0.009, 0.51]`
+/// ([`AdaptiveRed::MAX_P_FLOOR`], [`AdaptiveRed::MAX_P_CEIL`]) once it has entered that range (it starts
+/// from the configured value, and an adaptation never moves it away from that
+/// range).
 ///
 /// Because max_p changes, this wrapper owns its profile (one per queue).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +57,15 @@ pub struct AdaptiveRed {
 }
 
 impl AdaptiveRed {
+    /// The least max_p a decrease can reach: 0.9 times 0.01, rounded down to
+    /// 2^-32 (0.009).
+    pub const MAX_P_FLOOR: U32F32 = U32F32::from_bits(P_001 * 9 / 10);
+    /// The largest max_p an increase can reach: 0.5 + 0.01 (0.51).
+    pub const MAX_P_CEIL: U32F32 = U32F32::from_bits(P_05 + P_001);
+    /// The most adaptations one call runs; a longer silence resynchronises
+    /// the interval on the call's `now` instead.
+    pub const MAX_CATCH_UP: u32 = MAX_CATCH_UP;
+
     /// A queue with `cfg`'s initial max_p, adapting from `start` on.
     pub fn new(
         cfg: &RedConfig,
@@ -151,6 +162,29 @@ impl AdaptiveRed {
     #[must_use]
     pub const fn red(&self) -> &Red {
         &self.red
+    }
+
+    /// The adaptation interval in ticks.
+    #[must_use]
+    pub const fn interval_ticks(&self) -> u64 {
+        self.interval
+    }
+
+    /// The instant the current adaptation interval began: the start, plus one
+    /// interval per adaptation so far, or the instant of the last
+    /// resynchronisation after a silence of more than
+    /// [`MAX_CATCH_UP`](Self::MAX_CATCH_UP)
+    /// intervals. The next adaptation is due one interval later.
+    #[must_use]
+    pub const fn interval_start(&self) -> Instant {
+        self.last
+    }
+
+    /// The target band `[lo, hi]` as kept: `lo * 2^F` and `hi * 2^F`, in the
+    /// units of [`Red::avg_bits`].
+    #[must_use]
+    pub const fn target_bits(&self) -> (u32, u32) {
+        (self.lo_fx, self.hi_fx)
     }
 
     /// The target band `[lo, hi]` of the average, in queue units.

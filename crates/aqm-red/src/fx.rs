@@ -35,17 +35,63 @@ pub(crate) const fn ewma(avg: u32, q_fx: u32, w: u64) -> u32 {
     ((a * (ONE - w) + q * w + bias) >> 32) as u32
 }
 
+/// [`ewma`] for `w_q = 2^-n` (`w = 2^(32 - n)`) and a queue `q_fx` that is a
+/// multiple of `2^n`, with shifts instead of multiplications; `round` is
+/// `2^n - 1`. The result is `ewma(avg, q_fx, 2^(32 - n))` for every such input.
+///
+/// Proof. Write `a = avg`, `q = q_fx`, `W = 2^(32 - n)`. Since
+/// `a (2^32 - W) + q W = a 2^32 + (q - a) W` and `a` is an integer,
+/// `ewma = a + floor(((q - a) W + bias) / 2^32)`.
+/// - `q >= a`: `bias = 2^32 - 1`, and for an integer `x`,
+///   `floor((x + 2^32 - 1) / 2^32) = ceil(x / 2^32)`; with `x = (q - a) 2^(32 - n)`
+///   that is `ceil((q - a) / 2^n) = floor((q - a + 2^n - 1) / 2^n)`. Here
+///   `q - a + 2^n - 1 >= 0`, so a logical shift takes the floor, and
+///   `q + 2^n - 1 = q | round` because the low `n` bits of `q` are zero.
+/// - `q < a`: `bias = 0`, and `floor((q - a) 2^(32 - n) / 2^32) = floor((q - a) / 2^n)`:
+///   an arithmetic shift of the negative `q - a`.
+///
+/// The differences are in `(-2^32, 2^33)` and the result is between `a` and
+/// `q`, so nothing overflows and the `u32` cast is exact. Tested against
+/// [`ewma`] exhaustively on small values and at random (`ewma_shift_is_ewma`).
+///
+/// Both candidates are computed from `a` before the choice, so the path from
+/// one average to the next is a subtraction, a shift, a select and an
+/// addition, four cycles (the multiply form's is a multiply, two additions and
+/// a shift, five); the choice is a select, not a branch, since the sign of
+/// `q - avg` flips at random on a queue that hovers around its average.
+#[inline(always)]
+pub(crate) const fn ewma_shift(avg: u32, q_fx: u32, n: u32, round: u64) -> u32 {
+    let a = avg as i64;
+    let q = q_fx as i64;
+    // Not `q + round`: written so, the compiler rebuilds `(q - a) + round`,
+    // one step longer from `a`.
+    let up = (((q_fx as u64 | round) as i64 - a) as u64 >> n) as i64;
+    let down = (q - a) >> n;
+    (a + if q >= a { up } else { down }) as u32
+}
+
+/// [`AvgProfile::shift`] when `w_q` is not a power of two.
+pub(crate) const NO_SHIFT: u32 = u32::MAX;
+
 /// The average-queue parameters shared by every curve of one queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct AvgProfile {
     /// `w_q * 2^32`, in `1..=2^32`.
     pub w: u64,
+    /// `2^32 - w`.
+    pub w_rest: u64,
+    /// `n` when `w_q = 2^-n` ([`ewma_shift`]), [`NO_SHIFT`] otherwise.
+    pub shift: u32,
+    /// `2^n - 1` when `w_q = 2^-n`, 0 otherwise.
+    pub round: u64,
     /// Fractional bits of the average.
     pub frac: u32,
     /// The buffer limit in queue units.
     pub limit: u32,
     /// `limit << frac`.
     pub limit_fx: u32,
+    /// `1 << frac`: one queue unit in average units.
+    pub unit_fx: u32,
     /// `decay[k] = (1 - w_q)^(2^k / s) * 2^64` (saturated), where `s` is the
     /// typical transmission time in ticks.
     pub decay: [u64; 64],
@@ -56,11 +102,22 @@ impl AvgProfile {
     /// `limit > 0` and `s > 0`.
     pub(crate) fn new(w: u64, limit: u32, s: u64) -> AvgProfile {
         let frac = limit.leading_zeros();
+        let (shift, round) = if w.is_power_of_two() {
+            // w = 2^(32 - n) with n in 0..=32.
+            let n = 32 - w.trailing_zeros();
+            (n, (1u64 << n) - 1)
+        } else {
+            (NO_SHIFT, 0)
+        };
         AvgProfile {
             w,
+            w_rest: ONE - w,
+            shift,
+            round,
             frac,
             limit,
             limit_fx: limit << frac,
+            unit_fx: 1 << frac,
             decay: decay_table(w, s),
         }
     }
@@ -70,6 +127,30 @@ impl AvgProfile {
     pub(crate) const fn q_fx(&self, q: u32) -> u32 {
         let q = if q > self.limit { self.limit } else { q };
         q << self.frac
+    }
+
+    /// True when [`step_shift`](Self::step_shift) applies to every queue
+    /// below the limit: `w_q = 2^-n` with `n <= frac`, so that `q << frac` is a
+    /// multiple of `2^n`.
+    pub(crate) const fn shifts(&self) -> bool {
+        self.shift <= self.frac
+    }
+
+    /// One EWMA step toward `q_fx` with shifts ([`ewma_shift`]), when
+    /// [`shifts`](Self::shifts) and `q_fx` is a multiple of `1 << frac`.
+    #[inline(always)]
+    pub(crate) const fn step_shift(&self, avg: u32, q_fx: u32) -> u32 {
+        ewma_shift(avg, q_fx, self.shift, self.round)
+    }
+
+    /// One EWMA step toward `q_fx` with multiplications: [`ewma`] with
+    /// `2^32 - w` precomputed.
+    #[inline(always)]
+    pub(crate) const fn step_mul(&self, avg: u32, q_fx: u32) -> u32 {
+        let a = avg as u64;
+        let q = q_fx as u64;
+        let bias = if q >= a { ONE - 1 } else { 0 };
+        ((a * self.w_rest + q * self.w + bias) >> 32) as u32
     }
 
     /// A threshold in fixed point, saturated at `u32::MAX` (above every average).
@@ -160,10 +241,14 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
-    /// The segment rising from `base` at `lo` by `rise` (2^-32 units) over
-    /// `run` average units; `slope = floor(rise 2^sh / run)` with the largest
-    /// `sh` that keeps `slope < 2^32`. The result is at most the exact value
-    /// and at most two units (2^-31) below it.
+    /// The segment rising from `base` at `lo` by `rise` (2^-32 units, at most
+    /// 2^32) over `run` average units (below 2^32), for averages in
+    /// `[lo, lo + run)`; `slope = floor(rise 2^sh / run)` with the largest
+    /// `sh < 64` that keeps `slope * run < 2^64`, so that `(avg - lo) * slope`
+    /// fits a u64. As `rise * run < 2^64`, that `sh` has `2^sh >= run`: the
+    /// slope's rounding costs less than `(avg - lo) / 2^sh < 1` unit, the
+    /// final shift less than one more. The result is at most the exact value
+    /// and less than two units (2^-31) below it.
     pub(crate) fn new(lo: u32, base: u64, rise: u64, run: u64) -> Segment {
         if rise == 0 || run == 0 {
             return Segment {
@@ -177,7 +262,7 @@ impl Segment {
         let mut slope = 0u64;
         while sh < 64 {
             let s = ((rise as u128) << sh) / run as u128;
-            if s >= ONE as u128 {
+            if s * run as u128 > u64::MAX as u128 {
                 break;
             }
             slope = s as u64;
@@ -194,7 +279,7 @@ impl Segment {
     /// The probability at `avg` (which the caller keeps at or above `lo`).
     #[inline(always)]
     pub(crate) const fn at(&self, avg: u32) -> u64 {
-        // (avg - lo) < 2^32 and slope < 2^32: the product fits a u64.
+        // avg - lo < run and slope * run < 2^64: the product fits a u64.
         self.base + (((avg - self.lo) as u64 * self.slope) >> self.sh)
     }
 }
@@ -222,6 +307,18 @@ pub(crate) struct Curve {
     pub max_fx: u64,
     pub top_fx: u64,
     pub seg: [Segment; 2],
+    /// `max_fx - min_fx` where the short path of the default spreading
+    /// applies ([`Common::decide_fast`](crate::red::Common::decide_fast)), 0
+    /// where it does not: `avg - min_fx < fast_range` (wrapping) is then "in
+    /// the first probabilistic region, short path allowed" in one comparison.
+    pub fast_range: u64,
+    /// `max_fx` where the short path applies, `min_fx` where it does not:
+    /// `avg < fast_max` is "below min_th, or in the first probabilistic
+    /// region with the short path allowed".
+    pub fast_max: u64,
+    /// `max_fx - min_fx` for the per-packet spreadings without byte mode, 0
+    /// otherwise: their short path in the first probabilistic region.
+    pub early_range: u64,
 }
 
 impl Curve {
@@ -243,6 +340,9 @@ impl Curve {
             max_fx,
             top_fx,
             seg: [Segment::default(); 2],
+            fast_range: 0,
+            fast_max: min_fx as u64,
+            early_range: 0,
         };
         c.set_max_p(a, max_p);
         c
@@ -405,7 +505,9 @@ impl Spread {
         let c = if self.use_count { count as u64 } else { 0 };
         // c r < 2^64 - 2^33 + 1, plus 2^32 still fits a u64; p <= 2^32.
         let rhs = (p as u128) * ((ONE + c * r as u64) as u128);
-        ((r as u128) << (32 + self.k_shift)) < rhs
+        // k_shift <= 1: r 2^k fits a u64, and the shift by 32 is a constant
+        // (a variable shift of a u128 costs a double shift and selects).
+        ((((r as u64) << self.k_shift) as u128) << 32) < rhs
     }
 }
 
@@ -414,6 +516,12 @@ impl Spread {
 #[cold]
 #[inline(never)]
 fn fresh<R: netcond_core::RandomSource + ?Sized>(rng: &mut R) -> u32 {
+    fresh_budget(rng)
+}
+
+/// [`fresh`] inline, for the short path.
+#[inline(always)]
+pub(crate) fn fresh_budget<R: netcond_core::RandomSource + ?Sized>(rng: &mut R) -> u32 {
     rng.next_u32().saturating_add(1)
 }
 
@@ -491,6 +599,94 @@ mod tests {
         assert_eq!(ewma(u32::MAX, 0, ONE), 0);
     }
 
+    /// `ewma_shift` against `ewma` for `w = 2^(32 - n)`: every average and
+    /// every multiple of `2^n` below 2^12 for n <= 12, the edges of the range
+    /// for every n <= 31.
+    #[test]
+    fn ewma_shift_is_ewma() {
+        let check = |a: u32, q: u32, n: u32| {
+            let w = 1u64 << (32 - n);
+            let got = ewma_shift(a, q, n, (1 << n) - 1);
+            assert_eq!(got, ewma(a, q, w), "a {a} q {q} n {n}");
+        };
+        for n in 0..=12 {
+            for a in 0..1u32 << 12 {
+                for k in 0..=(1u32 << (12 - n)) {
+                    check(a, k << n, n);
+                }
+            }
+        }
+        let edges = |n: u32| {
+            let top = u32::MAX >> n << n;
+            [
+                0,
+                1 << n,
+                2 << n,
+                top - (1 << n),
+                top,
+                1 << 31,
+                (1 << 31) - (1 << n),
+            ]
+        };
+        for n in 0..=31 {
+            for q in edges(n) {
+                for a in [
+                    0,
+                    1,
+                    2,
+                    (1 << n) - 1,
+                    1 << n,
+                    (1 << n) + 1,
+                    q.wrapping_sub(1),
+                    q,
+                    q.saturating_add(1),
+                    u32::MAX - 1,
+                    u32::MAX,
+                ] {
+                    check(a, q, n);
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        #[test]
+        fn ewma_shift_is_ewma_anywhere(a in proptest::prelude::any::<u32>(), q in proptest::prelude::any::<u32>(), n in 0u32..=31) {
+            let q = q >> n << n;
+            proptest::prop_assert_eq!(ewma_shift(a, q, n, (1 << n) - 1), ewma(a, q, 1 << (32 - n)));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// `hit` with its shifts split against the test as written:
+        /// `r 2^(32 + k) < p (2^32 + c r)` in u128.
+        #[test]
+        fn hit_is_the_count_based_test(p in 0u64..=ONE, count in proptest::prelude::any::<u32>(), r in proptest::prelude::any::<u32>(), s in 0usize..5) {
+            let s = [Spreading::Accumulated, Spreading::Uniform, Spreading::UniformCountFirst, Spreading::Dpdk, Spreading::Geometric][s];
+            let sp = Spread::new(s);
+            let c = if sp.use_count { count as u64 } else { 0 };
+            let rhs = (p as u128) * ((ONE + c * r as u64) as u128);
+            proptest::prop_assert_eq!(sp.hit(p, count, r), ((r as u128) << (32 + sp.k_shift)) < rhs);
+        }
+    }
+
+    /// The shift form's parameters: only for `w_q = 2^-n` with `n <= frac`.
+    #[test]
+    fn shift_parameters() {
+        let a = AvgProfile::new(1 << 23, 256, 1000);
+        assert_eq!((a.shift, a.round, a.frac, a.unit_fx), (9, 511, 23, 1 << 23));
+        assert!(a.shifts());
+        assert!(!AvgProfile::new(1 << 23, 1 << 24, 1000).shifts());
+        assert!(AvgProfile::new(ONE, 1, 1000).shifts());
+        let b = AvgProfile::new((1 << 23) + 1, 256, 1000);
+        assert!(b.shift == NO_SHIFT && !b.shifts());
+        assert_eq!(b.w_rest, ONE - (1 << 23) - 1);
+    }
+
     #[test]
     fn segment_is_close_below() {
         let s = Segment::new(0, 0, 429_496_730, 96 << 25);
@@ -499,6 +695,60 @@ mod tests {
             let got = s.at(x) as u128;
             assert!(got <= exact && exact - got <= 2, "{x}: {got} vs {exact}");
         }
+    }
+
+    /// Regression (fuzz: red_reference, seed-regress-p-b-steep-segment): a
+    /// segment rising by more than 2^31 units (max_p above 0.5, or gentle
+    /// RED's `1 - max_p` above 0.5) over a run that is not a power of two
+    /// kept `slope < 2^32` with `run / 2^sh` up to 2, and p_b fell up to
+    /// three units below the exact value; the documented bound is two.
+    #[test]
+    fn steep_segments_stay_within_two_units() {
+        for (rise, run) in [
+            (ONE, 48_316u64),
+            (ONE, (1 << 31) + 12_345),
+            (ONE - 429_496_730, 30 << 26),
+            (3_000_000_000, 1_000_003),
+            (ONE, 3),
+            (1, u32::MAX as u64),
+            (ONE / 2 + 1, 77_777),
+        ] {
+            let s = Segment::new(0, 0, rise, run);
+            let step = (run / 20_000).max(1);
+            let mut x = 0u64;
+            while x < run {
+                let got = u128::from(s.at(x as u32));
+                // exact = x rise / run: got <= exact and exact - got < 2.
+                let (num, den) = (u128::from(x) * u128::from(rise), u128::from(run));
+                assert!(got * den <= num, "rise {rise} run {run} x {x}: above exact");
+                assert!(
+                    num < (got + 2) * den,
+                    "rise {rise} run {run} x {x}: {got} vs {num}/{den}"
+                );
+                x += if x + step >= run && x != run - 1 {
+                    run - 1 - x
+                } else {
+                    step
+                };
+            }
+        }
+        // The fuzz case through the profile: p_b at an average of 22368.5.
+        let cfg = crate::RedConfig::packets(
+            0,
+            24_158,
+            U32F32::ONE,
+            U32F32::from_bits(3_553_916_348),
+            1_532_713_819,
+        );
+        let p = crate::RedProfile::new(&cfg).unwrap();
+        let avg = U32F32::from_num(22_368.5);
+        let got = u128::from(p.p_b(avg).to_bits());
+        // 22368.5 / 24158 = 223685 / 241580.
+        let (num, den) = (223_685_u128 << 32, 241_580_u128);
+        assert!(
+            got * den <= num && num < (got + 2) * den,
+            "{got} vs {num}/{den}"
+        );
     }
 
     #[test]

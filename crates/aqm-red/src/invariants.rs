@@ -11,16 +11,22 @@
 //!   and ECN (never mark a not-ECT packet; never mark when ECN is off);
 //! - for AECN: the queue never exceeds its limit, the cursors stay within the
 //!   queue, and no unmarked ECN-capable packet of a class sits before its
-//!   cursor.
+//!   cursor;
+//! - for Adaptive RED: one adaptation per elapsed interval (at most
+//!   [`AdaptiveRed::MAX_CATCH_UP`] per call), none while the clock stands
+//!   still or steps back, each one in the direction figure 2 of Floyd, Gummadi
+//!   and Shenker (2001) gives for the average, never moving max_p away from
+//!   `[0.009, 0.51]`, and the curve rebuilt for the new max_p.
 //!
 //! Nothing may panic. A violation is reported as a message.
 
 use fixed::types::U32F32;
 use netcond_core::{Color, Instant, SplitMix64};
 
+use crate::red::Common;
 use crate::{
-    AecnDescriptor, AecnProfile, AecnQueue, Decision, Ecn, FlowClass, Packet, Red, RedProfile, Rio,
-    RioProfile,
+    AdaptiveConfig, AdaptiveRed, AecnDescriptor, AecnProfile, AecnQueue, Decision, Ecn, FlowClass,
+    Packet, Red, RedConfig, RedProfile, Rio, RioProfile,
 };
 
 /// One thing a caller can do to a RED-family queue.
@@ -54,6 +60,17 @@ pub enum Op {
 
 fn p_ok(p: U32F32) -> bool {
     p <= U32F32::ONE
+}
+
+/// A decision respects the buffer and ECN.
+fn decision_ok(c: &Common, queue_len: u32, pkt: Packet, d: Decision) -> Result<(), &'static str> {
+    if d.admits() && c.overflows(queue_len, pkt.len) {
+        return Err("admitted a packet that does not fit the buffer");
+    }
+    if d == Decision::Mark && !(c.ecn && pkt.ecn.is_capable()) {
+        return Err("marked a packet that cannot be marked");
+    }
+    Ok(())
 }
 
 /// Checks a RED profile's curve: p_b within `[0, 1]` at a spread of averages
@@ -95,12 +112,7 @@ pub fn check_red(profile: &RedProfile, ops: &[Op], seed: u64) -> Result<(), &'st
                 now = now.wrapping_add(dt);
                 let pkt = Packet::new(len, Ecn::from_bits(ecn));
                 let d = red.on_arrival(profile, now, queue_len, pkt, &mut rng);
-                if d.admits() && c.overflows(queue_len, len) {
-                    return Err("admitted a packet that does not fit the buffer");
-                }
-                if d == Decision::Mark && !(c.ecn && pkt.ecn.is_capable()) {
-                    return Err("marked a packet that cannot be marked");
-                }
+                decision_ok(c, queue_len, pkt, d)?;
             }
             Op::Depart { dt } => {
                 now = now.wrapping_add(dt);
@@ -143,12 +155,7 @@ pub fn check_rio(profile: &RioProfile, ops: &[Op], seed: u64) -> Result<(), &'st
                 let pkt = Packet::new(len, Ecn::from_bits(ecn));
                 let col = Color::from_index(color as usize);
                 let d = rio.on_arrival(profile, now, q, col, pkt, &mut rng);
-                if d.admits() && c.overflows(queue_len, len) {
-                    return Err("admitted a packet that does not fit the buffer");
-                }
-                if d == Decision::Mark && !(c.ecn && pkt.ecn.is_capable()) {
-                    return Err("marked a packet that cannot be marked");
-                }
+                decision_ok(c, queue_len, pkt, d)?;
             }
             Op::Depart { dt } => {
                 now = now.wrapping_add(dt);
@@ -163,6 +170,186 @@ pub fn check_rio(profile: &RioProfile, ops: &[Op], seed: u64) -> Result<(), &'st
             if !p_ok(profile.p_b(col, rio.avg(profile, col))) {
                 return Err("p_b above 1");
             }
+        }
+    }
+    Ok(())
+}
+
+/// How far a max_p (2^-32 units) lies outside Adaptive RED's range
+/// `[0.009, 0.51]`.
+fn outside_adaptive_range(p: u64) -> u64 {
+    let (lo, hi) = (
+        AdaptiveRed::MAX_P_FLOOR.to_bits(),
+        AdaptiveRed::MAX_P_CEIL.to_bits(),
+    );
+    lo.saturating_sub(p).max(p.saturating_sub(hi))
+}
+
+/// Checks one call that may adapt (`adapt` or `on_arrival`) at `now`: `before`
+/// is the queue before the call, `after` the queue after its adaptations
+/// (before the arrival's own average update), `n` the adaptations it ran.
+///
+/// Timing: `n` is the number of whole intervals elapsed since the interval
+/// start, at most [`AdaptiveRed::MAX_CATCH_UP`] (so at most one adaptation
+/// per interval of forward time, and none when the clock stands still or
+/// steps back), and the interval start moves by exactly `n` intervals, or to
+/// `now` after a longer silence.
+///
+/// max_p (the average is the same for every adaptation of one call): unchanged
+/// inside the target band; above it, nondecreasing, and unchanged from above
+/// 0.5; below it, nonincreasing, and unchanged from below 0.01. One
+/// adaptation is exactly figure 2's step: `+ min(0.01, max_p / 4)` or `* 0.9`
+/// (rounded down). Adaptations never move max_p further from
+/// `[0.009, 0.51]`. The curve is rebuilt for the new max_p: p_b stays a
+/// nondecreasing curve within `[0, 1]`, at most max_p below max_th, and at
+/// max_th exactly max_p (gentle) or 1.
+pub fn adaptation_ok(
+    cfg: &RedConfig,
+    before: &AdaptiveRed,
+    after: &AdaptiveRed,
+    n: u32,
+    now: Instant,
+) -> Result<(), &'static str> {
+    let iv = before.interval_ticks();
+    if iv == 0 || after.interval_ticks() != iv {
+        return Err("the adaptation interval changed or is zero");
+    }
+    let elapsed = now.ticks_since(before.interval_start());
+    let due = elapsed / iv;
+    let cap = u64::from(AdaptiveRed::MAX_CATCH_UP);
+    if u64::from(n) != due.min(cap) {
+        return Err("not one adaptation per elapsed interval");
+    }
+    let start = if due > cap {
+        now
+    } else {
+        before.interval_start().wrapping_add(u64::from(n) * iv)
+    };
+    if after.interval_start() != start {
+        return Err("the interval start did not move by the intervals adapted");
+    }
+    let (old, new) = (before.max_p().to_bits(), after.max_p().to_bits());
+    let avg = before.red().avg_bits();
+    if after.red().avg_bits() != avg {
+        return Err("an adaptation changed the average");
+    }
+    let (lo, hi) = before.target_bits();
+    let (inc, dec) = (avg > hi, avg < lo);
+    let p001 = 42_949_673; // 0.01, rounded to nearest
+    let unchanged =
+        n == 0 || !(inc || dec) || (inc && old > U32F32::ONE.to_bits() / 2) || (dec && old < p001);
+    if unchanged {
+        if new != old {
+            return Err("max_p changed without a due adaptation that changes it");
+        }
+    } else if n == 1 {
+        let ok = if inc {
+            new == old + (old / 4).min(p001)
+        } else {
+            10 * new <= 9 * old && 9 * old < 10 * new + 10
+        };
+        if !ok {
+            return Err("one adaptation is not figure 2's step");
+        }
+    }
+    if (inc && new < old) || (dec && new > old) {
+        return Err("max_p moved against the average");
+    }
+    if outside_adaptive_range(new) > outside_adaptive_range(old) {
+        return Err("max_p moved away from [0.009, 0.51]");
+    }
+    if new != old {
+        let p = after.profile();
+        check_red_curve(p)?;
+        let f = p.avg_frac_bits();
+        let at_max = U32F32::from_bits(u64::from(cfg.max_th) << 32);
+        let below_max = U32F32::from_bits(at_max.to_bits() - (1 << (32 - f)));
+        if p.p_b(below_max) > after.max_p() {
+            return Err("p_b above max_p below max_th");
+        }
+        let want = if cfg.gentle {
+            after.max_p()
+        } else {
+            U32F32::ONE
+        };
+        if p.p_b(at_max) != want {
+            return Err("p_b at max_th is not max_p (gentle) or 1");
+        }
+    }
+    Ok(())
+}
+
+/// Drives an [`AdaptiveRed`] (configuration `cfg`, interval `adaptive`,
+/// started at tick `start`) through `ops` and checks [`adaptation_ok`] and
+/// RED's invariants after each. Arrivals adapt inside `on_arrival`, which must
+/// adapt exactly as `adapt` at the same instant; departures call
+/// `on_queue_empty` and then `adapt` (a timer); a backward clock step calls
+/// `adapt` too. A configuration is refused exactly when RED refuses it or the
+/// interval is zero (then there is nothing more to check).
+pub fn check_adaptive(
+    cfg: &RedConfig,
+    adaptive: &AdaptiveConfig,
+    start: u64,
+    ops: &[Op],
+    seed: u64,
+) -> Result<(), &'static str> {
+    let mut now = Instant::from_ticks(start);
+    let valid = adaptive.interval_ticks > 0 && RedProfile::new(cfg).is_ok();
+    let mut a = match AdaptiveRed::new(cfg, adaptive, now) {
+        Ok(a) if valid => a,
+        Err(_) if !valid => return Ok(()),
+        _ => return Err("configuration accepted or refused against the rules"),
+    };
+    if a.max_p() != cfg.max_p || a.interval_start() != now {
+        return Err("Adaptive RED did not start from the configured max_p and instant");
+    }
+    let (lo, hi) = a.target_bits();
+    let c = a.profile().common;
+    let th = |t: u32| u64::from(t) << c.avg.frac;
+    if lo > hi || u64::from(lo) < th(cfg.min_th) || u64::from(hi) > th(cfg.max_th) {
+        return Err("target band not within [min_th, max_th]");
+    }
+    check_red_curve(a.profile())?;
+    let mut rng = SplitMix64::new(seed);
+    for op in ops {
+        match *op {
+            Op::Arrive {
+                dt,
+                queue_len,
+                len,
+                ecn,
+                ..
+            } => {
+                now = now.wrapping_add(dt);
+                let pkt = Packet::new(len, Ecn::from_bits(ecn));
+                let mut probe = a;
+                let n = probe.adapt(now);
+                adaptation_ok(cfg, &a, &probe, n, now)?;
+                let d = a.on_arrival(now, queue_len, pkt, &mut rng);
+                if a.max_p() != probe.max_p() || a.interval_start() != probe.interval_start() {
+                    return Err("on_arrival adapted differently from adapt");
+                }
+                decision_ok(&c, queue_len, pkt, d)?;
+            }
+            Op::Depart { dt } => {
+                now = now.wrapping_add(dt);
+                a.on_queue_empty(now);
+                let before = a;
+                let n = a.adapt(now);
+                adaptation_ok(cfg, &before, &a, n, now)?;
+            }
+            Op::ClockBack { back } => {
+                now = Instant::from_ticks(now.ticks().wrapping_sub(back));
+                let before = a;
+                let n = a.adapt(now);
+                adaptation_ok(cfg, &before, &a, n, now)?;
+            }
+        }
+        if a.red().avg_bits() > c.avg.limit_fx {
+            return Err("average above the buffer limit");
+        }
+        if !p_ok(a.profile().p_b(a.red().avg(a.profile()))) {
+            return Err("p_b above 1");
         }
     }
     Ok(())

@@ -101,8 +101,8 @@ mod aecn;
 mod fx;
 pub mod invariants;
 mod red;
-#[cfg(test)]
-mod reference;
+#[cfg(any(test, feature = "reference"))]
+pub mod reference;
 mod rio;
 
 pub use adaptive::{AdaptiveConfig, AdaptiveRed};

@@ -3,7 +3,7 @@
 use fixed::types::U32F32;
 use netcond_core::{Instant, RandomSource, Rate, TickRate};
 
-use crate::fx::{AvgProfile, ByteMode, Curve, Region, Spread, Spreading, ONE};
+use crate::fx::{fresh_budget, AvgProfile, ByteMode, Curve, Region, Spread, Spreading, FRESH, ONE};
 use crate::{Decision, Packet, RedError};
 
 /// What the queue length, the thresholds and the buffer limit count.
@@ -123,6 +123,10 @@ pub(crate) struct Common {
     pub len_mask: u32,
     /// `limit` in bytes, `limit - 1` in packets.
     pub fit_limit: u64,
+    /// `limit - 1` in packets with a `w_q` that [`AvgProfile::shifts`], 0
+    /// otherwise: `queue_len - 1 < fit_short` (wrapping) is "the short path
+    /// applies, the queue is not empty and the arrival fits" ([`Common::short`]).
+    pub fit_short: u32,
 }
 
 /// The fields of [`Common`] in a configuration, checked.
@@ -175,7 +179,21 @@ impl Common {
                 QueueUnit::Packets => c.limit as u64 - 1,
                 QueueUnit::Bytes => c.limit as u64,
             },
+            fit_short: match c.unit {
+                QueueUnit::Packets if avg.shifts() => c.limit - 1,
+                _ => 0,
+            },
         })
+    }
+
+    /// True when the arrival takes the short path: packets, a `w_q` that
+    /// [`AvgProfile::shifts`], and `1 <= queue_len < limit` (no idle period,
+    /// the packet fits, and the queue needs no clamping). One comparison:
+    /// `queue_len = 0` wraps to `u32::MAX`, which is not below
+    /// `fit_short <= limit - 1 < u32::MAX`.
+    #[inline(always)]
+    pub(crate) const fn short(&self, queue_len: u32) -> bool {
+        queue_len.wrapping_sub(1) < self.fit_short
     }
 
     /// True when the arrival does not fit the buffer: `q >= limit` in
@@ -198,9 +216,10 @@ impl Common {
         }
     }
 
-    /// [`decide`](Self::decide) with a short path for the common case: the
-    /// default spreading, no byte mode, the average in `[min_th, max_th)` and
-    /// the packet not picked (one multiply, a comparison and a subtraction).
+    /// [`decide`](Self::decide) with short paths for the common cases: below
+    /// min_th, and (the default spreading, no byte mode) the average in
+    /// `[min_th, max_th)` with the packet not picked (a subtraction, a
+    /// multiply and a shift for p_b, one subtraction for the budget).
     #[inline(always)]
     pub(crate) fn decide_fast<R: RandomSource + ?Sized>(
         &self,
@@ -210,18 +229,76 @@ impl Common {
         pkt: Packet,
         rng: &mut R,
     ) -> Decision {
-        if self.fast && avg >= curve.min_fx && (avg as u64) < curve.max_fx {
-            // seg[0] starts from 0 at min_th: no base to add.
+        // avg - min_fx, wrapping: below min_fx it is at least 2^32 - min_fx >= fast_range.
+        let d = avg.wrapping_sub(curve.min_fx);
+        if (d as u64) < curve.fast_range {
+            // seg[0] starts from 0 at min_th (seg[0].lo = min_fx): no base to add.
             let s = &curve.seg[0];
-            let p = ((avg - s.lo) as u64 * s.slope) >> s.sh;
-            let b = *count;
-            // b = 0 (a new budget is due) never passes: the general path draws it.
+            let p = (d as u64 * s.slope) >> s.sh;
+            // Spread::pick for the budget spreading, inline, with the test of
+            // the budget first: p < b never holds for b = FRESH = 0.
+            let mut b = *count;
             if p < b as u64 {
                 *count = b - p as u32;
                 return Decision::Enqueue;
             }
+            if b == FRESH {
+                b = fresh_budget(rng);
+                if p < b as u64 {
+                    *count = b - p as u32;
+                    return Decision::Enqueue;
+                }
+            }
+            *count = self.spread.after_drop;
+            return self.signal(avg, pkt, Decision::DropEarly);
+        } else if avg < curve.min_fx {
+            // FJ93: count = -1 below min_th (and a new budget for Accumulated).
+            *count = 0;
+            return Decision::Enqueue;
+        } else if (d as u64) < curve.early_range {
+            // The per-packet spreadings in the first probabilistic region,
+            // without byte mode: Spread::pick's draw and test, inline.
+            let s = &curve.seg[0];
+            let p = (d as u64 * s.slope) >> s.sh;
+            let r = rng.next_u32();
+            if self.spread.hit(p, *count, r) {
+                *count = self.spread.after_drop;
+                return self.signal(avg, pkt, Decision::DropEarly);
+            }
+            *count = count.saturating_add(1);
+            return Decision::Enqueue;
         }
         self.decide(curve, avg, count, pkt, rng)
+    }
+
+    /// [`decide_fast`](Self::decide_fast) for RIO, where the curve changes
+    /// with the color from one packet to the next and so does the region.
+    /// Below min_th and in the first probabilistic region the average's
+    /// distance above min_th saturates at 0, and so does p_b; with the budget
+    /// taken as at least 1 below min_th, "below, or in the region and not
+    /// picked" is `avg < fast_max && p < budget`: two branches that depend on
+    /// the average and the picks, not on the color.
+    #[inline(always)]
+    pub(crate) fn decide_colors<R: RandomSource + ?Sized>(
+        &self,
+        curve: &Curve,
+        avg: u32,
+        count: &mut u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let below = avg < curve.min_fx;
+        let s = &curve.seg[0];
+        // 0 below min_th. The product is used only when avg < fast_max, where
+        // avg - min_fx < seg[0]'s run and slope * run < 2^64 (`fx::Segment`):
+        // exact there; above, it may wrap, and is ignored.
+        let p = (avg.saturating_sub(curve.min_fx) as u64).wrapping_mul(s.slope) >> s.sh;
+        let b = *count;
+        if (avg as u64) < curve.fast_max && p < (b | below as u32) as u64 {
+            *count = if below { 0 } else { b - p as u32 };
+            return Decision::Enqueue;
+        }
+        self.decide_fast(curve, avg, count, pkt, rng)
     }
 
     /// FJ93 figure 2's decision for a packet whose average is `avg` on `curve`.
@@ -348,13 +425,14 @@ pub(crate) fn check_curve(
     if max_th > common.avg.limit {
         return Err(RedError::ThresholdAboveLimit);
     }
-    Ok(Curve::new(
-        &common.avg,
-        min_th,
-        max_th,
-        max_p.to_bits(),
-        gentle,
-    ))
+    let mut c = Curve::new(&common.avg, min_th, max_th, max_p.to_bits(), gentle);
+    if common.fast {
+        c.fast_range = c.max_fx - c.min_fx as u64;
+        c.fast_max = c.max_fx;
+    } else if !common.spread.budget && common.bytes.max_len == 0 {
+        c.early_range = c.max_fx - c.min_fx as u64;
+    }
+    Ok(c)
 }
 
 /// The per-queue RED state: 16 bytes (the average, the count since the last
@@ -398,11 +476,33 @@ impl Red {
         rng: &mut R,
     ) -> Decision {
         let c = &profile.common;
+        if !c.short(queue_len) {
+            return self.arrive_long(profile, now, queue_len, pkt, rng);
+        }
+        // 0 < queue_len < limit: queue_len << frac needs no clamp (and the
+        // product below does not overflow).
+        self.avg = c.avg.step_shift(self.avg, queue_len * c.avg.unit_fx);
+        c.decide_fast(&profile.curve, self.avg, &mut self.count, pkt, rng)
+    }
+
+    /// [`on_arrival`](Self::on_arrival) off the short path: an empty queue,
+    /// bytes, a `w_q` that is not a power of two, or an arrival that does not
+    /// fit.
+    #[inline(always)]
+    fn arrive_long<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &RedProfile,
+        now: Instant,
+        queue_len: u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let c = &profile.common;
         if queue_len == 0 {
             let idle = self.q_time.advance_to(now);
             self.avg = c.avg.decay(self.avg, idle);
         } else {
-            self.avg = crate::fx::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+            self.avg = c.avg.step_mul(self.avg, c.avg.q_fx(queue_len));
         }
         if c.overflows(queue_len, pkt.len) {
             return Decision::DropForced;
@@ -443,6 +543,33 @@ impl Red {
     #[must_use]
     pub const fn idle_since(&self) -> Instant {
         self.q_time
+    }
+}
+
+#[cfg(test)]
+impl Red {
+    /// [`on_arrival`](Self::on_arrival) by the general path alone: the
+    /// multiply form of the EWMA and [`Common::decide`], which the short paths
+    /// must reproduce exactly (decisions, state and draws).
+    pub(crate) fn on_arrival_general<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &RedProfile,
+        now: Instant,
+        queue_len: u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let c = &profile.common;
+        if queue_len == 0 {
+            let idle = self.q_time.advance_to(now);
+            self.avg = c.avg.decay(self.avg, idle);
+        } else {
+            self.avg = crate::fx::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+        }
+        if c.overflows(queue_len, pkt.len) {
+            return Decision::DropForced;
+        }
+        c.decide(&profile.curve, self.avg, &mut self.count, pkt, rng)
     }
 }
 

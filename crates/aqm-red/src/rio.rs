@@ -273,6 +273,53 @@ impl Rio {
         let s0 = queue[0];
         let s1 = s0.saturating_add(queue[1]);
         let total = s1.saturating_add(queue[2]);
+        if !c.short(total) {
+            return self.arrive_long(profile, now, queue, color, pkt, rng);
+        }
+        // 0 < total < limit: every sum is below the limit, no addition
+        // saturated, and no queue needs clamping (nor overflows the product).
+        let a = &c.avg;
+        let u = a.unit_fx;
+        let avg = match profile.mode {
+            RioMode::Wred => {
+                self.avg[0] = a.step_shift(self.avg[0], total * u);
+                self.avg[0]
+            }
+            RioMode::Decoupled => {
+                self.avg[ci] = a.step_shift(self.avg[ci], queue[ci] * u);
+                self.avg[ci]
+            }
+            RioMode::Coupled => {
+                // All three steps, kept by selects: the color is random from
+                // one packet to the next, a branch on it would be mispredicted.
+                let n0 = a.step_shift(self.avg[0], s0 * u);
+                let n1 = a.step_shift(self.avg[1], s1 * u);
+                self.avg[2] = a.step_shift(self.avg[2], total * u);
+                self.avg[0] = if ci == 0 { n0 } else { self.avg[0] };
+                self.avg[1] = if ci <= 1 { n1 } else { self.avg[1] };
+                self.avg[ci]
+            }
+        };
+        c.decide_colors(&profile.curves[ci], avg, &mut self.count[ci], pkt, rng)
+    }
+
+    /// [`on_arrival`](Self::on_arrival) off the short path (see
+    /// [`Red::on_arrival`](crate::Red::on_arrival)).
+    #[inline(always)]
+    fn arrive_long<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &RioProfile,
+        now: Instant,
+        queue: [u32; 3],
+        color: Color,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let c = &profile.common;
+        let ci = color.index();
+        let s0 = queue[0];
+        let s1 = s0.saturating_add(queue[1]);
+        let total = s1.saturating_add(queue[2]);
         let w = c.avg.w;
         if total == 0 {
             let idle = self.q_time.advance_to(now);
@@ -336,6 +383,61 @@ impl Rio {
     #[must_use]
     pub const fn counts(&self) -> [u32; 3] {
         self.count
+    }
+}
+
+#[cfg(test)]
+impl Rio {
+    /// [`on_arrival`](Self::on_arrival) by the general path alone (the
+    /// multiply form of the EWMA, branches on the mode and the color, and
+    /// `Common::decide`), which the short paths must reproduce exactly.
+    pub(crate) fn on_arrival_general<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &RioProfile,
+        now: Instant,
+        queue: [u32; 3],
+        color: Color,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
+        let c = &profile.common;
+        let ci = color.index();
+        let s0 = queue[0];
+        let s1 = s0.saturating_add(queue[1]);
+        let total = s1.saturating_add(queue[2]);
+        let w = c.avg.w;
+        if total == 0 {
+            let idle = self.q_time.advance_to(now);
+            if let Some(f) = c.avg.decay_factor(idle) {
+                for a in &mut self.avg {
+                    *a = crate::fx::apply_factor(*a, f);
+                }
+            }
+        } else {
+            match profile.mode {
+                RioMode::Wred => self.avg[0] = ewma(self.avg[0], c.avg.q_fx(total), w),
+                RioMode::Decoupled => {
+                    self.avg[ci] = ewma(self.avg[ci], c.avg.q_fx(queue[ci]), w);
+                }
+                RioMode::Coupled => {
+                    if ci == 0 {
+                        self.avg[0] = ewma(self.avg[0], c.avg.q_fx(s0), w);
+                    }
+                    if ci <= 1 {
+                        self.avg[1] = ewma(self.avg[1], c.avg.q_fx(s1), w);
+                    }
+                    self.avg[2] = ewma(self.avg[2], c.avg.q_fx(total), w);
+                }
+            }
+        }
+        if c.overflows(total, pkt.len) {
+            return Decision::DropForced;
+        }
+        let a = match profile.mode {
+            RioMode::Wred => self.avg[0],
+            _ => self.avg[ci],
+        };
+        c.decide(&profile.curves[ci], a, &mut self.count[ci], pkt, rng)
     }
 }
 
@@ -517,5 +619,176 @@ mod tests {
         assert!(before.iter().any(|&a| a > 0));
         assert_eq!(rio.avg_bits(), [0; 3]);
         assert_eq!(core::mem::size_of::<Rio>(), 32);
+    }
+
+    /// Drives two copies of a three-color queue with the same arrivals, one by
+    /// `on_arrival` (short paths included) and one by the general path alone,
+    /// and checks that decisions, states and random streams stay identical.
+    fn paths_agree(cfg: &RioConfig, seed: u64, steps: u32) {
+        let p = RioProfile::new(cfg).unwrap();
+        let (mut a, mut b) = (Rio::new(), Rio::new());
+        let (mut ra, mut rb) = (SplitMix64::new(seed), SplitMix64::new(seed));
+        let mut r = SplitMix64::new(seed ^ 0xAAAA);
+        let limit = p.limit();
+        let mut q = i64::from(r.below(limit));
+        let mut now = 0u64;
+        for i in 0..steps {
+            now += u64::from(r.below(2000));
+            if r.below(128) == 0 {
+                a.on_queue_empty(Instant::from_ticks(now));
+                b.on_queue_empty(Instant::from_ticks(now));
+                now += u64::from(r.below(100_000));
+            }
+            q = match r.below(64) {
+                0 => i64::from(r.below(limit.saturating_add(3))),
+                1 => 0,
+                _ => (q + i64::from(r.below(7)) - 3).clamp(0, i64::from(limit) + 2),
+            };
+            let q = q as u32;
+            // Any split of q, and now and then colors that overflow a u32.
+            let g = r.below(q + 1);
+            let y = r.below(q - g + 1);
+            let split = if r.below(256) == 0 {
+                [u32::MAX, g, y]
+            } else {
+                [g, y, q - g - y]
+            };
+            let color = Color::from_index(r.below(3) as usize);
+            let pkt = Packet::new(r.below(3000), crate::Ecn::from_bits(r.below(4) as u8));
+            let t = Instant::from_ticks(now);
+            let da = a.on_arrival(&p, t, split, color, pkt, &mut ra);
+            let db = b.on_arrival_general(&p, t, split, color, pkt, &mut rb);
+            assert_eq!((da, a, ra), (db, b, rb), "step {i} of {cfg:?}");
+        }
+    }
+
+    fn small(mode: RioMode, n: u32, spreading: Spreading) -> RioConfig {
+        let mut c = cfg(mode);
+        c.limit = 60;
+        c.w_q = U32F32::from_bits(1 << (32 - n));
+        c.colors = [
+            Precedence {
+                min_th: 20,
+                max_th: 40,
+                max_p: U32F32::from_num(0.05),
+            },
+            Precedence {
+                min_th: 15,
+                max_th: 40,
+                max_p: U32F32::from_num(0.1),
+            },
+            Precedence {
+                min_th: 10,
+                max_th: 30,
+                max_p: U32F32::from_num(0.2),
+            },
+        ];
+        c.spreading = spreading;
+        c
+    }
+
+    #[test]
+    fn short_paths_equal_the_general_path() {
+        let spreadings = [
+            Spreading::Accumulated,
+            Spreading::Uniform,
+            Spreading::UniformCountFirst,
+            Spreading::Dpdk,
+            Spreading::Geometric,
+        ];
+        let mut k = 0;
+        for mode in [RioMode::Coupled, RioMode::Decoupled, RioMode::Wred] {
+            for n in [0, 3, 7] {
+                for s in spreadings {
+                    for (gentle, ecn) in [(false, false), (true, true)] {
+                        let mut c = small(mode, n, s);
+                        c.gentle = gentle;
+                        c.ecn = ecn;
+                        c.ecn_drop_th = if ecn { Some(35) } else { None };
+                        paths_agree(&c, k, 30_000);
+                        k += 1;
+                    }
+                }
+            }
+            // Not a power of two, bytes, byte mode: the general path only.
+            let mut c = small(mode, 4, Spreading::Accumulated);
+            c.w_q = U32F32::from_num(0.07);
+            paths_agree(&c, k, 30_000);
+            c.w_q = U32F32::from_bits(1 << 28);
+            c.byte_mode = Some(1000);
+            paths_agree(&c, k + 1, 30_000);
+            c.byte_mode = None;
+            c.unit = QueueUnit::Bytes;
+            paths_agree(&c, k + 2, 30_000);
+            k += 3;
+        }
+    }
+
+    /// The benchmark's stream (see `red::tests`): colors 6:1:1, the queue
+    /// split green q/2, yellow q/4, red the rest.
+    #[test]
+    fn short_paths_equal_the_general_path_on_the_bench_stream() {
+        for mode in [RioMode::Coupled, RioMode::Wred, RioMode::Decoupled] {
+            let mut c = RioConfig::rfc2963(256);
+            c.mode = mode;
+            c.w_q = U32F32::from_bits(1 << 23);
+            c.idle_tx_ticks = 1200;
+            c.colors = [
+                Precedence {
+                    min_th: 64,
+                    max_th: 128,
+                    max_p: U32F32::from_num(0.05),
+                },
+                Precedence {
+                    min_th: 48,
+                    max_th: 128,
+                    max_p: U32F32::from_num(0.1),
+                },
+                Precedence {
+                    min_th: 32,
+                    max_th: 128,
+                    max_p: U32F32::from_num(0.1),
+                },
+            ];
+            let p = RioProfile::new(&c).unwrap();
+            let mut cr = SplitMix64::new(2);
+            let colors: Vec<Color> = (0..1024)
+                .map(|_| match cr.below(8) {
+                    0 => Color::Red,
+                    1 => Color::Yellow,
+                    _ => Color::Green,
+                })
+                .collect();
+            let (mut a, mut b) = (Rio::new(), Rio::new());
+            let (mut ra, mut rb) = (SplitMix64::new(1), SplitMix64::new(1));
+            let (mut q, mut up, mut now) = (20u32, true, 0u64);
+            let mut drops = 0u32;
+            for _ in 0..240 {
+                let split = [q / 2, q / 4, q - q / 2 - q / 4];
+                for &color in &colors {
+                    now += 100;
+                    let t = Instant::from_ticks(now);
+                    let pkt = Packet::not_ect(1500);
+                    let da = a.on_arrival(&p, t, split, color, pkt, &mut ra);
+                    let db = b.on_arrival_general(&p, t, split, color, pkt, &mut rb);
+                    assert_eq!((da, a, ra), (db, b, rb));
+                    drops += u32::from(da.is_drop());
+                }
+                if up {
+                    q += 1;
+                    up = q < 140;
+                } else {
+                    q -= 1;
+                    up = q <= 20;
+                }
+            }
+            // RIO-D's per-color averages stay low on this stream.
+            let least = if mode == RioMode::Decoupled {
+                50
+            } else {
+                5_000
+            };
+            assert!(drops > least, "{mode:?}: {drops}");
+        }
     }
 }

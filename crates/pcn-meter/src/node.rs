@@ -22,6 +22,29 @@ pub trait PcnMeter: Copy {
     /// returns its new state.
     fn mark(&mut self, profile: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark;
 
+    /// [`mark`](Self::mark), given the time elapsed since
+    /// [`last_update`](Self::last_update): `dt` ticks, after which the last
+    /// update is `last` (`now`, or the old last update if `now` is older),
+    /// as [`Instant::advance_to`] gives them. A [`NodeMarker`] whose two stages
+    /// were last updated at the same instant computes them once for both.
+    ///
+    /// The default ignores `last` and `dt` and calls `mark` with `now`, which
+    /// is always right; the meters of this crate use them instead of working
+    /// them out again.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        profile: &Self::Profile,
+        now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        let _ = (last, dt);
+        self.mark(profile, now, len, mark)
+    }
+
     /// The bucket fill in the profile's token units (see each meter).
     fn level(&self) -> i64;
 
@@ -71,10 +94,44 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
         }
     }
 
+    /// Both stages, excess first. When they were last updated at the same
+    /// instant (always, unless their states were set apart), the elapsed time
+    /// is worked out once for both.
     #[inline(always)]
     fn mark(&mut self, p: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        let m = self.excess.mark(&p.excess, now, len, mark);
-        self.threshold.mark(&p.threshold, now, len, m)
+        let mut last = self.excess.last_update();
+        if last == self.threshold.last_update() {
+            let dt = last.advance_to(now);
+            let m = self
+                .excess
+                .mark_elapsed(&p.excess, now, last, dt, len, mark);
+            self.threshold
+                .mark_elapsed(&p.threshold, now, last, dt, len, m)
+        } else {
+            let m = self.excess.mark(&p.excess, now, len, mark);
+            self.threshold.mark(&p.threshold, now, len, m)
+        }
+    }
+
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &Self::Profile,
+        now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        if self.excess.last_update() == self.threshold.last_update() {
+            let m = self
+                .excess
+                .mark_elapsed(&p.excess, now, last, dt, len, mark);
+            self.threshold
+                .mark_elapsed(&p.threshold, now, last, dt, len, m)
+        } else {
+            self.mark(p, now, len, mark)
+        }
     }
 
     /// The excess stage's level.

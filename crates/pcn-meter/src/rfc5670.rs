@@ -6,7 +6,8 @@
 
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
-use crate::units::{sub_floor, Units};
+use crate::tsm::{by_mark, OutTable, OUT_AS, OUT_ET};
+use crate::units::{below, select, Units, MAX_UNITS};
 use netcond_core::{Instant, Rate, TickRate};
 
 netcond_core::config_error! {
@@ -45,6 +46,13 @@ pub struct ThresholdMeterConfig {
 pub struct ThresholdMeterProfile {
     u: Units,
     threshold: u64,
+    /// Per arriving ECN code: units per byte of a packet's cost, `scale` for a
+    /// PCN packet, 0 for not-PCN: not metered, it costs nothing. The length is
+    /// held at `len_over` first (see `Units::len_over`).
+    scale_by_mark: [u64; 4],
+    /// The state a packet leaves in, by ECN code and marked: NM becomes ThM,
+    /// the rest stay (ETM is not threshold-marked).
+    out: OutTable,
 }
 
 impl ThresholdMeterProfile {
@@ -55,7 +63,12 @@ impl ThresholdMeterProfile {
         }
         let u = Units::new(c.threshold_rate, c.bs_tm, c.tick, 1).ok_or(Rfc5670Error::TooLarge)?;
         let threshold = u.bytes(c.threshold).ok_or(Rfc5670Error::TooLarge)?;
-        Ok(ThresholdMeterProfile { u, threshold })
+        Ok(ThresholdMeterProfile {
+            u,
+            threshold,
+            scale_by_mark: by_mark(0, u.scale, u.scale, u.scale),
+            out: OUT_AS,
+        })
     }
 
     /// BS_tm in units.
@@ -114,19 +127,34 @@ impl ThresholdMeter {
         len: u32,
         mark: PcnMark,
     ) -> PcnMark {
-        let dt = self.last.advance_to(now);
-        let fill = p.u.refill(self.fill, dt);
-        if !mark.is_pcn() {
-            self.fill = fill;
-            return mark;
-        }
-        let fill = fill.saturating_sub(p.u.cost(len));
+        let mut last = self.last;
+        let dt = p.u.elapsed(&mut last, now);
+        self.mark_elapsed(p, last, dt, len, mark)
+    }
+
+    /// [`mark`](Self::mark) with the elapsed time already computed:
+    /// `dt = elapsed(&mut last, now)` from this meter's last update.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &ThresholdMeterProfile,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        self.last = last;
+        let e = usize::from(mark.ecn());
+        // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
+        let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
+        // Exact up to BS_tm bytes, above the fill beyond (max(0, F - size) is
+        // 0 either way); 0 for not-PCN, which only refills.
+        let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
+        let fill = p.u.sat_sub(fill, cost);
         self.fill = fill;
-        if fill < p.threshold {
-            mark.remark(PcnMark::Thm)
-        } else {
-            mark
-        }
+        // fill, threshold <= cap < 2^62: below() is exact. Branch-free: the
+        // marking follows the traffic.
+        p.out[e][below(fill, p.threshold)]
     }
 }
 
@@ -145,6 +173,18 @@ impl PcnMeter for ThresholdMeter {
         mark: PcnMark,
     ) -> PcnMark {
         ThresholdMeter::mark(self, p, now, len, mark)
+    }
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &ThresholdMeterProfile,
+        _now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        ThresholdMeter::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
     fn level(&self) -> i64 {
@@ -217,13 +257,61 @@ pub struct ExcessTrafficMeterConfig {
 pub struct ExcessTrafficMeterProfile {
     u: Units,
     mode: ExcessMode,
+    /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
+    /// NM and ThM, 0 for not-PCN and ETM: not metered, they cost nothing.
+    scale_by_mark: [u64; 4],
+    /// The length a packet is held at before the multiply: classic, `len_over`
+    /// (exact up to BS_etm, above the capacity beyond); size independent,
+    /// `ceil(2^62 / scale)` (exact below 2^62 units, at least 2^62 beyond,
+    /// where the cost is held at 2^62; below 2^62 + scale < 2^63).
+    len_lim: u64,
+    /// Classic: 1 with the section 2.4 tie (marked when `F <= size`), 0 with
+    /// appendix B.6's (`F < size`).
+    tie: u64,
+    /// Size independent: 2^62, the most units a packet costs. A profile
+    /// field rather than a literal: the compiler would build the 64-bit
+    /// constant in a register on every packet.
+    cost_max: u64,
+    /// Size independent: `inc` held at the largest room, `cap - FLOOR`.
+    inc_room: u64,
+    /// Size independent: ticks that take the bucket from `FLOOR` to full,
+    /// `ceil((cap - FLOOR) / inc_room)` (0 for a zero rate).
+    room_ticks: u64,
+    /// The state a packet leaves in, by ECN code and marked: NM and ThM
+    /// become ETM, the rest stay.
+    out: OutTable,
 }
 
 impl ExcessTrafficMeterProfile {
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &ExcessTrafficMeterConfig) -> Result<ExcessTrafficMeterProfile, Rfc5670Error> {
         let u = Units::new(c.excess_rate, c.bs_etm, c.tick, 1).ok_or(Rfc5670Error::TooLarge)?;
-        Ok(ExcessTrafficMeterProfile { u, mode: c.mode })
+        // The room of a signed bucket is at most cap - FLOOR < 2^63.
+        let room = u.cap + MAX_UNITS;
+        let inc_room = u.inc.min(room);
+        let (lim, tie) = match c.mode {
+            // A cost of 2^62 units or more is held at 2^62: a length of
+            // ceil(2^62 / scale) bytes costs at least that, and below it the
+            // product is exact; held there, the product is below 2^63.
+            ExcessMode::SizeIndependent => (MAX_UNITS.div_ceil(u.scale), 0),
+            ExcessMode::Classic(ClassicTie::Section2_4) => (u.len_over, 1),
+            ExcessMode::Classic(ClassicTie::AppendixB6) => (u.len_over, 0),
+        };
+        Ok(ExcessTrafficMeterProfile {
+            u,
+            mode: c.mode,
+            scale_by_mark: by_mark(0, u.scale, u.scale, 0),
+            len_lim: lim,
+            tie,
+            cost_max: MAX_UNITS,
+            inc_room,
+            room_ticks: if inc_room == 0 {
+                0
+            } else {
+                room.div_ceil(inc_room)
+            },
+            out: OUT_ET,
+        })
     }
 
     /// BS_etm in units.
@@ -285,37 +373,61 @@ impl ExcessTrafficMeter {
         len: u32,
         mark: PcnMark,
     ) -> PcnMark {
-        let dt = self.last.advance_to(now);
-        let fill = p.u.refill_signed(self.fill, dt);
-        self.fill = fill;
-        if !matches!(mark, PcnMark::Nm | PcnMark::Thm) {
-            return mark;
-        }
-        let cost = p.u.cost(len);
-        match p.mode {
+        let mut last = self.last;
+        let dt = p.u.elapsed(&mut last, now);
+        self.mark_elapsed(p, last, dt, len, mark)
+    }
+
+    /// [`mark`](Self::mark) with the elapsed time already computed:
+    /// `dt = elapsed(&mut last, now)` from this meter's last update.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &ExcessTrafficMeterProfile,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        self.last = last;
+        let e = usize::from(mark.ecn());
+        let len = u64::from(len).min(p.len_lim);
+        let marked = match p.mode {
             ExcessMode::SizeIndependent => {
-                if fill < 0 {
-                    PcnMark::Etm
+                // FLOOR <= fill <= cap, so the room cap - fill is below 2^63.
+                // The gain, dt held at room_ticks times inc_room, is exact
+                // below the largest room and at least it beyond (as
+                // Units::gain_to_cap, for a room of cap - FLOOR), below 2^64.
+                let room = (p.u.cap as i64 - self.fill) as u64;
+                let gain = dt.min(p.room_ticks) * p.inc_room;
+                // gain < room: fill + gain < cap, no overflow.
+                let fill = if gain >= room {
+                    p.u.cap as i64
                 } else {
-                    self.fill = sub_floor(fill, cost);
-                    mark
-                }
-            }
-            ExcessMode::Classic(tie) => {
-                // The classic bucket never goes below zero.
-                let f = fill as u64;
-                let marked = match tie {
-                    ClassicTie::Section2_4 => f <= cost,
-                    ClassicTie::AppendixB6 => f < cost,
+                    self.fill + gain as i64
                 };
-                self.fill = f.saturating_sub(cost) as i64;
-                if marked {
-                    PcnMark::Etm
-                } else {
-                    mark
-                }
+                // The cost, min(len * scale, 2^62): exact, and 0 for a packet
+                // that is not metered. len * scale < 2^62 + scale < 2^63.
+                let cost = (len * p.scale_by_mark[e]).min(p.cost_max) as i64;
+                // F < 0: marked, nothing taken. Else F - cost: at least
+                // -2^62 = FLOOR, so the documented floor is never needed here.
+                let marked = (fill as u64 >> 63) as usize;
+                // (The zero read from the profile: see `Units::empty`.)
+                self.fill = fill - select(fill < 0, p.u.empty as i64, cost);
+                marked
             }
-        }
+            ExcessMode::Classic(_) => {
+                // The classic bucket never goes below zero: 0 <= fill <= cap.
+                let fill = p.u.cap_at(self.fill as u64 + p.u.gain_to_cap(dt));
+                // Exact up to BS_etm bytes, above the fill beyond; 0 if not
+                // metered. Section 2.4: F <= size, i.e. F < size + 1.
+                let cost = len * p.scale_by_mark[e];
+                self.fill = p.u.sat_sub(fill, cost) as i64;
+                below(fill, cost + p.tie)
+            }
+        };
+        // Not metered (not-PCN, ETM): unchanged, whatever `marked` says.
+        p.out[e][marked]
     }
 }
 
@@ -334,6 +446,18 @@ impl PcnMeter for ExcessTrafficMeter {
         mark: PcnMark,
     ) -> PcnMark {
         ExcessTrafficMeter::mark(self, p, now, len, mark)
+    }
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &ExcessTrafficMeterProfile,
+        _now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        ExcessTrafficMeter::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
     fn level(&self) -> i64 {

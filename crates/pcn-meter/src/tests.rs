@@ -815,6 +815,83 @@ fn node_3sm_et_first_then_as() {
     assert_eq!(w.state, n);
 }
 
+/// A meter that only forwards to an [`AsMarker`]: it keeps the default
+/// [`PcnMeter::mark_elapsed`], as a meter from outside this crate would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Plain(AsMarker);
+
+impl PcnMeter for Plain {
+    type Profile = AsMarkerProfile;
+    fn start(p: &AsMarkerProfile, now: Instant) -> Self {
+        Plain(AsMarker::new(p, now))
+    }
+    fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
+        self.0.mark(p, now, len, mark)
+    }
+    fn level(&self) -> i64 {
+        self.0.level()
+    }
+    fn level_bounds(p: &AsMarkerProfile) -> (i64, i64) {
+        AsMarker::level_bounds(p)
+    }
+    fn last_update(&self) -> Instant {
+        PcnMeter::last_update(&self.0)
+    }
+}
+
+/// The node marker works the elapsed time out once when its stages were last
+/// updated together, and for each stage when they were not (states set
+/// apart): both give what the stages give one after the other, and so does a
+/// stage that keeps the default `mark_elapsed`.
+#[test]
+fn node_marker_shares_the_elapsed_time_only_when_it_may() {
+    let et =
+        EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_mbps(8), 20_000, 1064)).unwrap();
+    let at =
+        AsMarkerProfile::new(&AsMarkerConfig::seed000(Rate::from_mbps(6), 20_000, 10_000)).unwrap();
+    let p = NodeProfile {
+        excess: et,
+        threshold: at,
+    };
+    let mut r = SplitMix64::new(11);
+    for round in 0..200u64 {
+        let t0 = (1 << 40) + u64::from(r.next_u32());
+        // Every other round the stages start apart (by up to a second, either way).
+        let t1 = if round % 2 == 0 {
+            t0
+        } else {
+            t0.wrapping_add(u64::from(r.next_u32()))
+                .wrapping_sub(1 << 31)
+        };
+        let mut node = Node3sm {
+            excess: EtMarker::new(&et, ns(t0)),
+            threshold: AsMarker::new(&at, ns(t1)),
+        };
+        let mut plain = NodeMarker {
+            excess: EtMarker::new(&et, ns(t0)),
+            threshold: Plain(AsMarker::new(&at, ns(t1))),
+        };
+        let (mut e, mut a) = (node.excess, node.threshold);
+        let mut t = t0.max(t1);
+        for _ in 0..500 {
+            let len = pick_len(&mut r);
+            let (step, back) = pick_step(&mut r, Rate::from_mbps(7), TickRate::NANOS, len);
+            t = if back {
+                t.saturating_sub(step)
+            } else {
+                t + step
+            };
+            let mark = pick_mark(&mut r);
+            let out = node.mark(&p, ns(t), len, mark);
+            let by_hand = a.mark(&at, ns(t), len, e.mark(&et, ns(t), len, mark));
+            assert_eq!(out, by_hand);
+            assert_eq!((node.excess, node.threshold), (e, a));
+            assert_eq!(plain.mark(&p, ns(t), len, mark), out);
+            assert_eq!((plain.excess, plain.threshold.0), (e, a));
+        }
+    }
+}
+
 #[test]
 fn per_link_state_is_small() {
     assert!(core::mem::size_of::<EtMarker>() <= 32);
@@ -946,6 +1023,47 @@ proptest! {
         let c = ThresholdMeterConfig { threshold_rate: Rate::from_bits_per_sec(rate), bs_tm: size, threshold: thr, tick };
         if let Ok(p) = ThresholdMeterProfile::new(&c) {
             run_steps::<ThresholdMeter>(&p, start, &st)?;
+        }
+    }
+
+    /// The node marker, whether it shares the elapsed time (stages last
+    /// updated together) or not, equals its stages run one after the other,
+    /// for any clocks, times, lengths and markings.
+    #[test]
+    fn node_marker_equals_its_stages(rate in any::<u64>(), size in 0u64..1_000_000,
+                                     tick in any_tick(), start in any::<u64>(),
+                                     apart in prop_oneof![Just(0u64), any::<u64>()],
+                                     st in steps()) {
+        let (r, r2) = (Rate::from_bits_per_sec(rate), Rate::from_bits_per_sec(rate / 2));
+        let et = EtMarkerProfile::new(&EtMarkerConfig { tick, ..EtMarkerConfig::seed000(r, size, 1064) });
+        let at = AsMarkerProfile::new(&AsMarkerConfig { tick, ..AsMarkerConfig::seed000(r2, size, size / 2) });
+        let ex = ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
+            excess_rate: r, bs_etm: size, mode: ExcessMode::SizeIndependent, tick });
+        let th = ThresholdMeterProfile::new(&ThresholdMeterConfig {
+            threshold_rate: r2, bs_tm: size, threshold: size / 2, tick });
+        let (t0, t1) = (ns(start), ns(start.wrapping_add(apart)));
+        if let (Ok(et), Ok(at)) = (et, at) {
+            let p = NodeProfile { excess: et, threshold: at };
+            let mut node = Node3sm { excess: EtMarker::new(&et, t0), threshold: AsMarker::new(&at, t1) };
+            let (mut e, mut a) = (node.excess, node.threshold);
+            for &(t, len, mark) in &st {
+                let out = node.mark(&p, ns(t), len, mark);
+                prop_assert_eq!(out, a.mark(&at, ns(t), len, e.mark(&et, ns(t), len, mark)));
+                prop_assert_eq!((node.excess, node.threshold), (e, a));
+            }
+        }
+        if let (Ok(ex), Ok(th)) = (ex, th) {
+            let p = NodeProfile { excess: ex, threshold: th };
+            let mut node = NodeRfc5670 {
+                excess: ExcessTrafficMeter::new(&ex, t0),
+                threshold: ThresholdMeter::new(&th, t1),
+            };
+            let (mut e, mut a) = (node.excess, node.threshold);
+            for &(t, len, mark) in &st {
+                let out = node.mark(&p, ns(t), len, mark);
+                prop_assert_eq!(out, a.mark(&th, ns(t), len, e.mark(&ex, ns(t), len, mark)));
+                prop_assert_eq!((node.excess, node.threshold), (e, a));
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
-use crate::units::{sub_floor, Units, MAX_UNITS};
+use crate::units::{below, select, sub_floor, Units, MAX_UNITS};
 use netcond_core::{gcd, Instant, Rate, TickRate};
 
 // ---------------------------------------------------------------------------
@@ -127,14 +127,93 @@ pub struct EtMarkerProfile {
     u: Units,
     /// Size-independent marking (else tail marking).
     size_independent: bool,
-    /// MTU in units (size independent): a packet is marked when `fill < mtu`.
-    mtu: u64,
-    /// Units added per byte of a marked packet (size independent).
-    add_per_byte: u64,
-    /// Units added per marked packet (tail marking): `s`.
-    add_fixed: u64,
-    /// An arriving ET packet adds the same amount.
-    et_adds: bool,
+    /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
+    /// a metered packet (NM, ThM) and for ET with tail marking, 0 for not-PCN
+    /// (never short, takes nothing) and for ET with size-independent marking
+    /// (never compared with the fill: `need_by_mark` makes it short). The
+    /// length is held at `len_over` first (see `Units::len_over`).
+    scale_by_mark: [u64; 4],
+    /// Per arriving ECN code, tail marking: or-ed into the cost, 2^62 for ET,
+    /// so that it costs above any fill (and still below 2^63) and takes the
+    /// short path, which only adds `add_by_mark`; 0 for the others. Applied
+    /// after the length is held, which then does not depend on the marking.
+    cost_or: [u64; 4],
+    /// Per arriving ECN code, tail marking: the units a packet on the short
+    /// path adds, `s` for NM and ThM (marked), for ET `s` if an arriving ET
+    /// packet adds it, 0 for not-PCN and for ET otherwise.
+    add_by_mark: [u64; 4],
+    /// Per arriving ECN code, size independent: the fill a packet needs not to
+    /// be short: MTU in units for NM and ThM, 0 for not-PCN (never short),
+    /// 2^62 for ET (above any fill, always short: it only adds `per_by_mark`).
+    need_by_mark: [u64; 4],
+    /// Per arriving ECN code, size independent: units added per byte on the
+    /// short path (as `add_by_mark`, proportionally).
+    per_by_mark: [u64; 4],
+    /// The state a packet leaves in, by `2 * ECN code + short`: short NM and
+    /// ThM become ETM, everything else leaves as it arrived.
+    out: [[PcnMark; 2]; 4],
+    /// Size independent: `ceil(cap / per)` bytes (0 for a zero `per`), the
+    /// packet length at which the proportional addition reaches the capacity;
+    /// the length is held there before the multiply.
+    add_len: u64,
+}
+
+/// A marker's output by ECN code and decision: `[unchanged, marked]`.
+pub(crate) type OutTable = [[PcnMark; 2]; 4];
+
+/// The output table of a marker that turns each state `s` into `to[s]`
+/// when it marks (`to` indexed by ECN code).
+pub(crate) const fn out_table(to: [PcnMark; 4]) -> OutTable {
+    use PcnMark::*;
+    let mut t = [[NotPcn; 2]; 4];
+    let mut i = 0;
+    while i < 4 {
+        t[i] = [PcnMark::from_ecn(i as u8), to[i]];
+        i += 1;
+    }
+    t
+}
+
+/// ET-marker (and excess meter): NM and ThM become ETM.
+pub(crate) const OUT_ET: OutTable = out_table(by_code(
+    PcnMark::NotPcn,
+    PcnMark::Etm,
+    PcnMark::Etm,
+    PcnMark::Etm,
+));
+
+/// AS-marker (and threshold meter): NM becomes ThM, the rest stay.
+pub(crate) const OUT_AS: OutTable = out_table(by_code(
+    PcnMark::NotPcn,
+    PcnMark::Thm,
+    PcnMark::Thm,
+    PcnMark::Etm,
+));
+
+/// Four marks indexed by ECN code, from those of not-PCN, NM, ThM and ETM.
+const fn by_code(not_pcn: PcnMark, nm: PcnMark, thm: PcnMark, etm: PcnMark) -> [PcnMark; 4] {
+    let mut t = [PcnMark::NotPcn; 4];
+    t[PcnMark::NotPcn as usize] = not_pcn;
+    t[NM] = nm;
+    t[THM] = thm;
+    t[ETM] = etm;
+    t
+}
+
+/// The ECN codes (the index of the per-mark tables) of NM, ThM and ET.
+const NM: usize = PcnMark::Nm as usize;
+const THM: usize = PcnMark::Thm as usize;
+const ETM: usize = PcnMark::Etm as usize;
+
+/// A table of four `u64` indexed by ECN code, from the values of not-PCN, NM,
+/// ThM and ETM.
+pub(crate) const fn by_mark(not_pcn: u64, nm: u64, thm: u64, etm: u64) -> [u64; 4] {
+    let mut t = [0; 4];
+    t[PcnMark::NotPcn as usize] = not_pcn;
+    t[NM] = nm;
+    t[THM] = thm;
+    t[ETM] = etm;
+    t
 }
 
 impl EtMarkerProfile {
@@ -146,13 +225,17 @@ impl EtMarkerProfile {
                 let s = base
                     .bytes(c.s.min(c.bucket_size))
                     .ok_or(EtMarkerError::TooLarge)?;
+                let et = if c.already_et_adds_s { s } else { 0 };
                 Ok(EtMarkerProfile {
                     u: base,
                     size_independent: false,
-                    mtu: 0,
-                    add_per_byte: 0,
-                    add_fixed: s,
-                    et_adds: c.already_et_adds_s,
+                    scale_by_mark: by_mark(0, base.scale, base.scale, base.scale),
+                    cost_or: by_mark(0, 0, 0, MAX_UNITS),
+                    add_by_mark: by_mark(0, s, s, et),
+                    need_by_mark: [0; 4],
+                    per_by_mark: [0; 4],
+                    out: OUT_ET,
+                    add_len: 0,
                 })
             }
             EtMarking::SizeIndependent { mtu } => {
@@ -179,13 +262,17 @@ impl EtMarkerProfile {
                     per as u64
                 };
                 let need = u.bytes(u64::from(mtu)).ok_or(EtMarkerError::TooLarge)?;
+                let et = if c.already_et_adds_s { per } else { 0 };
                 Ok(EtMarkerProfile {
                     u,
                     size_independent: true,
-                    mtu: need,
-                    add_per_byte: per,
-                    add_fixed: 0,
-                    et_adds: c.already_et_adds_s,
+                    scale_by_mark: by_mark(0, u.scale, u.scale, 0),
+                    cost_or: [0; 4],
+                    add_by_mark: [0; 4],
+                    need_by_mark: by_mark(0, need, need, MAX_UNITS),
+                    per_by_mark: by_mark(0, per, per, et),
+                    out: OUT_ET,
+                    add_len: if per == 0 { 0 } else { u.cap.div_ceil(per) },
                 })
             }
         }
@@ -253,43 +340,61 @@ impl EtMarker {
 
     /// Meters one packet; returns its new state (ETM if marked here, the
     /// arriving state otherwise).
+    ///
+    /// Branch-free on the traffic: whether a packet is marked follows the
+    /// traffic, so the new fill is a select, not a branch that would
+    /// mispredict. Only the fill's own chain (an add, the cap, a compare or
+    /// subtract, a select) is loop-carried; everything else depends on the
+    /// packet and the time only.
     #[inline(always)]
     pub fn mark(&mut self, p: &EtMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        let dt = self.last.advance_to(now);
-        let fill = p.u.refill(self.fill, dt);
-        let cost = p.u.cost(len);
-        // Written as selects: the outcome depends on the traffic, not on a
-        // predictable branch.
-        // `add` is at most 2^62 and `fill` below 2^62: the sum cannot overflow.
-        let (need, add) = if p.size_independent {
-            (
-                p.mtu,
-                p.u.cap_at(u64::from(len).saturating_mul(p.add_per_byte)),
-            )
-        } else {
-            (cost, p.add_fixed)
-        };
-        let plus = p.u.cap_at(fill + add);
-        let metered = matches!(mark, PcnMark::Nm | PcnMark::Thm);
-        let short = fill < need;
-        let marks = metered & short;
-        let et_adds = p.et_adds & (mark == PcnMark::Etm);
-        // Branch-free: whether a packet is marked depends on the traffic (under
-        // overload a fraction of the packets is), so the new fill is chosen with
-        // masks rather than with a branch that would mispredict.
-        let take_plus = mask(marks | et_adds);
-        let take_minus = mask(metered & !short);
-        let keep = !(take_plus | take_minus);
-        self.fill = (plus & take_plus) | (fill.saturating_sub(cost) & take_minus) | (fill & keep);
-        // ETM is 0b11: or-ing it into any PCN code gives ETM.
-        PcnMark::from_ecn(mark.ecn() | (u8::from(marks) * 3))
+        let mut last = self.last;
+        let dt = p.u.elapsed(&mut last, now);
+        self.mark_elapsed(p, last, dt, len, mark)
     }
-}
 
-/// All ones for `true`, zero for `false`.
-#[inline(always)]
-const fn mask(b: bool) -> u64 {
-    0u64.wrapping_sub(b as u64)
+    /// [`mark`](Self::mark) with the elapsed time already computed:
+    /// `dt = elapsed(&mut last, now)` from this meter's last update.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &EtMarkerProfile,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        self.last = last;
+        let e = usize::from(mark.ecn());
+        // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
+        let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
+        let len = u64::from(len);
+        // Not-PCN: cost 0 and never short, so the fill is only refilled.
+        let cost = len.min(p.u.len_over) * p.scale_by_mark[e];
+        let short = if p.size_independent {
+            // mtu <= cap (checked at construction): fill < mtu is the test.
+            // fill <= cap < 2^62 and need <= 2^62: below() is exact.
+            let short = usize::from(fill < p.need_by_mark[e]);
+            // s * size / MTU: exact below the capacity, at least the capacity
+            // at add_len bytes and beyond (and then below cap + per < 2^63),
+            // where min(fill + add, cap) is cap either way.
+            let add = len.min(p.add_len) * p.per_by_mark[e];
+            // Cost exact up to TB.size bytes, above cap beyond; a packet longer
+            // than the fill (only possible beyond the MTU) leaves it at zero.
+            self.fill = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
+            short
+        } else {
+            // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale, or-ed
+            // with 2^62): the sign of the difference is the test, and when not
+            // short the difference is the new fill.
+            let d = fill.wrapping_sub(cost | p.cost_or[e]);
+            // add <= s <= cap: the sum is below 2^63.
+            let plus = p.u.cap_at(fill + p.add_by_mark[e]);
+            self.fill = select((d as i64) < 0, plus, d);
+            (d >> 63) as usize
+        };
+        p.out[e][short]
+    }
 }
 
 impl PcnMeter for EtMarker {
@@ -301,6 +406,18 @@ impl PcnMeter for EtMarker {
     #[inline(always)]
     fn mark(&mut self, p: &EtMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         EtMarker::mark(self, p, now, len, mark)
+    }
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &EtMarkerProfile,
+        _now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        EtMarker::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
     fn level(&self) -> i64 {
@@ -428,7 +545,23 @@ impl EtMarkerSim48 {
         len: u32,
         mark: PcnMark,
     ) -> PcnMark {
-        let dt = self.last.advance_to(now);
+        let mut last = self.last;
+        let dt = p.u.elapsed(&mut last, now);
+        self.mark_elapsed(p, last, dt, len, mark)
+    }
+
+    /// [`mark`](Self::mark) with the elapsed time already computed:
+    /// `dt = elapsed(&mut last, now)` from this meter's last update.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &EtMarkerSim48Profile,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        self.last = last;
         let t = p.u.refill_signed(self.tokens, dt);
         if !mark.is_pcn() {
             self.tokens = t;
@@ -455,6 +588,18 @@ impl PcnMeter for EtMarkerSim48 {
     #[inline(always)]
     fn mark(&mut self, p: &EtMarkerSim48Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         EtMarkerSim48::mark(self, p, now, len, mark)
+    }
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &EtMarkerSim48Profile,
+        _now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        EtMarkerSim48::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
     fn level(&self) -> i64 {
@@ -549,6 +694,14 @@ pub struct AsMarkerProfile {
     u: Units,
     threshold: u64,
     form: AsForm,
+    /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
+    /// NM and ThM, 0 for not-PCN and ET: not metered, they cost nothing. The
+    /// length is held at `len_over` first (see `Units::len_over`).
+    scale_by_mark: [u64; 4],
+    /// The state a packet leaves in, by ECN code and marked: a marked NM
+    /// becomes ThM; everything else leaves as it arrived (ThM stays ThM, and
+    /// ET and not-PCN are never marked).
+    out: OutTable,
 }
 
 impl AsMarkerProfile {
@@ -563,6 +716,8 @@ impl AsMarkerProfile {
             u,
             threshold,
             form: c.form,
+            scale_by_mark: by_mark(0, u.scale, u.scale, 0),
+            out: OUT_AS,
         })
     }
 
@@ -607,29 +762,52 @@ impl AsMarker {
     }
 
     /// Meters one packet; returns its new state.
+    ///
+    /// Branch-free on the traffic, like the ET-marker: the fill's chain is the
+    /// refill, one subtraction and one select.
     #[inline(always)]
     pub fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        let dt = self.last.advance_to(now);
-        let fill = p.u.refill(self.fill, dt);
-        let cost = p.u.cost(len);
-        let (marked, after) = match p.form {
-            // fill < size (bucket untouched), or fill - size < threshold after
-            // taking it: together, fill < size + threshold (no overflow: both
-            // are below 2^62).
+        let mut last = self.last;
+        let dt = p.u.elapsed(&mut last, now);
+        self.mark_elapsed(p, last, dt, len, mark)
+    }
+
+    /// [`mark`](Self::mark) with the elapsed time already computed:
+    /// `dt = elapsed(&mut last, now)` from this meter's last update.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &AsMarkerProfile,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        self.last = last;
+        let e = usize::from(mark.ecn());
+        // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
+        let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
+        // Exact up to TB.size bytes, above cap (so above the fill) beyond; 0
+        // for a packet that is not metered, which then leaves the fill as it is.
+        let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
+        // fill <= cap < 2^62, cost <= cap + scale < 2^63, threshold <= cap:
+        // every sum and difference below is within 2^63, and below() exact.
+        let (after, marked) = match p.form {
+            // fill < size leaves the bucket, else takes the packet; marked if
+            // fill < size, or fill - size < threshold after taking it:
+            // together fill < size + threshold.
             AsForm::Seed000 => (
-                fill < cost + p.threshold,
-                if fill >= cost { fill - cost } else { fill },
+                {
+                    let d = fill.wrapping_sub(cost);
+                    select((d as i64) < 0, fill, d)
+                },
+                below(fill, cost + p.threshold),
             ),
-            AsForm::Draft3sm01 => (fill < p.threshold, fill.saturating_sub(cost)),
+            // max(0, fill - size); marked if fill < threshold, tested before.
+            AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
         };
-        // Only packets that are not ET on arrival are metered. Branch-free, as
-        // in the ET-marker.
-        let metered = matches!(mark, PcnMark::Nm | PcnMark::Thm);
-        let m = mask(metered);
-        self.fill = (after & m) | (fill & !m);
-        // NM (0b10) becomes ThM (0b01) by flipping both bits; ThM stays.
-        let flip = u8::from(metered & marked & (mark == PcnMark::Nm)) * 0b11;
-        PcnMark::from_ecn(mark.ecn() ^ flip)
+        self.fill = after;
+        p.out[e][marked]
     }
 }
 
@@ -642,6 +820,18 @@ impl PcnMeter for AsMarker {
     #[inline(always)]
     fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         AsMarker::mark(self, p, now, len, mark)
+    }
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &AsMarkerProfile,
+        _now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        AsMarker::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
     fn level(&self) -> i64 {

@@ -34,6 +34,23 @@ pub(crate) struct Units {
     pub scale: u64,
     /// Capacity in units, below 2^62.
     pub cap: u64,
+    /// `min(inc, cap)`: a tick never needs to bring more than a full bucket.
+    pub inc_fill: u64,
+    /// Ticks that fill an empty bucket: `ceil(cap / inc_fill)` (0 if either is
+    /// 0). With `inc_fill`, see [`gain_to_cap`](Self::gain_to_cap).
+    pub fill_ticks: u64,
+    /// One byte more than the bucket holds, `cap / scale + 1` (scale >= 1).
+    /// A packet's length held at `len_over` costs `min(len, len_over) * scale`
+    /// units: exactly its cost up to the bucket size, and above the capacity
+    /// (`len_over * scale > cap`) beyond, where only "more than the fill"
+    /// matters to a bucket that is never negative. At most `cap + scale`,
+    /// below 2^63: the product cannot overflow.
+    pub len_over: u64,
+    /// 0, the fill of an empty bucket. Read from the profile rather than
+    /// written as a literal: `if x >= y { x - y } else { 0 }` with a literal
+    /// is merged by the compiler into a saturating subtraction, which loses
+    /// the "unpredictable" hint of [`select`] and may then become a branch.
+    pub empty: u64,
 }
 
 impl Units {
@@ -46,10 +63,22 @@ impl Units {
         if scale >= MAX_UNITS as u128 || cap >= MAX_UNITS as u128 {
             return None;
         }
+        let inc = b.inc().saturating_mul(k);
+        let (scale, cap) = (scale as u64, cap as u64);
+        let inc_fill = inc.min(cap);
         Some(Units {
-            inc: b.inc().saturating_mul(k),
-            scale: scale as u64,
-            cap: cap as u64,
+            inc,
+            scale,
+            cap,
+            inc_fill,
+            fill_ticks: if inc_fill == 0 {
+                0
+            } else {
+                cap.div_ceil(inc_fill)
+            },
+            // scale >= 1: a byte is 8 hz / gcd(rate, 8 hz) >= 1 units.
+            len_over: cap / scale + 1,
+            empty: 0,
         })
     }
 
@@ -63,16 +92,26 @@ impl Units {
         }
     }
 
-    /// The tokens `dt` ticks bring, held at 2^62 (more than any capacity). It
-    /// depends on time only, so it stays off the fill's dependency chain.
+    /// The tokens `dt` ticks bring to a bucket whose fill is never negative:
+    /// exactly `dt * inc` when that is below the capacity, and at least the
+    /// capacity otherwise, so that `min(fill + gain_to_cap(dt), cap)` is the
+    /// refill for any `0 <= fill <= cap`. Below `2 * cap` (below 2^63): with
+    /// `dt` held at `fill_ticks = ceil(cap / inc_fill)` the product is below
+    /// `cap + inc_fill <= 2 * cap`. No overflow, no saturation, one multiply.
+    ///
+    /// Proof of the two cases. If `dt < fill_ticks` then `inc_fill > 0`, and
+    /// `inc_fill < cap` (else `fill_ticks` would be 1 and `dt` 0, a gain of 0
+    /// either way), so `inc_fill = inc` and `dt * inc <= (fill_ticks - 1) * inc
+    /// < cap`: exact. Otherwise the result is `fill_ticks * inc_fill >= cap`,
+    /// and `dt * inc >= fill_ticks * inc_fill >= cap` too (or `cap == 0`).
     #[inline(always)]
-    pub(crate) fn gain(&self, dt: u64) -> u64 {
-        let g = dt.saturating_mul(self.inc);
-        if g > MAX_UNITS {
-            MAX_UNITS
+    pub(crate) fn gain_to_cap(&self, dt: u64) -> u64 {
+        let dt = if dt > self.fill_ticks {
+            self.fill_ticks
         } else {
-            g
-        }
+            dt
+        };
+        dt * self.inc_fill
     }
 
     /// `min(x, cap)`.
@@ -83,14 +122,6 @@ impl Units {
         } else {
             x
         }
-    }
-
-    /// The unsigned fill after `dt` ticks, capped at the capacity. `fill` must
-    /// not exceed the capacity (true of every unsigned bucket here), so the sum
-    /// stays below 2^63.
-    #[inline(always)]
-    pub(crate) fn refill(&self, fill: u64, dt: u64) -> u64 {
-        self.cap_at(fill + self.gain(dt))
     }
 
     /// The signed fill after `dt` ticks: `min(fill + dt * inc, cap)`.
@@ -134,6 +165,64 @@ pub(crate) fn sub_floor(fill: i64, cost: u64) -> i64 {
     }
 }
 
+/// 1 if `a < b`, else 0, for `a, b < 2^63`: the sign of `a - b`. A shift,
+/// not a comparison: the compiler may turn a comparison into a select, and a
+/// select into a branch (it does when a side is a load or the condition is
+/// late), and the marking decisions follow the traffic, so a branch on them
+/// would mispredict.
+#[inline(always)]
+pub(crate) const fn below(a: u64, b: u64) -> usize {
+    (a.wrapping_sub(b) >> 63) as usize
+}
+
+/// `if c { a } else { b }`, computed without a branch: the compiler is told
+/// that `c` is unpredictable, so that it keeps a conditional move where it
+/// would otherwise trade it for a branch (LLVM's x86 cmov-to-branch pass does
+/// so in loops when the condition is on the critical path, which is exactly
+/// where a marking decision that follows the traffic is).
+#[cfg(pcn_select_unpredictable)]
+#[clippy::msrv = "1.88"]
+#[inline(always)]
+pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
+    core::hint::select_unpredictable(c, a, b)
+}
+
+/// Before Rust 1.88 (no `select_unpredictable`): the same value, no hint.
+#[cfg(not(pcn_select_unpredictable))]
+#[inline(always)]
+pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
+    if c {
+        a
+    } else {
+        b
+    }
+}
+
+impl Units {
+    /// Moves `last` to `now` and returns the ticks elapsed, exactly as
+    /// [`Instant::advance_to`]: a `now` more than 2^63 ticks "before" `last`
+    /// (serial time, a clock stepping backwards) returns 0 and leaves `last`.
+    /// The zero is read from `empty`, which saves clearing a register in every
+    /// iteration of a loop short of registers; a backwards step is rare, and
+    /// both selects use the flags of the one subtraction.
+    #[inline(always)]
+    pub(crate) fn elapsed(&self, last: &mut Instant, now: Instant) -> u64 {
+        let d = now.ticks().wrapping_sub(last.ticks());
+        let back = (d as i64) < 0;
+        *last = select(back, *last, now);
+        select(back, self.empty, d)
+    }
+
+    /// `max(x - y, 0)`, branch-free (see [`select`] and `empty`).
+    #[inline(always)]
+    pub(crate) fn sat_sub(&self, x: u64, y: u64) -> u64 {
+        // `x & empty` rather than `empty`: a register, not a memory operand.
+        // LLVM drops the "unpredictable" mark of a conditional move when it
+        // folds a spilled operand into it, and then turns it into a branch.
+        select(x >= y, x.wrapping_sub(y), x & self.empty)
+    }
+}
+
 /// True when serial time `now` has reached `deadline` (modulo 2^64, half range).
 #[inline(always)]
 pub(crate) fn reached(now: Instant, deadline: Instant) -> bool {
@@ -170,6 +259,99 @@ mod tests {
         assert_eq!(sub_floor(FLOOR, MAX_UNITS), FLOOR);
         assert_eq!(sub_floor(10, 4), 6);
         assert_eq!(u.cost(u32::MAX), u32::MAX as u64);
+    }
+
+    /// Units of `size` bytes at `bits` bit/s on a clock of `hz`, if accepted.
+    fn units(bits: u64, size: u64, hz: u64) -> Option<Units> {
+        Units::new(
+            Rate::from_bits_per_sec(bits),
+            size,
+            TickRate::from_hz(hz).unwrap(),
+            1,
+        )
+    }
+
+    /// The proofs of `gain_to_cap` and `len_over`, at their boundaries: exact
+    /// below the capacity, at least it from `fill_ticks` on, below `2 cap`;
+    /// a length held at `len_over` costs exactly up to the bucket size, more
+    /// than the capacity beyond, and less than 2^63.
+    #[test]
+    fn gain_and_cost_hold_at_their_bounds() {
+        let mut checked = 0;
+        for bits in [0, 1, 3, 251, 480_000_000, 1 << 40, u64::MAX] {
+            for hz in [1, 3, 1_000_000_000, 2_300_000_000, 1 << 61, u64::MAX] {
+                let Some(probe) = units(bits, 0, hz) else {
+                    continue;
+                };
+                let biggest = (MAX_UNITS - 1) / probe.scale;
+                for size in [0, 1, 1500, 50_000, biggest] {
+                    let Some(u) = units(bits, size, hz) else {
+                        continue;
+                    };
+                    checked += 1;
+                    let ft = u.fill_ticks;
+                    for dt in [
+                        0,
+                        1,
+                        2,
+                        ft.saturating_sub(1),
+                        ft,
+                        ft + 1,
+                        1 << 62,
+                        u64::MAX >> 1,
+                    ] {
+                        let g = u.gain_to_cap(dt);
+                        let exact = u128::from(dt) * u128::from(u.inc);
+                        if exact < u128::from(u.cap) {
+                            assert_eq!(u128::from(g), exact, "{u:?} dt {dt}");
+                        } else {
+                            assert!(g >= u.cap, "{u:?} dt {dt}");
+                        }
+                        assert!(g == 0 || g < 2 * u.cap, "{u:?} dt {dt}");
+                    }
+                    let lo = u128::from(u.len_over);
+                    let per = u128::from(u.scale);
+                    assert!(lo * per > u128::from(u.cap), "{u:?}");
+                    assert!((lo - 1) * per <= u128::from(u.cap), "{u:?}");
+                    assert!(lo * per < 1 << 63, "{u:?}");
+                    assert_eq!(u.len_over - 1, size, "{u:?}");
+                }
+            }
+        }
+        assert!(checked > 50, "{checked}");
+    }
+
+    #[test]
+    fn branch_free_helpers() {
+        let u = units(8_000, 100, 1_000).unwrap();
+        for (a, b) in [
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (5, 5),
+            ((1 << 63) - 1, 0),
+            (0, (1 << 63) - 1),
+        ] {
+            assert_eq!(below(a, b), usize::from(a < b));
+            assert_eq!(u.sat_sub(a, b), a.saturating_sub(b));
+        }
+        assert_eq!(u.sat_sub(u64::MAX, 1), u64::MAX - 1);
+        assert_eq!(select(true, 1, 2), 1);
+        assert_eq!(select(false, 1, 2), 2);
+        for (last, now) in [
+            (0, 0),
+            (5, 3),
+            (3, 5),
+            (u64::MAX - 1, 2),
+            (0, 1 << 63),
+            (0, (1 << 63) - 1),
+            (1 << 63, 0),
+        ] {
+            let (mut a, mut b) = (Instant::from_ticks(last), Instant::from_ticks(last));
+            let now = Instant::from_ticks(now);
+            assert_eq!(u.elapsed(&mut a, now), b.advance_to(now), "{last} {now:?}");
+            assert_eq!(a, b);
+        }
     }
 
     #[test]

@@ -6,7 +6,8 @@ use core::time::Duration;
 use netcond_core::{Rate, TickRate};
 
 use crate::ear::{Ear, EarBuildError, EarProfile, EAR_EXTRA_BITS};
-use crate::fixed::normalize_ratio;
+use crate::fixed::{normalize_ratio, ConstGap};
+use crate::shaper::transmission_time;
 
 /// The default EAR averaging constant K: 100 ms.
 pub const DEFAULT_K: Duration = Duration::from_millis(100);
@@ -16,6 +17,13 @@ pub const MAX_SCALE: u32 = 47;
 
 /// The line rate is represented below `2^LINE_BITS` rate units.
 pub const LINE_BITS: u32 = 40;
+
+/// The longest time, in ticks, that a full buffer may take to drain at CIR:
+/// 2^61 (73 years of nanoseconds). A queued packet never waits longer than
+/// that, so its arrival and every release instant of the schedule stay within
+/// a quarter of the 64-bit tick range of each other and compare correctly as
+/// serial times.
+pub const MAX_DRAIN_TICKS: u64 = 1 << 61;
 
 netcond_core::config_error! {
     /// Why a rate adaptive shaper configuration was refused. One variant per rule.
@@ -46,6 +54,9 @@ netcond_core::config_error! {
         KTooLong => "the EAR constant K must be below 2^40 ticks of the clock (fixed-point range)",
         /// The line rate does not fit the fixed-point rate units.
         LineRateTooHigh => "the line rate must be below 2^40 bytes per clock tick (fixed-point range)",
+        /// A full buffer would take longer than [`MAX_DRAIN_TICKS`] to drain at CIR.
+        DrainTooSlow => "a full buffer must drain at CIR within 2^61 clock ticks (release instants \
+                         are compared over half the 64-bit tick range); raise CIR or shrink the buffer",
     }
 }
 
@@ -214,6 +225,11 @@ pub struct RasProfile {
     s2: Slope,
     buffer_bytes: u64,
     ear: EarProfile,
+    /// The gap per byte count at CIR, rounded down, and at MIR, rounded up
+    /// (`None` for rates outside the format): the flat pieces of F need no
+    /// reciprocal per packet.
+    cir_gap: Option<ConstGap>,
+    mir_gap: Option<ConstGap>,
 }
 
 /// The profile of an srRAS or G-srRAS; dereferences to [`RasProfile`].
@@ -396,6 +412,13 @@ impl RasProfile {
             cir_u = mir_u;
         }
         let pir_u = units(pir, false, true).clamp(cir_u, mir_u);
+        // The shaping rate never drops below `cir_u`, so no queued packet waits
+        // longer than the buffer's drain time at CIR. buffer < 2^64 and
+        // scale <= 47: the shift fits in 128 bits.
+        let drain = (u128::from(cfg.buffer()) << scale).div_ceil(u128::from(cir_u));
+        if drain > u128::from(MAX_DRAIN_TICKS) {
+            return Err(RasError::DrainTooSlow);
+        }
         let k_ticks = tick.ticks_from_nanos(u64::try_from(k.as_nanos()).unwrap_or(u64::MAX));
         let ear = EarProfile::new(k_ticks, scale).map_err(|e| match e {
             EarBuildError::ZeroK => RasError::ZeroK,
@@ -415,6 +438,8 @@ impl RasProfile {
             s2: Slope::new(pir_u, mir_u, pir_th, mir_th),
             buffer_bytes: cfg.buffer(),
             ear,
+            cir_gap: ConstGap::new(cir_u, scale, false),
+            mir_gap: ConstGap::new(mir_u, scale, true),
         })
     }
 
@@ -449,6 +474,46 @@ impl RasProfile {
         let e = ear.raw() >> EAR_EXTRA_BITS;
         let f = self.rate_function(occupancy);
         (if e > f { e } else { f }).min(self.mir)
+    }
+
+    /// The transmission time of `len` bytes at the shaping rate
+    /// [`shaping_rate`](Self::shaping_rate)`(ear, occupancy)`, in whole ticks and
+    /// 2^-32 tick.
+    ///
+    /// When the rate is CIR (occupancy below CIR_th and the EAR not above CIR) or
+    /// MIR (occupancy at MIR_th or above, or the EAR at MIR or above), the gap
+    /// comes from a constant precomputed at configuration time: rounded down at
+    /// CIR and up at MIR, so the output is never below CIR nor above MIR by the
+    /// rounding. Otherwise, or for rates the constants cannot represent, it is
+    /// [`transmission_time`] (relative error below 1e-10).
+    #[inline(always)]
+    pub(crate) fn gap(&self, ear: &Ear, occupancy: u64, len: u32) -> (u64, u32) {
+        let e = ear.raw() >> EAR_EXTRA_BITS;
+        if occupancy < self.cir_th && e <= self.cir {
+            if let Some(g) = self.cir_gap {
+                return g.gap(len);
+            }
+        } else if occupancy >= self.mir_th || e >= self.mir {
+            if let Some(g) = self.mir_gap {
+                return g.gap(len);
+            }
+        }
+        transmission_time(len, self.shaping_rate(ear, occupancy), self.scale)
+    }
+
+    /// The same profile without the precomputed CIR and MIR gaps: every gap from
+    /// [`transmission_time`] (the differential tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn without_const_gaps(mut self) -> RasProfile {
+        self.cir_gap = None;
+        self.mir_gap = None;
+        self
+    }
+
+    /// True when both precomputed gaps are in use.
+    #[cfg(test)]
+    pub(crate) fn has_const_gaps(&self) -> bool {
+        self.cir_gap.is_some() && self.mir_gap.is_some()
     }
 
     /// The EAR of `ear` in rate units (`2^-S` bytes per tick, rounded down).

@@ -18,9 +18,10 @@
 //! regimes:
 //!
 //! - `u < 1/16` (including `T = 0`, where `g = 1` and `EAR_new = L/K + EAR_old`,
-//!   the limit of the formula): `g` by its alternating series
-//!   `1 - u/2 + u^2/6 - u^3/24 + ...` (four terms, truncation below 1.3e-7), and
-//!   `w = 1 - u g`, which has no cancellation either;
+//!   the limit of the formula): `h = 1 - g` by linear interpolation in a
+//!   65-entry table of its alternating series `u/2 - u^2/6 + u^3/24 - ...`
+//!   (error below 5e-8, exact at `u = 0`; one low multiply where the series
+//!   took three high ones), and `w = 1 - u g`, which has no cancellation either;
 //! - `u >= 1/16`: `w = 2^-(u log2 e)`, an integer shift and a 256-entry table of
 //!   `2^-f` with linear interpolation (relative error below 1e-6), and
 //!   `L/T` from a table reciprocal of `T` (linear interpolation, relative error
@@ -44,11 +45,7 @@
 
 use netcond_core::Instant;
 
-use crate::fixed::{exp2_neg_q64, hi, normalize_ratio, recip_guess, sat64};
-
-/// 1/6 and 1/24 in Q64: coefficients of the series of g(u).
-const C3: u64 = u64::MAX / 6;
-const C4: u64 = u64::MAX / 24;
+use crate::fixed::{exp2_neg_q64, h_q64, hi, normalize_ratio, recip_guess, sat64};
 
 /// K must be below 2^40 ticks (see [`EarProfile`]).
 pub const MAX_K_TICKS: u64 = 1 << 40;
@@ -62,7 +59,7 @@ pub const EAR_EXTRA_BITS: u32 = 16;
 pub struct EarProfile {
     /// K in ticks (at least 1).
     k_ticks: u64,
-    /// Below this many ticks, `u = T/K < 1/16`: the series regime.
+    /// Below this many ticks, `u = T/K < 1/16`: the table regime of `h = 1 - g`.
     t_small: u64,
     /// floor(2^64 / K): u = T/K in Q64 is one multiply (relative error below
     /// K / 2^64 < 2^-24).
@@ -70,7 +67,8 @@ pub struct EarProfile {
     /// log2(e)/K = c_m * 2^-c_e (for x in Q32: shift by c_e - 32).
     c_m: u64,
     c_sh: u32,
-    /// 2^(S+16)/K = lk_m * 2^-lk_e: L/K in EAR units.
+    /// 2^(S+16)/K = lk_m * 2^-lk_sh: L/K in EAR units. `lk_sh <= 63` (for
+    /// longer K, lk_m drops low bits but keeps at least 39).
     lk_m: u64,
     lk_sh: u32,
     /// Shift that turns L * recip(T) into EAR units: 126 - S - 16 (before the lz term).
@@ -105,7 +103,7 @@ impl EarProfile {
         Ok(EarProfile {
             k_ticks,
             t_small: k_ticks.div_ceil(16),
-            // K = 1 never takes the series branch with T > 0.
+            // K = 1 never takes the short-gap branch with T > 0.
             inv_k: if k_ticks == 1 {
                 u64::MAX
             } else {
@@ -113,8 +111,8 @@ impl EarProfile {
             },
             c_m,
             c_sh: (c_e - 32).clamp(0, 127) as u32,
-            lk_m,
-            lk_sh: lk_e.clamp(0, 127) as u32,
+            lk_m: lk_m >> (lk_e - 63).clamp(0, 63),
+            lk_sh: lk_e.clamp(0, 63) as u32,
             lt_base: 126 - scale - EAR_EXTRA_BITS,
         })
     }
@@ -157,40 +155,42 @@ impl Ear {
 
     /// Folds in the arrival of a packet of `len` bytes at `now` (RFC 2963
     /// section 2.3). A `now` older than the previous arrival counts as `T = 0`.
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, p: &EarProfile, now: Instant, len: u32) {
         let t = self.last.advance_to(now);
-        let l = len as u128;
         // All fractions below are Q64 (1.0 = 2^64, so only values below 1 are
         // stored) and every product keeps the high word: no double-word shifts.
         let (term1, term2) = if t < p.t_small {
-            // u = T/K < 1/16.
+            // u = T/K < 1/16; h = 1 - g(u) from its table (error below 5e-8).
             let u = t.wrapping_mul(p.inv_k);
-            // h = 1 - g(u) = u/2 - u^2 (1/6 - u/24): four terms of the series,
-            // truncation u^4/120 below 1.3e-7. Each product rounds down, so the
-            // difference stays non-negative.
-            let u2 = hi(u, u);
-            let b = C3 - hi(u, C4);
-            let h = (u >> 1).saturating_sub(hi(u2, b));
+            let h = h_q64(u);
             // 1 - w = u g = u - u h.
             let v = u - hi(u, h);
             // L/K in EAR units, then g L/K = L/K - h L/K and w EAR = EAR - v EAR.
-            let lk = sat64((l * p.lk_m as u128) >> p.lk_sh);
+            // lk_sh < 64: the shift is one double-word shift, no select.
+            let lk = sat64((len as u128 * p.lk_m as u128) >> (p.lk_sh & 63));
             (lk - hi(h, lk), self.ear - hi(v, self.ear))
         } else {
-            // x = u log2(e) in Q32; w = 2^-x in Q64 (zero beyond x = 64).
-            let x = sat64((t as u128 * p.c_m as u128) >> p.c_sh);
-            let w = exp2_neg_q64(x);
-            let v = if w == 0 { u64::MAX } else { w.wrapping_neg() };
-            // 1/T from the table guess alone (relative error below 4e-6).
-            let (y, _, lz) = recip_guess(t);
-            // (1 - w) L / T in EAR units = (1-w) y L 2^(lz - 126 + S + 16); the
-            // shift lt_base - lz lies in [0, 110].
-            let a = hi(v, y) as u128;
-            (sat64((a * l) >> (p.lt_base - lz)), hi(w, self.ear))
+            long_gap(p, self.ear, t, len)
         };
         self.ear = term1.saturating_add(term2);
     }
+}
+
+/// The two terms of the update for `T >= K/16`, out of line: the rare branch
+/// for any stream of more than a few packets per K.
+#[inline(never)]
+fn long_gap(p: &EarProfile, ear: u64, t: u64, len: u32) -> (u64, u64) {
+    // x = u log2(e) in Q32; w = 2^-x in Q64 (zero beyond x = 64).
+    let x = sat64((t as u128 * p.c_m as u128) >> p.c_sh);
+    let w = exp2_neg_q64(x);
+    let v = if w == 0 { u64::MAX } else { w.wrapping_neg() };
+    // 1/T from the table guess alone (relative error below 4e-6).
+    let (y, _, lz) = recip_guess(t);
+    // (1 - w) L / T in EAR units = (1-w) y L 2^(lz - 126 + S + 16); the
+    // shift lt_base - lz lies in [0, 110].
+    let a = hi(v, y) as u128;
+    (sat64((a * len as u128) >> (p.lt_base - lz)), hi(w, ear))
 }
 
 #[cfg(test)]

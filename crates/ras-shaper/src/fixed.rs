@@ -19,6 +19,13 @@ pub(crate) static RECIP: [u64; TABLE_LEN] = build_recip();
 /// `EXP2[i] = 2^(-i/256)` in Q63 (rounded to nearest), `i = 0..=256`.
 pub(crate) static EXP2: [u64; TABLE_LEN] = build_exp2();
 
+/// Intervals of [`H`], the table of `h(u) = 1 - (1 - e^-u)/u` on `[0, 1/16]`.
+pub(crate) const H_BITS: u32 = 6;
+
+/// `H[i] = h(i / 1024)` in Q64 (`1.0 = 2^64`), `i = 0..=64`: `h` rises from 0 to
+/// about 0.03 on `[0, 1/16]`.
+pub(crate) const H: [u64; (1 << H_BITS) + 1] = build_h();
+
 /// `log2(e)` in Q63 (about 1.4427, so it uses the top bit of the `u64`).
 pub(crate) const LOG2_E_Q63: u64 = log2_e_q63();
 
@@ -69,6 +76,50 @@ const fn exp_neg_q63(y: u128) -> u128 {
         k += 1;
     }
     even - odd
+}
+
+/// h(u) for `u` in Q63 with `0 <= u <= 1/16`, in Q63: the alternating series
+/// `u/2 - u^2/6 + u^3/24 - ...` (terms `u^k / (k+1)!`), summed as in
+/// [`exp_neg_q63`].
+const fn h_q63(u: u128) -> u128 {
+    let mut even: u128 = 0;
+    let mut odd: u128 = 0;
+    let mut term: u128 = u / 2;
+    let mut k: u128 = 1;
+    while k < 20 {
+        if k % 2 == 1 {
+            odd += term;
+        } else {
+            even += term;
+        }
+        term = ((term * u) >> 63) / (k + 2);
+        k += 1;
+    }
+    odd - even
+}
+
+const fn build_h() -> [u64; (1 << H_BITS) + 1] {
+    let mut t = [0u64; (1 << H_BITS) + 1];
+    let mut i = 0;
+    while i < t.len() {
+        // u = i / 1024 = i * 2^53 in Q63.
+        t[i] = (h_q63((i as u128) << 53) << 1) as u64;
+        i += 1;
+    }
+    t
+}
+
+/// `h(u) = 1 - (1 - e^-u)/u` for `u` in Q64 with `u < 1/16`, in Q64, by linear
+/// interpolation in [`H`]: error below 5e-8 (the curvature of `h` is below 1/3
+/// and the intervals are 1/1024 wide), exact 0 at `u = 0`.
+#[inline(always)]
+pub(crate) fn h_q64(u: u64) -> u64 {
+    let idx = ((u >> (64 - 4 - H_BITS)) & ((1 << H_BITS) - 1)) as usize;
+    // The next 24 bits interpolate; H rises by less than 2^54 per interval.
+    let frac = (u >> (64 - 4 - H_BITS - 24)) & 0xff_ffff;
+    let a = H[idx];
+    let b = H[idx + 1];
+    a + ((b - a) >> 24) * frac
 }
 
 const fn build_exp2() -> [u64; TABLE_LEN] {
@@ -157,6 +208,53 @@ pub(crate) fn exp2_neg_q64(x_q32: u64) -> u64 {
     }
 }
 
+/// The transmission time at one constant rate, precomputed at configuration
+/// time: `len * 2^S / rate` in 2^-32 tick is `(len * m) >> sh`, one multiply and
+/// a shift below 64 instead of a reciprocal per packet.
+///
+/// `m / 2^sh` is `2^(S + 32) / rate` rounded down (`up = false`) or up (`up =
+/// true`), with `m` at least `2^34`: relative error below `2^-34` (below `2^-63`
+/// unless the rate is within `2^-29` of a byte per tick of the scale's top), so
+/// the rounded-down gap is never longer than the exact quotient and the
+/// rounded-up one, truncated to 2^-32 tick, never shorter than the truncated
+/// quotient. `sh >= 2` keeps every gap below [`MAX_GAP_TICKS`](crate::MAX_GAP_TICKS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct ConstGap {
+    m: u64,
+    sh: u32,
+}
+
+impl ConstGap {
+    /// `None` when the rate is too slow (2^30 ticks per byte or more) or too fast
+    /// for the format; the caller then uses [`transmission_time`](crate::transmission_time).
+    pub(crate) fn new(rate: u64, scale: u32, up: bool) -> Option<ConstGap> {
+        let (m, e) = normalize_ratio(1u128 << (scale + 32), rate as u128)?;
+        if e < 2 {
+            return None;
+        }
+        // Shifts above 63 trade low bits of m for a one-word shift.
+        let d = (e - 63).max(0) as u32;
+        if d > 29 {
+            return None;
+        }
+        let m = m >> d;
+        let m = if up { m.checked_add(1)? } else { m };
+        Some(ConstGap {
+            m,
+            sh: e as u32 - d,
+        })
+    }
+
+    /// The gap for `len` bytes: whole ticks and 2^-32 tick.
+    #[inline(always)]
+    pub(crate) fn gap(&self, len: u32) -> (u64, u32) {
+        // sh < 64 by construction; the mask lets the shift compile to one shrd.
+        let g = (len as u128 * self.m as u128) >> (self.sh & 63);
+        ((g >> 32) as u64, g as u32)
+    }
+}
+
 /// Saturating conversion of a `u128` to `u64`.
 #[inline(always)]
 pub(crate) fn sat64(x: u128) -> u64 {
@@ -238,6 +336,30 @@ mod tests {
             let prod = (x as u128 * y as u128) as f64 * 2f64.powi(lz as i32 - 126);
             assert!((prod - 1.0).abs() < 1e-10, "x {x}: {prod}");
         }
+    }
+
+    #[test]
+    fn h_is_accurate() {
+        let h = |u: f64| {
+            if u == 0.0 {
+                0.0
+            } else {
+                1.0 + (-u).exp_m1() / u
+            }
+        };
+        for (i, &v) in H.iter().enumerate() {
+            let u = i as f64 / 1024.0;
+            assert!((v as f64 / 2f64.powi(64) - h(u)).abs() < 1e-15, "H {i}");
+        }
+        assert_eq!(h_q64(0), 0);
+        let mut worst = 0.0f64;
+        for k in 0..400_000u64 {
+            let u_q64 = k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 4; // below 1/16
+            let u = u_q64 as f64 / 2f64.powi(64);
+            let got = h_q64(u_q64) as f64 / 2f64.powi(64);
+            worst = worst.max((got - h(u)).abs());
+        }
+        assert!(worst < 5e-8, "{worst}");
     }
 
     #[test]

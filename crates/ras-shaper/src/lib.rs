@@ -41,8 +41,11 @@
 //! # Numbers
 //!
 //! No floating point and no division on the per-packet path: rates are fixed
-//! point in units of `2^-S` bytes per tick, the EAR uses a series and two small
-//! compile-time tables, and the transmission time `L/R` uses a table-plus-Newton
+//! point in units of `2^-S` bytes per tick, the EAR uses three small
+//! compile-time tables, and the transmission time `L/R` at CIR or MIR (the flat
+//! pieces of F, when the EAR does not exceed them) is one multiply by a
+//! constant precomputed with the profile, rounded so that the output is never
+//! below CIR nor above MIR; at any other rate it uses a table-plus-Newton
 //! reciprocal (relative error below 1e-10). Release schedules keep a 2^-32 tick
 //! fraction and do not drift. The green shapers get T2's waits from the same
 //! reciprocal corrected to the exact ceiling ([`ticks_until`]); only waits of
@@ -117,7 +120,7 @@ mod tests;
 
 pub use config::{
     RasError, RasKind, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig,
-    TrRasProfile, TrThresholds, DEFAULT_K, LINE_BITS, MAX_SCALE,
+    TrRasProfile, TrThresholds, DEFAULT_K, LINE_BITS, MAX_DRAIN_TICKS, MAX_SCALE,
 };
 pub use ear::{Ear, EarProfile};
 pub use green::{

@@ -178,7 +178,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     /// Offers a packet at `now`. The EAR counts it; it is queued unless the FIFO
     /// already holds `N` packets or the packet would take it past the buffer size
     /// (tail drop), in which case it is handed back.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<(), P> {
         if self.push(p, now, pkt)? {
             self.schedule_head(now, |_| None);
@@ -187,7 +187,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     }
 
     /// The instant at which the head packet may leave (`None` when empty).
-    #[inline]
+    #[inline(always)]
     #[must_use]
     pub fn next_release(&self) -> Option<Instant> {
         if self.queue.is_empty() {
@@ -198,7 +198,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     }
 
     /// Releases the head packet if its release instant is not after `now`.
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
         let pkt = self.pop(p, now)?;
         if !self.queue.is_empty() {
@@ -236,8 +236,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         let slot = self.queue.pop_front()?;
         let len = slot.pkt.packet_len();
         self.bytes = self.bytes.saturating_sub(len as u64);
-        let rate = p.shaping_rate(&self.ear, self.bytes);
-        self.next = self.head.plus(transmission_time(len, rate, p.scale()));
+        self.next = self.head.plus(p.gap(&self.ear, self.bytes, len));
         Some(slot.pkt)
     }
 

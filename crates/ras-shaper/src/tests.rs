@@ -817,6 +817,57 @@ proptest! {
         }
     }
 
+    /// Differential: the shaper with the precomputed CIR / MIR gaps against the
+    /// same shaper computing every gap with the reciprocal, in lockstep (both see
+    /// the same arrivals and release together): same packets, same drops, and
+    /// schedules that differ only by the reciprocal's rounding.
+    #[test]
+    fn prop_const_gaps_match_the_reciprocal_path(p in arb_profile(), ops in arb_ops()) {
+        let q = p.without_const_gaps();
+        let mut a: Ras<Pkt, 16> = Ras::new(Instant::ZERO);
+        let mut b: Ras<Pkt, 16> = Ras::new(Instant::ZERO);
+        let mut now = 0u64;
+        let mut id = 0u32;
+        // Allowed difference of the schedules, in 2^-32 tick: 2^-30 of every gap
+        // plus a few units, summed over the releases.
+        let mut tol: u128 = 0;
+        let q32 = |s: Schedule| ((s.at.ticks() as u128) << 32) | s.frac as u128;
+        for op in ops {
+            match op {
+                Op::Enq(d, len) => {
+                    now += d;
+                    let ra = a.enqueue(&p, t(now), Pkt { len, id });
+                    let rb = b.enqueue(&q, t(now), Pkt { len, id });
+                    prop_assert_eq!(ra, rb);
+                    id += 1;
+                }
+                Op::Deq(d) => now += d,
+                Op::DeqAtRelease => {
+                    if let Some(r) = a.next_release() { now = now.max(r.ticks()); }
+                }
+            }
+            while let (Some(ra), Some(rb)) = (a.next_release(), b.next_release()) {
+                prop_assert!(ra.ticks().abs_diff(rb.ticks()) <= 1, "{:?} {:?}", ra, rb);
+                if ra.ticks().min(rb.ticks()) > now { break; }
+                now = now.max(ra.ticks()).max(rb.ticks());
+                let before = q32(b.head_schedule());
+                let pa = a.dequeue(&p, t(now));
+                let pb = b.dequeue(&q, t(now));
+                prop_assert!(pa.is_some());
+                prop_assert_eq!(pa, pb);
+                let gap = q32(b.next_start()).saturating_sub(before);
+                tol += (gap >> 30) + 4;
+                let (sa, sb) = (q32(a.next_start()), q32(b.next_start()));
+                prop_assert!(sa.abs_diff(sb) <= tol, "{} {} {}", sa, sb, tol);
+            }
+            prop_assert_eq!(a.len(), b.len());
+            prop_assert_eq!(a.bytes(), b.bytes());
+            prop_assert_eq!(a.ear(), b.ear());
+            prop_assert_eq!(invariants::shaper_consistent(&p, &a), Ok(()));
+            prop_assert_eq!(invariants::shaper_consistent(&q, &b), Ok(()));
+        }
+    }
+
     #[test]
     fn prop_green_shaper_invariants(p in arb_profile(), ops in arb_ops(), cbs in 1_000u64..20_000) {
         let mp = trtcm_profile(cbs);
@@ -846,6 +897,46 @@ proptest! {
             prop_assert_eq!(invariants::shaper_consistent(&p, g.ras()), Ok(()));
         }
     }
+}
+
+#[test]
+fn const_gaps_bracket_the_exact_quotient() {
+    // The precomputed CIR gap is never longer than the exact quotient and the MIR
+    // gap never shorter than its floor; both within 2^-33 relative.
+    let mut r = SplitMix64::new(21);
+    let mut used = 0;
+    for _ in 0..200_000 {
+        let scale = r.below(48);
+        let rate =
+            (((r.next_u32() as u64) << 32 | r.next_u32() as u64) >> (24 + r.below(40))).max(1);
+        let len = match r.below(4) {
+            0 => r.below(2_000),
+            1 => u32::MAX - r.below(1_000),
+            _ => r.next_u32(),
+        };
+        let exact = ((len as u128) << (scale + 32)) / rate as u128;
+        for up in [false, true] {
+            let Some(g) = crate::fixed::ConstGap::new(rate, scale, up) else {
+                continue;
+            };
+            used += 1;
+            let (w, f) = g.gap(len);
+            assert!(w < crate::MAX_GAP_TICKS);
+            let got = ((w as u128) << 32) | f as u128;
+            if up {
+                assert!(got >= exact, "up: rate {rate} S {scale} len {len}");
+            } else {
+                assert!(got <= exact, "down: rate {rate} S {scale} len {len}");
+            }
+            assert!(
+                got.abs_diff(exact) <= (exact >> 33) + 1,
+                "rate {rate} S {scale} len {len}"
+            );
+        }
+    }
+    assert!(used > 300_000, "{used}");
+    // The profiles of these tests use them.
+    assert!(tr_profile().has_const_gaps() && sr_profile().has_const_gaps());
 }
 
 #[test]
@@ -922,4 +1013,51 @@ fn green_shaper_with_large_bursts_barely_delays() {
         delay(&green),
         delay(&plain)
     );
+}
+
+/// Fuzz finding (ras_trras): with CIR 1 bit/s and a 3.2 GB buffer, packets
+/// waited behind gaps of 2^62 ticks until the next release lay more than 2^63
+/// ticks after a queued packet's arrival; the serial comparison then took the
+/// arrival for the later instant and released that packet out of order. A
+/// buffer that cannot drain at CIR within `MAX_DRAIN_TICKS` is now refused, and
+/// at the limit a full buffer leaves in order.
+#[test]
+fn buffers_that_drain_too_slowly_are_refused_and_the_limit_stays_in_order() {
+    use crate::{RasError, MAX_DRAIN_TICKS};
+    let one_bit = Rate::from_bits_per_sec(1);
+    let mut c = TrRasConfig::new(one_bit, one_bit, Rate::from_bits_per_sec(3_200_167_576), 0);
+    c.buffer_bytes = 3_200_188_094;
+    assert_eq!(TrRasProfile::new(&c), Err(RasError::DrainTooSlow));
+    let sr = SrRasConfig::new(one_bit, Rate::from_mbps(1), 3_200_188_094);
+    assert_eq!(SrRasProfile::new(&sr), Err(RasError::DrainTooSlow));
+    // On a nanosecond clock with this line rate the profile counts rates in
+    // 2^-41 byte per tick and rounds 1 bit/s (2^41 / 8e9 = 274.9 units) up to
+    // 275, so a buffer drains within 2^61 ticks up to 275 x 2^20 bytes.
+    c.buffer_bytes = 1;
+    let small: RasProfile = TrRasProfile::new(&c).unwrap().into();
+    assert_eq!((small.scale(), small.cir_units()), (41, 275));
+    let max_buffer = 275 << 20;
+    assert_eq!(max_buffer, ((MAX_DRAIN_TICKS as u128 * 275) >> 41) as u64);
+    c.buffer_bytes = max_buffer + 1;
+    assert_eq!(TrRasProfile::new(&c), Err(RasError::DrainTooSlow));
+    c.buffer_bytes = max_buffer;
+    let p: RasProfile = TrRasProfile::new(&c).unwrap().into();
+    for start in [0, 5_714_873_652_877_459_456, u64::MAX - 1000] {
+        let mut s: Ras<Pkt, 16> = Ras::new(t(start));
+        let each = (max_buffer / 16) as u32;
+        for id in 0..16 {
+            assert!(s.enqueue(&p, t(start), Pkt { len: each, id }).is_ok());
+        }
+        let mut last = None;
+        let mut now = t(start);
+        for id in 0..16 {
+            let rel = s.next_release().unwrap();
+            assert!(rel.ticks_since(now) < MAX_DRAIN_TICKS);
+            now = rel;
+            assert_eq!(s.dequeue(&p, now).map(|k| k.id), Some(id));
+            assert_eq!(invariants::release_in_order(last, rel, now), Ok(()));
+            last = Some(rel);
+        }
+        assert!(s.is_empty());
+    }
 }

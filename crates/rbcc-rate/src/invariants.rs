@@ -1,8 +1,11 @@
 //! Invariants, written once as plain functions and shared by the unit tests,
 //! the proptests and the fuzz targets. Each returns `true` when it holds.
 
+use netcond_core::Instant;
+
 use crate::config::{AckModel, RbccProfile};
-use crate::rate::{FixedRate, NodeId, RateHeader};
+use crate::rate::{AckHeader, FixedRate, NodeId, RateHeader};
+use crate::rcp::{Rcp, RcpProfile};
 use crate::solver::{LinkUse, Network};
 use crate::table::{EntryKind, RbccInterface};
 
@@ -209,4 +212,231 @@ pub fn network_is_max_min<const L: usize, const F: usize>(
             cap.saturating_sub(load) < w_level + slack(l)
         })
     })
+}
+
+/// An accepted [`RcpProfile`] keeps the configuration rules: `0 < C < 2^47`
+/// bit/s, `1 bit/s <= min_rate <= initial <= C`, `d0` and `T` at least one
+/// tick and `T <= 2^16 d0`.
+#[must_use]
+pub fn rcp_profile_ok(p: &RcpProfile) -> bool {
+    let c = p.capacity();
+    c > FixedRate::ZERO
+        && c.raw() < 1 << 63
+        && p.min_rate() >= FixedRate::from_bps(1)
+        && p.min_rate() <= p.initial()
+        && p.initial() <= c
+        && p.rtt_ticks() >= 1
+        && p.interval_ticks() >= 1
+        && u128::from(p.interval_ticks()) <= u128::from(p.rtt_ticks()) << 16
+}
+
+/// RCP's rate `R` stays within `[min_rate, C]`.
+#[must_use]
+pub fn rcp_rate_within_bounds(p: &RcpProfile, s: &Rcp) -> bool {
+    s.rate() >= p.min_rate() && s.rate() <= p.capacity()
+}
+
+/// One RCP update ([`RcpProfile::step`]) from `r` with input rate `y` over `t`
+/// ticks and a queue of `q_bytes` gave `next`: `next` is within
+/// `[min_rate, C]` for any `r`, and from an `r` within those bounds the update
+/// moves where the sign of `alpha (C - y) - beta q / d0` says: spare input
+/// (`y <= C`) and no queue never lower it, input at or above `C` never raises
+/// it, and `y = C` with no queue is the fixed point.
+#[must_use]
+pub fn rcp_step_ok(
+    p: &RcpProfile,
+    r: FixedRate,
+    y: FixedRate,
+    q_bytes: u64,
+    next: FixedRate,
+) -> bool {
+    let c = p.capacity();
+    if next < p.min_rate() || next > c {
+        return false;
+    }
+    if r < p.min_rate() || r > c {
+        return true;
+    }
+    let spare_no_queue = y <= c && q_bytes == 0;
+    let overloaded = y >= c;
+    let lowered = next < r;
+    let raised = next > r;
+    let kept = spare_no_queue && overloaded;
+    if kept {
+        next == r
+    } else if spare_no_queue {
+        !lowered
+    } else if overloaded {
+        !raised
+    } else {
+        true
+    }
+}
+
+/// [`Rcp::control`] at `now` with a queue of `q_bytes` turned `before` into
+/// `after` and returned `updated`: it updates exactly when at least `T` ticks
+/// have passed since the interval began (serial arithmetic: never when the
+/// clock stands still or steps back, so at most once per interval of forward
+/// time), then starts the next interval at `now` with no bytes counted and a
+/// rate within bounds, which no arrivals and no queue never lower; without an
+/// update nothing changes.
+#[must_use]
+pub fn rcp_control_ok(
+    p: &RcpProfile,
+    before: &Rcp,
+    after: &Rcp,
+    now: Instant,
+    q_bytes: u64,
+    updated: bool,
+) -> bool {
+    let due = now.ticks_since(before.interval_start()) >= p.interval_ticks();
+    if updated != due {
+        return false;
+    }
+    if !updated {
+        return after == before;
+    }
+    after.interval_start() == now
+        && after.arrived_bytes() == 0
+        && rcp_rate_within_bounds(p, after)
+        && !(before.arrived_bytes() == 0 && q_bytes == 0 && after.rate() < before.rate())
+}
+
+/// RCP's stamp of a data packet by controller `s`: [`stamp_only_lowers`]
+/// with the profile's node, and the rate field becomes `min(field, R)`.
+#[must_use]
+pub fn rcp_stamp_ok(p: &RcpProfile, s: &Rcp, before: &RateHeader, after: &RateHeader) -> bool {
+    stamp_only_lowers(p.node(), before, after) && after.rate == before.rate.min(s.rate())
+}
+
+/// One thing a caller can do to an RCP interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RcpOp {
+    /// A data packet whose rate field is `rate` leaves `dt` ticks after the
+    /// previous operation (wrapping) and is stamped.
+    Data {
+        /// Ticks since the previous operation.
+        dt: u64,
+        /// Its rate field (and requested rate).
+        rate: FixedRate,
+        /// Its bottleneck field.
+        node: NodeId,
+    },
+    /// An ACK carrying `rate` passes (RCP leaves it alone).
+    Ack {
+        /// Ticks since the previous operation.
+        dt: u64,
+        /// Its rate field.
+        rate: FixedRate,
+    },
+    /// `len` bytes arrive for the interface.
+    Arrive {
+        /// Bytes.
+        len: u32,
+    },
+    /// The control timer fires with a queue of `queue` bytes.
+    Control {
+        /// Ticks since the previous operation.
+        dt: u64,
+        /// The queue in bytes.
+        queue: u64,
+    },
+    /// The control timer fires `offset` ticks from the instant the next
+    /// update is due (the interval start plus `T`), with a queue of `queue`
+    /// bytes.
+    ControlNearDue {
+        /// Ticks from the due instant (wrapping).
+        offset: i8,
+        /// The queue in bytes.
+        queue: u64,
+    },
+    /// One update computed directly ([`RcpProfile::step`]).
+    Step {
+        /// The rate before.
+        r: FixedRate,
+        /// The input rate.
+        y: FixedRate,
+        /// Ticks elapsed.
+        t: u64,
+        /// The queue in bytes.
+        q: u64,
+    },
+}
+
+/// Drives an [`Rcp`] started at tick `start` through `ops`, checking
+/// [`rcp_profile_ok`] once, then after every operation
+/// [`rcp_rate_within_bounds`], and per operation [`rcp_stamp_ok`],
+/// [`rcp_control_ok`] and [`rcp_step_ok`]; ACKs stay unchanged and the byte
+/// count only grows between updates. Nothing may panic.
+pub fn check_rcp(p: &RcpProfile, start: u64, ops: &[RcpOp]) -> Result<(), &'static str> {
+    if !rcp_profile_ok(p) {
+        return Err("an accepted profile breaks the configuration rules");
+    }
+    let mut now = Instant::from_ticks(start);
+    let mut s = Rcp::new(p, now);
+    if s.rate() != p.initial() || s.interval_start() != now || s.arrived_bytes() != 0 {
+        return Err("a new controller is not at the initial rate");
+    }
+    for op in ops {
+        match *op {
+            RcpOp::Data { dt, rate, node } => {
+                now = now.wrapping_add(dt);
+                let mut h = RateHeader::new(rate);
+                h.bottleneck = node;
+                let before = h;
+                if s.on_data(p, now, 1, &mut h).is_err() {
+                    return Err("RCP refused a data packet");
+                }
+                if !rcp_stamp_ok(p, &s, &before, &h) {
+                    return Err("stamping did not set the rate field to min(field, R)");
+                }
+            }
+            RcpOp::Ack { dt, rate } => {
+                now = now.wrapping_add(dt);
+                let mut a = AckHeader {
+                    rate,
+                    bottleneck: p.node(),
+                };
+                let before = a;
+                if s.on_ack(p, now, 1, &mut a).is_err() || a != before {
+                    return Err("RCP changed or refused an ACK");
+                }
+            }
+            RcpOp::Arrive { len } => {
+                let before = s.arrived_bytes();
+                s.arrive(len);
+                if s.arrived_bytes() != before.saturating_add(u64::from(len)) {
+                    return Err("arrivals not counted");
+                }
+            }
+            RcpOp::Control { .. } | RcpOp::ControlNearDue { .. } => {
+                let queue = match *op {
+                    RcpOp::Control { dt, queue } => {
+                        now = now.wrapping_add(dt);
+                        queue
+                    }
+                    RcpOp::ControlNearDue { offset, queue } => {
+                        let due = s.interval_start().wrapping_add(p.interval_ticks());
+                        now = due.wrapping_add(i64::from(offset) as u64);
+                        queue
+                    }
+                    _ => 0,
+                };
+                let before = s;
+                let updated = s.control(p, now, queue);
+                if !rcp_control_ok(p, &before, &s, now, queue, updated) {
+                    return Err("control updated out of time, or out of bounds");
+                }
+            }
+            RcpOp::Step { r, y, t, q } => {
+                if !rcp_step_ok(p, r, y, q, p.step(r, y, t, q)) {
+                    return Err("an update left [min_rate, C] or moved against its sign");
+                }
+            }
+        }
+        if !rcp_rate_within_bounds(p, &s) {
+            return Err("R outside [min_rate, C]");
+        }
+    }
+    Ok(())
 }

@@ -143,6 +143,24 @@ impl RcpProfile {
         self.capacity
     }
 
+    /// The floor of the rate.
+    #[must_use]
+    pub const fn min_rate(&self) -> FixedRate {
+        self.min_rate
+    }
+
+    /// The rate before the first update.
+    #[must_use]
+    pub const fn initial(&self) -> FixedRate {
+        self.initial
+    }
+
+    /// The id stamped into the bottleneck field.
+    #[must_use]
+    pub const fn node(&self) -> NodeId {
+        self.node
+    }
+
     /// The control interval in ticks.
     #[must_use]
     pub const fn interval_ticks(&self) -> u64 {
@@ -157,27 +175,63 @@ impl RcpProfile {
 
     /// One RCP step from rate `r` (Q48.16) with input rate `y` over `t` ticks
     /// and queue `q_bytes`: the fixed-point form of the update, clamped to
-    /// `[min_rate, C]`. Rounding: `(alpha (C - y) - beta q/d0) / C` is truncated to
-    /// 2^-32 and the relative change `h` to 2^-32 again, so the new rate is within
-    /// `R (T/d0 + 2) 2^-32 + 2^-15` bit/s of the exact update.
+    /// `[min_rate, C]`.
+    ///
+    /// Rounding: `alpha (C - y)` and `beta q/d0` are kept to 2^-48 bit/s
+    /// (truncated), their difference over `C` is truncated to 2^-32 (an error
+    /// below `1 + 2^-15` units of 2^-32, as `C >= 1` bit/s is at least 2^16
+    /// units of 2^-16 bit/s), and the relative change `h = (f/C) t/d0`
+    /// truncated to 2^-32 again; the new rate is floored to 2^-16 bit/s. So
+    /// it is within `R ((1 + 2^-15) t/d0 + 1) 2^-32 + 2^-16` bit/s of the
+    /// exact update, within `R (t/d0 + 2) 2^-32 + 2^-15` when `t <= 2^15 d0`.
+    ///
+    /// Limits (beyond them the update saturates, in its own direction): a
+    /// queue of more than 2^40 bytes counts as 2^40; `t` counts at most
+    /// `2^16 T`; `beta q/d0` and `|f|` count at most 2^78 bit/s; `|f/C|` at
+    /// most 256; the rate falls at most to zero (then the floor) and rises at
+    /// most 2^28-fold in one step.
     #[must_use]
     pub fn step(&self, r: FixedRate, y: FixedRate, t: u64, q_bytes: u64) -> FixedRate {
+        // 2^78 bit/s in Q16: past it, |f/C| is far above 256 (C < 2^47 bit/s).
+        const LIM: u128 = 1 << 94;
         let c = i128::from(self.capacity.raw());
         let (an, ad) = (i128::from(self.alpha.0), i128::from(self.alpha.1));
         let (bn, bd) = (u128::from(self.beta.0), u128::from(self.beta.1));
-        // alpha (C - y), Q16 bit/s.
-        let spare = an * (c - i128::from(y.raw())) / ad;
-        // beta q / d0 in Q16 bit/s: q bits * hz / d0 ticks (saturating; a queue
-        // of more than 2^40 bytes counts as 2^40).
+        // alpha (C - y) = a / ad in Q16 with a = an (C - y), |a| < 2^96:
+        // quotient and remainder (both truncated toward zero, same sign).
+        let a = an * (c - i128::from(y.raw()));
+        let (qa, ra) = (a / ad, a % ad);
+        // beta q / d0 = x bn / e in Q16, with x = q bits * 2^16 * hz (below
+        // 2^123) and e = bd d0 ticks (below 2^96): x = qx e + rx, then
+        // rx bn = qy e + ry (rx bn < 2^128), so the whole part is qx bn + qy.
         let q_bits = u128::from(q_bytes.min(1 << 40)) * 8;
-        let drain = (q_bits << FRAC_BITS)
-            .saturating_mul(u128::from(self.hz))
-            .saturating_mul(bn)
-            / (bd * u128::from(self.d0_ticks));
-        let drain = i128::try_from(drain.min(1 << 94)).unwrap_or(1 << 94);
-        let f = (spare - drain).clamp(-(1 << 94), 1 << 94);
+        let x = (q_bits << FRAC_BITS) * u128::from(self.hz);
+        let e = bd * u128::from(self.d0_ticks);
+        let (qx, rx) = (x / e, x % e);
+        let (qy, ry) = ((rx * bn) / e, (rx * bn) % e);
+        let d = qx
+            .checked_mul(bn)
+            .and_then(|v| v.checked_add(qy))
+            .map_or(LIM, |v| v.min(LIM));
+        // f = alpha (C - y) - beta q / d0 in Q48 (2^-48 bit/s), each term
+        // truncated; saturated at +-2^78 bit/s (the whole parts decide).
+        let whole = qa - d as i128;
+        let f = if whole >= LIM as i128 {
+            (LIM << 32) as i128
+        } else if whole <= -(LIM as i128) {
+            -((LIM << 32) as i128)
+        } else {
+            // Here -2^94 < qa < 2^95 and d <= 2^94: the shifts fit an i128.
+            let spare = (qa << 32) + (ra << 32) / ad;
+            let drain = if d == LIM {
+                LIM << 32
+            } else {
+                (d << 32) + (ry << 32) / e
+            };
+            spare - drain as i128
+        };
         // g = f / C as Q32 (truncated), limited to +-2^40 (|f/C| <= 256).
-        let g = ((f << 32) / c).clamp(-(1 << 40), 1 << 40);
+        let g = (f / c).clamp(-(1 << 40), 1 << 40);
         // h = g T / d0, and the rate cannot fall below zero in one step.
         let t = i128::from(t).min(i128::from(self.t_ticks) << 16);
         let h = (g * t / i128::from(self.d0_ticks)).clamp(-(1 << 32), 1 << 60);
@@ -217,6 +271,21 @@ impl Rcp {
     #[must_use]
     pub fn rate(&self) -> FixedRate {
         self.rate
+    }
+
+    /// The start of the current control interval (the last update, or the
+    /// creation).
+    #[inline]
+    #[must_use]
+    pub fn interval_start(&self) -> Instant {
+        self.interval_start
+    }
+
+    /// The bytes counted since the current interval began (saturating).
+    #[inline]
+    #[must_use]
+    pub fn arrived_bytes(&self) -> u64 {
+        self.arrived_bytes
     }
 
     /// A data packet leaves by this interface: lower its rate field to `R`
@@ -314,6 +383,7 @@ impl crate::RateStamp for Rcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rate::ONE_BPS as ONE;
 
     fn prof() -> RcpProfile {
         RcpProfile::new(&RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000)).unwrap()
@@ -354,6 +424,74 @@ mod tests {
                 "r={r} y={y} q={q} t={t}: {got} vs {want}"
             );
         }
+    }
+
+    /// Regression: at small capacities the input and queue terms were first
+    /// truncated to 2^-16 bit/s, an error of up to 2^-16 / C relative to C
+    /// that `T/d0` then multiplied: at C = 1000 bit/s and T = 1000 d0 the new
+    /// rate was 7.6e-4 bit/s from the exact update, five times the bound.
+    #[test]
+    #[allow(clippy::float_arithmetic)]
+    fn step_matches_the_formula_at_small_capacities() {
+        let mut rng = netcond_core::SplitMix64::new(7);
+        for (cap, ratio) in [
+            (1000u64, 1000u64),
+            (1000, 1),
+            (3, 200),
+            (50_000, 30_000),
+            (100_000, 1 << 15),
+            (1 << 20, 4096),
+        ] {
+            let mut cfg = RcpConfig::new(NodeId(1), Rate::from_bits_per_sec(cap), 1_000_000);
+            cfg.interval_ns = 1_000_000 * ratio;
+            let p = RcpProfile::new(&cfg).unwrap();
+            let c_raw = p.capacity().raw();
+            for i in 0..20_000u64 {
+                let r = FixedRate::from_raw(ONE + rng.next_u64() % (c_raw - ONE + 1));
+                // Input near C (a few raw units off) or anywhere up to 2 C.
+                let y = if i % 2 == 0 {
+                    c_raw - 64 + rng.next_u64() % 128
+                } else {
+                    rng.next_u64() % (2 * c_raw)
+                };
+                let q = if i % 3 == 0 { 0 } else { rng.next_u64() % 4 };
+                let t = p.interval_ticks();
+                let got = p.step(r, FixedRate::from_raw(y), t, q);
+                let rf = r.raw() as f64 / 65536.0;
+                let want = reference(&cfg, rf, y as f64 / 65536.0, t as f64 / 1e9, q as f64);
+                let got = got.raw() as f64 / 65536.0;
+                let bound = rf * (ratio as f64 + 2.0) * 2f64.powi(-32) + 2f64.powi(-15);
+                assert!(
+                    (got - want).abs() <= bound + want * 1e-12,
+                    "C={cap} T/d0={ratio} r={rf} y={y} q={q}: {got} vs {want} (bound {bound})"
+                );
+            }
+        }
+    }
+
+    /// Regression (fuzz: rcp, seed-regress-step-small-capacity): C = 61,696
+    /// bit/s, T = d0, an update over 25.5 d0 with no input and no queue was
+    /// 1.6e-4 bit/s from the formula, beyond its 1.2e-4 bound.
+    #[test]
+    #[allow(clippy::float_arithmetic)]
+    fn step_regression_fuzz_small_capacity_long_gap() {
+        let mut cfg = RcpConfig::new(
+            NodeId(3),
+            Rate::from_bits_per_sec(61_696),
+            723_390_690_146_447_600,
+        );
+        cfg.min_rate = Rate::from_bits_per_sec(1);
+        let p = RcpProfile::new(&cfg).unwrap();
+        let r = FixedRate::from_raw(1_094_795_585);
+        let got = p.step(r, FixedRate::ZERO, u64::MAX, 0).raw() as f64 / 65536.0;
+        let rf = r.raw() as f64 / 65536.0;
+        let ratio = u64::MAX as f64 / p.rtt_ticks() as f64;
+        let want = rf * (1.0 + ratio * 0.1);
+        let bound = rf * ((1.0 + 2f64.powi(-15)) * ratio + 1.0) * 2f64.powi(-32) + 2f64.powi(-16);
+        assert!(
+            (got - want).abs() <= bound,
+            "{got} vs {want} (bound {bound})"
+        );
     }
 
     #[test]

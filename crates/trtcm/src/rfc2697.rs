@@ -2,7 +2,10 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{color_of, mask, probe, Bucket, Probe};
+use crate::{
+    color_of, color_of_signs, fast_costs, fast_refill, forward, margin, mask, probe, settle,
+    signs_of, Bucket, Probe,
+};
 
 /// The parameters of an srTCM, in the units of RFC 2697 section 2.
 ///
@@ -63,6 +66,8 @@ impl From<BucketError> for SrTcmError {
 pub struct SrTcmProfile {
     c: Bucket,
     e: Bucket,
+    /// Whether the fast path is exact for these constants.
+    fast: bool,
 }
 
 impl SrTcmProfile {
@@ -78,10 +83,16 @@ impl SrTcmProfile {
         let e = crate::bucket(cfg.cir, cfg.ebs, cfg.tick)?;
         // C's refill must be able to fill both C and E; one cost serves both.
         let largest = cfg.cbs.max(cfg.ebs);
-        Ok(SrTcmProfile {
-            c: Bucket::new(c, c.full() + e.full(), largest),
-            e: Bucket::new(e, e.full(), largest),
-        })
+        let c = Bucket::new(c, c.full() + e.full(), largest);
+        let e = Bucket::new(e, e.full(), largest);
+        // E shares C's `inc` and `scale`. On the fast path C's refill of at most
+        // `c.fill_ticks x inc` units lands in C (at most CBS before) and what
+        // overflows in E (at most EBS before): both sums must fit (see the fast
+        // path's comments in lib.rs).
+        let fast = fast_costs(&c.b, 0)
+            && fast_refill(&c.b, c.fill_ticks, c.full())
+            && fast_refill(&e.b, c.fill_ticks, e.full());
+        Ok(SrTcmProfile { c, e, fast })
     }
 
     /// Bucket C: CIR and CBS.
@@ -96,6 +107,20 @@ impl SrTcmProfile {
     #[must_use]
     pub const fn excess(&self) -> &BucketProfile {
         &self.e.b
+    }
+}
+
+#[cfg(test)]
+impl SrTcmProfile {
+    /// Whether packets take the fast path.
+    pub(crate) const fn on_fast_path(&self) -> bool {
+        self.fast
+    }
+
+    /// The same profile, with every packet sent down the general path.
+    pub(crate) const fn general_path_only(mut self) -> SrTcmProfile {
+        self.fast = false;
+        self
     }
 }
 
@@ -188,18 +213,58 @@ impl SrTcm {
         (c, e)
     }
 
+    /// The fast path (see [`fast_costs`](crate::fast_costs)): `dt` already
+    /// clamped, no saturation, the length not clamped; `red_in` and `yellow_in`
+    /// are the signs of the pre-color (see [`signs_of`](crate::signs_of)).
+    #[inline(always)]
+    fn fast(&mut self, p: &SrTcmProfile, dt: u64, len: u32, red_in: i64, yellow_in: i64) -> Color {
+        // Tokens arrive into C; what overflows C goes into E. Whether C overflows
+        // changes as rarely as whether it is full, so this may stay a branch, and
+        // then a C that is not full costs nothing in E.
+        let t = self.tc + dt * p.c.b.inc();
+        let (tc, te) = if t > p.c.full() {
+            (p.c.full(), (self.te + (t - p.c.full())).min(p.e.full()))
+        } else {
+            (t, self.te)
+        };
+        let need = u64::from(len) * p.c.b.scale();
+        let dc = margin(tc, need);
+        let de = margin(te, need);
+        // Negative unless green: C refuses it, or it came yellow or red.
+        let not_green = dc | yellow_in;
+        // Negative if red: not green, and E refuses it or it came red.
+        let red = not_green & (de | red_in);
+        self.tc = settle(dc, 0, need, not_green);
+        // E pays for a yellow packet only.
+        self.te = settle(de, 0, need, !not_green | red);
+        color_of_signs(not_green, red)
+    }
+
     /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 2697
     /// section 3): green if `Tc - B >= 0` (Tc -= B), else yellow if `Te - B >= 0`
     /// (Te -= B), else red (nothing decremented).
     #[inline]
     pub fn color_blind(&mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> Color {
+        if profile.fast {
+            let dt = forward(&mut self.last, now, profile.c.fill_ticks);
+            self.fast(profile, dt, len, 0, 0)
+        } else {
+            let color;
+            (*self, color) = self.blind_general(profile, now, len);
+            color
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn blind_general(mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> (SrTcm, Color) {
         let cost = profile.c.cost(len);
         let (c, e) = self.update(profile, now, cost);
         let green = c.fits;
         let yellow = !green & e.fits;
         self.tc = c.tokens - (cost & green);
         self.te = e.tokens - (cost & yellow);
-        color_of(green, green | yellow)
+        (self, color_of(green, green | yellow))
     }
 
     /// Colors a packet pre-colored `input`, color-aware (RFC 2697 section 3): a
@@ -213,13 +278,33 @@ impl SrTcm {
         len: u32,
         input: Color,
     ) -> Color {
+        if profile.fast {
+            let dt = forward(&mut self.last, now, profile.c.fill_ticks);
+            let (red, not_green) = signs_of(input);
+            self.fast(profile, dt, len, red, not_green)
+        } else {
+            let color;
+            (*self, color) = self.aware_general(profile, now, len, input);
+            color
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn aware_general(
+        mut self,
+        profile: &SrTcmProfile,
+        now: Instant,
+        len: u32,
+        input: Color,
+    ) -> (SrTcm, Color) {
         let cost = profile.c.cost(len);
         let (c, e) = self.update(profile, now, cost);
         let green = mask(input == Color::Green) & c.fits;
         let yellow = !green & mask(input != Color::Red) & e.fits;
         self.tc = c.tokens - (cost & green);
         self.te = e.tokens - (cost & yellow);
-        color_of(green, green | yellow)
+        (self, color_of(green, green | yellow))
     }
 }
 
@@ -327,5 +412,99 @@ mod tests {
     #[test]
     fn size() {
         assert_eq!(core::mem::size_of::<SrTcm>(), 24);
+    }
+
+    #[test]
+    fn dpdk_facts_on_the_general_path() {
+        let p = dpdk();
+        assert!(p.on_fast_path());
+        let g = p.general_path_only();
+        assert!(!g.on_fast_path());
+        crate::dpdk_facts::<SrTcm>(&g);
+    }
+
+    #[test]
+    fn which_path() {
+        assert!(SrTcmProfile::new(&SrTcmConfig::default())
+            .unwrap()
+            .on_fast_path());
+        // Lengths must be clamped: 1 byte/s on a 2^31 + 1 Hz clock.
+        let slow = SrTcmConfig {
+            cir: Rate::from_bytes_per_sec(1),
+            tick: TickRate::from_hz((1 << 31) + 1).unwrap(),
+            cbs: 1,
+            ebs: 1,
+        };
+        assert!(!SrTcmProfile::new(&slow).unwrap().on_fast_path());
+        // On a 1 Hz clock an odd rate r bit/s adds r units per tick (8 per byte);
+        // C (1 byte) and E (1 byte) fill in one tick. A full C plus one tick is
+        // 8 + r, and what overflows into a full E is r: with r = 2^64 - 9 both
+        // fit, with 2^64 - 7 they do not.
+        let one = TickRate::from_hz(1).unwrap();
+        let huge = |bits: u64| SrTcmConfig {
+            cir: Rate::from_bits_per_sec(bits),
+            tick: one,
+            cbs: 1,
+            ebs: 1,
+        };
+        assert!(!SrTcmProfile::new(&huge(u64::MAX - 6))
+            .unwrap()
+            .on_fast_path());
+        let p = SrTcmProfile::new(&huge(u64::MAX - 8)).unwrap();
+        assert!(p.on_fast_path());
+        let mut m = SrTcm::new(&p, Instant::ZERO);
+        assert_eq!(m.color_blind(&p, Instant::from_ticks(1), 2), R);
+        assert_eq!((m.tc(), m.te()), (8, 8));
+        assert_eq!(m.color_blind(&p, Instant::from_ticks(1), 1), G);
+        assert_eq!(m.color_blind(&p, Instant::from_ticks(1), 1), Y);
+        assert_eq!(m.color_blind(&p, Instant::from_ticks(2), 1), G);
+        assert_eq!((m.tc(), m.te()), (0, 8));
+    }
+
+    /// C's overflow into E at and around C's fill time (which is the time to
+    /// fill both), from empty, partly full and full buckets.
+    #[test]
+    fn overflow_at_the_boundaries() {
+        // 1000 B/s on a millisecond clock: C 100 B, E 50 B; 150 ms fill both.
+        let p = SrTcmProfile::new(&SrTcmConfig {
+            cir: Rate::from_bytes_per_sec(1000),
+            cbs: 100,
+            ebs: 50,
+            tick: TickRate::MILLIS,
+        })
+        .unwrap();
+        assert!(p.on_fast_path());
+        assert_eq!(p.c.fill_ticks, 150);
+        let g = p.general_path_only();
+        let z = Instant::ZERO;
+        let states = [
+            SrTcm::from_parts(&p, 0, 0, z),
+            SrTcm::from_parts(&p, 99, 0, z),
+            SrTcm::from_parts(&p, 100, 0, z),
+            SrTcm::from_parts(&p, 60, 25, z),
+            SrTcm::from_parts(&p, 0, 50, z),
+            SrTcm::new(&p, z),
+        ];
+        let ops = crate::both_paths::grid(
+            &[0, 1, 40, 50, 100, 150, 1000, 1 << 40],
+            &[0, 1, 49, 50, 51, 99, 100, 101, u32::MAX],
+        );
+        crate::both_paths::same_from::<SrTcm>(&p, &g, &states, &ops);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_path_matches_general_path(
+            cir in crate::both_paths::rate(),
+            cbs in crate::both_paths::burst(),
+            ebs in crate::both_paths::burst(),
+            tick in crate::both_paths::tick(),
+            start in proptest::prelude::any::<u64>(),
+            ops in crate::both_paths::ops(),
+        ) {
+            if let Ok(p) = SrTcmProfile::new(&SrTcmConfig { cir, cbs, ebs, tick }) {
+                crate::both_paths::same::<SrTcm>(&p, &p.general_path_only(), start, &ops)?;
+            }
+        }
     }
 }

@@ -2,7 +2,10 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{color_of, mask, probe, Bucket, Probe};
+use crate::{
+    color_of, color_of_signs, fast_costs, fast_refill, fill, forward, margin, mask, probe, settle,
+    signs_of, Bucket, Probe,
+};
 
 /// The parameters of a trTCM, in the units of RFC 2698 section 2.
 ///
@@ -68,6 +71,10 @@ impl From<BucketError> for TrTcmError {
 pub struct TrTcmProfile {
     c: Bucket,
     p: Bucket,
+    /// The fast path's one clamp of elapsed time, for both buckets.
+    dt_max: u64,
+    /// Whether the fast path is exact for these constants.
+    fast: bool,
 }
 
 impl TrTcmProfile {
@@ -90,10 +97,16 @@ impl TrTcmProfile {
         }
         let c = crate::bucket(cfg.cir, cfg.cbs, cfg.tick)?;
         let p = crate::bucket(cfg.pir, cfg.pbs, cfg.tick)?;
-        Ok(TrTcmProfile {
-            c: Bucket::new(c, c.full(), cfg.cbs),
-            p: Bucket::new(p, p.full(), cfg.pbs),
-        })
+        let c = Bucket::new(c, c.full(), cfg.cbs);
+        let p = Bucket::new(p, p.full(), cfg.pbs);
+        // After `fill_ticks` ticks a bucket is full whatever it held, so clamping
+        // elapsed time to the larger of the two changes no refill (see the fast
+        // path's comments in lib.rs).
+        let dt_max = c.fill_ticks.max(p.fill_ticks);
+        let fast = [&c, &p]
+            .iter()
+            .all(|b| fast_costs(&b.b, 0) && fast_refill(&b.b, dt_max, b.full()));
+        Ok(TrTcmProfile { c, p, dt_max, fast })
     }
 
     /// Bucket C: CIR and CBS.
@@ -108,6 +121,20 @@ impl TrTcmProfile {
     #[must_use]
     pub const fn peak(&self) -> &BucketProfile {
         &self.p.b
+    }
+}
+
+#[cfg(test)]
+impl TrTcmProfile {
+    /// Whether packets take the fast path.
+    pub(crate) const fn on_fast_path(&self) -> bool {
+        self.fast
+    }
+
+    /// The same profile, with every packet sent down the general path.
+    pub(crate) const fn general_path_only(mut self) -> TrTcmProfile {
+        self.fast = false;
+        self
     }
 }
 
@@ -196,17 +223,51 @@ impl TrTcm {
         (cost_c, c, cost_p, pk)
     }
 
+    /// The fast path (see [`fast_costs`]), `dt` elapsed (already clamped):
+    /// lengths not clamped, no saturation. `red_in` and `yellow_in` are the signs
+    /// of the pre-color ([`signs_of`]; both 0 for color-blind).
+    #[inline(always)]
+    fn fast(&mut self, p: &TrTcmProfile, dt: u64, len: u32, red_in: i64, yellow_in: i64) -> Color {
+        let len = u64::from(len);
+        let tp = fill(&p.p.b, self.tp, dt);
+        let tc = fill(&p.c.b, self.tc, dt);
+        let need_p = len * p.p.b.scale();
+        let need_c = len * p.c.b.scale();
+        let dp = margin(tp, need_p);
+        let dc = margin(tc, need_c);
+        // Negative when red: P refuses it, or it came red.
+        let red = dp | red_in;
+        // Negative unless green: red, C refuses it, or it came yellow or red.
+        let not_green = red | dc | yellow_in;
+        self.tp = settle(dp, 0, need_p, red);
+        self.tc = settle(dc, 0, need_c, not_green);
+        color_of_signs(not_green, red)
+    }
+
     /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 2698
     /// section 3): red if `Tp - B < 0` (no bucket touched), else yellow if
     /// `Tc - B < 0` (Tp -= B only), else green (Tp -= B and Tc -= B).
     #[inline]
     pub fn color_blind(&mut self, profile: &TrTcmProfile, now: Instant, len: u32) -> Color {
+        if profile.fast {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            self.fast(profile, dt, len, 0, 0)
+        } else {
+            let color;
+            (*self, color) = self.blind_general(profile, now, len);
+            color
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn blind_general(mut self, profile: &TrTcmProfile, now: Instant, len: u32) -> (TrTcm, Color) {
         let (cost_c, c, cost_p, pk) = self.update(profile, now, len);
         let not_red = pk.fits;
         let green = not_red & c.fits;
         self.tp = pk.tokens - (cost_p & not_red);
         self.tc = c.tokens - (cost_c & green);
-        color_of(green, not_red)
+        (self, color_of(green, not_red))
     }
 
     /// Colors a packet pre-colored `input`, color-aware (RFC 2698 section 3): red
@@ -221,12 +282,32 @@ impl TrTcm {
         len: u32,
         input: Color,
     ) -> Color {
+        if profile.fast {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            let (red, not_green) = signs_of(input);
+            self.fast(profile, dt, len, red, not_green)
+        } else {
+            let color;
+            (*self, color) = self.aware_general(profile, now, len, input);
+            color
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn aware_general(
+        mut self,
+        profile: &TrTcmProfile,
+        now: Instant,
+        len: u32,
+        input: Color,
+    ) -> (TrTcm, Color) {
         let (cost_c, c, cost_p, pk) = self.update(profile, now, len);
         let not_red = mask(input != Color::Red) & pk.fits;
         let green = not_red & mask(input == Color::Green) & c.fits;
         self.tp = pk.tokens - (cost_p & not_red);
         self.tc = c.tokens - (cost_c & green);
-        color_of(green, not_red)
+        (self, color_of(green, not_red))
     }
 }
 
@@ -369,5 +450,118 @@ mod tests {
     #[test]
     fn size() {
         assert_eq!(core::mem::size_of::<TrTcm>(), 24);
+    }
+
+    #[test]
+    fn dpdk_facts_on_the_general_path() {
+        let p = dpdk();
+        assert!(p.on_fast_path());
+        let g = p.general_path_only();
+        assert!(!g.on_fast_path());
+        crate::dpdk_facts::<TrTcm>(&g);
+    }
+
+    #[test]
+    fn which_path() {
+        let ok = TrTcmConfig::default();
+        assert!(TrTcmProfile::new(&ok).unwrap().on_fast_path());
+        assert!(small().on_fast_path());
+        // 1 byte/s on a 2^31 + 1 Hz clock: a u32::MAX-byte packet costs 2^63
+        // units or more, so lengths must be clamped: general path.
+        let slow = TrTcmConfig {
+            cir: Rate::from_bytes_per_sec(1),
+            pir: Rate::from_bytes_per_sec(1),
+            tick: TickRate::from_hz((1 << 31) + 1).unwrap(),
+            cbs: 1,
+            pbs: 1,
+        };
+        assert!(!TrTcmProfile::new(&slow).unwrap().on_fast_path());
+        // On a 1 Hz clock, 2^64 - 7 bit/s adds that many units per tick to a full
+        // 8-unit bucket: the sum needs the general path's saturation. 2^64 - 9
+        // bit/s reaches exactly u64::MAX: fast.
+        let one = TickRate::from_hz(1).unwrap();
+        let huge = |bits: u64| TrTcmConfig {
+            cir: Rate::from_bits_per_sec(bits),
+            pir: Rate::from_bits_per_sec(bits),
+            tick: one,
+            cbs: 1,
+            pbs: 1,
+        };
+        assert!(!TrTcmProfile::new(&huge(u64::MAX - 6))
+            .unwrap()
+            .on_fast_path());
+        let p = TrTcmProfile::new(&huge(u64::MAX - 8)).unwrap();
+        assert!(p.on_fast_path());
+        let mut m = TrTcm::new(&p, Instant::ZERO);
+        assert_eq!(m.color_blind(&p, Instant::from_ticks(1), 1), G);
+        assert_eq!(m.color_blind(&p, Instant::from_ticks(2), 1), G);
+        assert_eq!((m.tc(), m.tp()), (0, 0));
+        // A slow C next to a fast P: the shared time clamp (C's fill time) times
+        // P's rate must fit too.
+        let mixed = TrTcmConfig {
+            cir: Rate::from_bits_per_sec(1),
+            pir: Rate::from_bits_per_sec(u64::MAX / 2),
+            tick: one,
+            cbs: 1 << 20,
+            pbs: 1,
+        };
+        assert!(!TrTcmProfile::new(&mixed).unwrap().on_fast_path());
+    }
+
+    /// The fast path clamps elapsed time once, to the larger fill time of the two
+    /// buckets; the general path clamps each bucket to its own. Elapsed times at
+    /// and around both fill times, from empty, partly full and full buckets.
+    #[test]
+    fn shared_time_clamp() {
+        // C: 1000 B/s, 100 B, fills in 100 ms; P: 3000 B/s, 1000 B, in 334 ms.
+        let p = TrTcmProfile::new(&TrTcmConfig {
+            cir: Rate::from_bytes_per_sec(1000),
+            pir: Rate::from_bytes_per_sec(3000),
+            cbs: 100,
+            pbs: 1000,
+            tick: TickRate::MILLIS,
+        })
+        .unwrap();
+        assert!(p.on_fast_path());
+        assert_eq!((p.c.fill_ticks, p.p.fill_ticks, p.dt_max), (100, 334, 334));
+        let g = p.general_path_only();
+        let z = Instant::ZERO;
+        let states = [
+            TrTcm::from_parts(&p, 0, 0, z),
+            TrTcm::from_parts(&p, 1, 1, z),
+            TrTcm::from_parts(&p, 50, 500, z),
+            TrTcm::from_parts(&p, 100, 0, z),
+            TrTcm::from_parts(&p, 0, 1000, z),
+            TrTcm::new(&p, z),
+        ];
+        let ops = crate::both_paths::grid(
+            &[0, 1, 100, 334, 1000, 1 << 40],
+            &[0, 1, 99, 100, 101, 1000, 1001, u32::MAX],
+        );
+        crate::both_paths::same_from::<TrTcm>(&p, &g, &states, &ops);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_path_matches_general_path(
+            cir in crate::both_paths::rate(),
+            extra in proptest::prelude::any::<u64>(),
+            cbs in crate::both_paths::burst(),
+            pbs in crate::both_paths::burst(),
+            tick in crate::both_paths::tick(),
+            start in proptest::prelude::any::<u64>(),
+            ops in crate::both_paths::ops(),
+        ) {
+            let cfg = TrTcmConfig {
+                cir,
+                pir: Rate::from_bits_per_sec(cir.bits_per_sec().saturating_add(extra >> (extra % 64))),
+                cbs: cbs.max(1),
+                pbs: pbs.max(1),
+                tick,
+            };
+            if let Ok(p) = TrTcmProfile::new(&cfg) {
+                crate::both_paths::same::<TrTcm>(&p, &p.general_path_only(), start, &ops)?;
+            }
+        }
     }
 }

@@ -2,7 +2,10 @@
 
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{color_of, mask, probe, Bucket, Probe};
+use crate::{
+    color_of, color_of_signs, fast_costs, fast_refill, fill, forward, margin, mask, probe, settle,
+    signs_of, Bucket, Probe,
+};
 
 /// The parameters of an RFC 4115 marker, in the units of RFC 4115 section 2.
 ///
@@ -86,6 +89,10 @@ pub struct Rfc4115Profile {
     /// 0 for `B <= T` (figure 1), 1 for `B < T` (text): a packet conforms when
     /// `cost + strict <= tokens`.
     strict: u64,
+    /// The fast path's one clamp of elapsed time, for both buckets.
+    dt_max: u64,
+    /// Whether the fast path is exact for these constants.
+    fast: bool,
 }
 
 impl Rfc4115Profile {
@@ -111,10 +118,21 @@ impl Rfc4115Profile {
             Rfc4115Ties::Figure1 => 0,
             Rfc4115Ties::Text => 1,
         };
+        let c = Bucket::new(c, c.full(), cfg.cbs);
+        let e = Bucket::new(e, e.full(), cfg.ebs);
+        // After `fill_ticks` ticks a bucket is full whatever it held (or, at a zero
+        // rate, never gains anything), so clamping elapsed time to the larger of
+        // the two changes no refill (see the fast path's comments in lib.rs).
+        let dt_max = c.fill_ticks.max(e.fill_ticks);
+        let fast = [&c, &e]
+            .iter()
+            .all(|b| fast_costs(&b.b, strict) && fast_refill(&b.b, dt_max, b.full()));
         Ok(Rfc4115Profile {
-            c: Bucket::new(c, c.full(), cfg.cbs),
-            e: Bucket::new(e, e.full(), cfg.ebs),
+            c,
+            e,
             strict,
+            dt_max,
+            fast,
         })
     }
 
@@ -140,6 +158,20 @@ impl Rfc4115Profile {
         } else {
             Rfc4115Ties::Text
         }
+    }
+}
+
+#[cfg(test)]
+impl Rfc4115Profile {
+    /// Whether packets take the fast path.
+    pub(crate) const fn on_fast_path(&self) -> bool {
+        self.fast
+    }
+
+    /// The same profile, with every packet sent down the general path.
+    pub(crate) const fn general_path_only(mut self) -> Rfc4115Profile {
+        self.fast = false;
+        self
     }
 }
 
@@ -225,17 +257,65 @@ impl Rfc4115 {
         (cost_c, c, cost_e, e)
     }
 
+    /// The fast path (see [`fast_costs`](crate::fast_costs)), for the tie rule
+    /// `STRICT` (the profile's `strict`): `dt` already clamped, no saturation, the
+    /// length not clamped; `red_in` and `yellow_in` are the signs of the
+    /// pre-color (see [`signs_of`](crate::signs_of)).
+    #[inline(always)]
+    fn fast<const STRICT: u64>(
+        &mut self,
+        p: &Rfc4115Profile,
+        dt: u64,
+        len: u32,
+        red_in: i64,
+        yellow_in: i64,
+    ) -> Color {
+        let len = u64::from(len);
+        let tc = fill(&p.c.b, self.tc, dt);
+        let te = fill(&p.e.b, self.te, dt);
+        let cost_c = len * p.c.b.scale();
+        let cost_e = len * p.e.b.scale();
+        let dc = margin(tc, cost_c + STRICT);
+        let de = margin(te, cost_e + STRICT);
+        // Negative unless green: C refuses it, or it came yellow or red.
+        let not_green = dc | yellow_in;
+        // Negative if red: not green, and E refuses it or it came red.
+        let red = not_green & (de | red_in);
+        self.tc = settle(dc, STRICT, cost_c, not_green);
+        // E pays for a yellow packet only.
+        self.te = settle(de, STRICT, cost_e, !(not_green ^ red));
+        color_of_signs(not_green, red)
+    }
+
     /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 4115
     /// section 3, figure 1): green if `B <= Tc` (Tc -= B), else yellow if
     /// `B <= Te` (Te -= B), else red (nothing decremented).
     #[inline]
     pub fn color_blind(&mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> Color {
+        if profile.fast && profile.strict == 0 {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            self.fast::<0>(profile, dt, len, 0, 0)
+        } else {
+            let color;
+            (*self, color) = self.blind_other(profile, now, len);
+            color
+        }
+    }
+
+    /// The text's tie rule on the fast path, out of line, or the general path.
+    #[inline(never)]
+    fn blind_other(mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> (Rfc4115, Color) {
+        if profile.fast {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            let color = self.fast::<1>(profile, dt, len, 0, 0);
+            return (self, color);
+        }
         let (cost_c, c, cost_e, e) = self.update(profile, now, len);
         let green = c.fits;
         let yellow = !green & e.fits;
         self.tc = c.tokens - (cost_c & green);
         self.te = e.tokens - (cost_e & yellow);
-        color_of(green, green | yellow)
+        (self, color_of(green, green | yellow))
     }
 
     /// Colors a packet pre-colored `input`, color-aware (RFC 4115 section 3): a
@@ -249,12 +329,38 @@ impl Rfc4115 {
         len: u32,
         input: Color,
     ) -> Color {
+        if profile.fast && profile.strict == 0 {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            let (red, not_green) = signs_of(input);
+            self.fast::<0>(profile, dt, len, red, not_green)
+        } else {
+            let color;
+            (*self, color) = self.aware_other(profile, now, len, input);
+            color
+        }
+    }
+
+    /// The text's tie rule on the fast path, out of line, or the general path.
+    #[inline(never)]
+    fn aware_other(
+        mut self,
+        profile: &Rfc4115Profile,
+        now: Instant,
+        len: u32,
+        input: Color,
+    ) -> (Rfc4115, Color) {
+        if profile.fast {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            let (red, not_green) = signs_of(input);
+            let color = self.fast::<1>(profile, dt, len, red, not_green);
+            return (self, color);
+        }
         let (cost_c, c, cost_e, e) = self.update(profile, now, len);
         let green = mask(input == Color::Green) & c.fits;
         let yellow = !green & mask(input != Color::Red) & e.fits;
         self.tc = c.tokens - (cost_c & green);
         self.te = e.tokens - (cost_e & yellow);
-        color_of(green, green | yellow)
+        (self, color_of(green, green | yellow))
     }
 }
 
@@ -397,5 +503,132 @@ mod tests {
     #[test]
     fn size() {
         assert_eq!(core::mem::size_of::<Rfc4115>(), 24);
+    }
+
+    #[test]
+    fn dpdk_facts_on_the_general_path() {
+        let p = dpdk();
+        assert!(p.on_fast_path());
+        let g = p.general_path_only();
+        assert!(!g.on_fast_path());
+        crate::dpdk_facts::<Rfc4115>(&g);
+    }
+
+    #[test]
+    fn which_path() {
+        for ties in [Rfc4115Ties::Figure1, Rfc4115Ties::Text] {
+            assert!(small(ties).on_fast_path());
+            let p = |cfg: &Rfc4115Config| Rfc4115Profile::with_ties(cfg, ties).unwrap();
+            // Zero rates and zero sizes stay on the fast path.
+            let ok = Rfc4115Config::default();
+            assert!(p(&Rfc4115Config {
+                cir: Rate::ZERO,
+                ..ok
+            })
+            .on_fast_path());
+            assert!(p(&Rfc4115Config {
+                eir: Rate::ZERO,
+                ebs: 0,
+                ..ok
+            })
+            .on_fast_path());
+            // Lengths must be clamped: 1 byte/s on a 2^31 + 1 Hz clock.
+            let slow = Rfc4115Config {
+                eir: Rate::from_bytes_per_sec(1),
+                tick: TickRate::from_hz((1 << 31) + 1).unwrap(),
+                cbs: 1,
+                ebs: 1,
+                ..ok
+            };
+            assert!(!p(&slow).on_fast_path());
+            // A full 1-byte bucket (8 units) plus one tick at 2^64 - 7 bit/s on a
+            // 1 Hz clock overflows; at 2^64 - 9 bit/s it is exactly u64::MAX.
+            let one = TickRate::from_hz(1).unwrap();
+            let huge = |bits: u64| Rfc4115Config {
+                cir: Rate::from_bits_per_sec(bits),
+                eir: Rate::from_bits_per_sec(bits),
+                tick: one,
+                cbs: 1,
+                ebs: 1,
+            };
+            assert!(!p(&huge(u64::MAX - 6)).on_fast_path());
+            let q = p(&huge(u64::MAX - 8));
+            assert!(q.on_fast_path());
+            let mut m = Rfc4115::new(&q, Instant::ZERO);
+            // A 1-byte packet against a full 1-byte bucket is a tie.
+            if ties == Rfc4115Ties::Figure1 {
+                assert_eq!(m.color_blind(&q, Instant::from_ticks(1), 1), G);
+                assert_eq!(m.color_blind(&q, Instant::from_ticks(1), 1), Y);
+                assert_eq!((m.tc(), m.te()), (0, 0));
+            } else {
+                assert_eq!(m.color_blind(&q, Instant::from_ticks(1), 1), R);
+                assert_eq!(m.color_blind(&q, Instant::from_ticks(1), 0), G);
+                assert_eq!((m.tc(), m.te()), (8, 8));
+            }
+        }
+    }
+
+    /// The shared time clamp (the larger fill time) against each bucket's own,
+    /// with a zero rate (a bucket that never refills) and a zero size.
+    #[test]
+    fn shared_time_clamp() {
+        let z = Instant::ZERO;
+        let ms = TickRate::MILLIS;
+        for ties in [Rfc4115Ties::Figure1, Rfc4115Ties::Text] {
+            for (cir, eir, cbs, ebs) in [
+                (1000, 3000, 100, 1000),
+                (0, 3000, 100, 1000),
+                (1000, 3000, 0, 1000),
+            ] {
+                let cfg = Rfc4115Config {
+                    cir: Rate::from_bytes_per_sec(cir),
+                    eir: Rate::from_bytes_per_sec(eir),
+                    cbs,
+                    ebs,
+                    tick: ms,
+                };
+                let p = Rfc4115Profile::with_ties(&cfg, ties).unwrap();
+                assert!(p.on_fast_path());
+                let g = p.general_path_only();
+                let states = [
+                    Rfc4115::from_parts(&p, 0, 0, z),
+                    Rfc4115::from_parts(&p, 1, 1, z),
+                    Rfc4115::from_parts(&p, 50, 500, z),
+                    Rfc4115::from_parts(&p, 100, 0, z),
+                    Rfc4115::new(&p, z),
+                ];
+                let ticks = [0, 1, 100, 334, p.dt_max, 1000, 1 << 40];
+                let ops =
+                    crate::both_paths::grid(&ticks, &[0, 1, 99, 100, 101, 1000, 1001, u32::MAX]);
+                crate::both_paths::same_from::<Rfc4115>(&p, &g, &states, &ops);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_path_matches_general_path(
+            cir in crate::both_paths::rate(),
+            eir in crate::both_paths::rate(),
+            zero in 0u8..3,
+            cbs in crate::both_paths::burst(),
+            ebs in crate::both_paths::burst(),
+            text in proptest::prelude::any::<bool>(),
+            tick in crate::both_paths::tick(),
+            start in proptest::prelude::any::<u64>(),
+            ops in crate::both_paths::ops(),
+        ) {
+            let cfg = Rfc4115Config {
+                cir: if zero == 1 { Rate::ZERO } else { cir },
+                eir: if zero == 2 { Rate::ZERO } else { eir },
+                cbs,
+                ebs,
+                tick,
+            };
+            let ties = if text { Rfc4115Ties::Text } else { Rfc4115Ties::Figure1 };
+            if let Ok(p) = Rfc4115Profile::with_ties(&cfg, ties) {
+                crate::both_paths::same::<Rfc4115>(&p, &p.general_path_only(), start, &ops)?;
+            }
+        }
     }
 }

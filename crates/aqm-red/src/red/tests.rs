@@ -153,6 +153,53 @@ fn average_matches_the_reference_within_its_bound() {
 }
 
 #[test]
+fn average_with_idle_periods_matches_the_bounded_reference() {
+    // Arrivals to empty and nonempty queues, departures and backward clock
+    // steps, against reference::RefRedAvg and the bound it tracks.
+    for (w, limit, s, seed) in [
+        (0.002, 1000u32, 1_200_000u64, 1u64),
+        (1.0 / 512.0, 50, 171_429, 2),
+        (0.25, 60_000, 7, 3),
+        (1.0, 30, 1, 4),
+        (0.001, u32::MAX, 1_000_000_000, 5),
+    ] {
+        let mut c = cfg(1, limit / 2, 0.1, w, limit);
+        c.idle_tx_ticks = s;
+        let p = RedProfile::new(&c).unwrap();
+        let mut model = crate::reference::RefRedAvg::new(&p, &c);
+        let mut red = Red::new();
+        let mut rng = SplitMix64::new(seed);
+        let mut now = 0u64;
+        let mut idle_arrivals = 0;
+        for i in 0..100_000u64 {
+            let k = rng.below(10);
+            now = match k {
+                0 => now.saturating_sub(rng.below(1000).into()),
+                1 => now + rng.next_u64() % (s.saturating_mul(64)),
+                _ => now + u64::from(rng.below(1 << 20)),
+            } & ((1 << 63) - 1);
+            if k == 2 {
+                red.on_queue_empty(t(now));
+                model.queue_empty(now);
+            } else {
+                let q = if k < 5 { 0 } else { rng.below(limit) };
+                idle_arrivals += u32::from(q == 0);
+                red.on_arrival(&p, t(now), q, Packet::not_ect(1), &mut rng);
+                model.arrive(now, q);
+            }
+            assert!(
+                model.matches(units(&p, &red)),
+                "w {w} limit {limit} s {s}, step {i}: {} vs {} (bound {})",
+                units(&p, &red),
+                model.avg.avg,
+                model.bound
+            );
+        }
+        assert!(idle_arrivals > 10_000);
+    }
+}
+
+#[test]
 fn p_b_matches_the_reference() {
     for gentle in [false, true] {
         let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 400);
@@ -1054,6 +1101,18 @@ proptest! {
     }
 
     #[test]
+    fn adaptive_invariants_hold(
+        c in arb_config(),
+        interval in prop_oneof![1u64..10_000_000, any::<u64>()],
+        start in any::<u64>(),
+        ops in arb_ops(400),
+        seed in any::<u64>(),
+    ) {
+        let ac = AdaptiveConfig { interval_ticks: interval };
+        prop_assert_eq!(invariants::check_adaptive(&c, &ac, start, &ops, seed), Ok(()));
+    }
+
+    #[test]
     fn rio_invariants_hold(c in arb_config(), mode in 0u8..3, ops in arb_ops(300), seed in any::<u64>()) {
         // The same curve for all colors (ordered trivially), a worse one for red.
         let pr = crate::Precedence { min_th: c.min_th, max_th: c.max_th, max_p: c.max_p };
@@ -1092,4 +1151,170 @@ proptest! {
         let valid = raw_w > 0 && raw_w <= 1 << 32 && raw_p <= 1 << 32 && lim > 0 && c.max_th <= lim;
         prop_assert_eq!(r.is_ok(), valid);
     }
+}
+
+/// One step of the queue-length walk of the differential tests: steps of
+/// -3..=3, and now and then a jump anywhere in `0..=limit + 2` (an empty
+/// queue, an arrival that does not fit).
+fn walk(r: &mut SplitMix64, q: &mut i64, limit: u32) -> u32 {
+    let hi = i64::from(limit) + 2;
+    *q = match r.below(64) {
+        0 => i64::from(r.below(limit.saturating_add(3))),
+        1 => 0,
+        _ => (*q + i64::from(r.below(7)) - 3).clamp(0, hi),
+    };
+    *q as u32
+}
+
+/// Drives two copies of a queue with the same arrivals, one by `on_arrival`
+/// (short paths included) and one by the general path alone, and checks that
+/// the decisions, the states and the random streams stay identical.
+fn red_paths_agree(c: &RedConfig, seed: u64, steps: u32) -> Result<(), TestCaseError> {
+    let p = RedProfile::new(c).unwrap();
+    let (mut a, mut b) = (Red::new(), Red::new());
+    let (mut ra, mut rb) = (SplitMix64::new(seed), SplitMix64::new(seed));
+    let mut r = SplitMix64::new(seed ^ 0x5555);
+    let mut q = i64::from(r.below(p.limit().saturating_add(1)));
+    let mut now = 0u64;
+    for i in 0..steps {
+        now += u64::from(r.below(2000));
+        if r.below(128) == 0 {
+            a.on_queue_empty(t(now));
+            b.on_queue_empty(t(now));
+            now += u64::from(r.below(100_000));
+        }
+        let len = walk(&mut r, &mut q, p.limit());
+        let pkt = Packet::new(r.below(3000), Ecn::from_bits(r.below(4) as u8));
+        let da = a.on_arrival(&p, t(now), len, pkt, &mut ra);
+        let db = b.on_arrival_general(&p, t(now), len, pkt, &mut rb);
+        prop_assert_eq!((da, a, ra), (db, b, rb), "step {} of {:?}", i, c);
+    }
+    Ok(())
+}
+
+/// Configurations the short paths apply to about half of the time: packets,
+/// `w_q = 2^-n`.
+fn arb_short_config() -> impl Strategy<Value = RedConfig> {
+    (
+        arb_config(),
+        0u32..=14,
+        any::<bool>(),
+        any::<bool>(),
+        0u8..8,
+    )
+        .prop_map(|(mut c, n, pow2, packets, s)| {
+            if pow2 {
+                c.w_q = U32F32::from_bits(1u64 << (32 - n));
+            }
+            if packets {
+                c.unit = QueueUnit::Packets;
+                c.byte_mode = None;
+            }
+            // The default spreading (the short decision path) most often.
+            c.spreading = ALL_SPREADINGS[s.saturating_sub(3) as usize];
+            c
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn short_paths_equal_the_general_path(c in arb_short_config(), seed in any::<u64>()) {
+        red_paths_agree(&c, seed, 3000)?;
+    }
+}
+
+/// The differential test on fixed configurations, with many packets: the
+/// benchmark's (w_q = 2^-9, thresholds 32 and 128 of 256, ECN or not, every
+/// spreading), seed 002's (w_q = 0.001: the general EWMA with the short
+/// decision), gentle, bytes, byte mode, and a weight of one.
+#[test]
+fn short_paths_equal_the_general_path_at_length() {
+    let mut configs = Vec::new();
+    for s in ALL_SPREADINGS {
+        for ecn in [false, true] {
+            let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
+            c.spreading = s;
+            c.ecn = ecn;
+            c.ecn_drop_th = if ecn { Some(128) } else { None };
+            c.idle_tx_ticks = 1200;
+            configs.push(c);
+        }
+    }
+    let mut g = cfg(5, 15, 0.3, 1.0 / 16.0, 40);
+    g.gentle = true;
+    configs.push(g);
+    configs.push(seed002());
+    let mut bytes = cfg(20_000, 60_000, 0.2, 1.0 / 256.0, 100_000);
+    bytes.unit = QueueUnit::Bytes;
+    configs.push(bytes);
+    let mut bm = cfg(10, 40, 0.25, 1.0 / 64.0, 64);
+    bm.byte_mode = Some(1500);
+    configs.push(bm);
+    configs.push(cfg(3, 9, 0.5, 1.0, 12));
+    for (k, c) in configs.iter().enumerate() {
+        red_paths_agree(c, k as u64, 200_000).unwrap();
+    }
+}
+
+/// The benchmark's stream (a triangle wave 20..140 packets, one step every
+/// 1024 packets, arrivals 100 ticks apart), one full period: the short paths
+/// against the general path.
+#[test]
+fn short_paths_equal_the_general_path_on_the_bench_stream() {
+    for (ecn, s) in [
+        (false, Spreading::Accumulated),
+        (true, Spreading::Accumulated),
+        (false, Spreading::Uniform),
+    ] {
+        let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
+        c.spreading = s;
+        c.ecn = ecn;
+        c.ecn_drop_th = if ecn { Some(128) } else { None };
+        c.idle_tx_ticks = 1200;
+        let p = RedProfile::new(&c).unwrap();
+        assert!(p.common.short(20) && p.common.short(140));
+        let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
+        let (mut a, mut b) = (Red::new(), Red::new());
+        let (mut ra, mut rb) = (SplitMix64::new(1), SplitMix64::new(1));
+        let (mut q, mut up, mut now) = (20u32, true, 0u64);
+        let mut drops = 0u32;
+        for _ in 0..240 {
+            for _ in 0..1024 {
+                now += 100;
+                let da = a.on_arrival(&p, t(now), q, pkt, &mut ra);
+                let db = b.on_arrival_general(&p, t(now), q, pkt, &mut rb);
+                assert_eq!((da, a, ra), (db, b, rb));
+                drops += u32::from(da.is_drop());
+            }
+            if up {
+                q += 1;
+                up = q < 140;
+            } else {
+                q -= 1;
+                up = q <= 20;
+            }
+        }
+        assert!(drops > 10_000, "{drops}");
+    }
+}
+
+#[test]
+fn short_path_conditions() {
+    let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 512.0, 256)).unwrap();
+    let c = &p.common;
+    assert!(!c.short(0) && c.short(1) && c.short(255) && !c.short(256) && !c.short(u32::MAX));
+    // Not a power of two, or in bytes: never.
+    let p = RedProfile::new(&seed002()).unwrap();
+    assert!(!p.common.short(20));
+    let mut b = cfg(100, 200, 0.1, 1.0 / 512.0, 1000);
+    b.unit = QueueUnit::Bytes;
+    assert!(!RedProfile::new(&b).unwrap().common.short(500));
+    // w_q = 2^-n needs n <= frac: 2^-9 with a limit of 2^23 packets has
+    // frac = 8, not enough.
+    let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 512.0, 1 << 23)).unwrap();
+    assert!(p.common.avg.frac == 8 && !p.common.short(20));
+    let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 256.0, 1 << 23)).unwrap();
+    assert!(p.common.short(20));
 }

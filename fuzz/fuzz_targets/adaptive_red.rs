@@ -1,0 +1,93 @@
+//! Adaptive RED (Floyd, Gummadi and Shenker 2001): a RED configuration (any,
+//! valid or not: an invalid one must be refused, never panic) with an
+//! adaptation interval and a start instant, then a sequence of arrivals,
+//! departures and clock steps at any time (backwards, wrap-around, 2^62-tick
+//! jumps). `aqm_red::invariants::check_adaptive` checks after every step that
+//! max_p adapts once per elapsed interval and in figure 2's direction, never
+//! moves away from `[0.009, 0.51]`, that the curve follows it, and RED's own
+//! invariants (average, p_b, buffer, ECN).
+#![no_main]
+
+use aqm_red::invariants::check_adaptive;
+use aqm_red::{AdaptiveConfig, RedConfig};
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use netcond_fuzz::aqm::{self, TxTicks, Units};
+use netcond_fuzz::Frac;
+
+/// The adaptation interval in ticks.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Interval {
+    /// Zero: refused.
+    Zero,
+    /// 1 to 256 ticks: many adaptations per run.
+    Small(u8),
+    /// Up to 2^24 ticks.
+    Medium(u32),
+    /// The paper's 0.5 s in nanoseconds.
+    Paper,
+    /// 2^62 and more: at most one adaptation per serial half range.
+    Huge(u8),
+    /// Any `u64`.
+    Any(u64),
+}
+
+impl Interval {
+    fn get(self) -> u64 {
+        match self {
+            Interval::Zero => 0,
+            Interval::Small(v) => u64::from(v) + 1,
+            Interval::Medium(v) => u64::from(v % (1 << 24)) + 1,
+            Interval::Paper => 500_000_000,
+            Interval::Huge(v) => (1 << 62) + u64::from(v),
+            Interval::Any(v) => v,
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    min_th: Units,
+    max_th: Units,
+    max_p: Frac,
+    w_q: Frac,
+    limit: Units,
+    bytes: bool,
+    gentle: bool,
+    byte_mode: Option<Units>,
+    ecn: bool,
+    ecn_drop_th: Option<Units>,
+    idle_tx: TxTicks,
+    spreading: u8,
+    interval: Interval,
+    start: u64,
+    seed: u64,
+    ops: Vec<aqm::Op>,
+}
+
+fuzz_target!(|input: Input| {
+    let cfg = RedConfig {
+        min_th: input.min_th.get(),
+        max_th: input.max_th.get(),
+        max_p: aqm::fx(input.max_p),
+        w_q: aqm::fx(input.w_q),
+        limit: input.limit.get(),
+        unit: aqm::unit(input.bytes),
+        gentle: input.gentle,
+        byte_mode: input.byte_mode.map(Units::get),
+        ecn: input.ecn,
+        ecn_drop_th: input.ecn_drop_th.map(Units::get),
+        idle_tx_ticks: input.idle_tx.get(),
+        spreading: aqm::spreading(input.spreading),
+    };
+    let ac = AdaptiveConfig {
+        interval_ticks: input.interval.get(),
+    };
+    let ops = aqm::ops(&input.ops);
+    if let Err(e) = check_adaptive(&cfg, &ac, input.start, &ops, input.seed) {
+        panic!(
+            "adaptive_red: {e} (config {cfg:?}, {ac:?}, start {})",
+            input.start
+        );
+    }
+});
