@@ -171,7 +171,9 @@ fn average_with_idle_periods_matches_the_bounded_reference() {
         let mut rng = SplitMix64::new(seed);
         let mut now = 0u64;
         let mut idle_arrivals = 0;
-        for i in 0..100_000u64 {
+        // Miri interprets every instruction: a short run there.
+        let n = if cfg!(miri) { 100 } else { 100_000u64 };
+        for i in 0..n {
             let k = rng.below(10);
             now = match k {
                 0 => now.saturating_sub(rng.below(1000).into()),
@@ -195,7 +197,7 @@ fn average_with_idle_periods_matches_the_bounded_reference() {
                 model.bound
             );
         }
-        assert!(idle_arrivals > 10_000);
+        assert!(u64::from(idle_arrivals) > n / 10, "{idle_arrivals}");
     }
 }
 
@@ -1217,11 +1219,14 @@ fn arb_short_config() -> impl Strategy<Value = RedConfig> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    // 300 cases of 3000 packets natively; under Miri, which interprets every
+    // instruction, the default configuration, which honours PROPTEST_CASES,
+    // and 100 packets.
+    #![proptest_config(if cfg!(miri) { ProptestConfig::default() } else { ProptestConfig::with_cases(300) })]
 
     #[test]
     fn short_paths_equal_the_general_path(c in arb_short_config(), seed in any::<u64>()) {
-        red_paths_agree(&c, seed, 3000)?;
+        red_paths_agree(&c, seed, if cfg!(miri) { 100 } else { 3000 })?;
     }
 }
 
@@ -1253,16 +1258,22 @@ fn short_paths_equal_the_general_path_at_length() {
     bm.byte_mode = Some(1500);
     configs.push(bm);
     configs.push(cfg(3, 9, 0.5, 1.0, 12));
+    // Miri interprets every instruction: a short walk there.
+    let steps = if cfg!(miri) { 100 } else { 200_000 };
     for (k, c) in configs.iter().enumerate() {
-        red_paths_agree(c, k as u64, 200_000).unwrap();
+        red_paths_agree(c, k as u64, steps).unwrap();
     }
 }
 
 /// The benchmark's stream (a triangle wave 20..140 packets, one step every
 /// 1024 packets, arrivals 100 ticks apart), one full period: the short paths
-/// against the general path.
+/// against the general path. Under Miri, which interprets every instruction,
+/// one step every 2 packets: the average lags far behind the queue and the
+/// ECN run marks but does not drop, so there the test counts the packets
+/// dropped or marked.
 #[test]
 fn short_paths_equal_the_general_path_on_the_bench_stream() {
+    let (per_step, least) = if cfg!(miri) { (2, 2) } else { (1024, 10_000) };
     for (ecn, s) in [
         (false, Spreading::Accumulated),
         (true, Spreading::Accumulated),
@@ -1281,12 +1292,17 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
         let (mut q, mut up, mut now) = (20u32, true, 0u64);
         let mut drops = 0u32;
         for _ in 0..240 {
-            for _ in 0..1024 {
+            for _ in 0..per_step {
                 now += 100;
                 let da = a.on_arrival(&p, t(now), q, pkt, &mut ra);
                 let db = b.on_arrival_general(&p, t(now), q, pkt, &mut rb);
                 assert_eq!((da, a, ra), (db, b, rb));
-                drops += u32::from(da.is_drop());
+                let counted = if cfg!(miri) {
+                    da != Decision::Enqueue
+                } else {
+                    da.is_drop()
+                };
+                drops += u32::from(counted);
             }
             if up {
                 q += 1;
@@ -1296,7 +1312,7 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
                 up = q <= 20;
             }
         }
-        assert!(drops > 10_000, "{drops}");
+        assert!(drops > least, "{drops}");
     }
 }
 
