@@ -600,7 +600,8 @@ mod tests {
     }
 
     /// `ewma_shift` against `ewma` for `w = 2^(32 - n)`: every average and
-    /// every multiple of `2^n` below 2^12 for n <= 12, the edges of the range
+    /// every multiple of `2^n` below 2^12 for n <= 12 (below 2^5 for n <= 5
+    /// under Miri, which interprets every instruction), the edges of the range
     /// for every n <= 31.
     #[test]
     fn ewma_shift_is_ewma() {
@@ -609,9 +610,10 @@ mod tests {
             let got = ewma_shift(a, q, n, (1 << n) - 1);
             assert_eq!(got, ewma(a, q, w), "a {a} q {q} n {n}");
         };
-        for n in 0..=12 {
-            for a in 0..1u32 << 12 {
-                for k in 0..=(1u32 << (12 - n)) {
+        let bits = if cfg!(miri) { 5 } else { 12 };
+        for n in 0..=bits {
+            for a in 0..1u32 << bits {
+                for k in 0..=(1u32 << (bits - n)) {
                     check(a, k << n, n);
                 }
             }
@@ -650,7 +652,9 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        // 20,000 cases natively; under Miri, which interprets every
+        // instruction, the default configuration, which honours PROPTEST_CASES.
+        #![proptest_config(if cfg!(miri) { proptest::prelude::ProptestConfig::default() } else { proptest::prelude::ProptestConfig::with_cases(20_000) })]
 
         #[test]
         fn ewma_shift_is_ewma_anywhere(a in proptest::prelude::any::<u32>(), q in proptest::prelude::any::<u32>(), n in 0u32..=31) {
@@ -660,7 +664,9 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        // 20,000 cases natively; under Miri, which interprets every
+        // instruction, the default configuration, which honours PROPTEST_CASES.
+        #![proptest_config(if cfg!(miri) { proptest::prelude::ProptestConfig::default() } else { proptest::prelude::ProptestConfig::with_cases(20_000) })]
 
         /// `hit` with its shifts split against the test as written:
         /// `r 2^(32 + k) < p (2^32 + c r)` in u128.
@@ -714,7 +720,9 @@ mod tests {
             (ONE / 2 + 1, 77_777),
         ] {
             let s = Segment::new(0, 0, rise, run);
-            let step = (run / 20_000).max(1);
+            // Some 20,000 points per segment; 200 under Miri, which
+            // interprets every instruction. The last point always runs.
+            let step = (run / if cfg!(miri) { 200 } else { 20_000 }).max(1);
             let mut x = 0u64;
             while x < run {
                 let got = u128::from(s.at(x as u32));

@@ -270,7 +270,10 @@ mod tests {
             PcnDscps::single(46).with(34),
             PcnDscps::NONE,
         ] {
-            for tos in 0..=255u8 {
+            // Under Miri, which interprets every instruction: the four ECN
+            // codepoints of DSCPs 0, 34, 46 and 63 only.
+            let dscps = [0, 34, 46, 63];
+            for tos in (0..=255u8).filter(|tos| !cfg!(miri) || dscps.contains(&(tos >> 2))) {
                 let pcn = set.contains(tos >> 2);
                 let decoded = set.decode_tos(tos);
                 assert_eq!(decoded.is_some(), pcn);

@@ -139,13 +139,22 @@ fn marked_so_far() -> usize {
     MARKED.with(core::cell::Cell::get)
 }
 
-const PACKETS: usize = 4000;
+/// Configurations, packets per stream, and the least configurations built and
+/// markings changed that a differential test expects. Miri interprets every
+/// instruction, so under it a few short streams check the same code paths for
+/// undefined behaviour; the native run checks 300 streams of 4000 packets.
+const DIFF: (u64, usize, usize, usize) = if cfg!(miri) {
+    (4, 80, 3, 2)
+} else {
+    (300, 4000, 200, 20_000)
+};
 
 #[test]
 fn et_marker_matches_reference() {
     let mut cfgs = SplitMix64::new(1);
     let (mut bad, mut built) = (0, 0);
-    for i in 0..300 {
+    let (configs, packets, min_built, min_marked) = DIFF;
+    for i in 0..configs {
         let tick = pick_tick(&mut cfgs);
         let sr = pick_rate(&mut cfgs);
         let bucket = u64::from(cfgs.below(60_000));
@@ -172,13 +181,13 @@ fn et_marker_matches_reference() {
             continue;
         };
         built += 1;
-        bad += differential::<EtMarker, _>(i, PACKETS, &p, p.units_per_byte(), sr, tick, |t| {
+        bad += differential::<EtMarker, _>(i, packets, &p, p.units_per_byte(), sr, tick, |t| {
             RefEtMarker::new(c, t)
         });
     }
-    assert!(built > 200, "only {built} configurations built");
+    assert!(built > min_built, "only {built} configurations built");
     assert!(
-        marked_so_far() > 20_000,
+        marked_so_far() > min_marked,
         "streams marked only {} packets",
         marked_so_far()
     );
@@ -189,7 +198,8 @@ fn et_marker_matches_reference() {
 fn et_marker_sim48_matches_reference() {
     let mut cfgs = SplitMix64::new(2);
     let (mut bad, mut built) = (0, 0);
-    for i in 0..300 {
+    let (configs, packets, min_built, min_marked) = DIFF;
+    for i in 0..configs {
         let tick = pick_tick(&mut cfgs);
         let rate = pick_rate(&mut cfgs);
         let c = EtMarkerSim48Config {
@@ -203,13 +213,13 @@ fn et_marker_sim48_matches_reference() {
         };
         built += 1;
         bad +=
-            differential::<EtMarkerSim48, _>(i, PACKETS, &p, p.units_per_byte(), rate, tick, |t| {
+            differential::<EtMarkerSim48, _>(i, packets, &p, p.units_per_byte(), rate, tick, |t| {
                 RefEtMarkerSim48::new(c, t)
             });
     }
-    assert!(built > 200, "only {built} configurations built");
+    assert!(built > min_built, "only {built} configurations built");
     assert!(
-        marked_so_far() > 20_000,
+        marked_so_far() > min_marked,
         "streams marked only {} packets",
         marked_so_far()
     );
@@ -220,7 +230,8 @@ fn et_marker_sim48_matches_reference() {
 fn as_marker_matches_reference() {
     let mut cfgs = SplitMix64::new(3);
     let (mut bad, mut built) = (0, 0);
-    for i in 0..300 {
+    let (configs, packets, min_built, min_marked) = DIFF;
+    for i in 0..configs {
         let tick = pick_tick(&mut cfgs);
         let rate = pick_rate(&mut cfgs);
         let bucket = u64::from(cfgs.below(60_000));
@@ -239,13 +250,13 @@ fn as_marker_matches_reference() {
             continue;
         };
         built += 1;
-        bad += differential::<AsMarker, _>(i, PACKETS, &p, p.units_per_byte(), rate, tick, |t| {
+        bad += differential::<AsMarker, _>(i, packets, &p, p.units_per_byte(), rate, tick, |t| {
             RefAsMarker::new(c, t)
         });
     }
-    assert!(built > 200, "only {built} configurations built");
+    assert!(built > min_built, "only {built} configurations built");
     assert!(
-        marked_so_far() > 20_000,
+        marked_so_far() > min_marked,
         "streams marked only {} packets",
         marked_so_far()
     );
@@ -256,7 +267,8 @@ fn as_marker_matches_reference() {
 fn threshold_meter_matches_reference() {
     let mut cfgs = SplitMix64::new(4);
     let (mut bad, mut built) = (0, 0);
-    for i in 0..300 {
+    let (configs, packets, min_built, min_marked) = DIFF;
+    for i in 0..configs {
         let tick = pick_tick(&mut cfgs);
         let rate = pick_rate(&mut cfgs);
         let bucket = u64::from(cfgs.below(60_000));
@@ -272,7 +284,7 @@ fn threshold_meter_matches_reference() {
         built += 1;
         bad += differential::<ThresholdMeter, _>(
             i,
-            PACKETS,
+            packets,
             &p,
             p.units_per_byte(),
             rate,
@@ -280,9 +292,9 @@ fn threshold_meter_matches_reference() {
             |t| RefThresholdMeter::new(c, t),
         );
     }
-    assert!(built > 200, "only {built} configurations built");
+    assert!(built > min_built, "only {built} configurations built");
     assert!(
-        marked_so_far() > 20_000,
+        marked_so_far() > min_marked,
         "streams marked only {} packets",
         marked_so_far()
     );
@@ -293,7 +305,8 @@ fn threshold_meter_matches_reference() {
 fn excess_meter_matches_reference() {
     let mut cfgs = SplitMix64::new(5);
     let (mut bad, mut built) = (0, 0);
-    for i in 0..300 {
+    let (configs, packets, min_built, min_marked) = DIFF;
+    for i in 0..configs {
         let tick = pick_tick(&mut cfgs);
         let rate = pick_rate(&mut cfgs);
         let c = ExcessTrafficMeterConfig {
@@ -312,7 +325,7 @@ fn excess_meter_matches_reference() {
         built += 1;
         bad += differential::<ExcessTrafficMeter, _>(
             i,
-            PACKETS,
+            packets,
             &p,
             p.units_per_byte(),
             rate,
@@ -320,9 +333,9 @@ fn excess_meter_matches_reference() {
             |t| RefExcessTrafficMeter::new(c, t),
         );
     }
-    assert!(built > 200, "only {built} configurations built");
+    assert!(built > min_built, "only {built} configurations built");
     assert!(
-        marked_so_far() > 20_000,
+        marked_so_far() > min_marked,
         "streams marked only {} packets",
         marked_so_far()
     );
@@ -358,13 +371,17 @@ fn run_cbr<M: PcnMeter>(
 const SR_40M: u64 = 40;
 const G711: u32 = 200;
 const GAP_2X: u64 = 20_000;
+/// Packets of a constant-rate run: 2 s natively; 20 ms under Miri, which
+/// interprets every instruction, still past the point where the 50,000-byte
+/// bucket runs dry (10 ms).
+const CBR_PACKETS: u64 = if cfg!(miri) { 1_000 } else { 100_000 };
 
 #[test]
 fn et_s0_marks_exactly_the_excess_beyond_the_bucket() {
     let c = EtMarkerConfig::seed000(Rate::from_mbps(SR_40M), 50_000, 0);
     let p = EtMarkerProfile::new(&c).unwrap();
     let mut m = EtMarker::new(&p, ns(0));
-    let (arrived, marked, _, t) = run_cbr(&p, &mut m, 100_000, G711, GAP_2X);
+    let (arrived, marked, _, t) = run_cbr(&p, &mut m, CBR_PACKETS, G711, GAP_2X);
     // SR x T in bytes: 5,000,000 B/s over t ns.
     let sr_t = 5_000_000u128 * u128::from(t) / 1_000_000_000;
     let expect = u128::from(arrived) - 50_000 - sr_t;
@@ -384,13 +401,14 @@ fn et_s0_marks_exactly_the_excess_beyond_the_bucket() {
 
 #[test]
 fn et_s0_random_sizes_within_bucket_and_one_mtu() {
-    for seed in 0..20 {
+    let (seeds, n) = if cfg!(miri) { (2, 1_000) } else { (20, 50_000) };
+    for seed in 0..seeds {
         let c = EtMarkerConfig::draft_3sm01(Rate::from_mbps(SR_40M), 50_000, 0);
         let p = EtMarkerProfile::new(&c).unwrap();
         let mut m = EtMarker::new(&p, ns(0));
         let mut r = SplitMix64::new(seed);
         let (mut t, mut arrived, mut marked) = (0u64, 0u64, 0u64);
-        for _ in 0..50_000 {
+        for _ in 0..n {
             let len = match r.below(8) {
                 0..=3 => 64,
                 4..=6 => 576,
@@ -424,7 +442,7 @@ fn et_s_marks_once_per_s_plus_packet_of_excess() {
         let c = EtMarkerConfig::seed000(Rate::from_mbps(SR_40M), 50_000, s);
         let p = EtMarkerProfile::new(&c).unwrap();
         let mut m = EtMarker::new(&p, ns(0));
-        let (arrived, marked, marks, t) = run_cbr(&p, &mut m, 100_000, G711, GAP_2X);
+        let (arrived, marked, marks, t) = run_cbr(&p, &mut m, CBR_PACKETS, G711, GAP_2X);
         let l = u128::from(G711);
         // Token conservation, exactly: in = size + SR T + marks s, out = unmarked.
         let scale = u128::from(p.units_per_byte());
@@ -451,8 +469,8 @@ fn et_size_independent_proportional_reduction_is_exact() {
         EtMarkerConfig::draft_3sm01_size_independent(Rate::from_mbps(SR_40M), 50_000, 1064, 1500);
     let p = EtMarkerProfile::new(&c).unwrap();
     let mut m = EtMarker::new(&p, ns(0));
-    let (arrived, marked, marks, t) = run_cbr(&p, &mut m, 100_000, G711, GAP_2X);
-    assert!(marks > 1000);
+    let (arrived, marked, marks, t) = run_cbr(&p, &mut m, CBR_PACKETS, G711, GAP_2X);
+    assert!(marks > if cfg!(miri) { 100 } else { 1000 });
     // Conservation in bytes x 1500: out x 1500 = (size + SR T) x 1500 + marks x s x 200 - fill.
     let scale = u128::from(p.units_per_byte());
     let hz8 = 8_000_000_000u128;
@@ -467,7 +485,8 @@ fn et_size_independent_proportional_reduction_is_exact() {
     let mut large = 0;
     let mut r = SplitMix64::new(77);
     let (mut n_small, mut n_large) = (0u64, 0u64);
-    for i in 0..200_000u64 {
+    let n = if cfg!(miri) { 2_000 } else { 200_000u64 };
+    for i in 0..n {
         let len = if r.below(2) == 0 { 100 } else { 1400 };
         if len == 100 {
             n_small += 1;
@@ -484,7 +503,8 @@ fn et_size_independent_proportional_reduction_is_exact() {
     }
     // The same fraction of each size class is marked, within 10 % (tail marking
     // marks the 1400-byte packets far more often: checked below).
-    assert!(small > 1000 && large > 1000, "{small} {large}");
+    let min = if cfg!(miri) { 100 } else { 1000 };
+    assert!(small > min && large > min, "{small} {large}");
     let (fs, fl) = (small * n_large, large * n_small);
     assert!(
         fs * 100 > fl * 90 && fl * 100 > fs * 90,
@@ -499,7 +519,7 @@ fn et_size_independent_proportional_reduction_is_exact() {
     let mut m = EtMarker::new(&pt, ns(0));
     let mut r = SplitMix64::new(77);
     let (mut ts, mut tl) = (0u64, 0u64);
-    for i in 0..200_000u64 {
+    for i in 0..n {
         let len = if r.below(2) == 0 { 100 } else { 1400 };
         if m.mark(&pt, ns(i * 75_000), len, PcnMark::Nm) == PcnMark::Etm {
             if len == 100 {
@@ -547,7 +567,7 @@ fn sim48_marks_once_per_px_of_excess() {
         };
         let p = EtMarkerSim48Profile::new(&c).unwrap();
         let mut m = EtMarkerSim48::new(&p, ns(0));
-        let (arrived, _, marks, t) = run_cbr(&p, &mut m, 100_000, G711, GAP_2X);
+        let (arrived, _, marks, t) = run_cbr(&p, &mut m, CBR_PACKETS, G711, GAP_2X);
         // tokens = tb + SR T - arrived + marks px (every packet is taken).
         let scale = i128::from(p.units_per_byte() as i64);
         let hz8 = 8_000_000_000i128;
@@ -579,7 +599,9 @@ fn as_marks_every_packet_above_ar_and_none_well_below() {
         // 1.1 x AR: 137,500 B/s, 200 B every 1,454,545 ns.
         let mut m = AsMarker::new(&p, ns(0));
         let mut unmarked_late = 0;
-        for i in 0..20_000u64 {
+        // 2.3 s under Miri: past the 0.8 s the bucket needs to settle.
+        let n = if cfg!(miri) { 1_600 } else { 20_000u64 };
+        for i in 0..n {
             let out = m.mark(&p, ns(i * 1_454_545), G711, PcnMark::Nm);
             // The bucket needs (20,000 - 10,000) / 12,500 B/s = 0.8 s to settle.
             if i * 1_454_545 > 2_000_000_000 && out != PcnMark::Thm {
@@ -587,9 +609,10 @@ fn as_marks_every_packet_above_ar_and_none_well_below() {
             }
         }
         assert_eq!(unmarked_late, 0, "{form:?}");
-        // 0.8 x AR: never marked.
+        // 0.8 x AR: never marked (40 s natively, 0.8 s under Miri).
         let mut m = AsMarker::new(&p, ns(0));
-        for i in 0..20_000u64 {
+        let below = if cfg!(miri) { 400 } else { n };
+        for i in 0..below {
             assert_eq!(
                 m.mark(&p, ns(i * 2_000_000), G711, PcnMark::Nm),
                 PcnMark::Nm,
@@ -604,7 +627,8 @@ fn as_meters_only_non_et_packets() {
     let p =
         AsMarkerProfile::new(&AsMarkerConfig::seed000(Rate::from_mbps(1), 20_000, 10_000)).unwrap();
     let mut m = AsMarker::new(&p, ns(0));
-    for _ in 0..1000 {
+    let n = if cfg!(miri) { 100 } else { 1000 };
+    for _ in 0..n {
         assert_eq!(m.mark(&p, ns(0), 1500, PcnMark::Etm), PcnMark::Etm);
         assert_eq!(m.mark(&p, ns(0), 1500, PcnMark::NotPcn), PcnMark::NotPcn);
     }
@@ -735,7 +759,12 @@ fn node_marker_equals_its_stages_in_order() {
     );
     let mut r = SplitMix64::new(9);
     let (mut t, mut seen) = (0u64, [0usize; 3]);
-    for _ in 0..200_000 {
+    let (n, min_seen) = if cfg!(miri) {
+        (400, 10)
+    } else {
+        (200_000, 1000)
+    };
+    for _ in 0..n {
         let len = pick_len(&mut r);
         t += u64::from(r.below(2 * len + 1)) * 800; // about 10 Mbps on average
         let mark = pick_mark(&mut r);
@@ -754,7 +783,7 @@ fn node_marker_equals_its_stages_in_order() {
         }
     }
     // Both stages marked packets in this stream.
-    assert!(seen[1] > 1000 && seen[2] > 1000, "{seen:?}");
+    assert!(seen[1] > min_seen && seen[2] > min_seen, "{seen:?}");
 }
 
 #[test]
@@ -825,7 +854,10 @@ fn node_marker_shares_the_elapsed_time_only_when_it_may() {
         threshold: at,
     };
     let mut r = SplitMix64::new(11);
-    for round in 0..200u64 {
+    // Miri interprets every instruction: a few short rounds there, still
+    // alternating between stages together and apart.
+    let (rounds, packets) = if cfg!(miri) { (4, 40) } else { (200u64, 500) };
+    for round in 0..rounds {
         let t0 = (1 << 40) + u64::from(r.next_u32());
         // Every other round the stages start apart (by up to a second, either way).
         let t1 = if round % 2 == 0 {
@@ -844,7 +876,7 @@ fn node_marker_shares_the_elapsed_time_only_when_it_may() {
         };
         let (mut e, mut a) = (node.excess, node.threshold);
         let mut t = t0.max(t1);
-        for _ in 0..500 {
+        for _ in 0..packets {
             let len = pick_len(&mut r);
             let (step, back) = pick_step(&mut r, Rate::from_mbps(7), TickRate::NANOS, len);
             t = if back {
@@ -920,14 +952,17 @@ fn any_tick() -> impl Strategy<Value = TickRate> {
     ]
 }
 
+/// Up to 200 packets per case; up to 16 under Miri, which interprets every
+/// instruction (generating a case costs there as much as running it).
 fn steps() -> impl Strategy<Value = Vec<(u64, u32, PcnMark)>> {
+    let max_len = if cfg!(miri) { 16 } else { 200 };
     prop::collection::vec(
         (
             prop_oneof![any::<u64>(), 0u64..100_000, Just(u64::MAX), Just(0)],
             prop_oneof![any::<u32>(), 0u32..2000, Just(u32::MAX)],
             any_mark(),
         ),
-        1..200,
+        1..max_len,
     )
 }
 
@@ -1146,6 +1181,11 @@ fn reference_as_marker_zero_rate_huge_clock() {
 /// `u64::MAX` Hz, zero and `u64::MAX` rates, the largest buckets, `u32::MAX`-byte
 /// packets, 2^63-tick gaps).
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "10,000 edge configurations: overflow at the limits of the arithmetic, \
+              which the overflow checks catch natively; Miri takes minutes"
+)]
 fn references_total_on_edge_configurations() {
     let mut built = [0usize; 5];
     for hz in EDGE_HZ {

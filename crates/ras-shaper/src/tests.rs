@@ -83,6 +83,17 @@ fn srtcm_profile(cbs: u64) -> SrTcmProfile {
     .unwrap()
 }
 
+/// `native` natively; `miri` under Miri, which interprets every instruction,
+/// so that the long traces and many seeds of the native run are cut short
+/// there.
+const fn pick(native: usize, miri: usize) -> usize {
+    if cfg!(miri) {
+        miri
+    } else {
+        native
+    }
+}
+
 /// A TCP-like on/off source: every `period` ns a window of 1..=max_w packets of
 /// mixed lengths, back to back at 10 Mbit/s.
 fn onoff_trace(seed: u64, n: usize, period: u64, max_w: u32) -> Vec<(u64, Pkt)> {
@@ -209,9 +220,9 @@ fn run_green<M: crate::GreenMeter, const N: usize>(
 #[test]
 fn fifo_order_and_no_loss_while_the_buffer_has_room() {
     let p = tr_profile();
-    for seed in 0..5 {
+    for seed in 0..pick(5, 1) as u64 {
         // Average input below MIR and a buffer large enough: nothing is lost.
-        let trace = onoff_trace(seed, 5_000, 50_000_000, 40);
+        let trace = onoff_trace(seed, pick(5_000, 50), 50_000_000, 40);
         let (out, drops) = run_plain::<256>(&p, &trace);
         assert!(drops.is_empty(), "seed {seed}: {} drops", drops.len());
         assert_eq!(out.len(), trace.len());
@@ -300,9 +311,9 @@ fn output_rate_stays_between_cir_and_mir_while_backlogged() {
     let p: RasProfile = TrRasProfile::new(&cfg).unwrap().into();
     let mut total_pairs = 0;
     let mut total_mir = 0;
-    for seed in 0..6 {
+    for seed in 0..pick(6, 1) as u64 {
         // Windows up to 40 packets every 20 ms: well above MIR at times.
-        let trace = onoff_trace(100 + seed, 4_000, 20_000_000, 40);
+        let trace = onoff_trace(100 + seed, pick(4_000, 120), 20_000_000, 40);
         let (out, _drops) = run_plain::<128>(&p, &trace);
         let (pairs, mir) = check_rates(2_000_000, 8_000_000, 1_000_000_000, &out);
         total_pairs += pairs;
@@ -328,17 +339,17 @@ fn output_rate_stays_between_cir_and_mir_while_backlogged() {
         }
     }
     // The test exercised both bounds: many backlogged pairs, some at MIR.
-    assert!(total_pairs > 10_000, "{total_pairs}");
-    assert!(total_mir > 100, "{total_mir}");
+    assert!(total_pairs > pick(10_000, 80), "{total_pairs}");
+    assert!(total_mir > pick(100, 8), "{total_mir}");
 }
 
 #[test]
 fn srras_output_rate_bounds() {
     let p = sr_profile();
-    let trace = onoff_trace(7, 4_000, 20_000_000, 40);
+    let trace = onoff_trace(7, pick(4_000, 60), 20_000_000, 40);
     let (out, _) = run_plain::<128>(&p, &trace);
     let (pairs, _) = check_rates(2_000_000, 20_000_000, 1_000_000_000, &out);
-    assert!(pairs > 1_000);
+    assert!(pairs > pick(1_000, 40), "{pairs}");
 }
 
 /// Peak rate over fixed windows of `win` ns, in bytes per window.
@@ -353,10 +364,10 @@ fn peak(events: impl Iterator<Item = (u64, u32)>, win: u64) -> u64 {
 #[test]
 fn bursts_are_smoothed() {
     let p = tr_profile();
-    for seed in 0..4 {
+    for seed in 0..pick(4, 1) as u64 {
         // TCP-like: windows of up to 30 packets at 10 Mbit/s every 50 ms
         // (about 3.6 Mbit/s on average).
-        let trace = onoff_trace(200 + seed, 3_000, 50_000_000, 30);
+        let trace = onoff_trace(200 + seed, pick(3_000, 60), 50_000_000, 30);
         let (out, drops) = run_plain::<256>(&p, &trace);
         assert!(drops.is_empty());
         let pin = peak(trace.iter().map(|(a, k)| (*a, k.len)), 10_000_000);
@@ -387,7 +398,7 @@ fn green_trras_releases_at_t2_only_green_and_never_after_t1() {
     let p = tr_profile();
     for cbs in [3_000u64, 10_000, 50_000] {
         let mp = trtcm_profile(cbs);
-        let trace = onoff_trace(300 + cbs, 4_000, 50_000_000, 40);
+        let trace = onoff_trace(300 + cbs, pick(4_000, 40), 50_000_000, 40);
         let (out, _) = run_green::<TrTcm, 256>(&p, &mp, &trace);
         let mut at_t2 = 0;
         for r in &out {
@@ -401,7 +412,10 @@ fn green_trras_releases_at_t2_only_green_and_never_after_t1() {
                 assert_eq!(r.color, Some(Color::Green));
             }
         }
-        assert!(at_t2 > 100, "cbs {cbs}: only {at_t2} releases at T2");
+        assert!(
+            at_t2 > pick(100, 10),
+            "cbs {cbs}: only {at_t2} releases at T2"
+        );
     }
 }
 
@@ -409,10 +423,10 @@ fn green_trras_releases_at_t2_only_green_and_never_after_t1() {
 fn green_srras_releases_at_t2_only_green() {
     let p = sr_profile();
     let mp = srtcm_profile(6_000);
-    let trace = onoff_trace(77, 4_000, 50_000_000, 40);
+    let trace = onoff_trace(77, pick(4_000, 50), 50_000_000, 40);
     let (out, _) = run_green::<SrTcm, 256>(&p, &mp, &trace);
     let n = out.iter().filter(|r| r.at_t2).count();
-    assert!(n > 100);
+    assert!(n > pick(100, 12), "{n}");
     assert!(out
         .iter()
         .filter(|r| r.at_t2)
@@ -424,9 +438,10 @@ fn green_shaper_is_never_later_than_the_plain_one() {
     // Same input through a trRAS and a G-trRAS: the green one releases every
     // packet no later, and colors at least as many bytes green.
     let p = tr_profile();
-    for (seed, cbs) in [(1u64, 3_000u64), (2, 10_000), (3, 100_000), (4, 3_000)] {
+    let cases = [(1u64, 3_000u64), (2, 10_000), (3, 100_000), (4, 3_000)];
+    for (seed, cbs) in cases.into_iter().take(pick(4, 1)) {
         let mp = trtcm_profile(cbs);
-        let trace = onoff_trace(400 + seed, 3_000, 50_000_000, 40);
+        let trace = onoff_trace(400 + seed, pick(3_000, 50), 50_000_000, 40);
         let (plain, d1) = run_plain::<256>(&p, &trace);
         let (green, d2) = run_green::<TrTcm, 256>(&p, &mp, &trace);
         assert!(d1.is_empty() && d2.is_empty());
@@ -486,7 +501,7 @@ fn t2_is_infinite_above_the_burst_sizes() {
 #[test]
 fn fast_ticks_until_is_exact() {
     let mut r = SplitMix64::new(11);
-    for _ in 0..200_000 {
+    for _ in 0..pick(200_000, 200) {
         let rate = Rate::from_bits_per_sec(1 + (r.next_u32() as u64) * (1 + r.below(1000) as u64));
         let hz = [1_000_000_000u64, 2_300_000_000, 1_000_000, 3][r.below(4) as usize];
         let size = 1 + r.below(1_000_000) as u64;
@@ -524,7 +539,7 @@ fn t2_waits_for_the_slower_bucket() {
 #[test]
 fn transmission_time_matches_exact_division() {
     let mut r = SplitMix64::new(9);
-    for _ in 0..200_000 {
+    for _ in 0..pick(200_000, 200) {
         let len = r.below(70_000);
         let scale = r.below(48);
         let rate = ((r.next_u32() as u64) << 32 | r.next_u32() as u64) >> r.below(64);
@@ -604,14 +619,18 @@ impl Reference {
     }
 }
 
+/// The FIFO of the differential test: 64 entries natively; 16 under Miri,
+/// where the traces are short, so that they overflow it too.
+const FIFO: usize = pick(64, 16);
+
 #[test]
 fn differential_against_the_reference_model() {
     let p = tr_profile();
     let mut mismatches = 0;
     let mut compared = 0;
-    for seed in 0..8 {
-        let trace = onoff_trace(500 + seed, 3_000, 20_000_000, 48);
-        let (out, drops) = run_plain::<64>(&p, &trace);
+    for seed in 0..pick(8, 2) as u64 {
+        let trace = onoff_trace(500 + seed, pick(3_000, 50), 20_000_000, 48);
+        let (out, drops) = run_plain::<FIFO>(&p, &trace);
         // Replay through the reference with the same event order.
         let mut r = Reference::new();
         let mut i = 0;
@@ -624,7 +643,7 @@ fn differential_against_the_reference_model() {
                 (None, None) => break,
                 (Some(x), a) if a.map_or(true, |a| x < a) => got.push((x, r.dequeue(&p))),
                 (_, Some(a)) => {
-                    if !r.enqueue(&p, a, trace[i].1, 64) {
+                    if !r.enqueue(&p, a, trace[i].1, FIFO) {
                         rdrops.push(trace[i].1);
                     }
                     i += 1;
@@ -645,10 +664,10 @@ fn differential_against_the_reference_model() {
         }
         assert!(
             !drops.is_empty() || seed > 0,
-            "the trace should overflow the 64-entry FIFO"
+            "the trace should overflow the {FIFO}-entry FIFO"
         );
     }
-    assert!(compared > 20_000);
+    assert!(compared > pick(20_000, 40), "{compared}");
     assert_eq!(mismatches, 0);
 }
 
@@ -753,7 +772,8 @@ fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
             (0u64..20_000_000).prop_map(Op::Deq),
             Just(Op::DeqAtRelease),
         ],
-        1..200,
+        // Generating a case costs as much as running it under Miri.
+        1..pick(200, 16),
     )
 }
 
@@ -885,7 +905,9 @@ fn const_gaps_bracket_the_exact_quotient() {
     // gap never shorter than its floor; both within 2^-33 relative.
     let mut r = SplitMix64::new(21);
     let mut used = 0;
-    for _ in 0..200_000 {
+    // Miri interprets every instruction: fewer random cases there.
+    let n = pick(200_000, 500);
+    for _ in 0..n {
         let scale = r.below(48);
         let rate =
             (((r.next_u32() as u64) << 32 | r.next_u32() as u64) >> (24 + r.below(40))).max(1);
@@ -914,7 +936,7 @@ fn const_gaps_bracket_the_exact_quotient() {
             );
         }
     }
-    assert!(used > 300_000, "{used}");
+    assert!(used > n * 3 / 2, "{used}");
     // The profiles of these tests use them.
     assert!(tr_profile().has_const_gaps() && sr_profile().has_const_gaps());
 }
@@ -924,7 +946,7 @@ fn wrappers_agree_with_the_states() {
     // MeteredRasShaper = Ras + meter; GreenRasShaper = GreenRas + meter.
     let p = TrRasProfile::new(&tr_cfg()).unwrap();
     let mp = trtcm_profile(3_000);
-    let trace = onoff_trace(900, 2_000, 50_000_000, 40);
+    let trace = onoff_trace(900, pick(2_000, 40), 50_000_000, 40);
     let (plain, _) = run_plain::<256>(&p, &trace);
     let (green, _) = run_green::<TrTcm, 256>(&p, &mp, &trace);
     let mut m: crate::MeteredRasShaper<Pkt, TrTcm, 256> =
@@ -982,7 +1004,7 @@ fn green_shaper_with_large_bursts_barely_delays() {
     // trRAS still spaces the bursts out.
     let p = tr_profile();
     let mp = trtcm_profile(400_000);
-    let trace = onoff_trace(1_000, 3_000, 50_000_000, 30);
+    let trace = onoff_trace(1_000, pick(3_000, 50), 50_000_000, 30);
     let (plain, _) = run_plain::<256>(&p, &trace);
     let (green, _) = run_green::<TrTcm, 256>(&p, &mp, &trace);
     let delay = |v: &[Release]| v.iter().map(|r| r.at - r.arrival).sum::<u64>();

@@ -406,7 +406,9 @@ mod tests {
         let cfg = RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000);
         let p = RcpProfile::new(&cfg).unwrap();
         let mut rng = netcond_core::SplitMix64::new(3);
-        for _ in 0..10_000 {
+        // Miri interprets every instruction: fewer draws there.
+        let n = if cfg!(miri) { 200 } else { 10_000 };
+        for _ in 0..n {
             let r = 1 + rng.next_u64() % 10_000_000;
             let y = rng.next_u64() % 20_000_000;
             let q = rng.next_u64() % 200_000;
@@ -444,7 +446,9 @@ mod tests {
             cfg.interval_ns = 1_000_000 * ratio;
             let p = RcpProfile::new(&cfg).unwrap();
             let c_raw = p.capacity().raw();
-            for i in 0..20_000u64 {
+            // Miri interprets every instruction: fewer random updates there.
+            let n = if cfg!(miri) { 200 } else { 20_000u64 };
+            for i in 0..n {
                 let r = FixedRate::from_raw(ONE + rng.next_u64() % (c_raw - ONE + 1));
                 // Input near C (a few raw units off) or anywhere up to 2 C.
                 let y = if i % 2 == 0 {
