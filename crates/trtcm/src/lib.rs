@@ -594,16 +594,7 @@ pub(crate) mod both_paths {
         prop_assert_eq!(a, b);
         for (i, &(dt, len, input)) in ops.iter().enumerate() {
             now = now.wrapping_add(dt);
-            let (ca, cb) = match input {
-                None => (
-                    a.color_blind(fast, now, len),
-                    b.color_blind(general, now, len),
-                ),
-                Some(c) => (
-                    a.color_aware(fast, now, len, c),
-                    b.color_aware(general, now, len, c),
-                ),
-            };
+            let (ca, cb) = both(fast, general, &mut a, &mut b, now, len, input);
             prop_assert_eq!(ca, cb, "packet {} {:?}", i, (dt, len, input));
             prop_assert_eq!(a, b, "packet {} {:?}", i, (dt, len, input));
         }
@@ -646,6 +637,29 @@ pub(crate) mod both_paths {
         }
     }
 
+    /// One packet through `a` on the fast profile and `b` on the general one,
+    /// color-blind when `input` is `None`: the two colors.
+    fn both<M: ThreeColorMarker>(
+        fast: &M::Profile,
+        general: &M::Profile,
+        a: &mut M,
+        b: &mut M,
+        now: Instant,
+        len: u32,
+        input: Option<Color>,
+    ) -> (Color, Color) {
+        match input {
+            None => (
+                a.color_blind(fast, now, len),
+                b.color_blind(general, now, len),
+            ),
+            Some(c) => (
+                a.color_aware(fast, now, len, c),
+                b.color_aware(general, now, len, c),
+            ),
+        }
+    }
+
     /// Every packet of `ops`, from every one of `states` (last updated at tick 0,
     /// so that an op's time step is its elapsed time): one step on each path.
     ///
@@ -663,16 +677,7 @@ pub(crate) mod both_paths {
             let (dt, len, input) = ops.op(k % n);
             let (mut a, mut b) = (*s, *s);
             let now = Instant::from_ticks(dt);
-            let (ca, cb) = match input {
-                None => (
-                    a.color_blind(fast, now, len),
-                    b.color_blind(general, now, len),
-                ),
-                Some(c) => (
-                    a.color_aware(fast, now, len, c),
-                    b.color_aware(general, now, len, c),
-                ),
-            };
+            let (ca, cb) = both(fast, general, &mut a, &mut b, now, len, input);
             assert_eq!(
                 (ca, a),
                 (cb, b),
