@@ -105,6 +105,20 @@ mod red;
 pub mod reference;
 mod rio;
 
+/// The bench stream's queue: a triangle wave from 20 to 140 packets and back,
+/// one step per call (`q` the current length, `up` the direction), shared by
+/// the tests that replay the bench stream.
+#[cfg(test)]
+pub(crate) fn triangle_step(q: &mut u32, up: &mut bool) {
+    if *up {
+        *q += 1;
+        *up = *q < 140;
+    } else {
+        *q -= 1;
+        *up = *q <= 20;
+    }
+}
+
 pub use adaptive::{AdaptiveConfig, AdaptiveRed};
 pub use aecn::{AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, FlowClass, Rejected};
 pub use fixed::types::U32F32;

@@ -788,13 +788,7 @@ mod tests {
                     assert_eq!((da, a, ra), (db, b, rb));
                     drops += u32::from(da.is_drop());
                 }
-                if up {
-                    q += 1;
-                    up = q < 140;
-                } else {
-                    q -= 1;
-                    up = q <= 20;
-                }
+                crate::triangle_step(&mut q, &mut up);
             }
             // RIO-D's per-color averages stay low on this stream. Under Miri
             // the stream is too short for the averages to rise far: no bound.

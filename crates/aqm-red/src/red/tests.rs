@@ -1304,13 +1304,7 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
                 };
                 drops += u32::from(counted);
             }
-            if up {
-                q += 1;
-                up = q < 140;
-            } else {
-                q -= 1;
-                up = q <= 20;
-            }
+            crate::triangle_step(&mut q, &mut up);
         }
         assert!(drops > least, "{drops}");
     }
