@@ -11,9 +11,9 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use netcond::core::{Color, Instant, Rate, TickRate};
 use netcond::trtcm::{
-    PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile, Rfc4115, Rfc4115Config,
-    Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig,
-    TrTcmProfile,
+    Compact, CompactProfile, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile, Rfc4115,
+    Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm,
+    TrTcmConfig, TrTcmProfile,
 };
 use netcond_benches::{
     division_baseline, flow_indices, harness_floor, imix_lengths, BENCH_TICKS_PER_PACKET,
@@ -228,6 +228,14 @@ fn markers(c: &mut Criterion) {
     many_flows::<Rfc4115, false>(c, "rfc4115", &r4, &s);
     one_flow::<Rfc4115, true>(c, "rfc4115", &r4, &s);
     many_flows::<Rfc4115, true>(c, "rfc4115", &r4, &s);
+    // The same markers with the 16-byte per-flow state (`Compact`), color-blind.
+    let compact = |e| format!("{e}_compact16");
+    let sr16 = CompactProfile::new(sr).unwrap();
+    let tr16 = CompactProfile::new(tr).unwrap();
+    let r416 = CompactProfile::new(r4).unwrap();
+    many_flows::<Compact<SrTcm>, false>(c, &compact("srtcm"), &sr16, &s);
+    many_flows::<Compact<TrTcm>, false>(c, &compact("trtcm"), &tr16, &s);
+    many_flows::<Compact<Rfc4115>, false>(c, &compact("rfc4115"), &r416, &s);
 }
 
 /// The premium policer: one flow offered the same stream at 1.25 x its committed

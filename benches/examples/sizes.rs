@@ -11,8 +11,8 @@ use netcond::ras::{Ear, EarProfile, RasProfile};
 use netcond::rbcc::{FlowEntry, RbccInterface, RbccProfile, Rcp, RcpProfile};
 use netcond::red::{Red, RedProfile, Rio, RioProfile};
 use netcond::trtcm::{
-    PremiumPolicer, PremiumPolicerProfile, Rfc4115, Rfc4115Profile, SrTcm, SrTcmProfile, TrTcm,
-    TrTcmProfile,
+    Compact, CompactProfile, PremiumPolicer, PremiumPolicerProfile, Rfc4115, Rfc4115Profile, SrTcm,
+    SrTcmProfile, TrTcm, TrTcmProfile,
 };
 
 fn row(what: &str, state: usize, profile: usize) {
@@ -36,6 +36,11 @@ fn main() {
         "RFC 4115 trTCM",
         size_of::<Rfc4115>(),
         size_of::<Rfc4115Profile>(),
+    );
+    row(
+        "srTCM / trTCM / RFC 4115, 16-byte state (`Compact`)",
+        size_of::<Compact<TrTcm>>(),
+        size_of::<CompactProfile<TrTcmProfile>>(),
     );
     row(
         "EF premium policer",

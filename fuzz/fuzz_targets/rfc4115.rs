@@ -1,7 +1,8 @@
 //! RFC 4115 trTCM, with both tie rules (figure 1 and the text): invariants of
 //! `trtcm::invariants::rfc4115_step` at every packet, and the exact reference
 //! model `trtcm::reference::Rfc4115Ref` (colors, both buckets and the
-//! last-update time, after every packet).
+//! last-update time, after every packet), and the 16-byte `Compact` state
+//! against the 24-byte one where the profile fits.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -10,7 +11,7 @@ use netcond_core::Instant;
 use netcond_fuzz::{bounded, Burst, ColorIn, Len, RateSel, Step, TickSel};
 use trtcm::invariants::rfc4115_step;
 use trtcm::reference::{to_reference_units, Rfc4115Ref};
-use trtcm::{Rfc4115, Rfc4115Config, Rfc4115Profile, Rfc4115Ties};
+use trtcm::{Compact, CompactProfile, Rfc4115, Rfc4115Config, Rfc4115Profile, Rfc4115Ties};
 
 #[derive(Arbitrary, Debug)]
 struct Op {
@@ -49,6 +50,9 @@ fuzz_target!(|input: Input| {
     };
     let mut now = input.start;
     let mut s = Rfc4115::new(&p, Instant::from_ticks(now));
+    // The 16-byte state, where the profile allows it, must track `s` exactly.
+    let p16 = CompactProfile::new(p).ok();
+    let mut s16 = p16.map(|p16| Compact::<Rfc4115>::new(&p16, Instant::from_ticks(now)));
     let mut r = Rfc4115Ref::new(&cfg, ties, now);
     for (i, op) in bounded(&input.ops).iter().enumerate() {
         now = op.step.wild(now);
@@ -57,6 +61,18 @@ fuzz_target!(|input: Input| {
             Ok(got) => got,
             Err(v) => panic!("rfc4115: packet {i} at {now} len {len} {c:?}: {v}"),
         };
+        if let (Some(p16), Some(s16)) = (&p16, &mut s16) {
+            let got16 = match c {
+                None => s16.color_blind(p16, t, len),
+                Some(c) => s16.color_aware(p16, t, len, c),
+            };
+            assert!(
+                got16 == got && s16.to_state() == s,
+                "rfc4115: packet {i} at {now} len {len} {c:?}: 16-byte state {got16} \
+                 {:?}, 24-byte state {got} {s:?}",
+                s16.to_state()
+            );
+        }
         let want = match c {
             None => r.color_blind(now, len),
             Some(c) => r.color_aware(now, len, c),

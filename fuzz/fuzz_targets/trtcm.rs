@@ -1,7 +1,8 @@
 //! RFC 2698 trTCM: invariants of `trtcm::invariants::trtcm_step` at every
 //! packet (including the debit rule: red takes nothing, yellow takes from P,
 //! green from both), and the exact reference model `trtcm::reference::TrTcmRef`
-//! (colors, both buckets and the last-update time, after every packet).
+//! (colors, both buckets and the last-update time, after every packet), and
+//! the 16-byte `Compact` state against the 24-byte one where the profile fits.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -10,7 +11,7 @@ use netcond_core::Instant;
 use netcond_fuzz::{bounded, Burst, ColorIn, Len, RateSel, Step, TickSel};
 use trtcm::invariants::trtcm_step;
 use trtcm::reference::{to_reference_units, TrTcmRef};
-use trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
+use trtcm::{Compact, CompactProfile, TrTcm, TrTcmConfig, TrTcmProfile};
 
 #[derive(Arbitrary, Debug)]
 struct Op {
@@ -43,6 +44,9 @@ fuzz_target!(|input: Input| {
     };
     let mut now = input.start;
     let mut s = TrTcm::new(&p, Instant::from_ticks(now));
+    // The 16-byte state, where the profile allows it, must track `s` exactly.
+    let p16 = CompactProfile::new(p).ok();
+    let mut s16 = p16.map(|p16| Compact::<TrTcm>::new(&p16, Instant::from_ticks(now)));
     let mut r = TrTcmRef::new(&cfg, now);
     for (i, op) in bounded(&input.ops).iter().enumerate() {
         now = op.step.wild(now);
@@ -51,6 +55,18 @@ fuzz_target!(|input: Input| {
             Ok(got) => got,
             Err(v) => panic!("trtcm: packet {i} at {now} len {len} {c:?}: {v}"),
         };
+        if let (Some(p16), Some(s16)) = (&p16, &mut s16) {
+            let got16 = match c {
+                None => s16.color_blind(p16, t, len),
+                Some(c) => s16.color_aware(p16, t, len, c),
+            };
+            assert!(
+                got16 == got && s16.to_state() == s,
+                "trtcm: packet {i} at {now} len {len} {c:?}: 16-byte state {got16} \
+                 {:?}, 24-byte state {got} {s:?}",
+                s16.to_state()
+            );
+        }
         let want = match c {
             None => r.color_blind(now, len),
             Some(c) => r.color_aware(now, len, c),

@@ -116,6 +116,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+pub mod compact;
 mod counters;
 pub mod invariants;
 pub mod policer;
@@ -124,6 +125,7 @@ mod rfc2697;
 mod rfc2698;
 mod rfc4115;
 
+pub use compact::{Compact, CompactError, CompactProfile, TwoBucket};
 pub use counters::Counters;
 pub use netcond_core::Color;
 pub use policer::{

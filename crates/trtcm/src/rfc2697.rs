@@ -161,6 +161,23 @@ impl SrTcm {
         }
     }
 
+    /// A state with counts `[tc, te]` already within the buckets, for
+    /// [`Compact`](crate::Compact).
+    #[inline(always)]
+    pub(crate) const fn from_counts(counts: [u64; 2], last: Instant) -> SrTcm {
+        SrTcm {
+            tc: counts[0],
+            te: counts[1],
+            last,
+        }
+    }
+
+    /// The second bucket's count, for [`Compact`](crate::Compact).
+    #[inline(always)]
+    pub(crate) const fn second_count(&self) -> u64 {
+        self.te
+    }
+
     /// Token count of C at the last update.
     #[inline]
     #[must_use]

@@ -175,6 +175,23 @@ impl TrTcm {
         }
     }
 
+    /// A state with counts `[tc, tp]` already within the buckets, for
+    /// [`Compact`](crate::Compact).
+    #[inline(always)]
+    pub(crate) const fn from_counts(counts: [u64; 2], last: Instant) -> TrTcm {
+        TrTcm {
+            tc: counts[0],
+            tp: counts[1],
+            last,
+        }
+    }
+
+    /// The second bucket's count, for [`Compact`](crate::Compact).
+    #[inline(always)]
+    pub(crate) const fn second_count(&self) -> u64 {
+        self.tp
+    }
+
     /// Token count of C at the last update.
     #[inline]
     #[must_use]
