@@ -29,6 +29,10 @@
 //! 24-byte `Copy` struct (two token counts and the last update time) and each
 //! per-packet method takes `(&mut self, &profile, now, len, ...)`. The `...Meter`
 //! types pair a profile with one state for single-flow use.
+//! Where a profile's buckets hold fewer than 2^32 token units each (nearly
+//! every practical one: see [`compact`]), [`Compact<M>`](Compact) stores the
+//! same state in 16 bytes and colors every packet exactly as `M` does, for
+//! tables of many flows.
 //!
 //! Buckets are [`BucketProfile`](netcond_core::BucketProfile)s: tokens are counted
 //! in units of `1/scale` byte chosen so that one clock tick adds a whole number of
