@@ -137,5 +137,11 @@ fn recomputation(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, stamping, recomputation);
+// 500 short samples rather than 100 long ones: on a shared machine a sample
+// that spans a preemption is an outlier the median ignores (docs/performance.md).
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(500);
+    targets = stamping, recomputation
+}
 criterion_main!(benches);
