@@ -123,7 +123,13 @@ netcond_core::config_error! {
 /// so that the proportional reduction `s * size / MTU` is a whole number of units
 /// per byte of packet and is applied exactly, with no rounding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+// C layout, `out` first: the output table at offset 0 makes its lookup one
+// address addition, where a displacement needs one more.
+#[repr(C)]
 pub struct EtMarkerProfile {
+    /// The state a packet leaves in, by `2 * ECN code + short`: short NM and
+    /// ThM become ETM, everything else leaves as it arrived.
+    out: [[PcnMark; 2]; 4],
     u: Units,
     /// Size-independent marking (else tail marking).
     size_independent: bool,
@@ -131,7 +137,7 @@ pub struct EtMarkerProfile {
     /// a metered packet (NM, ThM) and for ET with tail marking, 0 for not-PCN
     /// (never short, takes nothing) and for ET with size-independent marking
     /// (never compared with the fill: `need_by_mark` makes it short). The
-    /// length is held at `len_over` first (see `Units::len_over`).
+    /// length is held first, if it must be (see `Units::held`).
     scale_by_mark: [u64; 4],
     /// Per arriving ECN code, tail marking: or-ed into the cost, 2^62 for ET,
     /// so that it costs above any fill (and still below 2^63) and takes the
@@ -149,9 +155,6 @@ pub struct EtMarkerProfile {
     /// Per arriving ECN code, size independent: units added per byte on the
     /// short path (as `add_by_mark`, proportionally).
     per_by_mark: [u64; 4],
-    /// The state a packet leaves in, by `2 * ECN code + short`: short NM and
-    /// ThM become ETM, everything else leaves as it arrived.
-    out: [[PcnMark; 2]; 4],
     /// Size independent: `ceil(cap / per)` bytes (0 for a zero `per`), the
     /// packet length at which the proportional addition reaches the capacity;
     /// the length is held there before the multiply.
@@ -217,6 +220,15 @@ pub(crate) const fn by_mark(not_pcn: u64, nm: u64, thm: u64, etm: u64) -> [u64; 
 }
 
 impl EtMarkerProfile {
+    /// Test support: the same profile with lengths always held (the general
+    /// path), and whether this one skips the hold.
+    #[cfg(test)]
+    pub(crate) fn held_always(mut self) -> (Self, bool) {
+        let fit = self.u.lens_fit;
+        self.u.lens_fit = false;
+        (self, fit)
+    }
+
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &EtMarkerConfig) -> Result<EtMarkerProfile, EtMarkerError> {
         let base = Units::new(c.sr, c.bucket_size, c.tick, 1).ok_or(EtMarkerError::TooLarge)?;
@@ -368,9 +380,9 @@ impl EtMarker {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
-        let len = u64::from(len);
         // Not-PCN: cost 0 and never short, so the fill is only refilled.
-        let cost = len.min(p.u.len_over) * p.scale_by_mark[e];
+        let cost = p.u.held(len) * p.scale_by_mark[e];
+        let len = u64::from(len);
         let short = if p.size_independent {
             // mtu <= cap (checked at construction): fill < mtu is the test.
             // fill <= cap < 2^62 and need <= 2^62: below() is exact.
@@ -384,9 +396,9 @@ impl EtMarker {
             self.fill = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
             short
         } else {
-            // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale, or-ed
-            // with 2^62): the sign of the difference is the test, and when not
-            // short the difference is the new fill.
+            // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale held,
+            // 2^62 not; or-ed with 2^62): the sign of the difference is the
+            // test, and when not short the difference is the new fill.
             let d = fill.wrapping_sub(cost | p.cost_or[e]);
             // add <= s <= cap: the sum is below 2^63.
             let plus = p.u.cap_at(fill + p.add_by_mark[e]);
@@ -690,21 +702,33 @@ netcond_core::config_error! {
 
 /// The precomputed constants of an [`AsMarker`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+// C layout, `out` first: the output table at offset 0 makes its lookup one
+// address addition, where a displacement needs one more.
+#[repr(C)]
 pub struct AsMarkerProfile {
+    /// The state a packet leaves in, by ECN code and marked: a marked NM
+    /// becomes ThM; everything else leaves as it arrived (ThM stays ThM, and
+    /// ET and not-PCN are never marked).
+    out: OutTable,
     u: Units,
     threshold: u64,
     form: AsForm,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
     /// NM and ThM, 0 for not-PCN and ET: not metered, they cost nothing. The
-    /// length is held at `len_over` first (see `Units::len_over`).
+    /// length is held first, if it must be (see `Units::held`).
     scale_by_mark: [u64; 4],
-    /// The state a packet leaves in, by ECN code and marked: a marked NM
-    /// becomes ThM; everything else leaves as it arrived (ThM stays ThM, and
-    /// ET and not-PCN are never marked).
-    out: OutTable,
 }
 
 impl AsMarkerProfile {
+    /// Test support: the same profile with lengths always held (the general
+    /// path), and whether this one skips the hold.
+    #[cfg(test)]
+    pub(crate) fn held_always(mut self) -> (Self, bool) {
+        let fit = self.u.lens_fit;
+        self.u.lens_fit = false;
+        (self, fit)
+    }
+
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &AsMarkerConfig) -> Result<AsMarkerProfile, AsMarkerError> {
         if c.threshold > c.bucket_size {
@@ -789,20 +813,28 @@ impl AsMarker {
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
         // Exact up to TB.size bytes, above cap (so above the fill) beyond; 0
         // for a packet that is not metered, which then leaves the fill as it is.
-        let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
-        // fill <= cap < 2^62, cost <= cap + scale < 2^63, threshold <= cap:
+        let cost = p.u.held(len) * p.scale_by_mark[e];
+        // fill <= cap < 2^62, cost < 2^63 (held or not), threshold <= cap:
         // every sum and difference below is within 2^63, and below() exact.
         let (after, marked) = match p.form {
             // fill < size leaves the bucket, else takes the packet; marked if
             // fill < size, or fill - size < threshold after taking it:
             // together fill < size + threshold.
-            AsForm::Seed000 => (
-                {
-                    let d = fill.wrapping_sub(cost);
-                    select((d as i64) < 0, fill, d)
-                },
-                below(fill, cost + p.threshold),
-            ),
+            AsForm::Seed000 => {
+                // fill - size, exact as an i64: fill < 2^62 and cost < 2^63.
+                let d = fill.wrapping_sub(cost);
+                let after = select((d as i64) < 0, fill, d);
+                let marked = if p.u.lens_fit {
+                    // cost <= 2^62: the sum is below 2^63, below() exact.
+                    below(fill, cost + p.threshold)
+                } else {
+                    // A held length costs up to cap + scale: the sum may
+                    // exceed the fill by 2^63 or more, where below() fails.
+                    // fill < size + threshold is d < threshold, compared.
+                    usize::from((d as i64) < p.threshold as i64)
+                };
+                (after, marked)
+            }
             // max(0, fill - size); marked if fill < threshold, tested before.
             AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
         };
