@@ -166,7 +166,7 @@ impl ThresholdMeter {
         self.fill = fill;
         // fill, threshold <= cap < 2^62: below() is exact. Branch-free: the
         // marking follows the traffic.
-        p.out[e][below(fill, p.threshold)]
+        p.out.at(e, below(fill, p.threshold))
     }
 }
 
@@ -442,7 +442,7 @@ impl ExcessTrafficMeter {
             }
         };
         // Not metered (not-PCN, ETM): unchanged, whatever `marked` says.
-        p.out[e][marked]
+        p.out.at(e, marked)
     }
 }
 

@@ -129,7 +129,7 @@ netcond_core::config_error! {
 pub struct EtMarkerProfile {
     /// The state a packet leaves in, by `2 * ECN code + short`: short NM and
     /// ThM become ETM, everything else leaves as it arrived.
-    out: [[PcnMark; 2]; 4],
+    out: OutTable,
     u: Units,
     /// Size-independent marking (else tail marking).
     size_independent: bool,
@@ -161,20 +161,36 @@ pub struct EtMarkerProfile {
     add_len: u64,
 }
 
-/// A marker's output by ECN code and decision: `[unchanged, marked]`.
-pub(crate) type OutTable = [[PcnMark; 2]; 4];
+/// A marker's output by ECN code and decision, flat: `2 * code + marked`.
+///
+/// Flat rather than `[[PcnMark; 2]; 4]` so that the index is one address
+/// computation (`marked + 2 * code`) and the table's place in the profile a
+/// displacement of the load: indexed by rows, the compiler adds the
+/// displacement separately when the table is not at the profile's start (in
+/// the node, the second stage's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct OutTable([PcnMark; 8]);
+
+impl OutTable {
+    /// The state a packet arriving with ECN code `e` (at most 3) leaves in,
+    /// marked (`m = 1`) or not (`m = 0`).
+    #[inline(always)]
+    pub(crate) fn at(&self, e: usize, m: usize) -> PcnMark {
+        self.0[2 * e + m]
+    }
+}
 
 /// The output table of a marker that turns each state `s` into `to[s]`
 /// when it marks (`to` indexed by ECN code).
 pub(crate) const fn out_table(to: [PcnMark; 4]) -> OutTable {
-    use PcnMark::*;
-    let mut t = [[NotPcn; 2]; 4];
+    let mut t = [PcnMark::NotPcn; 8];
     let mut i = 0;
     while i < 4 {
-        t[i] = [PcnMark::from_ecn(i as u8), to[i]];
+        t[2 * i] = PcnMark::from_ecn(i as u8);
+        t[2 * i + 1] = to[i];
         i += 1;
     }
-    t
+    OutTable(t)
 }
 
 /// ET-marker (and excess meter): NM and ThM become ETM.
@@ -405,7 +421,7 @@ impl EtMarker {
             self.fill = select((d as i64) < 0, plus, d);
             (d >> 63) as usize
         };
-        p.out[e][short]
+        p.out.at(e, short)
     }
 }
 
@@ -839,7 +855,7 @@ impl AsMarker {
             AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
         };
         self.fill = after;
-        p.out[e][marked]
+        p.out.at(e, marked)
     }
 }
 

@@ -147,6 +147,9 @@ impl Units {
         if self.lens_fit {
             len
         } else {
+            // A branch, not a select (both arms at once would cost more than
+            // the hold alone) where the compiler does not split the loop.
+            cold_path();
             len.min(self.len_over)
         }
     }
