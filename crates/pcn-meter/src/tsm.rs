@@ -4,7 +4,7 @@
 
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
-use crate::units::{below, select, sub_floor, Units, MAX_UNITS};
+use crate::units::{below, cold_path, select, sub_floor, Units, MAX_UNITS};
 use netcond_core::{gcd, Instant, Rate, TickRate};
 
 // ---------------------------------------------------------------------------
@@ -133,6 +133,9 @@ pub struct EtMarkerProfile {
     u: Units,
     /// Size-independent marking (else tail marking).
     size_independent: bool,
+    /// Tail marking and lengths that fit (`Units::lens_fit`): the common
+    /// case, tested first, alone.
+    tail_fit: bool,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
     /// a metered packet (NM, ThM) and for ET with tail marking, 0 for not-PCN
     /// (never short, takes nothing) and for ET with size-independent marking
@@ -242,6 +245,7 @@ impl EtMarkerProfile {
     pub(crate) fn held_always(mut self) -> (Self, bool) {
         let fit = self.u.lens_fit;
         self.u.lens_fit = false;
+        self.tail_fit = false;
         (self, fit)
     }
 
@@ -257,6 +261,7 @@ impl EtMarkerProfile {
                 Ok(EtMarkerProfile {
                     u: base,
                     size_independent: false,
+                    tail_fit: base.lens_fit,
                     scale_by_mark: by_mark(0, base.scale, base.scale, base.scale),
                     cost_or: by_mark(0, 0, 0, MAX_UNITS),
                     add_by_mark: by_mark(0, s, s, et),
@@ -294,6 +299,7 @@ impl EtMarkerProfile {
                 Ok(EtMarkerProfile {
                     u,
                     size_independent: true,
+                    tail_fit: false,
                     scale_by_mark: by_mark(0, u.scale, u.scale, 0),
                     cost_or: [0; 4],
                     add_by_mark: [0; 4],
@@ -397,9 +403,13 @@ impl EtMarker {
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
         // Not-PCN: cost 0 and never short, so the fill is only refilled.
-        let cost = p.u.held(len) * p.scale_by_mark[e];
-        let len = u64::from(len);
-        let short = if p.size_independent {
+        let short = if p.tail_fit {
+            // The common case first, with one test of the profile: tail
+            // marking, lengths that fit, so not held (see `Units::held`).
+            self.tail(p, fill, u64::from(len) * p.scale_by_mark[e], e)
+        } else if p.size_independent {
+            let cost = p.u.held(len) * p.scale_by_mark[e];
+            let len = u64::from(len);
             // mtu <= cap (checked at construction): fill < mtu is the test.
             // fill <= cap < 2^62 and need <= 2^62: below() is exact.
             let short = usize::from(fill < p.need_by_mark[e]);
@@ -412,16 +422,24 @@ impl EtMarker {
             self.fill = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
             short
         } else {
-            // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale held,
-            // 2^62 not; or-ed with 2^62): the sign of the difference is the
-            // test, and when not short the difference is the new fill.
-            let d = fill.wrapping_sub(cost | p.cost_or[e]);
-            // add <= s <= cap: the sum is below 2^63.
-            let plus = p.u.cap_at(fill + p.add_by_mark[e]);
-            self.fill = select((d as i64) < 0, plus, d);
-            (d >> 63) as usize
+            self.tail(p, fill, p.u.held(len) * p.scale_by_mark[e], e)
         };
         p.out.at(e, short)
+    }
+
+    /// Tail marking after the refill to `fill`: a packet of `cost` units
+    /// (held or not, see `Units::held`) arriving with ECN code `e`. Returns
+    /// 1 if short (marked, or ET on arrival), else 0.
+    #[inline(always)]
+    fn tail(&mut self, p: &EtMarkerProfile, fill: u64, cost: u64, e: usize) -> usize {
+        // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale held,
+        // 2^62 not; or-ed with 2^62): the sign of the difference is the
+        // test, and when not short the difference is the new fill.
+        let d = fill.wrapping_sub(cost | p.cost_or[e]);
+        // add <= s <= cap: the sum is below 2^63.
+        let plus = p.u.cap_at(fill + p.add_by_mark[e]);
+        self.fill = select((d as i64) < 0, plus, d);
+        (d >> 63) as usize
     }
 }
 
@@ -729,6 +747,9 @@ pub struct AsMarkerProfile {
     u: Units,
     threshold: u64,
     form: AsForm,
+    /// Seed 000's form and lengths that fit (`Units::lens_fit`): the common
+    /// case, tested first, alone.
+    seed_fit: bool,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
     /// NM and ThM, 0 for not-PCN and ET: not metered, they cost nothing. The
     /// length is held first, if it must be (see `Units::held`).
@@ -742,6 +763,7 @@ impl AsMarkerProfile {
     pub(crate) fn held_always(mut self) -> (Self, bool) {
         let fit = self.u.lens_fit;
         self.u.lens_fit = false;
+        self.seed_fit = false;
         (self, fit)
     }
 
@@ -756,6 +778,7 @@ impl AsMarkerProfile {
             u,
             threshold,
             form: c.form,
+            seed_fit: c.form == AsForm::Seed000 && u.lens_fit,
             scale_by_mark: by_mark(0, u.scale, u.scale, 0),
             out: OUT_AS,
         })
@@ -827,32 +850,42 @@ impl AsMarker {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
-        // Exact up to TB.size bytes, above cap (so above the fill) beyond; 0
-        // for a packet that is not metered, which then leaves the fill as it is.
-        let cost = p.u.held(len) * p.scale_by_mark[e];
-        // fill <= cap < 2^62, cost < 2^63 (held or not), threshold <= cap:
-        // every sum and difference below is within 2^63, and below() exact.
-        let (after, marked) = match p.form {
-            // fill < size leaves the bucket, else takes the packet; marked if
-            // fill < size, or fill - size < threshold after taking it:
-            // together fill < size + threshold.
-            AsForm::Seed000 => {
-                // fill - size, exact as an i64: fill < 2^62 and cost < 2^63.
-                let d = fill.wrapping_sub(cost);
-                let after = select((d as i64) < 0, fill, d);
-                let marked = if p.u.lens_fit {
-                    // cost <= 2^62: the sum is below 2^63, below() exact.
-                    below(fill, cost + p.threshold)
-                } else {
-                    // A held length costs up to cap + scale: the sum may
-                    // exceed the fill by 2^63 or more, where below() fails.
-                    // fill < size + threshold is d < threshold, compared.
-                    usize::from((d as i64) < p.threshold as i64)
-                };
-                (after, marked)
+        // The cost: exact up to TB.size bytes, above cap (so above the fill)
+        // beyond, held or not (see `Units::held`); 0 for a packet that is not
+        // metered, which then leaves the fill as it is. fill <= cap < 2^62,
+        // cost < 2^63, threshold <= cap: fill - cost is exact as an i64.
+        let (after, marked) = if p.seed_fit {
+            // The common case first, with one test of the profile: seed 000,
+            // lengths that fit, so not held (see `Units::held`).
+            let cost = u64::from(len) * p.scale_by_mark[e];
+            let d = fill.wrapping_sub(cost);
+            // cost <= 2^62: the sum is below 2^63, below() exact.
+            (
+                select((d as i64) < 0, fill, d),
+                below(fill, cost + p.threshold),
+            )
+        } else if p.u.lens_fit {
+            // 3sm-01 (seed 000 with lengths that fit was the case above).
+            let cost = u64::from(len) * p.scale_by_mark[e];
+            (p.u.sat_sub(fill, cost), below(fill, p.threshold))
+        } else {
+            cold_path();
+            let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
+            match p.form {
+                AsForm::Seed000 => {
+                    let d = fill.wrapping_sub(cost);
+                    // A held length costs up to cap + scale: cost + threshold
+                    // may exceed the fill by 2^63 or more, where below()
+                    // fails. fill < size + threshold is d < threshold
+                    // (d = fill - size, exact as an i64), compared.
+                    (
+                        select((d as i64) < 0, fill, d),
+                        usize::from((d as i64) < p.threshold as i64),
+                    )
+                }
+                // max(0, fill - size); marked if fill < threshold, tested before.
+                AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
             }
-            // max(0, fill - size); marked if fill < threshold, tested before.
-            AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
         };
         self.fill = after;
         p.out.at(e, marked)

@@ -274,15 +274,16 @@ pub(crate) fn forward(last: &mut Instant, now: Instant) -> u64 {
 #[cfg(pcn_cold_path)]
 #[clippy::msrv = "1.95"]
 #[inline(always)]
-fn cold_path() {
+pub(crate) fn cold_path() {
     core::hint::cold_path()
 }
 
 /// Before Rust 1.95 (no `cold_path`): no hint; the compiler may then make
-/// [`forward`] two conditional moves, with the same results.
+/// [`forward`] two conditional moves, or a rare arm a select, with the same
+/// results.
 #[cfg(not(pcn_cold_path))]
 #[inline(always)]
-fn cold_path() {}
+pub(crate) fn cold_path() {}
 
 /// True when serial time `now` has reached `deadline` (modulo 2^64, half range).
 #[inline(always)]
