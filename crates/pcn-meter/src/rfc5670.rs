@@ -6,7 +6,7 @@
 
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
-use crate::tsm::{by_mark, OutTable, OUT_AS, OUT_ET};
+use crate::tsm::{by_mark, OutRows, OUT_AS, OUT_ET};
 use crate::units::{below, select, Units, MAX_UNITS};
 use netcond_core::{Instant, Rate, TickRate};
 
@@ -49,7 +49,7 @@ pub struct ThresholdMeterConfig {
 pub struct ThresholdMeterProfile {
     /// The state a packet leaves in, by ECN code and marked: NM becomes ThM,
     /// the rest stay (ETM is not threshold-marked).
-    out: OutTable,
+    out: OutRows,
     u: Units,
     threshold: u64,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for a
@@ -79,7 +79,7 @@ impl ThresholdMeterProfile {
             u,
             threshold,
             scale_by_mark: by_mark(0, u.scale, u.scale, u.scale),
-            out: OUT_AS,
+            out: OUT_AS.rows(),
         })
     }
 
@@ -166,7 +166,7 @@ impl ThresholdMeter {
         self.fill = fill;
         // fill, threshold <= cap < 2^62: below() is exact. Branch-free: the
         // marking follows the traffic.
-        p.out.at(e, below(fill, p.threshold))
+        p.out[e][below(fill, p.threshold)]
     }
 }
 
@@ -272,7 +272,7 @@ pub struct ExcessTrafficMeterConfig {
 pub struct ExcessTrafficMeterProfile {
     /// The state a packet leaves in, by ECN code and marked: NM and ThM
     /// become ETM, the rest stay.
-    out: OutTable,
+    out: OutRows,
     u: Units,
     mode: ExcessMode,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
@@ -325,7 +325,7 @@ impl ExcessTrafficMeterProfile {
             } else {
                 room.div_ceil(inc_room)
             },
-            out: OUT_ET,
+            out: OUT_ET.rows(),
         })
     }
 
@@ -389,7 +389,7 @@ impl ExcessTrafficMeter {
         mark: PcnMark,
     ) -> PcnMark {
         let mut last = self.last;
-        let dt = p.u.elapsed(&mut last, now);
+        let dt = p.u.elapsed_select(&mut last, now);
         self.mark_elapsed(p, last, dt, len, mark)
     }
 
@@ -442,7 +442,7 @@ impl ExcessTrafficMeter {
             }
         };
         // Not metered (not-PCN, ETM): unchanged, whatever `marked` says.
-        p.out.at(e, marked)
+        p.out[e][marked]
     }
 }
 

@@ -236,6 +236,21 @@ impl Units {
         forward(last, now)
     }
 
+    /// [`elapsed`](Self::elapsed) as two conditional moves, no branch.
+    ///
+    /// The excess meter's size-independent mode, whose compiled loop comes
+    /// out longer around [`forward`]'s branch, keeps this form. The zero is
+    /// read from `empty`, which saves clearing a register in every iteration
+    /// of a loop short of registers; both selects use the flags of the one
+    /// subtraction.
+    #[inline(always)]
+    pub(crate) fn elapsed_select(&self, last: &mut Instant, now: Instant) -> u64 {
+        let d = now.ticks().wrapping_sub(last.ticks());
+        let back = (d as i64) < 0;
+        *last = select(back, *last, now);
+        select(back, self.empty, d)
+    }
+
     /// `max(x - y, 0)`, branch-free (see [`select`] and `empty`).
     #[inline(always)]
     pub(crate) fn sat_sub(&self, x: u64, y: u64) -> u64 {
