@@ -443,9 +443,12 @@ mod tests {
             (1 << 63, 0),
         ] {
             let (mut a, mut b) = (Instant::from_ticks(last), Instant::from_ticks(last));
+            let mut c = a;
             let now = Instant::from_ticks(now);
-            assert_eq!(u.elapsed(&mut a, now), b.advance_to(now), "{last} {now:?}");
-            assert_eq!(a, b);
+            let dt = b.advance_to(now);
+            assert_eq!(u.elapsed(&mut a, now), dt, "{last} {now:?}");
+            assert_eq!(u.elapsed_select(&mut c, now), dt, "{last} {now:?}");
+            assert_eq!((a, c), (b, b));
         }
     }
 
