@@ -1,11 +1,13 @@
 //! Detects `core::hint::select_unpredictable` (Rust 1.88), which the meters
-//! use to keep their marking decisions branch-free; on an older compiler they
-//! fall back to a plain `if`, with the same results.
+//! use to keep their marking decisions branch-free, and `core::hint::cold_path`
+//! (Rust 1.95), which keeps the rare backwards step of the clock a branch; on
+//! an older compiler they fall back to a plain `if`, with the same results.
 use std::env;
 use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(pcn_select_unpredictable)");
+    println!("cargo::rustc-check-cfg=cfg(pcn_cold_path)");
     println!("cargo::rerun-if-env-changed=RUSTC");
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let minor = Command::new(rustc)
@@ -23,5 +25,8 @@ fn main() {
         });
     if minor.is_some_and(|m| m >= 88) {
         println!("cargo::rustc-cfg=pcn_select_unpredictable");
+    }
+    if minor.is_some_and(|m| m >= 95) {
+        println!("cargo::rustc-cfg=pcn_cold_path");
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
-use crate::tsm::{by_mark, OutTable, OUT_AS, OUT_ET};
+use crate::tsm::{by_mark, OutRows, OUT_AS, OUT_ET};
 use crate::units::{below, select, Units, MAX_UNITS};
 use netcond_core::{Instant, Rate, TickRate};
 
@@ -43,19 +43,31 @@ pub struct ThresholdMeterConfig {
 
 /// The precomputed constants of a [`ThresholdMeter`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+// C layout, `out` first: the output table at offset 0 makes its lookup one
+// address addition, where a displacement needs one more.
+#[repr(C)]
 pub struct ThresholdMeterProfile {
+    /// The state a packet leaves in, by ECN code and marked: NM becomes ThM,
+    /// the rest stay (ETM is not threshold-marked).
+    out: OutRows,
     u: Units,
     threshold: u64,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for a
     /// PCN packet, 0 for not-PCN: not metered, it costs nothing. The length is
-    /// held at `len_over` first (see `Units::len_over`).
+    /// held first, if it must be (see `Units::held`).
     scale_by_mark: [u64; 4],
-    /// The state a packet leaves in, by ECN code and marked: NM becomes ThM,
-    /// the rest stay (ETM is not threshold-marked).
-    out: OutTable,
 }
 
 impl ThresholdMeterProfile {
+    /// Test support: the same profile with lengths always held (the general
+    /// path), and whether this one skips the hold.
+    #[cfg(test)]
+    pub(crate) fn held_always(mut self) -> (Self, bool) {
+        let fit = self.u.lens_fit;
+        self.u.lens_fit = false;
+        (self, fit)
+    }
+
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &ThresholdMeterConfig) -> Result<ThresholdMeterProfile, Rfc5670Error> {
         if c.threshold > c.bs_tm {
@@ -67,7 +79,7 @@ impl ThresholdMeterProfile {
             u,
             threshold,
             scale_by_mark: by_mark(0, u.scale, u.scale, u.scale),
-            out: OUT_AS,
+            out: OUT_AS.rows(),
         })
     }
 
@@ -149,7 +161,7 @@ impl ThresholdMeter {
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
         // Exact up to BS_tm bytes, above the fill beyond (max(0, F - size) is
         // 0 either way); 0 for not-PCN, which only refills.
-        let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
+        let cost = p.u.held(len) * p.scale_by_mark[e];
         let fill = p.u.sat_sub(fill, cost);
         self.fill = fill;
         // fill, threshold <= cap < 2^62: below() is exact. Branch-free: the
@@ -254,7 +266,13 @@ pub struct ExcessTrafficMeterConfig {
 
 /// The precomputed constants of an [`ExcessTrafficMeter`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+// C layout, `out` first: the output table at offset 0 makes its lookup one
+// address addition, where a displacement needs one more.
+#[repr(C)]
 pub struct ExcessTrafficMeterProfile {
+    /// The state a packet leaves in, by ECN code and marked: NM and ThM
+    /// become ETM, the rest stay.
+    out: OutRows,
     u: Units,
     mode: ExcessMode,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
@@ -277,9 +295,6 @@ pub struct ExcessTrafficMeterProfile {
     /// Size independent: ticks that take the bucket from `FLOOR` to full,
     /// `ceil((cap - FLOOR) / inc_room)` (0 for a zero rate).
     room_ticks: u64,
-    /// The state a packet leaves in, by ECN code and marked: NM and ThM
-    /// become ETM, the rest stay.
-    out: OutTable,
 }
 
 impl ExcessTrafficMeterProfile {
@@ -310,7 +325,7 @@ impl ExcessTrafficMeterProfile {
             } else {
                 room.div_ceil(inc_room)
             },
-            out: OUT_ET,
+            out: OUT_ET.rows(),
         })
     }
 
@@ -374,7 +389,7 @@ impl ExcessTrafficMeter {
         mark: PcnMark,
     ) -> PcnMark {
         let mut last = self.last;
-        let dt = p.u.elapsed(&mut last, now);
+        let dt = p.u.elapsed_select(&mut last, now);
         self.mark_elapsed(p, last, dt, len, mark)
     }
 

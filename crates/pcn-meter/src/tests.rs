@@ -1398,3 +1398,167 @@ fn et_marker_sim48_debt_held_at_floor() {
         RefEtMarkerSim48::new(c, t)
     });
 }
+
+/// Runs one random stream through `fast` (a profile whose lengths fit, taking
+/// the path that does not hold them) and through `held` (the same constants,
+/// forced onto the path that holds every length at `len_over`), comparing the
+/// marking and the whole state after every packet. Lengths cover zero, the
+/// bucket size in bytes (`bucket`) and just beyond, and up to `u32::MAX`.
+/// Returns the mismatches and the packets longer than the bucket.
+fn fast_vs_held<M: PcnMeter + PartialEq + core::fmt::Debug>(
+    seed: u64,
+    packets: usize,
+    fast: &M::Profile,
+    held: &M::Profile,
+    rate: Rate,
+    tick: TickRate,
+    bucket: u64,
+) -> (usize, usize) {
+    let mut r = SplitMix64::new(seed);
+    let mut t = u64::from(r.next_u32());
+    let (mut a, mut b) = (M::start(fast, ns(t)), M::start(held, ns(t)));
+    let (mut bad, mut long) = (0, 0);
+    for _ in 0..packets {
+        let len = match r.below(8) {
+            0 => u32::MAX - r.below(3),
+            1 => u32::try_from(bucket + u64::from(r.below(3))).unwrap_or(u32::MAX),
+            2 => r.next_u32(),
+            _ => pick_len(&mut r),
+        };
+        long += usize::from(u64::from(len) > bucket);
+        let (step, back) = pick_step(&mut r, rate, tick, len);
+        t = if back {
+            t.saturating_sub(step)
+        } else {
+            t + step
+        };
+        let mark = MARKS[r.below(4) as usize];
+        let (x, y) = (
+            a.mark(fast, ns(t), len, mark),
+            b.mark(held, ns(t), len, mark),
+        );
+        bad += usize::from(x != y || a != b);
+    }
+    (bad, long)
+}
+
+/// The meters whose lengths fit skip holding them (`Units::held`); the same
+/// profiles forced to hold every length give the same markings and states,
+/// packets longer than the bucket (up to `u32::MAX` bytes) included.
+#[test]
+fn lengths_that_fit_are_not_held_with_the_same_results() {
+    let mut cfgs = SplitMix64::new(9);
+    let (configs, packets) = if cfg!(miri) { (4, 60) } else { (200, 2000) };
+    let (mut bad, mut long, mut fit, mut unfit) = (0, 0, 0, 0);
+    let mut tally = |(b, l): (usize, usize), f: bool| {
+        bad += b;
+        long += l;
+        fit += usize::from(f);
+    };
+    for i in 0..configs {
+        let tick = pick_tick(&mut cfgs);
+        let rate = pick_rate(&mut cfgs);
+        let bucket = u64::from(cfgs.below(60_000)) + 1;
+        let threshold = u64::from(cfgs.below(60_000)).min(bucket);
+        let mtu = 1 + cfgs.below(9000).min(bucket as u32 - 1);
+        let s = u64::from(cfgs.below(12_000));
+        for marking in [EtMarking::TailMarking, EtMarking::SizeIndependent { mtu }] {
+            let c = EtMarkerConfig {
+                sr: rate,
+                bucket_size: bucket,
+                s,
+                already_et_adds_s: i % 2 == 0,
+                marking,
+                tick,
+            };
+            let Ok(p) = EtMarkerProfile::new(&c) else {
+                continue;
+            };
+            let (h, f) = p.held_always();
+            unfit += usize::from(!f);
+            if f {
+                tally(
+                    fast_vs_held::<EtMarker>(i, packets, &p, &h, rate, tick, bucket),
+                    f,
+                );
+            }
+        }
+        for form in [AsForm::Seed000, AsForm::Draft3sm01] {
+            let c = AsMarkerConfig {
+                ar: rate,
+                bucket_size: bucket,
+                threshold,
+                form,
+                tick,
+            };
+            let Ok(p) = AsMarkerProfile::new(&c) else {
+                continue;
+            };
+            let (h, f) = p.held_always();
+            unfit += usize::from(!f);
+            if f {
+                tally(
+                    fast_vs_held::<AsMarker>(i, packets, &p, &h, rate, tick, bucket),
+                    f,
+                );
+            }
+        }
+        let c = ThresholdMeterConfig {
+            threshold_rate: rate,
+            bs_tm: bucket,
+            threshold,
+            tick,
+        };
+        if let Ok(p) = ThresholdMeterProfile::new(&c) {
+            let (h, f) = p.held_always();
+            unfit += usize::from(!f);
+            if f {
+                tally(
+                    fast_vs_held::<ThresholdMeter>(i, packets, &p, &h, rate, tick, bucket),
+                    f,
+                );
+            }
+        }
+    }
+    assert_eq!(bad, 0, "mismatches");
+    assert!(
+        fit > configs as usize,
+        "only {fit} profiles whose lengths fit"
+    );
+    assert!(long > fit, "only {long} packets beyond the bucket");
+    // The random clocks and rates give profiles on both paths (the
+    // differential tests against the reference models run both).
+    if !cfg!(miri) {
+        assert!(unfit > 10, "only {unfit} profiles that hold lengths");
+    }
+}
+
+/// Seed 000's AS-marker with a held length whose cost plus the threshold
+/// exceeds an empty fill by more than 2^63 (a 1-byte bucket of about 2^61.6
+/// units): still marked, as the reference model says (the test of
+/// `fill < size + threshold` once read the sign of a difference that wrapped).
+#[test]
+fn as_marker_seed000_huge_units_marks_an_empty_bucket() {
+    let c = AsMarkerConfig {
+        ar: Rate::from_bits_per_sec(1),
+        bucket_size: 1,
+        threshold: 1,
+        form: AsForm::Seed000,
+        tick: TickRate::from_hz(450_000_000_000_000_001).unwrap(),
+    };
+    let p = AsMarkerProfile::new(&c).unwrap();
+    assert!(p.units_per_byte() > (1 << 63) / 3);
+    let packets = [
+        (0, 1, PcnMark::Nm),
+        (0, 2, PcnMark::Nm),
+        (0, u32::MAX, PcnMark::Nm),
+        (1, 2, PcnMark::Thm),
+    ];
+    let mut m = AsMarker::start(&p, ns(0));
+    assert_eq!(m.mark(&p, ns(0), 1, PcnMark::Nm), PcnMark::Thm);
+    assert_eq!(m.fill_units(), 0);
+    assert_eq!(m.mark(&p, ns(0), 2, PcnMark::Nm), PcnMark::Thm);
+    replay::<AsMarker, _>(&p, p.units_per_byte(), 0, &packets, |t| {
+        RefAsMarker::new(c, t)
+    });
+}

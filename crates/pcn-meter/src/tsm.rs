@@ -4,7 +4,7 @@
 
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
-use crate::units::{below, select, sub_floor, Units, MAX_UNITS};
+use crate::units::{below, cold_path, select, sub_floor, Units, MAX_UNITS};
 use netcond_core::{gcd, Instant, Rate, TickRate};
 
 // ---------------------------------------------------------------------------
@@ -123,15 +123,24 @@ netcond_core::config_error! {
 /// so that the proportional reduction `s * size / MTU` is a whole number of units
 /// per byte of packet and is applied exactly, with no rounding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+// C layout, `out` first: the output table at offset 0 makes its lookup one
+// address addition, where a displacement needs one more.
+#[repr(C)]
 pub struct EtMarkerProfile {
+    /// The state a packet leaves in, by `2 * ECN code + short`: short NM and
+    /// ThM become ETM, everything else leaves as it arrived.
+    out: OutTable,
     u: Units,
     /// Size-independent marking (else tail marking).
     size_independent: bool,
+    /// Tail marking and lengths that fit (`Units::lens_fit`): the common
+    /// case, tested first, alone.
+    tail_fit: bool,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
     /// a metered packet (NM, ThM) and for ET with tail marking, 0 for not-PCN
     /// (never short, takes nothing) and for ET with size-independent marking
     /// (never compared with the fill: `need_by_mark` makes it short). The
-    /// length is held at `len_over` first (see `Units::len_over`).
+    /// length is held first, if it must be (see `Units::held`).
     scale_by_mark: [u64; 4],
     /// Per arriving ECN code, tail marking: or-ed into the cost, 2^62 for ET,
     /// so that it costs above any fill (and still below 2^63) and takes the
@@ -149,29 +158,58 @@ pub struct EtMarkerProfile {
     /// Per arriving ECN code, size independent: units added per byte on the
     /// short path (as `add_by_mark`, proportionally).
     per_by_mark: [u64; 4],
-    /// The state a packet leaves in, by `2 * ECN code + short`: short NM and
-    /// ThM become ETM, everything else leaves as it arrived.
-    out: [[PcnMark; 2]; 4],
     /// Size independent: `ceil(cap / per)` bytes (0 for a zero `per`), the
     /// packet length at which the proportional addition reaches the capacity;
     /// the length is held there before the multiply.
     add_len: u64,
 }
 
-/// A marker's output by ECN code and decision: `[unchanged, marked]`.
-pub(crate) type OutTable = [[PcnMark; 2]; 4];
+/// A marker's output by ECN code and decision, flat: `2 * code + marked`.
+///
+/// Flat rather than `[[PcnMark; 2]; 4]` so that the index is one address
+/// computation (`marked + 2 * code`) and the table's place in the profile a
+/// displacement of the load: indexed by rows, the compiler adds the
+/// displacement separately when the table is not at the profile's start (in
+/// the node, the second stage's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct OutTable([PcnMark; 8]);
+
+/// The same table by rows, `[code][marked]`, for the RFC 5670 meters: there
+/// LLVM folds a flat index `2 * code + (x >> 63)` into a double-precision
+/// shift (`shrd`), several operations on AMD Zen, where rows give a `lea`.
+pub(crate) type OutRows = [[PcnMark; 2]; 4];
+
+impl OutTable {
+    /// The table by rows.
+    pub(crate) const fn rows(self) -> OutRows {
+        let mut t = [[PcnMark::NotPcn; 2]; 4];
+        let mut i = 0;
+        while i < 4 {
+            t[i] = [self.0[2 * i], self.0[2 * i + 1]];
+            i += 1;
+        }
+        t
+    }
+
+    /// The state a packet arriving with ECN code `e` (at most 3) leaves in,
+    /// marked (`m = 1`) or not (`m = 0`).
+    #[inline(always)]
+    pub(crate) fn at(&self, e: usize, m: usize) -> PcnMark {
+        self.0[2 * e + m]
+    }
+}
 
 /// The output table of a marker that turns each state `s` into `to[s]`
 /// when it marks (`to` indexed by ECN code).
 pub(crate) const fn out_table(to: [PcnMark; 4]) -> OutTable {
-    use PcnMark::*;
-    let mut t = [[NotPcn; 2]; 4];
+    let mut t = [PcnMark::NotPcn; 8];
     let mut i = 0;
     while i < 4 {
-        t[i] = [PcnMark::from_ecn(i as u8), to[i]];
+        t[2 * i] = PcnMark::from_ecn(i as u8);
+        t[2 * i + 1] = to[i];
         i += 1;
     }
-    t
+    OutTable(t)
 }
 
 /// ET-marker (and excess meter): NM and ThM become ETM.
@@ -217,6 +255,16 @@ pub(crate) const fn by_mark(not_pcn: u64, nm: u64, thm: u64, etm: u64) -> [u64; 
 }
 
 impl EtMarkerProfile {
+    /// Test support: the same profile with lengths always held (the general
+    /// path), and whether this one skips the hold.
+    #[cfg(test)]
+    pub(crate) fn held_always(mut self) -> (Self, bool) {
+        let fit = self.u.lens_fit;
+        self.u.lens_fit = false;
+        self.tail_fit = false;
+        (self, fit)
+    }
+
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &EtMarkerConfig) -> Result<EtMarkerProfile, EtMarkerError> {
         let base = Units::new(c.sr, c.bucket_size, c.tick, 1).ok_or(EtMarkerError::TooLarge)?;
@@ -229,6 +277,7 @@ impl EtMarkerProfile {
                 Ok(EtMarkerProfile {
                     u: base,
                     size_independent: false,
+                    tail_fit: base.lens_fit,
                     scale_by_mark: by_mark(0, base.scale, base.scale, base.scale),
                     cost_or: by_mark(0, 0, 0, MAX_UNITS),
                     add_by_mark: by_mark(0, s, s, et),
@@ -266,6 +315,7 @@ impl EtMarkerProfile {
                 Ok(EtMarkerProfile {
                     u,
                     size_independent: true,
+                    tail_fit: false,
                     scale_by_mark: by_mark(0, u.scale, u.scale, 0),
                     cost_or: [0; 4],
                     add_by_mark: [0; 4],
@@ -368,10 +418,14 @@ impl EtMarker {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
-        let len = u64::from(len);
         // Not-PCN: cost 0 and never short, so the fill is only refilled.
-        let cost = len.min(p.u.len_over) * p.scale_by_mark[e];
-        let short = if p.size_independent {
+        let short = if p.tail_fit {
+            // The common case first, with one test of the profile: tail
+            // marking, lengths that fit, so not held (see `Units::held`).
+            self.tail(p, fill, u64::from(len) * p.scale_by_mark[e], e)
+        } else if p.size_independent {
+            let cost = p.u.held(len) * p.scale_by_mark[e];
+            let len = u64::from(len);
             // mtu <= cap (checked at construction): fill < mtu is the test.
             // fill <= cap < 2^62 and need <= 2^62: below() is exact.
             let short = usize::from(fill < p.need_by_mark[e]);
@@ -384,16 +438,24 @@ impl EtMarker {
             self.fill = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
             short
         } else {
-            // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale, or-ed
-            // with 2^62): the sign of the difference is the test, and when not
-            // short the difference is the new fill.
-            let d = fill.wrapping_sub(cost | p.cost_or[e]);
-            // add <= s <= cap: the sum is below 2^63.
-            let plus = p.u.cap_at(fill + p.add_by_mark[e]);
-            self.fill = select((d as i64) < 0, plus, d);
-            (d >> 63) as usize
+            self.tail(p, fill, p.u.held(len) * p.scale_by_mark[e], e)
         };
-        p.out[e][short]
+        p.out.at(e, short)
+    }
+
+    /// Tail marking after the refill to `fill`: a packet of `cost` units
+    /// (held or not, see `Units::held`) arriving with ECN code `e`. Returns
+    /// 1 if short (marked, or ET on arrival), else 0.
+    #[inline(always)]
+    fn tail(&mut self, p: &EtMarkerProfile, fill: u64, cost: u64, e: usize) -> usize {
+        // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale held,
+        // 2^62 not; or-ed with 2^62): the sign of the difference is the
+        // test, and when not short the difference is the new fill.
+        let d = fill.wrapping_sub(cost | p.cost_or[e]);
+        // add <= s <= cap: the sum is below 2^63.
+        let plus = p.u.cap_at(fill + p.add_by_mark[e]);
+        self.fill = select((d as i64) < 0, plus, d);
+        (d >> 63) as usize
     }
 }
 
@@ -690,21 +752,37 @@ netcond_core::config_error! {
 
 /// The precomputed constants of an [`AsMarker`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+// C layout, `out` first: the output table at offset 0 makes its lookup one
+// address addition, where a displacement needs one more.
+#[repr(C)]
 pub struct AsMarkerProfile {
-    u: Units,
-    threshold: u64,
-    form: AsForm,
-    /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
-    /// NM and ThM, 0 for not-PCN and ET: not metered, they cost nothing. The
-    /// length is held at `len_over` first (see `Units::len_over`).
-    scale_by_mark: [u64; 4],
     /// The state a packet leaves in, by ECN code and marked: a marked NM
     /// becomes ThM; everything else leaves as it arrived (ThM stays ThM, and
     /// ET and not-PCN are never marked).
     out: OutTable,
+    u: Units,
+    threshold: u64,
+    form: AsForm,
+    /// Seed 000's form and lengths that fit (`Units::lens_fit`): the common
+    /// case, tested first, alone.
+    seed_fit: bool,
+    /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
+    /// NM and ThM, 0 for not-PCN and ET: not metered, they cost nothing. The
+    /// length is held first, if it must be (see `Units::held`).
+    scale_by_mark: [u64; 4],
 }
 
 impl AsMarkerProfile {
+    /// Test support: the same profile with lengths always held (the general
+    /// path), and whether this one skips the hold.
+    #[cfg(test)]
+    pub(crate) fn held_always(mut self) -> (Self, bool) {
+        let fit = self.u.lens_fit;
+        self.u.lens_fit = false;
+        self.seed_fit = false;
+        (self, fit)
+    }
+
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &AsMarkerConfig) -> Result<AsMarkerProfile, AsMarkerError> {
         if c.threshold > c.bucket_size {
@@ -716,6 +794,7 @@ impl AsMarkerProfile {
             u,
             threshold,
             form: c.form,
+            seed_fit: c.form == AsForm::Seed000 && u.lens_fit,
             scale_by_mark: by_mark(0, u.scale, u.scale, 0),
             out: OUT_AS,
         })
@@ -787,27 +866,45 @@ impl AsMarker {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
-        // Exact up to TB.size bytes, above cap (so above the fill) beyond; 0
-        // for a packet that is not metered, which then leaves the fill as it is.
-        let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
-        // fill <= cap < 2^62, cost <= cap + scale < 2^63, threshold <= cap:
-        // every sum and difference below is within 2^63, and below() exact.
-        let (after, marked) = match p.form {
-            // fill < size leaves the bucket, else takes the packet; marked if
-            // fill < size, or fill - size < threshold after taking it:
-            // together fill < size + threshold.
-            AsForm::Seed000 => (
-                {
-                    let d = fill.wrapping_sub(cost);
-                    select((d as i64) < 0, fill, d)
-                },
+        // The cost: exact up to TB.size bytes, above cap (so above the fill)
+        // beyond, held or not (see `Units::held`); 0 for a packet that is not
+        // metered, which then leaves the fill as it is. fill <= cap < 2^62,
+        // cost < 2^63, threshold <= cap: fill - cost is exact as an i64.
+        let (after, marked) = if p.seed_fit {
+            // The common case first, with one test of the profile: seed 000,
+            // lengths that fit, so not held (see `Units::held`).
+            let cost = u64::from(len) * p.scale_by_mark[e];
+            let d = fill.wrapping_sub(cost);
+            // cost <= 2^62: the sum is below 2^63, below() exact.
+            (
+                select((d as i64) < 0, fill, d),
                 below(fill, cost + p.threshold),
-            ),
-            // max(0, fill - size); marked if fill < threshold, tested before.
-            AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
+            )
+        } else if p.u.lens_fit {
+            // 3sm-01 (seed 000 with lengths that fit was the case above).
+            let cost = u64::from(len) * p.scale_by_mark[e];
+            (p.u.sat_sub(fill, cost), below(fill, p.threshold))
+        } else {
+            cold_path();
+            let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
+            match p.form {
+                AsForm::Seed000 => {
+                    let d = fill.wrapping_sub(cost);
+                    // A held length costs up to cap + scale: cost + threshold
+                    // may exceed the fill by 2^63 or more, where below()
+                    // fails. fill < size + threshold is d < threshold
+                    // (d = fill - size, exact as an i64), compared.
+                    (
+                        select((d as i64) < 0, fill, d),
+                        usize::from((d as i64) < p.threshold as i64),
+                    )
+                }
+                // max(0, fill - size); marked if fill < threshold, tested before.
+                AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
+            }
         };
         self.fill = after;
-        p.out[e][marked]
+        p.out.at(e, marked)
     }
 }
 

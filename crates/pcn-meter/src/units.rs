@@ -46,6 +46,10 @@ pub(crate) struct Units {
     /// matters to a bucket that is never negative. At most `cap + scale`,
     /// below 2^63: the product cannot overflow.
     pub len_over: u64,
+    /// Whether every length fits: `u32::MAX * scale <= 2^62`, so that any
+    /// packet's cost `len * scale` is at most 2^62 without holding the length
+    /// at `len_over` (see [`held`](Self::held)).
+    pub lens_fit: bool,
     /// 0, the fill of an empty bucket. Read from the profile rather than
     /// written as a literal: `if x >= y { x - y } else { 0 }` with a literal
     /// is merged by the compiler into a saturating subtraction, which loses
@@ -78,6 +82,7 @@ impl Units {
             },
             // scale >= 1: a byte is 8 hz / gcd(rate, 8 hz) >= 1 units.
             len_over: cap / scale + 1,
+            lens_fit: u128::from(u32::MAX) * u128::from(scale) <= MAX_UNITS as u128,
             empty: 0,
         })
     }
@@ -121,6 +126,31 @@ impl Units {
             self.cap
         } else {
             x
+        }
+    }
+
+    /// The length a packet is costed at, `len * scale` units: `len` held at
+    /// `len_over`, or `len` itself when every length fits (`lens_fit`).
+    ///
+    /// Either way the cost is exact up to the bucket size, and beyond it above
+    /// the capacity (`len_over * scale > cap`), at most `cap + scale` held or
+    /// at most 2^62 not, so below 2^63; every use of a cost here only asks
+    /// whether it is more than a fill of at most `cap` (and then leaves the
+    /// fill or empties it), so both give the same results. Holding costs a
+    /// compare and a conditional move per packet, which the profiles whose
+    /// lengths fit (nearly all: any `scale` up to 2^30) skip; the choice is
+    /// the profile's, the same for every packet, so it predicts perfectly and
+    /// the compiler may split the loop on it.
+    #[inline(always)]
+    pub(crate) fn held(&self, len: u32) -> u64 {
+        let len = u64::from(len);
+        if self.lens_fit {
+            len
+        } else {
+            // A branch, not a select (both arms at once would cost more than
+            // the hold alone) where the compiler does not split the loop.
+            cold_path();
+            len.min(self.len_over)
         }
     }
 
@@ -200,13 +230,21 @@ pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
 
 impl Units {
     /// Moves `last` to `now` and returns the ticks elapsed, exactly as
-    /// [`Instant::advance_to`]: a `now` more than 2^63 ticks "before" `last`
-    /// (serial time, a clock stepping backwards) returns 0 and leaves `last`.
-    /// The zero is read from `empty`, which saves clearing a register in every
-    /// iteration of a loop short of registers; a backwards step is rare, and
-    /// both selects use the flags of the one subtraction.
+    /// [`Instant::advance_to`] (see [`forward`]).
     #[inline(always)]
     pub(crate) fn elapsed(&self, last: &mut Instant, now: Instant) -> u64 {
+        forward(last, now)
+    }
+
+    /// [`elapsed`](Self::elapsed) as two conditional moves, no branch.
+    ///
+    /// The excess meter's size-independent mode, whose compiled loop comes
+    /// out longer around [`forward`]'s branch, keeps this form. The zero is
+    /// read from `empty`, which saves clearing a register in every iteration
+    /// of a loop short of registers; both selects use the flags of the one
+    /// subtraction.
+    #[inline(always)]
+    pub(crate) fn elapsed_select(&self, last: &mut Instant, now: Instant) -> u64 {
         let d = now.ticks().wrapping_sub(last.ticks());
         let back = (d as i64) < 0;
         *last = select(back, *last, now);
@@ -222,6 +260,45 @@ impl Units {
         select(x >= y, x.wrapping_sub(y), x & self.empty)
     }
 }
+
+/// Moves `last` to `now` and returns the ticks elapsed, exactly as
+/// [`Instant::advance_to`]: a `now` more than 2^63 ticks "before" `last`
+/// (serial time, a clock stepping backwards) returns 0 and leaves `last`.
+///
+/// A clock stepping backwards is rare and does not follow the traffic, so it
+/// is a branch, marked cold so that the compiler keeps it one: the common
+/// case is one subtraction and a well-predicted branch on its sign, where
+/// two conditional moves (one for `last`, one for the zero) cost two more
+/// operations per packet.
+#[inline(always)]
+pub(crate) fn forward(last: &mut Instant, now: Instant) -> u64 {
+    let d = now.ticks().wrapping_sub(last.ticks());
+    if d > i64::MAX as u64 {
+        cold_path();
+        // A zero the compiler cannot see through, only on this path: a literal
+        // would let it merge the two arms into `max(d, 0)`, a conditional move
+        // computed on the common path too.
+        core::hint::black_box(0)
+    } else {
+        *last = now;
+        d
+    }
+}
+
+/// Marks the path it is on as rarely taken.
+#[cfg(pcn_cold_path)]
+#[clippy::msrv = "1.95"]
+#[inline(always)]
+pub(crate) fn cold_path() {
+    core::hint::cold_path()
+}
+
+/// Before Rust 1.95 (no `cold_path`): no hint; the compiler may then make
+/// [`forward`] two conditional moves, or a rare arm a select, with the same
+/// results.
+#[cfg(not(pcn_cold_path))]
+#[inline(always)]
+pub(crate) fn cold_path() {}
 
 /// True when serial time `now` has reached `deadline` (modulo 2^64, half range).
 #[inline(always)]
@@ -321,6 +398,24 @@ mod tests {
         assert!(checked > 50, "{checked}");
     }
 
+    /// Lengths fit up to a scale of 2^30: `u32::MAX * 2^30 < 2^62`, and one
+    /// more unit per byte than that may cost more than 2^62.
+    #[test]
+    fn lengths_fit_up_to_scale_2_pow_30() {
+        // One bit per second: a byte is 8 hz units.
+        let u = units(1, 100, 1 << 27).unwrap();
+        assert_eq!(u.scale, 1 << 30);
+        assert!(u.lens_fit);
+        assert_eq!(u.held(u32::MAX), u64::from(u32::MAX));
+        assert!(u.held(u32::MAX) * u.scale <= MAX_UNITS);
+        let u = units(1, 100, (1 << 27) + 1).unwrap();
+        assert_eq!(u.scale, (1 << 30) + 8);
+        assert!(!u.lens_fit);
+        assert!(u128::from(u32::MAX) * u128::from(u.scale) > u128::from(MAX_UNITS));
+        assert_eq!(u.held(u32::MAX), 101);
+        assert_eq!(u.held(7), 7);
+    }
+
     #[test]
     fn branch_free_helpers() {
         let u = units(8_000, 100, 1_000).unwrap();
@@ -348,9 +443,12 @@ mod tests {
             (1 << 63, 0),
         ] {
             let (mut a, mut b) = (Instant::from_ticks(last), Instant::from_ticks(last));
+            let mut c = a;
             let now = Instant::from_ticks(now);
-            assert_eq!(u.elapsed(&mut a, now), b.advance_to(now), "{last} {now:?}");
-            assert_eq!(a, b);
+            let dt = b.advance_to(now);
+            assert_eq!(u.elapsed(&mut a, now), dt, "{last} {now:?}");
+            assert_eq!(u.elapsed_select(&mut c, now), dt, "{last} {now:?}");
+            assert_eq!((a, c), (b, b));
         }
     }
 
