@@ -295,7 +295,20 @@ impl Rio {
                 self.avg[2] = a.step_shift(self.avg[2], total * u);
                 self.avg[0] = if ci == 0 { n0 } else { self.avg[0] };
                 self.avg[1] = if ci <= 1 { n1 } else { self.avg[1] };
-                self.avg[ci]
+                // The color's new average from the registers that hold it,
+                // not reloaded from the array just stored to (a
+                // store-to-load forward on the way to the decision). The
+                // compiler may branch on the color here: the color is known
+                // early (no arithmetic before it), so a mispredicted branch
+                // on it is resolved early too; on the bench stream this
+                // measured faster than selects.
+                if ci == 0 {
+                    n0
+                } else if ci == 1 {
+                    n1
+                } else {
+                    self.avg[2]
+                }
             }
             RioMode::Wred => {
                 self.avg[0] = a.step_shift(self.avg[0], total * u);
