@@ -288,8 +288,8 @@ impl Rio {
         // the first test is the one that costs least.
         let avg = match profile.mode {
             RioMode::Coupled => {
-                // All three steps, kept by selects: the color is random from
-                // one packet to the next, a branch on it would be mispredicted.
+                // All three steps, kept by selects on the color (the compiler
+                // may still branch on it, see below).
                 let n0 = a.step_shift(self.avg[0], s0 * u);
                 let n1 = a.step_shift(self.avg[1], s1 * u);
                 self.avg[2] = a.step_shift(self.avg[2], total * u);
@@ -298,10 +298,12 @@ impl Rio {
                 // The color's new average from the registers that hold it,
                 // not reloaded from the array just stored to (a
                 // store-to-load forward on the way to the decision). The
-                // compiler may branch on the color here: the color is known
-                // early (no arithmetic before it), so a mispredicted branch
-                // on it is resolved early too; on the bench stream this
-                // measured faster than selects.
+                // compiler may branch on the color here (in the bench loop it
+                // does, and computes green's step only for green packets):
+                // the color is known early (no arithmetic before it), so a
+                // mispredicted branch on it is resolved early too; on the
+                // bench stream this measured faster than selects read from
+                // masks in the profile.
                 if ci == 0 {
                     n0
                 } else if ci == 1 {
