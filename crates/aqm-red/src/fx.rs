@@ -54,20 +54,22 @@ pub(crate) const fn ewma(avg: u32, q_fx: u32, w: u64) -> u32 {
 /// `q`, so nothing overflows and the `u32` cast is exact. Tested against
 /// [`ewma`] exhaustively on small values and at random (`ewma_shift_is_ewma`).
 ///
-/// Both candidates are computed from `a` before the choice, so the path from
-/// one average to the next is a subtraction, a shift, a select and an
-/// addition, four cycles (the multiply form's is a multiply, two additions and
-/// a shift, five); the choice is a select, not a branch, since the sign of
-/// `q - avg` flips at random on a queue that hovers around its average.
+/// The choice is made before the shift, on the sign of `q - a`: for `q >= a`
+/// the ceiling's numerator `q - a + 2^n - 1` is nonnegative, so the
+/// arithmetic shift of the chosen value is the logical shift above. Both
+/// numerators are computed from `a` before the choice, so the path from one
+/// average to the next is a subtraction, a select, a shift and an addition,
+/// four cycles (the multiply form's is a multiply, two additions and a shift,
+/// five), with one shift instead of two; the choice is a select, not a
+/// branch, since the sign of `q - avg` flips at random on a queue that hovers
+/// around its average.
 #[inline(always)]
 pub(crate) const fn ewma_shift(avg: u32, q_fx: u32, n: u32, round: u64) -> u32 {
     let a = avg as i64;
-    let q = q_fx as i64;
-    // Not `q + round`: written so, the compiler rebuilds `(q - a) + round`,
-    // one step longer from `a`.
-    let up = (((q_fx as u64 | round) as i64 - a) as u64 >> n) as i64;
-    let down = (q - a) >> n;
-    (a + if q >= a { up } else { down }) as u32
+    let down = q_fx as i64 - a;
+    // Not `down + round`: written so, the path from `a` is one step longer.
+    let up = (q_fx as u64 | round) as i64 - a;
+    (a + (if down >= 0 { up } else { down } >> n)) as u32
 }
 
 /// [`AvgProfile::shift`] when `w_q` is not a power of two.

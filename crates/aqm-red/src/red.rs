@@ -255,6 +255,12 @@ impl Common {
             // FJ93: count = -1 below min_th (and a new budget for Accumulated).
             *count = 0;
             return Decision::Enqueue;
+        } else if avg as u64 >= curve.top_fx {
+            // `decide`'s forced region without its two other tests: here
+            // avg >= min_fx, and top_fx >= max_fx (the thresholds are
+            // saturated alike and 2 max_th >= max_th), so `region` is Forced.
+            *count = self.spread.after_drop;
+            return self.signal(avg, pkt, Decision::DropForced);
         } else if (d as u64) < curve.early_range {
             // The per-packet spreadings in the first probabilistic region,
             // without byte mode: Spread::pick's draw and test, inline.

@@ -1328,3 +1328,43 @@ fn short_path_conditions() {
     let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 256.0, 1 << 23)).unwrap();
     assert!(p.common.short(20));
 }
+
+/// The short path's forced region (`avg >= top_fx`, tested before the early
+/// region's other tests) against the general path: classic and gentle, with
+/// and without ECN and its hard threshold, the queue held in and around the
+/// forced region so that forced drops, marks and early decisions alternate.
+#[test]
+fn forced_short_path_equals_general_path() {
+    let steps = if cfg!(miri) { 300 } else { 20_000 };
+    for (gentle, ecn, hard) in [
+        (false, false, None),
+        (true, false, None),
+        (false, true, None),
+        (false, true, Some(25)),
+        (true, true, Some(35)),
+    ] {
+        let mut c = cfg(10, 20, 0.1, 1.0 / 4.0, 100);
+        c.gentle = gentle;
+        c.ecn = ecn;
+        c.ecn_drop_th = hard;
+        let p = RedProfile::new(&c).unwrap();
+        assert!(p.common.fast);
+        let (mut a, mut b) = (Red::new(), Red::new());
+        let (mut ra, mut rb) = (SplitMix64::new(8), SplitMix64::new(8));
+        let mut r = SplitMix64::new(9);
+        let mut forced = 0u32;
+        for i in 0..steps {
+            // Mostly at or above the top of the curve (20, or 40 when gentle).
+            let q = 15 + r.below(60);
+            let pkt = Packet::new(1500, Ecn::from_bits(r.below(4) as u8));
+            let da = a.on_arrival(&p, t(i * 100), q, pkt, &mut ra);
+            let db = b.on_arrival_general(&p, t(i * 100), q, pkt, &mut rb);
+            assert_eq!((da, a, ra), (db, b, rb), "step {i} of {c:?}");
+            forced += u32::from(da == Decision::DropForced);
+        }
+        assert!(
+            forced > steps as u32 / 20,
+            "{gentle} {ecn} {hard:?}: {forced}"
+        );
+    }
+}
