@@ -255,6 +255,16 @@ impl ConstGap {
     }
 }
 
+/// `!0` when `a < b`, else 0: the borrow of a 128-bit subtraction. Written this
+/// way rather than as a comparison because LLVM turns a comparison that feeds a
+/// select or a mask back into a select, and on x86 its cmov converter often
+/// makes that a branch; where the outcome follows the traffic, the branch
+/// mispredicts.
+#[inline(always)]
+pub(crate) fn borrow_mask(a: u64, b: u64) -> u64 {
+    ((a as u128).wrapping_sub(b as u128) >> 64) as u64
+}
+
 /// Saturating conversion of a `u128` to `u64`.
 #[inline(always)]
 pub(crate) fn sat64(x: u128) -> u64 {
