@@ -6,7 +6,7 @@ use netcond_core::Instant;
 
 use crate::config::RasProfile;
 use crate::ear::Ear;
-use crate::fixed::recip;
+use crate::fixed::{borrow_mask, recip};
 
 /// The length in bytes of a packet descriptor: what the shaper needs to know of
 /// the packets it holds. Implemented for `u32` (a bare length); implement it for
@@ -257,11 +257,36 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         };
         self.t1 = t1;
         self.t2 = t2;
-        self.head = match t2 {
-            Some(t) if Schedule::whole(t).not_after(t1) => Schedule::whole(t),
-            _ => t1,
+        // head = whole(T2) if T2 is finite and `whole(T2).not_after(T1)`, else
+        // T1. As T2 is a whole tick, `not_after` is `delta = T1.at - T2`
+        // (wrapping, as an i64) not negative: equal whole ticks compare `0 <=
+        // T1.frac`, always true. An infinite T2 counts as `delta = i64::MIN`
+        // (T1 kept). Then
+        //
+        //   head.at = T1.at - max(delta, 0)        (T2, or T1.at)
+        //   head.frac = T1.frac if delta < 0, else 0
+        //   release = ceil(head) = T1.at - max(delta, -c),  c = (T1.frac != 0)
+        //
+        // (for delta >= 0 both maxima are delta; for delta <= -1 they are 0 and
+        // -c). Whether T2 wins follows the traffic, so the maxima are taken
+        // with the sign mask `s` of delta rather than with `max`, which LLVM
+        // may compile to a branch.
+        let delta = match t2 {
+            Some(t) => t1.at.ticks().wrapping_sub(t.ticks()) as i64,
+            None => i64::MIN,
         };
-        self.release = self.head.ceil();
+        // !0 when delta < 0 (T1 kept), from a borrow: `delta >> 63` is
+        // recognised as a comparison and compiled to a branch.
+        let s = !borrow_mask(delta as u64, 1 << 63);
+        let c = (t1.frac != 0) as u64;
+        let pos = delta as u64 & !s; // max(delta, 0)
+        self.head = Schedule {
+            at: t1.at.wrapping_add(pos.wrapping_neg()),
+            frac: t1.frac & s as u32,
+        };
+        // max(delta, -c) = pos | (-c & s).
+        let m = pos | (c.wrapping_neg() & s);
+        self.release = t1.at.wrapping_add(m.wrapping_neg());
     }
 
     /// The head packet, if any.
@@ -402,5 +427,75 @@ impl<P: PacketLen, const N: usize> RasShaper<P, N> {
     #[must_use]
     pub fn state(&self) -> &Ras<P, N> {
         &self.state
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec::Vec;
+
+    /// The release point as it was chosen before the choice became
+    /// branch-free: `whole(T2)` if T2 is finite and not after T1, else T1.
+    fn head_by_comparison(t1: Schedule, t2: Option<Instant>) -> Schedule {
+        match t2 {
+            Some(t) if Schedule::whole(t).not_after(t1) => Schedule::whole(t),
+            _ => t1,
+        }
+    }
+
+    /// `schedule_head` picks min(T1, T2) exactly as the comparison does, on
+    /// every serial-time edge: T2 equal to T1's whole tick, one tick either
+    /// side, and half the tick range away (where `T1.at - T2` is `i64::MIN`
+    /// and T1 is kept), with and without a fraction on T1.
+    #[test]
+    fn min_of_t1_and_t2_matches_the_comparison_on_every_edge() {
+        let half = 1u64 << 63;
+        let mut checked = 0;
+        for base in [0u64, 1, 1_000, half - 1, half, u64::MAX - 5] {
+            for frac in [0u32, 1, 1 << 31, u32::MAX] {
+                // Arrival at `base`, next start at base + 100 (+ frac): T1 lies
+                // in the future of `now = base`, so T2 is asked for.
+                let now = Instant::from_ticks(base);
+                let t1 = Schedule {
+                    at: now.wrapping_add(100),
+                    frac,
+                };
+                let offsets = [
+                    0u64,
+                    1,
+                    99,
+                    100,
+                    101,
+                    u64::MAX,
+                    half - 1,
+                    half,
+                    half + 1,
+                    half + 100,
+                    half + 101,
+                    half + 99,
+                ];
+                let mut t2s: Vec<Option<Instant>> =
+                    offsets.iter().map(|&o| Some(now.wrapping_add(o))).collect();
+                t2s.push(None);
+                for t2 in t2s {
+                    let mut s: Ras<u32, 4> = Ras::new(now);
+                    s.queue
+                        .push_back(Slot {
+                            pkt: 1,
+                            arrival: now,
+                        })
+                        .unwrap();
+                    s.next = t1;
+                    s.schedule_head(now, |_| t2);
+                    assert_eq!(s.head_t1(), t1);
+                    let want = head_by_comparison(t1, t2);
+                    assert_eq!(s.head_schedule(), want, "t1 {t1:?} t2 {t2:?}");
+                    assert_eq!(s.next_release(), Some(want.ceil()));
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 6 * 4 * 13);
     }
 }
