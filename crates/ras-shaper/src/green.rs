@@ -346,9 +346,14 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
 
     #[inline(always)]
     fn schedule<M: GreenMeter>(&mut self, mp: &M::Profile, meter: &M, now: Instant) {
-        let cache = &mut self.t2;
-        self.ras
-            .schedule_head(now, |len| meter.green_at_cached(mp, now, len, cache));
+        if let Some((t1, len, ask)) = self.ras.t1_for_head(now) {
+            let t2 = if ask {
+                meter.green_at_cached(mp, now, len, &mut self.t2)
+            } else {
+                None
+            };
+            self.ras.set_head(t1, t2);
+        }
     }
 
     /// The underlying shaper state (queue, EAR, T1, T2).

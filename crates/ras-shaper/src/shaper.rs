@@ -245,16 +245,30 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     /// future at `now`: T2 is never before `now`, so it cannot win otherwise.
     #[inline(always)]
     pub(crate) fn schedule_head(&mut self, now: Instant, t2: impl FnOnce(u32) -> Option<Instant>) {
-        let Some(h) = self.queue.front() else {
-            return;
-        };
+        if let Some((t1, len, ask)) = self.t1_for_head(now) {
+            let t2 = if ask { t2(len) } else { None };
+            self.set_head(t1, t2);
+        }
+    }
+
+    /// The first half of [`schedule_head`](Self::schedule_head): T1 of the
+    /// head (`None` when empty), its length, and whether T2 is to be asked
+    /// (T1 still in the future at `now`). The green shapers call the halves
+    /// themselves, so that the meter is read without a closure that LLVM
+    /// might leave out of line.
+    #[inline(always)]
+    pub(crate) fn t1_for_head(&self, now: Instant) -> Option<(Schedule, u32, bool)> {
+        let h = self.queue.front()?;
         let a = Schedule::whole(h.arrival);
         let t1 = if a.not_after(self.next) { self.next } else { a };
-        let t2 = if t1.not_after(Schedule::whole(now)) {
-            None
-        } else {
-            t2(h.pkt.packet_len())
-        };
+        let ask = !t1.not_after(Schedule::whole(now));
+        Some((t1, h.pkt.packet_len(), ask))
+    }
+
+    /// The second half of [`schedule_head`](Self::schedule_head): records T1
+    /// and T2 and sets the release point min(T1, T2).
+    #[inline(always)]
+    pub(crate) fn set_head(&mut self, t1: Schedule, t2: Option<Instant>) {
         self.t1 = t1;
         self.t2 = t2;
         // head = whole(T2) if T2 is finite and `whole(T2).not_after(T1)`, else
