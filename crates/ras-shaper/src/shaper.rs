@@ -259,8 +259,19 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     #[inline(always)]
     pub(crate) fn t1_for_head(&self, now: Instant) -> Option<(Schedule, u32, bool)> {
         let h = self.queue.front()?;
-        let a = Schedule::whole(h.arrival);
-        let t1 = if a.not_after(self.next) { self.next } else { a };
+        // T1 = next if `whole(arrival).not_after(next)`, else whole(arrival).
+        // As the arrival is a whole tick, `not_after` is `next.at - arrival`
+        // (wrapping) below 2^63: equal ticks compare `0 <= next.frac`, always
+        // true. Whether a packet waits follows the traffic, so the choice is
+        // a borrow mask rather than a branch.
+        let keep = borrow_mask(
+            self.next.at.ticks().wrapping_sub(h.arrival.ticks()),
+            1 << 63,
+        );
+        let t1 = Schedule {
+            at: Instant::from_ticks((self.next.at.ticks() & keep) | (h.arrival.ticks() & !keep)),
+            frac: self.next.frac & keep as u32,
+        };
         let ask = !t1.not_after(Schedule::whole(now));
         Some((t1, h.pkt.packet_len(), ask))
     }
@@ -511,5 +522,35 @@ mod tests {
             }
         }
         assert_eq!(checked, 6 * 4 * 13);
+    }
+
+    /// T1 = max(arrival, next start) is chosen exactly as the comparison
+    /// `whole(arrival).not_after(next)` chooses it, on every serial-time edge
+    /// (next start on the arrival's tick, one tick either side, half the tick
+    /// range away), with and without a fraction on the next start.
+    #[test]
+    fn t1_matches_the_comparison_on_every_edge() {
+        let half = 1u64 << 63;
+        let mut checked = 0;
+        for base in [0u64, 1, half - 1, half, u64::MAX] {
+            let arrival = Instant::from_ticks(base);
+            for off in [0u64, 1, u64::MAX, half - 1, half, half + 1, 12_345] {
+                for frac in [0u32, 1, u32::MAX] {
+                    let next = Schedule {
+                        at: arrival.wrapping_add(off),
+                        frac,
+                    };
+                    let a = Schedule::whole(arrival);
+                    let want = if a.not_after(next) { next } else { a };
+                    let mut s: Ras<u32, 4> = Ras::new(arrival);
+                    s.queue.push_back(Slot { pkt: 1, arrival }).unwrap();
+                    s.next = next;
+                    let (t1, len, _) = s.t1_for_head(arrival).unwrap();
+                    assert_eq!((t1, len), (want, 1), "arrival {base} next {next:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 5 * 7 * 3);
     }
 }
