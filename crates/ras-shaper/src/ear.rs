@@ -316,7 +316,9 @@ mod tests {
     fn l_over_k_matches_the_general_form() {
         let mut r = SplitMix64::new(9);
         let mut shifts = [false; 64];
+        // Under Miri, which interprets every instruction: every fifth power of two.
         let ks = (0..40)
+            .step_by(if cfg!(miri) { 5 } else { 1 })
             .map(|e| 1u64 << e)
             .chain([3, 7, 100_000_000, MAX_K_TICKS - 1]);
         for k in ks {

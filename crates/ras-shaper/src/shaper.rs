@@ -556,8 +556,9 @@ mod tests {
         }
         let mut r = SplitMix64::new(5);
         let mut n = 0;
+        // Under Miri, which interprets every instruction: every seventh rate.
         for scale in [0u32, 1, 20, 31, 32, 44, 47] {
-            for b in 0..64 {
+            for b in (0..64).step_by(if cfg!(miri) { 7 } else { 1 }) {
                 for rate in [0u64, 1u64 << b, (1u64 << b) + 1, (1u64 << b) - 1, u64::MAX] {
                     let k = 126 - (scale + 32 + rate.max(1).leading_zeros()) as i64;
                     let mut lens = vec![0u64, 1, 64, 1500, u32::MAX as u64];
@@ -578,7 +579,7 @@ mod tests {
                 }
             }
         }
-        assert!(n > 1000);
+        assert!(n > if cfg!(miri) { 300 } else { 1000 });
     }
 
     /// T1 = max(arrival, next start) is chosen exactly as the comparison
