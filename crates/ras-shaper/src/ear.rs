@@ -71,6 +71,10 @@ pub struct EarProfile {
     /// longer K, lk_m drops low bits but keeps at least 39).
     lk_m: u64,
     lk_sh: u32,
+    /// `(64 - lk_sh) & 63` and `2^lk_sh`: for `len < lk_small`, L/K is the
+    /// high word of `(len << lk_up) * lk_m` (see `l_over_k`).
+    lk_up: u32,
+    lk_small: u64,
     /// Shift that turns L * recip(T) into EAR units: 126 - S - 16 (before the lz term).
     lt_base: u32,
 }
@@ -113,6 +117,8 @@ impl EarProfile {
             c_sh: (c_e - 32).clamp(0, 127) as u32,
             lk_m: lk_m >> (lk_e - 63).clamp(0, 63),
             lk_sh: lk_e.clamp(0, 63) as u32,
+            lk_up: (64 - lk_e.clamp(0, 63) as u32) & 63,
+            lk_small: 1 << lk_e.clamp(0, 63),
             lt_base: 126 - scale - EAR_EXTRA_BITS,
         })
     }
@@ -167,13 +173,34 @@ impl Ear {
             // 1 - w = u g = u - u h.
             let v = u - hi(u, h);
             // L/K in EAR units, then g L/K = L/K - h L/K and w EAR = EAR - v EAR.
-            // lk_sh < 64: the shift is one double-word shift, no select.
-            let lk = sat64((len as u128 * p.lk_m as u128) >> (p.lk_sh & 63));
+            let lk = l_over_k(p, len);
             (lk - hi(h, lk), self.ear - hi(v, self.ear))
         } else {
             long_gap(p, self.ear, t, len)
         };
         self.ear = term1.saturating_add(term2);
+    }
+}
+
+/// `L/K` in EAR units: `sat64(len * lk_m >> lk_sh)`.
+///
+/// For `len < 2^lk_sh` it is computed as the high word of `(len << lk_up) *
+/// lk_m` with `lk_up = 64 - lk_sh`: `len << lk_up < 2^64`, and `floor(len 2^lk_up
+/// lk_m / 2^64) = floor(len lk_m / 2^lk_sh)`, the same value with no rounding
+/// of its own; it is below `2^64` (as `len lk_m < 2^(lk_sh + 64)`), so the
+/// saturation does nothing. That takes one multiply and a one-word shift
+/// instead of a double-word shift and a saturation. (`lk_sh = 0` takes this
+/// branch only for `len = 0`, where both are 0 whatever the shift.) Longer
+/// packets take the general form (a branch on the length, well predicted:
+/// `lk_sh` is 31 for K = 100 ms at 2.3 GHz, and larger for shorter K).
+#[inline(always)]
+fn l_over_k(p: &EarProfile, len: u32) -> u64 {
+    let l = len as u64;
+    if l < p.lk_small {
+        hi(l << (p.lk_up & 63), p.lk_m)
+    } else {
+        // lk_sh < 64: one double-word shift, no select.
+        sat64((len as u128 * p.lk_m as u128) >> (p.lk_sh & 63))
     }
 }
 
@@ -280,6 +307,40 @@ mod tests {
             let got = to_bpt(e.raw(), 47);
             assert!((got - want).abs() <= 1e-5 * want, "{got} vs {want}");
         }
+    }
+
+    /// `l_over_k` equals the general `sat64(len lk_m >> lk_sh)` for every
+    /// shift the profiles produce (K from 1 tick to 2^40, scales 0 to 47) and
+    /// lengths on both sides of its `2^lk_sh` switch, the extremes included.
+    #[test]
+    fn l_over_k_matches_the_general_form() {
+        let mut r = SplitMix64::new(9);
+        let mut shifts = [false; 64];
+        // Under Miri, which interprets every instruction: every fifth power of two.
+        let ks = (0..40)
+            .step_by(if cfg!(miri) { 5 } else { 1 })
+            .map(|e| 1u64 << e)
+            .chain([3, 7, 100_000_000, MAX_K_TICKS - 1]);
+        for k in ks {
+            for scale in [0u32, 1, 16, 30, 40, 44, 47] {
+                let p = EarProfile::new(k, scale).unwrap();
+                shifts[p.lk_sh as usize] = true;
+                let edge = 1u64 << p.lk_sh;
+                let mut lens: Vec<u64> = vec![0, 1, 2, 64, 1500, u32::MAX as u64];
+                lens.extend([edge.wrapping_sub(1), edge, edge + 1]);
+                lens.extend((0..if cfg!(miri) { 2 } else { 50 }).map(|_| r.next_u32() as u64));
+                for len in lens.into_iter().filter(|&l| l <= u32::MAX as u64) {
+                    let len = len as u32;
+                    let want = sat64((len as u128 * p.lk_m as u128) >> p.lk_sh);
+                    assert_eq!(l_over_k(&p, len), want, "K {k} S {scale} len {len}");
+                }
+            }
+        }
+        // Both sides of lk_sh = 32, and the extremes, were exercised.
+        assert!(
+            shifts[0] && shifts[31] && shifts[32] && shifts[63],
+            "{shifts:?}"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use netcond_core::{BucketProfile, Color, Instant};
 use trtcm::{SrTcm, SrTcmProfile, TrTcm, TrTcmProfile};
 
 use crate::config::RasProfile;
-use crate::fixed::recip;
+use crate::fixed::{borrow_mask, hi, recip};
 use crate::shaper::{PacketLen, Ras, Schedule};
 
 /// A meter downstream of a green shaper: it can tell, without changing
@@ -27,6 +27,131 @@ pub trait GreenMeter {
 
     /// Colors a released packet, color-blind.
     fn color(&mut self, profile: &Self::Profile, now: Instant, len: u32) -> Color;
+
+    /// [`green_at`](Self::green_at), given a cache of exact divisors that the
+    /// caller keeps from one call to the next (a [`GreenRas`] keeps one), so that
+    /// the waits need no reciprocal per packet. Must return exactly what
+    /// `green_at` returns; the default ignores the cache.
+    #[inline(always)]
+    fn green_at_cached(
+        &self,
+        profile: &Self::Profile,
+        now: Instant,
+        len: u32,
+        cache: &mut T2Cache,
+    ) -> Option<Instant> {
+        let _ = cache;
+        self.green_at(profile, now, len)
+    }
+}
+
+/// Exact `ceil(diff / inc)` for one divisor `inc >= 1` and every `diff` in
+/// `[0, 2^62)`, by two multiplies: a reciprocal computed once (with a
+/// division) and kept, instead of a table-and-Newton reciprocal per packet.
+///
+/// With `j = floor(log2 inc)` and `S = 63 + j`, `m = ceil(2^S / inc)`; `m <=
+/// 2^63` since `inc >= 2^j`. Write `m inc = 2^S + e` with `0 <= e < inc <
+/// 2^(j+1)`. For `n < 2^62`,
+///
+/// ```text
+/// n m / 2^S = n / inc + n e / (inc 2^S),   and   n e < 2^62 2^(j+1) = 2^S,
+/// ```
+///
+/// so the second term lies in `[0, 1/inc)`. With `n = q inc + r`, `r <= inc -
+/// 1`, the sum lies in `[q, q + (r + 1)/inc)`, inside `[q, q + 1)`: `floor(n m /
+/// 2^S) = floor(n / inc) = q` exactly (Granlund and Montgomery's argument).
+/// `q` is taken as the high word of `(2n) m` (`2n < 2^63`, no overflow),
+/// shifted right by `j`: `floor(floor(2n m / 2^64) / 2^j) = floor(n m / 2^(63 +
+/// j))`. Then `ceil(n / inc) = q + (r != 0)` with `r = n - q inc` (`q inc <=
+/// n`, no overflow): no special case for `n = 0` (0), so no branch on whether
+/// the meter already holds the packet, which follows the traffic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct IncDivisor {
+    /// The divisor the constants are for; 0 for the empty entry (a bucket
+    /// with `inc` 0 never reaches the divisor).
+    inc: u64,
+    /// `ceil(2^(63 + j) / inc)`.
+    m: u64,
+    /// `floor(log2 inc)`.
+    j: u32,
+}
+
+impl IncDivisor {
+    const EMPTY: IncDivisor = IncDivisor { inc: 0, m: 0, j: 0 };
+
+    /// The constants for `inc` (one `u128` division: not per packet).
+    #[cold]
+    #[inline(never)]
+    fn new(inc: u64) -> IncDivisor {
+        // `inc >= 1` (the max only keeps the division total).
+        let d = inc.max(1);
+        let j = 63 - d.leading_zeros();
+        // 2^(63 + j) <= 2^126; the quotient is at most 2^63.
+        let m = (1u128 << (63 + j)).div_ceil(d as u128) as u64;
+        IncDivisor { inc, m, j }
+    }
+
+    /// `ceil(n / self.inc)` for `0 <= n < 2^62` (see the type's docs).
+    #[inline(always)]
+    fn ceil_div(&self, n: u64) -> u64 {
+        let q = hi(n << 1, self.m) >> (self.j & 63);
+        q + (n != q * self.inc) as u64
+    }
+
+    /// Points this entry at `inc` (a compare when it already is).
+    #[inline(always)]
+    fn set(&mut self, inc: u64) -> &IncDivisor {
+        if self.inc != inc {
+            *self = IncDivisor::new(inc);
+        }
+        self
+    }
+}
+
+/// The exact divisors of a green shaper's T2: one per bucket of the meter
+/// (C, and P for a trTCM), each filled on first use and refilled only when a
+/// call passes a bucket of another rate. Part of a [`GreenRas`]'s state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct T2Cache {
+    div: [IncDivisor; 2],
+}
+
+impl T2Cache {
+    /// An empty cache.
+    pub const EMPTY: T2Cache = T2Cache {
+        div: [IncDivisor::EMPTY; 2],
+    };
+}
+
+impl Default for T2Cache {
+    fn default() -> Self {
+        T2Cache::EMPTY
+    }
+}
+
+/// Exactly [`BucketProfile::ticks_until`], with the division done by the
+/// cached exact reciprocal of `b.inc()` in `div`.
+///
+/// `ticks_until` is `Some(0)` when `need <= tokens`, else `None` when `need >
+/// full` or `inc == 0`, else `Some(ceil((need - tokens) / inc))`. Here `diff =
+/// need - tokens` saturates at 0, so the first case is `diff = 0`, for which
+/// [`IncDivisor::ceil_div`] gives 0; the `None` test comes first (it rarely
+/// holds) and returns `Some(0)` when `diff = 0`. Past it, `diff <= need <=
+/// full < 2^62` (`BucketProfile` keeps `full` below 2^62) and `inc >= 1`.
+#[inline(always)]
+fn ticks_until_cached(
+    b: &BucketProfile,
+    div: &mut IncDivisor,
+    tokens: u64,
+    need: u64,
+) -> Option<u64> {
+    // need - tokens, or 0 when need < tokens (a mask, not a branch).
+    let diff = need.wrapping_sub(tokens) & !borrow_mask(need, tokens);
+    let inc = b.inc();
+    if need > b.full() || inc == 0 {
+        return if diff == 0 { Some(0) } else { None };
+    }
+    Some(div.set(inc).ceil_div(diff))
 }
 
 /// Exactly [`BucketProfile::ticks_until`] (the whole ticks of refill after which
@@ -75,14 +200,27 @@ impl GreenMeter for SrTcm {
         SrTcm::new(profile, now)
     }
 
-    #[inline]
+    #[inline(always)]
     fn green_at(&self, profile: &SrTcmProfile, now: Instant, len: u32) -> Option<Instant> {
         let c = profile.committed();
         let d = ticks_until(c, self.tc_at(profile, now), c.cost(len))?;
         Some(now.wrapping_add(d))
     }
 
-    #[inline]
+    #[inline(always)]
+    fn green_at_cached(
+        &self,
+        profile: &SrTcmProfile,
+        now: Instant,
+        len: u32,
+        cache: &mut T2Cache,
+    ) -> Option<Instant> {
+        let c = profile.committed();
+        let d = ticks_until_cached(c, &mut cache.div[0], self.tc_at(profile, now), c.cost(len))?;
+        Some(now.wrapping_add(d))
+    }
+
+    #[inline(always)]
     fn color(&mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> Color {
         self.color_blind(profile, now, len)
     }
@@ -99,7 +237,7 @@ impl GreenMeter for TrTcm {
         TrTcm::new(profile, now)
     }
 
-    #[inline]
+    #[inline(always)]
     fn green_at(&self, profile: &TrTcmProfile, now: Instant, len: u32) -> Option<Instant> {
         let c = profile.committed();
         let p = profile.peak();
@@ -108,7 +246,23 @@ impl GreenMeter for TrTcm {
         Some(now.wrapping_add(dc.max(dp)))
     }
 
-    #[inline]
+    #[inline(always)]
+    fn green_at_cached(
+        &self,
+        profile: &TrTcmProfile,
+        now: Instant,
+        len: u32,
+        cache: &mut T2Cache,
+    ) -> Option<Instant> {
+        let c = profile.committed();
+        let p = profile.peak();
+        let [dc_div, dp_div] = &mut cache.div;
+        let dc = ticks_until_cached(c, dc_div, self.tc_at(profile, now), c.cost(len))?;
+        let dp = ticks_until_cached(p, dp_div, self.tp_at(profile, now), p.cost(len))?;
+        Some(now.wrapping_add(dc.max(dp)))
+    }
+
+    #[inline(always)]
     fn color(&mut self, profile: &TrTcmProfile, now: Instant, len: u32) -> Color {
         self.color_blind(profile, now, len)
     }
@@ -130,6 +284,9 @@ impl GreenMeter for TrTcm {
 #[derive(Clone, Debug)]
 pub struct GreenRas<P, const N: usize> {
     ras: Ras<P, N>,
+    /// The exact divisors of T2's waits (they depend on the meter profile
+    /// only; kept here because the meter profile is passed in on each call).
+    t2: T2Cache,
 }
 
 /// G-srRAS state: a [`GreenRas`] with an srTCM downstream.
@@ -141,12 +298,15 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
     /// An empty shaper whose clock starts at `now`.
     #[must_use]
     pub const fn new(now: Instant) -> Self {
-        GreenRas { ras: Ras::new(now) }
+        GreenRas {
+            ras: Ras::new(now),
+            t2: T2Cache::EMPTY,
+        }
     }
 
     /// Offers a packet; hands it back when the FIFO is full. Reads the meter when
     /// the packet becomes the head.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue<M: GreenMeter>(
         &mut self,
         p: &RasProfile,
@@ -170,7 +330,7 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
 
     /// Releases the head packet if it is due at `now`, colors it with the meter
     /// (color-blind) and schedules the next head from the updated meter.
-    #[inline]
+    #[inline(always)]
     pub fn dequeue<M: GreenMeter>(
         &mut self,
         p: &RasProfile,
@@ -186,8 +346,14 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
 
     #[inline(always)]
     fn schedule<M: GreenMeter>(&mut self, mp: &M::Profile, meter: &M, now: Instant) {
-        self.ras
-            .schedule_head(now, |len| meter.green_at(mp, now, len));
+        if let Some((t1, len, ask)) = self.ras.t1_for_head(now) {
+            let t2 = if ask {
+                meter.green_at_cached(mp, now, len, &mut self.t2)
+            } else {
+                None
+            };
+            self.ras.set_head(t1, t2);
+        }
     }
 
     /// The underlying shaper state (queue, EAR, T1, T2).
@@ -339,5 +505,86 @@ impl<P: PacketLen, M: GreenMeter, const N: usize> MeteredRasShaper<P, M, N> {
     #[must_use]
     pub fn state(&self) -> &Ras<P, N> {
         &self.state
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcond_core::{RandomSource, SplitMix64};
+    use std::vec::Vec;
+
+    /// `IncDivisor::ceil_div` equals the exact ceiling for divisors of every
+    /// magnitude (1, powers of two and their neighbours, the 64-bit extremes,
+    /// random ones) and numerators at the edges of the proof's range: 0, small,
+    /// multiples of the divisor and one either side, and the largest below 2^62
+    /// with every remainder class that matters (r = 0 and r = inc - 1).
+    #[test]
+    fn inc_divisor_is_exact() {
+        let mut r = SplitMix64::new(3);
+        let mut divs: Vec<u64> = vec![1, 2, 3, 4, 5, 7, 230, 115, u64::MAX, 1 << 63, (1 << 63) + 1];
+        for k in 1..64 {
+            let p = 1u64 << k;
+            divs.extend([p - 1, p, p + 1]);
+        }
+        for _ in 0..if cfg!(miri) { 20 } else { 5_000 } {
+            let x = ((r.next_u32() as u64) << 32) | r.next_u32() as u64;
+            divs.push((x >> r.below(64)).max(1));
+        }
+        let top = (1u64 << 62) - 1;
+        for &d in &divs {
+            let div = IncDivisor::new(d);
+            assert_eq!(div.inc, d);
+            let mut ns = vec![0u64, 1, 2, 3, top, top - 1, top / 2];
+            let k = top / d;
+            for q in [1, 2, k.saturating_sub(1), k, k + 1] {
+                let m = q.saturating_mul(d);
+                ns.extend([m.wrapping_sub(1), m, m.wrapping_add(1)]);
+            }
+            for _ in 0..if cfg!(miri) { 2 } else { 40 } {
+                let x = ((r.next_u32() as u64) << 32) | r.next_u32() as u64;
+                ns.push(x >> (2 + r.below(62)));
+            }
+            for n in ns.into_iter().filter(|&n| n <= top) {
+                assert_eq!(div.ceil_div(n), n.div_ceil(d), "n {n} d {d}");
+            }
+        }
+    }
+
+    /// `ticks_until_cached` equals `BucketProfile::ticks_until` on random
+    /// buckets, one cache entry serving them all (refilled on each change).
+    #[test]
+    fn cached_ticks_until_is_exact() {
+        use netcond_core::{BucketProfile, Rate, TickRate};
+        let mut r = SplitMix64::new(13);
+        let mut div = IncDivisor::EMPTY;
+        let mut n = 0;
+        for _ in 0..if cfg!(miri) { 200 } else { 200_000 } {
+            let bits = match r.below(3) {
+                0 => r.below(1000) as u64,
+                1 => r.next_u32() as u64,
+                _ => (r.next_u32() as u64) << r.below(30),
+            };
+            let hz = [1_000_000_000u64, 2_300_000_000, 1_000_000, 3, 1][r.below(5) as usize];
+            let size = r.below(1_000_000) as u64;
+            let Ok(b) = BucketProfile::new(
+                Rate::from_bits_per_sec(bits),
+                size,
+                TickRate::from_hz(hz).unwrap(),
+            ) else {
+                continue;
+            };
+            let tokens = (r.next_u32() as u64 * r.next_u32() as u64) % (b.full() + 1);
+            let need = b.cost(r.below(size as u32 + 2));
+            for need in [need, tokens, tokens + 1, b.full(), b.full() + 1] {
+                assert_eq!(
+                    ticks_until_cached(&b, &mut div, tokens, need),
+                    b.ticks_until(tokens, need),
+                    "{b:?} {tokens} {need}"
+                );
+                n += 1;
+            }
+        }
+        assert!(n > 0);
     }
 }

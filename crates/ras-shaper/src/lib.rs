@@ -124,7 +124,7 @@ pub use config::{
 };
 pub use ear::{Ear, EarProfile};
 pub use green::{
-    ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper, MeteredRasShaper,
+    ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper, MeteredRasShaper, T2Cache,
 };
 pub use shaper::{
     transmission_time, PacketLen, Ras, RasShaper, Schedule, SrRas, TrRas, MAX_GAP_TICKS,

@@ -1063,3 +1063,123 @@ fn buffers_that_drain_too_slowly_are_refused_and_the_limit_stays_in_order() {
         assert!(s.is_empty());
     }
 }
+
+/// A meter that computes T2 without the shaper's cached divisors (the default
+/// `green_at_cached`, that is `green_at` and its table-and-Newton
+/// `ticks_until`, itself tested against the exact division).
+#[derive(Clone, Copy, Debug)]
+struct Uncached<M>(M);
+
+impl<M: crate::GreenMeter> crate::GreenMeter for Uncached<M> {
+    type Profile = M::Profile;
+    fn start(profile: &M::Profile, now: Instant) -> Self {
+        Uncached(M::start(profile, now))
+    }
+    fn green_at(&self, profile: &M::Profile, now: Instant, len: u32) -> Option<Instant> {
+        self.0.green_at(profile, now, len)
+    }
+    fn color(&mut self, profile: &M::Profile, now: Instant, len: u32) -> Color {
+        self.0.color(profile, now, len)
+    }
+}
+
+/// Random meter rates, clocks and bursts: increments per tick from 0 (a zero
+/// rate is refused by the meters, but tiny rates on fast clocks are not) to
+/// well above the bucket sizes.
+fn random_rate(r: &mut SplitMix64) -> Rate {
+    let bits = match r.below(4) {
+        0 => 1 + r.below(10_000) as u64,
+        1 => 1 + r.next_u32() as u64,
+        2 => (1 + r.next_u32() as u64) * (1 + r.below(10_000) as u64),
+        _ => 8 << r.below(40),
+    };
+    Rate::from_bits_per_sec(bits)
+}
+
+fn random_tick(r: &mut SplitMix64) -> TickRate {
+    let hz = [1_000_000_000u64, 2_300_000_000, 1_000_000, 3, 1][r.below(5) as usize];
+    TickRate::from_hz(hz).unwrap()
+}
+
+/// Drives a green shaper on the cached-divisor path and one on the uncached
+/// path with the same operations, switching between two meter profiles of
+/// different rates so that the cache is refilled now and then, and checks that
+/// every T1, T2, release point, released packet and color agree.
+fn cached_t2_matches<M: crate::GreenMeter>(seed: u64, profiles: [M::Profile; 2], steps: usize) {
+    let mut r = SplitMix64::new(seed);
+    let p = tr_profile();
+    let mut a: GreenRas<u32, 8> = GreenRas::new(Instant::ZERO);
+    let mut b: GreenRas<u32, 8> = GreenRas::new(Instant::ZERO);
+    let mut ma = M::start(&profiles[0], Instant::ZERO);
+    let mut mb = <Uncached<M> as crate::GreenMeter>::start(&profiles[0], Instant::ZERO);
+    let mut now = 0u64;
+    for _ in 0..steps {
+        // Mostly one profile, sometimes the other (the cache switches).
+        let mp = &profiles[(r.below(8) == 0) as usize];
+        now = match r.below(10) {
+            0 => now.wrapping_sub(r.below(1000) as u64),
+            1 => now.wrapping_add(r.next_u32() as u64 * r.next_u32() as u64),
+            2 => a.next_release().map_or(now, |x| x.ticks()),
+            _ => now.wrapping_add(r.below(100_000) as u64),
+        };
+        if r.below(2) == 0 {
+            let len = [0u32, 1, 64, 1500, 9000, 70_000, u32::MAX][r.below(7) as usize];
+            let ra = a.enqueue(&p, mp, &ma, t(now), len);
+            let rb = b.enqueue(&p, mp, &mb, t(now), len);
+            assert_eq!(ra, rb);
+        } else {
+            let ra = a.dequeue(&p, mp, &mut ma, t(now));
+            let rb = b.dequeue(&p, mp, &mut mb, t(now));
+            assert_eq!(ra, rb);
+        }
+        assert_eq!(a.ras().head_t1(), b.ras().head_t1());
+        assert_eq!(a.ras().head_t2(), b.ras().head_t2());
+        assert_eq!(a.ras().head_schedule(), b.ras().head_schedule());
+        assert_eq!(a.next_release(), b.next_release());
+    }
+}
+
+#[test]
+fn cached_t2_divisors_match_the_uncached_path() {
+    let mut r = SplitMix64::new(21);
+    let (mut sr, mut tr) = (0, 0);
+    for seed in 0..pick(300, 3) as u64 {
+        let tick = random_tick(&mut r);
+        let sp: Vec<SrTcmProfile> = (0..2)
+            .filter_map(|_| {
+                SrTcmProfile::new(&SrTcmConfig {
+                    cir: random_rate(&mut r),
+                    cbs: 1 + r.below(100_000) as u64,
+                    ebs: r.below(100_000) as u64,
+                    tick,
+                })
+                .ok()
+            })
+            .collect();
+        if let [x, y] = sp[..] {
+            cached_t2_matches::<SrTcm>(seed, [x, y], pick(2_000, 60));
+            sr += 1;
+        }
+        let tp: Vec<TrTcmProfile> = (0..2)
+            .filter_map(|_| {
+                let cir = random_rate(&mut r);
+                TrTcmProfile::new(&TrTcmConfig {
+                    cir,
+                    pir: Rate::from_bits_per_sec(
+                        cir.bits_per_sec() + random_rate(&mut r).bits_per_sec() / 4,
+                    ),
+                    cbs: 1 + r.below(100_000) as u64,
+                    pbs: 1 + r.below(100_000) as u64,
+                    tick,
+                })
+                .ok()
+            })
+            .collect();
+        if let [x, y] = tp[..] {
+            cached_t2_matches::<TrTcm>(seed, [x, y], pick(2_000, 60));
+            tr += 1;
+        }
+    }
+    // Most random profiles are valid, so both meters were exercised.
+    assert!(sr >= pick(200, 1) && tr >= pick(200, 1), "{sr} {tr}");
+}
