@@ -47,9 +47,11 @@
 //! constant precomputed with the profile, rounded so that the output is never
 //! below CIR nor above MIR; at any other rate it uses a table-plus-Newton
 //! reciprocal (relative error below 1e-10). Release schedules keep a 2^-32 tick
-//! fraction and do not drift. The green shapers get T2's waits from the same
-//! reciprocal corrected to the exact ceiling ([`ticks_until`]); only waits of
-//! 2^32 ticks or more divide.
+//! fraction and do not drift. The green shapers get T2's waits from a
+//! multiplier kept per meter bucket ([`T2Cache`]) that gives the exact ceiling
+//! with one high-word multiply; it is computed, with one division, when a
+//! bucket's rate is first seen. [`ticks_until`] gives the same ceiling without
+//! a cache, from the table reciprocal.
 //!
 //! # Example: a trRAS in front of a trTCM
 //!
