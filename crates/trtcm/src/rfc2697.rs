@@ -235,15 +235,13 @@ impl SrTcm {
     /// are the signs of the pre-color (see [`signs_of`](crate::signs_of)).
     #[inline(always)]
     fn fast(&mut self, p: &SrTcmProfile, dt: u64, len: u32, red_in: i64, yellow_in: i64) -> Color {
-        // Tokens arrive into C; what overflows C goes into E. Whether C overflows
-        // changes as rarely as whether it is full, so this may stay a branch, and
-        // then a C that is not full costs nothing in E.
+        // Tokens arrive into C; what overflows C goes into E. Computed without
+        // a branch on whether C overflows: with many flows, that depends on a
+        // state just loaded from memory, and a branch on it makes the
+        // processor wait for the load (or guess) before the rest of the packet.
         let t = self.tc + dt * p.c.b.inc();
-        let (tc, te) = if t > p.c.full() {
-            (p.c.full(), (self.te + (t - p.c.full())).min(p.e.full()))
-        } else {
-            (t, self.te)
-        };
+        let tc = t.min(p.c.full());
+        let te = (self.te + (t - tc)).min(p.e.full());
         let need = u64::from(len) * p.c.b.scale();
         let dc = margin(tc, need);
         let de = margin(te, need);
