@@ -8,10 +8,11 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use netcond_core::Instant;
+use netcond_fuzz::compact::Shadow;
 use netcond_fuzz::{bounded, Burst, ColorIn, Len, RateSel, Step, TickSel};
 use trtcm::invariants::rfc4115_step;
 use trtcm::reference::{to_reference_units, Rfc4115Ref};
-use trtcm::{Compact, CompactProfile, Rfc4115, Rfc4115Config, Rfc4115Profile, Rfc4115Ties};
+use trtcm::{Rfc4115, Rfc4115Config, Rfc4115Profile, Rfc4115Ties};
 
 #[derive(Arbitrary, Debug)]
 struct Op {
@@ -51,8 +52,7 @@ fuzz_target!(|input: Input| {
     let mut now = input.start;
     let mut s = Rfc4115::new(&p, Instant::from_ticks(now));
     // The 16-byte state, where the profile allows it, must track `s` exactly.
-    let p16 = CompactProfile::new(p).ok();
-    let mut s16 = p16.map(|p16| Compact::<Rfc4115>::new(&p16, Instant::from_ticks(now)));
+    let mut s16 = Shadow::<Rfc4115>::new(p, Instant::from_ticks(now));
     let mut r = Rfc4115Ref::new(&cfg, ties, now);
     for (i, op) in bounded(&input.ops).iter().enumerate() {
         now = op.step.wild(now);
@@ -61,17 +61,8 @@ fuzz_target!(|input: Input| {
             Ok(got) => got,
             Err(v) => panic!("rfc4115: packet {i} at {now} len {len} {c:?}: {v}"),
         };
-        if let (Some(p16), Some(s16)) = (&p16, &mut s16) {
-            let got16 = match c {
-                None => s16.color_blind(p16, t, len),
-                Some(c) => s16.color_aware(p16, t, len, c),
-            };
-            assert!(
-                got16 == got && s16.to_state() == s,
-                "rfc4115: packet {i} at {now} len {len} {c:?}: 16-byte state {got16} \
-                 {:?}, 24-byte state {got} {s:?}",
-                s16.to_state()
-            );
+        if let Some(s16) = &mut s16 {
+            s16.check("rfc4115", i, (t, len, c), got, &s);
         }
         let want = match c {
             None => r.color_blind(now, len),

@@ -7,10 +7,11 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use netcond_core::Instant;
+use netcond_fuzz::compact::Shadow;
 use netcond_fuzz::{bounded, Burst, ColorIn, Len, RateSel, Step, TickSel};
 use trtcm::invariants::srtcm_step;
 use trtcm::reference::{to_reference_units, SrTcmRef};
-use trtcm::{Compact, CompactProfile, SrTcm, SrTcmConfig, SrTcmProfile};
+use trtcm::{SrTcm, SrTcmConfig, SrTcmProfile};
 
 #[derive(Arbitrary, Debug)]
 struct Op {
@@ -42,8 +43,7 @@ fuzz_target!(|input: Input| {
     let mut now = input.start;
     let mut s = SrTcm::new(&p, Instant::from_ticks(now));
     // The 16-byte state, where the profile allows it, must track `s` exactly.
-    let p16 = CompactProfile::new(p).ok();
-    let mut s16 = p16.map(|p16| Compact::<SrTcm>::new(&p16, Instant::from_ticks(now)));
+    let mut s16 = Shadow::<SrTcm>::new(p, Instant::from_ticks(now));
     let mut r = SrTcmRef::new(&cfg, now);
     for (i, op) in bounded(&input.ops).iter().enumerate() {
         now = op.step.wild(now);
@@ -52,17 +52,8 @@ fuzz_target!(|input: Input| {
             Ok(got) => got,
             Err(v) => panic!("srtcm: packet {i} at {now} len {len} {c:?}: {v}"),
         };
-        if let (Some(p16), Some(s16)) = (&p16, &mut s16) {
-            let got16 = match c {
-                None => s16.color_blind(p16, t, len),
-                Some(c) => s16.color_aware(p16, t, len, c),
-            };
-            assert!(
-                got16 == got && s16.to_state() == s,
-                "srtcm: packet {i} at {now} len {len} {c:?}: 16-byte state {got16} \
-                 {:?}, 24-byte state {got} {s:?}",
-                s16.to_state()
-            );
+        if let Some(s16) = &mut s16 {
+            s16.check("srtcm", i, (t, len, c), got, &s);
         }
         let want = match c {
             None => r.color_blind(now, len),

@@ -8,10 +8,11 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use netcond_core::Instant;
+use netcond_fuzz::compact::Shadow;
 use netcond_fuzz::{bounded, Burst, ColorIn, Len, RateSel, Step, TickSel};
 use trtcm::invariants::trtcm_step;
 use trtcm::reference::{to_reference_units, TrTcmRef};
-use trtcm::{Compact, CompactProfile, TrTcm, TrTcmConfig, TrTcmProfile};
+use trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
 
 #[derive(Arbitrary, Debug)]
 struct Op {
@@ -45,8 +46,7 @@ fuzz_target!(|input: Input| {
     let mut now = input.start;
     let mut s = TrTcm::new(&p, Instant::from_ticks(now));
     // The 16-byte state, where the profile allows it, must track `s` exactly.
-    let p16 = CompactProfile::new(p).ok();
-    let mut s16 = p16.map(|p16| Compact::<TrTcm>::new(&p16, Instant::from_ticks(now)));
+    let mut s16 = Shadow::<TrTcm>::new(p, Instant::from_ticks(now));
     let mut r = TrTcmRef::new(&cfg, now);
     for (i, op) in bounded(&input.ops).iter().enumerate() {
         now = op.step.wild(now);
@@ -55,17 +55,8 @@ fuzz_target!(|input: Input| {
             Ok(got) => got,
             Err(v) => panic!("trtcm: packet {i} at {now} len {len} {c:?}: {v}"),
         };
-        if let (Some(p16), Some(s16)) = (&p16, &mut s16) {
-            let got16 = match c {
-                None => s16.color_blind(p16, t, len),
-                Some(c) => s16.color_aware(p16, t, len, c),
-            };
-            assert!(
-                got16 == got && s16.to_state() == s,
-                "trtcm: packet {i} at {now} len {len} {c:?}: 16-byte state {got16} \
-                 {:?}, 24-byte state {got} {s:?}",
-                s16.to_state()
-            );
+        if let Some(s16) = &mut s16 {
+            s16.check("trtcm", i, (t, len, c), got, &s);
         }
         let want = match c {
             None => r.color_blind(now, len),

@@ -689,3 +689,50 @@ pub mod ras {
         }
     }
 }
+
+/// The 16-byte `trtcm::Compact` state run beside a 24-byte marker.
+pub mod compact {
+    use core::fmt::Debug;
+    use core::hash::Hash;
+    use netcond_core::{Color, Instant};
+    use trtcm::{Compact, CompactProfile, TwoBucket};
+
+    /// A `Compact<M>` on the same profile as a marker under test, if the
+    /// profile fits 32-bit counts.
+    pub struct Shadow<M: TwoBucket> {
+        profile: CompactProfile<M::Profile>,
+        state: Compact<M>,
+    }
+
+    impl<M: TwoBucket + Debug + Eq + Hash> Shadow<M> {
+        /// A full state at `now`, or `None` if a bucket holds 2^32 units or more.
+        pub fn new(profile: M::Profile, now: Instant) -> Option<Shadow<M>> {
+            let profile = CompactProfile::new(profile).ok()?;
+            let state = Compact::new(&profile, now);
+            Some(Shadow { profile, state })
+        }
+
+        /// Colors the packet the marker just colored `got` (leaving it as
+        /// `wide`) and panics unless the color and the state are the same.
+        pub fn check(
+            &mut self,
+            target: &str,
+            i: usize,
+            (now, len, c): (Instant, u32, Option<Color>),
+            got: Color,
+            wide: &M,
+        ) {
+            let got16 = match c {
+                None => self.state.color_blind(&self.profile, now, len),
+                Some(c) => self.state.color_aware(&self.profile, now, len, c),
+            };
+            let narrow = self.state.to_state();
+            assert!(
+                got16 == got && narrow == *wide,
+                "{target}: packet {i} at {} len {len} {c:?}: 16-byte state {got16} {narrow:?}, \
+                 24-byte state {got} {wide:?}",
+                now.ticks()
+            );
+        }
+    }
+}
