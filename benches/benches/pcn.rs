@@ -197,11 +197,21 @@ fn nodes(c: &mut Criterion) {
     bench::<NodeRfc5670>(c, "node_rfc5670", &nr, &s);
 }
 
+/// The machine's state before and after this binary's benches
+/// (`netcond_benches::machine`): two lines per run in the table.
+fn machine_start(c: &mut Criterion) {
+    netcond_benches::machine::bench(c, "pcn/start");
+}
+
+fn machine_end(c: &mut Criterion) {
+    netcond_benches::machine::bench(c, "pcn/end");
+}
+
 // 500 short samples rather than 100 long ones: on a shared machine a sample
 // that spans a preemption is an outlier the median ignores (docs/performance.md).
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(500);
-    targets = markers, nodes
+    targets = machine_start, markers, nodes, machine_end
 }
 criterion_main!(benches);

@@ -1,8 +1,12 @@
-//! Shared helpers for the netcond benchmarks: deterministic packet streams.
-#![forbid(unsafe_code)]
+//! Shared helpers for the netcond benchmarks: deterministic packet streams,
+//! baselines, and a reading of the machine ([`machine`]).
+// The only unsafe code is the machine probe's register-only assembly.
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 use netcond::core::{RandomSource, SplitMix64};
+
+pub mod machine;
 
 /// The packet-length mix of the meter benches: 64, 576 and 1518 bytes in
 /// proportions 4:3:1, as a precomputed table of `n` lengths (a power of two).

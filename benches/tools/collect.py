@@ -9,6 +9,11 @@ For each benchmark under the criterion directory it reads `new/estimates.json`
 nanoseconds per element (per packet, per pair, per recomputation). The mean
 is there to show how much of the run the machine's other load took: a
 sample that spans a preemption raises the mean, not the median.
+
+The `machine/<binary>/<start|end>` rows (netcond_benches::machine) are then
+summarized as the clock (from the dependent additions) and the additions per
+cycle this thread got (dependent over independent time): a drop in the second
+alone means another hardware thread shared the core while that binary ran.
 """
 import json
 import os
@@ -41,6 +46,20 @@ def main() -> None:
     print("|---|---:|---|---:|---:|")
     for name, med, lo, hi, mean, n in rows:
         print(f"| {name} | {med:.2f} | {lo:.2f} .. {hi:.2f} | {mean:.2f} | {n} |")
+    probes = {}
+    for name, med, _lo, _hi, _mean, _n in rows:
+        parts = name.split("/")
+        if len(parts) == 4 and parts[0] == "machine":
+            probes.setdefault((parts[1], parts[2]), {})[parts[3]] = med
+    if probes:
+        print()
+        print("| machine reading | clock GHz | additions per cycle |")
+        print("|---|---:|---:|")
+        order = {"start": 0, "end": 1}
+        for (binary, when), p in sorted(probes.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 2))):
+            dep, ind = p.get("dependent_adds"), p.get("independent_adds")
+            if dep and ind:
+                print(f"| {binary} {when} | {1.0 / dep:.2f} | {dep / ind:.2f} |")
 
 
 if __name__ == "__main__":
