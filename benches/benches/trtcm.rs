@@ -9,124 +9,14 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use netcond::core::{Color, Instant, Rate, TickRate};
+use netcond::core::{Instant, Rate};
 use netcond::trtcm::{
     Compact, CompactProfile, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile, Rfc4115,
     Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm,
     TrTcmConfig, TrTcmProfile,
 };
-use netcond_benches::{
-    division_baseline, flow_indices, harness_floor, imix_lengths, BENCH_TICKS_PER_PACKET,
-};
-
-const PACKETS: usize = 4096;
-const FLOWS: u32 = 65_536;
-
-fn tick() -> TickRate {
-    TickRate::from_hz(2_300_000_000).unwrap()
-}
-
-struct Stream {
-    lens: Vec<u32>,
-    colors: Vec<Color>,
-    flows: Vec<u32>,
-}
-
-fn stream() -> Stream {
-    let lens = imix_lengths(PACKETS, 1);
-    // Pre-colors for the color-aware benches: 6 green, 1 yellow, 1 red of 8.
-    let colors = flow_indices(PACKETS, 8, 2)
-        .into_iter()
-        .map(|c| match c {
-            0 => Color::Red,
-            1 => Color::Yellow,
-            _ => Color::Green,
-        })
-        .collect();
-    Stream {
-        lens,
-        colors,
-        flows: flow_indices(PACKETS, FLOWS, 3),
-    }
-}
-
-/// One burst of packets through one flow: the state and clock are copied into
-/// locals (registers) for the burst. Not inlined, and the profile arrives as a
-/// `&` argument, as in a router's per-burst function: the compiler may keep the
-/// profile's constants in registers but cannot fold them (the caller passes it
-/// through `black_box`).
-#[inline(never)]
-fn burst_one<M: ThreeColorMarker, const AWARE: bool>(
-    p: &M::Profile,
-    lens: &[u32],
-    colors: &[Color],
-    m: &mut M,
-    t: &mut u64,
-) -> usize {
-    let (mut mm, mut tt) = (*m, *t);
-    let mut acc = 0usize;
-    for (&len, &pre) in lens.iter().zip(colors) {
-        tt += BENCH_TICKS_PER_PACKET;
-        let now = Instant::from_ticks(tt);
-        let col = if AWARE {
-            mm.color_aware(p, now, len, pre)
-        } else {
-            mm.color_blind(p, now, len)
-        };
-        acc += col.index();
-    }
-    (*m, *t) = (mm, tt);
-    acc
-}
-
-/// One burst over many flows: each packet updates the flow its index names.
-/// With `PREFETCH`, the state of the flow `AHEAD` packets later is prefetched
-/// first, as a caller that knows its next packets' flows can do (DPDK's
-/// pipelines do the same); the marker itself is unchanged.
-#[inline(never)]
-fn burst_many<M: ThreeColorMarker, const AWARE: bool, const PREFETCH: bool>(
-    p: &M::Profile,
-    s: &Stream,
-    flows: &mut [M],
-    t: &mut u64,
-) -> usize {
-    const AHEAD: usize = 8;
-    let mut tt = *t;
-    let mut acc = 0usize;
-    for (i, ((&len, &pre), &f)) in s.lens.iter().zip(&s.colors).zip(&s.flows).enumerate() {
-        if PREFETCH {
-            if let Some(&next) = s.flows.get(i + AHEAD) {
-                prefetch(&flows[next as usize]);
-            }
-        }
-        tt += BENCH_TICKS_PER_PACKET;
-        let now = Instant::from_ticks(tt);
-        let m = &mut flows[f as usize];
-        let col = if AWARE {
-            m.color_aware(p, now, len, pre)
-        } else {
-            m.color_blind(p, now, len)
-        };
-        acc += col.index();
-    }
-    *t = tt;
-    acc
-}
-
-/// A hint to load `x`'s cache line; no effect on results.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect and never faults; the
-    // pointer comes from a live reference anyway.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            (x as *const T).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
+use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, Stream, FLOWS, PACKETS};
+use netcond_benches::{division_baseline, harness_floor, BENCH_TICKS_PER_PACKET};
 
 /// One flow: the state stays in registers / L1, time advances between batches.
 fn one_flow<M: ThreeColorMarker, const AWARE: bool>(

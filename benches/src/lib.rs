@@ -1,12 +1,14 @@
 //! Shared helpers for the netcond benchmarks: deterministic packet streams,
 //! baselines, and a reading of the machine ([`machine`]).
-// The only unsafe code is the machine probe's register-only assembly.
+// The only unsafe code: the machine probe's register-only assembly and a
+// prefetch hint.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 use netcond::core::{RandomSource, SplitMix64};
 
 pub mod machine;
+pub mod meter_stream;
 
 /// The packet-length mix of the meter benches: 64, 576 and 1518 bytes in
 /// proportions 4:3:1, as a precomputed table of `n` lengths (a power of two).

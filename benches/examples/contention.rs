@@ -1,0 +1,198 @@
+//! How the meters' per-packet cost depends on the integer units this thread
+//! gets: `cargo run --release -p netcond-benches --example contention -- [SECONDS] [--csv FILE]`.
+//!
+//! It alternates, in rounds of about 2 ms, a reading of the machine
+//! (`netcond_benches::machine`: the clock, and the additions per cycle this
+//! thread got) with bursts of the trtcm bench stream: a trTCM with one flow,
+//! an srTCM over 65,536 flows (prefetched), and the division-based trTCM with
+//! one flow. Each round's figures are medians of eight bursts. At the end the
+//! rounds are grouped by the additions per cycle seen just before them, so that
+//! a shared host's two speeds show as two rows rather than as one noisy median.
+//! Pin it to one CPU (`taskset -c 0`) so that the reading and the bursts run on
+//! the same core.
+use std::hint::black_box;
+use std::io::Write;
+use std::time::Instant as Clock;
+
+use netcond::core::Instant;
+use netcond::trtcm::{
+    SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
+};
+use netcond_benches::division_baseline;
+use netcond_benches::machine::{dependent_adds, independent_adds, ADDS_PER_ITER};
+use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
+
+/// Bursts (and probe readings) per round.
+const PER_ROUND: usize = 8;
+/// Probe iterations per reading (32 additions each).
+const PROBE_ITERS: u64 = 1024;
+
+/// One round: the reading, then each bench's median ns per packet.
+struct Round {
+    ghz: f64,
+    adds_per_cycle: f64,
+    ns: [f64; 3],
+}
+
+const NAMES: [&str; 3] = [
+    "trTCM 1 flow",
+    "srTCM 65,536 flows prefetched",
+    "division trTCM 1 flow",
+];
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Nanoseconds per unit of `f`, which does `units` of work.
+fn timed(units: f64, f: impl FnOnce() -> u64) -> f64 {
+    let t = Clock::now();
+    black_box(f());
+    t.elapsed().as_nanos() as f64 / units
+}
+
+fn main() {
+    let mut secs = 60.0f64;
+    let mut csv: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--csv" {
+            csv = args.next();
+        } else if let Ok(s) = a.parse() {
+            secs = s;
+        } else {
+            eprintln!("usage: contention [SECONDS] [--csv FILE]");
+            std::process::exit(2);
+        }
+    }
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("the machine reading is x86-64 assembly; nothing to do here");
+        return;
+    }
+
+    let s = stream();
+    let tr = TrTcmProfile::new(&TrTcmConfig {
+        tick: tick(),
+        ..TrTcmConfig::default()
+    })
+    .expect("the bench profile is valid");
+    let sr = SrTcmProfile::new(&SrTcmConfig {
+        tick: tick(),
+        ..SrTcmConfig::default()
+    })
+    .expect("the bench profile is valid");
+    let dv = division_baseline::Profile::new(2_300_000_000, 46_000_000, 69_000_000, 2048, 4096);
+    let mut one = TrTcm::start(&tr, Instant::ZERO);
+    let mut many = vec![SrTcm::start(&sr, Instant::ZERO); FLOWS as usize];
+    let mut base = division_baseline::TrTcm::start(&dv, Instant::ZERO);
+    let (mut t1, mut t2, mut t3) = (0u64, 0u64, 0u64);
+    let adds = (PROBE_ITERS * ADDS_PER_ITER) as f64;
+    let pkts = PACKETS as f64;
+
+    let start = Clock::now();
+    let mut next_report = 10.0;
+    let mut rounds = Vec::new();
+    while start.elapsed().as_secs_f64() < secs {
+        let mut wide = [0.0; PER_ROUND];
+        let mut chain = [0.0; PER_ROUND];
+        let mut ns = [[0.0; PER_ROUND]; 3];
+        for i in 0..PER_ROUND {
+            wide[i] = timed(adds, || independent_adds(black_box(PROBE_ITERS)));
+            chain[i] = timed(adds, || dependent_adds(black_box(PROBE_ITERS)));
+            ns[0][i] = timed(pkts, || {
+                burst_one::<TrTcm, false>(black_box(&tr), &s.lens, &s.colors, &mut one, &mut t1)
+                    as u64
+            });
+            ns[1][i] = timed(pkts, || {
+                burst_many::<SrTcm, false, true>(black_box(&sr), &s, &mut many, &mut t2) as u64
+            });
+            ns[2][i] = timed(pkts, || {
+                burst_one::<division_baseline::TrTcm, false>(
+                    black_box(&dv),
+                    &s.lens,
+                    &s.colors,
+                    &mut base,
+                    &mut t3,
+                ) as u64
+            });
+        }
+        let (w, c) = (median(&mut wide), median(&mut chain));
+        rounds.push(Round {
+            ghz: 1.0 / c,
+            adds_per_cycle: c / w,
+            ns: ns.map(|mut v| median(&mut v)),
+        });
+        let el = start.elapsed().as_secs_f64();
+        if el >= next_report {
+            eprintln!("{el:.0}/{secs:.0} s, {} rounds", rounds.len());
+            next_report += 10.0;
+        }
+    }
+
+    if let Some(path) = csv {
+        let mut f = std::fs::File::create(&path).expect("cannot create the CSV file");
+        writeln!(
+            f,
+            "ghz,adds_per_cycle,trtcm_1flow_ns,srtcm_65536_prefetched_ns,division_1flow_ns"
+        )
+        .expect("write");
+        for r in &rounds {
+            writeln!(
+                f,
+                "{:.3},{:.3},{:.3},{:.3},{:.3}",
+                r.ghz, r.adds_per_cycle, r.ns[0], r.ns[1], r.ns[2]
+            )
+            .expect("write");
+        }
+        eprintln!("wrote {} rounds to {path}", rounds.len());
+    }
+
+    println!(
+        "{} rounds in {secs:.0} s; medians of each group's rounds (ns per packet)",
+        rounds.len()
+    );
+    println!();
+    println!(
+        "| additions per cycle | share of rounds | clock GHz | {} | {} | {} |",
+        NAMES[0], NAMES[1], NAMES[2]
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    let bins = [
+        (0.0, 2.2),
+        (2.2, 2.8),
+        (2.8, 3.4),
+        (3.4, 3.7),
+        (3.7, f64::INFINITY),
+    ];
+    for (lo, hi) in bins {
+        let g: Vec<&Round> = rounds
+            .iter()
+            .filter(|r| r.adds_per_cycle >= lo && r.adds_per_cycle < hi)
+            .collect();
+        if g.is_empty() {
+            continue;
+        }
+        let share = g.len() as f64 / rounds.len() as f64;
+        let col =
+            |f: &dyn Fn(&Round) -> f64| median(&mut g.iter().map(|r| f(r)).collect::<Vec<_>>());
+        let ghz = col(&|r| r.ghz);
+        let n: Vec<f64> = (0..3).map(|k| col(&|r| r.ns[k])).collect();
+        let range = if hi.is_finite() {
+            format!("{lo:.1}-{hi:.1}")
+        } else {
+            format!("{lo:.1} and more")
+        };
+        println!(
+            "| {range} | {:.0} % | {ghz:.2} | {:.2} | {:.2} | {:.2} |",
+            share * 100.0,
+            n[0],
+            n[1],
+            n[2]
+        );
+    }
+    println!();
+    println!("A core to itself gives about 3.9 additions per cycle on Zen 3; fewer means another");
+    println!("hardware thread shared it. The division trTCM, which mostly waits on its divider,");
+    println!("moves least.");
+}
