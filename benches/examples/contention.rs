@@ -1,5 +1,6 @@
 //! How the meters' per-packet cost depends on the integer units this thread
-//! gets: `cargo run --release -p netcond-benches --example contention -- [SECONDS] [--csv FILE]`.
+//! gets: `cargo run --release -p netcond-benches --example contention --
+//! [SECONDS] [--csv FILE] [--svg FILE]`.
 //!
 //! It alternates, in rounds of about 2 ms, a reading of the machine
 //! (`netcond_benches::machine`: the clock, and the additions per cycle this
@@ -55,14 +56,17 @@ fn timed(units: f64, f: impl FnOnce() -> u64) -> f64 {
 fn main() {
     let mut secs = 60.0f64;
     let mut csv: Option<String> = None;
+    let mut svg: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--csv" {
             csv = args.next();
+        } else if a == "--svg" {
+            svg = args.next();
         } else if let Ok(s) = a.parse() {
             secs = s;
         } else {
-            eprintln!("usage: contention [SECONDS] [--csv FILE]");
+            eprintln!("usage: contention [SECONDS] [--csv FILE] [--svg FILE]");
             std::process::exit(2);
         }
     }
@@ -148,6 +152,11 @@ fn main() {
         eprintln!("wrote {} rounds to {path}", rounds.len());
     }
 
+    if let Some(path) = svg {
+        std::fs::write(&path, chart(&rounds)).expect("cannot write the SVG file");
+        eprintln!("wrote the chart to {path}");
+    }
+
     println!(
         "{} rounds in {secs:.0} s; medians of each group's rounds (ns per packet)",
         rounds.len()
@@ -195,4 +204,39 @@ fn main() {
     println!("A core to itself gives about 3.9 additions per cycle on Zen 3; fewer means another");
     println!("hardware thread shared it. The division trTCM, which mostly waits on its divider,");
     println!("moves least.");
+}
+
+/// Each bench's median against the additions per cycle, in steps of 0.1 (steps
+/// with fewer than 1 % of the rounds left out), with the targets as lines.
+fn chart(rounds: &[Round]) -> String {
+    use netcond_sim::report::{Axis, Plot};
+    let mut plot = Plot {
+        name: "contention".into(),
+        title: "trtcm bench stream: ns per packet against the additions per cycle the thread got"
+            .into(),
+        x_label: "additions per cycle (about 3.9 with a core to itself)".into(),
+        y_label: "ns per packet (median of the rounds)".into(),
+        hlines: vec![
+            (3.5, "trTCM 1 flow target".into()),
+            (5.0, "65,536 flows target".into()),
+        ],
+        ..Plot::default()
+    };
+    let min = rounds.len() / 100;
+    for (k, name) in NAMES.iter().enumerate() {
+        let mut points = Vec::new();
+        for step in 10..45 {
+            let lo = f64::from(step) / 10.0;
+            let mut v: Vec<f64> = rounds
+                .iter()
+                .filter(|r| r.adds_per_cycle >= lo && r.adds_per_cycle < lo + 0.1)
+                .map(|r| r.ns[k])
+                .collect();
+            if !v.is_empty() && v.len() >= min {
+                points.push((lo + 0.05, median(&mut v)));
+            }
+        }
+        plot.line(name, Axis::Left, points);
+    }
+    netcond_sim::svg::render(&plot)
 }
