@@ -234,18 +234,21 @@ impl Common {
         if (d as u64) < curve.fast_range {
             // seg[0] starts from 0 at min_th (seg[0].lo = min_fx): no base to add.
             let s = &curve.seg[0];
-            let p = (d as u64 * s.slope) >> s.sh;
+            // Below 2^32: `Segment::at` is at most the exact p_b, which is
+            // below max_p <= 1 before max_th. Compared with the budget in 32
+            // bits, as the budget is kept.
+            let p = ((d as u64 * s.slope) >> s.sh) as u32;
             // Spread::pick for the budget spreading, inline, with the test of
             // the budget first: p < b never holds for b = FRESH = 0.
             let mut b = *count;
-            if p < b as u64 {
-                *count = b - p as u32;
+            if p < b {
+                *count = b - p;
                 return Decision::Enqueue;
             }
             if b == FRESH {
                 b = fresh_budget(rng);
-                if p < b as u64 {
-                    *count = b - p as u32;
+                if p < b {
+                    *count = b - p;
                     return Decision::Enqueue;
                 }
             }
