@@ -280,8 +280,10 @@ impl Common {
         self.decide(curve, avg, count, pkt, rng)
     }
 
-    /// [`decide_fast`](Self::decide_fast) for RIO, where the curve changes
-    /// with the color from one packet to the next and so does the region.
+    /// [`decide_fast`](Self::decide_fast) for RIO-D, where the curve and the
+    /// average change with the color from one packet to the next and so does
+    /// the region. (RIO-C and WRED use `decide_fast`, which measured faster
+    /// on their bench streams; RIO-D has no bench.)
     /// Below min_th and in the first probabilistic region the average's
     /// distance above min_th saturates at 0, and so does p_b; with the budget
     /// taken as at least 1 below min_th, "below, or in the region and not
