@@ -234,18 +234,21 @@ impl Common {
         if (d as u64) < curve.fast_range {
             // seg[0] starts from 0 at min_th (seg[0].lo = min_fx): no base to add.
             let s = &curve.seg[0];
-            let p = (d as u64 * s.slope) >> s.sh;
+            // Below 2^32: `Segment::at` is at most the exact p_b, which is
+            // below max_p <= 1 before max_th. Compared with the budget in 32
+            // bits, as the budget is kept.
+            let p = ((d as u64 * s.slope) >> s.sh) as u32;
             // Spread::pick for the budget spreading, inline, with the test of
             // the budget first: p < b never holds for b = FRESH = 0.
             let mut b = *count;
-            if p < b as u64 {
-                *count = b - p as u32;
+            if p < b {
+                *count = b - p;
                 return Decision::Enqueue;
             }
             if b == FRESH {
                 b = fresh_budget(rng);
-                if p < b as u64 {
-                    *count = b - p as u32;
+                if p < b {
+                    *count = b - p;
                     return Decision::Enqueue;
                 }
             }
@@ -277,8 +280,10 @@ impl Common {
         self.decide(curve, avg, count, pkt, rng)
     }
 
-    /// [`decide_fast`](Self::decide_fast) for RIO, where the curve changes
-    /// with the color from one packet to the next and so does the region.
+    /// [`decide_fast`](Self::decide_fast) for RIO-D, where the curve and the
+    /// average change with the color from one packet to the next and so does
+    /// the region. (RIO-C and WRED use `decide_fast`, which measured faster
+    /// on their bench streams; RIO-D has no bench.)
     /// Below min_th and in the first probabilistic region the average's
     /// distance above min_th saturates at 0, and so does p_b; with the budget
     /// taken as at least 1 below min_th, "below, or in the region and not

@@ -1310,6 +1310,32 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
     }
 }
 
+/// The short path compares p_b with the budget in 32 bits: p_b stays below
+/// 2^32 up to max_th even at max_p = 1, where it comes closest. With w_q = 1
+/// the average is the queue, held just below max_th and across it.
+#[test]
+fn short_path_at_max_p_one_equals_general_path() {
+    for gentle in [false, true] {
+        let mut c = cfg(32, 128, 1.0, 1.0, 256);
+        c.gentle = gentle;
+        let p = RedProfile::new(&c).unwrap();
+        assert_eq!(p.max_p(), U32F32::ONE);
+        assert!(p.common.short(127));
+        let pkt = Packet::not_ect(1500);
+        let (mut a, mut b) = (Red::new(), Red::new());
+        let (mut ra, mut rb) = (SplitMix64::new(7), SplitMix64::new(7));
+        let mut early = 0u32;
+        for i in 0..20_000u64 {
+            let q = 120 + (i % 10) as u32; // 120..=129
+            let da = a.on_arrival(&p, t(i * 100), q, pkt, &mut ra);
+            let db = b.on_arrival_general(&p, t(i * 100), q, pkt, &mut rb);
+            assert_eq!((da, a, ra), (db, b, rb), "packet {i}, queue {q}");
+            early += u32::from(da == Decision::DropEarly);
+        }
+        assert!(early > 1000, "{early}");
+    }
+}
+
 #[test]
 fn short_path_conditions() {
     let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 512.0, 256)).unwrap();
