@@ -22,104 +22,15 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use netcond::core::{Color, Instant, SplitMix64};
+use netcond::core::{Instant, SplitMix64};
 use netcond::red::{
-    AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Ecn, FlowClass, Packet, Precedence, Red,
-    RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, U32F32,
+    AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Ecn, FlowClass, Packet, Red, Rio, RioMode,
+    Spreading, U32F32,
 };
 use netcond_benches::flow_indices;
-
-const STEP: u64 = 1024;
-const TICKS: u64 = 100;
-
-fn w_q() -> U32F32 {
-    U32F32::from_bits(1 << 23)
-}
-
-/// The triangle wave: 20, 21, ..., 140, 139, ..., 21, 20, ...
-struct Wave {
-    q: u32,
-    up: bool,
-}
-
-impl Wave {
-    fn new() -> Wave {
-        Wave { q: 20, up: true }
-    }
-    fn step(&mut self) -> u32 {
-        let q = self.q;
-        if self.up {
-            self.q += 1;
-            self.up = self.q < 140;
-        } else {
-            self.q -= 1;
-            self.up = self.q <= 20;
-        }
-        q
-    }
-}
-
-fn red_profile(ecn: bool, spreading: Spreading) -> RedProfile {
-    let mut c = RedConfig::packets(32, 128, U32F32::from_num(0.1), w_q(), 256);
-    c.spreading = spreading;
-    c.ecn = ecn;
-    c.ecn_drop_th = if ecn { Some(128) } else { None };
-    c.idle_tx_ticks = 1200;
-    RedProfile::new(&c).unwrap()
-}
-
-/// One step of the wave (`STEP` arrivals at queue length `q`) through RED. Not
-/// inlined, with the profile as a `&` argument, as in a router's per-burst
-/// function (the caller passes it through `black_box`, so its constants cannot
-/// be folded); the state, clock and generator are in locals for the burst.
-#[inline(never)]
-fn red_burst(
-    p: &RedProfile,
-    red: &mut Red,
-    rng: &mut SplitMix64,
-    now: &mut u64,
-    q: u32,
-    pkt: Packet,
-) -> u32 {
-    let (mut r, mut g, mut t) = (*red, *rng, *now);
-    let mut drops = 0u32;
-    for _ in 0..STEP {
-        t += TICKS;
-        // The queue length is opaque per packet, as a real queue's would be.
-        let d = r.on_arrival(p, Instant::from_ticks(t), black_box(q), pkt, &mut g);
-        drops += u32::from(d.is_drop());
-    }
-    (*red, *rng, *now) = (r, g, t);
-    drops
-}
-
-/// One step of the wave through RIO, the colors from a table; as [`red_burst`].
-#[inline(never)]
-fn rio_burst(
-    p: &RioProfile,
-    rio: &mut Rio,
-    rng: &mut SplitMix64,
-    now: &mut u64,
-    split: [u32; 3],
-    colors: &[Color],
-) -> u32 {
-    let (mut r, mut g, mut t) = (*rio, *rng, *now);
-    let mut drops = 0u32;
-    for &color in colors {
-        t += TICKS;
-        let d = r.on_arrival(
-            p,
-            Instant::from_ticks(t),
-            black_box(split),
-            color,
-            Packet::not_ect(1500),
-            &mut g,
-        );
-        drops += u32::from(d.is_drop());
-    }
-    (*rio, *rng, *now) = (r, g, t);
-    drops
-}
+use netcond_benches::red_stream::{
+    red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, w_q, Wave, STEP, TICKS,
+};
 
 fn bench_red(c: &mut Criterion) {
     let mut g = c.benchmark_group("red");
@@ -155,37 +66,9 @@ fn bench_red(c: &mut Criterion) {
 fn bench_rio(c: &mut Criterion) {
     let mut g = c.benchmark_group("rio");
     g.throughput(Throughput::Elements(STEP));
-    let colors: Vec<Color> = flow_indices(STEP as usize, 8, 2)
-        .into_iter()
-        .map(|c| match c {
-            0 => Color::Red,
-            1 => Color::Yellow,
-            _ => Color::Green,
-        })
-        .collect();
+    let colors = rio_colors();
     for (name, mode) in [("wred", RioMode::Wred), ("rio_c", RioMode::Coupled)] {
-        let mut cfg = RioConfig::rfc2963(256);
-        cfg.mode = mode;
-        cfg.w_q = w_q();
-        cfg.idle_tx_ticks = 1200;
-        cfg.colors = [
-            Precedence {
-                min_th: 64,
-                max_th: 128,
-                max_p: U32F32::from_num(0.05),
-            },
-            Precedence {
-                min_th: 48,
-                max_th: 128,
-                max_p: U32F32::from_num(0.1),
-            },
-            Precedence {
-                min_th: 32,
-                max_th: 128,
-                max_p: U32F32::from_num(0.1),
-            },
-        ];
-        let p = RioProfile::new(&cfg).unwrap();
+        let p = rio_profile(mode);
         let mut rio = Rio::new();
         let mut rng = SplitMix64::new(1);
         let mut wave = Wave::new();
@@ -193,7 +76,7 @@ fn bench_rio(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter(|| {
                 let q = wave.step();
-                let split = [q / 2, q / 4, q - q / 2 - q / 4];
+                let split = rio_split(q);
                 black_box(rio_burst(
                     black_box(&p),
                     &mut rio,

@@ -9,6 +9,7 @@ use netcond::core::{RandomSource, SplitMix64};
 
 pub mod machine;
 pub mod meter_stream;
+pub mod red_stream;
 
 /// The packet-length mix of the meter benches: 64, 576 and 1518 bytes in
 /// proportions 4:3:1, as a precomputed table of `n` lengths (a power of two).
@@ -29,6 +30,20 @@ pub fn imix_lengths(n: usize, seed: u64) -> Vec<u32> {
 pub fn flow_indices(n: usize, flows: u32, seed: u64) -> Vec<u32> {
     let mut r = SplitMix64::new(seed);
     (0..n).map(|_| r.below(flows)).collect()
+}
+
+/// A table of `n` pre-colors, 6 green, 1 yellow and 1 red in 8 on average.
+#[must_use]
+pub fn precolors(n: usize, seed: u64) -> Vec<netcond::core::Color> {
+    use netcond::core::Color;
+    flow_indices(n, 8, seed)
+        .into_iter()
+        .map(|c| match c {
+            0 => Color::Red,
+            1 => Color::Yellow,
+            _ => Color::Green,
+        })
+        .collect()
 }
 
 /// Mean packet length of [`imix_lengths`]'s mix: (4 x 64 + 3 x 576 + 1518) / 8.

@@ -4,7 +4,7 @@
 use netcond::core::{Color, Instant, TickRate};
 use netcond::trtcm::ThreeColorMarker;
 
-use crate::{flow_indices, imix_lengths, BENCH_TICKS_PER_PACKET};
+use crate::{flow_indices, imix_lengths, precolors, BENCH_TICKS_PER_PACKET};
 
 /// Packets per criterion iteration (one burst).
 pub const PACKETS: usize = 4096;
@@ -32,14 +32,7 @@ pub struct Stream {
 pub fn stream() -> Stream {
     let lens = imix_lengths(PACKETS, 1);
     // Pre-colors for the color-aware benches: 6 green, 1 yellow, 1 red of 8.
-    let colors = flow_indices(PACKETS, 8, 2)
-        .into_iter()
-        .map(|c| match c {
-            0 => Color::Red,
-            1 => Color::Yellow,
-            _ => Color::Green,
-        })
-        .collect();
+    let colors = precolors(PACKETS, 2);
     Stream {
         lens,
         colors,
