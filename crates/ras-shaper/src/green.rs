@@ -154,6 +154,36 @@ fn ticks_until_cached(
     Some(div.set(inc).ceil_div(diff))
 }
 
+/// T2 from a wait counted from the meter's last update rather than from `now`.
+///
+/// The cached paths take the bucket's count at its last update, `tokens =
+/// min(tc, full)` (what [`BucketProfile::refill`] gives for no time), and `w =
+/// ticks_until(tokens, need)` ticks of refill from there, instead of refilling
+/// to `now` first and waiting from `now`. With `dt = now.ticks_since(last)`
+/// (what `tc_at` refills by), `ticks_until(refill(tokens, dt), need)` is
+/// `(w - dt)^+` whenever `w` is finite:
+///
+/// - if `tokens + dt inc >= need` (saturation and the cap included, as `need
+///   <= full` once `w` is finite), the refilled bucket holds the packet (0),
+///   and `w <= dt` since `dt` ticks were enough (0);
+/// - otherwise `tokens + dt inc < need <= full`, so the refill neither
+///   saturates nor reaches the cap, and `ceil((need - tokens - dt inc) / inc)
+///   = ceil((need - tokens) / inc) - dt = w - dt > 0`.
+///
+/// `w` is infinite exactly when the refilled one is: the `None` cases need
+/// `need > tokens` and `need > full` or `inc = 0`; with `need > full >=` the
+/// refilled count, or no refill at all, `need > tokens` and `need >` the
+/// refilled count say the same. So the refill (a saturating multiply, an add
+/// and the cap) drops out of T2, and for a trTCM, `max((wc - dt)^+, (wp -
+/// dt)^+) = (max(wc, wp) - dt)^+` takes one subtraction. `dt` follows the
+/// traffic (0 right after the shaper colored a packet), so the `^+` is a
+/// borrow mask.
+#[inline(always)]
+fn wait_after(now: Instant, last: Instant, w: u64) -> Instant {
+    let dt = now.ticks_since(last);
+    now.wrapping_add(w.wrapping_sub(dt) & !borrow_mask(w, dt))
+}
+
 /// Exactly [`BucketProfile::ticks_until`] (the whole ticks of refill after which
 /// `tokens` reaches `need`, rounded up; `None` if never), without its division:
 /// the quotient comes from the table-and-Newton reciprocal of the bucket's
@@ -216,8 +246,8 @@ impl GreenMeter for SrTcm {
         cache: &mut T2Cache,
     ) -> Option<Instant> {
         let c = profile.committed();
-        let d = ticks_until_cached(c, &mut cache.div[0], self.tc_at(profile, now), c.cost(len))?;
-        Some(now.wrapping_add(d))
+        let w = ticks_until_cached(c, &mut cache.div[0], self.tc().min(c.full()), c.cost(len))?;
+        Some(wait_after(now, self.last(), w))
     }
 
     #[inline(always)]
@@ -257,9 +287,10 @@ impl GreenMeter for TrTcm {
         let c = profile.committed();
         let p = profile.peak();
         let [dc_div, dp_div] = &mut cache.div;
-        let dc = ticks_until_cached(c, dc_div, self.tc_at(profile, now), c.cost(len))?;
-        let dp = ticks_until_cached(p, dp_div, self.tp_at(profile, now), p.cost(len))?;
-        Some(now.wrapping_add(dc.max(dp)))
+        let wc = ticks_until_cached(c, dc_div, self.tc().min(c.full()), c.cost(len))?;
+        let wp = ticks_until_cached(p, dp_div, self.tp().min(p.full()), p.cost(len))?;
+        // max((wc - dt)^+, (wp - dt)^+) = (max(wc, wp) - dt)^+.
+        Some(wait_after(now, self.last(), wc.max(wp)))
     }
 
     #[inline(always)]
@@ -549,6 +580,93 @@ mod tests {
                 assert_eq!(div.ceil_div(n), n.div_ceil(d), "n {n} d {d}");
             }
         }
+    }
+
+    /// The cached T2, which waits from the meter's last update, equals
+    /// `green_at`, which refills to `now` first, for meters whose last update
+    /// lies at every distance from `now` that matters: the same tick, just
+    /// before and after the tick at which the packet fits (`dt = w` and one
+    /// either side), long ago (a full bucket, a saturating refill), and after
+    /// `now` (a clock stepped back, no refill). Also with a profile other than
+    /// the meter's own, whose counts may lie above the bucket.
+    #[test]
+    fn cached_t2_from_the_last_update_is_exact() {
+        use netcond_core::{Rate, TickRate};
+        use trtcm::{SrTcmConfig, TrTcmConfig};
+        let mut r = SplitMix64::new(17);
+        let mut n = 0;
+        for _ in 0..if cfg!(miri) { 20 } else { 3_000 } {
+            let tick =
+                TickRate::from_hz([2_300_000_000u64, 1_000_000, 7][r.below(3) as usize]).unwrap();
+            let rate = |r: &mut SplitMix64| {
+                Rate::from_bits_per_sec(1 + (r.next_u32() as u64) * (1 + r.below(1000) as u64))
+            };
+            let (cir, pir) = (rate(&mut r), rate(&mut r));
+            let (cbs, pbs) = (1 + r.below(20_000) as u64, 1 + r.below(20_000) as u64);
+            let Ok(sp) = SrTcmProfile::new(&SrTcmConfig {
+                cir,
+                cbs,
+                ebs: pbs,
+                tick,
+            }) else {
+                continue;
+            };
+            let Ok(tp) = TrTcmProfile::new(&TrTcmConfig {
+                cir,
+                pir: Rate::from_bits_per_sec(cir.bits_per_sec().max(pir.bits_per_sec())),
+                cbs,
+                pbs,
+                tick,
+            }) else {
+                continue;
+            };
+            let now = Instant::from_ticks(r.next_u32() as u64 * r.next_u32() as u64);
+            let len =
+                [0u32, 1, 64, 1500, cbs as u32, cbs as u32 + 1, u32::MAX][r.below(7) as usize];
+            let tc = (r.next_u32() as u64 * r.next_u32() as u64) % (sp.committed().full() + 1);
+            let tq = (r.next_u32() as u64 * r.next_u32() as u64) % (tp.peak().full() + 1);
+            // The wait from the last update with no refill, and its edges.
+            let w = sp
+                .committed()
+                .ticks_until(tc, sp.committed().cost(len))
+                .unwrap_or(0);
+            let mut dts = vec![0u64, 1, w, w.wrapping_sub(1), w + 1, 1 << 40, (1 << 63) - 1];
+            dts.extend([u64::MAX, 1u64.wrapping_neg() << 20, 1 << 63]);
+            let mut cache = T2Cache::EMPTY;
+            for dt in dts {
+                let last = Instant::from_ticks(now.ticks().wrapping_sub(dt));
+                let m = SrTcm::from_parts(&sp, tc, tc, last);
+                assert_eq!(
+                    m.green_at_cached(&sp, now, len, &mut cache),
+                    m.green_at(&sp, now, len),
+                    "srTCM {sp:?} tc {tc} dt {dt} len {len}"
+                );
+                let m = TrTcm::from_parts(&tp, tc, tq, last);
+                assert_eq!(
+                    m.green_at_cached(&tp, now, len, &mut cache),
+                    m.green_at(&tp, now, len),
+                    "trTCM {tp:?} tc {tc} tp {tq} dt {dt} len {len}"
+                );
+                // A meter full on a four times larger bucket, read with this
+                // profile: its count lies above the bucket.
+                if let Ok(big) = SrTcmProfile::new(&SrTcmConfig {
+                    cir,
+                    cbs: 4 * cbs,
+                    ebs: pbs,
+                    tick,
+                }) {
+                    let m = SrTcm::from_parts(&big, u64::MAX, 0, last);
+                    assert!(m.tc() > sp.committed().full());
+                    assert_eq!(
+                        m.green_at_cached(&sp, now, len, &mut cache),
+                        m.green_at(&sp, now, len),
+                        "srTCM above the bucket, dt {dt} len {len}"
+                    );
+                }
+                n += 1;
+            }
+        }
+        assert!(n > if cfg!(miri) { 10 } else { 10_000 });
     }
 
     /// `ticks_until_cached` equals `BucketProfile::ticks_until` on random
