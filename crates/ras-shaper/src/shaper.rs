@@ -288,6 +288,26 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         Some((t1, h.pkt.packet_len(), ask))
     }
 
+    /// [`set_head`](Self::set_head) with T2 counted as infinite unless `ask`:
+    /// the same as `set_head(t1, if ask { t2 } else { None })`, by masks.
+    #[inline(always)]
+    pub(crate) fn set_head_if(&mut self, t1: Schedule, t2: Option<Instant>, ask: bool) {
+        let (some, at) = match t2 {
+            Some(t) => (ask, t.ticks()),
+            None => (false, 0),
+        };
+        let keep = (some as u64).wrapping_neg();
+        self.t1 = t1;
+        self.t2 = if some {
+            Some(Instant::from_ticks(at))
+        } else {
+            None
+        };
+        // As in set_head, with `delta = i64::MIN` unless kept.
+        let delta = (t1.at.ticks().wrapping_sub(at) & keep) | (1u64 << 63 & !keep);
+        self.set_release(t1, delta as i64);
+    }
+
     /// The second half of [`schedule_head`](Self::schedule_head): records T1
     /// and T2 and sets the release point min(T1, T2).
     #[inline(always)]
@@ -312,6 +332,13 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
             Some(t) => t1.at.ticks().wrapping_sub(t.ticks()) as i64,
             None => i64::MIN,
         };
+        self.set_release(t1, delta);
+    }
+
+    /// The release point from T1 and `delta = T1.at - T2` (`i64::MIN` for an
+    /// infinite T2); see [`set_head`](Self::set_head).
+    #[inline(always)]
+    fn set_release(&mut self, t1: Schedule, delta: i64) {
         // !0 when delta < 0 (T1 kept), from a borrow: `delta >> 63` is
         // recognised as a comparison and compiled to a branch.
         let s = !borrow_mask(delta as u64, 1 << 63);
@@ -534,6 +561,43 @@ mod tests {
             }
         }
         assert_eq!(checked, 6 * 4 * 13);
+    }
+
+    /// `set_head_if(t1, t2, ask)` leaves the same state as `set_head(t1, if
+    /// ask { t2 } else { None })` on the serial-time edges of T2 against T1,
+    /// T2 infinite, and both values of `ask`.
+    #[test]
+    fn set_head_if_matches_set_head_of_the_filtered_t2() {
+        let half = 1u64 << 63;
+        let mut checked = 0;
+        for base in [0u64, 1, half - 1, half, u64::MAX - 5] {
+            for frac in [0u32, 1, u32::MAX] {
+                let t1 = Schedule {
+                    at: Instant::from_ticks(base),
+                    frac,
+                };
+                let mut t2s: Vec<Option<Instant>> = [0u64, 1, u64::MAX, half - 1, half, half + 1]
+                    .iter()
+                    .map(|&o| Some(t1.at.wrapping_add(o)))
+                    .collect();
+                t2s.push(None);
+                for t2 in t2s {
+                    for ask in [false, true] {
+                        let mut a: Ras<u32, 4> = Ras::new(Instant::ZERO);
+                        let mut b = a.clone();
+                        a.set_head_if(t1, t2, ask);
+                        b.set_head(t1, if ask { t2 } else { None });
+                        assert_eq!(
+                            (a.t1, a.t2, a.head, a.release),
+                            (b.t1, b.t2, b.head, b.release),
+                            "t1 {t1:?} t2 {t2:?} ask {ask}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 5 * 3 * 7 * 2);
     }
 
     /// `transmission_time` equals its `u128` form (the shift of `len y` by the
