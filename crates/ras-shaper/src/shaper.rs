@@ -296,61 +296,42 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
             Some(t) => (ask, t.ticks()),
             None => (false, 0),
         };
-        let keep = (some as u64).wrapping_neg();
         self.t1 = t1;
         self.t2 = if some {
             Some(Instant::from_ticks(at))
         } else {
             None
         };
-        // As in set_head, with `delta = i64::MIN` unless kept.
-        let delta = (t1.at.ticks().wrapping_sub(at) & keep) | (1u64 << 63 & !keep);
-        self.set_release(t1, delta as i64);
+        // head = whole(T2) if T2 is finite and `whole(T2).not_after(T1)`, else
+        // T1. As T2 is a whole tick, `not_after` is `delta = T1.at - T2`
+        // (wrapping, as an i64) not negative: equal whole ticks compare `0 <=
+        // T1.frac`, always true. With `win` all ones when T2 is finite and
+        // `delta >= 0` (T2 wins), else 0, and `c = (T1.frac != 0)`:
+        //
+        //   head.at = T1.at - (delta & win)              (T2, or T1.at)
+        //   head.frac = T1.frac & !win
+        //   release = ceil(head) = T1.at - ((delta & win) | (-c & !win))
+        //
+        // Whether T2 wins follows the traffic, so it is a mask, not a branch;
+        // the sign test is a borrow (`delta >> 63` is recognised as a
+        // comparison and may become a branch).
+        let delta = t1.at.ticks().wrapping_sub(at);
+        let win = (some as u64).wrapping_neg() & borrow_mask(delta, 1 << 63);
+        let pos = delta & win;
+        self.head = Schedule {
+            at: t1.at.wrapping_add(pos.wrapping_neg()),
+            frac: t1.frac & !win as u32,
+        };
+        let c = (t1.frac != 0) as u64;
+        let m = pos | (c.wrapping_neg() & !win);
+        self.release = t1.at.wrapping_add(m.wrapping_neg());
     }
 
     /// The second half of [`schedule_head`](Self::schedule_head): records T1
     /// and T2 and sets the release point min(T1, T2).
     #[inline(always)]
     pub(crate) fn set_head(&mut self, t1: Schedule, t2: Option<Instant>) {
-        self.t1 = t1;
-        self.t2 = t2;
-        // head = whole(T2) if T2 is finite and `whole(T2).not_after(T1)`, else
-        // T1. As T2 is a whole tick, `not_after` is `delta = T1.at - T2`
-        // (wrapping, as an i64) not negative: equal whole ticks compare `0 <=
-        // T1.frac`, always true. An infinite T2 counts as `delta = i64::MIN`
-        // (T1 kept). Then
-        //
-        //   head.at = T1.at - max(delta, 0)        (T2, or T1.at)
-        //   head.frac = T1.frac if delta < 0, else 0
-        //   release = ceil(head) = T1.at - max(delta, -c),  c = (T1.frac != 0)
-        //
-        // (for delta >= 0 both maxima are delta; for delta <= -1 they are 0 and
-        // -c). Whether T2 wins follows the traffic, so the maxima are taken
-        // with the sign mask `s` of delta rather than with `max`, which LLVM
-        // may compile to a branch.
-        let delta = match t2 {
-            Some(t) => t1.at.ticks().wrapping_sub(t.ticks()) as i64,
-            None => i64::MIN,
-        };
-        self.set_release(t1, delta);
-    }
-
-    /// The release point from T1 and `delta = T1.at - T2` (`i64::MIN` for an
-    /// infinite T2); see [`set_head`](Self::set_head).
-    #[inline(always)]
-    fn set_release(&mut self, t1: Schedule, delta: i64) {
-        // !0 when delta < 0 (T1 kept), from a borrow: `delta >> 63` is
-        // recognised as a comparison and compiled to a branch.
-        let s = !borrow_mask(delta as u64, 1 << 63);
-        let c = (t1.frac != 0) as u64;
-        let pos = delta as u64 & !s; // max(delta, 0)
-        self.head = Schedule {
-            at: t1.at.wrapping_add(pos.wrapping_neg()),
-            frac: t1.frac & s as u32,
-        };
-        // max(delta, -c) = pos | (-c & s).
-        let m = pos | (c.wrapping_neg() & s);
-        self.release = t1.at.wrapping_add(m.wrapping_neg());
+        self.set_head_if(t1, t2, true);
     }
 
     /// The head packet, if any.
