@@ -129,15 +129,26 @@ impl Default for T2Cache {
     }
 }
 
-/// Exactly [`BucketProfile::ticks_until`], with the division done by the
-/// cached exact reciprocal of `b.inc()` in `div`.
+/// Exactly `b.ticks_until(min(tokens, b.full()), need)` (the count clamped to
+/// the bucket, as [`BucketProfile::refill`] leaves it), with the division done
+/// by the cached exact reciprocal of `b.inc()` in `div`.
 ///
-/// `ticks_until` is `Some(0)` when `need <= tokens`, else `None` when `need >
-/// full` or `inc == 0`, else `Some(ceil((need - tokens) / inc))`. Here `diff =
-/// need - tokens` saturates at 0, so the first case is `diff = 0`, for which
-/// [`IncDivisor::ceil_div`] gives 0; the `None` test comes first (it rarely
-/// holds) and returns `Some(0)` when `diff = 0`. Past it, `diff <= need <=
-/// full < 2^62` (`BucketProfile` keeps `full` below 2^62) and `inc >= 1`.
+/// `ticks_until(t, need)` is `Some(0)` when `need <= t`, else `None` when
+/// `need > full` or `inc == 0`, else `Some(ceil((need - t) / inc))`. With `t =
+/// min(tokens, full)`:
+///
+/// - `need > full`: then `need > t`, so `None`, whatever `tokens`;
+/// - `need <= full`: then `need <= t` exactly when `need <= tokens`, and
+///   `need - t` saturated at 0 is `need - tokens` saturated at 0 (if `tokens
+///   > full`, both are 0). So the clamp drops out: for `inc == 0` it is
+///   `Some(0)` if `need <= tokens`, else `None`; otherwise `ceil(diff / inc)`
+///   with `diff = (need - tokens)^+`, and [`IncDivisor::ceil_div`] gives 0 for
+///   `diff = 0`, so no branch on whether the bucket already holds the packet
+///   (which follows the traffic). There `diff <= need <= full < 2^62`
+///   (`BucketProfile` keeps `full` below 2^62) and `inc >= 1`.
+///
+/// The two tests that return early depend on the profile and the packet
+/// length only, not on the meter's state.
 #[inline(always)]
 fn ticks_until_cached(
     b: &BucketProfile,
@@ -145,20 +156,26 @@ fn ticks_until_cached(
     tokens: u64,
     need: u64,
 ) -> Option<u64> {
-    // need - tokens, or 0 when need < tokens (a mask, not a branch).
-    let diff = need.wrapping_sub(tokens) & !borrow_mask(need, tokens);
-    let inc = b.inc();
-    if need > b.full() || inc == 0 {
-        return if diff == 0 { Some(0) } else { None };
+    if need > b.full() {
+        return None;
     }
+    let inc = b.inc();
+    if inc == 0 {
+        return if need <= tokens { Some(0) } else { None };
+    }
+    // (need - tokens)^+ by a borrow mask: `saturating_sub` compiles to a
+    // branch here, and whether the bucket holds the packet follows the
+    // traffic.
+    let diff = need.wrapping_sub(tokens) & !borrow_mask(need, tokens);
     Some(div.set(inc).ceil_div(diff))
 }
 
 /// T2 from a wait counted from the meter's last update rather than from `now`.
 ///
 /// The cached paths take the bucket's count at its last update, `tokens =
-/// min(tc, full)` (what [`BucketProfile::refill`] gives for no time), and `w =
-/// ticks_until(tokens, need)` ticks of refill from there, instead of refilling
+/// min(tc, full)` (what [`BucketProfile::refill`] gives for no time; the clamp
+/// is folded into [`ticks_until_cached`]), and `w = ticks_until(tokens,
+/// need)` ticks of refill from there, instead of refilling
 /// to `now` first and waiting from `now`. With `dt = now.ticks_since(last)`
 /// (what `tc_at` refills by), `ticks_until(refill(tokens, dt), need)` is
 /// `(w - dt)^+` whenever `w` is finite:
@@ -246,7 +263,7 @@ impl GreenMeter for SrTcm {
         cache: &mut T2Cache,
     ) -> Option<Instant> {
         let c = profile.committed();
-        let w = ticks_until_cached(c, &mut cache.div[0], self.tc().min(c.full()), c.cost(len))?;
+        let w = ticks_until_cached(c, &mut cache.div[0], self.tc(), c.cost(len))?;
         Some(wait_after(now, self.last(), w))
     }
 
@@ -287,8 +304,8 @@ impl GreenMeter for TrTcm {
         let c = profile.committed();
         let p = profile.peak();
         let [dc_div, dp_div] = &mut cache.div;
-        let wc = ticks_until_cached(c, dc_div, self.tc().min(c.full()), c.cost(len))?;
-        let wp = ticks_until_cached(p, dp_div, self.tp().min(p.full()), p.cost(len))?;
+        let wc = ticks_until_cached(c, dc_div, self.tc(), c.cost(len))?;
+        let wp = ticks_until_cached(p, dp_div, self.tp(), p.cost(len))?;
         // max((wc - dt)^+, (wp - dt)^+) = (max(wc, wp) - dt)^+.
         Some(wait_after(now, self.last(), wc.max(wp)))
     }
@@ -670,8 +687,9 @@ mod tests {
         assert!(n > if cfg!(miri) { 10 } else { 10_000 });
     }
 
-    /// `ticks_until_cached` equals `BucketProfile::ticks_until` on random
-    /// buckets, one cache entry serving them all (refilled on each change).
+    /// `ticks_until_cached` equals `BucketProfile::ticks_until` of the count
+    /// clamped to the bucket on random buckets, counts within and above the
+    /// bucket, one cache entry serving them all (refilled on each change).
     #[test]
     fn cached_ticks_until_is_exact() {
         use netcond_core::{BucketProfile, Rate, TickRate};
@@ -693,12 +711,17 @@ mod tests {
             ) else {
                 continue;
             };
-            let tokens = (r.next_u32() as u64 * r.next_u32() as u64) % (b.full() + 1);
+            // A count within the bucket, or (one time in eight) above it,
+            // which the cached form clamps.
+            let tokens = match r.below(8) {
+                0 => b.full() + 1 + r.below(1000) as u64,
+                _ => (r.next_u32() as u64 * r.next_u32() as u64) % (b.full() + 1),
+            };
             let need = b.cost(r.below(size as u32 + 2));
-            for need in [need, tokens, tokens + 1, b.full(), b.full() + 1] {
+            for need in [need, 0, tokens, tokens + 1, b.full(), b.full() + 1] {
                 assert_eq!(
                     ticks_until_cached(&b, &mut div, tokens, need),
-                    b.ticks_until(tokens, need),
+                    b.ticks_until(tokens.min(b.full()), need),
                     "{b:?} {tokens} {need}"
                 );
                 n += 1;
