@@ -67,8 +67,10 @@ pub trait GreenMeter {
 /// the meter already holds the packet, which follows the traffic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct IncDivisor {
-    /// The divisor the constants are for; 0 for the empty entry (a bucket
-    /// with `inc` 0 never reaches the divisor).
+    /// The divisor the constants are for, never 0: the empty entry holds the
+    /// constants of 1, so that a bucket with `inc` 0 never matches an entry
+    /// and the test for it is the entry's compare (see
+    /// [`ticks_until_cached`]).
     inc: u64,
     /// `ceil(2^(63 + j) / inc)`.
     m: u64,
@@ -77,7 +79,12 @@ struct IncDivisor {
 }
 
 impl IncDivisor {
-    const EMPTY: IncDivisor = IncDivisor { inc: 0, m: 0, j: 0 };
+    /// The constants for 1: `j = 0`, `m = 2^63`.
+    const EMPTY: IncDivisor = IncDivisor {
+        inc: 1,
+        m: 1 << 63,
+        j: 0,
+    };
 
     /// The constants for `inc` (one `u128` division: not per packet).
     #[cold]
@@ -97,15 +104,26 @@ impl IncDivisor {
         let q = hi(n << 1, self.m) >> (self.j & 63);
         q + (n != q * self.inc) as u64
     }
+}
 
-    /// Points this entry at `inc` (a compare when it already is).
-    #[inline(always)]
-    fn set(&mut self, inc: u64) -> &IncDivisor {
-        if self.inc != inc {
-            *self = IncDivisor::new(inc);
-        }
-        self
+/// [`ticks_until_cached`] when the entry is not for `inc`: a bucket that
+/// does not refill (`inc == 0`, never held by an entry), or a meter profile
+/// other than the last one. Out of line, so that the per-packet path has one
+/// compare for both.
+#[cold]
+#[inline(never)]
+fn ticks_until_refilled(
+    div: &mut IncDivisor,
+    inc: u64,
+    tokens: u64,
+    need: u64,
+    diff: u64,
+) -> Option<u64> {
+    if inc == 0 {
+        return if need <= tokens { Some(0) } else { None };
     }
+    *div = IncDivisor::new(inc);
+    Some(div.ceil_div(diff))
 }
 
 /// The exact divisors of a green shaper's T2: one per bucket of the meter
@@ -147,8 +165,10 @@ impl Default for T2Cache {
 ///   (which follows the traffic). There `diff <= need <= full < 2^62`
 ///   (`BucketProfile` keeps `full` below 2^62) and `inc >= 1`.
 ///
-/// The two tests that return early depend on the profile and the packet
-/// length only, not on the meter's state.
+/// The two tests that leave the straight path depend on the profile and the
+/// packet length only, not on the meter's state: `need > full`, and whether
+/// `div` holds the constants of `inc`, which also sends `inc == 0` (never held)
+/// to [`ticks_until_refilled`].
 #[inline(always)]
 fn ticks_until_cached(
     b: &BucketProfile,
@@ -159,15 +179,15 @@ fn ticks_until_cached(
     if need > b.full() {
         return None;
     }
-    let inc = b.inc();
-    if inc == 0 {
-        return if need <= tokens { Some(0) } else { None };
-    }
     // (need - tokens)^+ by a borrow mask: `saturating_sub` compiles to a
     // branch here, and whether the bucket holds the packet follows the
     // traffic.
     let diff = need.wrapping_sub(tokens) & !borrow_mask(need, tokens);
-    Some(div.set(inc).ceil_div(diff))
+    let inc = b.inc();
+    if div.inc != inc {
+        return ticks_until_refilled(div, inc, tokens, need, diff);
+    }
+    Some(div.ceil_div(diff))
 }
 
 /// T2 from a wait counted from the meter's last update rather than from `now`.
@@ -580,6 +600,7 @@ mod tests {
             let x = ((r.next_u32() as u64) << 32) | r.next_u32() as u64;
             divs.push((x >> r.below(64)).max(1));
         }
+        assert_eq!(IncDivisor::EMPTY, IncDivisor::new(1));
         let top = (1u64 << 62) - 1;
         for &d in &divs {
             let div = IncDivisor::new(d);
@@ -695,7 +716,7 @@ mod tests {
         use netcond_core::{BucketProfile, Rate, TickRate};
         let mut r = SplitMix64::new(13);
         let mut div = IncDivisor::EMPTY;
-        let mut n = 0;
+        let (mut n, mut zero_inc) = (0, 0);
         for _ in 0..if cfg!(miri) { 200 } else { 200_000 } {
             let bits = match r.below(3) {
                 0 => r.below(1000) as u64,
@@ -725,8 +746,11 @@ mod tests {
                     "{b:?} {tokens} {need}"
                 );
                 n += 1;
+                zero_inc += (b.inc() == 0) as usize;
             }
         }
         assert!(n > 0);
+        // Buckets that never refill (rate 0) take the entry's miss path.
+        assert!(cfg!(miri) || zero_inc > 0);
     }
 }
