@@ -62,9 +62,15 @@ pub trait GreenMeter {
 /// 2^S) = floor(n / inc) = q` exactly (Granlund and Montgomery's argument).
 /// `q` is taken as the high word of `(2n) m` (`2n < 2^63`, no overflow),
 /// shifted right by `j`: `floor(floor(2n m / 2^64) / 2^j) = floor(n m / 2^(63 +
-/// j))`. Then `ceil(n / inc) = q + (r != 0)` with `r = n - q inc` (`q inc <=
-/// n`, no overflow): no special case for `n = 0` (0), so no branch on whether
-/// the meter already holds the packet, which follows the traffic.
+/// j))`.
+///
+/// The ceiling is `ceil(n / inc) = floor((n - 1) / inc) + 1` for `n >= 1`, and
+/// 0 for `n = 0`: the quotient of `n - 1` (below 2^62 too), plus one, masked to
+/// 0 when `n = 0`. The mask comes from the borrow of the subtraction that
+/// gives `n`, so there is no branch on whether the meter already holds the
+/// packet (which follows the traffic), and no multiply-back to find the
+/// remainder: one multiply, a shift, an add and an `and` after `n`, which
+/// lies on the loop's chain from one release to the next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct IncDivisor {
     /// The divisor the constants are for, never 0: the empty entry holds the
@@ -99,10 +105,22 @@ impl IncDivisor {
     }
 
     /// `ceil(n / self.inc)` for `0 <= n < 2^62` (see the type's docs).
-    #[inline(always)]
+    #[cfg(test)]
     fn ceil_div(&self, n: u64) -> u64 {
-        let q = hi(n << 1, self.m) >> (self.j & 63);
-        q + (n != q * self.inc) as u64
+        self.ceil_div_sub(n, 0)
+    }
+
+    /// `ceil((need - tokens)^+ / self.inc)`, for `need - tokens <= 2^62` when
+    /// `need > tokens` (see the type's docs).
+    #[inline(always)]
+    fn ceil_div_sub(&self, need: u64, tokens: u64) -> u64 {
+        // !0 when tokens < need, that is when n = need - tokens >= 1.
+        let more = borrow_mask(tokens, need);
+        // n - 1 when n >= 1; otherwise a value whose quotient is masked off
+        // (`<< 1` and the multiply wrap harmlessly).
+        let n1 = need.wrapping_sub(tokens).wrapping_sub(1);
+        let q = hi(n1 << 1, self.m) >> (self.j & 63);
+        q.wrapping_add(1) & more
     }
 }
 
@@ -112,18 +130,12 @@ impl IncDivisor {
 /// compare for both.
 #[cold]
 #[inline(never)]
-fn ticks_until_refilled(
-    div: &mut IncDivisor,
-    inc: u64,
-    tokens: u64,
-    need: u64,
-    diff: u64,
-) -> Option<u64> {
+fn ticks_until_refilled(div: &mut IncDivisor, inc: u64, tokens: u64, need: u64) -> Option<u64> {
     if inc == 0 {
         return if need <= tokens { Some(0) } else { None };
     }
     *div = IncDivisor::new(inc);
-    Some(div.ceil_div(diff))
+    Some(div.ceil_div_sub(need, tokens))
 }
 
 /// The exact divisors of a green shaper's T2: one per bucket of the meter
@@ -160,8 +172,8 @@ impl Default for T2Cache {
 ///   `need - t` saturated at 0 is `need - tokens` saturated at 0 (if `tokens
 ///   > full`, both are 0). So the clamp drops out: for `inc == 0` it is
 ///   `Some(0)` if `need <= tokens`, else `None`; otherwise `ceil(diff / inc)`
-///   with `diff = (need - tokens)^+`, and [`IncDivisor::ceil_div`] gives 0 for
-///   `diff = 0`, so no branch on whether the bucket already holds the packet
+///   with `diff = (need - tokens)^+`, and [`IncDivisor::ceil_div_sub`] gives 0
+///   for `diff = 0`, so no branch on whether the bucket already holds the packet
 ///   (which follows the traffic). There `diff <= need <= full < 2^62`
 ///   (`BucketProfile` keeps `full` below 2^62) and `inc >= 1`.
 ///
@@ -179,15 +191,12 @@ fn ticks_until_cached(
     if need > b.full() {
         return None;
     }
-    // (need - tokens)^+ by a borrow mask: `saturating_sub` compiles to a
-    // branch here, and whether the bucket holds the packet follows the
-    // traffic.
-    let diff = need.wrapping_sub(tokens) & !borrow_mask(need, tokens);
     let inc = b.inc();
     if div.inc != inc {
-        return ticks_until_refilled(div, inc, tokens, need, diff);
+        return ticks_until_refilled(div, inc, tokens, need);
     }
-    Some(div.ceil_div(diff))
+    // need - tokens <= need <= full < 2^62.
+    Some(div.ceil_div_sub(need, tokens))
 }
 
 /// T2 from a wait counted from the meter's last update rather than from `now`.
@@ -218,7 +227,9 @@ fn ticks_until_cached(
 #[inline(always)]
 fn wait_after(now: Instant, last: Instant, w: u64) -> Instant {
     let dt = now.ticks_since(last);
-    now.wrapping_add(w.wrapping_sub(dt) & !borrow_mask(w, dt))
+    // (w - dt)^+: the mask is !0 when dt < w, from a compare that does not
+    // wait for the subtraction.
+    now.wrapping_add(w.wrapping_sub(dt) & borrow_mask(dt, w))
 }
 
 /// Exactly [`BucketProfile::ticks_until`] (the whole ticks of refill after which
