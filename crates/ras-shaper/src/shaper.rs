@@ -306,25 +306,22 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         // T1. As T2 is a whole tick, `not_after` is `delta = T1.at - T2`
         // (wrapping, as an i64) not negative: equal whole ticks compare `0 <=
         // T1.frac`, always true. With `win` all ones when T2 is finite and
-        // `delta >= 0` (T2 wins), else 0, and `c = (T1.frac != 0)`:
+        // `delta >= 0` (T2 wins), else 0:
         //
-        //   head.at = T1.at - (delta & win)              (T2, or T1.at)
-        //   head.frac = T1.frac & !win
-        //   release = ceil(head) = T1.at - ((delta & win) | (-c & !win))
+        //   head = whole(T2) where win, else T1
+        //   release = ceil(head) = T2 where win, else ceil(T1)
         //
-        // Whether T2 wins follows the traffic, so it is a mask, not a branch;
-        // the sign test is a borrow (`delta >> 63` is recognised as a
-        // comparison and may become a branch).
+        // Whether T2 wins follows the traffic, so it selects by masks, not a
+        // branch; ceil(T1) does not wait for T2, so the release is two
+        // operations after `win`.
         let delta = t1.at.ticks().wrapping_sub(at);
-        let win = (some as u64).wrapping_neg() & borrow_mask(delta, 1 << 63);
-        let pos = delta & win;
+        let win = (some as u64).wrapping_neg() & !((delta as i64 >> 63) as u64);
         self.head = Schedule {
-            at: t1.at.wrapping_add(pos.wrapping_neg()),
+            at: Instant::from_ticks((at & win) | (t1.at.ticks() & !win)),
             frac: t1.frac & !win as u32,
         };
-        let c = (t1.frac != 0) as u64;
-        let m = pos | (c.wrapping_neg() & !win);
-        self.release = t1.at.wrapping_add(m.wrapping_neg());
+        let ceil1 = t1.ceil().ticks();
+        self.release = Instant::from_ticks((at & win) | (ceil1 & !win));
     }
 
     /// The second half of [`schedule_head`](Self::schedule_head): records T1
