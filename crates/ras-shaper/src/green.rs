@@ -62,13 +62,21 @@ pub trait GreenMeter {
 /// 2^S) = floor(n / inc) = q` exactly (Granlund and Montgomery's argument).
 /// `q` is taken as the high word of `(2n) m` (`2n < 2^63`, no overflow),
 /// shifted right by `j`: `floor(floor(2n m / 2^64) / 2^j) = floor(n m / 2^(63 +
-/// j))`. Then `ceil(n / inc) = q + (r != 0)` with `r = n - q inc` (`q inc <=
-/// n`, no overflow): no special case for `n = 0` (0), so no branch on whether
-/// the meter already holds the packet, which follows the traffic.
+/// j))`.
+///
+/// The ceiling is `ceil(n / inc) = floor((n - 1) / inc) + 1` for `n >= 1`, and
+/// 0 for `n = 0`: the quotient of `n - 1` (below 2^62 too), plus one, masked to
+/// 0 when `n = 0`. The mask comes from the borrow of the subtraction that
+/// gives `n`, so there is no branch on whether the meter already holds the
+/// packet (which follows the traffic), and no multiply-back to find the
+/// remainder: one multiply, a shift, an add and an `and` after `n`, which
+/// lies on the loop's chain from one release to the next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct IncDivisor {
-    /// The divisor the constants are for; 0 for the empty entry (a bucket
-    /// with `inc` 0 never reaches the divisor).
+    /// The divisor the constants are for, never 0: the empty entry holds the
+    /// constants of 1, so that a bucket with `inc` 0 never matches an entry
+    /// and the test for it is the entry's compare (see
+    /// [`ticks_until_cached`]).
     inc: u64,
     /// `ceil(2^(63 + j) / inc)`.
     m: u64,
@@ -77,7 +85,12 @@ struct IncDivisor {
 }
 
 impl IncDivisor {
-    const EMPTY: IncDivisor = IncDivisor { inc: 0, m: 0, j: 0 };
+    /// The constants for 1: `j = 0`, `m = 2^63`.
+    const EMPTY: IncDivisor = IncDivisor {
+        inc: 1,
+        m: 1 << 63,
+        j: 0,
+    };
 
     /// The constants for `inc` (one `u128` division: not per packet).
     #[cold]
@@ -92,20 +105,37 @@ impl IncDivisor {
     }
 
     /// `ceil(n / self.inc)` for `0 <= n < 2^62` (see the type's docs).
-    #[inline(always)]
+    #[cfg(test)]
     fn ceil_div(&self, n: u64) -> u64 {
-        let q = hi(n << 1, self.m) >> (self.j & 63);
-        q + (n != q * self.inc) as u64
+        self.ceil_div_sub(n, 0)
     }
 
-    /// Points this entry at `inc` (a compare when it already is).
+    /// `ceil((need - tokens)^+ / self.inc)`, for `need - tokens <= 2^62` when
+    /// `need > tokens` (see the type's docs).
     #[inline(always)]
-    fn set(&mut self, inc: u64) -> &IncDivisor {
-        if self.inc != inc {
-            *self = IncDivisor::new(inc);
-        }
-        self
+    fn ceil_div_sub(&self, need: u64, tokens: u64) -> u64 {
+        // !0 when tokens < need, that is when n = need - tokens >= 1.
+        let more = borrow_mask(tokens, need);
+        // n - 1 when n >= 1; otherwise a value whose quotient is masked off
+        // (`<< 1` and the multiply wrap harmlessly).
+        let n1 = need.wrapping_sub(tokens).wrapping_sub(1);
+        let q = hi(n1 << 1, self.m) >> (self.j & 63);
+        q.wrapping_add(1) & more
     }
+}
+
+/// [`ticks_until_cached`] when the entry is not for `inc`: a bucket that
+/// does not refill (`inc == 0`, never held by an entry), or a meter profile
+/// other than the last one. Out of line, so that the per-packet path has one
+/// compare for both.
+#[cold]
+#[inline(never)]
+fn ticks_until_refilled(div: &mut IncDivisor, inc: u64, tokens: u64, need: u64) -> Option<u64> {
+    if inc == 0 {
+        return if need <= tokens { Some(0) } else { None };
+    }
+    *div = IncDivisor::new(inc);
+    Some(div.ceil_div_sub(need, tokens))
 }
 
 /// The exact divisors of a green shaper's T2: one per bucket of the meter
@@ -129,15 +159,28 @@ impl Default for T2Cache {
     }
 }
 
-/// Exactly [`BucketProfile::ticks_until`], with the division done by the
-/// cached exact reciprocal of `b.inc()` in `div`.
+/// Exactly `b.ticks_until(min(tokens, b.full()), need)` (the count clamped to
+/// the bucket, as [`BucketProfile::refill`] leaves it), with the division done
+/// by the cached exact reciprocal of `b.inc()` in `div`.
 ///
-/// `ticks_until` is `Some(0)` when `need <= tokens`, else `None` when `need >
-/// full` or `inc == 0`, else `Some(ceil((need - tokens) / inc))`. Here `diff =
-/// need - tokens` saturates at 0, so the first case is `diff = 0`, for which
-/// [`IncDivisor::ceil_div`] gives 0; the `None` test comes first (it rarely
-/// holds) and returns `Some(0)` when `diff = 0`. Past it, `diff <= need <=
-/// full < 2^62` (`BucketProfile` keeps `full` below 2^62) and `inc >= 1`.
+/// `ticks_until(t, need)` is `Some(0)` when `need <= t`, else `None` when
+/// `need > full` or `inc == 0`, else `Some(ceil((need - t) / inc))`. With `t =
+/// min(tokens, full)`:
+///
+/// - `need > full`: then `need > t`, so `None`, whatever `tokens`;
+/// - `need <= full`: then `need <= t` exactly when `need <= tokens`, and
+///   `need - t` saturated at 0 is `need - tokens` saturated at 0 (if `tokens
+///   > full`, both are 0). So the clamp drops out: for `inc == 0` it is
+///   `Some(0)` if `need <= tokens`, else `None`; otherwise `ceil(diff / inc)`
+///   with `diff = (need - tokens)^+`, and [`IncDivisor::ceil_div_sub`] gives 0
+///   for `diff = 0`, so no branch on whether the bucket already holds the packet
+///   (which follows the traffic). There `diff <= need <= full < 2^62`
+///   (`BucketProfile` keeps `full` below 2^62) and `inc >= 1`.
+///
+/// The two tests that leave the straight path depend on the profile and the
+/// packet length only, not on the meter's state: `need > full`, and whether
+/// `div` holds the constants of `inc`, which also sends `inc == 0` (never held)
+/// to [`ticks_until_refilled`].
 #[inline(always)]
 fn ticks_until_cached(
     b: &BucketProfile,
@@ -145,13 +188,48 @@ fn ticks_until_cached(
     tokens: u64,
     need: u64,
 ) -> Option<u64> {
-    // need - tokens, or 0 when need < tokens (a mask, not a branch).
-    let diff = need.wrapping_sub(tokens) & !borrow_mask(need, tokens);
-    let inc = b.inc();
-    if need > b.full() || inc == 0 {
-        return if diff == 0 { Some(0) } else { None };
+    if need > b.full() {
+        return None;
     }
-    Some(div.set(inc).ceil_div(diff))
+    let inc = b.inc();
+    if div.inc != inc {
+        return ticks_until_refilled(div, inc, tokens, need);
+    }
+    // need - tokens <= need <= full < 2^62.
+    Some(div.ceil_div_sub(need, tokens))
+}
+
+/// T2 from a wait counted from the meter's last update rather than from `now`.
+///
+/// The cached paths take the bucket's count at its last update, `tokens =
+/// min(tc, full)` (what [`BucketProfile::refill`] gives for no time; the clamp
+/// is folded into [`ticks_until_cached`]), and `w = ticks_until(tokens,
+/// need)` ticks of refill from there, instead of refilling
+/// to `now` first and waiting from `now`. With `dt = now.ticks_since(last)`
+/// (what `tc_at` refills by), `ticks_until(refill(tokens, dt), need)` is
+/// `(w - dt)^+` whenever `w` is finite:
+///
+/// - if `tokens + dt inc >= need` (saturation and the cap included, as `need
+///   <= full` once `w` is finite), the refilled bucket holds the packet (0),
+///   and `w <= dt` since `dt` ticks were enough (0);
+/// - otherwise `tokens + dt inc < need <= full`, so the refill neither
+///   saturates nor reaches the cap, and `ceil((need - tokens - dt inc) / inc)
+///   = ceil((need - tokens) / inc) - dt = w - dt > 0`.
+///
+/// `w` is infinite exactly when the refilled one is: the `None` cases need
+/// `need > tokens` and `need > full` or `inc = 0`; with `need > full >=` the
+/// refilled count, or no refill at all, `need > tokens` and `need >` the
+/// refilled count say the same. So the refill (a saturating multiply, an add
+/// and the cap) drops out of T2, and for a trTCM, `max((wc - dt)^+, (wp -
+/// dt)^+) = (max(wc, wp) - dt)^+` takes one subtraction. `dt` follows the
+/// traffic (0 right after the shaper colored a packet), so the `^+` is a
+/// borrow mask.
+#[inline(always)]
+fn wait_after(now: Instant, last: Instant, w: u64) -> Instant {
+    let dt = now.ticks_since(last);
+    // (w - dt)^+: the mask is !0 when dt < w, from a compare that does not
+    // wait for the subtraction.
+    now.wrapping_add(w.wrapping_sub(dt) & borrow_mask(dt, w))
 }
 
 /// Exactly [`BucketProfile::ticks_until`] (the whole ticks of refill after which
@@ -216,8 +294,8 @@ impl GreenMeter for SrTcm {
         cache: &mut T2Cache,
     ) -> Option<Instant> {
         let c = profile.committed();
-        let d = ticks_until_cached(c, &mut cache.div[0], self.tc_at(profile, now), c.cost(len))?;
-        Some(now.wrapping_add(d))
+        let w = ticks_until_cached(c, &mut cache.div[0], self.tc(), c.cost(len))?;
+        Some(wait_after(now, self.last(), w))
     }
 
     #[inline(always)]
@@ -257,9 +335,10 @@ impl GreenMeter for TrTcm {
         let c = profile.committed();
         let p = profile.peak();
         let [dc_div, dp_div] = &mut cache.div;
-        let dc = ticks_until_cached(c, dc_div, self.tc_at(profile, now), c.cost(len))?;
-        let dp = ticks_until_cached(p, dp_div, self.tp_at(profile, now), p.cost(len))?;
-        Some(now.wrapping_add(dc.max(dp)))
+        let wc = ticks_until_cached(c, dc_div, self.tc(), c.cost(len))?;
+        let wp = ticks_until_cached(p, dp_div, self.tp(), p.cost(len))?;
+        // max((wc - dt)^+, (wp - dt)^+) = (max(wc, wp) - dt)^+.
+        Some(wait_after(now, self.last(), wc.max(wp)))
     }
 
     #[inline(always)]
@@ -347,12 +426,13 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
     #[inline(always)]
     fn schedule<M: GreenMeter>(&mut self, mp: &M::Profile, meter: &M, now: Instant) {
         if let Some((t1, len, ask)) = self.ras.t1_for_head(now) {
-            let t2 = if ask {
-                meter.green_at_cached(mp, now, len, &mut self.t2)
-            } else {
-                None
-            };
-            self.ras.set_head(t1, t2);
+            // T2 is computed whether or not it is asked for and then dropped
+            // by a mask when T1 is already due: whether the head waits
+            // follows the traffic (in an idle shaper, the length of the
+            // packet before), and a branch on it mispredicts about every
+            // other packet, which costs more than the T2 it would save.
+            let t2 = meter.green_at_cached(mp, now, len, &mut self.t2);
+            self.ras.set_head_if(t1, t2, ask);
         }
     }
 
@@ -531,6 +611,7 @@ mod tests {
             let x = ((r.next_u32() as u64) << 32) | r.next_u32() as u64;
             divs.push((x >> r.below(64)).max(1));
         }
+        assert_eq!(IncDivisor::EMPTY, IncDivisor::new(1));
         let top = (1u64 << 62) - 1;
         for &d in &divs {
             let div = IncDivisor::new(d);
@@ -551,14 +632,102 @@ mod tests {
         }
     }
 
-    /// `ticks_until_cached` equals `BucketProfile::ticks_until` on random
-    /// buckets, one cache entry serving them all (refilled on each change).
+    /// The cached T2, which waits from the meter's last update, equals
+    /// `green_at`, which refills to `now` first, for meters whose last update
+    /// lies at every distance from `now` that matters: the same tick, just
+    /// before and after the tick at which the packet fits (`dt = w` and one
+    /// either side), long ago (a full bucket, a saturating refill), and after
+    /// `now` (a clock stepped back, no refill). Also with a profile other than
+    /// the meter's own, whose counts may lie above the bucket.
+    #[test]
+    fn cached_t2_from_the_last_update_is_exact() {
+        use netcond_core::{Rate, TickRate};
+        use trtcm::{SrTcmConfig, TrTcmConfig};
+        let mut r = SplitMix64::new(17);
+        let mut n = 0;
+        for _ in 0..if cfg!(miri) { 20 } else { 3_000 } {
+            let tick =
+                TickRate::from_hz([2_300_000_000u64, 1_000_000, 7][r.below(3) as usize]).unwrap();
+            let rate = |r: &mut SplitMix64| {
+                Rate::from_bits_per_sec(1 + (r.next_u32() as u64) * (1 + r.below(1000) as u64))
+            };
+            let (cir, pir) = (rate(&mut r), rate(&mut r));
+            let (cbs, pbs) = (1 + r.below(20_000) as u64, 1 + r.below(20_000) as u64);
+            let Ok(sp) = SrTcmProfile::new(&SrTcmConfig {
+                cir,
+                cbs,
+                ebs: pbs,
+                tick,
+            }) else {
+                continue;
+            };
+            let Ok(tp) = TrTcmProfile::new(&TrTcmConfig {
+                cir,
+                pir: Rate::from_bits_per_sec(cir.bits_per_sec().max(pir.bits_per_sec())),
+                cbs,
+                pbs,
+                tick,
+            }) else {
+                continue;
+            };
+            let now = Instant::from_ticks(r.next_u32() as u64 * r.next_u32() as u64);
+            let len =
+                [0u32, 1, 64, 1500, cbs as u32, cbs as u32 + 1, u32::MAX][r.below(7) as usize];
+            let tc = (r.next_u32() as u64 * r.next_u32() as u64) % (sp.committed().full() + 1);
+            let tq = (r.next_u32() as u64 * r.next_u32() as u64) % (tp.peak().full() + 1);
+            // The wait from the last update with no refill, and its edges.
+            let w = sp
+                .committed()
+                .ticks_until(tc, sp.committed().cost(len))
+                .unwrap_or(0);
+            let mut dts = vec![0u64, 1, w, w.wrapping_sub(1), w + 1, 1 << 40, (1 << 63) - 1];
+            dts.extend([u64::MAX, 1u64.wrapping_neg() << 20, 1 << 63]);
+            let mut cache = T2Cache::EMPTY;
+            for dt in dts {
+                let last = Instant::from_ticks(now.ticks().wrapping_sub(dt));
+                let m = SrTcm::from_parts(&sp, tc, tc, last);
+                assert_eq!(
+                    m.green_at_cached(&sp, now, len, &mut cache),
+                    m.green_at(&sp, now, len),
+                    "srTCM {sp:?} tc {tc} dt {dt} len {len}"
+                );
+                let m = TrTcm::from_parts(&tp, tc, tq, last);
+                assert_eq!(
+                    m.green_at_cached(&tp, now, len, &mut cache),
+                    m.green_at(&tp, now, len),
+                    "trTCM {tp:?} tc {tc} tp {tq} dt {dt} len {len}"
+                );
+                // A meter full on a four times larger bucket, read with this
+                // profile: its count lies above the bucket.
+                if let Ok(big) = SrTcmProfile::new(&SrTcmConfig {
+                    cir,
+                    cbs: 4 * cbs,
+                    ebs: pbs,
+                    tick,
+                }) {
+                    let m = SrTcm::from_parts(&big, u64::MAX, 0, last);
+                    assert!(m.tc() > sp.committed().full());
+                    assert_eq!(
+                        m.green_at_cached(&sp, now, len, &mut cache),
+                        m.green_at(&sp, now, len),
+                        "srTCM above the bucket, dt {dt} len {len}"
+                    );
+                }
+                n += 1;
+            }
+        }
+        assert!(n > if cfg!(miri) { 10 } else { 10_000 });
+    }
+
+    /// `ticks_until_cached` equals `BucketProfile::ticks_until` of the count
+    /// clamped to the bucket on random buckets, counts within and above the
+    /// bucket, one cache entry serving them all (refilled on each change).
     #[test]
     fn cached_ticks_until_is_exact() {
         use netcond_core::{BucketProfile, Rate, TickRate};
         let mut r = SplitMix64::new(13);
         let mut div = IncDivisor::EMPTY;
-        let mut n = 0;
+        let (mut n, mut zero_inc) = (0, 0);
         for _ in 0..if cfg!(miri) { 200 } else { 200_000 } {
             let bits = match r.below(3) {
                 0 => r.below(1000) as u64,
@@ -574,17 +743,25 @@ mod tests {
             ) else {
                 continue;
             };
-            let tokens = (r.next_u32() as u64 * r.next_u32() as u64) % (b.full() + 1);
+            // A count within the bucket, or (one time in eight) above it,
+            // which the cached form clamps.
+            let tokens = match r.below(8) {
+                0 => b.full() + 1 + r.below(1000) as u64,
+                _ => (r.next_u32() as u64 * r.next_u32() as u64) % (b.full() + 1),
+            };
             let need = b.cost(r.below(size as u32 + 2));
-            for need in [need, tokens, tokens + 1, b.full(), b.full() + 1] {
+            for need in [need, 0, tokens, tokens + 1, b.full(), b.full() + 1] {
                 assert_eq!(
                     ticks_until_cached(&b, &mut div, tokens, need),
-                    b.ticks_until(tokens, need),
+                    b.ticks_until(tokens.min(b.full()), need),
                     "{b:?} {tokens} {need}"
                 );
                 n += 1;
+                zero_inc += (b.inc() == 0) as usize;
             }
         }
         assert!(n > 0);
+        // Buckets that never refill (rate 0) take the entry's miss path.
+        assert!(cfg!(miri) || zero_inc > 0);
     }
 }

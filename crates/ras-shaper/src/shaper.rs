@@ -288,42 +288,47 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         Some((t1, h.pkt.packet_len(), ask))
     }
 
+    /// [`set_head`](Self::set_head) with T2 counted as infinite unless `ask`:
+    /// the same as `set_head(t1, if ask { t2 } else { None })`, by masks.
+    #[inline(always)]
+    pub(crate) fn set_head_if(&mut self, t1: Schedule, t2: Option<Instant>, ask: bool) {
+        let (some, at) = match t2 {
+            Some(t) => (ask, t.ticks()),
+            None => (false, 0),
+        };
+        self.t1 = t1;
+        self.t2 = if some {
+            Some(Instant::from_ticks(at))
+        } else {
+            None
+        };
+        // head = whole(T2) if T2 is finite and `whole(T2).not_after(T1)`, else
+        // T1. As T2 is a whole tick, `not_after` is `delta = T1.at - T2`
+        // (wrapping, as an i64) not negative: equal whole ticks compare `0 <=
+        // T1.frac`, always true. With `win` all ones when T2 is finite and
+        // `delta >= 0` (T2 wins), else 0:
+        //
+        //   head = whole(T2) where win, else T1
+        //   release = ceil(head) = T2 where win, else ceil(T1)
+        //
+        // Whether T2 wins follows the traffic, so it selects by masks, not a
+        // branch; ceil(T1) does not wait for T2, so the release is two
+        // operations after `win`.
+        let delta = t1.at.ticks().wrapping_sub(at);
+        let win = (some as u64).wrapping_neg() & !((delta as i64 >> 63) as u64);
+        self.head = Schedule {
+            at: Instant::from_ticks((at & win) | (t1.at.ticks() & !win)),
+            frac: t1.frac & !win as u32,
+        };
+        let ceil1 = t1.ceil().ticks();
+        self.release = Instant::from_ticks((at & win) | (ceil1 & !win));
+    }
+
     /// The second half of [`schedule_head`](Self::schedule_head): records T1
     /// and T2 and sets the release point min(T1, T2).
     #[inline(always)]
     pub(crate) fn set_head(&mut self, t1: Schedule, t2: Option<Instant>) {
-        self.t1 = t1;
-        self.t2 = t2;
-        // head = whole(T2) if T2 is finite and `whole(T2).not_after(T1)`, else
-        // T1. As T2 is a whole tick, `not_after` is `delta = T1.at - T2`
-        // (wrapping, as an i64) not negative: equal whole ticks compare `0 <=
-        // T1.frac`, always true. An infinite T2 counts as `delta = i64::MIN`
-        // (T1 kept). Then
-        //
-        //   head.at = T1.at - max(delta, 0)        (T2, or T1.at)
-        //   head.frac = T1.frac if delta < 0, else 0
-        //   release = ceil(head) = T1.at - max(delta, -c),  c = (T1.frac != 0)
-        //
-        // (for delta >= 0 both maxima are delta; for delta <= -1 they are 0 and
-        // -c). Whether T2 wins follows the traffic, so the maxima are taken
-        // with the sign mask `s` of delta rather than with `max`, which LLVM
-        // may compile to a branch.
-        let delta = match t2 {
-            Some(t) => t1.at.ticks().wrapping_sub(t.ticks()) as i64,
-            None => i64::MIN,
-        };
-        // !0 when delta < 0 (T1 kept), from a borrow: `delta >> 63` is
-        // recognised as a comparison and compiled to a branch.
-        let s = !borrow_mask(delta as u64, 1 << 63);
-        let c = (t1.frac != 0) as u64;
-        let pos = delta as u64 & !s; // max(delta, 0)
-        self.head = Schedule {
-            at: t1.at.wrapping_add(pos.wrapping_neg()),
-            frac: t1.frac & s as u32,
-        };
-        // max(delta, -c) = pos | (-c & s).
-        let m = pos | (c.wrapping_neg() & s);
-        self.release = t1.at.wrapping_add(m.wrapping_neg());
+        self.set_head_if(t1, t2, true);
     }
 
     /// The head packet, if any.
@@ -534,6 +539,43 @@ mod tests {
             }
         }
         assert_eq!(checked, 6 * 4 * 13);
+    }
+
+    /// `set_head_if(t1, t2, ask)` leaves the same state as `set_head(t1, if
+    /// ask { t2 } else { None })` on the serial-time edges of T2 against T1,
+    /// T2 infinite, and both values of `ask`.
+    #[test]
+    fn set_head_if_matches_set_head_of_the_filtered_t2() {
+        let half = 1u64 << 63;
+        let mut checked = 0;
+        for base in [0u64, 1, half - 1, half, u64::MAX - 5] {
+            for frac in [0u32, 1, u32::MAX] {
+                let t1 = Schedule {
+                    at: Instant::from_ticks(base),
+                    frac,
+                };
+                let mut t2s: Vec<Option<Instant>> = [0u64, 1, u64::MAX, half - 1, half, half + 1]
+                    .iter()
+                    .map(|&o| Some(t1.at.wrapping_add(o)))
+                    .collect();
+                t2s.push(None);
+                for t2 in t2s {
+                    for ask in [false, true] {
+                        let mut a: Ras<u32, 4> = Ras::new(Instant::ZERO);
+                        let mut b = a.clone();
+                        a.set_head_if(t1, t2, ask);
+                        b.set_head(t1, if ask { t2 } else { None });
+                        assert_eq!(
+                            (a.t1, a.t2, a.head, a.release),
+                            (b.t1, b.t2, b.head, b.release),
+                            "t1 {t1:?} t2 {t2:?} ask {ask}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 5 * 3 * 7 * 2);
     }
 
     /// `transmission_time` equals its `u128` form (the shift of `len y` by the
