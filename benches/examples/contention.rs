@@ -4,9 +4,9 @@
 //!
 //! It alternates, in rounds of about 2 ms, a reading of the machine
 //! (`netcond_benches::machine`: the clock, and the additions per cycle this
-//! thread got) with bursts of the trtcm bench stream: a trTCM with one flow,
-//! an srTCM over 65,536 flows (prefetched), and the division-based trTCM with
-//! one flow. Each round's figures are medians of eight bursts. At the end the
+//! thread got) with bursts of the bench streams: a trTCM with one flow, an
+//! srTCM over 65,536 flows (prefetched), RED's enqueue decision, RIO-C, and
+//! the division-based trTCM with one flow. Each round's figures are medians of eight bursts. At the end the
 //! rounds are grouped by the additions per cycle seen just before them, so that
 //! a shared host's two speeds show as two rows rather than as one noisy median.
 //! Pin it to one CPU (`taskset -c 0`) so that the reading and the bursts run on
@@ -15,13 +15,17 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::Instant as Clock;
 
-use netcond::core::Instant;
+use netcond::core::{Instant, SplitMix64};
+use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
 use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
 };
 use netcond_benches::division_baseline;
 use netcond_benches::machine::{dependent_adds, independent_adds, ADDS_PER_ITER};
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
+use netcond_benches::red_stream::{
+    red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, Wave, STEP,
+};
 
 /// Bursts (and probe readings) per round.
 const PER_ROUND: usize = 8;
@@ -32,14 +36,20 @@ const PROBE_ITERS: u64 = 1024;
 struct Round {
     ghz: f64,
     adds_per_cycle: f64,
-    ns: [f64; 3],
+    ns: [f64; K],
 }
 
-const NAMES: [&str; 3] = [
+/// The benches, in the order of the columns.
+const K: usize = 5;
+const NAMES: [&str; K] = [
     "trTCM 1 flow",
     "srTCM 65,536 flows prefetched",
+    "RED decision",
+    "RIO-C",
     "division trTCM 1 flow",
 ];
+/// Their targets (ns per packet), where they have one.
+const TARGETS: [Option<f64>; K] = [Some(3.5), Some(5.0), Some(2.5), Some(5.0), None];
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -91,6 +101,14 @@ fn main() {
     let mut many = vec![SrTcm::start(&sr, Instant::ZERO); FLOWS as usize];
     let mut base = division_baseline::TrTcm::start(&dv, Instant::ZERO);
     let (mut t1, mut t2, mut t3) = (0u64, 0u64, 0u64);
+    let redp = red_profile(false, Spreading::Accumulated);
+    let riop = rio_profile(RioMode::Coupled);
+    let colors = rio_colors();
+    let (mut red, mut rio) = (Red::new(), Rio::new());
+    let (mut red_rng, mut rio_rng) = (SplitMix64::new(1), SplitMix64::new(1));
+    let (mut red_wave, mut rio_wave) = (Wave::new(), Wave::new());
+    let (mut t4, mut t5) = (0u64, 0u64);
+    let steps = STEP as f64;
     let adds = (PROBE_ITERS * ADDS_PER_ITER) as f64;
     let pkts = PACKETS as f64;
 
@@ -100,7 +118,7 @@ fn main() {
     while start.elapsed().as_secs_f64() < secs {
         let mut wide = [0.0; PER_ROUND];
         let mut chain = [0.0; PER_ROUND];
-        let mut ns = [[0.0; PER_ROUND]; 3];
+        let mut ns = [[0.0; PER_ROUND]; K];
         for i in 0..PER_ROUND {
             wide[i] = timed(adds, || independent_adds(black_box(PROBE_ITERS)));
             chain[i] = timed(adds, || dependent_adds(black_box(PROBE_ITERS)));
@@ -111,7 +129,30 @@ fn main() {
             ns[1][i] = timed(pkts, || {
                 burst_many::<SrTcm, false, true>(black_box(&sr), &s, &mut many, &mut t2) as u64
             });
-            ns[2][i] = timed(pkts, || {
+            let q = red_wave.step();
+            ns[2][i] = timed(steps, || {
+                let pkt = Packet::not_ect(1500);
+                u64::from(red_burst(
+                    black_box(&redp),
+                    &mut red,
+                    &mut red_rng,
+                    &mut t4,
+                    q,
+                    pkt,
+                ))
+            });
+            let split = rio_split(rio_wave.step());
+            ns[3][i] = timed(steps, || {
+                u64::from(rio_burst(
+                    black_box(&riop),
+                    &mut rio,
+                    &mut rio_rng,
+                    &mut t5,
+                    split,
+                    &colors,
+                ))
+            });
+            ns[4][i] = timed(pkts, || {
                 burst_one::<division_baseline::TrTcm, false>(
                     black_box(&dv),
                     &s.lens,
@@ -136,18 +177,11 @@ fn main() {
 
     if let Some(path) = csv {
         let mut f = std::fs::File::create(&path).expect("cannot create the CSV file");
-        writeln!(
-            f,
-            "ghz,adds_per_cycle,trtcm_1flow_ns,srtcm_65536_prefetched_ns,division_1flow_ns"
-        )
-        .expect("write");
+        let cols: Vec<String> = NAMES.iter().map(|n| format!("\"{n} ns\"")).collect();
+        writeln!(f, "ghz,adds_per_cycle,{}", cols.join(",")).expect("write");
         for r in &rounds {
-            writeln!(
-                f,
-                "{:.3},{:.3},{:.3},{:.3},{:.3}",
-                r.ghz, r.adds_per_cycle, r.ns[0], r.ns[1], r.ns[2]
-            )
-            .expect("write");
+            let ns: Vec<String> = r.ns.iter().map(|v| format!("{v:.3}")).collect();
+            writeln!(f, "{:.3},{:.3},{}", r.ghz, r.adds_per_cycle, ns.join(",")).expect("write");
         }
         eprintln!("wrote {} rounds to {path}", rounds.len());
     }
@@ -163,10 +197,15 @@ fn main() {
     );
     println!();
     println!(
-        "| additions per cycle | share of rounds | clock GHz | {} | {} | {} |",
-        NAMES[0], NAMES[1], NAMES[2]
+        "| additions per cycle | share of rounds | clock GHz | {} |",
+        NAMES.join(" | ")
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|{}", "---:|".repeat(K));
+    let target_row: Vec<String> = TARGETS
+        .iter()
+        .map(|t| t.map_or(String::new(), |v| format!("{v}")))
+        .collect();
+    println!("| target | | | {} |", target_row.join(" | "));
     let bins = [
         (0.0, 2.2),
         (2.2, 2.8),
@@ -186,18 +225,18 @@ fn main() {
         let col =
             |f: &dyn Fn(&Round) -> f64| median(&mut g.iter().map(|r| f(r)).collect::<Vec<_>>());
         let ghz = col(&|r| r.ghz);
-        let n: Vec<f64> = (0..3).map(|k| col(&|r| r.ns[k])).collect();
+        let n: Vec<String> = (0..K)
+            .map(|k| format!("{:.2}", col(&|r| r.ns[k])))
+            .collect();
         let range = if hi.is_finite() {
             format!("{lo:.1}-{hi:.1}")
         } else {
             format!("{lo:.1} and more")
         };
         println!(
-            "| {range} | {:.0} % | {ghz:.2} | {:.2} | {:.2} | {:.2} |",
+            "| {range} | {:.0} % | {ghz:.2} | {} |",
             share * 100.0,
-            n[0],
-            n[1],
-            n[2]
+            n.join(" | ")
         );
     }
     println!();
@@ -212,13 +251,13 @@ fn chart(rounds: &[Round]) -> String {
     use netcond_sim::report::{Axis, Plot};
     let mut plot = Plot {
         name: "contention".into(),
-        title: "trtcm bench stream: ns per packet against the additions per cycle the thread got"
-            .into(),
+        title: "ns per packet against the additions per cycle the thread got".into(),
         x_label: "additions per cycle (about 3.9 with a core to itself)".into(),
         y_label: "ns per packet (median of the rounds)".into(),
         hlines: vec![
+            (2.5, "RED target".into()),
             (3.5, "trTCM 1 flow target".into()),
-            (5.0, "65,536 flows target".into()),
+            (5.0, "65,536 flows and RIO-C target".into()),
         ],
         ..Plot::default()
     };
