@@ -501,6 +501,17 @@ impl RasProfile {
         transmission_time(len, self.shaping_rate(ear, occupancy), self.scale)
     }
 
+    /// The transmission time of `len` bytes at MIR, as [`gap`](Self::gap)
+    /// gives it when the shaping rate is MIR (rounded up by the precomputed
+    /// constant where it represents MIR).
+    #[inline(always)]
+    pub(crate) fn mir_gap(&self, len: u32) -> (u64, u32) {
+        match self.mir_gap {
+            Some(g) => g.gap(len),
+            None => transmission_time(len, self.mir, self.scale),
+        }
+    }
+
     /// The same profile without the precomputed CIR and MIR gaps: every gap from
     /// [`transmission_time`] (the differential tests compare the two).
     #[cfg(test)]

@@ -347,7 +347,29 @@ impl GreenMeter for TrTcm {
     }
 }
 
-/// The state of one green shaper: a [`Ras`] whose head leaves at `min(T1, T2)`.
+/// The later of `a` and `b` in serial time (`b` when it is after `a` by less
+/// than 2^63 ticks), by a mask: which one it is follows the traffic.
+#[inline(always)]
+fn later(a: Instant, b: Instant) -> Instant {
+    let d = b.ticks().wrapping_sub(a.ticks());
+    // All ones when 1 <= d <= 2^63 - 1.
+    let take_b = borrow_mask(d.wrapping_sub(1), i64::MAX as u64);
+    Instant::from_ticks(a.ticks() ^ ((a.ticks() ^ b.ticks()) & take_b))
+}
+
+/// The state of one green shaper: a [`Ras`] whose head leaves at `min(T1, T2)`,
+/// T2 taken no earlier than the line is free after the previous release.
+///
+/// **The line.** RFC 2963 releases the head at `min(T1, T2)` and leaves open
+/// what T2 may do to the packet before it. T1 keeps the gap after each
+/// release, the packet's transmission time at the shaping rate (at most MIR,
+/// and MIR at most the line rate). A T2 taken as is could release a packet in
+/// the same tick as a 1500-byte packet before it, and a backlogged green
+/// shaper whose meter has tokens then releases faster than the line: over
+/// twice MIR on the RAS bench stream. So T2 counts from the first tick at
+/// which the previous packet has gone out at MIR: the output never exceeds
+/// MIR, T2 still wins whenever it is before T1, and a packet released at T2
+/// is still green, since the meter only gains tokens while it waits.
 ///
 /// The meter is passed in on each call and the shaper colors the packets it
 /// releases itself: T2 for the next head must be computed from the meter's
@@ -366,6 +388,10 @@ pub struct GreenRas<P, const N: usize> {
     /// The exact divisors of T2's waits (they depend on the meter profile
     /// only; kept here because the meter profile is passed in on each call).
     t2: T2Cache,
+    /// The first tick at which the line is free after the last release: its
+    /// release point plus its transmission time at MIR, rounded up. T2 is
+    /// never earlier.
+    free: Instant,
 }
 
 /// G-srRAS state: a [`GreenRas`] with an srTCM downstream.
@@ -380,6 +406,7 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
         GreenRas {
             ras: Ras::new(now),
             t2: T2Cache::EMPTY,
+            free: now,
         }
     }
 
@@ -417,8 +444,11 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
         meter: &mut M,
         now: Instant,
     ) -> Option<(P, Color)> {
+        let released = self.ras.head_schedule();
         let pkt = self.ras.pop(p, now)?;
-        let color = meter.color(mp, now, pkt.packet_len());
+        let len = pkt.packet_len();
+        self.free = released.plus(p.mir_gap(len)).ceil();
+        let color = meter.color(mp, now, len);
         self.schedule(mp, meter, now);
         Some((pkt, color))
     }
@@ -431,7 +461,9 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
             // follows the traffic (in an idle shaper, the length of the
             // packet before), and a branch on it mispredicts about every
             // other packet, which costs more than the T2 it would save.
-            let t2 = meter.green_at_cached(mp, now, len, &mut self.t2);
+            let t2 = meter
+                .green_at_cached(mp, now, len, &mut self.t2)
+                .map(|t2| later(t2, self.free));
             self.ras.set_head_if(t1, t2, ask);
         }
     }
@@ -591,6 +623,20 @@ impl<P: PacketLen, M: GreenMeter, const N: usize> MeteredRasShaper<P, M, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn later_in_serial_time() {
+        let t = Instant::from_ticks;
+        assert_eq!(later(t(5), t(7)), t(7));
+        assert_eq!(later(t(7), t(5)), t(7));
+        assert_eq!(later(t(9), t(9)), t(9));
+        // Across the wrap: 3 is 5 ticks after u64::MAX - 1.
+        assert_eq!(later(t(u64::MAX - 1), t(3)), t(3));
+        assert_eq!(later(t(3), t(u64::MAX - 1)), t(3));
+        // 2^63 ticks apart: neither is after the other; the first stays.
+        assert_eq!(later(t(0), t(1 << 63)), t(0));
+        assert_eq!(later(t(0), t(i64::MAX as u64)), t(i64::MAX as u64));
+    }
     use netcond_core::{RandomSource, SplitMix64};
     use std::vec::Vec;
 

@@ -67,7 +67,7 @@ impl Schedule {
     }
 
     #[inline(always)]
-    fn plus(self, gap: (u64, u32)) -> Schedule {
+    pub(crate) fn plus(self, gap: (u64, u32)) -> Schedule {
         let f = self.frac as u64 + gap.1 as u64;
         Schedule {
             at: self.at.wrapping_add(gap.0.wrapping_add(f >> 32)),
