@@ -14,72 +14,13 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use netcond::core::{Instant, Rate, TickRate};
-use netcond::ras::{
-    Ear, EarProfile, GreenMeter, GreenRas, Ras, RasProfile, SrRasConfig, SrRasProfile,
-    SrThresholds, TrRasConfig, TrRasProfile, TrThresholds,
+use netcond::core::Instant;
+use netcond::ras::{Ear, EarProfile, GreenMeter, GreenRas, Ras, RasProfile};
+use netcond::trtcm::{SrTcm, TrTcm};
+use netcond_benches::ras_stream::{
+    green_burst, ras_burst, sr_profile, srtcm, tr_profile, trtcm, BACKLOG, CAP, PACKETS,
 };
-use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, TrTcm, TrTcmConfig, TrTcmProfile};
 use netcond_benches::{imix_lengths, BENCH_TICKS_PER_PACKET};
-
-const PACKETS: usize = 4096;
-const CAP: usize = 64;
-const BACKLOG: usize = 32;
-
-fn tick() -> TickRate {
-    TickRate::from_hz(2_300_000_000).unwrap()
-}
-
-fn sr_profile() -> RasProfile {
-    let mut c = SrRasConfig::new(
-        Rate::from_bytes_per_sec(40_000_000),
-        Rate::from_bytes_per_sec(125_000_000),
-        256_000,
-    );
-    c.thresholds = Some(SrThresholds {
-        cir_th: 64_000,
-        mir_th: 192_000,
-    });
-    c.tick = tick();
-    SrRasProfile::new(&c).unwrap().into()
-}
-
-fn tr_profile() -> RasProfile {
-    let mut c = TrRasConfig::new(
-        Rate::from_bytes_per_sec(40_000_000),
-        Rate::from_bytes_per_sec(60_000_000),
-        Rate::from_bytes_per_sec(125_000_000),
-        256_000,
-    );
-    c.thresholds = Some(TrThresholds {
-        cir_th: 64_000,
-        pir_th: 128_000,
-        mir_th: 192_000,
-    });
-    c.tick = tick();
-    TrRasProfile::new(&c).unwrap().into()
-}
-
-fn srtcm() -> SrTcmProfile {
-    SrTcmProfile::new(&SrTcmConfig {
-        cir: Rate::from_bytes_per_sec(40_000_000),
-        cbs: 3000,
-        ebs: 6000,
-        tick: tick(),
-    })
-    .unwrap()
-}
-
-fn trtcm() -> TrTcmProfile {
-    TrTcmProfile::new(&TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(40_000_000),
-        pir: Rate::from_bytes_per_sec(60_000_000),
-        cbs: 3000,
-        pbs: 6000,
-        tick: tick(),
-    })
-    .unwrap()
-}
 
 /// One burst of EAR updates, `gap` ticks apart. Not inlined, with the profile
 /// as a `&` argument, as in a per-burst function (the caller passes it through
@@ -119,26 +60,6 @@ fn ear(c: &mut Criterion) {
     g.finish();
 }
 
-/// One burst of enqueue + dequeue pairs through a shaper. With `gap > 0` each
-/// packet arrives `gap` ticks after the previous one (`idle`); with `gap == 0`
-/// it arrives at the last release (`backlog`). Not inlined, with the profile as
-/// a `&` argument (the caller passes it through `black_box`).
-#[inline(never)]
-fn ras_burst(p: &RasProfile, s: &mut Ras<u32, CAP>, t: &mut u64, lens: &[u32], gap: u64) -> u64 {
-    let mut tt = *t;
-    let mut acc = 0u64;
-    for &len in lens {
-        tt += gap;
-        let _ = s.enqueue(p, Instant::from_ticks(tt), len);
-        if let Some(r) = s.next_release() {
-            tt = tt.max(r.ticks());
-            acc += s.dequeue(p, Instant::from_ticks(tt)).unwrap_or(0) as u64;
-        }
-    }
-    *t = tt;
-    acc
-}
-
 fn plain(c: &mut Criterion, name: &str, p: &RasProfile) {
     let lens = imix_lengths(PACKETS, 2);
     let mut g = c.benchmark_group(format!("ras/{name}"));
@@ -176,19 +97,15 @@ fn green<M: GreenMeter>(c: &mut Criterion, name: &str, p: &RasProfile, mp: &M::P
     let mut t = 0u64;
     g.bench_function(BenchmarkId::new("enqueue+dequeue", "idle"), |b| {
         b.iter(|| {
-            let p = black_box(p);
-            let mut acc = 0usize;
-            for &len in &lens {
-                t += BENCH_TICKS_PER_PACKET;
-                let _ = s.enqueue(p, mp, &m, Instant::from_ticks(t), len);
-                if let Some(r) = s.next_release() {
-                    t = t.max(r.ticks());
-                    if let Some((_, col)) = s.dequeue(p, mp, &mut m, Instant::from_ticks(t)) {
-                        acc += col.index();
-                    }
-                }
-            }
-            black_box(acc)
+            black_box(green_burst(
+                black_box(p),
+                black_box(mp),
+                &mut s,
+                &mut m,
+                &mut t,
+                &lens,
+                BENCH_TICKS_PER_PACKET,
+            ))
         });
     });
     let mut s: GreenRas<u32, CAP> = GreenRas::new(Instant::ZERO);
@@ -199,18 +116,15 @@ fn green<M: GreenMeter>(c: &mut Criterion, name: &str, p: &RasProfile, mp: &M::P
     let mut t = 0u64;
     g.bench_function(BenchmarkId::new("enqueue+dequeue", "backlog"), |b| {
         b.iter(|| {
-            let p = black_box(p);
-            let mut acc = 0usize;
-            for &len in &lens {
-                let _ = s.enqueue(p, mp, &m, Instant::from_ticks(t), len);
-                if let Some(r) = s.next_release() {
-                    t = t.max(r.ticks());
-                    if let Some((_, col)) = s.dequeue(p, mp, &mut m, Instant::from_ticks(t)) {
-                        acc += col.index();
-                    }
-                }
-            }
-            black_box(acc)
+            black_box(green_burst(
+                black_box(p),
+                black_box(mp),
+                &mut s,
+                &mut m,
+                &mut t,
+                &lens,
+                0,
+            ))
         });
     });
     g.finish();

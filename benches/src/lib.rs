@@ -9,6 +9,7 @@ use netcond::core::{RandomSource, SplitMix64};
 
 pub mod machine;
 pub mod meter_stream;
+pub mod ras_stream;
 pub mod red_stream;
 
 /// The packet-length mix of the meter benches: 64, 576 and 1518 bytes in

@@ -1,0 +1,135 @@
+//! The RAS benches' profiles and per-burst loops (docs/performance.md):
+//! shared by `benches/ras.rs` and the `contention` example.
+use netcond::core::{Instant, Rate, TickRate};
+use netcond::ras::{
+    GreenMeter, GreenRas, Ras, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig,
+    TrRasProfile, TrThresholds,
+};
+use netcond::trtcm::{SrTcmConfig, SrTcmProfile, TrTcmConfig, TrTcmProfile};
+
+/// Pairs per criterion iteration.
+pub const PACKETS: usize = 4096;
+/// FIFO capacity in packets.
+pub const CAP: usize = 64;
+/// Packets held in the `backlog` benches.
+pub const BACKLOG: usize = 32;
+
+/// The bench clock: ticks of 2.3 GHz.
+#[must_use]
+pub fn tick() -> TickRate {
+    TickRate::from_hz(2_300_000_000).unwrap()
+}
+
+/// srRAS: CIR 40 MB/s, MIR 125 MB/s, 256 KB buffer, thresholds 64/192 KB.
+#[must_use]
+pub fn sr_profile() -> RasProfile {
+    let mut c = SrRasConfig::new(
+        Rate::from_bytes_per_sec(40_000_000),
+        Rate::from_bytes_per_sec(125_000_000),
+        256_000,
+    );
+    c.thresholds = Some(SrThresholds {
+        cir_th: 64_000,
+        mir_th: 192_000,
+    });
+    c.tick = tick();
+    SrRasProfile::new(&c).unwrap().into()
+}
+
+/// trRAS: CIR 40, PIR 60, MIR 125 MB/s, 256 KB buffer, thresholds 64/128/192 KB.
+#[must_use]
+pub fn tr_profile() -> RasProfile {
+    let mut c = TrRasConfig::new(
+        Rate::from_bytes_per_sec(40_000_000),
+        Rate::from_bytes_per_sec(60_000_000),
+        Rate::from_bytes_per_sec(125_000_000),
+        256_000,
+    );
+    c.thresholds = Some(TrThresholds {
+        cir_th: 64_000,
+        pir_th: 128_000,
+        mir_th: 192_000,
+    });
+    c.tick = tick();
+    TrRasProfile::new(&c).unwrap().into()
+}
+
+/// The G-srRAS meter: CIR 40 MB/s, CBS 3000 B, EBS 6000 B.
+#[must_use]
+pub fn srtcm() -> SrTcmProfile {
+    SrTcmProfile::new(&SrTcmConfig {
+        cir: Rate::from_bytes_per_sec(40_000_000),
+        cbs: 3000,
+        ebs: 6000,
+        tick: tick(),
+    })
+    .unwrap()
+}
+
+/// The G-trRAS meter: CIR 40, PIR 60 MB/s, CBS 3000 B, PBS 6000 B.
+#[must_use]
+pub fn trtcm() -> TrTcmProfile {
+    TrTcmProfile::new(&TrTcmConfig {
+        cir: Rate::from_bytes_per_sec(40_000_000),
+        pir: Rate::from_bytes_per_sec(60_000_000),
+        cbs: 3000,
+        pbs: 6000,
+        tick: tick(),
+    })
+    .unwrap()
+}
+
+/// One burst of enqueue + dequeue pairs through a shaper. With `gap > 0` each
+/// packet arrives `gap` ticks after the previous one (`idle`); with `gap == 0`
+/// it arrives at the last release (`backlog`). Not inlined, with the profile as
+/// a `&` argument (the caller passes it through `black_box`).
+#[inline(never)]
+pub fn ras_burst(
+    p: &RasProfile,
+    s: &mut Ras<u32, CAP>,
+    t: &mut u64,
+    lens: &[u32],
+    gap: u64,
+) -> u64 {
+    let mut tt = *t;
+    let mut acc = 0u64;
+    for &len in lens {
+        tt += gap;
+        let _ = s.enqueue(p, Instant::from_ticks(tt), len);
+        if let Some(r) = s.next_release() {
+            tt = tt.max(r.ticks());
+            acc += s.dequeue(p, Instant::from_ticks(tt)).unwrap_or(0) as u64;
+        }
+    }
+    *t = tt;
+    acc
+}
+
+/// One burst of enqueue + dequeue pairs through a green shaper and its meter,
+/// as [`ras_burst`]: `gap > 0` is `idle`, `gap == 0` is `backlog`. Returns the
+/// sum of the released packets' color indices.
+#[inline(never)]
+pub fn green_burst<M: GreenMeter>(
+    p: &RasProfile,
+    mp: &M::Profile,
+    s: &mut GreenRas<u32, CAP>,
+    m: &mut M,
+    t: &mut u64,
+    lens: &[u32],
+    gap: u64,
+) -> usize {
+    let mut tt = *t;
+    let mut acc = 0usize;
+    for &len in lens {
+        tt += gap;
+        let _ = s.enqueue(p, mp, m, Instant::from_ticks(tt), len);
+        if let Some(r) = s.next_release() {
+            tt = tt.max(r.ticks());
+            if let Some((_, col)) = s.dequeue(p, mp, m, Instant::from_ticks(tt)) {
+                acc += col.index();
+            }
+        }
+    }
+    *t = tt;
+    acc
+}
