@@ -5,8 +5,9 @@
 //! It alternates, in rounds of about 2 ms, a reading of the machine
 //! (`netcond_benches::machine`: the clock, and the additions per cycle this
 //! thread got) with bursts of the bench streams: a trTCM with one flow, an
-//! srTCM over 65,536 flows (prefetched), RED's enqueue decision, RIO-C, and
-//! the division-based trTCM with one flow. Each round's figures are medians of eight bursts. At the end the
+//! srTCM over 65,536 flows (prefetched), RED's enqueue decision, RIO-C, the
+//! green shapers' enqueue + dequeue pairs (idle and with a backlog), and the
+//! division-based trTCM with one flow. Each round's figures are medians of eight bursts. At the end the
 //! rounds are grouped by the additions per cycle seen just before them, so that
 //! a shared host's two speeds show as two rows rather than as one noisy median.
 //! Pin it to one CPU (`taskset -c 0`) so that the reading and the bursts run on
@@ -16,16 +17,20 @@ use std::io::Write;
 use std::time::Instant as Clock;
 
 use netcond::core::{Instant, SplitMix64};
+use netcond::ras::{GreenMeter, GreenRas, RasProfile};
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
 use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
 };
-use netcond_benches::division_baseline;
 use netcond_benches::machine::{dependent_adds, independent_adds, ADDS_PER_ITER};
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
+use netcond_benches::ras_stream::{
+    green_burst, sr_profile, srtcm, tr_profile, trtcm, BACKLOG, CAP, PACKETS as RAS_PACKETS,
+};
 use netcond_benches::red_stream::{
     red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, Wave, STEP,
 };
+use netcond_benches::{division_baseline, imix_lengths, BENCH_TICKS_PER_PACKET};
 
 /// Bursts (and probe readings) per round.
 const PER_ROUND: usize = 8;
@@ -40,20 +45,92 @@ struct Round {
 }
 
 /// The benches, in the order of the columns.
-const K: usize = 5;
+const K: usize = 9;
 const NAMES: [&str; K] = [
     "trTCM 1 flow",
     "srTCM 65,536 flows prefetched",
     "RED decision",
     "RIO-C",
+    "G-srRAS idle",
+    "G-srRAS backlog",
+    "G-trRAS idle",
+    "G-trRAS backlog",
     "division trTCM 1 flow",
 ];
-/// Their targets (ns per packet), where they have one.
-const TARGETS: [Option<f64>; K] = [Some(3.5), Some(5.0), Some(2.5), Some(5.0), None];
+/// Their targets (ns per packet or pair), where they have one.
+const TARGETS: [Option<f64>; K] = [
+    Some(3.5),
+    Some(5.0),
+    Some(2.5),
+    Some(5.0),
+    Some(25.0),
+    Some(25.0),
+    Some(25.0),
+    Some(25.0),
+    None,
+];
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// One green shaper bench: the shaper, its meter and clock, and the profiles.
+struct Green<M: GreenMeter> {
+    p: RasProfile,
+    mp: M::Profile,
+    s: GreenRas<u32, CAP>,
+    m: M,
+    t: u64,
+    lens: Vec<u32>,
+    gap: u64,
+}
+
+impl<M: GreenMeter> Green<M> {
+    /// As `benches/ras.rs`: `backlog` holds 32 packets and arrivals follow the
+    /// releases; otherwise packets arrive `BENCH_TICKS_PER_PACKET` apart.
+    fn new(p: &RasProfile, mp: &M::Profile, backlog: bool) -> Self
+    where
+        M::Profile: Clone,
+    {
+        let lens = imix_lengths(RAS_PACKETS, 3);
+        let mut s = GreenRas::new(Instant::ZERO);
+        let m = M::start(mp, Instant::ZERO);
+        if backlog {
+            for &len in &lens[..BACKLOG] {
+                let _ = s.enqueue(p, mp, &m, Instant::ZERO, len);
+            }
+        }
+        let gap = if backlog { 0 } else { BENCH_TICKS_PER_PACKET };
+        Green {
+            p: *p,
+            mp: mp.clone(),
+            s,
+            m,
+            t: 0,
+            lens,
+            gap,
+        }
+    }
+}
+
+/// A green shaper bench of either meter, behind one type.
+trait GreenBurst {
+    fn burst(&mut self) -> u64;
+}
+
+impl<M: GreenMeter> GreenBurst for Green<M> {
+    fn burst(&mut self) -> u64 {
+        green_burst(
+            black_box(&self.p),
+            black_box(&self.mp),
+            &mut self.s,
+            &mut self.m,
+            &mut self.t,
+            &self.lens,
+            self.gap,
+        ) as u64
+    }
 }
 
 /// Nanoseconds per unit of `f`, which does `units` of work.
@@ -97,8 +174,8 @@ fn main() {
     })
     .expect("the bench profile is valid");
     let dv = division_baseline::Profile::new(2_300_000_000, 46_000_000, 69_000_000, 2048, 4096);
-    let mut one = TrTcm::start(&tr, Instant::ZERO);
-    let mut many = vec![SrTcm::start(&sr, Instant::ZERO); FLOWS as usize];
+    let mut one = <TrTcm as ThreeColorMarker>::start(&tr, Instant::ZERO);
+    let mut many = vec![<SrTcm as ThreeColorMarker>::start(&sr, Instant::ZERO); FLOWS as usize];
     let mut base = division_baseline::TrTcm::start(&dv, Instant::ZERO);
     let (mut t1, mut t2, mut t3) = (0u64, 0u64, 0u64);
     let redp = red_profile(false, Spreading::Accumulated);
@@ -109,6 +186,14 @@ fn main() {
     let (mut red_wave, mut rio_wave) = (Wave::new(), Wave::new());
     let (mut t4, mut t5) = (0u64, 0u64);
     let steps = STEP as f64;
+    let (sr_ras, tr_ras, sr_meter, tr_meter) = (sr_profile(), tr_profile(), srtcm(), trtcm());
+    let mut greens: [Box<dyn GreenBurst>; 4] = [
+        Box::new(Green::<SrTcm>::new(&sr_ras, &sr_meter, false)),
+        Box::new(Green::<SrTcm>::new(&sr_ras, &sr_meter, true)),
+        Box::new(Green::<TrTcm>::new(&tr_ras, &tr_meter, false)),
+        Box::new(Green::<TrTcm>::new(&tr_ras, &tr_meter, true)),
+    ];
+    let pairs = RAS_PACKETS as f64;
     let adds = (PROBE_ITERS * ADDS_PER_ITER) as f64;
     let pkts = PACKETS as f64;
 
@@ -152,7 +237,10 @@ fn main() {
                     &colors,
                 ))
             });
-            ns[4][i] = timed(pkts, || {
+            for (k, g) in greens.iter_mut().enumerate() {
+                ns[4 + k][i] = timed(pairs, || g.burst());
+            }
+            ns[8][i] = timed(pkts, || {
                 burst_one::<division_baseline::TrTcm, false>(
                     black_box(&dv),
                     &s.lens,
@@ -258,6 +346,7 @@ fn chart(rounds: &[Round]) -> String {
             (2.5, "RED target".into()),
             (3.5, "trTCM 1 flow target".into()),
             (5.0, "65,536 flows and RIO-C target".into()),
+            (25.0, "green shaper pair target".into()),
         ],
         ..Plot::default()
     };

@@ -363,8 +363,14 @@ fn green_output_rate_stays_between_cir_and_mir_while_backlogged() {
     for seed in 0..pick(3, 1) as u64 {
         let trace = onoff_trace(700 + seed, pick(4_000, 120), 20_000_000, 40);
         for (name, out) in [
-            ("G-trRAS", run_green::<TrTcm, 128>(&tr, &trtcm_profile(50_000), &trace).0),
-            ("G-srRAS", run_green::<SrTcm, 128>(&sr, &srtcm_profile(50_000), &trace).0),
+            (
+                "G-trRAS",
+                run_green::<TrTcm, 128>(&tr, &trtcm_profile(50_000), &trace).0,
+            ),
+            (
+                "G-srRAS",
+                run_green::<SrTcm, 128>(&sr, &srtcm_profile(50_000), &trace).0,
+            ),
         ] {
             let (pairs, at_mir) = check_rates(2_000_000, 8_000_000, 1_000_000_000, &out);
             let at_t2 = out.iter().filter(|r| r.at_t2).count();
