@@ -15,7 +15,8 @@
 //! (figures 2 and 3, [`RasProfile::rate_function`]). The green variants
 //! (section 3) also read the downstream meter and release the head packet at
 //! `min(T1, T2)`, T1 from the shaping rate and T2 the earliest instant at which
-//! the meter would color it green ([`GreenRas`]).
+//! the meter would color it green, taken no earlier than the previous packet has
+//! gone out at MIR, so that the output never exceeds MIR ([`GreenRas`]).
 //!
 //! | shaper | profile | state | meter downstream |
 //! |---|---|---|---|
