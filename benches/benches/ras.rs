@@ -15,10 +15,10 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use netcond::core::Instant;
-use netcond::ras::{Ear, EarProfile, GreenMeter, GreenRas, Ras, RasProfile};
+use netcond::ras::{Ear, EarProfile, GreenMeter, Ras, RasProfile};
 use netcond::trtcm::{SrTcm, TrTcm};
 use netcond_benches::ras_stream::{
-    green_burst, ras_burst, sr_profile, srtcm, tr_profile, trtcm, BACKLOG, CAP, PACKETS,
+    ras_burst, sr_profile, srtcm, tr_profile, trtcm, GreenBench, GreenBurst, BACKLOG, CAP, PACKETS,
 };
 use netcond_benches::{imix_lengths, BENCH_TICKS_PER_PACKET};
 
@@ -88,45 +88,18 @@ fn plain(c: &mut Criterion, name: &str, p: &RasProfile) {
     g.finish();
 }
 
-fn green<M: GreenMeter>(c: &mut Criterion, name: &str, p: &RasProfile, mp: &M::Profile) {
-    let lens = imix_lengths(PACKETS, 3);
+fn green<M: GreenMeter>(c: &mut Criterion, name: &str, p: &RasProfile, mp: &M::Profile)
+where
+    M::Profile: Clone,
+{
     let mut g = c.benchmark_group(format!("ras/{name}"));
     g.throughput(Throughput::Elements(PACKETS as u64));
-    let mut s: GreenRas<u32, CAP> = GreenRas::new(Instant::ZERO);
-    let mut m = M::start(mp, Instant::ZERO);
-    let mut t = 0u64;
-    g.bench_function(BenchmarkId::new("enqueue+dequeue", "idle"), |b| {
-        b.iter(|| {
-            black_box(green_burst(
-                black_box(p),
-                black_box(mp),
-                &mut s,
-                &mut m,
-                &mut t,
-                &lens,
-                BENCH_TICKS_PER_PACKET,
-            ))
+    for (mode, backlog) in [("idle", false), ("backlog", true)] {
+        let mut bench = GreenBench::<M>::new(p, mp, backlog);
+        g.bench_function(BenchmarkId::new("enqueue+dequeue", mode), |b| {
+            b.iter(|| black_box(bench.burst()));
         });
-    });
-    let mut s: GreenRas<u32, CAP> = GreenRas::new(Instant::ZERO);
-    let mut m = M::start(mp, Instant::ZERO);
-    for &len in &lens[..BACKLOG] {
-        let _ = s.enqueue(p, mp, &m, Instant::ZERO, len);
     }
-    let mut t = 0u64;
-    g.bench_function(BenchmarkId::new("enqueue+dequeue", "backlog"), |b| {
-        b.iter(|| {
-            black_box(green_burst(
-                black_box(p),
-                black_box(mp),
-                &mut s,
-                &mut m,
-                &mut t,
-                &lens,
-                0,
-            ))
-        });
-    });
     g.finish();
 }
 

@@ -17,20 +17,19 @@ use std::io::Write;
 use std::time::Instant as Clock;
 
 use netcond::core::{Instant, SplitMix64};
-use netcond::ras::{GreenMeter, GreenRas, RasProfile};
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
 use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
 };
+use netcond_benches::division_baseline;
 use netcond_benches::machine::{dependent_adds, independent_adds, ADDS_PER_ITER};
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::ras_stream::{
-    green_burst, sr_profile, srtcm, tr_profile, trtcm, BACKLOG, CAP, PACKETS as RAS_PACKETS,
+    sr_profile, srtcm, tr_profile, trtcm, GreenBench, GreenBurst, PACKETS as RAS_PACKETS,
 };
 use netcond_benches::red_stream::{
     red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, Wave, STEP,
 };
-use netcond_benches::{division_baseline, imix_lengths, BENCH_TICKS_PER_PACKET};
 
 /// Bursts (and probe readings) per round.
 const PER_ROUND: usize = 8;
@@ -73,64 +72,6 @@ const TARGETS: [Option<f64>; K] = [
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-/// One green shaper bench: the shaper, its meter and clock, and the profiles.
-struct Green<M: GreenMeter> {
-    p: RasProfile,
-    mp: M::Profile,
-    s: GreenRas<u32, CAP>,
-    m: M,
-    t: u64,
-    lens: Vec<u32>,
-    gap: u64,
-}
-
-impl<M: GreenMeter> Green<M> {
-    /// As `benches/ras.rs`: `backlog` holds 32 packets and arrivals follow the
-    /// releases; otherwise packets arrive `BENCH_TICKS_PER_PACKET` apart.
-    fn new(p: &RasProfile, mp: &M::Profile, backlog: bool) -> Self
-    where
-        M::Profile: Clone,
-    {
-        let lens = imix_lengths(RAS_PACKETS, 3);
-        let mut s = GreenRas::new(Instant::ZERO);
-        let m = M::start(mp, Instant::ZERO);
-        if backlog {
-            for &len in &lens[..BACKLOG] {
-                let _ = s.enqueue(p, mp, &m, Instant::ZERO, len);
-            }
-        }
-        let gap = if backlog { 0 } else { BENCH_TICKS_PER_PACKET };
-        Green {
-            p: *p,
-            mp: mp.clone(),
-            s,
-            m,
-            t: 0,
-            lens,
-            gap,
-        }
-    }
-}
-
-/// A green shaper bench of either meter, behind one type.
-trait GreenBurst {
-    fn burst(&mut self) -> u64;
-}
-
-impl<M: GreenMeter> GreenBurst for Green<M> {
-    fn burst(&mut self) -> u64 {
-        green_burst(
-            black_box(&self.p),
-            black_box(&self.mp),
-            &mut self.s,
-            &mut self.m,
-            &mut self.t,
-            &self.lens,
-            self.gap,
-        ) as u64
-    }
 }
 
 /// Nanoseconds per unit of `f`, which does `units` of work.
@@ -188,10 +129,10 @@ fn main() {
     let steps = STEP as f64;
     let (sr_ras, tr_ras, sr_meter, tr_meter) = (sr_profile(), tr_profile(), srtcm(), trtcm());
     let mut greens: [Box<dyn GreenBurst>; 4] = [
-        Box::new(Green::<SrTcm>::new(&sr_ras, &sr_meter, false)),
-        Box::new(Green::<SrTcm>::new(&sr_ras, &sr_meter, true)),
-        Box::new(Green::<TrTcm>::new(&tr_ras, &tr_meter, false)),
-        Box::new(Green::<TrTcm>::new(&tr_ras, &tr_meter, true)),
+        Box::new(GreenBench::<SrTcm>::new(&sr_ras, &sr_meter, false)),
+        Box::new(GreenBench::<SrTcm>::new(&sr_ras, &sr_meter, true)),
+        Box::new(GreenBench::<TrTcm>::new(&tr_ras, &tr_meter, false)),
+        Box::new(GreenBench::<TrTcm>::new(&tr_ras, &tr_meter, true)),
     ];
     let pairs = RAS_PACKETS as f64;
     let adds = (PROBE_ITERS * ADDS_PER_ITER) as f64;

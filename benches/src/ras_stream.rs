@@ -6,6 +6,9 @@ use netcond::ras::{
     TrRasProfile, TrThresholds,
 };
 use netcond::trtcm::{SrTcmConfig, SrTcmProfile, TrTcmConfig, TrTcmProfile};
+use std::hint::black_box;
+
+use crate::{imix_lengths, BENCH_TICKS_PER_PACKET};
 
 /// Pairs per criterion iteration.
 pub const PACKETS: usize = 4096;
@@ -132,4 +135,66 @@ pub fn green_burst<M: GreenMeter>(
     }
     *t = tt;
     acc
+}
+
+/// One green shaper bench, as `benches/ras.rs` and the `contention` example
+/// run it: the shaper, its meter and clock, the profiles and the lengths.
+pub struct GreenBench<M: GreenMeter> {
+    p: RasProfile,
+    mp: M::Profile,
+    s: GreenRas<u32, CAP>,
+    m: M,
+    t: u64,
+    lens: Vec<u32>,
+    gap: u64,
+}
+
+impl<M: GreenMeter> GreenBench<M>
+where
+    M::Profile: Clone,
+{
+    /// `backlog`: the FIFO starts with [`BACKLOG`] packets and each arrival
+    /// follows the last release; otherwise (`idle`) packets arrive
+    /// [`BENCH_TICKS_PER_PACKET`] ticks apart.
+    #[must_use]
+    pub fn new(p: &RasProfile, mp: &M::Profile, backlog: bool) -> Self {
+        let lens = imix_lengths(PACKETS, 3);
+        let mut s = GreenRas::new(Instant::ZERO);
+        let m = M::start(mp, Instant::ZERO);
+        if backlog {
+            for &len in &lens[..BACKLOG] {
+                let _ = s.enqueue(p, mp, &m, Instant::ZERO, len);
+            }
+        }
+        GreenBench {
+            p: *p,
+            mp: mp.clone(),
+            s,
+            m,
+            t: 0,
+            lens,
+            gap: if backlog { 0 } else { BENCH_TICKS_PER_PACKET },
+        }
+    }
+}
+
+/// A green shaper bench of either meter, behind one type.
+pub trait GreenBurst {
+    /// One burst of [`PACKETS`] pairs through [`green_burst`], with both
+    /// profiles passed through `black_box`.
+    fn burst(&mut self) -> u64;
+}
+
+impl<M: GreenMeter> GreenBurst for GreenBench<M> {
+    fn burst(&mut self) -> u64 {
+        green_burst(
+            black_box(&self.p),
+            black_box(&self.mp),
+            &mut self.s,
+            &mut self.m,
+            &mut self.t,
+            &self.lens,
+            self.gap,
+        ) as u64
+    }
 }
