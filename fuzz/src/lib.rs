@@ -561,7 +561,9 @@ pub mod ras {
     use super::{bounded, Len, Step};
     use arbitrary::Arbitrary;
     use netcond_core::Instant;
-    use ras_shaper::invariants::{green_at_t2, rate_bounds, release_in_order, shaper_consistent};
+    use ras_shaper::invariants::{
+        green_at_t2, mir_spacing, rate_bounds, release_in_order, shaper_consistent,
+    };
     use ras_shaper::{GreenMeter, GreenRas, Ras, RasProfile};
 
     /// Queue capacity of the fuzzed shapers, in descriptors.
@@ -584,7 +586,8 @@ pub mod ras {
     /// (`release_in_order`) and, for green shapers, RFC 2963 section 3's
     /// "released at T2 means green" (`green_at_t2`) are checked too; with
     /// `wild` true any step is taken (backward, wrap-around) and only the
-    /// state invariants and panic freedom are checked.
+    /// state invariants and panic freedom are checked. With a forward clock,
+    /// consecutive releases are also at least MIR apart (`mir_spacing`).
     fn now_after(op: &Op, now: u64, wild: bool, release: Option<Instant>) -> u64 {
         let step = |s: Step| if wild { s.wild(now) } else { s.forward(now) };
         match *op {
@@ -609,6 +612,7 @@ pub mod ras {
         let mut now = start;
         let mut s: Ras<u32, N> = Ras::new(Instant::from_ticks(now));
         let mut last: Option<Instant> = None;
+        let mut last_len: Option<u32> = None;
         for (i, op) in bounded(ops).iter().enumerate() {
             now = now_after(op, now, wild, s.next_release());
             let t = Instant::from_ticks(now);
@@ -626,13 +630,13 @@ pub mod ras {
             }
             for _ in 0..=N {
                 let Some(rel) = s.next_release() else { break };
-                if s.dequeue(p, t).is_none() {
-                    break;
-                }
+                let Some(len) = s.dequeue(p, t) else { break };
                 if !wild {
                     check(name, i, now, release_in_order(last, rel, t));
+                    check(name, i, now, mir_spacing(p, last.zip(last_len), rel));
                 }
                 last = Some(rel);
+                last_len = Some(len);
             }
             check(name, i, now, shaper_consistent(p, &s));
             check(name, i, now, rate_bounds(p, s.ear(), s.bytes()));
@@ -655,6 +659,7 @@ pub mod ras {
         let mut g: GreenRas<u32, N> = GreenRas::new(Instant::from_ticks(now));
         let mut m = M::start(mp, Instant::from_ticks(now));
         let mut last: Option<Instant> = None;
+        let mut last_len: Option<u32> = None;
         for (i, op) in bounded(ops).iter().enumerate() {
             now = now_after(op, now, wild, g.next_release());
             let t = Instant::from_ticks(now);
@@ -674,14 +679,16 @@ pub mod ras {
             for _ in 0..=N {
                 let Some(rel) = g.next_release() else { break };
                 let at_t2 = g.head_at_t2();
-                let Some((_, color)) = g.dequeue(p, mp, &mut m, t) else {
+                let Some((len, color)) = g.dequeue(p, mp, &mut m, t) else {
                     break;
                 };
                 if !wild {
                     check(name, i, now, release_in_order(last, rel, t));
+                    check(name, i, now, mir_spacing(p, last.zip(last_len), rel));
                     check(name, i, now, green_at_t2(at_t2, color));
                 }
                 last = Some(rel);
+                last_len = Some(len);
             }
             check(name, i, now, shaper_consistent(p, g.ras()));
             check(name, i, now, rate_bounds(p, g.ras().ear(), g.ras().bytes()));

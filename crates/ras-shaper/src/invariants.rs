@@ -90,6 +90,47 @@ pub fn release_in_order(
     Ok(())
 }
 
+/// Two consecutive release instants of one shaper, `previous` that of a
+/// packet of `len` bytes, leave that packet its transmission time at MIR: the
+/// output never runs faster than MIR, whether the next packet left at T1 or at
+/// T2.
+///
+/// The previous packet's release point lies within the tick before its
+/// release instant, and the gaps carry the reciprocal's relative error (below
+/// 1e-10) and a Q32 fraction, so the rule checked is `d + 1 > g (1 - 2^-30)`
+/// with `d` the ticks between the instants and `g = len 2^S / MIR` the exact
+/// gap in ticks (capped at [`MAX_GAP_TICKS`](crate::MAX_GAP_TICKS)): a 1500 B
+/// packet followed in the same tick fails it whenever MIR needs two ticks or
+/// more for it.
+pub fn mir_spacing(
+    p: &RasProfile,
+    previous: Option<(Instant, u32)>,
+    release: Instant,
+) -> Result<(), &'static str> {
+    let Some((prev, len)) = previous else {
+        return Ok(());
+    };
+    let d = release.ticks().wrapping_sub(prev.ticks());
+    if d > i64::MAX as u64 {
+        return Err("releases out of order");
+    }
+    let window = d as u128 + 1;
+    if window >= crate::MAX_GAP_TICKS as u128 {
+        return Ok(());
+    }
+    // Fails when (d + 1) (1 + 2^-30) < len 2^S / MIR, in integers; a product
+    // that overflows is above the right side, which is below 2^(32 + 63 + 30).
+    let mir = p.mir_units().max(1) as u128;
+    let left = window
+        .checked_mul(mir)
+        .and_then(|x| x.checked_mul((1 << 30) + 1));
+    let right = ((len as u128) << p.scale().min(63)) << 30;
+    match left {
+        Some(l) if l < right => Err("two releases closer than MIR allows"),
+        _ => Ok(()),
+    }
+}
+
 /// A packet that a green shaper released at T2 (no later than T1) is green at
 /// the meter (RFC 2963 section 3).
 pub fn green_at_t2(released_at_t2: bool, color: Color) -> Result<(), &'static str> {

@@ -149,6 +149,8 @@ fn run_plain<const N: usize>(p: &RasProfile, trace: &[(u64, Pkt)]) -> (Vec<Relea
                 let t1 = s.head_t1();
                 let arrival = s.head_arrival().unwrap().ticks();
                 let pkt = s.dequeue(p, t(r)).expect("due");
+                let prev = out.last().map(|x: &Release| (t(x.at), x.pkt.len));
+                invariants::mir_spacing(p, prev, t(r)).unwrap();
                 out.push(Release {
                     at: r,
                     sched,
@@ -194,6 +196,8 @@ fn run_green<M: crate::GreenMeter, const N: usize>(
                 let arrival = s.ras().head_arrival().unwrap().ticks();
                 let (pkt, color) = s.dequeue(p, mp, &mut meter, t(r)).expect("due");
                 invariants::green_at_t2(at_t2, color).unwrap();
+                let prev = out.last().map(|x: &Release| (t(x.at), x.pkt.len));
+                invariants::mir_spacing(p, prev, t(r)).unwrap();
                 out.push(Release {
                     at: r,
                     sched,
@@ -823,6 +827,7 @@ proptest! {
         let mut next_id = 0u32;
         let mut expect_id = 0u32;
         let mut last: Option<Instant> = None;
+        let mut last_len: Option<u32> = None;
         let mut dropped = 0u32;
         for op in ops {
             match op {
@@ -844,7 +849,9 @@ proptest! {
                 if rel.ticks() > now { break; }
                 let pkt = s.dequeue(&p, t(now)).unwrap();
                 prop_assert!(invariants::release_in_order(last, rel, t(now)).is_ok());
+                prop_assert_eq!(invariants::mir_spacing(&p, last.zip(last_len), rel), Ok(()));
                 last = Some(rel);
+                last_len = Some(pkt.len);
                 // FIFO: ids come out in order, skipping only the dropped ones.
                 prop_assert!(pkt.id >= expect_id && pkt.id - expect_id <= dropped);
                 expect_id = pkt.id + 1;
@@ -913,6 +920,7 @@ proptest! {
         let mut g: GreenRas<u32, 16> = GreenRas::new(Instant::ZERO);
         let mut now = 0u64;
         let mut last: Option<Instant> = None;
+        let mut last_len: Option<u32> = None;
         for op in ops {
             match op {
                 Op::Enq(d, len) => {
@@ -927,10 +935,12 @@ proptest! {
             while let Some(rel) = g.next_release() {
                 if rel.ticks() > now { break; }
                 let at_t2 = g.head_at_t2();
-                let (_, color) = g.dequeue(&p, &mp, &mut m, t(now)).unwrap();
+                let (len, color) = g.dequeue(&p, &mp, &mut m, t(now)).unwrap();
                 prop_assert_eq!(invariants::green_at_t2(at_t2, color), Ok(()));
                 prop_assert!(invariants::release_in_order(last, rel, t(now)).is_ok());
+                prop_assert_eq!(invariants::mir_spacing(&p, last.zip(last_len), rel), Ok(()));
                 last = Some(rel);
+                last_len = Some(len);
             }
             prop_assert_eq!(invariants::shaper_consistent(&p, g.ras()), Ok(()));
         }
@@ -1220,4 +1230,25 @@ fn cached_t2_divisors_match_the_uncached_path() {
     }
     // Most random profiles are valid, so both meters were exercised.
     assert!(sr >= pick(200, 1) && tr >= pick(200, 1), "{sr} {tr}");
+}
+
+/// `mir_spacing` passes a release one MIR gap after the previous one and
+/// fails one that follows in the same tick or two ticks short of the gap.
+#[test]
+fn mir_spacing_rejects_releases_faster_than_mir() {
+    let p = sr_profile();
+    // 1500 B at MIR, in ticks, rounded up (the exact gap is not whole here).
+    let mir_bytes_per_tick = p.mir_units() as f64 / (1u64 << p.scale()) as f64;
+    let g = (1500.0 / mir_bytes_per_tick).ceil() as u64;
+    assert!(g >= 2, "{g}");
+    let at = |x: u64| Instant::from_ticks(1_000 + x);
+    let prev = Some((at(0), 1500));
+    assert_eq!(invariants::mir_spacing(&p, prev, at(g)), Ok(()));
+    assert_eq!(invariants::mir_spacing(&p, prev, at(g - 1)), Ok(()));
+    // g - 2 ticks may pass: when the exact gap is just above g - 1, the
+    // rule's slack of 2^-30 relative covers it.
+    assert!(invariants::mir_spacing(&p, prev, at(g - 3)).is_err());
+    assert!(invariants::mir_spacing(&p, prev, at(0)).is_err());
+    assert!(invariants::mir_spacing(&p, Some((at(5), 1500)), at(0)).is_err());
+    assert_eq!(invariants::mir_spacing(&p, None, at(0)), Ok(()));
 }
