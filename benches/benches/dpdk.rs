@@ -6,8 +6,8 @@
 //! functions; throughput is per packet, as in the other benches.
 //!
 //! - `dpdk/trtcm_1_flow`, `dpdk/srtcm_1_flow`: the meter stream of
-//!   `benches/trtcm.rs` (CIR 46e6 B/s, PIR/EBS-side 69e6 B/s or EBS 4096, CBS
-//!   2048, PBS 4096, 2.3 GHz ticks, 4096 packets of 64/576/1518 bytes per
+//!   `benches/trtcm.rs` (CIR 46e6 B/s, the trTCM's PIR 69e6 B/s, CBS 2048,
+//!   PBS or EBS 4096, 2.3 GHz ticks, 4096 packets of 64/576/1518 bytes per
 //!   iteration, `BENCH_TICKS_PER_PACKET` apart), color-blind, one flow.
 //!   `division_baseline` is the same stream through the Rust division trTCM.
 //! - `dpdk/trtcm_65536_flows`, `dpdk/srtcm_65536_flows`: 65,536 flows, each
