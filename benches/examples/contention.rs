@@ -12,6 +12,13 @@
 //! a shared host's two speeds show as two rows rather than as one noisy median.
 //! Pin it to one CPU (`taskset -c 0`) so that the reading and the bursts run on
 //! the same core.
+//!
+//! With `--features dpdk` (DPDK's headers and libraries installed; see
+//! `benches/benches/dpdk.rs`) each round also runs DPDK 22.11's own
+//! `rte_meter_trtcm_color_blind_check` with one flow,
+//! `rte_meter_srtcm_color_blind_check` over 65,536 flows (prefetched) and
+//! `rte_red_enqueue` on the same streams, as three more columns binned by the
+//! same readings.
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Instant as Clock;
@@ -43,9 +50,35 @@ struct Round {
     ns: [f64; K],
 }
 
-/// The benches, in the order of the columns.
-const K: usize = 9;
-const NAMES: [&str; K] = [
+/// The benches, in the order of the columns: netcond's nine, then DPDK's.
+const K: usize = 9 + DPDK_K;
+#[cfg(not(feature = "dpdk"))]
+const DPDK_K: usize = 0;
+#[cfg(feature = "dpdk")]
+const DPDK_K: usize = 3;
+#[cfg(not(feature = "dpdk"))]
+const DPDK_NAMES: [&str; DPDK_K] = [];
+#[cfg(feature = "dpdk")]
+const DPDK_NAMES: [&str; DPDK_K] = [
+    "DPDK trTCM 1 flow",
+    "DPDK srTCM 65,536 flows prefetched",
+    "DPDK RED decision",
+];
+const NAMES: [&str; K] = columns(BASE_NAMES, DPDK_NAMES);
+const TARGETS: [Option<f64>; K] = columns(BASE_TARGETS, [None; DPDK_K]);
+
+/// `a` then `b`.
+const fn columns<T: Copy>(a: [T; 9], b: [T; DPDK_K]) -> [T; K] {
+    let mut out = [a[0]; K];
+    let mut i = 0;
+    while i < K {
+        out[i] = if i < 9 { a[i] } else { b[i - 9] };
+        i += 1;
+    }
+    out
+}
+
+const BASE_NAMES: [&str; 9] = [
     "trTCM 1 flow",
     "srTCM 65,536 flows prefetched",
     "RED decision",
@@ -57,7 +90,7 @@ const NAMES: [&str; K] = [
     "division trTCM 1 flow",
 ];
 /// Their targets (ns per packet or pair), where they have one.
-const TARGETS: [Option<f64>; K] = [
+const BASE_TARGETS: [Option<f64>; 9] = [
     Some(3.5),
     Some(5.0),
     Some(2.5),
@@ -137,6 +170,8 @@ fn main() {
     let pairs = RAS_PACKETS as f64;
     let adds = (PROBE_ITERS * ADDS_PER_ITER) as f64;
     let pkts = PACKETS as f64;
+    #[cfg(feature = "dpdk")]
+    let mut dpdk_side = DpdkSide::new(&s);
 
     let start = Clock::now();
     let mut next_report = 10.0;
@@ -190,6 +225,8 @@ fn main() {
                     &mut t3,
                 ) as u64
             });
+            #[cfg(feature = "dpdk")]
+            dpdk_side.round(&mut ns, i);
         }
         let (w, c) = (median(&mut wide), median(&mut chain));
         rounds.push(Round {
@@ -272,6 +309,73 @@ fn main() {
     println!("A core to itself gives about 3.9 additions per cycle on Zen 3; fewer means another");
     println!("hardware thread shared it. The division trTCM, which mostly waits on its divider,");
     println!("moves least.");
+}
+
+#[cfg(feature = "dpdk")]
+#[path = "../dpdk/ffi.rs"]
+mod dpdk;
+
+/// DPDK's columns: its trTCM with one flow, its srTCM over 65,536 flows
+/// (prefetched) and its RED, each with its own state and clock on the same
+/// streams as netcond's columns.
+#[cfg(feature = "dpdk")]
+struct DpdkSide<'s> {
+    lens: &'s [u32],
+    burst: dpdk::Burst<'s>,
+    tr: dpdk::TrTcmProfile,
+    sr: dpdk::SrTcmProfile,
+    red_cfg: dpdk::RedConfig,
+    one: dpdk::TrTcm,
+    many: Vec<dpdk::SrTcm>,
+    red: dpdk::RedState,
+    rng: dpdk::RedRandom,
+    wave: Wave,
+    t: [u64; 3],
+}
+
+#[cfg(feature = "dpdk")]
+impl<'s> DpdkSide<'s> {
+    fn new(s: &'s netcond_benches::meter_stream::Stream) -> Self {
+        const HZ: u64 = 2_300_000_000;
+        let tr = dpdk::TrTcmProfile::new(HZ, 46_000_000, 69_000_000, 2048, 4096)
+            .expect("the bench profile is valid");
+        let sr = dpdk::SrTcmProfile::new(HZ, 46_000_000, 2048, 4096)
+            .expect("the bench profile is valid");
+        DpdkSide {
+            lens: &s.lens,
+            burst: dpdk::Burst::new(&s.lens, &s.flows, FLOWS as usize),
+            tr,
+            sr,
+            red_cfg: dpdk::RedConfig::new(9, 32, 128, 10).expect("the bench profile is valid"),
+            one: dpdk::TrTcm::start(&tr, 0),
+            many: vec![dpdk::SrTcm::start(&sr, 0); FLOWS as usize],
+            red: dpdk::RedState::new(),
+            rng: dpdk::RedRandom::take().expect("one user of rte_red's generator"),
+            wave: Wave::new(),
+            t: [0; 3],
+        }
+    }
+
+    /// Burst `i` of the round into columns 9, 10 and 11.
+    fn round(&mut self, ns: &mut [[f64; PER_ROUND]; K], i: usize) {
+        let [t1, t2, t3] = &mut self.t;
+        ns[9][i] = timed(PACKETS as f64, || {
+            dpdk::trtcm_burst_one(black_box(&self.tr), self.lens, &mut self.one, t1)
+        });
+        ns[10][i] = timed(PACKETS as f64, || {
+            dpdk::srtcm_burst_many::<true>(black_box(&self.sr), &self.burst, &mut self.many, t2)
+        });
+        let q = self.wave.step();
+        ns[11][i] = timed(STEP as f64, || {
+            u64::from(dpdk::red_burst(
+                black_box(&self.red_cfg),
+                &mut self.red,
+                t3,
+                q,
+                &mut self.rng,
+            ))
+        });
+    }
 }
 
 /// Each bench's median against the additions per cycle, in steps of 0.1 (steps

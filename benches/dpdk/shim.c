@@ -1,0 +1,363 @@
+/*
+ * The DPDK side of the side-by-side benches (benches/benches/dpdk.rs and the
+ * contention example with the `dpdk` feature): per-burst loops that run the
+ * bench streams through DPDK's own rte_meter and rte_red functions, shaped
+ * like the Rust loops in benches/src/meter_stream.rs and
+ * benches/src/red_stream.rs. Only DPDK's public headers and API are used.
+ *
+ * Built by benches/build.rs with -O3 and -march=x86-64 (the Rust side's
+ * default target CPU), not with the -march=corei7 of `pkg-config --cflags`.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_meter.h>
+#include <rte_prefetch.h>
+#include <rte_red.h>
+
+/* The stream constants, as in benches/src (checked from Rust by a test). */
+#define TICKS_PER_PACKET 12563u /* BENCH_TICKS_PER_PACKET */
+#define METER_AHEAD 8u          /* burst_many's prefetch distance */
+#define RED_STEP 1024u          /* red_stream::STEP */
+#define RED_TICKS 100u          /* red_stream::TICKS */
+#define RED_IDLE_TX_TICKS 1200u /* red_profile's idle_tx_ticks */
+
+/* The Rust side mirrors these structs with #[repr(C)]. */
+_Static_assert(sizeof(struct rte_meter_trtcm_profile) == 48, "trTCM profile");
+_Static_assert(sizeof(struct rte_meter_srtcm_profile) == 32, "srTCM profile");
+_Static_assert(sizeof(struct rte_meter_trtcm) == 32, "trTCM state");
+_Static_assert(sizeof(struct rte_meter_srtcm) == 24, "srTCM state");
+_Static_assert(sizeof(struct rte_red_config) == 16, "RED config");
+_Static_assert(sizeof(struct rte_red) == 16, "RED state");
+
+uint64_t netcond_dpdk_ticks_per_packet(void) { return TICKS_PER_PACKET; }
+uint32_t netcond_dpdk_meter_ahead(void) { return METER_AHEAD; }
+uint32_t netcond_dpdk_red_step(void) { return RED_STEP; }
+uint32_t netcond_dpdk_red_ticks(void) { return RED_TICKS; }
+
+/*
+ * Profiles for a clock of `hz` without the EAL. rte_meter's profile
+ * functions read the TSC frequency from rte_get_tsc_hz(), which is the
+ * machine's (and 0 before rte_eal_init), while the bench clock is 2.3 GHz
+ * ticks. So the public profile fields are filled here with the rule the DPDK
+ * 22.11 library applies (a test compares this with rte_meter's own
+ * *_profile_config at the machine's TSC frequency after rte_eal_init):
+ *
+ *   period = hz / rate (as a double)
+ *   period >= 100: 1 byte per floor(period) cycles
+ *   otherwise:     b = ceil(100 / period) bytes per floor(hz * b / rate) cycles
+ *
+ * Rate 0 gives 0 bytes per 100 cycles.
+ */
+static void tb_params(uint64_t hz, uint64_t rate, uint64_t *period,
+                      uint64_t *bytes_per_period)
+{
+	const double min_period = 100.0;
+	double p;
+
+	if (rate == 0) {
+		*bytes_per_period = 0;
+		*period = (uint64_t)min_period;
+		return;
+	}
+	p = (double)hz / (double)rate;
+	if (p >= min_period) {
+		*bytes_per_period = 1;
+		*period = (uint64_t)p;
+	} else {
+		*bytes_per_period = (uint64_t)ceil(min_period / p);
+		*period = (hz * *bytes_per_period) / rate;
+	}
+}
+
+void netcond_dpdk_tb_params(uint64_t hz, uint64_t rate, uint64_t *period,
+                            uint64_t *bytes_per_period)
+{
+	tb_params(hz, rate, period, bytes_per_period);
+}
+
+/* As rte_meter_trtcm_profile_config's checks: -1 when refused. */
+int netcond_dpdk_trtcm_profile(struct rte_meter_trtcm_profile *p, uint64_t hz,
+                               uint64_t cir, uint64_t pir, uint64_t cbs,
+                               uint64_t pbs)
+{
+	if (p == NULL || hz == 0 || cir == 0 || pir == 0 || cbs == 0 ||
+	    pbs == 0 || pir < cir)
+		return -1;
+	p->cbs = cbs;
+	p->pbs = pbs;
+	tb_params(hz, cir, &p->cir_period, &p->cir_bytes_per_period);
+	tb_params(hz, pir, &p->pir_period, &p->pir_bytes_per_period);
+	return 0;
+}
+
+/* As rte_meter_srtcm_profile_config's checks: -1 when refused. */
+int netcond_dpdk_srtcm_profile(struct rte_meter_srtcm_profile *p, uint64_t hz,
+                               uint64_t cir, uint64_t cbs, uint64_t ebs)
+{
+	if (p == NULL || hz == 0 || cir == 0 || (cbs == 0 && ebs == 0))
+		return -1;
+	p->cbs = cbs;
+	p->ebs = ebs;
+	tb_params(hz, cir, &p->cir_period, &p->cir_bytes_per_period);
+	return 0;
+}
+
+/*
+ * Per-flow state through DPDK's own rte_meter_*_config (full buckets), with
+ * the timestamps then set to `now`: the library stamps them with the TSC,
+ * the stream starts its own clock at 0, as the Rust markers' start(.., 0).
+ */
+int netcond_dpdk_trtcm_start(struct rte_meter_trtcm *m,
+                             const struct rte_meter_trtcm_profile *p, uint64_t now)
+{
+	/* The library only reads the profile. */
+	int r = rte_meter_trtcm_config(m, (struct rte_meter_trtcm_profile *)p);
+	m->time_tc = now;
+	m->time_tp = now;
+	return r;
+}
+
+int netcond_dpdk_srtcm_start(struct rte_meter_srtcm *m,
+                             const struct rte_meter_srtcm_profile *p, uint64_t now)
+{
+	/* The library only reads the profile. */
+	int r = rte_meter_srtcm_config(m, (struct rte_meter_srtcm_profile *)p);
+	m->time = now;
+	return r;
+}
+
+/* One packet through each marker (for the tests' single-packet facts). */
+uint32_t netcond_dpdk_trtcm_check(struct rte_meter_trtcm *m,
+                                  const struct rte_meter_trtcm_profile *p,
+                                  uint64_t now, uint32_t len)
+{
+	struct rte_meter_trtcm_profile pp = *p;
+
+	return (uint32_t)rte_meter_trtcm_color_blind_check(m, &pp, now, len);
+}
+
+uint32_t netcond_dpdk_srtcm_check(struct rte_meter_srtcm *m,
+                                  const struct rte_meter_srtcm_profile *p,
+                                  uint64_t now, uint32_t len)
+{
+	struct rte_meter_srtcm_profile pp = *p;
+
+	return (uint32_t)rte_meter_srtcm_color_blind_check(m, &pp, now, len);
+}
+
+/*
+ * In every burst below, the profile is copied into a local first: the Rust
+ * loops take it as a `&` that no store can alias, so they may keep its fields
+ * in registers; the copy gives the C compiler the same freedom (otherwise it
+ * reloads them after each store to a flow's state or each opaque()).
+ *
+ * burst_one: one flow, state and clock in locals for the burst, the clock
+ * advanced TICKS_PER_PACKET before each packet; returns the sum of the colors
+ * (green 0, yellow 1, red 2, as Color::index on the Rust side).
+ */
+uint64_t netcond_dpdk_trtcm_burst_one(const struct rte_meter_trtcm_profile *p,
+                                      const uint32_t *lens, size_t n,
+                                      struct rte_meter_trtcm *m, uint64_t *t)
+{
+	struct rte_meter_trtcm_profile pp = *p;
+	struct rte_meter_trtcm mm = *m;
+	uint64_t tt = *t, acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		tt += TICKS_PER_PACKET;
+		acc += (uint64_t)rte_meter_trtcm_color_blind_check(&mm, &pp, tt,
+								   lens[i]);
+	}
+	*m = mm;
+	*t = tt;
+	return acc;
+}
+
+uint64_t netcond_dpdk_srtcm_burst_one(const struct rte_meter_srtcm_profile *p,
+                                      const uint32_t *lens, size_t n,
+                                      struct rte_meter_srtcm *m, uint64_t *t)
+{
+	struct rte_meter_srtcm_profile pp = *p;
+	struct rte_meter_srtcm mm = *m;
+	uint64_t tt = *t, acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		tt += TICKS_PER_PACKET;
+		acc += (uint64_t)rte_meter_srtcm_color_blind_check(&mm, &pp, tt,
+								   lens[i]);
+	}
+	*m = mm;
+	*t = tt;
+	return acc;
+}
+
+/*
+ * burst_many: each packet updates the flow its index names; with `prefetch`
+ * (a constant after inlining), the state of the flow METER_AHEAD packets
+ * later is prefetched first. The caller guarantees every index < the number
+ * of states.
+ */
+static inline __attribute__((always_inline)) uint64_t
+trtcm_many(const struct rte_meter_trtcm_profile *p, const uint32_t *lens,
+	   const uint32_t *flows, size_t n, struct rte_meter_trtcm *states,
+	   uint64_t *t, int prefetch)
+{
+	struct rte_meter_trtcm_profile pp = *p;
+	uint64_t tt = *t, acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (prefetch && i + METER_AHEAD < n)
+			rte_prefetch0(&states[flows[i + METER_AHEAD]]);
+		tt += TICKS_PER_PACKET;
+		acc += (uint64_t)rte_meter_trtcm_color_blind_check(
+			&states[flows[i]], &pp, tt, lens[i]);
+	}
+	*t = tt;
+	return acc;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+srtcm_many(const struct rte_meter_srtcm_profile *p, const uint32_t *lens,
+	   const uint32_t *flows, size_t n, struct rte_meter_srtcm *states,
+	   uint64_t *t, int prefetch)
+{
+	struct rte_meter_srtcm_profile pp = *p;
+	uint64_t tt = *t, acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (prefetch && i + METER_AHEAD < n)
+			rte_prefetch0(&states[flows[i + METER_AHEAD]]);
+		tt += TICKS_PER_PACKET;
+		acc += (uint64_t)rte_meter_srtcm_color_blind_check(
+			&states[flows[i]], &pp, tt, lens[i]);
+	}
+	*t = tt;
+	return acc;
+}
+
+uint64_t netcond_dpdk_trtcm_burst_many(const struct rte_meter_trtcm_profile *p,
+                                       const uint32_t *lens,
+                                       const uint32_t *flows, size_t n,
+                                       struct rte_meter_trtcm *states,
+                                       uint64_t *t)
+{
+	return trtcm_many(p, lens, flows, n, states, t, 0);
+}
+
+uint64_t netcond_dpdk_trtcm_burst_many_prefetched(
+	const struct rte_meter_trtcm_profile *p, const uint32_t *lens,
+	const uint32_t *flows, size_t n, struct rte_meter_trtcm *states,
+	uint64_t *t)
+{
+	return trtcm_many(p, lens, flows, n, states, t, 1);
+}
+
+uint64_t netcond_dpdk_srtcm_burst_many(const struct rte_meter_srtcm_profile *p,
+                                       const uint32_t *lens,
+                                       const uint32_t *flows, size_t n,
+                                       struct rte_meter_srtcm *states,
+                                       uint64_t *t)
+{
+	return srtcm_many(p, lens, flows, n, states, t, 0);
+}
+
+uint64_t netcond_dpdk_srtcm_burst_many_prefetched(
+	const struct rte_meter_srtcm_profile *p, const uint32_t *lens,
+	const uint32_t *flows, size_t n, struct rte_meter_srtcm *states,
+	uint64_t *t)
+{
+	return srtcm_many(p, lens, flows, n, states, t, 1);
+}
+
+/* RED: DPDK's own configuration and run-time data functions. */
+int netcond_dpdk_red_config(struct rte_red_config *c, uint16_t wq_log2,
+                            uint16_t min_th, uint16_t max_th,
+                            uint16_t maxp_inv)
+{
+	return rte_red_config_init(c, wq_log2, min_th, max_th, maxp_inv);
+}
+
+int netcond_dpdk_red_start(struct rte_red *r) { return rte_red_rt_data_init(r); }
+
+/* rte_red's generator state (two globals in librte_sched), for the tests. */
+void netcond_dpdk_red_seed(uint32_t seed)
+{
+	rte_red_rand_seed = seed;
+	rte_red_rand_val = 0;
+}
+
+/*
+ * As std::hint::black_box on the Rust side: the value goes through memory
+ * the compiler must assume is read and written.
+ */
+static inline unsigned opaque(unsigned x)
+{
+	__asm__ volatile("" : : "r"(&x) : "memory");
+	return x;
+}
+
+/*
+ * rte_red's `time` is read only when the queue is empty, and is then in
+ * units of 1/RTE_RED_S of a packet transmission time: (time - q_time) /
+ * RTE_RED_S packets could have been sent while the queue was empty. The
+ * Rust profile says a packet takes RED_IDLE_TX_TICKS ticks to send, so tick
+ * t is t * RTE_RED_S / RED_IDLE_TX_TICKS in DPDK's units.
+ */
+static inline uint64_t red_time(uint64_t t)
+{
+	return (t / RED_IDLE_TX_TICKS) * (uint64_t)RTE_RED_S +
+	       ((t % RED_IDLE_TX_TICKS) * (uint64_t)RTE_RED_S) / RED_IDLE_TX_TICKS;
+}
+
+/*
+ * red_burst: RED_STEP arrivals at queue length q (opaque per packet), the
+ * clock RED_TICKS further before each; returns the drops (rte_red_enqueue
+ * non-zero: 1 above max_th, 2 a random drop).
+ */
+uint32_t netcond_dpdk_red_burst(const struct rte_red_config *c,
+                                struct rte_red *r, uint64_t *now, uint32_t q)
+{
+	struct rte_red_config cc = *c;
+	struct rte_red rr = *r;
+	uint64_t t = *now;
+	uint32_t drops = 0;
+
+	for (uint32_t i = 0; i < RED_STEP; i++) {
+		t += RED_TICKS;
+		drops += rte_red_enqueue(&cc, &rr, opaque(q), red_time(t)) != 0;
+	}
+	*r = rr;
+	*now = t;
+	return drops;
+}
+
+/*
+ * For the tests: rte_eal_init with the given arguments, the TSC frequency it
+ * found, and rte_meter's own profile functions at that frequency.
+ */
+int netcond_dpdk_eal_init(int argc, char **argv) { return rte_eal_init(argc, argv); }
+
+int netcond_dpdk_eal_cleanup(void) { return rte_eal_cleanup(); }
+
+uint64_t netcond_dpdk_tsc_hz(void) { return rte_get_tsc_hz(); }
+
+int netcond_dpdk_trtcm_profile_eal(struct rte_meter_trtcm_profile *p,
+                                   uint64_t cir, uint64_t pir, uint64_t cbs,
+                                   uint64_t pbs)
+{
+	struct rte_meter_trtcm_params params = {
+		.cir = cir, .pir = pir, .cbs = cbs, .pbs = pbs};
+	return rte_meter_trtcm_profile_config(p, &params);
+}
+
+int netcond_dpdk_srtcm_profile_eal(struct rte_meter_srtcm_profile *p,
+                                   uint64_t cir, uint64_t cbs, uint64_t ebs)
+{
+	struct rte_meter_srtcm_params params = {
+		.cir = cir, .cbs = cbs, .ebs = ebs};
+	return rte_meter_srtcm_profile_config(p, &params);
+}
