@@ -54,12 +54,20 @@ pub const IMIX_MEAN: u64 = (4 * 64 + 3 * 576 + 1518) / 8;
 /// 4:3:1 mix is about 80 MB/s: 2.3e9 x mean / 80e6.
 pub const BENCH_TICKS_PER_PACKET: u64 = 2_300_000_000 * IMIX_MEAN / 80_000_000;
 
-/// A division-based trTCM in the style of DPDK's `rte_meter` (its algorithm, as
-/// its documentation describes it, written here for a side-by-side comparison
-/// in the same run): each bucket keeps its own timestamp, and a packet computes
-/// `n = (now - t) / period` per bucket, credits `n * bytes_per_period` and
-/// advances `t` by `n * period`. Two 64-bit divisions per packet, 32 bytes of
-/// state, and a period rounded to whole ticks (so the rate is not exact).
+/// A division-based trTCM in the style of DPDK's `rte_meter`, written here to
+/// run beside the benches without DPDK: each bucket keeps its own timestamp,
+/// and a packet computes `n = (now - t) / period` per bucket, credits `n *
+/// bytes_per_period` and advances `t` by `n * period`. Two 64-bit divisions
+/// per packet, 32 bytes of state, and a period rounded to whole ticks (so the
+/// rate is not exact).
+///
+/// Its cost has the shape of rte_meter's, not its exact rule: below 100 ticks
+/// per byte it credits 100 bytes per period, where DPDK 22.11 credits
+/// `ceil(100 / period)` bytes per `floor(hz b / rate)` cycles (2 and 3 bytes
+/// per 100 ticks on the bench profile, against 100 bytes per 5000 and 3333
+/// here), so its colors differ from DPDK's on a few per cent of the bench
+/// stream. DPDK itself runs beside netcond with the `dpdk` feature
+/// (`benches/dpdk/`, docs/performance.md).
 pub mod division_baseline {
     use netcond::core::{Color, Instant};
     use netcond::trtcm::ThreeColorMarker;
