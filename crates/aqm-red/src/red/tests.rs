@@ -1301,7 +1301,8 @@ fn short_paths_equal_the_general_path_at_length() {
 /// against the general path. Under Miri, which interprets every instruction,
 /// one step every 2 packets: the average lags far behind the queue and the
 /// ECN run marks but does not drop, so there the test counts the packets
-/// dropped or marked.
+/// dropped or marked (more than two per run; more than one with DPDK's law,
+/// which picks about half as many).
 #[test]
 fn short_paths_equal_the_general_path_on_the_bench_stream() {
     let (per_step, least) = if cfg!(miri) { (2, 2) } else { (1024, 10_000) };
@@ -1339,7 +1340,13 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
             }
             crate::triangle_step(&mut q, &mut up);
         }
-        assert!(drops > least, "{drops}");
+        // DPDK's law picks about half as many packets as the default.
+        let least = if s == Spreading::AccumulatedDpdk {
+            least / 2
+        } else {
+            least
+        };
+        assert!(drops > least, "{s:?}: {drops}");
     }
 }
 
