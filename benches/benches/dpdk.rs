@@ -17,8 +17,10 @@
 //!   max_th 128, max_p 0.1, the queue on a triangle wave 20..140, 1024
 //!   arrivals 100 ticks apart per iteration). `netcond` is the bench's RED
 //!   (FJ93's spreading, one draw per drop), `netcond_dpdk_spreading` the same
-//!   with DPDK's `p_b / (2 - count p_b)`, `dpdk` is `rte_red_enqueue`
-//!   (wq_log2 9, maxp_inv 10).
+//!   with DPDK's `p_b / (2 - count p_b)` (one draw per packet),
+//!   `netcond_dpdk_law` with DPDK's law and one draw per drop
+//!   (`Spreading::AccumulatedDpdk`), `dpdk` is `rte_red_enqueue` (wq_log2 9,
+//!   maxp_inv 10).
 //!
 //! DPDK's meter profiles are filled for the 2.3 GHz bench clock by DPDK
 //! 22.11's own rule (the `dpdk` test checks the rule against
@@ -227,6 +229,7 @@ fn red(c: &mut Criterion) {
     for (name, spreading) in [
         ("netcond", Spreading::Accumulated),
         ("netcond_dpdk_spreading", Spreading::Dpdk),
+        ("netcond_dpdk_law", Spreading::AccumulatedDpdk),
     ] {
         let p = red_profile(false, spreading);
         let pkt = Packet::not_ect(1500);

@@ -10,6 +10,8 @@
 //!   the default (accumulated) spreading, randomness from `SplitMix64`.
 //! - `red/enqueue_decision_uniform`: the same with FJ93's per-packet draw
 //!   (`Spreading::Uniform`).
+//! - `red/enqueue_decision_dpdk_law`: the same with DPDK's law and one draw
+//!   per drop (`Spreading::AccumulatedDpdk`).
 //! - `red/enqueue_decision_ecn`: the same with ECT(0) packets and ECN on.
 //! - `rio/wred`, `rio/rio_c`: three colors (6 green : 1 yellow : 1 red from a
 //!   table), the queue split green q/2, yellow q/4, red the rest; green 64/128
@@ -39,6 +41,11 @@ fn bench_red(c: &mut Criterion) {
         ("enqueue_decision", false, Spreading::Accumulated),
         ("enqueue_decision_ecn", true, Spreading::Accumulated),
         ("enqueue_decision_uniform", false, Spreading::Uniform),
+        (
+            "enqueue_decision_dpdk_law",
+            false,
+            Spreading::AccumulatedDpdk,
+        ),
     ] {
         let p = red_profile(ecn, spreading);
         let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });

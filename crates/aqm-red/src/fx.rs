@@ -249,11 +249,16 @@ impl Segment {
     /// The segment rising from `base` at `lo` by `rise` (2^-32 units, at most
     /// 2^32) over `run` average units (below 2^32), for averages in
     /// `[lo, lo + run)`; `slope = floor(rise 2^sh / run)` with the largest
-    /// `sh < 64` that keeps `slope * run < 2^64`, so that `(avg - lo) * slope`
-    /// fits a u64. As `rise * run < 2^64`, that `sh` has `2^sh >= run`: the
-    /// slope's rounding costs less than `(avg - lo) / 2^sh < 1` unit, the
-    /// final shift less than one more. The result is at most the exact value
-    /// and less than two units (2^-31) below it.
+    /// `sh <= 62` that keeps `slope * run < 2^64`, so that `(avg - lo) * slope`
+    /// fits a u64. As `rise * run < 2^64` and `run < 2^32 <= 2^62`, that `sh`
+    /// has `2^sh >= run`: the slope's rounding costs less than `(avg - lo) /
+    /// 2^sh < 1` unit, the final shift less than one more. The result is at
+    /// most the exact value and less than two units (2^-31) below it.
+    ///
+    /// The cap at 62 leaves room for the short path's shift by one more
+    /// ([`Curve::fast_sh`]). It changes no value: without it `sh` reaches 63
+    /// only for `rise = 1`, where `(avg - lo) * slope <= (run - 1) 2^63 / run`
+    /// is below 2^63 with either shift, so the segment is flat at `base`.
     pub(crate) fn new(lo: u32, base: u64, rise: u64, run: u64) -> Segment {
         if rise == 0 || run == 0 {
             return Segment {
@@ -265,7 +270,7 @@ impl Segment {
         }
         let mut sh = 0u32;
         let mut slope = 0u64;
-        while sh < 64 {
+        while sh < 63 {
             let s = ((rise as u128) << sh) / run as u128;
             if s * run as u128 > u64::MAX as u128 {
                 break;
@@ -324,6 +329,16 @@ pub(crate) struct Curve {
     /// `max_fx - min_fx` for the per-packet spreadings without byte mode, 0
     /// otherwise: their short path in the first probabilistic region.
     pub early_range: u64,
+    /// 1 when the budget spreading halves p_b
+    /// ([`Spreading::AccumulatedDpdk`]), 0 otherwise: set once with the
+    /// spreading, kept by [`set_max_p`](Self::set_max_p).
+    pub fast_half: u32,
+    /// `seg[0].sh + fast_half`, at most 63 ([`Segment::new`]): the short
+    /// paths' p in the first probabilistic region is `((avg - min_fx) *
+    /// seg[0].slope) >> fast_sh`, which is `seg[0].at(avg) >> fast_half` as
+    /// `floor(floor(x / 2^sh) / 2) = floor(x / 2^(sh + 1))`; so the short
+    /// path of either budget spreading is the same instructions.
+    pub fast_sh: u32,
 }
 
 impl Curve {
@@ -348,9 +363,17 @@ impl Curve {
             fast_range: 0,
             fast_max: min_fx as u64,
             early_range: 0,
+            fast_half: 0,
+            fast_sh: 0,
         };
         c.set_max_p(a, max_p);
         c
+    }
+
+    /// Sets [`fast_half`](Self::fast_half) and [`fast_sh`](Self::fast_sh).
+    pub(crate) fn set_fast_half(&mut self, half: bool) {
+        self.fast_half = half as u32;
+        self.fast_sh = self.seg[0].sh + self.fast_half;
     }
 
     /// Recomputes the slopes for a new max_p (Adaptive RED).
@@ -366,6 +389,7 @@ impl Curve {
             self.max_fx as u32
         };
         self.seg[1] = Segment::new(lo, max_p, ONE - max_p, (self.max_th as u64) << a.frac);
+        self.fast_sh = self.seg[0].sh + self.fast_half;
     }
 
     /// The region and p_b for an average.
@@ -390,7 +414,9 @@ impl Curve {
 /// region and drop when `u < p_a`. The comparison is made without a division,
 /// as `K u < p_b (1 + c u)`, which is `u (K - c p_b) < p_b` and so the same as
 /// `u < p_b / (K - c p_b)` when `c p_b < K`, and "always" otherwise.
-/// [`Accumulated`](Spreading::Accumulated) draws one uniform per drop instead.
+/// [`Accumulated`](Spreading::Accumulated) and
+/// [`AccumulatedDpdk`](Spreading::AccumulatedDpdk) draw one uniform per drop
+/// instead.
 ///
 /// The table gives, for a constant `p_b`, the distribution of the gap `X`
 /// (packets from one drop to the next, the dropped one included) and the
@@ -399,6 +425,7 @@ impl Curve {
 /// | variant | `p_a` for the n-th packet after a drop | gap `X` | drop fraction |
 /// |---|---|---|---|
 /// | [`Accumulated`](Spreading::Accumulated) | `p_b / (1 - sum of the p_b since the drop)` | as `Uniform` | as `Uniform` |
+/// | [`AccumulatedDpdk`](Spreading::AccumulatedDpdk) | `p_b / (2 - sum of the p_b since the drop)` | as `Dpdk` | as `Dpdk` |
 /// | [`Uniform`](Spreading::Uniform) | `p_b / (1 - (n - 1) p_b)` | `P(X = n) = p_b` for `n <= N`, `P(X = N + 1) = 1 - N p_b` | `1 / ((N + 1)(1 - N p_b / 2))`; `2 p_b / (1 + p_b)` when `1/p_b` is whole |
 /// | [`UniformCountFirst`](Spreading::UniformCountFirst) | `p_b / (1 - n p_b)` | `P(X = n) = p_b / (1 - p_b)` for `n <= N - 1`, the rest on `N` | `2 p_b` when `1/p_b` is whole |
 /// | [`Dpdk`](Spreading::Dpdk) | `p_b / (2 - (n - 1) p_b)` | as `Uniform` with `p_b / 2` | `2 p_b / (2 + p_b)` when `2/p_b` is whole |
@@ -424,6 +451,36 @@ pub enum Spreading {
     /// a bias below 2^-32.
     #[default]
     Accumulated,
+    /// DPDK's law with one uniform `U` per drop: as
+    /// [`Accumulated`](Spreading::Accumulated), but the packet that brings
+    /// the sum of the `p_b / 2` seen since the last drop to `U` or more (the
+    /// sum of the `p_b` to `2 U`) is dropped. Its hazard is `p_b / (2 - S)`
+    /// with `S` the sum of the earlier `p_b` since the drop: DPDK's `p_a =
+    /// p_b / (2 - count p_b)` ([`Dpdk`](Spreading::Dpdk)) while `p_b` is
+    /// constant, so the gap is uniform on `1..=2/p_b` and the drop fraction
+    /// about `p_b` (`2 p_b / (2 + p_b)` when `2/p_b` is whole), half
+    /// [`Accumulated`](Spreading::Accumulated)'s early drops.
+    ///
+    /// It differs from DPDK 22.11's `rte_red` test, `rand % pa_den < pa_num`
+    /// with `pa_num` the average above min_th and `pa_den = 2 (max_th -
+    /// min_th) maxp_inv - count pa_num` (its `p_b / (2 - count p_b)` in units
+    /// of its average): DPDK also keeps its random value until a drop, but
+    /// tests it again with each packet's modulus, so it follows the law only
+    /// as far as `rand % pa_den` behaves as a fresh uniform from one packet to
+    /// the next (its value is 22 bits of a linear congruential generator
+    /// shared by every queue); it multiplies the current `p_b` by `count`
+    /// where this sums the `p_b` seen (the same while `p_b` is constant); and
+    /// its `max_p` is `1 / maxp_inv` with `maxp_inv` whole.
+    ///
+    /// The halving is `floor(p / 2)` in 2^-32 units, with `p` the p_b after
+    /// byte mode: at most half a unit (2^-33) below `p_b / 2` per packet, so
+    /// over a gap of `X` packets the sum lags `X p_b / 2` by under `X 2^-33`,
+    /// a relative bias below `2^-32 / p_b` on the drop fraction. The state is
+    /// the same 32-bit budget, and the cost that of
+    /// [`Accumulated`](Spreading::Accumulated) (the short path shifts by one
+    /// more, a constant of the profile), with half as many draws and early
+    /// drops.
+    AccumulatedDpdk,
     /// `p_a = p_b / (1 - count p_b)` with `count` the packets accepted since
     /// the last drop, as in FJ93 section 7's analysis: gaps uniform on
     /// `1..=1/p_b`, drop fraction about `2 p_b`. One uniform per packet.
@@ -446,8 +503,16 @@ pub(crate) const FRESH: u32 = 0;
 /// The spreading constants in a profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Spread {
-    /// One uniform per drop ([`Spreading::Accumulated`]).
+    /// One uniform per drop ([`Spreading::Accumulated`],
+    /// [`Spreading::AccumulatedDpdk`]).
     pub budget: bool,
+    /// The count-based test's `K = 2^k_shift` ([`hit`](Self::hit)); with
+    /// `budget`, the shift of p_b before it is taken from the budget: 1 for
+    /// [`Spreading::AccumulatedDpdk`] (p_b / 2), 0 for
+    /// [`Spreading::Accumulated`]. One field for both, so that the general
+    /// path's halving reads a value the per-packet spreadings' short path
+    /// already holds: a separate field measured one more instruction per
+    /// draw on the default spreading's path (a constant spilled).
     pub k_shift: u32,
     /// The state after a drop or mark (below min_th it is always 0).
     pub after_drop: u32,
@@ -458,6 +523,7 @@ impl Spread {
     pub(crate) const fn new(s: Spreading) -> Spread {
         let (budget, k_shift, after_drop, use_count) = match s {
             Spreading::Accumulated => (true, 0, FRESH, false),
+            Spreading::AccumulatedDpdk => (true, 1, FRESH, false),
             Spreading::Uniform => (false, 0, 0, true),
             Spreading::UniformCountFirst => (false, 0, 1, true),
             Spreading::Dpdk => (false, 1, 0, true),
@@ -483,7 +549,9 @@ impl Spread {
     ) -> bool {
         if self.budget {
             // The budget b stands for U - S = b / 2^32 (0: draw a new one):
-            // the packet is picked when p >= b.
+            // the packet is picked when p >= b. AccumulatedDpdk sums p_b / 2,
+            // floored in 2^-32 units (k_shift = 1).
+            let p = p >> self.k_shift;
             let mut b = *st;
             if b == FRESH {
                 b = fresh(rng);
@@ -501,6 +569,11 @@ impl Spread {
             *st = st.saturating_add(1);
             false
         }
+    }
+
+    /// True when the budget spreading halves p_b ([`Spreading::AccumulatedDpdk`]).
+    pub(crate) const fn halves(&self) -> bool {
+        self.budget && self.k_shift == 1
     }
 
     /// The count-based test: `r 2^(32 + k) < p (2^32 + c r)`, exact in u128,
@@ -676,8 +749,8 @@ mod tests {
         /// `hit` with its shifts split against the test as written:
         /// `r 2^(32 + k) < p (2^32 + c r)` in u128.
         #[test]
-        fn hit_is_the_count_based_test(p in 0u64..=ONE, count in proptest::prelude::any::<u32>(), r in proptest::prelude::any::<u32>(), s in 0usize..5) {
-            let s = [Spreading::Accumulated, Spreading::Uniform, Spreading::UniformCountFirst, Spreading::Dpdk, Spreading::Geometric][s];
+        fn hit_is_the_count_based_test(p in 0u64..=ONE, count in proptest::prelude::any::<u32>(), r in proptest::prelude::any::<u32>(), s in 0usize..6) {
+            let s = [Spreading::Accumulated, Spreading::AccumulatedDpdk, Spreading::Uniform, Spreading::UniformCountFirst, Spreading::Dpdk, Spreading::Geometric][s];
             let sp = Spread::new(s);
             let c = if sp.use_count { count as u64 } else { 0 };
             let rhs = (p as u128) * ((ONE + c * r as u64) as u128);

@@ -18,9 +18,9 @@
 //! The crate implements:
 //!
 //! - [`Red`] / [`RedProfile`]: RED in packets or bytes, byte mode, gentle mode,
-//!   ECN, five [`Spreading`] variants (FJ93's with one draw per drop, FJ93's
+//!   ECN, six [`Spreading`] variants (FJ93's with one draw per drop, FJ93's
 //!   analysis and pseudo-code with one draw per packet, DPDK's
-//!   `p_b / (2 - count p_b)`, none). The per-flow state is 16 bytes.
+//!   `p_b / (2 - count p_b)` with one draw per packet or per drop, none). The per-flow state is 16 bytes.
 //! - [`Rio`] / [`RioProfile`]: three drop precedences (RFC 2597 section 2) with
 //!   per-color `min_th`/`max_th`/`max_p`, in RIO-C, RIO-D and WRED modes, and
 //!   RFC 2963 appendix A.1's setting as [`RioConfig::rfc2963`].
@@ -60,7 +60,9 @@
 //!   (the general formula is in [`Spreading`]). Linux's `red.h` draws one
 //!   uniform per drop and gets the same distribution; DPDK's `rte_red` uses
 //!   `p_b / (2 - count p_b)` ([`Spreading::Dpdk`]), which halves it to about
-//!   `p_b`; ns-2 increments `count` before using it
+//!   `p_b`; [`Spreading::AccumulatedDpdk`] has DPDK's law with one draw per
+//!   drop (the sum of `p_b / 2` since the drop against `U`), at the cost of
+//!   the default; ns-2 increments `count` before using it
 //!   ([`Spreading::UniformCountFirst`], `2 p_b`).
 //!
 //! # Example
@@ -284,7 +286,7 @@ impl Decision {
 /// number, or a replayed one. Every draw returns the same `u32`. A decision
 /// takes at most one draw with the per-packet spreadings, and at most one (on
 /// the first packet after a drop, or after the average was below min_th) with
-/// [`Spreading::Accumulated`].
+/// [`Spreading::Accumulated`] and [`Spreading::AccumulatedDpdk`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Supplied(pub u32);
 

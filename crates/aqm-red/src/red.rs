@@ -117,7 +117,9 @@ pub(crate) struct Common {
     /// ECN hard-drop threshold in average units (above every average when off).
     pub hard_fx: u64,
     pub spread: Spread,
-    /// Accumulated spreading and no byte mode: [`Common::decide_fast`] applies.
+    /// A budget spreading ([`Spreading::Accumulated`] or
+    /// [`Spreading::AccumulatedDpdk`]) and no byte mode: the short path of
+    /// [`Common::decide_fast`] applies.
     pub fast: bool,
     /// `u32::MAX` in bytes, 0 in packets.
     pub len_mask: u32,
@@ -170,7 +172,10 @@ impl Common {
             ecn: c.ecn,
             hard_fx,
             spread: Spread::new(c.spreading),
-            fast: matches!(c.spreading, Spreading::Accumulated) && bytes.max_len == 0,
+            fast: matches!(
+                c.spreading,
+                Spreading::Accumulated | Spreading::AccumulatedDpdk
+            ) && bytes.max_len == 0,
             len_mask: match c.unit {
                 QueueUnit::Packets => 0,
                 QueueUnit::Bytes => u32::MAX,
@@ -217,9 +222,11 @@ impl Common {
     }
 
     /// [`decide`](Self::decide) with short paths for the common cases: below
-    /// min_th, and (the default spreading, no byte mode) the average in
+    /// min_th, and (a budget spreading, no byte mode) the average in
     /// `[min_th, max_th)` with the packet not picked (a subtraction, a
-    /// multiply and a shift for p_b, one subtraction for the budget).
+    /// multiply and a shift for p_b, one subtraction for the budget). The
+    /// curve's `fast_sh` gives p_b for [`Spreading::Accumulated`] and p_b / 2
+    /// for [`Spreading::AccumulatedDpdk`] with the same instructions.
     #[inline(always)]
     pub(crate) fn decide_fast<R: RandomSource + ?Sized>(
         &self,
@@ -232,12 +239,14 @@ impl Common {
         // avg - min_fx, wrapping: below min_fx it is at least 2^32 - min_fx >= fast_range.
         let d = avg.wrapping_sub(curve.min_fx);
         if (d as u64) < curve.fast_range {
-            // seg[0] starts from 0 at min_th (seg[0].lo = min_fx): no base to add.
+            // seg[0] starts from 0 at min_th (seg[0].lo = min_fx): no base to
+            // add. `fast_sh` is seg[0]'s shift, one more for AccumulatedDpdk:
+            // `Spread::pick`'s `p >> k_shift`.
             let s = &curve.seg[0];
             // Below 2^32: `Segment::at` is at most the exact p_b, which is
             // below max_p <= 1 before max_th. Compared with the budget in 32
             // bits, as the budget is kept.
-            let p = ((d as u64 * s.slope) >> s.sh) as u32;
+            let p = ((d as u64 * s.slope) >> curve.fast_sh) as u32;
             // Spread::pick for the budget spreading, inline, with the test of
             // the budget first: p < b never holds for b = FRESH = 0.
             let mut b = *count;
@@ -266,9 +275,12 @@ impl Common {
             return self.signal(avg, pkt, Decision::DropForced);
         } else if (d as u64) < curve.early_range {
             // The per-packet spreadings in the first probabilistic region,
-            // without byte mode: Spread::pick's draw and test, inline.
+            // without byte mode: Spread::pick's draw and test, inline. Their
+            // `fast_half` is 0, so `fast_sh` is seg[0]'s shift (the value
+            // the budget path above uses: one constant fewer held across
+            // the loop).
             let s = &curve.seg[0];
-            let p = (d as u64 * s.slope) >> s.sh;
+            let p = (d as u64 * s.slope) >> curve.fast_sh;
             let r = rng.next_u32();
             if self.spread.hit(p, *count, r) {
                 *count = self.spread.after_drop;
@@ -299,11 +311,12 @@ impl Common {
         rng: &mut R,
     ) -> Decision {
         let below = avg < curve.min_fx;
-        let s = &curve.seg[0];
         // 0 below min_th. The product is used only when avg < fast_max, where
         // avg - min_fx < seg[0]'s run and slope * run < 2^64 (`fx::Segment`):
-        // exact there; above, it may wrap, and is ignored.
-        let p = (avg.saturating_sub(curve.min_fx) as u64).wrapping_mul(s.slope) >> s.sh;
+        // exact there; above, it may wrap, and is ignored. The short path's
+        // shift, as in `decide_fast`.
+        let s = &curve.seg[0];
+        let p = (avg.saturating_sub(curve.min_fx) as u64).wrapping_mul(s.slope) >> curve.fast_sh;
         let b = *count;
         if (avg as u64) < curve.fast_max && p < (b | below as u32) as u64 {
             *count = if below { 0 } else { b - p as u32 };
@@ -437,6 +450,7 @@ pub(crate) fn check_curve(
         return Err(RedError::ThresholdAboveLimit);
     }
     let mut c = Curve::new(&common.avg, min_th, max_th, max_p.to_bits(), gentle);
+    c.set_fast_half(common.spread.halves());
     if common.fast {
         c.fast_range = c.max_fx - c.min_fx as u64;
         c.fast_max = c.max_fx;
@@ -544,7 +558,8 @@ impl Red {
     /// The spreading state: for the count-based spreadings, the packets since
     /// the last drop or mark in the probabilistic region (FJ93's `count`, with
     /// 0 for its -1); for [`Spreading::Accumulated`], the remaining budget in
-    /// 2^-32 units (0: a new one is drawn at the next packet).
+    /// 2^-32 units (0: a new one is drawn at the next packet), and for
+    /// [`Spreading::AccumulatedDpdk`] the same against the sum of `p_b / 2`.
     #[must_use]
     pub const fn count(&self) -> u32 {
         self.count

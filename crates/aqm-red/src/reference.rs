@@ -148,7 +148,9 @@ pub fn p_a(p: f64, n: u64, s: crate::Spreading) -> f64 {
         // At a constant p_b the accumulated sum is (n - 1) p_b.
         Uniform | Accumulated => (1.0, (n - 1) as f64),
         UniformCountFirst => (1.0, n as f64),
-        Dpdk => (2.0, (n - 1) as f64),
+        // At a constant p_b the sum of the p_b / 2 reaches U when the sum
+        // of the p_b, (n - 1) p_b before this packet, reaches 2 U.
+        Dpdk | AccumulatedDpdk => (2.0, (n - 1) as f64),
         Geometric => (1.0, 0.0),
     };
     let den = k - c * p;

@@ -738,6 +738,7 @@ mod tests {
         };
         let spreadings = [
             Spreading::Accumulated,
+            Spreading::AccumulatedDpdk,
             Spreading::Uniform,
             Spreading::UniformCountFirst,
             Spreading::Dpdk,

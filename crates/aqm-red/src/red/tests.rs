@@ -9,8 +9,9 @@ use crate::{AdaptiveConfig, AdaptiveRed, Ecn, Supplied};
 use netcond_core::SplitMix64;
 use proptest::prelude::*;
 
-const ALL_SPREADINGS: [Spreading; 5] = [
+const ALL_SPREADINGS: [Spreading; 6] = [
     Spreading::Accumulated,
+    Spreading::AccumulatedDpdk,
     Spreading::Uniform,
     Spreading::UniformCountFirst,
     Spreading::Dpdk,
@@ -238,7 +239,7 @@ fn decisions_match_the_reference_model() {
     // fixed-point decision; the only allowed difference is where the draw is
     // within 1e-6 of p_a, from p_b's 2^-31 rounding.
     for s in ALL_SPREADINGS {
-        if s == Spreading::Accumulated {
+        if matches!(s, Spreading::Accumulated | Spreading::AccumulatedDpdk) {
             continue; // One draw per drop: see accumulated_matches_its_reference.
         }
         let mut c = cfg(10, 30, 0.5, 0.002, 50);
@@ -274,7 +275,9 @@ fn decisions_match_the_reference_model() {
             // The stored count is FJ93's count for each variant.
             let (k, c) = match s {
                 Spreading::Dpdk => (2.0, f64::from(count)),
-                Spreading::Geometric | Spreading::Accumulated => (1.0, 0.0),
+                Spreading::Geometric | Spreading::Accumulated | Spreading::AccumulatedDpdk => {
+                    (1.0, 0.0)
+                }
                 _ => (1.0, f64::from(count)),
             };
             let pa = crate::reference::p_a_from(pb, k, c);
@@ -297,13 +300,24 @@ fn decisions_match_the_reference_model() {
     }
 }
 
-/// Accumulated spreading against the plain reading: draw U in (0, 1] after a
-/// drop (and on entering the region), sum p_b over the packets since, and drop
-/// the packet that brings the sum to U or more.
+/// The budget spreadings against the plain reading: draw U in (0, 1] after a
+/// drop (and on entering the region), sum p_b (p_b / 2 for AccumulatedDpdk)
+/// over the packets since, and drop the packet that brings the sum to U or
+/// more.
 #[test]
 fn accumulated_matches_its_reference() {
+    for (s, k) in [
+        (Spreading::Accumulated, 1.0),
+        (Spreading::AccumulatedDpdk, 0.5),
+    ] {
+        accumulated_reference(s, k);
+    }
+}
+
+fn accumulated_reference(s: Spreading, k: f64) {
     let mut c = cfg(10, 30, 0.5, 0.002, 50);
     c.gentle = true;
+    c.spreading = s;
     let p = RedProfile::new(&c).unwrap();
     let mut red = Red::new();
     let mut qs = SplitMix64::new(7);
@@ -339,17 +353,21 @@ fn accumulated_matches_its_reference() {
             u = (f64::from(r) + 1.0) / 4_294_967_296.0;
             sum = 0.0;
         }
-        sum += pb;
+        sum += k * pb;
         if (sum - u).abs() < 1e-7 {
             // Within the fixed point's rounding of p_b: the streams may part here.
             break;
         }
         let drop = sum >= u;
-        assert_eq!(d == Decision::DropEarly, drop, "step {i}: sum {sum} u {u}");
+        assert_eq!(
+            d == Decision::DropEarly,
+            drop,
+            "{s:?} step {i}: sum {sum} u {u}"
+        );
         fresh = drop;
         checked += 1;
     }
-    assert!(checked > min_checked, "{checked}");
+    assert!(checked > min_checked, "{s:?}: {checked}");
 }
 
 /// The short path of the default spreading against the general path: byte
@@ -537,12 +555,12 @@ fn drop_fraction_matches_the_gap_distribution() {
             let closed = match s {
                 Spreading::Uniform | Spreading::Accumulated => 2.0 * pb / (1.0 + pb),
                 Spreading::UniformCountFirst => 2.0 * pb,
-                Spreading::Dpdk => 2.0 * pb / (2.0 + pb),
+                Spreading::Dpdk | Spreading::AccumulatedDpdk => 2.0 * pb / (2.0 + pb),
                 Spreading::Geometric => pb,
             };
             let whole = |x: f64| (x - x.round()).abs() < 1e-6;
             let applies = match s {
-                Spreading::Dpdk => whole(2.0 / pb),
+                Spreading::Dpdk | Spreading::AccumulatedDpdk => whole(2.0 / pb),
                 Spreading::Geometric => true,
                 _ => whole(1.0 / pb),
             };
@@ -550,6 +568,14 @@ fn drop_fraction_matches_the_gap_distribution() {
                 assert!(
                     (f - closed).abs() < 1e-6 * closed,
                     "{s:?} {pb}: {f} vs {closed}"
+                );
+            }
+            // DPDK's law drops about p_b (2 p_b / (2 + p_b) = p_b - p_b^2 / 2
+            // + ... when 2/p_b is whole), half the FJ93 variants' 2 p_b.
+            if matches!(s, Spreading::Dpdk | Spreading::AccumulatedDpdk) {
+                assert!(
+                    (pooled - pb).abs() <= pb * pb,
+                    "{s:?} p_b {pb}: pooled {pooled}"
                 );
             }
         }
@@ -618,6 +644,10 @@ fn gaps_between_drops_follow_the_derived_distribution() {
             // FJ93's variants really are uniform: all full bins equal.
             if matches!(s, Spreading::Uniform | Spreading::Accumulated) && q == 14 {
                 assert!(pmf.len() <= 11 && pmf[..10].iter().all(|&x| (x - pb).abs() < 1e-12));
+            }
+            // DPDK's law: uniform on 1..=2/p_b (20 packets at p_b = 0.1).
+            if matches!(s, Spreading::Dpdk | Spreading::AccumulatedDpdk) && q == 14 {
+                assert!(pmf.len() <= 21 && pmf[..20].iter().all(|&x| (x - pb / 2.0).abs() < 1e-12));
             }
         }
     }
@@ -1061,7 +1091,7 @@ fn arb_config() -> impl Strategy<Value = RedConfig> {
             any::<bool>(),
             any::<bool>(),
             prop::option::of(0u32..1000),
-            0u8..4,
+            0..ALL_SPREADINGS.len(),
             1u64..10_000_000,
             prop::option::of(1u32..10_000),
         ),
@@ -1083,7 +1113,7 @@ fn arb_config() -> impl Strategy<Value = RedConfig> {
                 c.gentle = gentle;
                 c.ecn = ecn;
                 c.ecn_drop_th = hard;
-                c.spreading = ALL_SPREADINGS[s as usize];
+                c.spreading = ALL_SPREADINGS[s];
                 c.idle_tx_ticks = idle;
                 c.byte_mode = byte_mode;
                 c
@@ -1132,12 +1162,12 @@ proptest! {
     fn aecn_invariants_hold(
         min_th in 0u32..30, span in 1u32..30, extra in 0u32..10,
         base in 0u64..=1 << 32, alpha in 0u64..(8 << 32), beta in 1u64..(8 << 32),
-        w in 1u64..=1 << 32, ops in arb_ops(400), seed in any::<u64>(), s in 0u8..5,
+        w in 1u64..=1 << 32, ops in arb_ops(400), seed in any::<u64>(), s in 0..ALL_SPREADINGS.len(),
     ) {
         let c = crate::AecnConfig {
             w_q: U32F32::from_bits(w), min_th, max_th: min_th + span,
             base_max_p: U32F32::from_bits(base), alpha: U32F32::from_bits(alpha), beta: U32F32::from_bits(beta),
-            limit: min_th + span + extra, idle_tx_ticks: 1000, spreading: ALL_SPREADINGS[s as usize],
+            limit: min_th + span + extra, idle_tx_ticks: 1000, spreading: ALL_SPREADINGS[s],
         };
         let p = crate::AecnProfile::new(&c).unwrap();
         prop_assert_eq!(invariants::check_aecn(&p, &ops, seed), Ok(()));
@@ -1202,7 +1232,7 @@ fn arb_short_config() -> impl Strategy<Value = RedConfig> {
         0u32..=14,
         any::<bool>(),
         any::<bool>(),
-        0u8..8,
+        0u8..10,
     )
         .prop_map(|(mut c, n, pow2, packets, s)| {
             if pow2 {
@@ -1212,8 +1242,9 @@ fn arb_short_config() -> impl Strategy<Value = RedConfig> {
                 c.unit = QueueUnit::Packets;
                 c.byte_mode = None;
             }
-            // The default spreading (the short decision path) most often.
-            c.spreading = ALL_SPREADINGS[s.saturating_sub(3) as usize];
+            // The budget spreadings (the short decision path) most often.
+            let i = (s as usize).saturating_sub(4);
+            c.spreading = ALL_SPREADINGS[if i == 0 { s as usize % 2 } else { i }];
             c
         })
 }
@@ -1270,13 +1301,16 @@ fn short_paths_equal_the_general_path_at_length() {
 /// against the general path. Under Miri, which interprets every instruction,
 /// one step every 2 packets: the average lags far behind the queue and the
 /// ECN run marks but does not drop, so there the test counts the packets
-/// dropped or marked.
+/// dropped or marked (more than two per run; more than one with DPDK's law,
+/// which picks about half as many).
 #[test]
 fn short_paths_equal_the_general_path_on_the_bench_stream() {
     let (per_step, least) = if cfg!(miri) { (2, 2) } else { (1024, 10_000) };
     for (ecn, s) in [
         (false, Spreading::Accumulated),
         (true, Spreading::Accumulated),
+        (false, Spreading::AccumulatedDpdk),
+        (true, Spreading::AccumulatedDpdk),
         (false, Spreading::Uniform),
     ] {
         let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
@@ -1306,7 +1340,13 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
             }
             crate::triangle_step(&mut q, &mut up);
         }
-        assert!(drops > least, "{drops}");
+        // DPDK's law picks about half as many packets as the default.
+        let least = if s == Spreading::AccumulatedDpdk {
+            least / 2
+        } else {
+            least
+        };
+        assert!(drops > least, "{s:?}: {drops}");
     }
 }
 
@@ -1315,9 +1355,15 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
 /// the average is the queue, held just below max_th and across it.
 #[test]
 fn short_path_at_max_p_one_equals_general_path() {
-    for gentle in [false, true] {
+    for (gentle, s) in [
+        (false, Spreading::Accumulated),
+        (true, Spreading::Accumulated),
+        (false, Spreading::AccumulatedDpdk),
+        (true, Spreading::AccumulatedDpdk),
+    ] {
         let mut c = cfg(32, 128, 1.0, 1.0, 256);
         c.gentle = gentle;
+        c.spreading = s;
         let p = RedProfile::new(&c).unwrap();
         assert_eq!(p.max_p(), U32F32::ONE);
         assert!(p.common.short(127));
@@ -1332,7 +1378,98 @@ fn short_path_at_max_p_one_equals_general_path() {
             assert_eq!((da, a, ra), (db, b, rb), "packet {i}, queue {q}");
             early += u32::from(da == Decision::DropEarly);
         }
-        assert!(early > 1000, "{early}");
+        assert!(early > 1000, "{s:?}: {early}");
+    }
+}
+
+/// `AccumulatedDpdk`'s short path shifts by one more than p_b's segment
+/// (`fast_sh = seg[0].sh + 1`, at most 63 as segments stop at 62), with the
+/// default's instructions; the general path halves by `Spread::k_shift`.
+/// Checked at the steepest and the flattest first segments (max_p = 1 over a
+/// short range; max_p = 2^-32 over a long one, where p_b is 0 throughout).
+#[test]
+fn dpdk_law_short_path_shift() {
+    for (min_th, max_th, max_p, limit) in [
+        (32u32, 128u32, U32F32::from_num(0.1), 256u32),
+        (1, 2, U32F32::ONE, 2),
+        (0, 1 << 20, U32F32::from_bits(1), 1 << 20),
+        (0, 1, U32F32::from_bits(1), 1),
+    ] {
+        let mut c = RedConfig::packets(min_th, max_th, max_p, U32F32::from_num(0.25), limit);
+        let acc = RedProfile::new(&c).unwrap();
+        c.spreading = Spreading::AccumulatedDpdk;
+        let p = RedProfile::new(&c).unwrap();
+        assert!(p.common.fast && p.common.spread.halves() && !acc.common.spread.halves());
+        assert_eq!(p.curve.seg, acc.curve.seg);
+        assert!(p.curve.seg[0].sh <= 62 && p.curve.seg[1].sh <= 62);
+        assert_eq!(acc.curve.fast_sh, acc.curve.seg[0].sh);
+        assert_eq!(p.curve.fast_sh, p.curve.seg[0].sh + 1);
+        // The short path's p against the general path's p_b >> 1 over the
+        // whole first region (every average when it is short, else a stride).
+        let (lo, hi) = (p.curve.min_fx, p.curve.max_fx);
+        let step = ((hi - u64::from(lo)) / 10_000).max(1);
+        let mut avg = u64::from(lo);
+        while avg < hi {
+            let a = avg as u32;
+            let s = &p.curve.seg[0];
+            let short = (u64::from(a - lo) * s.slope) >> p.curve.fast_sh;
+            assert_eq!(short, s.at(a) >> 1, "{c:?} avg {a}");
+            avg += step;
+        }
+        // And the decisions, states and draws, the average held in the region.
+        let (mut x, mut y) = (Red::new(), Red::new());
+        let (mut rx, mut ry) = (SplitMix64::new(3), SplitMix64::new(3));
+        let mut r = SplitMix64::new(4);
+        let steps = if cfg!(miri) { 200 } else { 20_000 };
+        for i in 0..steps {
+            // In 1..limit where the buffer allows (else 0: the long path).
+            let q = (min_th + r.below(max_th - min_th + 1)).clamp(1, limit.max(2) - 1);
+            let q = if limit > 1 { q } else { 0 };
+            let pkt = Packet::not_ect(1500);
+            let dx = x.on_arrival(&p, t(i * 100), q, pkt, &mut rx);
+            let dy = y.on_arrival_general(&p, t(i * 100), q, pkt, &mut ry);
+            assert_eq!((dx, x, rx), (dy, y, ry), "step {i} of {c:?}");
+        }
+    }
+}
+
+/// Byte mode with `AccumulatedDpdk` takes the general path (no short path),
+/// which halves the scaled p_b: at p_b = 0.25 the drop fraction is that of
+/// DPDK's law at `p_b len / M`, `2 p / (2 + p)` where `2 / p` is whole.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "statistics over 800,000 arrivals: arithmetic, not memory safety; runs natively"
+)]
+fn byte_mode_with_the_dpdk_law() {
+    let mut c = cfg(10, 30, 0.5, 0.01, 100);
+    c.byte_mode = Some(1500);
+    c.spreading = Spreading::AccumulatedDpdk;
+    let p = RedProfile::new(&c).unwrap();
+    assert!(!p.common.fast && p.curve.fast_range == 0 && p.curve.early_range == 0);
+    let warm = settle(&p, 20, 5000);
+    let pb = p.p_b(warm.avg(&p)).to_num::<f64>();
+    assert!((pb - 0.25).abs() < 1e-9);
+    for (len, scaled) in [(1500u32, 0.25), (750, 0.125), (9000, 0.25), (375, 0.0625)] {
+        let (mean, var) = gap_moments(scaled, Spreading::AccumulatedDpdk);
+        let want = 1.0 / mean;
+        assert!((want - 2.0 * scaled / (2.0 + scaled)).abs() < 1e-9);
+        let mut red = warm;
+        let mut rng = SplitMix64::new(u64::from(len));
+        let n = 200_000u64;
+        let drops = (0..n)
+            .filter(|&i| {
+                red.on_arrival(&p, t(i), 20, Packet::not_ect(len), &mut rng)
+                    .is_drop()
+            })
+            .count();
+        let f = drops as f64 / n as f64;
+        // Renewal-reward CLT, 5 sigma.
+        let sd = (n as f64 * var / mean.powi(3)).sqrt() / n as f64;
+        assert!(
+            (f - want).abs() <= 5.0 * sd + 2.0 / n as f64,
+            "len {len}: {f} vs {want}"
+        );
     }
 }
 
