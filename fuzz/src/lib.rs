@@ -511,11 +511,13 @@ pub mod aqm {
     /// The drop spreading.
     #[must_use]
     pub fn spreading(v: u8) -> Spreading {
-        match v % 4 {
+        match v % 6 {
             0 => Spreading::Uniform,
             1 => Spreading::UniformCountFirst,
             2 => Spreading::Dpdk,
-            _ => Spreading::Geometric,
+            3 => Spreading::Geometric,
+            4 => Spreading::Accumulated,
+            _ => Spreading::AccumulatedDpdk,
         }
     }
 
