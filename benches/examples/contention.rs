@@ -6,8 +6,10 @@
 //! (`netcond_benches::machine`: the clock, and the additions per cycle this
 //! thread got) with bursts of the bench streams: a trTCM with one flow, an
 //! srTCM over 65,536 flows (prefetched), RED's enqueue decision, RIO-C, the
-//! green shapers' enqueue + dequeue pairs (idle and with a backlog), and the
-//! division-based trTCM with one flow. Each round's figures are medians of eight bursts. At the end the
+//! green shapers' enqueue + dequeue pairs (idle and with a backlog), the
+//! division-based trTCM with one flow, and RED's decision with DPDK's drop
+//! law (`Spreading::AccumulatedDpdk`) on the same wave. Each round's figures
+//! are medians of eight bursts. At the end the
 //! rounds are grouped by the additions per cycle seen just before them, so that
 //! a shared host's two speeds show as two rows rather than as one noisy median.
 //! Pin it to one CPU (`taskset -c 0`) so that the reading and the bursts run on
@@ -51,7 +53,9 @@ struct Round {
 }
 
 /// The benches, in the order of the columns: netcond's nine, then DPDK's.
-const K: usize = 9 + DPDK_K;
+const K: usize = BASE + DPDK_K;
+/// netcond's columns.
+const BASE: usize = 10;
 #[cfg(not(feature = "dpdk"))]
 const DPDK_K: usize = 0;
 #[cfg(feature = "dpdk")]
@@ -68,17 +72,17 @@ const NAMES: [&str; K] = columns(BASE_NAMES, DPDK_NAMES);
 const TARGETS: [Option<f64>; K] = columns(BASE_TARGETS, [None; DPDK_K]);
 
 /// `a` then `b`.
-const fn columns<T: Copy>(a: [T; 9], b: [T; DPDK_K]) -> [T; K] {
+const fn columns<T: Copy>(a: [T; BASE], b: [T; DPDK_K]) -> [T; K] {
     let mut out = [a[0]; K];
     let mut i = 0;
     while i < K {
-        out[i] = if i < 9 { a[i] } else { b[i - 9] };
+        out[i] = if i < BASE { a[i] } else { b[i - BASE] };
         i += 1;
     }
     out
 }
 
-const BASE_NAMES: [&str; 9] = [
+const BASE_NAMES: [&str; BASE] = [
     "trTCM 1 flow",
     "srTCM 65,536 flows prefetched",
     "RED decision",
@@ -88,9 +92,10 @@ const BASE_NAMES: [&str; 9] = [
     "G-trRAS idle",
     "G-trRAS backlog",
     "division trTCM 1 flow",
+    "RED decision, DPDK's law",
 ];
 /// Their targets (ns per packet or pair), where they have one.
-const BASE_TARGETS: [Option<f64>; 9] = [
+const BASE_TARGETS: [Option<f64>; BASE] = [
     Some(3.5),
     Some(5.0),
     Some(2.5),
@@ -99,6 +104,7 @@ const BASE_TARGETS: [Option<f64>; 9] = [
     Some(25.0),
     Some(25.0),
     Some(25.0),
+    None,
     None,
 ];
 
@@ -153,10 +159,12 @@ fn main() {
     let mut base = division_baseline::TrTcm::start(&dv, Instant::ZERO);
     let (mut t1, mut t2, mut t3) = (0u64, 0u64, 0u64);
     let redp = red_profile(false, Spreading::Accumulated);
+    let red_dpdk_law = red_profile(false, Spreading::AccumulatedDpdk);
     let riop = rio_profile(RioMode::Coupled);
     let colors = rio_colors();
     let (mut red, mut rio) = (Red::new(), Rio::new());
     let (mut red_rng, mut rio_rng) = (SplitMix64::new(1), SplitMix64::new(1));
+    let (mut red2, mut red2_rng, mut t6) = (Red::new(), SplitMix64::new(1), 0u64);
     let (mut red_wave, mut rio_wave) = (Wave::new(), Wave::new());
     let (mut t4, mut t5) = (0u64, 0u64);
     let steps = STEP as f64;
@@ -224,6 +232,17 @@ fn main() {
                     &mut base,
                     &mut t3,
                 ) as u64
+            });
+            ns[9][i] = timed(steps, || {
+                let pkt = Packet::not_ect(1500);
+                u64::from(red_burst(
+                    black_box(&red_dpdk_law),
+                    &mut red2,
+                    &mut red2_rng,
+                    &mut t6,
+                    q,
+                    pkt,
+                ))
             });
             #[cfg(feature = "dpdk")]
             dpdk_side.round(&mut ns, i);
@@ -359,14 +378,14 @@ impl<'s> DpdkSide<'s> {
     /// Burst `i` of the round into columns 9, 10 and 11.
     fn round(&mut self, ns: &mut [[f64; PER_ROUND]; K], i: usize) {
         let [t1, t2, t3] = &mut self.t;
-        ns[9][i] = timed(PACKETS as f64, || {
+        ns[BASE][i] = timed(PACKETS as f64, || {
             dpdk::trtcm_burst_one(black_box(&self.tr), self.lens, &mut self.one, t1)
         });
-        ns[10][i] = timed(PACKETS as f64, || {
+        ns[BASE + 1][i] = timed(PACKETS as f64, || {
             dpdk::srtcm_burst_many::<true>(black_box(&self.sr), &self.burst, &mut self.many, t2)
         });
         let q = self.wave.step();
-        ns[11][i] = timed(STEP as f64, || {
+        ns[BASE + 2][i] = timed(STEP as f64, || {
             u64::from(dpdk::red_burst(
                 black_box(&self.red_cfg),
                 &mut self.red,
