@@ -1252,3 +1252,273 @@ fn mir_spacing_rejects_releases_faster_than_mir() {
     assert!(invariants::mir_spacing(&p, Some((at(5), 1500)), at(0)).is_err());
     assert_eq!(invariants::mir_spacing(&p, None, at(0)), Ok(()));
 }
+
+/// The green shaper written plainly, step by step as `GreenRas` documents it,
+/// for a packet-by-packet differential test with no tolerance: a `VecDeque`,
+/// the schedule as `Option`s and comparisons in serial time, T2 from the
+/// meter's uncached `green_at` (table-and-Newton `ticks_until`, itself tested
+/// against exact division). The transmission times come from the profile's
+/// own `gap` and `mir_gap` (tested on their own against the `u128` forms and
+/// exact division), so every release must agree to the tick and fraction.
+struct GreenModel<M> {
+    q: VecDeque<(u32, Instant)>,
+    cap: usize,
+    bytes: u64,
+    ear: crate::Ear,
+    meter: M,
+    /// Earliest start of the next head: last release point plus L/R.
+    next: Schedule,
+    /// The first tick the line is free: last release point plus L/MIR, up.
+    free: Instant,
+    t1: Schedule,
+    t2: Option<Instant>,
+    head: Schedule,
+}
+
+/// `a <= b` in serial time (equal ticks compare the fractions).
+fn sched_not_after(a: Schedule, b: Schedule) -> bool {
+    let d = b.at.ticks().wrapping_sub(a.at.ticks());
+    if d == 0 {
+        a.frac <= b.frac
+    } else {
+        d < 1 << 63
+    }
+}
+
+impl<M: crate::GreenMeter> GreenModel<M> {
+    fn new(mp: &M::Profile, now: Instant, cap: usize) -> Self {
+        GreenModel {
+            q: VecDeque::new(),
+            cap,
+            bytes: 0,
+            ear: crate::Ear::new(now),
+            meter: M::start(mp, now),
+            next: Schedule::whole(now),
+            free: now,
+            t1: Schedule::whole(now),
+            t2: None,
+            head: Schedule::whole(now),
+        }
+    }
+
+    fn next_release(&self) -> Option<Instant> {
+        self.q.front().map(|_| self.head.ceil())
+    }
+
+    /// T1 = max(arrival, next start); T2 only while T1 is in the future, and
+    /// no earlier than the line is free; the head leaves at min(T1, T2).
+    fn schedule(&mut self, mp: &M::Profile, now: Instant) {
+        let Some(&(len, arrival)) = self.q.front() else {
+            return;
+        };
+        let a = Schedule::whole(arrival);
+        let t1 = if sched_not_after(a, self.next) {
+            self.next
+        } else {
+            a
+        };
+        let t2 = if sched_not_after(t1, Schedule::whole(now)) {
+            None
+        } else {
+            self.meter.green_at(mp, now, len).map(|x| {
+                // The later of x and free in serial time (x if neither is).
+                let d = self.free.ticks().wrapping_sub(x.ticks());
+                if d != 0 && d < 1 << 63 {
+                    self.free
+                } else {
+                    x
+                }
+            })
+        };
+        self.t1 = t1;
+        self.t2 = t2;
+        self.head = match t2 {
+            Some(x) if sched_not_after(Schedule::whole(x), t1) => Schedule::whole(x),
+            _ => t1,
+        };
+    }
+
+    fn enqueue(&mut self, p: &RasProfile, mp: &M::Profile, now: Instant, len: u32) -> bool {
+        self.ear.update(p.ear(), now, len);
+        if self.q.len() == self.cap || self.bytes.saturating_add(len as u64) > p.buffer_bytes() {
+            return false;
+        }
+        self.q.push_back((len, now));
+        self.bytes += len as u64;
+        if self.q.len() == 1 {
+            self.schedule(mp, now);
+        }
+        true
+    }
+
+    fn dequeue(&mut self, p: &RasProfile, mp: &M::Profile, now: Instant) -> Option<(u32, Color)> {
+        // Due unless the release lies 1 to 2^63 - 1 ticks after now.
+        let d = self.next_release()?.ticks().wrapping_sub(now.ticks());
+        if d != 0 && d <= i64::MAX as u64 {
+            return None;
+        }
+        let (len, _) = self.q.pop_front()?;
+        self.bytes -= len as u64;
+        self.next = self.head.plus(p.gap(&self.ear, self.bytes, len));
+        self.free = self.head.plus(p.mir_gap(len)).ceil();
+        let color = self.meter.color(mp, now, len);
+        self.schedule(mp, now);
+        Some((len, color))
+    }
+}
+
+/// A random srRAS or trRAS profile with odd rates (not round numbers, so
+/// that gaps carry fractions of a tick), CIR from 1 kbit/s to 2 Gbit/s, one
+/// of three clocks, thresholds anywhere in the buffer, and a K that puts
+/// the bench streams' gaps in either EAR regime.
+fn random_ras_profile(r: &mut SplitMix64) -> RasProfile {
+    let tick = random_tick(r);
+    let cir = 1_000 + (r.next_u32() as u64 % 2_000_000) * (1 + r.below(1_000) as u64);
+    let pir = cir + cir * r.below(3) as u64 + r.below(1_000) as u64;
+    let mir = pir + pir * r.below(4) as u64 + r.below(1_000) as u64;
+    let buf = 3_000 + r.below(300_000) as u64;
+    let mut th = [0; 3].map(|_| buf * r.below(101) as u64 / 100);
+    th.sort_unstable();
+    let k = core::time::Duration::from_nanos(1_000 + r.below(200_000_000) as u64);
+    let rate = Rate::from_bits_per_sec;
+    let built = if r.below(2) == 0 {
+        let mut c = TrRasConfig::new(rate(cir), rate(pir), rate(mir), buf);
+        c.thresholds = Some(TrThresholds {
+            cir_th: th[0],
+            pir_th: th[1],
+            mir_th: th[2],
+        });
+        c.k = k;
+        c.tick = tick;
+        TrRasProfile::new(&c).map(RasProfile::from)
+    } else {
+        let mut c = SrRasConfig::new(rate(cir), rate(mir), buf);
+        c.thresholds = Some(SrThresholds {
+            cir_th: th[0],
+            mir_th: th[2],
+        });
+        c.k = k;
+        c.tick = tick;
+        SrRasProfile::new(&c).map(RasProfile::from)
+    };
+    built.unwrap_or_else(|_| tr_profile())
+}
+
+/// Runs a `GreenRas` and the plain model side by side on one stream and
+/// compares every step: drops, released packets and colors, the release
+/// instant, T1, T2 and the release point. `idle`: arrivals spaced at random
+/// around the mean transmission time (the shaper often empties); otherwise
+/// a backlog: bursts of arrivals at the last release. Dequeues are tried at
+/// the release instant, and now and then early (nothing must leave).
+fn green_matches_model<M: crate::GreenMeter>(
+    r: &mut SplitMix64,
+    p: &RasProfile,
+    mp: &M::Profile,
+    idle: bool,
+    steps: usize,
+) -> (usize, usize) {
+    const CAP: usize = 16;
+    let start = Instant::from_ticks(r.next_u32() as u64 * r.next_u32() as u64);
+    let mut g: GreenRas<u32, CAP> = GreenRas::new(start);
+    let mut meter = M::start(mp, start);
+    let mut model: GreenModel<M> = GreenModel::new(mp, start, CAP);
+    // About one 600-byte packet's time at CIR, in ticks.
+    let mean = ((600u128 << p.scale()) / p.cir_units().max(1) as u128).clamp(1, 1 << 40) as u64;
+    let mut now = start;
+    // Packets released, and of those, released at T2 (before T1).
+    let (mut released, mut at_t2) = (0, 0);
+    for i in 0..steps {
+        // Idle: one arrival in most steps, spaced at random around the mean
+        // time; backlog: zero to three arrivals at the last release.
+        let arrivals = if idle {
+            (r.below(4) != 0 || g.ras().is_empty()) as u64
+        } else if g.ras().len() < 12 {
+            r.below(4) as u64
+        } else {
+            0
+        };
+        for _ in 0..arrivals {
+            let len = match r.below(8) {
+                0 => r.below(70_000),
+                1 => [0, 1, 40][r.below(3) as usize],
+                _ => [64u32, 576, 1500][r.below(3) as usize],
+            };
+            if idle {
+                now = now.wrapping_add(r.next_u32() as u64 % (2 * mean + 1));
+            }
+            let a = g.enqueue(p, mp, &meter, now, len).is_ok();
+            let b = model.enqueue(p, mp, now, len);
+            assert_eq!(a, b, "step {i}: enqueue");
+        }
+        if r.below(6) == 0 {
+            // An early poll, one tick before the release: nothing leaves.
+            if let Some(x) = g.next_release() {
+                let early = x.wrapping_add(u64::MAX);
+                if early.ticks_since(now) > 0 {
+                    assert_eq!(g.dequeue(p, mp, &mut meter, early), None, "step {i}");
+                    assert_eq!(model.dequeue(p, mp, early), None, "step {i}");
+                }
+            }
+        }
+        if let Some(x) = g.next_release() {
+            if x.ticks_since(now) > 0 {
+                now = x;
+            }
+            at_t2 += g.head_at_t2() as usize;
+            let a = g.dequeue(p, mp, &mut meter, now);
+            let b = model.dequeue(p, mp, now);
+            assert_eq!(a, b, "step {i}: dequeue at {now:?}");
+            released += a.is_some() as usize;
+        }
+        assert_eq!(g.next_release(), model.next_release(), "step {i}");
+        if !g.ras().is_empty() {
+            assert_eq!(g.ras().head_t1(), model.t1, "step {i}: T1");
+            assert_eq!(g.ras().head_t2(), model.t2, "step {i}: T2");
+            assert_eq!(g.ras().head_schedule(), model.head, "step {i}: head");
+        }
+    }
+    (released, at_t2)
+}
+
+/// G-srRAS and G-trRAS against the plain model, packet by packet with no
+/// tolerance, idle and backlogged, on random profiles with odd rates and
+/// meters whose bursts range from below one packet to many.
+#[test]
+fn green_shapers_match_the_plain_model_packet_by_packet() {
+    let mut r = SplitMix64::new(77);
+    // Packets released, and of those at T2, by meter and idle / backlog.
+    let (mut sr, mut tr) = (0, 0);
+    let mut t2_wins = [[0; 2]; 2];
+    for case in 0..pick(400, 4) {
+        let p = random_ras_profile(&mut r);
+        let idle = case % 2 == 0;
+        let tick = TickRate::from_hz(p.tick_hz()).unwrap();
+        let cbs = 64 + r.below(30_000) as u64;
+        let cir = random_rate(&mut r);
+        if let Ok(mp) = SrTcmProfile::new(&SrTcmConfig {
+            cir,
+            cbs,
+            ebs: r.below(30_000) as u64,
+            tick,
+        }) {
+            let (n, w) = green_matches_model::<SrTcm>(&mut r, &p, &mp, idle, pick(600, 40));
+            sr += n;
+            t2_wins[0][idle as usize] += w;
+        }
+        if let Ok(mp) = TrTcmProfile::new(&TrTcmConfig {
+            cir,
+            pir: Rate::from_bits_per_sec(cir.bits_per_sec() + random_rate(&mut r).bits_per_sec()),
+            cbs,
+            pbs: 64 + r.below(30_000) as u64,
+            tick,
+        }) {
+            let (n, w) = green_matches_model::<TrTcm>(&mut r, &p, &mp, idle, pick(600, 40));
+            tr += n;
+            t2_wins[1][idle as usize] += w;
+        }
+    }
+    assert!(sr > pick(50_000, 20) && tr > pick(50_000, 20), "{sr} {tr}");
+    // T2 wins often enough, for both meters, idle and backlogged.
+    let few = pick(5_000, 0);
+    assert!(t2_wins.iter().flatten().all(|&w| w >= few), "{t2_wins:?}");
+}
