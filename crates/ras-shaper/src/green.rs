@@ -421,8 +421,12 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
         now: Instant,
         pkt: P,
     ) -> Result<(), P> {
+        let len = pkt.packet_len();
         if self.ras.push(p, now, pkt)? {
-            self.schedule(mp, meter, now);
+            // The packet is the head: it arrived now and its length is
+            // known, so the queue is not read back.
+            let (t1, ask) = self.ras.t1_for(now, now);
+            self.schedule_with(mp, meter, now, t1, len, ask);
         }
         Ok(())
     }
@@ -456,16 +460,31 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
     #[inline(always)]
     fn schedule<M: GreenMeter>(&mut self, mp: &M::Profile, meter: &M, now: Instant) {
         if let Some((t1, len, ask)) = self.ras.t1_for_head(now) {
-            // T2 is computed whether or not it is asked for and then dropped
-            // by a mask when T1 is already due: whether the head waits
-            // follows the traffic (in an idle shaper, the length of the
-            // packet before), and a branch on it mispredicts about every
-            // other packet, which costs more than the T2 it would save.
-            let t2 = meter
-                .green_at_cached(mp, now, len, &mut self.t2)
-                .map(|t2| later(t2, self.free));
-            self.ras.set_head_if(t1, t2, ask);
+            self.schedule_with(mp, meter, now, t1, len, ask);
         }
+    }
+
+    /// Sets the head's release point from its T1, its length and whether T2
+    /// is asked (T1 still in the future).
+    #[inline(always)]
+    fn schedule_with<M: GreenMeter>(
+        &mut self,
+        mp: &M::Profile,
+        meter: &M,
+        now: Instant,
+        t1: Schedule,
+        len: u32,
+        ask: bool,
+    ) {
+        // T2 is computed whether or not it is asked for and then dropped
+        // by a mask when T1 is already due: whether the head waits
+        // follows the traffic (in an idle shaper, the length of the
+        // packet before), and a branch on it mispredicts about every
+        // other packet, which costs more than the T2 it would save.
+        let t2 = meter
+            .green_at_cached(mp, now, len, &mut self.t2)
+            .map(|t2| later(t2, self.free));
+        self.ras.set_head_if(t1, t2, ask);
     }
 
     /// The underlying shaper state (queue, EAR, T1, T2).

@@ -242,7 +242,9 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     /// Removes the head if it is due, and schedules the gap after it.
     #[inline(always)]
     pub(crate) fn pop(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
-        if self.queue.is_empty() || self.release.ticks_since(now) != 0 {
+        // Not due (the release lies after `now`), or nothing queued (then
+        // `pop_front` says so; `release` is not read for an empty queue).
+        if self.release.ticks_since(now) != 0 {
             return None;
         }
         let slot = self.queue.pop_front()?;
@@ -271,21 +273,29 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     #[inline(always)]
     pub(crate) fn t1_for_head(&self, now: Instant) -> Option<(Schedule, u32, bool)> {
         let h = self.queue.front()?;
+        let (t1, ask) = self.t1_for(h.arrival, now);
+        Some((t1, h.pkt.packet_len(), ask))
+    }
+
+    /// T1 of a head that arrived at `arrival`, and whether T2 is to be asked
+    /// (T1 still in the future at `now`). [`GreenRas`](crate::GreenRas)
+    /// calls it directly for a packet that has just become the head of an
+    /// empty queue (`arrival = now`, and its length is known), rather than
+    /// reading the queue back.
+    #[inline(always)]
+    pub(crate) fn t1_for(&self, arrival: Instant, now: Instant) -> (Schedule, bool) {
         // T1 = next if `whole(arrival).not_after(next)`, else whole(arrival).
         // As the arrival is a whole tick, `not_after` is `next.at - arrival`
         // (wrapping) below 2^63: equal ticks compare `0 <= next.frac`, always
         // true. Whether a packet waits follows the traffic, so the choice is
         // a borrow mask rather than a branch.
-        let keep = borrow_mask(
-            self.next.at.ticks().wrapping_sub(h.arrival.ticks()),
-            1 << 63,
-        );
+        let keep = borrow_mask(self.next.at.ticks().wrapping_sub(arrival.ticks()), 1 << 63);
         let t1 = Schedule {
-            at: Instant::from_ticks((self.next.at.ticks() & keep) | (h.arrival.ticks() & !keep)),
+            at: Instant::from_ticks((self.next.at.ticks() & keep) | (arrival.ticks() & !keep)),
             frac: self.next.frac & keep as u32,
         };
         let ask = !t1.not_after(Schedule::whole(now));
-        Some((t1, h.pkt.packet_len(), ask))
+        (t1, ask)
     }
 
     /// [`set_head`](Self::set_head) with T2 counted as infinite unless `ask`:
