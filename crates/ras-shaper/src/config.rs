@@ -486,11 +486,24 @@ impl RasProfile {
     /// CIR and up at MIR, so the output is never below CIR nor above MIR by the
     /// rounding. Otherwise, or for rates the constants cannot represent, it is
     /// [`transmission_time`] (relative error below 1e-10).
+    ///
+    /// Below CIR_th, F is CIR, so the rate `min(MIR, max(EAR, CIR))` is CIR
+    /// when the EAR is at most CIR, MIR when it is at least MIR, and the EAR
+    /// itself in between (CIR <= MIR): that case passes the EAR straight to
+    /// [`transmission_time`], without evaluating F, the max and the cap
+    /// again (the same rate, so the same gap).
     #[inline(always)]
     pub(crate) fn gap(&self, ear: &Ear, occupancy: u64, len: u32) -> (u64, u32) {
         let e = ear.raw() >> EAR_EXTRA_BITS;
-        if occupancy < self.cir_th && e <= self.cir {
-            if let Some(g) = self.cir_gap {
+        if occupancy < self.cir_th {
+            if e <= self.cir {
+                if let Some(g) = self.cir_gap {
+                    return g.gap(len);
+                }
+            } else if e < self.mir {
+                // CIR < EAR < MIR: shaping_rate is max(EAR, CIR).min(MIR) = EAR.
+                return transmission_time(len, e, self.scale);
+            } else if let Some(g) = self.mir_gap {
                 return g.gap(len);
             }
         } else if occupancy >= self.mir_th || e >= self.mir {
@@ -625,6 +638,94 @@ mod tests {
             mir_th: 60_000,
         });
         c
+    }
+
+    /// `gap` as it chose the rate before the EAR-only case was split off:
+    /// the precomputed CIR gap below CIR_th with the EAR at most CIR, the MIR
+    /// gap from MIR_th on or with the EAR at MIR or above, otherwise the
+    /// reciprocal path at `shaping_rate`.
+    fn gap_by_rate(p: &RasProfile, ear: &Ear, occ: u64, len: u32) -> (u64, u32) {
+        let e = p.ear_rate(ear);
+        match (p.cir_gap, p.mir_gap) {
+            (Some(g), _) if occ < p.cir_th && e <= p.cir => g.gap(len),
+            (_, Some(g)) if !(occ < p.cir_th && e <= p.cir) && (occ >= p.mir_th || e >= p.mir) => {
+                g.gap(len)
+            }
+            _ => transmission_time(len, p.shaping_rate(ear, occ), p.scale),
+        }
+    }
+
+    /// `gap` equals `gap_by_rate` exactly on random profiles (with and
+    /// without the precomputed gaps), EARs on and next to CIR and MIR and
+    /// random, occupancies on and next to the thresholds, and any length.
+    #[test]
+    fn gap_matches_the_choice_by_rate() {
+        use netcond_core::{RandomSource, SplitMix64};
+        let mut r = SplitMix64::new(41);
+        let mut n = 0;
+        for _ in 0..if cfg!(miri) { 20 } else { 2_000 } {
+            let cir = 1 + (r.next_u32() as u64) * (1 + r.below(1000) as u64);
+            let pir = cir + cir * r.below(3) as u64 + r.below(1000) as u64;
+            let mir = pir + pir * r.below(3) as u64 * r.below(2) as u64 + r.below(2) as u64;
+            let buf = 1 + r.below(500_000) as u64;
+            let mut th = [0; 3].map(|_| buf * r.below(101) as u64 / 100);
+            th.sort_unstable();
+            let mut c = TrRasConfig::new(
+                Rate::from_bits_per_sec(cir),
+                Rate::from_bits_per_sec(pir),
+                Rate::from_bits_per_sec(mir),
+                buf,
+            );
+            c.thresholds = Some(TrThresholds {
+                cir_th: th[0],
+                pir_th: th[1],
+                mir_th: th[2],
+            });
+            c.tick = TickRate::from_hz(
+                [1_000_000_000u64, 2_300_000_000, 1_000_000, 3][r.below(4) as usize],
+            )
+            .unwrap();
+            let Ok(p) = TrRasProfile::new(&c) else {
+                continue;
+            };
+            let p: RasProfile = p.into();
+            for p in [p, p.without_const_gaps()] {
+                let (cu, mu) = (p.cir_units(), p.mir_units());
+                let mut es = vec![
+                    0,
+                    cu,
+                    mu,
+                    cu + 1,
+                    mu + 1,
+                    cu.saturating_sub(1),
+                    mu.saturating_sub(1),
+                ];
+                es.push(cu + r.next_u32() as u64 % (mu - cu + 1));
+                es.push(r.next_u32() as u64 * r.next_u32() as u64);
+                for e in es {
+                    let e = e.min(u64::MAX >> EAR_EXTRA_BITS);
+                    let ear = Ear::from_raw((e << EAR_EXTRA_BITS) | r.below(1 << 16) as u64);
+                    for occ in [
+                        0,
+                        th[0],
+                        th[0].saturating_sub(1),
+                        th[2],
+                        th[2].saturating_sub(1),
+                        th[1],
+                        buf,
+                    ] {
+                        let len = [0, 1, 64, 1500, r.below(1 << 20), u32::MAX][r.below(6) as usize];
+                        assert_eq!(
+                            p.gap(&ear, occ, len),
+                            gap_by_rate(&p, &ear, occ, len),
+                            "{p:?} e {e} occ {occ} len {len}"
+                        );
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > if cfg!(miri) { 100 } else { 100_000 }, "{n}");
     }
 
     #[test]

@@ -139,6 +139,16 @@ pub struct Ear {
 }
 
 impl Ear {
+    /// An estimator holding `raw` (units of `2^-(S + 16)` bytes per tick),
+    /// last updated at tick 0.
+    #[cfg(test)]
+    pub(crate) const fn from_raw(raw: u64) -> Ear {
+        Ear {
+            ear: raw,
+            last: Instant::ZERO,
+        }
+    }
+
     /// An estimator that starts at zero at `now`.
     #[must_use]
     pub const fn new(now: Instant) -> Ear {
