@@ -242,8 +242,9 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     /// Removes the head if it is due, and schedules the gap after it.
     #[inline(always)]
     pub(crate) fn pop(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
-        // Not due (the release lies after `now`), or nothing queued (then
-        // `pop_front` says so; `release` is not read for an empty queue).
+        // Not due: the release lies after `now`. With nothing queued,
+        // `release` is stale, but either way the answer is `None` (here or
+        // from `pop_front`), so emptiness is tested only by `pop_front`.
         if self.release.ticks_since(now) != 0 {
             return None;
         }
