@@ -84,12 +84,17 @@ pub fn render(plot: &Plot) -> String {
     let sy = |y: f64| MT + ph - (y - y0) / (y1 - y0) * ph;
     let sr = |y: f64| MT + ph - (y - r0) / (r1 - r0) * ph;
 
+    // The legend has three entries per row below the plot; rows past the
+    // third make the picture taller rather than fall outside it.
+    let rows = plot.series.len().div_ceil(3);
+    let full_h = H + rows.saturating_sub(3) as f64 * 15.0;
+
     let mut s = String::new();
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{full_h}" viewBox="0 0 {W} {full_h}" font-family="sans-serif" font-size="12">"#
     );
-    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    let _ = writeln!(s, r#"<rect width="{W}" height="{full_h}" fill="white"/>"#);
     let _ = writeln!(
         s,
         r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
@@ -177,6 +182,13 @@ pub fn render(plot: &Plot) -> String {
     }
     for (i, ser) in plot.series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
+        // Past the palette, the colors come again dashed, so that no two
+        // series look alike.
+        let dash = if (i / COLORS.len()) % 2 == 1 {
+            r#" stroke-dasharray="7,3""#
+        } else {
+            ""
+        };
         let mut d = String::new();
         let mut last_y: Option<f64> = None;
         for (j, &(x, y)) in ser.points.iter().enumerate() {
@@ -196,7 +208,7 @@ pub fn render(plot: &Plot) -> String {
         }
         let _ = writeln!(
             s,
-            r#"<path d="{d}" fill="none" stroke="{color}" stroke-width="1.3"/>"#
+            r#"<path d="{d}" fill="none" stroke="{color}" stroke-width="1.3"{dash}/>"#
         );
         let lx = ML + (i as f64 % 3.0) * (pw / 3.0);
         let ly = H - 30.0 + (i / 3) as f64 * 15.0 - 10.0;
@@ -207,7 +219,7 @@ pub fn render(plot: &Plot) -> String {
         };
         let _ = writeln!(
             s,
-            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"/><text x="{:.1}" y="{:.1}">{}{}</text>"#,
+            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"{dash}/><text x="{:.1}" y="{:.1}">{}{}</text>"#,
             lx + 20.0,
             lx + 26.0,
             ly + 4.0,
@@ -241,5 +253,46 @@ mod tests {
         assert!(s.trim_end().ends_with("</svg>"));
         assert!(s.contains("rate &lt;test&gt;"));
         assert_eq!(s.matches("<path").count(), 2);
+    }
+
+    /// With more series than the palette and three legend rows, every legend
+    /// entry lies inside the picture and no two series are drawn alike.
+    #[test]
+    fn many_series_fit_and_differ() {
+        let mut p = Plot::default();
+        for k in 0..16 {
+            p.line(
+                &format!("s{k}"),
+                Axis::Left,
+                vec![(0.0, k as f64), (1.0, 1.0)],
+            );
+        }
+        let s = render(&p);
+        let attr = |line: &str, name: &str| -> Option<String> {
+            let at = line.find(&format!(" {name}=\""))? + name.len() + 3;
+            Some(line[at..].split('"').next()?.to_string())
+        };
+        let height: f64 = attr(s.lines().next().unwrap(), "height")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let mut looks = Vec::new();
+        for line in s
+            .lines()
+            .filter(|l| l.starts_with("<line") && l.contains("stroke-width=\"3\""))
+        {
+            let y: f64 = attr(line, "y1").unwrap().parse().unwrap();
+            assert!(
+                y + 8.0 <= height,
+                "legend entry at {y} below {height}: {line}"
+            );
+            looks.push((attr(line, "stroke"), attr(line, "stroke-dasharray")));
+        }
+        // One legend entry (a thick line) per series.
+        assert_eq!(looks.len(), 16);
+        let mut distinct = looks.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 16, "{looks:?}");
     }
 }
