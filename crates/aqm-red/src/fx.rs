@@ -91,7 +91,7 @@ pub(crate) const fn ewma_shift(avg: u32, q_fx: u32, n: u32, round: u64) -> u32 {
 /// shifted value `q - (a + c)` is in `[-2^32, 2^32)` and the result is
 /// between `a` and `q`, so nothing overflows and the `u32` cast is exact.
 /// Tested against [`ewma`] and [`ewma_shift`] exhaustively on small values
-/// and at random (`ewma_carry_is_ewma`, `ewma_carry_is_ewma_anywhere`).
+/// and at random (`ewma_shift_is_ewma`, `ewma_shift_is_ewma_anywhere`).
 ///
 /// Cost (x86-64): `c` is one comparison and `a + c` one `sbb` of its carry,
 /// then a subtraction, the shift and an addition: five integer operations,
@@ -717,7 +717,7 @@ mod tests {
         assert_eq!(ewma(u32::MAX, 0, ONE), 0);
     }
 
-    /// `ewma_shift` against `ewma` for `w = 2^(32 - n)`: every average and
+    /// `ewma_shift` and `ewma_carry` against `ewma` for `w = 2^(32 - n)`: every average and
     /// every multiple of `2^n` below 2^12 for n <= 12 (below 2^5 for n <= 5
     /// under Miri, which interprets every instruction), the edges of the range
     /// for every n <= 31.
@@ -727,6 +727,7 @@ mod tests {
             let w = 1u64 << (32 - n);
             let got = ewma_shift(a, q, n, (1 << n) - 1);
             assert_eq!(got, ewma(a, q, w), "a {a} q {q} n {n}");
+            assert_eq!(ewma_carry(a, q, n), got, "carry: a {a} q {q} n {n}");
         };
         let bits = if cfg!(miri) { 5 } else { 12 };
         for n in 0..=bits {
@@ -777,69 +778,9 @@ mod tests {
         #[test]
         fn ewma_shift_is_ewma_anywhere(a in proptest::prelude::any::<u32>(), q in proptest::prelude::any::<u32>(), n in 0u32..=31) {
             let q = q >> n << n;
-            proptest::prop_assert_eq!(ewma_shift(a, q, n, (1 << n) - 1), ewma(a, q, 1 << (32 - n)));
-        }
-    }
-
-    /// `ewma_carry` against `ewma` (and `ewma_shift`) for `w = 2^(32 - n)`:
-    /// every average and every multiple of `2^n` below 2^12 for n <= 12
-    /// (below 2^5 for n <= 5 under Miri, which interprets every
-    /// instruction), the edges of the range for every n <= 31.
-    #[test]
-    fn ewma_carry_is_ewma() {
-        let check = |a: u32, q: u32, n: u32| {
-            let w = 1u64 << (32 - n);
-            let got = ewma_carry(a, q, n);
-            assert_eq!(got, ewma(a, q, w), "a {a} q {q} n {n}");
-            assert_eq!(got, ewma_shift(a, q, n, (1 << n) - 1), "a {a} q {q} n {n}");
-        };
-        let bits = if cfg!(miri) { 5 } else { 12 };
-        for n in 0..=bits {
-            for a in 0..1u32 << bits {
-                for k in 0..=(1u32 << (bits - n)) {
-                    check(a, k << n, n);
-                }
-            }
-        }
-        for n in 0..=31 {
-            let top = u32::MAX >> n << n;
-            for q in [
-                0,
-                1 << n,
-                2 << n,
-                top - (1 << n),
-                top,
-                1 << 31,
-                (1 << 31) - (1 << n),
-            ] {
-                for a in [
-                    0,
-                    1,
-                    2,
-                    (1 << n) - 1,
-                    1 << n,
-                    (1 << n) + 1,
-                    q.wrapping_sub(1),
-                    q,
-                    q.saturating_add(1),
-                    u32::MAX - 1,
-                    u32::MAX,
-                ] {
-                    check(a, q, n);
-                }
-            }
-        }
-    }
-
-    proptest::proptest! {
-        // 20,000 cases natively; under Miri, which interprets every
-        // instruction, the default configuration, which honours PROPTEST_CASES.
-        #![proptest_config(if cfg!(miri) { proptest::prelude::ProptestConfig::default() } else { proptest::prelude::ProptestConfig::with_cases(20_000) })]
-
-        #[test]
-        fn ewma_carry_is_ewma_anywhere(a in proptest::prelude::any::<u32>(), q in proptest::prelude::any::<u32>(), n in 0u32..=31) {
-            let q = q >> n << n;
-            proptest::prop_assert_eq!(ewma_carry(a, q, n), ewma(a, q, 1 << (32 - n)));
+            let want = ewma(a, q, 1 << (32 - n));
+            proptest::prop_assert_eq!(ewma_shift(a, q, n, (1 << n) - 1), want);
+            proptest::prop_assert_eq!(ewma_carry(a, q, n), want);
         }
     }
 
