@@ -234,7 +234,7 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
             Region::Early(p) => {
                 let hit = c.spread.pick(p, &mut self.count[k], rng);
                 if hit {
-                    self.count[k] = c.spread.after_drop;
+                    self.count[k] = c.spread.after_pick(rng);
                 }
                 hit
             }

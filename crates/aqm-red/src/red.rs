@@ -261,7 +261,8 @@ impl Common {
                     return Decision::Enqueue;
                 }
             }
-            *count = self.spread.after_drop;
+            // Spread::after_pick for a budget spreading: the next budget now.
+            *count = fresh_budget(rng);
             return self.signal(avg, pkt, Decision::DropEarly);
         } else if avg < curve.min_fx {
             // FJ93: count = -1 below min_th (and a new budget for Accumulated).
@@ -283,6 +284,7 @@ impl Common {
             let p = (d as u64 * s.slope) >> curve.fast_sh;
             let r = rng.next_u32();
             if self.spread.hit(p, *count, r) {
+                // Spread::after_pick for a per-packet spreading.
                 *count = self.spread.after_drop;
                 return self.signal(avg, pkt, Decision::DropEarly);
             }
@@ -344,7 +346,7 @@ impl Common {
             Region::Early(p) => {
                 let p = self.bytes.scale(p, pkt.len);
                 if self.spread.pick(p, count, rng) {
-                    *count = self.spread.after_drop;
+                    *count = self.spread.after_pick(rng);
                     self.signal(avg, pkt, Decision::DropEarly)
                 } else {
                     Decision::Enqueue
@@ -506,7 +508,7 @@ impl Red {
         }
         // 0 < queue_len < limit: queue_len << frac needs no clamp (and the
         // product below does not overflow).
-        self.avg = c.avg.step_shift(self.avg, queue_len * c.avg.unit_fx);
+        self.avg = c.avg.step_shift(self.avg, queue_len << c.avg.frac);
         c.decide_fast(&profile.curve, self.avg, &mut self.count, pkt, rng)
     }
 
@@ -558,7 +560,9 @@ impl Red {
     /// The spreading state: for the count-based spreadings, the packets since
     /// the last drop or mark in the probabilistic region (FJ93's `count`, with
     /// 0 for its -1); for [`Spreading::Accumulated`], the remaining budget in
-    /// 2^-32 units (0: a new one is drawn at the next packet), and for
+    /// 2^-32 units (drawn at each early drop or mark for the next gap; 0
+    /// below min_th and after a forced drop: a new one is drawn at the next
+    /// packet in the probabilistic region), and for
     /// [`Spreading::AccumulatedDpdk`] the same against the sum of `p_b / 2`.
     #[must_use]
     pub const fn count(&self) -> u32 {

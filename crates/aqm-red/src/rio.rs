@@ -283,7 +283,7 @@ impl Rio {
         // clamping (nor overflows the product).
         let (s0, s1, total) = (s0 as u32, s1 as u32, total as u32);
         let a = &c.avg;
-        let u = a.unit_fx;
+        let u = a.frac;
         // RIO-C first: the mode is the same from one packet to the next, and
         // the first test is the one that costs least.
         let avg = match profile.mode {
@@ -303,16 +303,16 @@ impl Rio {
                 // follow the color, which the branch history holds. The
                 // steps are `fx::ewma_carry` (no rounding constant: nine
                 // instructions fewer per packet than `ewma_shift`).
-                let n2 = a.step_carry(self.avg[2], total * u);
+                let n2 = a.step_carry(self.avg[2], total << u);
                 self.avg[2] = n2;
                 let (k, avg) = match color {
                     Color::Green => {
-                        self.avg[0] = a.step_carry(self.avg[0], s0 * u);
-                        self.avg[1] = a.step_carry(self.avg[1], s1 * u);
+                        self.avg[0] = a.step_carry(self.avg[0], s0 << u);
+                        self.avg[1] = a.step_carry(self.avg[1], s1 << u);
                         (0, self.avg[0])
                     }
                     Color::Yellow => {
-                        self.avg[1] = a.step_carry(self.avg[1], s1 * u);
+                        self.avg[1] = a.step_carry(self.avg[1], s1 << u);
                         (1, self.avg[1])
                     }
                     Color::Red => (2, n2),
@@ -320,7 +320,7 @@ impl Rio {
                 return c.decide_fast(&profile.curves[k], avg, &mut self.count[k], pkt, rng);
             }
             RioMode::Wred => {
-                self.avg[0] = a.step_carry(self.avg[0], total * u);
+                self.avg[0] = a.step_carry(self.avg[0], total << u);
                 // RED's short path with the color's curve, as RIO-C's: on
                 // the bench stream some fifteen instructions fewer per packet
                 // than `decide_colors`, for more mispredicted region
@@ -335,7 +335,7 @@ impl Rio {
                 );
             }
             RioMode::Decoupled => {
-                self.avg[ci] = a.step_carry(self.avg[ci], queue[ci] * u);
+                self.avg[ci] = a.step_carry(self.avg[ci], queue[ci] << u);
                 self.avg[ci]
             }
         };

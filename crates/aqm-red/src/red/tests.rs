@@ -300,10 +300,10 @@ fn decisions_match_the_reference_model() {
     }
 }
 
-/// The budget spreadings against the plain reading: draw U in (0, 1] after a
-/// drop (and on entering the region), sum p_b (p_b / 2 for AccumulatedDpdk)
-/// over the packets since, and drop the packet that brings the sum to U or
-/// more.
+/// The budget spreadings against the plain reading: draw U in (0, 1] at each
+/// early drop (and on entering the region), sum p_b (p_b / 2 for
+/// AccumulatedDpdk) over the packets since, and drop the packet that brings
+/// the sum to U or more.
 #[test]
 fn accumulated_matches_its_reference() {
     for (s, k) in [
@@ -348,10 +348,12 @@ fn accumulated_reference(s: Spreading, k: f64) {
             fresh = true;
             continue;
         }
+        let mut draw =
+            || (f64::from(model_rng.next_u32().min(u32::MAX - 1)) + 1.0) / 4_294_967_296.0;
         if fresh {
-            let r = model_rng.next_u32().min(u32::MAX - 1);
-            u = (f64::from(r) + 1.0) / 4_294_967_296.0;
+            u = draw();
             sum = 0.0;
+            fresh = false;
         }
         sum += k * pb;
         if (sum - u).abs() < 1e-7 {
@@ -364,10 +366,85 @@ fn accumulated_reference(s: Spreading, k: f64) {
             drop,
             "{s:?} step {i}: sum {sum} u {u}"
         );
-        fresh = drop;
+        if drop {
+            // The next gap's U, drawn at the drop.
+            u = draw();
+            sum = 0.0;
+        }
         checked += 1;
     }
     assert!(checked > min_checked, "{s:?}: {checked}");
+}
+
+/// Counts the values drawn from a generator.
+struct Counted<'a>(&'a mut SplitMix64, u32);
+
+impl RandomSource for Counted<'_> {
+    fn next_u32(&mut self) -> u32 {
+        self.1 += 1;
+        self.0.next_u32()
+    }
+}
+
+/// The budget spreadings draw the next gap's budget at the early drop (or
+/// mark) itself, so the state holds a budget right after one. A packet in the
+/// region draws only when it finds the state 0 (on entering the region) and
+/// when it is picked; a packet below min_th or in the forced region draws
+/// nothing and leaves the state 0. Fails on the lazy form, which draws at the
+/// packet after a drop. Byte mode (every packet at the maximum size) takes
+/// the general path; ECN marks take the pick's place.
+#[test]
+fn budget_is_drawn_at_the_drop() {
+    for (s, ecn, bytes) in [
+        (Spreading::Accumulated, false, false),
+        (Spreading::AccumulatedDpdk, false, false),
+        (Spreading::Accumulated, true, false),
+        (Spreading::Accumulated, false, true),
+        (Spreading::AccumulatedDpdk, true, true),
+    ] {
+        // w_q = 1: the average is the queue.
+        let mut c = cfg(10, 30, 0.5, 1.0, 100);
+        c.spreading = s;
+        c.ecn = ecn;
+        c.byte_mode = bytes.then_some(1500);
+        let p = RedProfile::new(&c).unwrap();
+        let (pkt, pick, forced) = if ecn {
+            // No hard threshold: the forced region marks ECT packets too.
+            (Packet::new(1500, Ecn::Ect0), Decision::Mark, Decision::Mark)
+        } else {
+            (
+                Packet::not_ect(1500),
+                Decision::DropEarly,
+                Decision::DropForced,
+            )
+        };
+        let mut g = SplitMix64::new(11);
+        let mut red = Red::new();
+        let mut picks = 0;
+        // Region, below, region, forced, region, ...: 40 visits of 30 packets.
+        for (i, q) in [25u32, 5, 25, 80].into_iter().cycle().take(40).enumerate() {
+            for k in 0..30u64 {
+                let fresh = red.count() == 0;
+                let mut r = Counted(&mut g, 0);
+                let d = red.on_arrival(&p, t(i as u64 * 30 + k), q, pkt, &mut r);
+                let draws = r.1;
+                match q {
+                    25 => {
+                        let picked = d == pick;
+                        assert!(picked || d == Decision::Enqueue, "{s:?}: {d:?}");
+                        assert_eq!(draws, u32::from(fresh) + u32::from(picked), "{s:?}");
+                        assert_ne!(red.count(), 0, "{s:?}: a budget is held");
+                        picks += u32::from(picked);
+                    }
+                    5 => assert_eq!((d, draws, red.count()), (Decision::Enqueue, 0, 0)),
+                    _ => assert_eq!((d, draws, red.count()), (forced, 0, 0)),
+                }
+            }
+        }
+        // p_b = 0.375 at 25: about 0.4 (DPDK's law) to 0.55 of the 600
+        // packets in the region are picked (less on entering it).
+        assert!(picks > 150, "{s:?}: {picks} picks");
+    }
 }
 
 /// The short path of the default spreading against the general path: byte
