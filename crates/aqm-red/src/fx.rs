@@ -129,8 +129,6 @@ pub(crate) struct AvgProfile {
     pub limit: u32,
     /// `limit << frac`.
     pub limit_fx: u32,
-    /// `1 << frac`: one queue unit in average units.
-    pub unit_fx: u32,
     /// `decay[k] = (1 - w_q)^(2^k / s) * 2^64` (saturated), where `s` is the
     /// typical transmission time in ticks.
     pub decay: [u64; 64],
@@ -156,7 +154,6 @@ impl AvgProfile {
             frac,
             limit,
             limit_fx: limit << frac,
-            unit_fx: 1 << frac,
             decay: decay_table(w, s),
         }
     }
@@ -485,9 +482,9 @@ pub enum Spreading {
     /// on `1..=1/p_b` and the drop fraction about `2 p_b`, exactly as
     /// [`Uniform`](Spreading::Uniform). Beyond computing p_b, the decision is
     /// a comparison and a subtraction (a draw at each early drop or mark, for
-    /// the next gap, and on entering the region). Linux's `red.h` also draws once per drop, but
-    /// compares `count * p_b` (the current `p_b`) with the draw; the two agree
-    /// while `p_b` is constant. The draw is `U = (min(r, 2^32 - 2) + 1) / 2^32`:
+    /// the next gap, and on entering the region). Linux's `red.h` also draws
+    /// once per drop, but compares `count * p_b` (the current `p_b`) with the
+    /// draw; the two agree while `p_b` is constant. The draw is `U = (min(r, 2^32 - 2) + 1) / 2^32`:
     /// a bias below 2^-32.
     #[default]
     Accumulated,
@@ -741,10 +738,10 @@ mod tests {
         assert_eq!(ewma(u32::MAX, 0, ONE), 0);
     }
 
-    /// `ewma_shift` and `ewma_carry` against `ewma` for `w = 2^(32 - n)`: every average and
-    /// every multiple of `2^n` below 2^12 for n <= 12 (below 2^5 for n <= 5
-    /// under Miri, which interprets every instruction), the edges of the range
-    /// for every n <= 31.
+    /// `ewma_shift` and `ewma_carry` against `ewma` for `w = 2^(32 - n)`:
+    /// every average and every multiple of `2^n` below 2^12 for n <= 12
+    /// (below 2^5 for n <= 5 under Miri, which interprets every instruction),
+    /// the edges of the range for every n <= 31.
     #[test]
     fn ewma_shift_is_ewma() {
         let check = |a: u32, q: u32, n: u32| {
@@ -829,7 +826,7 @@ mod tests {
     #[test]
     fn shift_parameters() {
         let a = AvgProfile::new(1 << 23, 256, 1000);
-        assert_eq!((a.shift, a.round, a.frac, a.unit_fx), (9, 511, 23, 1 << 23));
+        assert_eq!((a.shift, a.round, a.frac), (9, 511, 23));
         assert!(a.shifts());
         assert!(!AvgProfile::new(1 << 23, 1 << 24, 1000).shifts());
         assert!(AvgProfile::new(ONE, 1, 1000).shifts());

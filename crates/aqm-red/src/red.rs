@@ -506,8 +506,8 @@ impl Red {
         if !c.short(queue_len) {
             return self.arrive_long(profile, now, queue_len, pkt, rng);
         }
-        // 0 < queue_len < limit: queue_len << frac needs no clamp (and the
-        // product below does not overflow).
+        // 0 < queue_len < limit: queue_len << frac needs no clamp and stays
+        // below limit << frac < 2^32.
         self.avg = c.avg.step_shift(self.avg, queue_len << c.avg.frac);
         c.decide_fast(&profile.curve, self.avg, &mut self.count, pkt, rng)
     }

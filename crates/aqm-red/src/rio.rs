@@ -280,7 +280,7 @@ impl Rio {
             return self.arrive_long(profile, now, queue, color, pkt, rng);
         }
         // 0 < total < limit: every sum is below the limit, and no queue needs
-        // clamping (nor overflows the product).
+        // clamping (nor overflows its shift by `frac`).
         let (s0, s1, total) = (s0 as u32, s1 as u32, total as u32);
         let a = &c.avg;
         let u = a.frac;
