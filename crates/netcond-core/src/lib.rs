@@ -8,7 +8,8 @@
 //!   cycles, microseconds, ...). Elapsed time is computed with wrapping (serial
 //!   number) arithmetic, and a timestamp older than the last one seen counts as zero
 //!   elapsed time, so a clock that steps backwards never creates tokens.
-//! - [`Rate`]: an information rate, kept exactly in bits per second.
+//! - [`Rate`]: an information rate, kept exactly in bits per second; it and
+//!   [`ByteSize`] parse tc's units (`10mbit`, `32k`, see [`units`]).
 //! - [`BucketProfile`]: the exact token bucket the meters share. Tokens are counted
 //!   in units of `1/scale` byte where `scale` is chosen at configuration time so that
 //!   one clock tick adds a whole number of units: refilling is one multiply, testing
@@ -47,12 +48,14 @@ mod error;
 mod rate;
 mod rng;
 mod time;
+pub mod units;
 
 pub use bucket::{BucketError, BucketProfile};
 pub use color::Color;
 pub use rate::Rate;
 pub use rng::{RandomSource, SplitMix64};
 pub use time::{Instant, TickRate};
+pub use units::{ByteSize, ParseUnitError};
 
 /// Greatest common divisor (Euclid). `gcd(0, b) == b`.
 #[must_use]
