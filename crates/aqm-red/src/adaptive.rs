@@ -66,7 +66,8 @@ impl AdaptiveRed {
     /// the interval on the call's `now` instead.
     pub const MAX_CATCH_UP: u32 = MAX_CATCH_UP;
 
-    /// A queue with `cfg`'s initial max_p, adapting from `start` on.
+    /// A queue with `cfg`'s initial max_p, adapting from `start` on; its RED
+    /// state's time-keeping starts at `start` too ([`Red::new_at`]).
     pub fn new(
         cfg: &RedConfig,
         adaptive: &AdaptiveConfig,
@@ -83,7 +84,7 @@ impl AdaptiveRed {
         let hi_fx = c.min_fx + ((range as u64 * 3) / 5) as u32;
         Ok(AdaptiveRed {
             profile,
-            red: Red::new(),
+            red: Red::new_at(start),
             interval: adaptive.interval_ticks,
             last: start,
             lo_fx,

@@ -171,9 +171,18 @@ pub struct AecnQueue<D, const N: usize> {
 }
 
 impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
-    /// An empty queue for `profile`; refused when the profile's buffer limit
-    /// exceeds the capacity `N`.
+    /// An empty queue for `profile`, idle since tick 0:
+    /// [`new_at`](Self::new_at)`(profile, Instant::ZERO)`, for a clock that
+    /// starts near zero (see [`Red::new`](crate::Red::new) for why a clock
+    /// 2^63 ticks or more past zero needs `new_at`).
     pub fn new(profile: &AecnProfile) -> Result<Self, RedError> {
+        Self::new_at(profile, Instant::ZERO)
+    }
+
+    /// An empty queue for `profile` whose time-keeping starts at `now` (idle
+    /// since `now`); refused when the profile's buffer limit exceeds the
+    /// capacity `N`.
+    pub fn new_at(profile: &AecnProfile, now: Instant) -> Result<Self, RedError> {
         if profile.limit() as usize > N {
             return Err(RedError::LimitAboveCapacity);
         }
@@ -182,7 +191,7 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
             avg: 0,
             count: [0; 3],
             cursor: [0; 3],
-            q_time: Instant::ZERO,
+            q_time: now,
         })
     }
 

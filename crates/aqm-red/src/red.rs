@@ -474,13 +474,27 @@ pub struct Red {
 }
 
 impl Red {
-    /// An empty queue: average 0, count reset, idle since tick 0.
+    /// An empty queue: average 0, count reset, idle since tick 0: the same as
+    /// [`new_at`](Self::new_at)`(Instant::ZERO)`, for a clock that starts near
+    /// zero. A clock that may read 2^63 ticks or more past zero (a free-running
+    /// or wall-clock counter) must use `new_at`: serial time reads such a
+    /// timestamp as earlier than tick 0, so the idle period would never start
+    /// and the average would never decay.
     #[must_use]
     pub const fn new() -> Red {
+        Red::new_at(Instant::ZERO)
+    }
+
+    /// An empty queue whose time-keeping starts at `now` (as the meters'
+    /// constructors do): average 0, count reset, idle since `now`. Later
+    /// timestamps are serial times relative to `now` (see
+    /// [`Instant::ticks_since`]).
+    #[must_use]
+    pub const fn new_at(now: Instant) -> Red {
         Red {
             avg: 0,
             count: 0,
-            q_time: Instant::ZERO,
+            q_time: now,
         }
     }
 

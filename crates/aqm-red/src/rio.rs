@@ -240,13 +240,22 @@ pub struct Rio {
 }
 
 impl Rio {
-    /// An empty queue.
+    /// An empty queue idle since tick 0: [`new_at`](Self::new_at)`(Instant::ZERO)`,
+    /// for a clock that starts near zero (see [`Red::new`](crate::Red::new)
+    /// for why a clock 2^63 ticks or more past zero needs `new_at`).
     #[must_use]
     pub const fn new() -> Rio {
+        Rio::new_at(Instant::ZERO)
+    }
+
+    /// An empty queue whose time-keeping starts at `now`: averages 0, counts
+    /// reset, idle since `now`.
+    #[must_use]
+    pub const fn new_at(now: Instant) -> Rio {
         Rio {
             avg: [0; 3],
             count: [0; 3],
-            q_time: Instant::ZERO,
+            q_time: now,
         }
     }
 

@@ -393,3 +393,35 @@ fn marks_each_class_with_its_probability() {
         }
     }
 }
+
+/// On a clock 2^63 ticks or more past zero, a queue started there with
+/// `new_at` decays its average over an idle period as one at zero does.
+#[test]
+fn idle_decay_on_clocks_past_2_pow_63() {
+    let mut c = AecnConfig::seed002(prob(0.5));
+    c.spreading = Spreading::Geometric;
+    let p = AecnProfile::new(&c).unwrap();
+    for base in [1u64 << 63, u64::MAX - 3_000_000_000] {
+        let at = |x: u64| Instant::from_ticks(base.wrapping_add(x));
+        let mut q: AecnQueue<TestDescriptor, 64> = AecnQueue::new_at(&p, at(0)).unwrap();
+        for i in 0..20u32 {
+            q.enqueue(
+                &p,
+                at(u64::from(i)),
+                desc(FlowClass::Robust, Ecn::NotEct, i),
+                &mut Supplied(u32::MAX),
+            )
+            .unwrap();
+        }
+        assert!(q.avg(&p).to_num::<f64>() > 0.1);
+        while q.dequeue(at(1_000)).is_some() {}
+        q.enqueue(
+            &p,
+            at(2_000_001_000),
+            desc(FlowClass::Robust, Ecn::Ect0, 0),
+            &mut Supplied(0),
+        )
+        .unwrap();
+        assert!(q.avg(&p).to_num::<f64>() < 1e-6, "{base}: {}", q.avg(&p));
+    }
+}

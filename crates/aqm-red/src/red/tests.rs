@@ -1608,3 +1608,101 @@ fn forced_short_path_equals_general_path() {
         );
     }
 }
+
+/// A clock that starts 2^63 ticks or more past zero (issue found by
+/// adversarial testing): with the time-keeping started at the first instant
+/// (`new_at`, and `AdaptiveRed::new`'s `start`), 10 s idle decay the average
+/// from about 25 to nearly 0, as on a clock that starts at zero.
+#[test]
+fn averages_decay_on_clocks_past_2_pow_63() {
+    // w_q 1/4, s = 1 ms: 10 s idle is 10,000 transmissions.
+    let mut c = cfg(10, 40, 0.1, 0.25, 100);
+    c.idle_tx_ticks = 1_000_000;
+    let p = RedProfile::new(&c).unwrap();
+    for base in [0u64, 1 << 63, u64::MAX - 20_000_000_000, (1 << 63) + 12_345] {
+        let at = |x: u64| Instant::from_ticks(base.wrapping_add(x));
+        let mut red = Red::new_at(at(0));
+        for i in 0..40 {
+            red.on_arrival(
+                &p,
+                at(i * 1000),
+                25,
+                Packet::new(1500, Ecn::NotEct),
+                &mut Supplied(u32::MAX),
+            );
+        }
+        let before = units(&p, &red);
+        assert!(before > 24.0, "{base}: {before}");
+        red.on_queue_empty(at(1_000_000));
+        red.on_arrival(
+            &p,
+            at(10_001_000_000),
+            0,
+            Packet::new(1500, Ecn::NotEct),
+            &mut Supplied(u32::MAX),
+        );
+        assert!(units(&p, &red) < 0.01, "{base}: {}", units(&p, &red));
+
+        let mut rio = crate::Rio::new_at(at(0));
+        let mut rc = crate::RioConfig::rfc2963(100);
+        rc.mode = crate::RioMode::Wred;
+        rc.w_q = c.w_q;
+        rc.idle_tx_ticks = c.idle_tx_ticks;
+        rc.colors = [crate::Precedence {
+            min_th: 10,
+            max_th: 40,
+            max_p: RedConfig::prob(0.1),
+        }; 3];
+        let rp = crate::RioProfile::new(&rc).unwrap();
+        for i in 0..40 {
+            rio.on_arrival(
+                &rp,
+                at(i * 1000),
+                [25, 0, 0],
+                netcond_core::Color::Green,
+                Packet::new(1500, Ecn::NotEct),
+                &mut Supplied(u32::MAX),
+            );
+        }
+        assert!(rio.avg(&rp, netcond_core::Color::Green).to_num::<f64>() > 24.0);
+        rio.on_queue_empty(at(1_000_000));
+        rio.on_arrival(
+            &rp,
+            at(10_001_000_000),
+            [0; 3],
+            netcond_core::Color::Green,
+            Packet::new(1500, Ecn::NotEct),
+            &mut Supplied(u32::MAX),
+        );
+        assert!(
+            rio.avg(&rp, netcond_core::Color::Green).to_num::<f64>() < 0.01,
+            "{base}"
+        );
+
+        // AdaptiveRed::new used to ignore `start` for its RED state.
+        let mut a = AdaptiveRed::new(
+            &c,
+            &AdaptiveConfig {
+                interval_ticks: 1 << 40,
+            },
+            at(0),
+        )
+        .unwrap();
+        for i in 0..40 {
+            a.on_arrival(
+                at(i * 1000),
+                25,
+                Packet::new(1500, Ecn::NotEct),
+                &mut Supplied(u32::MAX),
+            );
+        }
+        a.on_queue_empty(at(1_000_000));
+        a.on_arrival(
+            at(10_001_000_000),
+            0,
+            Packet::new(1500, Ecn::NotEct),
+            &mut Supplied(u32::MAX),
+        );
+        assert!(a.red.avg(&a.profile).to_num::<f64>() < 0.01, "{base}");
+    }
+}
