@@ -1,0 +1,187 @@
+// Reads the CSV rows of netcond-red-dumbbell runs (any number of files,
+// header lines allowed anywhere), and for each ECN setting compares ns-3's
+// RedQueueDisc with NetcondRedQueueDisc over the seeds: mean and standard
+// deviation of each metric, the difference of the means, Welch's t, and the
+// tolerance. Prints a Markdown table and a closing "N passed, N failed" line;
+// exits 1 when a metric is out of tolerance or a disc has no runs.
+//
+// The tolerances, and why, are in integrations/ns3/README.md.
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+struct Metric
+{
+    const char* name;   // column name
+    const char* title;  // table label
+    double relTol;      // allowed |difference of means| relative to the ns-3 mean
+    double absTol;      // ... or this much absolute, whichever is larger
+};
+
+// See README.md, "Tolerance".
+const Metric kMetrics[] = {
+    {"early", "early drops + marks", 0.10, 20},
+    {"forced_drops", "forced drops (avg >= 2 max_th)", 0.25, 10},
+    {"overflow_drops", "buffer-overflow drops", 0.50, 30},
+    {"avg_queue_pkts", "time-average queue (packets)", 0.05, 0.3},
+    {"goodput_mbps", "aggregate goodput (Mbit/s)", 0.01, 0},
+    {"jain", "Jain fairness index", 0, 0.02},
+};
+
+struct Sample
+{
+    std::vector<double> v;
+
+    double Mean() const
+    {
+        double s = 0;
+        for (double x : v)
+        {
+            s += x;
+        }
+        return v.empty() ? 0 : s / v.size();
+    }
+
+    double Sd() const
+    {
+        if (v.size() < 2)
+        {
+            return 0;
+        }
+        double m = Mean();
+        double s = 0;
+        for (double x : v)
+        {
+            s += (x - m) * (x - m);
+        }
+        return std::sqrt(s / (v.size() - 1));
+    }
+};
+
+std::vector<std::string>
+Split(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    std::string f;
+    while (std::getline(ss, f, ','))
+    {
+        out.push_back(f);
+    }
+    return out;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    if (argc < 2)
+    {
+        std::fprintf(stderr, "usage: %s RESULTS.csv...\n", argv[0]);
+        return 2;
+    }
+    // data[ecn][disc][metric] = samples
+    std::map<int, std::map<std::string, std::map<std::string, Sample>>> data;
+    std::vector<std::string> cols;
+    for (int a = 1; a < argc; a++)
+    {
+        std::ifstream in(argv[a]);
+        if (!in)
+        {
+            std::fprintf(stderr, "cannot read %s\n", argv[a]);
+            return 2;
+        }
+        std::string line;
+        while (std::getline(in, line))
+        {
+            auto f = Split(line);
+            if (f.size() < 2)
+            {
+                continue;
+            }
+            if (f[0] == "label")
+            {
+                cols = f;
+                continue;
+            }
+            if (cols.empty() || f.size() != cols.size())
+            {
+                std::fprintf(stderr, "%s: a row without a matching header: %s\n", argv[a],
+                             line.c_str());
+                return 2;
+            }
+            std::map<std::string, double> row;
+            for (size_t i = 0; i < cols.size(); i++)
+            {
+                row[cols[i]] = std::atof(f[i].c_str());
+            }
+            std::string disc = f[1];
+            int ecn = int(row["ecn"]);
+            row["early"] = row["early_drops"] + row["early_marks"];
+            for (const Metric& m : kMetrics)
+            {
+                data[ecn][disc][m.name].v.push_back(row[m.name]);
+            }
+        }
+    }
+
+    int passed = 0;
+    int failed = 0;
+    for (auto& [ecn, byDisc] : data)
+    {
+        auto& a = byDisc["ns3"];
+        auto& b = byDisc["netcond"];
+        size_t na = a["early"].v.size();
+        size_t nb = b["early"].v.size();
+        std::printf("\n### %s, %zu seeds each\n\n", ecn ? "ECN (marks instead of early drops)"
+                                                       : "drops (no ECN)",
+                    na);
+        if (na == 0 || nb == 0 || na != nb)
+        {
+            std::printf("missing runs: ns3 %zu, netcond %zu\n", na, nb);
+            failed++;
+            continue;
+        }
+        std::printf("| metric | ns-3 RedQueueDisc | NetcondRedQueueDisc | difference | Welch t | "
+                    "tolerance | |\n|---|---|---|---|---|---|---|\n");
+        for (const Metric& m : kMetrics)
+        {
+            const Sample& x = a[m.name];
+            const Sample& y = b[m.name];
+            double d = y.Mean() - x.Mean();
+            double se = std::sqrt(x.Sd() * x.Sd() / na + y.Sd() * y.Sd() / nb);
+            double tol = std::max(m.relTol * std::fabs(x.Mean()), m.absTol);
+            bool ok = std::fabs(d) <= tol;
+            (ok ? passed : failed)++;
+            char t[32];
+            if (se > 0)
+            {
+                std::snprintf(t, sizeof t, "%.2f", d / se);
+            }
+            else
+            {
+                std::snprintf(t, sizeof t, "-");
+            }
+            std::string rel = x.Mean() != 0
+                                  ? " (" + std::to_string(int(std::lround(100 * d / x.Mean()))) +
+                                        " %)"
+                                  : "";
+            std::printf("| %s | %.4g ± %.2g | %.4g ± %.2g | %+.4g%s | %s | ± %.3g | %s |\n",
+                        m.title, x.Mean(), x.Sd(), y.Mean(), y.Sd(), d, rel.c_str(), t, tol,
+                        ok ? "ok" : "OUT");
+        }
+    }
+    std::printf("\nred-crosscheck: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds libnetcond (crates/netcond-ffi), the ns-3 programs of this directory
+# against the installed ns-3 (Debian's libns3-dev), and runs:
+#   1. netcond-ns3-tests: the queue discs packet by packet, and bad attributes;
+#   2. the RED cross-check: the dumbbell with ns-3's RedQueueDisc and with
+#      NetcondRedQueueDisc, SEEDS seeds each, without and with ECN, compared
+#      by netcond-red-compare against the tolerances of README.md;
+#   3. the PCN example (CSV and SVG in the output directory);
+#   4. the cross-check's NetcondRedQueueDisc run again built with
+#      AddressSanitizer and UBSan (ASAN=0 skips it).
+# Exits non-zero on any failure. Environment: CARGO_TARGET_DIR (default
+# <repo>/target), SEEDS (default 3), JOBS (default nproc), ASAN (default 1),
+# OUT (default $CARGO_TARGET_DIR/ns3/out).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+SEEDS=${SEEDS:-3}
+JOBS=${JOBS:-$(nproc)}
+ASAN=${ASAN:-1}
+build=$CARGO_TARGET_DIR/ns3/build
+build_asan=$CARGO_TARGET_DIR/ns3/build-asan
+OUT=${OUT:-$CARGO_TARGET_DIR/ns3/out}
+mkdir -p "$OUT"
+
+t0=$(date +%s)
+step() { echo; echo "== $* ($(( $(date +%s) - t0 )) s)"; }
+
+step "libnetcond: cargo build --release -p netcond-ffi"
+(cd "$root" && cargo build --release -p netcond-ffi)
+libdir=$CARGO_TARGET_DIR/release
+test -f "$libdir/libnetcond.a" || { echo "no $libdir/libnetcond.a" >&2; exit 1; }
+
+step "ns-3 programs (cmake, $JOBS jobs)"
+cmake -S "$here" -B "$build" -DNETCOND_LIB_DIR="$libdir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$JOBS"
+
+step "tests"
+"$build/netcond-ns3-tests"
+
+step "RED cross-check: ${SEEDS} seeds x {ns3, netcond} x {drops, ECN}, 60 s each"
+runs=$OUT/red-runs.txt
+: >"$runs"
+for ecn in 0 1; do
+  for disc in ns3 netcond; do
+    for run in $(seq 1 "$SEEDS"); do
+      echo "$disc $ecn $run" >>"$runs"
+    done
+  done
+done
+rm -f "$OUT"/red-*.csv
+# One CSV per run; a run that fails leaves no CSV and fails the step.
+export OUT
+xargs -P "$JOBS" -L 1 sh -c '
+  "$0" --disc="$1" --ecn="$2" --run="$3" --header >"$OUT/red-$1-$2-$3.csv.tmp" &&
+  mv "$OUT/red-$1-$2-$3.csv.tmp" "$OUT/red-$1-$2-$3.csv"' \
+  "$build/netcond-red-dumbbell" <"$runs" || true
+missing=0
+while read -r disc ecn run; do
+  test -f "$OUT/red-$disc-$ecn-$run.csv" || { echo "run failed: $disc ecn=$ecn run=$run" >&2; missing=1; }
+done <"$runs"
+test $missing -eq 0
+"$build/netcond-red-compare" "$OUT"/red-*.csv | tee "$OUT/red-crosscheck.md"
+
+step "PCN example"
+"$build/netcond-pcn-cle" --csv="$OUT/pcn-cle.csv" --svg="$OUT/pcn-cle.svg"
+
+if [ "$ASAN" = 1 ]; then
+  step "AddressSanitizer + UBSan build of the cross-check program"
+  cmake -S "$here" -B "$build_asan" -DNETCOND_LIB_DIR="$libdir" -DNETCOND_ASAN=ON \
+    -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  cmake --build "$build_asan" -j "$JOBS" --target netcond-red-dumbbell netcond-pcn-cle
+  step "ASan runs: NetcondRedQueueDisc dumbbell (ECN on, 60 s) and the PCN example"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  "$build_asan/netcond-red-dumbbell" --disc=netcond --ecn=1 --header &
+  p1=$!
+  "$build_asan/netcond-pcn-cle" --csv="$OUT/pcn-cle-asan.csv" --svg= &
+  p2=$!
+  wait $p1
+  wait $p2
+fi
+
+step "done"

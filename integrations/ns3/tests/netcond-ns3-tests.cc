@@ -1,0 +1,275 @@
+// Tests of the netcond queue discs inside ns-3: packets are enqueued into a
+// queue disc at scheduled simulation times (no network), and what comes out
+// is checked against what the RFCs and netcond's contract say. Bad attribute
+// values are checked in a child process: the simulation must abort with
+// NS_FATAL_ERROR carrying netcond's message. Ends with
+// "netcond-ns3-tests: N passed, N failed"; exits 1 if any failed.
+
+#include "netcond-pcn-queue-disc.h"
+#include "netcond-policer-queue-disc.h"
+#include "netcond-red-queue-disc.h"
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+int g_passed = 0;
+int g_failed = 0;
+
+void
+Check(bool ok, const std::string& what)
+{
+    (ok ? g_passed : g_failed)++;
+    std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
+    std::fflush(stdout);
+}
+
+// An IPv4 UDP packet of `len` bytes in total (20 + 8 + payload) from
+// 10.0.0.<src>, with DS field `ds` (DSCP << 2 | ECN).
+Ptr<QueueDiscItem>
+Item(uint32_t len, uint8_t ds, uint8_t src = 1)
+{
+    Ptr<Packet> p = Create<Packet>(len - 28);
+    UdpHeader udp;
+    udp.SetSourcePort(1000 + src);
+    udp.SetDestinationPort(9);
+    p->AddHeader(udp);
+    Ipv4Header h;
+    h.SetSource(Ipv4Address((10u << 24) | src));
+    h.SetDestination(Ipv4Address("10.0.1.1"));
+    h.SetProtocol(17);
+    h.SetPayloadSize(p->GetSize());
+    h.SetTos(ds);
+    return Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+}
+
+uint8_t
+DsOf(Ptr<QueueDiscItem> item)
+{
+    return DynamicCast<Ipv4QueueDiscItem>(item)->GetHeader().GetTos();
+}
+
+// Runs `body` in a child process; true if the child aborted (NS_FATAL_ERROR)
+// and its standard error contains `needle`.
+bool
+AbortsWith(const std::function<void()>& body, const std::string& needle, std::string* err)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        return false;
+    }
+    std::fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+    {
+        close(fds[0]);
+        dup2(fds[1], 2);
+        body();
+        _exit(0); // no abort: the test fails
+    }
+    close(fds[1]);
+    std::string text;
+    char buf[512];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0)
+    {
+        text.append(buf, size_t(n));
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    *err = text;
+    bool aborted = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    return aborted && text.find(needle) != std::string::npos;
+}
+
+void
+ExpectFatal(const std::string& what, const std::function<void()>& body, const std::string& needle)
+{
+    std::string err;
+    bool ok = AbortsWith(body, needle, &err);
+    std::string first = err.substr(0, err.find('\n'));
+    Check(ok, what + " -> fatal error mentioning \"" + needle + "\"" +
+                  (ok ? "" : " (got: " + first + ")"));
+}
+
+// ------------------------------------------------------------------ policer
+
+// Offers `count` packets of `len` bytes, one every `gap`, from `nSrc`
+// sources in turn, to `q`, dequeuing everything at once (no backlog).
+// Returns the dequeued items.
+std::vector<Ptr<QueueDiscItem>>
+Offer(Ptr<QueueDisc> q, uint32_t count, uint32_t len, Time gap, uint8_t ds, uint8_t nSrc = 1)
+{
+    std::vector<Ptr<QueueDiscItem>> out;
+    for (uint32_t i = 0; i < count; i++)
+    {
+        Simulator::Schedule(gap * i, [=, &out]() {
+            q->Enqueue(Item(len, ds, uint8_t(1 + i % nSrc)));
+            while (Ptr<QueueDiscItem> d = q->Dequeue())
+            {
+                out.push_back(d);
+            }
+        });
+    }
+    Simulator::Run();
+    Simulator::Destroy();
+    return out;
+}
+
+void
+TestPolicer()
+{
+    // trTCM, CIR 1 Mbit/s (125000 B/s), PIR 2 Mbit/s, CBS 3000, PBS 6000;
+    // 1000-byte packets at 3 Mbit/s (one per 8/3 ms) for 3 s (1125 packets).
+    // RFC 2698: over [0, T] green bytes <= CBS + CIR T and green + yellow <=
+    // PBS + PIR T; with the stream above both rates, each is reached to
+    // within one packet.
+    auto make = [](const std::string& action, const std::string& key) {
+        Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+        q->SetAttribute("Meter", StringValue("Trtcm"));
+        q->SetAttribute("Cir", DataRateValue(DataRate("1Mbps")));
+        q->SetAttribute("Pir", DataRateValue(DataRate("2Mbps")));
+        q->SetAttribute("Cbs", UintegerValue(3000));
+        q->SetAttribute("Pbs", UintegerValue(6000));
+        q->SetAttribute("Action", StringValue(action));
+        q->SetAttribute("Key", StringValue(key));
+        q->Initialize();
+        return q;
+    };
+    const uint32_t n = 1125;
+    const Time gap = NanoSeconds(8000000 / 3); // 2.666 ms
+    const double T = (n - 1) * gap.GetSeconds();
+    {
+        auto q = make("RemarkDropRed", "Flow");
+        auto out = Offer(q, n, 1000, gap, 0);
+        double green = q->GetColorBytes(NetcondPolicerQueueDisc::GREEN);
+        double yellow = q->GetColorBytes(NetcondPolicerQueueDisc::YELLOW);
+        double red = q->GetColorBytes(NetcondPolicerQueueDisc::RED);
+        double gMax = 3000 + 125000 * T;
+        double gyMax = 6000 + 250000 * T;
+        Check(green <= gMax && green > gMax - 1000,
+              "trTCM green bytes " + std::to_string(green) + " within one packet below CBS + CIR T = " +
+                  std::to_string(gMax));
+        Check(green + yellow <= gyMax && green + yellow > gyMax - 1000,
+              "trTCM green + yellow bytes within one packet below PBS + PIR T");
+        Check(red == n * 1000.0 - green - yellow, "every packet colored once");
+        Check(q->GetStats().GetNDroppedPackets(NetcondPolicerQueueDisc::RED_DROP) ==
+                  q->GetColorPackets(NetcondPolicerQueueDisc::RED),
+              "RemarkDropRed drops exactly the red packets");
+        bool dscpOk = !out.empty();
+        uint32_t af11 = 0;
+        uint32_t af12 = 0;
+        for (auto& it : out)
+        {
+            uint8_t dscp = DsOf(it) >> 2;
+            af11 += dscp == 10;
+            af12 += dscp == 12;
+            dscpOk = dscpOk && (dscp == 10 || dscp == 12);
+        }
+        Check(dscpOk && af11 == q->GetColorPackets(NetcondPolicerQueueDisc::GREEN) &&
+                  af12 == q->GetColorPackets(NetcondPolicerQueueDisc::YELLOW),
+              "green re-marked AF11 (10), yellow AF12 (12)");
+    }
+    {
+        // Two sources interleaved, keyed by flow: each has its own buckets,
+        // so each flow's green bytes reach CBS + CIR T on its own.
+        auto q = make("DropRed", "Flow");
+        Offer(q, 2 * n, 1000, gap / 2, 0, 2);
+        double green = q->GetColorBytes(NetcondPolicerQueueDisc::GREEN);
+        double gMax = 2 * (3000 + 125000 * T) + 1000; // each flow's window is half a gap longer
+        Check(q->GetNStates() == 2 && green <= gMax && green > gMax - 3000,
+              "keyed by flow: two states, green bytes of both flows " + std::to_string(green) +
+                  " near 2 (CBS + CIR T)");
+    }
+    {
+        // The same two sources keyed by DSCP (both DSCP 0): one state.
+        auto q = make("DropRed", "Dscp");
+        Offer(q, 2 * n, 1000, gap / 2, 0, 2);
+        double green = q->GetColorBytes(NetcondPolicerQueueDisc::GREEN);
+        double gMax = 3000 + 125000 * 2 * T;
+        Check(q->GetNStates() == 1 && green <= gMax + 1000 && green > gMax - 2000,
+              "keyed by DSCP: one state, green bytes near CBS + CIR T");
+    }
+    {
+        // Color-aware srTCM: pre-colored AF13 packets stay red whatever the
+        // tokens (RFC 2697 section 3), and Remark keeps them (as AF13).
+        Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+        q->SetAttribute("Meter", StringValue("Srtcm"));
+        q->SetAttribute("Cir", DataRateValue(DataRate("8Mbps")));
+        q->SetAttribute("ColorAware", BooleanValue(true));
+        q->SetAttribute("Action", StringValue("Remark"));
+        q->Initialize();
+        auto out = Offer(q, 10, 500, MilliSeconds(10), uint8_t(14 << 2)); // AF13
+        bool allAf13 = out.size() == 10;
+        for (auto& it : out)
+        {
+            allAf13 = allAf13 && (DsOf(it) >> 2) == 14;
+        }
+        Check(q->GetColorPackets(NetcondPolicerQueueDisc::RED) == 10 && allAf13,
+              "color-aware srTCM keeps AF13 packets red, re-marked AF13, none dropped");
+    }
+    {
+        // RFC 4115, color-blind, far below CIR: everything green.
+        Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+        q->SetAttribute("Meter", StringValue("Rfc4115"));
+        q->SetAttribute("Cir", DataRateValue(DataRate("8Mbps")));
+        q->SetAttribute("Eir", DataRateValue(DataRate("8Mbps")));
+        q->Initialize();
+        Offer(q, 100, 500, MilliSeconds(1), 0);
+        Check(q->GetColorPackets(NetcondPolicerQueueDisc::GREEN) == 100,
+              "RFC 4115 below CIR: all green");
+    }
+
+    ExpectFatal(
+        "policer with Cir 0",
+        []() {
+            Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+            q->SetAttribute("Meter", StringValue("Srtcm"));
+            q->SetAttribute("Cir", DataRateValue(DataRate(0)));
+            q->Initialize();
+        },
+        "netcond refused the configuration");
+    ExpectFatal(
+        "trTCM with Pir below Cir",
+        []() {
+            Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+            q->SetAttribute("Cir", DataRateValue(DataRate("2Mbps")));
+            q->SetAttribute("Pir", DataRateValue(DataRate("1Mbps")));
+            q->Initialize();
+        },
+        "netcond refused the configuration");
+    ExpectFatal(
+        "policer with a rate that is not whole bytes per second",
+        []() {
+            Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+            q->SetAttribute("Cir", DataRateValue(DataRate(1001)));
+            q->Initialize();
+        },
+        "not a whole number of bytes per second");
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    TestPolicer();
+    std::printf("netcond-ns3-tests: %d passed, %d failed\n", g_passed, g_failed);
+    return g_failed == 0 ? 0 : 1;
+}
