@@ -46,10 +46,10 @@ pub trait PcnMeter: Copy {
     }
 
     /// The bucket fill in the profile's token units (see each meter).
-    fn level(&self) -> i64;
+    fn level(&self) -> i128;
 
     /// The lowest and highest [`level`](Self::level) the meter can ever hold.
-    fn level_bounds(profile: &Self::Profile) -> (i64, i64);
+    fn level_bounds(profile: &Self::Profile) -> (i128, i128);
 
     /// The newest time seen.
     fn last_update(&self) -> Instant;
@@ -136,12 +136,12 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
 
     /// The excess stage's level.
     #[inline]
-    fn level(&self) -> i64 {
+    fn level(&self) -> i128 {
         self.excess.level()
     }
 
     #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
+    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
         E::level_bounds(&p.excess)
     }
 

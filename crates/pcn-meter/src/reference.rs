@@ -15,10 +15,12 @@
 //! than the last one adds no time and leaves the last one.
 //!
 //! The two buckets that may go negative (seed 000 section 4.8 and RFC 5670
-//! appendix A.2) model the fast meters' documented limits (see
-//! [`FLOOR`](crate::FLOOR)): a packet takes at most 2^62 units and the level
-//! is held at `FLOOR` = -2^62 units. Their units are exactly the fast meters'
-//! (both count `1 / (8 hz / g)` byte), so the limits mean the same amounts.
+//! appendix A.2) follow their texts with no limit: every packet takes its
+//! whole size, and the level has no floor. Their units are the fast meters'
+//! (`1 / (8 hz / g)` byte, below 2^62 units per byte), so a packet is below
+//! 2^94 units, and the checked `i128` arithmetic here cannot overflow within
+//! 2^33 packets (a differential test or fuzz input runs a few thousand); it
+//! would panic rather than hold a value.
 //!
 //! Each model's `fill_matches` checks a fast meter's fill against its own,
 //! exactly, as a comparison of fractions that cannot overflow.
@@ -53,16 +55,6 @@ fn units(rate: Rate, tick: TickRate) -> (i128, i128) {
     let r = rate.bits_per_sec() as u128;
     let g = gcd(r, hz8);
     ((hz8 / g) as i128, (r / g) as i128)
-}
-
-/// The largest amount one packet takes from a bucket that may go negative, and
-/// minus the lowest level of such a bucket (2^62 units, see `crate::FLOOR`).
-const LIMIT: i128 = 1 << 62;
-
-/// `fill - amount`, the amount held at 2^62 units and the result at -2^62
-/// units: the documented limits of the fast meters' signed buckets.
-fn debit(fill: i128, amount: i128) -> i128 {
-    (fill - amount.min(LIMIT)).max(-LIMIT)
 }
 
 /// True if `a / b == c / d` (`b`, `d` > 0), by reduced cross-multiplication:
@@ -199,8 +191,11 @@ impl RefEtMarkerSim48 {
         if mark == PcnMark::NotPcn {
             return mark;
         }
-        // tokenCountP -= pktLen, within the documented limits (`FLOOR`).
-        self.tokens = debit(self.tokens, len as i128 * byte);
+        // tokenCountP -= pktLen (no floor: Fig. 9 has none).
+        self.tokens = self
+            .tokens
+            .checked_sub(len as i128 * byte)
+            .expect("2^33 packets");
         if self.tokens <= 0 {
             self.tokens += self.c.pcn_px as i128 * byte;
             PcnMark::Etm
@@ -375,8 +370,8 @@ impl RefExcessTrafficMeter {
                 if self.fill < 0 {
                     PcnMark::Etm
                 } else {
-                    // F_etm -= packet_size, within the documented limits (`FLOOR`).
-                    self.fill = debit(self.fill, size);
+                    // F_etm -= packet_size (A.2: the whole size, however large).
+                    self.fill -= size;
                     mark
                 }
             }

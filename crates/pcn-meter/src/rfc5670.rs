@@ -7,7 +7,7 @@
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
 use crate::tsm::{by_mark, OutRows, OUT_AS, OUT_ET};
-use crate::units::{below, select, Units, MAX_UNITS};
+use crate::units::{below, select, Units, Wide, MAX_UNITS};
 use netcond_core::{Instant, Rate, TickRate};
 
 netcond_core::config_error! {
@@ -199,12 +199,12 @@ impl PcnMeter for ThresholdMeter {
         ThresholdMeter::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
-    fn level(&self) -> i64 {
-        self.fill as i64
+    fn level(&self) -> i128 {
+        self.fill as i128
     }
     #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
-        (0, p.u.cap as i64)
+    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
+        (0, p.u.cap as i128)
     }
     #[inline]
     fn last_update(&self) -> Instant {
@@ -290,10 +290,12 @@ pub struct ExcessTrafficMeterProfile {
     /// field rather than a literal: the compiler would build the 64-bit
     /// constant in a register on every packet.
     cost_max: u64,
-    /// Size independent: `inc` held at the largest room, `cap - FLOOR`.
+    /// Size independent with every length fitting: `inc` held at the
+    /// largest room, `cap + 2^62`.
     inc_room: u64,
-    /// Size independent: ticks that take the bucket from `FLOOR` to full,
-    /// `ceil((cap - FLOOR) / inc_room)` (0 for a zero rate).
+    /// Size independent with every length fitting: ticks that take the
+    /// bucket from -2^62 to full, `ceil((cap + 2^62) / inc_room)` (0 for a
+    /// zero rate).
     room_ticks: u64,
 }
 
@@ -301,7 +303,8 @@ impl ExcessTrafficMeterProfile {
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &ExcessTrafficMeterConfig) -> Result<ExcessTrafficMeterProfile, Rfc5670Error> {
         let u = Units::new(c.excess_rate, c.bs_etm, c.tick, 1).ok_or(Rfc5670Error::TooLarge)?;
-        // The room of a signed bucket is at most cap - FLOOR < 2^63.
+        // With every length fitting, the room of the signed bucket is at
+        // most cap + 2^62 < 2^63.
         let room = u.cap + MAX_UNITS;
         let inc_room = u.inc.min(room);
         let (lim, tie) = match c.mode {
@@ -359,7 +362,7 @@ impl ExcessTrafficMeterProfile {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ExcessTrafficMeter {
-    fill: i64,
+    fill: Wide,
     last: Instant,
 }
 
@@ -368,15 +371,16 @@ impl ExcessTrafficMeter {
     #[must_use]
     pub const fn new(p: &ExcessTrafficMeterProfile, now: Instant) -> ExcessTrafficMeter {
         ExcessTrafficMeter {
-            fill: p.u.cap as i64,
+            fill: Wide::new(p.u.cap as i128),
             last: now,
         }
     }
 
-    /// F_etm in units (negative only in size-independent mode).
+    /// F_etm in units (negative only in size-independent mode, and then at
+    /// least minus one packet's cost, above -2^94).
     #[must_use]
-    pub const fn fill_units(&self) -> i64 {
-        self.fill
+    pub const fn fill_units(&self) -> i128 {
+        self.fill.get()
     }
 
     /// Meters one packet; returns its new state.
@@ -406,38 +410,56 @@ impl ExcessTrafficMeter {
     ) -> PcnMark {
         self.last = last;
         let e = usize::from(mark.ecn());
-        let len = u64::from(len).min(p.len_lim);
+        let held = u64::from(len).min(p.len_lim);
         let marked = match p.mode {
-            ExcessMode::SizeIndependent => {
-                // FLOOR <= fill <= cap, so the room cap - fill is below 2^63.
+            ExcessMode::SizeIndependent if p.u.lens_fit => {
+                // Every length fits (`u32::MAX * scale <= 2^62`, nearly every
+                // profile): the level stays in [-2^62, cap], an i64.
+                let fill = self.fill.get() as i64;
+                // -2^62 <= fill <= cap, so the room cap - fill is below 2^63.
                 // The gain, dt held at room_ticks times inc_room, is exact
                 // below the largest room and at least it beyond (as
-                // Units::gain_to_cap, for a room of cap - FLOOR), below 2^64.
-                let room = (p.u.cap as i64 - self.fill) as u64;
+                // Units::gain_to_cap, for a room of cap + 2^62), below 2^64.
+                let room = (p.u.cap as i64 - fill) as u64;
                 let gain = dt.min(p.room_ticks) * p.inc_room;
                 // gain < room: fill + gain < cap, no overflow.
                 let fill = if gain >= room {
                     p.u.cap as i64
                 } else {
-                    self.fill + gain as i64
+                    fill + gain as i64
                 };
-                // The cost, min(len * scale, 2^62): exact, and 0 for a packet
-                // that is not metered. len * scale < 2^62 + scale < 2^63.
-                let cost = (len * p.scale_by_mark[e]).min(p.cost_max) as i64;
-                // F < 0: marked, nothing taken. Else F - cost: at least
-                // -2^62 = FLOOR, so the documented floor is never needed here.
+                // The cost, len * scale <= 2^62: exact (the hold at len_lim
+                // and cost_max never apply here), and 0 for a packet that is
+                // not metered.
+                let cost = (held * p.scale_by_mark[e]).min(p.cost_max) as i64;
+                // F < 0: marked, nothing taken. Else F - cost >= -2^62.
                 let marked = (fill as u64 >> 63) as usize;
                 // (The zero read from the profile: see `Units::empty`.)
-                self.fill = fill - select(fill < 0, p.u.empty as i64, cost);
+                self.fill = Wide::new((fill - select(fill < 0, p.u.empty as i64, cost)) as i128);
+                marked
+            }
+            ExcessMode::SizeIndependent => {
+                // A packet may cost more than 2^62 units (up to 2^94): the
+                // level in i128, exactly. It never goes below minus one
+                // packet's cost, as only a level that is not negative is
+                // charged.
+                let fill = p.u.refill_wide(self.fill.get(), dt);
+                let cost = u128::from(len) * u128::from(p.scale_by_mark[e]);
+                let marked = usize::from(fill < 0);
+                if fill >= 0 {
+                    self.fill = Wide::new(fill - cost as i128);
+                } else {
+                    self.fill = Wide::new(fill);
+                }
                 marked
             }
             ExcessMode::Classic(_) => {
                 // The classic bucket never goes below zero: 0 <= fill <= cap.
-                let fill = p.u.cap_at(self.fill as u64 + p.u.gain_to_cap(dt));
+                let fill = p.u.cap_at(self.fill.get() as u64 + p.u.gain_to_cap(dt));
                 // Exact up to BS_etm bytes, above the fill beyond; 0 if not
                 // metered. Section 2.4: F <= size, i.e. F < size + 1.
-                let cost = len * p.scale_by_mark[e];
-                self.fill = p.u.sat_sub(fill, cost) as i64;
+                let cost = held * p.scale_by_mark[e];
+                self.fill = Wide::new(p.u.sat_sub(fill, cost) as i128);
                 below(fill, cost + p.tie)
             }
         };
@@ -475,14 +497,18 @@ impl PcnMeter for ExcessTrafficMeter {
         ExcessTrafficMeter::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
-    fn level(&self) -> i64 {
-        self.fill
+    fn level(&self) -> i128 {
+        self.fill.get()
     }
     #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
+    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
         match p.mode {
-            ExcessMode::SizeIndependent => (crate::FLOOR, p.u.cap as i64),
-            ExcessMode::Classic(_) => (0, p.u.cap as i64),
+            // At least minus the largest packet's cost (see `FLOOR`).
+            ExcessMode::SizeIndependent => (
+                -(i128::from(u32::MAX) * i128::from(p.u.scale)),
+                p.u.cap as i128,
+            ),
+            ExcessMode::Classic(_) => (0, p.u.cap as i128),
         }
     }
     #[inline]

@@ -69,7 +69,7 @@ fn pick_step(r: &mut SplitMix64, rate: Rate, tick: TickRate, len: u32) -> (u64, 
 /// A reference model as the differential harness sees it.
 trait Model {
     fn step(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark;
-    fn same(&self, level: i64, per_byte: u64) -> bool;
+    fn same(&self, level: i128, per_byte: u64) -> bool;
 }
 
 macro_rules! model {
@@ -78,8 +78,8 @@ macro_rules! model {
             fn step(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
                 self.mark(now, len, mark)
             }
-            fn same(&self, level: i64, per_byte: u64) -> bool {
-                self.fill_matches(level as i128, per_byte)
+            fn same(&self, level: i128, per_byte: u64) -> bool {
+                self.fill_matches(level, per_byte)
             }
         }
     };
@@ -576,7 +576,7 @@ fn sim48_marks_once_per_px_of_excess() {
             (50_000 - arrived as i128 + marks as i128 * px as i128) * scale * hz8
                 + 40_000_000 * t as i128 * scale
         );
-        assert!(m.tokens_units() > -(i64::from(G711) * p.units_per_byte() as i64));
+        assert!(m.tokens_units() > -(i128::from(G711) * i128::from(p.units_per_byte())));
     }
 }
 
@@ -692,7 +692,7 @@ fn rfc5670_tie_rules() {
     // Already-ETM packets are not metered.
     let mut m = ExcessTrafficMeter::new(&p, ns(0));
     m.mark(&p, ns(0), 5000, PcnMark::Etm);
-    assert_eq!(m.fill_units(), p.capacity_units() as i64);
+    assert_eq!(m.fill_units(), p.capacity_units() as i128);
 }
 
 #[test]
@@ -828,10 +828,10 @@ impl PcnMeter for Plain {
     fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         self.0.mark(p, now, len, mark)
     }
-    fn level(&self) -> i64 {
+    fn level(&self) -> i128 {
         self.0.level()
     }
-    fn level_bounds(p: &AsMarkerProfile) -> (i64, i64) {
+    fn level_bounds(p: &AsMarkerProfile) -> (i128, i128) {
         AsMarker::level_bounds(p)
     }
     fn last_update(&self) -> Instant {
@@ -897,13 +897,14 @@ fn node_marker_shares_the_elapsed_time_only_when_it_may() {
 
 #[test]
 fn per_link_state_is_small() {
-    assert!(core::mem::size_of::<EtMarker>() <= 32);
-    assert!(core::mem::size_of::<EtMarkerSim48>() <= 32);
-    assert!(core::mem::size_of::<AsMarker>() <= 32);
-    assert!(core::mem::size_of::<ThresholdMeter>() <= 32);
-    assert!(core::mem::size_of::<ExcessTrafficMeter>() <= 32);
+    assert!(core::mem::size_of::<EtMarker>() <= 16);
+    // The two signed levels are 128-bit (exact for every u32 length).
+    assert_eq!(core::mem::size_of::<EtMarkerSim48>(), 24);
+    assert!(core::mem::size_of::<AsMarker>() <= 16);
+    assert!(core::mem::size_of::<ThresholdMeter>() <= 16);
+    assert_eq!(core::mem::size_of::<ExcessTrafficMeter>(), 24);
     assert!(core::mem::size_of::<Node3sm>() <= 32);
-    assert!(core::mem::size_of::<NodeRfc5670>() <= 32);
+    assert!(core::mem::size_of::<NodeRfc5670>() <= 40);
     assert!(core::mem::size_of::<StopBlockingTimer>() <= 32);
 }
 
@@ -1098,7 +1099,7 @@ fn replay<M: PcnMeter, R: Model>(
     start: u64,
     packets: &[(u64, u32, PcnMark)],
     make: impl FnOnce(Instant) -> R,
-) -> i64 {
+) -> i128 {
     let mut m = M::start(profile, ns(start));
     let mut model = make(ns(start));
     assert!(model.same(m.level(), per_byte), "start level");
@@ -1318,10 +1319,11 @@ fn references_total_on_edge_configurations() {
 
 /// Regression (fuzz, finding 3): excess rate 251 bit/s, BS_etm 0, ns clock,
 /// one NM packet of `u32::MAX` bytes 2^62 ticks after the start. Its debt
-/// (about 3.4e19 units) passes 2^62 units: the fast meter holds the level at
-/// `FLOOR` and so does the reference, which models that documented limit.
+/// (about 3.4e19 units) passes 2^62 units: the level goes to exactly minus
+/// the packet's cost (it used to be held at -2^62), as in the reference,
+/// which follows appendix A.2 with no limit.
 #[test]
-fn excess_meter_debt_held_at_floor() {
+fn excess_meter_debt_is_exact() {
     let c = ExcessTrafficMeterConfig {
         excess_rate: Rate::from_bits_per_sec(251),
         bs_etm: 0,
@@ -1336,8 +1338,8 @@ fn excess_meter_debt_held_at_floor() {
     let level = replay::<ExcessTrafficMeter, _>(&p, per_byte, 0, &one, |t| {
         RefExcessTrafficMeter::new(c, t)
     });
-    assert_eq!(level, FLOOR);
-    // Then: marked while negative, and the refill from the floor agrees too.
+    assert_eq!(level, -(i128::from(u32::MAX) * i128::from(per_byte)));
+    // Then: marked while negative, and the refill from the debt agrees too.
     let packets = [
         one[0],
         (t + 1, 1500, PcnMark::Nm),
@@ -1367,18 +1369,18 @@ fn excess_meter_debt_held_at_floor() {
         let fast = node.mark(&np, ns(t), len, mark);
         let slow = rt.mark(ns(t), len, re.mark(ns(t), len, mark));
         assert_eq!(fast, slow, "node at {t}");
-        assert!(re.fill_matches(i128::from(node.excess.level()), per_byte));
+        assert!(re.fill_matches(node.excess.level(), per_byte));
         assert!(rt.fill_matches(
-            i128::from(node.threshold.level()),
+            node.threshold.level(),
             np.threshold.units_per_byte()
         ));
     }
 }
 
-/// The ET-marker of seed 000 section 4.8 with one packet of more than 2^62
-/// units: fast and reference both hold the level at `FLOOR`.
+/// The ET-marker of seed 000 section 4.8 with packets of more than 2^62
+/// units: fast and reference both charge them exactly (no floor).
 #[test]
-fn et_marker_sim48_debt_held_at_floor() {
+fn et_marker_sim48_debt_is_exact() {
     let c = EtMarkerSim48Config {
         pcn_pt: Rate::from_bits_per_sec(251),
         pcn_tb: 0,
@@ -1393,7 +1395,11 @@ fn et_marker_sim48_debt_held_at_floor() {
     ];
     let mut m = EtMarkerSim48::start(&p, ns(0));
     m.mark(&p, ns(1), u32::MAX, PcnMark::Nm);
-    assert_eq!(m.level(), FLOOR);
+    assert_eq!(
+        m.level(),
+        -(i128::from(u32::MAX) * i128::from(p.units_per_byte()))
+    );
+    assert!(m.level() < -(1 << 62));
     replay::<EtMarkerSim48, _>(&p, p.units_per_byte(), 0, &packets, |t| {
         RefEtMarkerSim48::new(c, t)
     });
@@ -1561,4 +1567,71 @@ fn as_marker_seed000_huge_units_marks_an_empty_bucket() {
     replay::<AsMarker, _>(&p, p.units_per_byte(), 0, &packets, |t| {
         RefAsMarker::new(c, t)
     });
+}
+
+/// RFC 5670 appendix A.2 on a ns clock with an odd bit rate (1,000,000,001
+/// bit/s: 8e9 units per byte, so a packet above 576,460,752 bytes costs more
+/// than 2^62 units): a 4,294,967,295-byte packet is charged all its bytes
+/// (it used to be charged 576,460,752), so the meter stays negative, and
+/// marks, until that many bytes' worth of time has passed.
+#[test]
+fn excess_meter_charges_jumbo_packets_in_full() {
+    let c = ExcessTrafficMeterConfig {
+        excess_rate: Rate::from_bits_per_sec(1_000_000_001),
+        bs_etm: 1500,
+        mode: ExcessMode::SizeIndependent,
+        tick: TickRate::NANOS,
+    };
+    let p = ExcessTrafficMeterProfile::new(&c).unwrap();
+    let per_byte = p.units_per_byte();
+    assert_eq!(per_byte, 8_000_000_000);
+    let mut m = ExcessTrafficMeter::new(&p, ns(0));
+    assert_eq!(m.mark(&p, ns(0), u32::MAX, PcnMark::Nm), PcnMark::Nm);
+    let debt = i128::from(u32::MAX) * i128::from(per_byte) - i128::from(p.capacity_units());
+    assert_eq!(m.level(), -debt);
+    // The debt is repaid at 1,000,000,001 units per ns: marked before, not after.
+    let repaid = u64::try_from(debt / 1_000_000_001 + 1).unwrap();
+    assert_eq!(m.mark(&p, ns(repaid - 1), 0, PcnMark::Nm), PcnMark::Etm);
+    assert_eq!(m.mark(&p, ns(repaid), 0, PcnMark::Nm), PcnMark::Nm);
+    let packets = [
+        (0, u32::MAX, PcnMark::Nm),
+        (1, 1500, PcnMark::Nm),
+        (repaid - 1, 1500, PcnMark::Thm),
+        (repaid, 1500, PcnMark::Nm),
+        (repaid, u32::MAX, PcnMark::Nm),
+        (repaid + 1, u32::MAX, PcnMark::Nm),
+    ];
+    replay::<ExcessTrafficMeter, _>(&p, per_byte, 0, &packets, |t| {
+        RefExcessTrafficMeter::new(c, t)
+    });
+}
+
+/// Seed 000 Fig. 9 at 12,499,999,999 B/s on a ns clock with packets of about
+/// 1.2 GB: the exact count goes to about -5.2e9 bytes, below the -2^62 units
+/// (-4.6e9 bytes) the count used to be held at; every mark now agrees with
+/// the reference, which has no floor.
+#[test]
+fn et_marker_sim48_has_no_floor_on_fig9_stream() {
+    let c = EtMarkerSim48Config {
+        pcn_pt: Rate::from_bytes_per_sec(12_499_999_999),
+        pcn_tb: 60_000,
+        pcn_px: 1_000_000,
+        tick: TickRate::NANOS,
+    };
+    let p = EtMarkerSim48Profile::new(&c).unwrap();
+    let mut m = EtMarkerSim48::start(&p, ns(0));
+    let mut r = RefEtMarkerSim48::new(c, ns(0));
+    let mut rng = netcond_core::SplitMix64::new(7);
+    let mut t = 0u64;
+    let mut lowest = i128::MAX;
+    for i in 0..20_000 {
+        t += 1 + rng.below(100_000_000) as u64;
+        let len = 1_100_000_000 + rng.below(200_000_000);
+        let (a, b) = (m.mark(&p, ns(t), len, PcnMark::Nm), r.mark(ns(t), len, PcnMark::Nm));
+        assert_eq!(a, b, "packet {i}");
+        assert!(r.fill_matches(m.level(), p.units_per_byte()), "packet {i}");
+        lowest = lowest.min(m.level());
+    }
+    let floor_bytes = -(1i128 << 62) / i128::from(p.units_per_byte());
+    assert!(lowest / i128::from(p.units_per_byte()) < floor_bytes, "{lowest}");
 }

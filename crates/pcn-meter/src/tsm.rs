@@ -4,7 +4,7 @@
 
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
-use crate::units::{below, cold_path, select, sub_floor, Units, MAX_UNITS};
+use crate::units::{below, cold_path, select, Units, Wide, MAX_UNITS};
 use netcond_core::{gcd, Instant, Rate, TickRate};
 
 // ---------------------------------------------------------------------------
@@ -482,12 +482,12 @@ impl PcnMeter for EtMarker {
         EtMarker::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
-    fn level(&self) -> i64 {
-        self.fill as i64
+    fn level(&self) -> i128 {
+        self.fill as i128
     }
     #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
-        (0, p.u.cap as i64)
+    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
+        (0, p.u.cap as i128)
     }
     #[inline]
     fn last_update(&self) -> Instant {
@@ -571,14 +571,16 @@ impl EtMarkerSim48Profile {
 ///
 /// As in the figure every PCN packet is metered, already-ET ones included
 /// (the seed's single-node runs had none). After `+ pcn_px` the fill may
-/// exceed `pcn_tb` until the next refill caps it, as in the figure. The fill is
-/// held at [`FLOOR`](crate::FLOOR) should `pcn_px` be smaller than the packets
-/// under a long overload.
+/// exceed `pcn_tb` until the next refill caps it, as in the figure. The token
+/// count is an `i128` charged each packet's exact cost, as the figure's
+/// unbounded count: exact for any sequence of fewer than 2^33 packets (and
+/// any longer one that does not take it below -2^127 units; see
+/// [`FLOOR`](crate::FLOOR)), where it would be held.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EtMarkerSim48 {
-    tokens: i64,
+    tokens: Wide,
     last: Instant,
 }
 
@@ -587,15 +589,15 @@ impl EtMarkerSim48 {
     #[must_use]
     pub const fn new(p: &EtMarkerSim48Profile, now: Instant) -> EtMarkerSim48 {
         EtMarkerSim48 {
-            tokens: p.u.cap as i64,
+            tokens: Wide::new(p.u.cap as i128),
             last: now,
         }
     }
 
     /// The token count in units (may be negative).
     #[must_use]
-    pub const fn tokens_units(&self) -> i64 {
-        self.tokens
+    pub const fn tokens_units(&self) -> i128 {
+        self.tokens.get()
     }
 
     /// Meters one packet; returns its new state.
@@ -624,18 +626,20 @@ impl EtMarkerSim48 {
         mark: PcnMark,
     ) -> PcnMark {
         self.last = last;
-        let t = p.u.refill_signed(self.tokens, dt);
+        let t = p.u.refill_wide(self.tokens.get(), dt);
         if !mark.is_pcn() {
-            self.tokens = t;
+            self.tokens = Wide::new(t);
             return mark;
         }
-        let t = sub_floor(t, p.u.cost(len));
+        // The exact cost (below 2^94); held at FLOOR only after more than
+        // 2^33 packets with no tokens added (see `FLOOR`).
+        let t = t.saturating_sub(p.u.cost_wide(len) as i128);
         if t <= 0 {
-            // t <= 0 and px <= 2^62: no overflow.
-            self.tokens = t + p.px as i64;
+            // t <= 0 and px < 2^62: no overflow.
+            self.tokens = Wide::new(t + p.px as i128);
             PcnMark::Etm
         } else {
-            self.tokens = t;
+            self.tokens = Wide::new(t);
             mark
         }
     }
@@ -664,12 +668,12 @@ impl PcnMeter for EtMarkerSim48 {
         EtMarkerSim48::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
-    fn level(&self) -> i64 {
-        self.tokens
+    fn level(&self) -> i128 {
+        self.tokens.get()
     }
     #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
-        (crate::FLOOR, p.u.cap.max(p.px) as i64)
+    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
+        (crate::FLOOR, p.u.cap.max(p.px) as i128)
     }
     #[inline]
     fn last_update(&self) -> Instant {
@@ -931,12 +935,12 @@ impl PcnMeter for AsMarker {
         AsMarker::mark_elapsed(self, p, last, dt, len, mark)
     }
     #[inline]
-    fn level(&self) -> i64 {
-        self.fill as i64
+    fn level(&self) -> i128 {
+        self.fill as i128
     }
     #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i64, i64) {
-        (0, p.u.cap as i64)
+    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
+        (0, p.u.cap as i128)
     }
     #[inline]
     fn last_update(&self) -> Instant {

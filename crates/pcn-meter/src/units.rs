@@ -9,21 +9,56 @@
 //! units per byte, so that the reduction is exact too.
 //!
 //! Capacities stay below 2^62 units, so a full bucket plus one more addition of
-//! at most 2^62 units never overflows a `u64`, and a signed fill bounded below by
-//! [`FLOOR`] never overflows an `i64`.
+//! at most 2^62 units never overflows a `u64`. The two buckets that may go
+//! negative keep an `i128` level ([`Wide`]), charged each packet's exact cost
+//! (see [`FLOOR`]).
 
 use netcond_core::{BucketProfile, Instant, Rate, TickRate};
 
 /// 2^62: the largest capacity (exclusive) and the cap of any per-packet amount.
 pub(crate) const MAX_UNITS: u64 = 1 << 62;
 
-/// The lowest value a signed fill may take: -2^62 units. Only a bucket driven
-/// down by an unbounded run of marks (seed 000 section 4.8 with `px` smaller than
-/// the packets) or by packets of about 2^62 units can reach it; a fill that
-/// would go lower is held there. A packet's cost is itself held at 2^62 units
-/// first, so one packet takes at most 2^62 units from a non-negative fill. The
-/// reference models ([`reference`](mod@crate::reference)) model both limits.
-pub const FLOOR: i64 = -(1 << 62);
+/// The lowest value the two signed levels ([`EtMarkerSim48`](crate::EtMarkerSim48)
+/// and the size-independent [`ExcessTrafficMeter`](crate::ExcessTrafficMeter))
+/// may take: `i128::MIN` units, held there (saturating).
+///
+/// Every packet is charged its exact cost, `len * scale` units, below 2^94
+/// (`len < 2^32`, `scale < 2^62`), and the level is an `i128`. The
+/// size-independent excess meter only subtracts from a level that is not
+/// negative, so its level never goes below -2^94: the floor is unreachable.
+/// The section 4.8 ET-marker may go down by up to one packet's cost per
+/// packet (when `pcn_px` is smaller than the packets); from a level of at
+/// least -2^94 it takes more than 2^33 packets, each 4 GiB long, with no
+/// token added in between (more than 2^65 bytes) to reach the floor. Any
+/// shorter sequence is exact.
+pub const FLOOR: i128 = i128::MIN;
+
+/// A signed level stored as two 64-bit words (an `i128` would align the
+/// state to 16 bytes and make it 32 bytes long; this keeps it at 24).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Wide {
+    lo: u64,
+    hi: u64,
+}
+
+impl Wide {
+    /// `v` stored.
+    #[inline(always)]
+    pub(crate) const fn new(v: i128) -> Wide {
+        Wide {
+            lo: v as u64,
+            hi: (v >> 64) as u64,
+        }
+    }
+
+    /// The value.
+    #[inline(always)]
+    pub(crate) const fn get(self) -> i128 {
+        ((self.hi as u128) << 64 | self.lo as u128) as i128
+    }
+}
 
 /// The precomputed units of one bucket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,44 +189,28 @@ impl Units {
         }
     }
 
-    /// The signed fill after `dt` ticks: `min(fill + dt * inc, cap)`.
+    /// The signed level after `dt` ticks: `min(fill + dt * inc, cap)`,
+    /// exactly (`cap` too when the fill is already above it).
     #[inline(always)]
-    pub(crate) fn refill_signed(&self, fill: i64, dt: u64) -> i64 {
-        let cap = self.cap as i64;
+    pub(crate) fn refill_wide(&self, fill: i128, dt: u64) -> i128 {
+        let cap = self.cap as i128;
         if fill >= cap {
             return cap;
         }
-        // fill >= FLOOR = -2^62 and cap < 2^62, so the room is below 2^63.
-        let room = (cap - fill) as u64;
-        let gain = dt.saturating_mul(self.inc);
+        // cap < 2^62 and fill >= i128::MIN: the room is below 2^128.
+        let room = cap.wrapping_sub(fill) as u128;
+        let gain = u128::from(dt) * u128::from(self.inc);
         if gain >= room {
             cap
         } else {
-            fill + gain as i64
+            fill + gain as i128
         }
     }
 
-    /// The cost of a `len`-byte packet in units, capped at 2^62.
+    /// The exact cost of a `len`-byte packet in units: below 2^94.
     #[inline(always)]
-    pub(crate) fn cost(&self, len: u32) -> u64 {
-        let c = (len as u64).saturating_mul(self.scale);
-        if c > MAX_UNITS {
-            MAX_UNITS
-        } else {
-            c
-        }
-    }
-}
-
-/// `fill - cost` held at [`FLOOR`]; `cost` is at most 2^62.
-#[inline(always)]
-pub(crate) fn sub_floor(fill: i64, cost: u64) -> i64 {
-    // fill >= FLOOR and cost <= 2^62: the difference is >= -2^63, no overflow.
-    let t = fill - cost as i64;
-    if t < FLOOR {
-        FLOOR
-    } else {
-        t
+    pub(crate) fn cost_wide(&self, len: u32) -> u128 {
+        u128::from(len) * u128::from(self.scale)
     }
 }
 
@@ -329,13 +348,16 @@ mod tests {
     fn signed_refill_caps_and_never_overflows() {
         let u = Units::new(Rate::from_bytes_per_sec(1_000), 100, TickRate::MILLIS, 1).unwrap();
         assert_eq!((u.inc, u.scale, u.cap), (1, 1, 100));
-        assert_eq!(u.refill_signed(-50, 30), -20);
-        assert_eq!(u.refill_signed(-50, u64::MAX), 100);
-        assert_eq!(u.refill_signed(FLOOR, u64::MAX), 100);
-        assert_eq!(u.refill_signed(500, 0), 100);
-        assert_eq!(sub_floor(FLOOR, MAX_UNITS), FLOOR);
-        assert_eq!(sub_floor(10, 4), 6);
-        assert_eq!(u.cost(u32::MAX), u32::MAX as u64);
+        assert_eq!(u.refill_wide(-50, 30), -20);
+        assert_eq!(u.refill_wide(-50, u64::MAX), 100);
+        assert_eq!(u.refill_wide(FLOOR, u64::MAX), FLOOR + i128::from(u64::MAX));
+        assert_eq!(u.refill_wide(-1 << 60, u64::MAX), 100);
+        assert_eq!(u.refill_wide(FLOOR, 5), FLOOR + 5);
+        assert_eq!(u.refill_wide(500, 0), 100);
+        assert_eq!(u.cost_wide(u32::MAX), u128::from(u32::MAX));
+        for v in [0, -1, 1, FLOOR, i128::MAX, -(1 << 94), 1 << 70] {
+            assert_eq!(Wide::new(v).get(), v);
+        }
     }
 
     /// Units of `size` bytes at `bits` bit/s on a clock of `hz`, if accepted.
