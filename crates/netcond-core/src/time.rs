@@ -7,6 +7,17 @@
 /// [`ticks_since`](Instant::ticks_since): the difference is taken modulo 2^64 and
 /// a difference of 2^63 ticks or more means "earlier", so a free-running counter
 /// may wrap around.
+///
+/// The serial-time rule, exactly: with `d = now - last` modulo 2^64, a `d` below
+/// 2^63 is `d` ticks forward; a `d` of 2^63 or more is read as a step backwards,
+/// whatever the caller meant: no time passes and the last-seen instant stays
+/// where it was ([`advance_to`](Instant::advance_to)). So a forward step of 2^63
+/// ticks or more (292 years of nanosecond ticks, 73 years at 4 GHz) is lost:
+/// every state machine in netcond counts no time for it, and keeps counting none
+/// for every later instant until the clock again reads less than 2^63 ticks
+/// after the last-seen one (modulo 2^64). A caller whose clock can jump that far
+/// restarts the state at the new instant (every constructor takes a start
+/// instant).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
