@@ -15,6 +15,7 @@
 //! | [`svg`] | a small hand-written SVG line chart |
 //! | [`progress`] | a progress bar on stderr, shared by parallel runs |
 //! | [`scenarios`] | the [`Scenario`] trait and the registry of named scenarios |
+//! | [`sweep`] | grids of parameters x seeds, shards for job arrays, merging shards |
 //!
 //! Every conditioner is the workspace crate's own code, reached through the
 //! `netcond` umbrella crate; the simulator never re-implements one. Statistics
@@ -87,6 +88,7 @@ pub mod progress;
 pub mod report;
 pub mod scenarios;
 pub mod svg;
+pub mod sweep;
 pub mod tcp;
 pub mod traffic;
 

@@ -39,7 +39,115 @@ pub struct ParamSpec {
     pub help: &'static str,
 }
 
+/// The unit a parameter's key names by its suffix (`_s`, `_ms`, `_bytes`,
+/// `_kb`, `_kbps`, `_mbps`, `_pct`), and how a value with a tc-style unit is
+/// converted to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Seconds.
+    Seconds,
+    /// Milliseconds.
+    Millis,
+    /// Bytes; accepts tc sizes (`32k`, `64kb`, `1m`).
+    Bytes,
+    /// Kilobytes of 1000 bytes, as the documents count them; accepts tc sizes
+    /// (`32k` = 32768 bytes = 32.768 KB).
+    KiloBytes,
+    /// kbit/s; accepts tc rates (`64kbit`, `8kbps` = 8 kilobytes/s).
+    Kbps,
+    /// Mbit/s; accepts tc rates (`10mbit`, `1.5gbit`).
+    Mbps,
+    /// Percent.
+    Percent,
+}
+
+impl Unit {
+    /// The unit of `key`, from its suffix.
+    #[must_use]
+    pub fn of_key(key: &str) -> Option<Unit> {
+        let (_, suffix) = key.rsplit_once('_')?;
+        Some(match suffix {
+            "s" => Unit::Seconds,
+            "ms" => Unit::Millis,
+            "bytes" => Unit::Bytes,
+            "kb" => Unit::KiloBytes,
+            "kbps" => Unit::Kbps,
+            "mbps" => Unit::Mbps,
+            "pct" => Unit::Percent,
+            _ => return None,
+        })
+    }
+
+    /// The unit as printed in help.
+    #[must_use]
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Seconds => "s",
+            Unit::Millis => "ms",
+            Unit::Bytes => "bytes",
+            Unit::KiloBytes => "KB (1000 bytes)",
+            Unit::Kbps => "kbit/s",
+            Unit::Mbps => "Mbit/s",
+            Unit::Percent => "%",
+        }
+    }
+
+    /// `value` with a tc unit (`10mbit`, `32k`) converted to a plain number in
+    /// this unit; `None` when the value is a plain number or the unit takes none.
+    fn convert(self, value: &str) -> Option<Result<String, String>> {
+        if value.parse::<f64>().is_ok() {
+            return None;
+        }
+        let exact = |num: u128, den: u128| -> String {
+            // num / den as a decimal without float noise (den is a power of 10).
+            let int = num / den;
+            let mut frac = num % den;
+            if frac == 0 {
+                return int.to_string();
+            }
+            let mut digits = String::new();
+            let mut d = den;
+            while frac > 0 && d > 1 {
+                d /= 10;
+                digits.push(char::from(b'0' + (frac / d) as u8));
+                frac %= d;
+            }
+            format!("{int}.{digits}")
+        };
+        match self {
+            Unit::Bytes | Unit::KiloBytes => Some(
+                value
+                    .parse::<netcond::core::ByteSize>()
+                    .map(|b| {
+                        if self == Unit::Bytes {
+                            b.bytes().to_string()
+                        } else {
+                            exact(u128::from(b.bytes()), 1000)
+                        }
+                    })
+                    .map_err(|e| e.to_string()),
+            ),
+            Unit::Kbps | Unit::Mbps => Some(
+                value
+                    .parse::<netcond::core::Rate>()
+                    .map(|r| {
+                        let den = if self == Unit::Kbps { 1000 } else { 1_000_000 };
+                        exact(u128::from(r.bits_per_sec()), den)
+                    })
+                    .map_err(|e| e.to_string()),
+            ),
+            _ => None,
+        }
+    }
+}
+
 impl ParamSpec {
+    /// The parameter's unit, if its key names one.
+    #[must_use]
+    pub fn unit(&self) -> Option<Unit> {
+        Unit::of_key(self.key)
+    }
+
     /// A short description of the accepted values.
     #[must_use]
     pub fn accepts(&self) -> String {
@@ -113,7 +221,9 @@ impl Params {
         Params { specs, values }
     }
 
-    /// Sets `key` to `value` after validating both.
+    /// Sets `key` to `value` after validating both. A key whose unit is a
+    /// size or a rate also takes tc's units (`sr_mbps=10mbit`,
+    /// `tb_bytes=32k`), converted exactly to the key's unit.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), SimError> {
         let Some(spec) = self.specs.iter().find(|s| s.key == key) else {
             let valid: Vec<&str> = self.specs.iter().map(|s| s.key).collect();
@@ -122,8 +232,18 @@ impl Params {
                 valid.join(", ")
             )));
         };
-        spec.check(value)?;
-        self.values.insert(spec.key, value.to_string());
+        let value = match spec.unit().and_then(|u| u.convert(value)) {
+            Some(Ok(v)) => v,
+            Some(Err(why)) => {
+                return Err(SimError::Param(format!(
+                    "{key}={value}: {why} (accepts {})",
+                    spec.accepts()
+                )))
+            }
+            None => value.to_string(),
+        };
+        spec.check(&value)?;
+        self.values.insert(spec.key, value);
         Ok(())
     }
 
@@ -195,19 +315,45 @@ impl Params {
     }
 }
 
-/// A table listing `specs`: key, default, accepted values and help.
+/// A table listing `specs`: key, default, unit, accepted values and help.
 #[must_use]
 pub fn describe(specs: &[ParamSpec]) -> String {
     let mut out = String::new();
     let w = specs.iter().map(|s| s.key.len()).max().unwrap_or(0);
     let wd = specs.iter().map(|s| s.default.len()).max().unwrap_or(0);
     for s in specs {
+        let unit = s
+            .unit()
+            .map_or(String::new(), |u| format!(" {}", u.symbol()));
         out.push_str(&format!(
-            "  {:w$} = {:wd$}  [{}] {}\n",
+            "  {:w$} = {:wd$}  [{}{unit}] {}\n",
             s.key,
             s.default,
             s.accepts(),
             s.help
+        ));
+    }
+    out
+}
+
+/// The same as a per-scenario help: one block per key with its unit, range,
+/// default and meaning (`netcond-sim run <scenario> --help`).
+#[must_use]
+pub fn help_text(specs: &[ParamSpec]) -> String {
+    let mut out = String::from("Parameters (--set key=value):\n");
+    for s in specs {
+        let unit = s.unit().map_or("-", Unit::symbol);
+        let tc = match s.unit() {
+            Some(Unit::Bytes | Unit::KiloBytes) => ", or a tc size: 32k, 64kb, 1m",
+            Some(Unit::Kbps | Unit::Mbps) => ", or a tc rate: 10mbit, 1.5gbit, 800kbps",
+            _ => "",
+        };
+        out.push_str(&format!(
+            "  {}\n      {}\n      unit: {unit}; accepts: {}{tc}; default: {}\n",
+            s.key,
+            s.help,
+            s.accepts(),
+            s.default
         ));
     }
     out

@@ -40,10 +40,18 @@ impl Comparison {
         self
     }
 
-    /// ours - doc, when both exist.
+    /// ours - doc, when both exist, without float noise: a difference within
+    /// 10^-9 of the larger magnitude (the rounding of the subtraction, e.g.
+    /// 0.3 - 0.1 - 0.2) is 0, and -0 is 0.
     #[must_use]
     pub fn diff(&self) -> Option<f64> {
-        Some(self.ours? - self.doc?)
+        let (o, d) = (self.ours?, self.doc?);
+        let diff = o - d;
+        if diff.abs() <= 1e-9 * o.abs().max(d.abs()) || diff == 0.0 {
+            Some(0.0)
+        } else {
+            Some(diff)
+        }
     }
 }
 
@@ -80,6 +88,10 @@ pub struct Series {
     pub axis: Axis,
     /// Draw as a step function (rates over intervals) instead of straight segments.
     pub step: bool,
+    /// Palette colour index; `None`: by position.
+    pub color: Option<usize>,
+    /// Dashed line.
+    pub dashed: bool,
 }
 
 /// A plot: series over a common x axis, written as CSV and SVG.
@@ -109,6 +121,28 @@ impl Plot {
             points,
             axis,
             step: false,
+            color: None,
+            dashed: false,
+        });
+        self
+    }
+
+    /// Adds a series drawn in palette colour `color`, dashed or solid (pairs
+    /// of series that belong together share a colour).
+    pub fn styled_line(
+        &mut self,
+        label: &str,
+        points: Vec<(f64, f64)>,
+        color: usize,
+        dashed: bool,
+    ) -> &mut Self {
+        self.series.push(Series {
+            label: label.to_string(),
+            points,
+            axis: Axis::Left,
+            step: false,
+            color: Some(color),
+            dashed,
         });
         self
     }
@@ -116,14 +150,34 @@ impl Plot {
     /// The plot as CSV: one row per (series, point).
     #[must_use]
     pub fn to_csv(&self) -> String {
-        let mut s = String::from("series,x,y\n");
-        for l in &self.series {
-            for (x, y) in &l.points {
-                let _ = writeln!(s, "{},{x},{y}", csv_field(&l.label));
-            }
-        }
-        s
+        let rows: Vec<Vec<String>> = self
+            .series
+            .iter()
+            .flat_map(|l| {
+                l.points
+                    .iter()
+                    .map(|(x, y)| vec![l.label.clone(), x.to_string(), y.to_string()])
+            })
+            .collect();
+        csv_text(&["series", "x", "y"], &rows)
     }
+}
+
+/// One simulated run of a reproduction: what it was, its seed and its
+/// parameters, so that `netcond-sim run` can repeat it alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRecord {
+    /// The run's number in the reproduction: its seed is
+    /// `engine::derive_seed(reproduction seed, run)`.
+    pub run: u64,
+    /// The row(s) of the tables it feeds.
+    pub label: String,
+    /// The reproduction's seed (`reproduce --seed`).
+    pub reproduce_seed: u64,
+    /// The derived seed.
+    pub seed: u64,
+    /// Its parameters that differ from the scenario's defaults (key=value).
+    pub sets: Vec<String>,
 }
 
 /// The result of a run or of a reproduction.
@@ -147,21 +201,33 @@ pub struct Report {
     pub events: u64,
     /// Simulated seconds (summed over runs).
     pub sim_seconds: f64,
+    /// The runs of a reproduction with their seeds (written as `runs.csv`).
+    pub runs: Vec<RunRecord>,
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// CSV text of `header` and `rows`, written by the `csv` crate (fields
+/// quoted only where needed).
+#[must_use]
+pub fn csv_text<S: AsRef<str>>(header: &[S], rows: &[Vec<String>]) -> String {
+    let mut w = csv::WriterBuilder::new()
+        .flexible(true)
+        .from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    let _ = w.write_record(header.iter().map(AsRef::as_ref));
+    for r in rows {
+        let _ = w.write_record(r);
     }
+    let bytes = w.into_inner().unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// Formats a number for tables: up to 4 significant decimals, trimmed.
 #[must_use]
 pub fn fmt_num(v: f64) -> String {
     if !v.is_finite() {
-        return format!("{v}");
+        // Parameters are checked so that no statistic is undefined; should
+        // one be, the table says so rather than print NaN or inf.
+        return "n/a".to_string();
     }
     let a = v.abs();
     let s = if a >= 1000.0 {
@@ -219,6 +285,32 @@ fn render_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
     }
 }
 
+impl RunRecord {
+    /// Run `run` of a reproduction seeded `reproduce_seed`, with `params`
+    /// (only the values that differ from `defaults` are kept).
+    #[must_use]
+    pub fn new(
+        run: u64,
+        label: &str,
+        reproduce_seed: u64,
+        params: &crate::Params,
+        defaults: &crate::Params,
+    ) -> RunRecord {
+        let base = defaults.listing();
+        RunRecord {
+            run,
+            label: label.to_string(),
+            reproduce_seed,
+            seed: crate::engine::derive_seed(reproduce_seed, run),
+            sets: params
+                .listing()
+                .into_iter()
+                .filter(|kv| !base.contains(kv))
+                .collect(),
+        }
+    }
+}
+
 impl Report {
     /// An empty report for `scenario`.
     #[must_use]
@@ -242,6 +334,7 @@ impl Report {
         }
         self.events += other.events;
         self.sim_seconds += other.sim_seconds;
+        self.runs.extend(other.runs);
     }
 
     /// The comparison rows as a table: case, metric, document, ours, difference.
@@ -261,10 +354,11 @@ impl Report {
                     c.doc_text.clone().unwrap_or_else(|| opt(c.doc)),
                     opt(c.ours),
                     c.diff().map_or_else(String::new, |d| {
-                        if d >= 0.0 {
-                            format!("+{}", fmt_num(d))
+                        let t = fmt_num(d);
+                        if t.starts_with('-') || t == "0" {
+                            t
                         } else {
-                            fmt_num(d)
+                            format!("+{t}")
                         }
                     }),
                 ]
@@ -309,20 +403,58 @@ impl Report {
     /// The comparisons as CSV.
     #[must_use]
     pub fn comparison_csv(&self) -> String {
-        let mut s = String::from("case,metric,document,document_text,ours,difference\n");
-        for c in &self.comparisons {
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{}",
-                csv_field(&c.case),
-                csv_field(&c.metric),
-                c.doc.map_or(String::new(), |v| v.to_string()),
-                csv_field(c.doc_text.as_deref().unwrap_or("")),
-                c.ours.map_or(String::new(), |v| v.to_string()),
-                c.diff().map_or(String::new(), |v| v.to_string()),
-            );
-        }
-        s
+        let rows: Vec<Vec<String>> = self
+            .comparisons
+            .iter()
+            .map(|c| {
+                vec![
+                    c.case.clone(),
+                    c.metric.clone(),
+                    c.doc.map_or(String::new(), |v| v.to_string()),
+                    c.doc_text.clone().unwrap_or_default(),
+                    c.ours.map_or(String::new(), |v| v.to_string()),
+                    c.diff().map_or(String::new(), |v| v.to_string()),
+                ]
+            })
+            .collect();
+        csv_text(
+            &[
+                "case",
+                "metric",
+                "document",
+                "document_text",
+                "ours",
+                "difference",
+            ],
+            &rows,
+        )
+    }
+
+    /// The runs as CSV: run number, label, derived seed, and the command that
+    /// repeats the run alone.
+    #[must_use]
+    pub fn runs_csv(&self) -> String {
+        let rows: Vec<Vec<String>> = self
+            .runs
+            .iter()
+            .map(|r| {
+                let mut cmd = format!("netcond-sim run {} --seed {}", self.scenario, r.seed);
+                for s in &r.sets {
+                    cmd.push_str(&format!(" --set {s}"));
+                }
+                vec![
+                    r.run.to_string(),
+                    r.label.clone(),
+                    r.reproduce_seed.to_string(),
+                    r.seed.to_string(),
+                    cmd,
+                ]
+            })
+            .collect();
+        csv_text(
+            &["run", "label", "reproduce_seed", "seed", "command"],
+            &rows,
+        )
     }
 
     /// Writes `report.txt`, `comparison.csv`, one CSV per table and a CSV and an
@@ -340,19 +472,11 @@ impl Report {
         if !self.comparisons.is_empty() {
             put("comparison.csv".into(), self.comparison_csv())?;
         }
+        if !self.runs.is_empty() {
+            put("runs.csv".into(), self.runs_csv())?;
+        }
         for t in &self.tables {
-            let mut s = t
-                .header
-                .iter()
-                .map(|h| csv_field(h))
-                .collect::<Vec<_>>()
-                .join(",");
-            s.push('\n');
-            for r in &t.rows {
-                s.push_str(&r.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(","));
-                s.push('\n');
-            }
-            put(format!("{}.csv", t.name), s)?;
+            put(format!("{}.csv", t.name), csv_text(&t.header, &t.rows))?;
         }
         for p in &self.plots {
             put(format!("{}.csv", p.name), p.to_csv())?;

@@ -169,22 +169,79 @@ pub fn render(plot: &Plot) -> String {
             esc(l)
         );
     }
+    // The data in pixels, sampled along each segment, so that reference-line
+    // labels can be put where they cover the fewest data.
+    let mut ink: Vec<(f64, f64)> = Vec::new();
+    for ser in &plot.series {
+        let to_px =
+            |&(x, y): &(f64, f64)| (sx(x), if ser.axis == Axis::Left { sy(y) } else { sr(y) });
+        let pts: Vec<(f64, f64)> = ser.points.iter().map(to_px).collect();
+        for w in pts.windows(2) {
+            let ((ax, ay), (bx, by)) = (w[0], w[1]);
+            let by = if ser.step { ay } else { by };
+            let n = (((bx - ax).abs() + (by - ay).abs()) / 4.0)
+                .ceil()
+                .clamp(1.0, 200.0) as usize;
+            for k in 0..=n {
+                let f = k as f64 / n as f64;
+                ink.push((ax + f * (bx - ax), ay + f * (by - ay)));
+            }
+            if ser.step {
+                ink.push((bx, w[1].1));
+            }
+        }
+        if pts.len() == 1 {
+            ink.push(pts[0]);
+        }
+    }
     for (v, label) in &plot.hlines {
         let py = sy(*v);
+        let tw = 7.0 * label.chars().count() as f64;
+        // (x of the text, anchor, baseline): left above first (the former place).
+        let cands = [
+            (ML + 4.0, "start", py - 3.0),
+            (ML + pw - 4.0, "end", py - 3.0),
+            (ML + pw / 2.0, "middle", py - 3.0),
+            (ML + 4.0, "start", py + 13.0),
+            (ML + pw - 4.0, "end", py + 13.0),
+            (ML + pw / 2.0, "middle", py + 13.0),
+        ];
+        let covered = |&(x, anchor, base): &(f64, &str, f64)| {
+            let x0 = match anchor {
+                "start" => x,
+                "end" => x - tw,
+                _ => x - tw / 2.0,
+            };
+            ink.iter()
+                .filter(|&&(px, py)| {
+                    px >= x0 - 2.0 && px <= x0 + tw + 2.0 && py >= base - 12.0 && py <= base + 3.0
+                })
+                .count()
+        };
+        let best = cands
+            .iter()
+            .min_by_key(|c| covered(c))
+            .copied()
+            .unwrap_or(cands[0]);
+        let anchor = if best.1 == "start" {
+            String::new()
+        } else {
+            format!(r#" text-anchor="{}""#, best.1)
+        };
         let _ = writeln!(
             s,
-            r##"<line x1="{ML}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#555" stroke-dasharray="6,4"/><text x="{:.1}" y="{:.1}" fill="#555">{}</text>"##,
+            r##"<line x1="{ML}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#555" stroke-dasharray="6,4"/><text x="{:.1}" y="{:.1}"{anchor} fill="#555">{}</text>"##,
             ML + pw,
-            ML + 4.0,
-            py - 3.0,
+            best.0,
+            best.2,
             esc(label)
         );
     }
     for (i, ser) in plot.series.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
+        let color = COLORS[ser.color.unwrap_or(i) % COLORS.len()];
         // Past the palette, the colors come again dashed, so that no two
-        // series look alike.
-        let dash = if (i / COLORS.len()) % 2 == 1 {
+        // series look alike (unless the series chose its own style).
+        let dash = if ser.dashed || (ser.color.is_none() && (i / COLORS.len()) % 2 == 1) {
             r#" stroke-dasharray="7,3""#
         } else {
             ""

@@ -32,7 +32,7 @@ use netcond::red::{
 use crate::engine::{derive_seed, secs, Rng, Time, MS, SEC};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
-use crate::report::{fmt_num, Axis, Comparison, Plot, Report, Table};
+use crate::report::{fmt_num, Axis, Comparison, Plot, Report, RunRecord, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::tcp::net::{jain_index, Deq, DropTail, Network, Packet, Qdisc, QdiscStats};
 use crate::tcp::TcpConfig;
@@ -478,6 +478,101 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     })
 }
 
+/// The alpha (= beta) values of the sweep (seed 002 slide 22 calls 2.5 the
+/// fairest) and the number of seeds per value.
+const ALPHAS: &[f64] = &[1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0];
+const ALPHA_SEEDS: u64 = 3;
+
+fn job_label(p: &Params) -> String {
+    format!(
+        "{} flows, {}, max_p {}, alpha {}",
+        p.u64("flows"),
+        p.str("scheme").to_uppercase(),
+        fmt_num(p.f64("max_p")),
+        fmt_num(p.f64("alpha"))
+    )
+}
+
+/// Mean and sample standard deviation.
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len().max(1) as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let sd = if v.len() > 1 {
+        (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    (m, sd)
+}
+
+/// The alpha sweep's table (mean and standard deviation over the seeds) and
+/// its plot (Jain's index vs alpha).
+fn alpha_report(r: &mut Report, runs: &[(u64, f64, f64, u64)], outs: &[AecnOutcome]) {
+    let mut rows = Vec::new();
+    let mut plot = Plot {
+        name: "alpha_jain".into(),
+        title: format!("AECN: Jain's index vs alpha = beta (mean of {ALPHA_SEEDS} seeds)"),
+        x_label: "alpha = beta".into(),
+        y_label: "Jain's index".into(),
+        ..Plot::default()
+    };
+    for (n, mp) in [(60u64, 0.5), (120, 0.8)] {
+        let mut pts = Vec::new();
+        for &a in ALPHAS {
+            let sel: Vec<&AecnOutcome> = runs
+                .iter()
+                .zip(outs)
+                .filter(|((rn, rmp, ra, _), _)| *rn == n && *rmp == mp && *ra == a)
+                .map(|(_, o)| o)
+                .collect();
+            let col = |f: &dyn Fn(&AecnOutcome) -> f64| {
+                mean_sd(&sel.iter().map(|o| f(o)).collect::<Vec<_>>())
+            };
+            let (j, jsd) = col(&|o| o.jain);
+            let (g, gsd) = col(&|o| o.goodput_mbps);
+            let (mn, _) = col(&|o| o.min_max.0);
+            let (fr, _) = col(&|o| o.per_class[2]);
+            rows.push(vec![
+                n.to_string(),
+                fmt_num(mp),
+                fmt_num(a),
+                sel.len().to_string(),
+                format!("{j:.4}"),
+                format!("{jsd:.4}"),
+                fmt_num(g),
+                fmt_num(gsd),
+                fmt_num(mn),
+                fmt_num(fr),
+            ]);
+            pts.push((a, j));
+        }
+        plot.line(&format!("{n} flows"), Axis::Left, pts);
+    }
+    r.tables.push(Table {
+        name: "alpha_sweep".into(),
+        title: format!(
+            "AECN alpha = beta sweep: mean (sd) over {ALPHA_SEEDS} seeds; slide 22 calls 2.5 the fairest"
+        ),
+        header: [
+            "flows",
+            "base_max_p",
+            "alpha",
+            "runs",
+            "Jain",
+            "Jain sd",
+            "goodput Mbps",
+            "goodput sd",
+            "min Mbps",
+            "fragile Mbps",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        rows,
+    });
+    r.plots.push(plot);
+}
+
 fn header() -> Vec<String> {
     [
         "flows",
@@ -543,6 +638,37 @@ impl Scenario for Aecn {
         PARAMS
     }
 
+    fn validate(&self, p: &Params) -> Result<(), SimError> {
+        let n = p.u64("flows");
+        if n % 3 != 0 {
+            return Err(SimError::Param(format!(
+                "flows={n} is not a multiple of 3: the scenario has n = 3m flows, m per RTT class (try {} or {})",
+                (n / 3 * 3).max(3),
+                n / 3 * 3 + 3
+            )));
+        }
+        if p.u64("min_th") >= p.u64("max_th") {
+            return Err(SimError::Param(format!(
+                "min_th={} must be below max_th={}",
+                p.u64("min_th"),
+                p.u64("max_th")
+            )));
+        }
+        Ok(())
+    }
+
+    fn memory_estimate(&self, p: &Params) -> u64 {
+        // A sender keeps only the segments in flight, at most its window and
+        // in all at most the bottleneck's bandwidth-delay product (longest
+        // RTT class, 300 ms, with a full buffer) plus one window of
+        // retransmissions per flow; about 64 bytes per segment and event.
+        let n = p.u64("flows") as f64;
+        let pkt = p.u64("packet") as f64;
+        let bdp = p.f64("capacity_mbps") * 1e6 * 0.3 / (8.0 * pkt) + p.u64("buffer") as f64;
+        let per_flow = (p.u64("window") as f64).min(bdp);
+        ((n * per_flow).min(n * 4.0 + 2.0 * bdp) * 64.0 + n * 1024.0) as u64
+    }
+
     fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
         progress.add_total(secs(params.f64("duration_s")) / MS);
         let o = run_aecn(params, seed, progress)?;
@@ -583,35 +709,81 @@ impl Scenario for Aecn {
                 }
             }
         }
-        progress.add_total(jobs.len() as u64 * secs(duration) / MS);
-        let results: Vec<Result<AecnOutcome, SimError>> = jobs
-            .par_iter()
-            .enumerate()
-            .map(|(i, &(n, s, mp))| {
-                let p = base.with(&[
+        // Slide 17's "ECN drops significant" is made at max_p 0.5 with 120
+        // flows: AECN there too, so the three schemes can be compared.
+        let extra_jobs = jobs.len();
+        if !opts.quick {
+            jobs.push((120, "aecn", 0.5));
+        }
+        // The alpha (= beta) sweep: several seeds per value, appended after the
+        // runs above so that their seeds (the job's number) do not change.
+        let alpha_runs: Vec<(u64, f64, f64, u64)> = if opts.quick {
+            Vec::new()
+        } else {
+            let mut v = Vec::new();
+            for (n, mp) in [(60u64, 0.5), (120, 0.8)] {
+                for &a in ALPHAS {
+                    for k in 0..ALPHA_SEEDS {
+                        v.push((n, mp, a, k));
+                    }
+                }
+            }
+            v
+        };
+        let total = jobs.len() + alpha_runs.len();
+        progress.add_total(total as u64 * secs(duration) / MS);
+        let job_params = |i: usize| -> Result<Params, SimError> {
+            if i < jobs.len() {
+                let (n, s, mp) = jobs[i];
+                base.with(&[
                     format!("flows={n}"),
                     format!("scheme={s}"),
                     format!("max_p={mp}"),
                     format!("duration_s={duration}"),
-                ])?;
-                run_aecn(&p, derive_seed(opts.seed, i as u64), progress)
-            })
+                ])
+            } else {
+                let (n, mp, a, _) = alpha_runs[i - jobs.len()];
+                base.with(&[
+                    format!("flows={n}"),
+                    "scheme=aecn".to_string(),
+                    format!("max_p={mp}"),
+                    format!("alpha={a}"),
+                    format!("duration_s={duration}"),
+                ])
+            }
+        };
+        let results: Vec<Result<AecnOutcome, SimError>> = (0..total)
+            .into_par_iter()
+            .map(|i| run_aecn(&job_params(i)?, derive_seed(opts.seed, i as u64), progress))
             .collect();
-        let mut outs = Vec::new();
+        let mut all = Vec::new();
         for res in results {
-            outs.push(res?);
+            all.push(res?);
         }
+        let alpha_outs = all.split_off(jobs.len());
+        let outs = all;
         let mut r = Report::new(self.name(), self.description());
         r.params = base.with(&[format!("duration_s={duration}")])?.listing();
-        for o in &outs {
+        for o in outs.iter().chain(&alpha_outs) {
             r.events += o.events;
             r.sim_seconds += duration;
+        }
+        let defaults = self.defaults();
+        for i in 0..total {
+            let (label, p) = (job_label(&job_params(i)?), job_params(i)?);
+            r.runs
+                .push(RunRecord::new(i as u64, &label, opts.seed, &p, &defaults));
         }
         let find = |n: usize, s: &str, mp: f64| {
             outs.iter()
                 .find(|o| o.flows == n && o.scheme == s && (o.max_p - mp).abs() < 1e-9)
         };
-        for (n, mp) in [(60usize, 0.5), (120, 0.8)] {
+        let cases: &[(usize, f64)] = if opts.quick {
+            &[(60, 0.5), (120, 0.8)]
+        } else {
+            &[(60, 0.5), (120, 0.8), (120, 0.5)]
+        };
+        for &(n, mp) in cases {
             let (Some(red), Some(ecn), Some(aecn)) =
                 (find(n, "red", mp), find(n, "ecn", mp), find(n, "aecn", mp))
             else {
@@ -673,8 +845,26 @@ impl Scenario for Aecn {
                 name: "red_ecn_sweep".into(),
                 title: "RED and ECN vs max_p (figures 2-4)".into(),
                 header: header(),
-                rows: outs[main_jobs..].iter().map(row).collect(),
+                rows: outs[main_jobs..extra_jobs].iter().map(row).collect(),
             });
+            r.tables.push(Table {
+                name: "max_p_05_120".into(),
+                title: "120 flows at max_p 0.5 (slide 17: ECN drops significant): RED, ECN, AECN"
+                    .into(),
+                header: header(),
+                rows: [
+                    find(120, "red", 0.5),
+                    find(120, "ecn", 0.5),
+                    find(120, "aecn", 0.5),
+                ]
+                .into_iter()
+                .flatten()
+                .map(row)
+                .collect(),
+            });
+        }
+        if !alpha_outs.is_empty() {
+            alpha_report(&mut r, &alpha_runs, &alpha_outs);
         }
         // Plots: per-flow goodput sorted (the "visual max-min gap"), per scheme.
         for (n, mp) in [(60usize, 0.5), (120, 0.8)] {
@@ -737,7 +927,8 @@ impl Scenario for Aecn {
         }
         r.notes = NOTES.iter().map(|s| s.to_string()).collect();
         if opts.quick {
-            r.notes.push("quick: 30 s runs, no max_p sweep".into());
+            r.notes
+                .push("quick: 30 s runs, no max_p sweep, no alpha sweep".into());
         }
         Ok(r)
     }

@@ -45,6 +45,38 @@ pub trait Scenario: Sync {
         self.run(&self.defaults(), opts.seed, progress)
     }
 
+    /// Refuses parameter combinations that make no sense together (each
+    /// value already passed its own range check): an empty statistics
+    /// window, a sampling period longer than the run, and the like. The
+    /// message names the keys and says what would be accepted.
+    fn validate(&self, _params: &Params) -> Result<(), SimError> {
+        Ok(())
+    }
+
+    /// An upper estimate, in bytes, of the memory one call of `run` with
+    /// `params` needs at its peak (live flows, events waiting, samples kept,
+    /// counting the runs that rayon runs side by side). Zero when small.
+    fn memory_estimate(&self, _params: &Params) -> u64 {
+        0
+    }
+
+    /// `validate`, then the memory estimate against `budget` bytes: a
+    /// parameter set that would need more is refused before it runs, with
+    /// the estimate in the message.
+    fn check(&self, params: &Params, budget: u64) -> Result<(), SimError> {
+        self.validate(params)?;
+        let need = self.memory_estimate(params);
+        if need > budget {
+            return Err(SimError::Param(format!(
+                "this parameter set would need about {} of memory, more than the budget of {} \
+                 (raise it with --memory-budget, or reduce the sizes)",
+                human_bytes(need),
+                human_bytes(budget)
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether `reproduce quick` includes this scenario.
     fn in_quick(&self) -> bool {
         true
@@ -53,6 +85,20 @@ pub trait Scenario: Sync {
     /// The default parameters.
     fn defaults(&self) -> Params {
         Params::defaults(self.params())
+    }
+}
+
+/// The default memory budget of one run: 2 GiB.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 2 << 30;
+
+/// `bytes` as MiB or GiB with one decimal, for messages.
+#[must_use]
+pub fn human_bytes(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= (1u64 << 30) as f64 {
+        format!("{:.1} GiB", b / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MiB", b / (1u64 << 20) as f64)
     }
 }
 

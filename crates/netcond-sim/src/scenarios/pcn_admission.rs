@@ -32,7 +32,7 @@ use crate::net::VirtualFifo;
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Meter, PcnMark};
 use crate::progress::Progress;
-use crate::report::{Axis, Comparison, Plot, Report, Series, Table};
+use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::traffic::{
     Codec, FlowArrivals, VoiceSource, G711_10_VBR, G711_20_CBR, G711_20_VBR, G729_20_VBR,
@@ -158,6 +158,29 @@ struct Net {
     link: Vec<u64>,
 }
 
+/// An upper estimate of one `run`'s peak memory: the live flows of the
+/// runs that rayon runs side by side (Little's law: arrival rate x (holding
+/// time + media delay), plus the initial flows, with half again for the
+/// fluctuation), about 200 bytes each with their pending events and the
+/// heap's growth, plus the first run's samples (32 bytes per interval and
+/// aggregate, doubled for the vector's growth).
+fn memory_estimate(p: &Params) -> u64 {
+    let net = build(p.str("test"), p.u64("n"), p);
+    let live: f64 = net
+        .aggs
+        .iter()
+        .map(|a| {
+            let lambda = a.arrivals.rate_per_sec;
+            let hold = to_secs(a.arrivals.mean_holding);
+            lambda * hold + lambda * (hold + to_secs(a.arrivals.max_media_delay)) * 1.5
+        })
+        .sum::<f64>()
+        + 1000.0;
+    let side_by_side = (p.u64("runs") as f64).min(rayon::current_num_threads() as f64);
+    let samples = p.f64("observe_s") / (p.f64("interval_ms") / 1e3) * net.aggs.len() as f64;
+    (live * 200.0 * side_by_side + samples * 64.0) as u64
+}
+
 fn mean_rate(codecs: &[Codec]) -> f64 {
     codecs.iter().map(Codec::mean_bps).sum::<f64>() / codecs.len() as f64
 }
@@ -217,11 +240,15 @@ fn build(test: &str, n: u64, p: &Params) -> Net {
     }
 }
 
+/// Flow events carry the flow's slot and the slot's generation: a slot is
+/// reused once its flow departed, and the departed flow's events still
+/// waiting (its next packet, its activation) see another generation and do
+/// nothing, as they did for a dead flow.
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     Arrival(u8),
-    Src(u32),
-    Activate(u32),
+    Src(u32, u32),
+    Activate(u32, u32),
     Depart(u32),
     Hop(Pkt),
     Poll,
@@ -232,9 +259,18 @@ enum Ev {
 #[derive(Clone, Copy, Debug)]
 struct Flow {
     src: VoiceSource,
+    gen: u32,
     agg: u8,
     alive: bool,
     active: bool,
+}
+
+/// The flows alive, in slots reused after a departure (memory stays
+/// proportional to the flows alive, not to all flows ever admitted).
+#[derive(Default)]
+struct Flows {
+    slots: Vec<Flow>,
+    free: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -267,7 +303,7 @@ pub struct AggResult {
 
 /// Admits a flow of aggregate `ai` arriving at `t`, sending after `media`.
 fn admit(
-    flows: &mut Vec<Flow>,
+    flows: &mut Flows,
     q: &mut EventQueue<Ev>,
     rng: &mut Rng,
     a: &Agg,
@@ -277,15 +313,24 @@ fn admit(
 ) {
     let codec = a.codecs[rng.below(a.codecs.len() as u64) as usize];
     let (src, first) = VoiceSource::start(codec, t + media, rng);
-    let idx = flows.len() as u32;
-    flows.push(Flow {
+    let mut flow = Flow {
         src,
+        gen: 0,
         agg: ai as u8,
         alive: true,
         active: false,
-    });
-    q.schedule(t + media, Ev::Activate(idx));
-    q.schedule(first, Ev::Src(idx));
+    };
+    let idx = if let Some(i) = flows.free.pop() {
+        flow.gen = flows.slots[i as usize].gen.wrapping_add(1);
+        flows.slots[i as usize] = flow;
+        i
+    } else {
+        flows.slots.push(flow);
+        (flows.slots.len() - 1) as u32
+    };
+    let gen = flow.gen;
+    q.schedule(t + media, Ev::Activate(idx, gen));
+    q.schedule(first, Ev::Src(idx, gen));
     let from = if a.hold_after_media { t + media } else { t };
     q.schedule(from + a.arrivals.holding(rng), Ev::Depart(idx));
 }
@@ -324,7 +369,7 @@ fn simulate(
     }
     let na = net.aggs.len();
     let mut blocked = vec![false; na];
-    let mut flows: Vec<Flow> = Vec::new();
+    let mut flows = Flows::default();
     let mut res: Vec<AggResult> = net
         .aggs
         .iter()
@@ -371,20 +416,20 @@ fn simulate(
                     admit(&mut flows, &mut q, &mut rng, a, ai as usize, now, media);
                 }
             }
-            Ev::Activate(f) => {
-                let fl = &mut flows[f as usize];
-                if fl.alive && !fl.active {
+            Ev::Activate(f, g) => {
+                let fl = &mut flows.slots[f as usize];
+                if fl.gen == g && fl.alive && !fl.active {
                     fl.active = true;
                     active[fl.agg as usize] += 1;
                 }
             }
-            Ev::Src(f) => {
-                let fl = &mut flows[f as usize];
-                if !fl.alive {
+            Ev::Src(f, g) => {
+                let fl = &mut flows.slots[f as usize];
+                if fl.gen != g || !fl.alive {
                     continue;
                 }
                 let (pkt, next) = fl.src.fire(now, &mut rng);
-                q.schedule(next, Ev::Src(f));
+                q.schedule(next, Ev::Src(f, g));
                 if let Some(len) = pkt {
                     let ai = fl.agg as usize;
                     bytes[ai] += u64::from(len);
@@ -406,12 +451,13 @@ fn simulate(
                 }
             }
             Ev::Depart(f) => {
-                let fl = &mut flows[f as usize];
+                let fl = &mut flows.slots[f as usize];
                 if fl.alive {
                     fl.alive = false;
                     if fl.active {
                         active[fl.agg as usize] -= 1;
                     }
+                    flows.free.push(f);
                 }
             }
             Ev::Hop(mut pk) => {
@@ -515,7 +561,17 @@ pub fn sweep(
     let runs = p.u64("runs");
     let out: Vec<Result<(Vec<AggResult>, u64), SimError>> = (0..runs)
         .into_par_iter()
-        .map(|i| simulate(&net, p, derive_seed(seed, i), progress))
+        .map(|i| {
+            // Only the first run's samples are plotted: the others drop theirs.
+            simulate(&net, p, derive_seed(seed, i), progress).map(|(mut r, e)| {
+                if i > 0 {
+                    for a in &mut r {
+                        a.samples = Vec::new();
+                    }
+                }
+                (r, e)
+            })
+        })
         .collect();
     let mut all = Vec::new();
     for o in out {
@@ -642,6 +698,8 @@ fn plot_of(name: &str, title: &str, s: &Summary, target_mbps: f64) -> Plot {
         points: s.samples.iter().map(|x| (x.0, x.1)).collect(),
         axis: Axis::Left,
         step: true,
+        color: None,
+        dashed: false,
     });
     p.line(
         "active flows",
@@ -663,6 +721,28 @@ impl Scenario for PcnAdmission {
 
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
+    }
+
+    fn validate(&self, p: &Params) -> Result<(), SimError> {
+        if p.f64("interval_ms") / 1e3 > p.f64("observe_s") {
+            return Err(SimError::Param(format!(
+                "interval_ms={} is longer than the observation (observe_s={}): no sample",
+                p.f64("interval_ms"),
+                p.f64("observe_s")
+            )));
+        }
+        if p.u64("threshold_bytes") > p.u64("tb_bytes") {
+            return Err(SimError::Param(format!(
+                "threshold_bytes={} above tb_bytes={}: the AS-marker would never mark",
+                p.u64("threshold_bytes"),
+                p.u64("tb_bytes")
+            )));
+        }
+        Ok(())
+    }
+
+    fn memory_estimate(&self, p: &Params) -> u64 {
+        memory_estimate(p)
     }
 
     fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
@@ -751,6 +831,18 @@ impl Scenario for PcnAdmission {
             .collect();
         let docs = doc_rows();
         let mut rep = Report::new(self.name(), self.description());
+        // Each row is one `run` (its `runs` runs averaged) seeded with the
+        // row's derived seed.
+        for &(ti, t, si, n) in &jobs {
+            let p = base.with(&[format!("test={t}"), format!("n={n}")])?;
+            rep.runs.push(RunRecord::new(
+                (ti * 3 + si) as u64,
+                &format!("{t} {}", SIZES[si].0),
+                opts.seed,
+                &p,
+                &self.defaults(),
+            ));
+        }
         let mut table = Vec::new();
         for ((_, t, si, n), res) in jobs.iter().zip(results) {
             let s = res?;

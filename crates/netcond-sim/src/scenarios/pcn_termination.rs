@@ -28,7 +28,7 @@ use crate::net::{Buffer, Enqueue, Port};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Meter, PcnMark, Termination};
 use crate::progress::Progress;
-use crate::report::{Axis, Comparison, Plot, Report, Series, Table};
+use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::traffic::{
     Codec, Reroute, VoiceSource, DUAL_RATE, G711_10_VBR, G711_20_CBR, G711_20_VBR, G729_20_VBR,
@@ -874,6 +874,8 @@ fn plot_of(name: &str, title: &str, r: &TermResult, sr: f64, with_fwd: bool) -> 
         points: r.samples.iter().map(|s| (s.t, s.offered_mbps)).collect(),
         axis: Axis::Left,
         step: true,
+        color: None,
+        dashed: false,
     });
     if with_fwd {
         p.series.push(Series {
@@ -881,6 +883,8 @@ fn plot_of(name: &str, title: &str, r: &TermResult, sr: f64, with_fwd: bool) -> 
             points: r.samples.iter().map(|s| (s.t, s.forwarded_mbps)).collect(),
             axis: Axis::Left,
             step: true,
+            color: None,
+            dashed: false,
         });
     }
     p.line(
@@ -907,6 +911,15 @@ fn slug(s: &str) -> String {
     o.trim_matches('_').to_string()
 }
 
+/// "-0.0" (a value that rounds to zero from below) printed as "0.0".
+fn no_neg_zero(s: String) -> String {
+    if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
+        s[1..].to_string()
+    } else {
+        s
+    }
+}
+
 fn summary_row(label: &str, r: &TermResult, sr: f64) -> Vec<String> {
     let f = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.2}"));
     vec![
@@ -918,8 +931,9 @@ fn summary_row(label: &str, r: &TermResult, sr: f64) -> Vec<String> {
         format!("{:.2}", r.avg),
         format!("{:.2}", r.max),
         format!("{:.2}", r.min),
+        format!("{:.2}", r.max - r.min),
         format!("{:.3}", r.var),
-        format!("{:.1}", 100.0 * (sr - r.avg) / sr),
+        no_neg_zero(format!("{:.1}", 100.0 * (sr - r.avg) / sr)),
         format!("{}+{}", r.flows_base, r.flows_added),
         r.flows_end.to_string(),
         r.terminations.to_string(),
@@ -937,6 +951,7 @@ fn summary_header() -> Vec<String> {
         "avg Mbps",
         "max",
         "min",
+        "max-min",
         "var",
         "under-SR %",
         "flows base+added",
@@ -960,6 +975,43 @@ impl Scenario for PcnTermination {
 
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
+    }
+
+    fn validate(&self, p: &Params) -> Result<(), SimError> {
+        let (dur, from, len) = (
+            p.f64("duration_s"),
+            p.f64("stats_from_s"),
+            p.f64("stats_len_s"),
+        );
+        let iv = p.f64("interval_ms") / 1e3;
+        if iv > dur {
+            return Err(SimError::Param(format!(
+                "interval_ms={} is longer than the run after the overload (duration_s={dur}): no sample",
+                p.f64("interval_ms")
+            )));
+        }
+        if from + iv > dur {
+            return Err(SimError::Param(format!(
+                "stats_from_s={from} leaves no {}-ms interval before the end of the run (duration_s={dur}): the statistics window must start at most duration_s - interval_ms",
+                p.f64("interval_ms")
+            )));
+        }
+        if len < iv {
+            return Err(SimError::Param(format!(
+                "stats_len_s={len} is shorter than one interval (interval_ms={}): the window would hold no sample",
+                p.f64("interval_ms")
+            )));
+        }
+        Ok(())
+    }
+
+    fn memory_estimate(&self, p: &Params) -> u64 {
+        // Flows: the overload's rate over the cheapest codec's mean rate (at
+        // least 8 kbit/s), about 100 bytes each with their pending event;
+        // samples: 40 bytes per interval, doubled for the vector's growth.
+        let flows = p.f64("sr_mbps") * 1e6 * p.u64("load_pct") as f64 / 100.0 / 8_000.0;
+        let samples = (p.f64("warmup_s") + p.f64("duration_s")) / (p.f64("interval_ms") / 1e3);
+        (flows * 100.0 + samples * 80.0) as u64
     }
 
     fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
@@ -1037,6 +1089,10 @@ impl Scenario for PcnTermination {
             })
             .collect();
         let mut rep = Report::new(self.name(), self.description());
+        for (i, (label, p, _)) in jobs.iter().enumerate() {
+            rep.runs
+                .push(RunRecord::new(i as u64, label, opts.seed, p, &defaults));
+        }
         let mut rows = Vec::new();
         let metrics = [
             "t150% s",
@@ -1046,7 +1102,7 @@ impl Scenario for PcnTermination {
             "avg Mbps",
             "max Mbps",
             "min Mbps",
-            "var Mbps^2",
+            "Var = max-min Mbps",
         ];
         for ((label, _, case), res) in jobs.iter().zip(results) {
             let (cfg, r) = res?;
@@ -1061,7 +1117,10 @@ impl Scenario for PcnTermination {
                     Some(r.avg),
                     Some(r.max),
                     Some(r.min),
-                    Some(r.var),
+                    // The seed's "Var" column is max - min (in every row it
+                    // equals the row's own max - min); the variance is in the
+                    // summary table.
+                    Some(r.max - r.min),
                 ];
                 for k in 0..8 {
                     let mut cmp = Comparison::new(label, metrics[k], c.doc[k], ours[k]);

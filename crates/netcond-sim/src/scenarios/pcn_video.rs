@@ -23,7 +23,7 @@ use crate::net::VirtualFifo;
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Meter, PcnMark, Termination};
 use crate::progress::Progress;
-use crate::report::{Axis, Plot, Report, Series, Table};
+use crate::report::{Axis, Plot, Report, RunRecord, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::traffic::{VideoModel, VideoSource};
 use crate::SimError;
@@ -261,6 +261,8 @@ fn plot_of(name: &str, title: &str, r: &VideoResult) -> Plot {
         points: r.samples.iter().map(|s| (s.0, s.1)).collect(),
         axis: Axis::Left,
         step: true,
+        color: None,
+        dashed: false,
     });
     p.line(
         "flows",
@@ -311,6 +313,23 @@ impl Scenario for PcnVideo {
         PARAMS
     }
 
+    fn validate(&self, p: &Params) -> Result<(), SimError> {
+        if p.f64("interval_ms") / 1e3 > p.f64("duration_s") {
+            return Err(SimError::Param(format!(
+                "interval_ms={} is longer than the run (duration_s={}): no sample",
+                p.f64("interval_ms"),
+                p.f64("duration_s")
+            )));
+        }
+        Ok(())
+    }
+
+    fn memory_estimate(&self, p: &Params) -> u64 {
+        // Samples of 48 bytes per interval, doubled for the vector's growth.
+        let samples = (p.f64("warmup_s") + p.f64("duration_s")) / (p.f64("interval_ms") / 1e3);
+        (samples * 96.0) as u64
+    }
+
     fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
         let r = simulate(params, seed, progress)?;
         let mut rep = Report::new(self.name(), self.description());
@@ -355,6 +374,10 @@ impl Scenario for PcnVideo {
             .map(|(i, (_, p))| simulate(p, derive_seed(opts.seed, i as u64), progress))
             .collect();
         let mut rep = Report::new(self.name(), self.description());
+        for (i, (label, p)) in jobs.iter().enumerate() {
+            rep.runs
+                .push(RunRecord::new(i as u64, label, opts.seed, p, &base));
+        }
         let mut rows = Vec::new();
         for ((label, p), r) in jobs.iter().zip(out) {
             let r = r?;

@@ -33,7 +33,7 @@ use netcond::trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
 use crate::engine::{derive_seed, secs, Rng, Time, MS, SEC};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
-use crate::report::{fmt_num, Axis, Comparison, Plot, Report, Table};
+use crate::report::{fmt_num, Comparison, Plot, Report, RunRecord, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::tcp::net::{Deq, DropTail, Network, Packet, Qdisc, QdiscStats};
 use crate::tcp::TcpConfig;
@@ -621,11 +621,27 @@ impl Scenario for RasTcp {
                 run_ras(&p, derive_seed(opts.seed, i as u64), progress)
             })
             .collect();
+        let mut records = Vec::new();
+        for (i, &(s, c)) in jobs.iter().enumerate() {
+            let p = base.with(&[
+                format!("shaper={s}"),
+                format!("cbs_kb={c}"),
+                format!("duration_s={duration}"),
+            ])?;
+            records.push(RunRecord::new(
+                i as u64,
+                &format!("{}, CBS {c} KB", shaper_name(s)),
+                opts.seed,
+                &p,
+                &base,
+            ));
+        }
         let mut outs = Vec::new();
         for res in results {
             outs.push(res?);
         }
         let mut r = Report::new(self.name(), self.description());
+        r.runs = records;
         r.params = base.with(&[format!("duration_s={duration}")])?.listing();
         for o in &outs {
             r.events += o.events;
@@ -714,16 +730,19 @@ impl Scenario for RasTcp {
                 }
                 rows.push(row);
             }
+            // Each router's pair in one colour: ours solid, the RFC's dashed.
             for j in 0..4 {
-                plot.line(
+                plot.styled_line(
                     &format!("{} ours", SWEEP_LABELS[j]),
-                    Axis::Left,
                     ours_pts[j].clone(),
+                    j,
+                    false,
                 );
-                plot.line(
+                plot.styled_line(
                     &format!("{} RFC", SWEEP_LABELS[j]),
-                    Axis::Left,
                     doc_pts[j].clone(),
+                    j,
+                    true,
                 );
             }
             r.plots.push(plot);

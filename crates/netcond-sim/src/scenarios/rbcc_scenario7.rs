@@ -33,7 +33,7 @@ use crate::engine::{derive_seed, instant, secs, to_secs, EventQueue, Time, MS, S
 use crate::net::{Buffer, Enqueue, Port};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
-use crate::report::{Axis, Comparison, Plot, Report, Series, Table};
+use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::tcp::{self, TcpConfig, TcpReceiver, TcpSender};
 use crate::SimError;
@@ -690,6 +690,8 @@ fn rate_plot(name: &str, title: &str, r: &S7Result) -> Plot {
             points: r.samples.iter().map(|s| (s.0, s.1[i])).collect(),
             axis: Axis::Left,
             step: true,
+            color: None,
+            dashed: false,
         });
     }
     for (v, l) in [
@@ -715,6 +717,8 @@ fn extra_plots(tag: &str, r: &S7Result) -> Vec<Plot> {
         points: r.samples.iter().map(|s| (s.0, f64::from(s.2))).collect(),
         axis: Axis::Left,
         step: true,
+        color: None,
+        dashed: false,
     });
     let mut d = Plot {
         name: format!("{tag}_delay5"),
@@ -736,6 +740,8 @@ fn extra_plots(tag: &str, r: &S7Result) -> Vec<Plot> {
         points: r.util.clone(),
         axis: Axis::Left,
         step: true,
+        color: None,
+        dashed: false,
     });
     vec![q, d, u]
 }
@@ -799,6 +805,33 @@ impl Scenario for RbccScenario7 {
         PARAMS
     }
 
+    fn validate(&self, p: &Params) -> Result<(), SimError> {
+        let dur = p.f64("duration_s");
+        if p.f64("sample_ms") / 1e3 > dur {
+            return Err(SimError::Param(format!(
+                "sample_ms={} is longer than the run (duration_s={dur}): no sample",
+                p.f64("sample_ms")
+            )));
+        }
+        if p.f64("util_period_s") > dur {
+            return Err(SimError::Param(format!(
+                "util_period_s={} is longer than the run (duration_s={dur}): no utilization sample",
+                p.f64("util_period_s")
+            )));
+        }
+        Ok(())
+    }
+
+    fn memory_estimate(&self, p: &Params) -> u64 {
+        // Per sample (every sample_ms): about 56 bytes; per packet of source 5
+        // (one delay each, at most the bottleneck's rate in 40-byte packets):
+        // 16 bytes; both doubled for the vectors' growth.
+        let dur = p.f64("duration_s");
+        let samples = dur / (p.f64("sample_ms") / 1e3) + dur / p.f64("util_period_s");
+        let delays = dur * p.f64("bottleneck_kbps") * 1e3 / (8.0 * 40.0);
+        (samples * 112.0 + delays * 32.0) as u64
+    }
+
     fn run(&self, params: &Params, seed: u64, progress: &Progress) -> Result<Report, SimError> {
         let r = simulate(params, seed, progress)?;
         let tag = params.str("protocol").to_string();
@@ -846,6 +879,25 @@ impl Scenario for RbccScenario7 {
             .next()
             .ok_or_else(|| SimError::Config("no run".into()))??;
         let mut rep = Report::new(self.name(), self.description());
+        for (i, (label, set)) in [
+            ("RBCC", ["protocol=rbcc", "rbcc_capacity_pct=100"]),
+            ("TCP", ["protocol=tcp", "rbcc_capacity_pct=100"]),
+            (
+                "RBCC, 99% capacity",
+                ["protocol=rbcc", "rbcc_capacity_pct=99"],
+            ),
+        ]
+        .iter()
+        .enumerate()
+        {
+            rep.runs.push(RunRecord::new(
+                i as u64,
+                label,
+                opts.seed,
+                &base.with(set)?,
+                &self.defaults(),
+            ));
+        }
         let bott = (base.f64("bottleneck_kbps") * 1e3).round() as u64;
         let mut rows = Vec::new();
         for ph in phases() {

@@ -76,7 +76,8 @@ impl TcpSender {
             limit: u64::MAX,
             una: 0,
             nxt: 0,
-            board: VecDeque::with_capacity(cfg.window_segments() as usize + 1),
+            // Grows with the segments in flight; a large window is not reserved.
+            board: VecDeque::with_capacity((cfg.window_segments() as usize + 1).min(64)),
             flagged: false,
             cwnd: mss * u64::from(cfg.initial_cwnd.max(1)),
             ssthresh: cfg.initial_ssthresh,
