@@ -121,6 +121,15 @@ impl AecnProfile {
         if cfg.beta.to_bits() == 0 {
             return Err(RedError::ZeroBeta);
         }
+        if cfg.beta < U32F32::ONE {
+            return Err(RedError::BetaBelowOne);
+        }
+        if cfg.alpha.to_bits() == 0 {
+            return Err(RedError::ZeroAlpha);
+        }
+        if cfg.alpha < U32F32::ONE {
+            return Err(RedError::AlphaBelowOne);
+        }
         let robust = ((base as u128 * cfg.alpha.to_bits() as u128) >> 32).min(ONE as u128) as u64;
         let fragile = ((base as u128) << 32) / cfg.beta.to_bits() as u128;
         let fragile = fragile.min(ONE as u128) as u64;

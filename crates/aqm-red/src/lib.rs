@@ -155,6 +155,25 @@ netcond_core::config_error! {
                             than a higher one at the same average (RFC 2597 section 2)",
         /// AECN's `beta` is zero.
         ZeroBeta => "AECN's beta must be greater than 0 (seed 002: max_p_fragile = base_max_p / beta)",
+        /// AECN's `beta` is below one (but not zero).
+        BetaBelowOne => "AECN's beta must be at least 1 (seed 002 slide 21: max_p_fragile = \
+                         base_max_p / beta must not exceed the average class's base_max_p)",
+        /// AECN's `alpha` is zero.
+        ZeroAlpha => "AECN's alpha must be greater than 0 (seed 002 slide 21: max_p_robust = \
+                      alpha base_max_p would be 0, and robust flows never marked)",
+        /// AECN's `alpha` is below one (but not zero).
+        AlphaBelowOne => "AECN's alpha must be at least 1 (seed 002 slide 21: max_p_robust = \
+                          alpha base_max_p must not be below the average class's base_max_p)",
+        /// `ecn_drop_th` is below `min_th` (of some color, for RIO).
+        EcnDropBelowMinTh => "ecn_drop_th must be at least min_th (RFC 3168 section 7: drop \
+                              instead of marking only above an upper threshold; below min_th \
+                              every ECN-capable packet RED picks would be dropped)",
+        /// `ecn_drop_th` is above the buffer limit.
+        EcnDropAboveLimit => "ecn_drop_th must not exceed the buffer limit (the average never \
+                              reaches it)",
+        /// `ecn_drop_th` is given with `ecn: false`.
+        EcnDropWithoutEcn => "ecn_drop_th applies only with ecn: true (RFC 3168 section 7); \
+                              give None without ECN",
         /// A fixed-capacity queue cannot hold the configured buffer.
         LimitAboveCapacity => "the buffer limit must not exceed the queue's fixed capacity",
         /// Adaptive RED with a zero interval.

@@ -360,6 +360,29 @@ impl Common {
     }
 }
 
+/// RFC 3168 section 7's hard threshold: only with ECN, at least every
+/// `min_th`, at most the buffer limit.
+pub(crate) fn check_ecn_drop(
+    ecn: bool,
+    ecn_drop_th: Option<u32>,
+    min_ths: &[u32],
+    limit: u32,
+) -> Result<(), RedError> {
+    let Some(th) = ecn_drop_th else {
+        return Ok(());
+    };
+    if !ecn {
+        return Err(RedError::EcnDropWithoutEcn);
+    }
+    if min_ths.iter().any(|&m| th < m) {
+        return Err(RedError::EcnDropBelowMinTh);
+    }
+    if th > limit {
+        return Err(RedError::EcnDropAboveLimit);
+    }
+    Ok(())
+}
+
 /// The precomputed constants of one RED configuration, shared by every queue
 /// that uses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -382,6 +405,7 @@ impl RedProfile {
             spreading: cfg.spreading,
         })?;
         let curve = check_curve(&common, cfg.min_th, cfg.max_th, cfg.max_p, cfg.gentle)?;
+        check_ecn_drop(cfg.ecn, cfg.ecn_drop_th, &[cfg.min_th], cfg.limit)?;
         Ok(RedProfile { common, curve })
     }
 

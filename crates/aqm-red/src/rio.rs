@@ -141,6 +141,8 @@ impl RioProfile {
         {
             return Err(RedError::PrecedenceOrder);
         }
+        let min_ths = cfg.colors.map(|p| p.min_th);
+        crate::red::check_ecn_drop(cfg.ecn, cfg.ecn_drop_th, &min_ths, cfg.limit)?;
         Ok(RioProfile {
             common,
             curves,

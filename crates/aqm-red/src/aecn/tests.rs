@@ -76,6 +76,24 @@ fn configuration_errors() {
         with(&|c| c.idle_tx_ticks = 0).unwrap_err(),
         RedError::ZeroTransmissionTime
     );
+    assert_eq!(
+        with(&|c| c.beta = prob(0.999)).unwrap_err(),
+        RedError::BetaBelowOne
+    );
+    assert_eq!(
+        with(&|c| c.alpha = U32F32::ZERO).unwrap_err(),
+        RedError::ZeroAlpha
+    );
+    assert_eq!(
+        with(&|c| c.alpha = prob(0.5)).unwrap_err(),
+        RedError::AlphaBelowOne
+    );
+    // alpha = beta = 1 is RED with one max_p for all classes.
+    assert!(with(&|c| {
+        c.alpha = U32F32::ONE;
+        c.beta = U32F32::ONE;
+    })
+    .is_ok());
     // A huge alpha is capped at 1, not refused.
     assert!(with(&|c| c.alpha = U32F32::from_num(1_000_000)).is_ok());
     let p = AecnProfile::new(&ok).unwrap();

@@ -982,6 +982,43 @@ fn configuration_errors() {
         RedError::ZeroMaxPacketSize
     );
     assert!(with(&|c| c.limit = u32::MAX).is_ok());
+    // RFC 3168 section 7's hard threshold (seed002: min_th 10, max_th 30, limit 50).
+    let ecn = |th: Option<u32>| {
+        with(&|c| {
+            c.ecn = true;
+            c.ecn_drop_th = th;
+        })
+    };
+    assert!(ecn(None).is_ok());
+    assert!(ecn(Some(10)).is_ok());
+    assert!(ecn(Some(50)).is_ok());
+    assert_eq!(ecn(Some(9)).unwrap_err(), RedError::EcnDropBelowMinTh);
+    assert_eq!(ecn(Some(0)).unwrap_err(), RedError::EcnDropBelowMinTh);
+    assert_eq!(ecn(Some(51)).unwrap_err(), RedError::EcnDropAboveLimit);
+    assert_eq!(
+        with(&|c| c.ecn_drop_th = Some(30)).unwrap_err(),
+        RedError::EcnDropWithoutEcn
+    );
+    let mut rc = crate::RioConfig::rfc2963(1000);
+    rc.ecn = true;
+    rc.ecn_drop_th = Some(399);
+    assert_eq!(
+        crate::RioProfile::new(&rc).unwrap_err(),
+        RedError::EcnDropBelowMinTh
+    );
+    rc.ecn_drop_th = Some(400);
+    assert!(crate::RioProfile::new(&rc).is_ok());
+    rc.ecn_drop_th = Some(1001);
+    assert_eq!(
+        crate::RioProfile::new(&rc).unwrap_err(),
+        RedError::EcnDropAboveLimit
+    );
+    rc.ecn = false;
+    rc.ecn_drop_th = Some(800);
+    assert_eq!(
+        crate::RioProfile::new(&rc).unwrap_err(),
+        RedError::EcnDropWithoutEcn
+    );
     assert_eq!(
         AdaptiveRed::new(&ok, &AdaptiveConfig { interval_ticks: 0 }, t(0)).unwrap_err(),
         RedError::ZeroInterval
@@ -1189,7 +1226,11 @@ fn arb_config() -> impl Strategy<Value = RedConfig> {
                 };
                 c.gentle = gentle;
                 c.ecn = ecn;
-                c.ecn_drop_th = hard;
+                // RFC 3168 section 7's hard threshold: with ECN only, within
+                // [min_th, limit] (the profile's rules).
+                c.ecn_drop_th = hard
+                    .filter(|_| ecn)
+                    .map(|h| h.clamp(min_th, min_th + span + extra));
                 c.spreading = ALL_SPREADINGS[s];
                 c.idle_tx_ticks = idle;
                 c.byte_mode = byte_mode;
@@ -1238,7 +1279,7 @@ proptest! {
     #[test]
     fn aecn_invariants_hold(
         min_th in 0u32..30, span in 1u32..30, extra in 0u32..10,
-        base in 0u64..=1 << 32, alpha in 0u64..(8 << 32), beta in 1u64..(8 << 32),
+        base in 0u64..=1 << 32, alpha in (1u64 << 32)..(8 << 32), beta in (1u64 << 32)..(8 << 32),
         w in 1u64..=1 << 32, ops in arb_ops(400), seed in any::<u64>(), s in 0..ALL_SPREADINGS.len(),
     ) {
         let c = crate::AecnConfig {
@@ -1257,7 +1298,8 @@ proptest! {
         c.max_p = U32F32::from_bits(raw_p);
         c.limit = lim;
         let r = RedProfile::new(&c);
-        let valid = raw_w > 0 && raw_w <= 1 << 32 && raw_p <= 1 << 32 && lim > 0 && c.max_th <= lim;
+        let valid = raw_w > 0 && raw_w <= 1 << 32 && raw_p <= 1 << 32 && lim > 0 && c.max_th <= lim
+            && c.ecn_drop_th.is_none_or(|h| h <= lim);
         prop_assert_eq!(r.is_ok(), valid);
     }
 }
@@ -1580,7 +1622,7 @@ fn forced_short_path_equals_general_path() {
         (false, false, None),
         (true, false, None),
         (false, true, None),
-        (false, true, Some(25)),
+        (false, true, None),
         (true, true, Some(35)),
     ] {
         let mut c = cfg(10, 20, 0.1, 1.0 / 4.0, 100);
