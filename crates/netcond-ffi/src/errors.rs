@@ -1,0 +1,289 @@
+//! Status codes: 0 for success, a negative `NETCOND_E_*` per configuration rule.
+//!
+//! The codes are written out one by one (cbindgen reads them as they are); the
+//! table at the end maps each to the Rust error variant whose message
+//! `netcond_strerror` returns, and each Rust error to its code.
+
+use core::ffi::{c_int, CStr};
+
+use aqm_red::RedError;
+use trtcm::{CompactError, PremiumPolicerError, Rfc4115Error, SrTcmError, TrTcmError};
+
+use crate::{const_cstr, OK_MSG};
+
+/// The status codes: 0 for success, a negative code per configuration rule.
+/// Every constructor returns one of these as an `int`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum netcond_status {
+    /// Success.
+    NETCOND_OK = 0,
+    /// A required pointer argument is NULL, or a profile was never configured
+    /// successfully.
+    NETCOND_E_NULL = -1,
+    /// An enum argument is out of range.
+    NETCOND_E_ENUM = -2,
+    /// The library refused a configuration for a rule this header does not name.
+    NETCOND_E_UNKNOWN = -3,
+    /// `tick_hz` is zero.
+    NETCOND_E_TICK = -4,
+    /// An array of states has zero elements.
+    NETCOND_E_COUNT = -5,
+    /// srTCM: CIR is zero.
+    NETCOND_E_SRTCM_ZERO_CIR = -100,
+    /// srTCM: CBS and EBS are both zero.
+    NETCOND_E_SRTCM_ZERO_BURSTS = -101,
+    /// srTCM: a bucket does not fit the token counter.
+    NETCOND_E_SRTCM_TOO_LARGE = -102,
+    /// trTCM: CIR is zero.
+    NETCOND_E_TRTCM_ZERO_CIR = -110,
+    /// trTCM: PIR is zero.
+    NETCOND_E_TRTCM_ZERO_PIR = -111,
+    /// trTCM: CBS is zero.
+    NETCOND_E_TRTCM_ZERO_CBS = -112,
+    /// trTCM: PBS is zero.
+    NETCOND_E_TRTCM_ZERO_PBS = -113,
+    /// trTCM: PIR is below CIR.
+    NETCOND_E_TRTCM_PIR_BELOW_CIR = -114,
+    /// trTCM: a bucket does not fit the token counter.
+    NETCOND_E_TRTCM_TOO_LARGE = -115,
+    /// RFC 4115: CIR and EIR are both zero.
+    NETCOND_E_RFC4115_ZERO_RATES = -120,
+    /// RFC 4115: CBS and EBS are both zero.
+    NETCOND_E_RFC4115_ZERO_BURSTS = -121,
+    /// RFC 4115: a bucket does not fit the token counter.
+    NETCOND_E_RFC4115_TOO_LARGE = -122,
+    /// Premium policer: the committed rate is zero.
+    NETCOND_E_POLICER_ZERO_RATE = -130,
+    /// Premium policer: TBs is zero.
+    NETCOND_E_POLICER_ZERO_TBS = -131,
+    /// Premium policer: the largest packet size is zero.
+    NETCOND_E_POLICER_ZERO_MAX_PACKET = -132,
+    /// Premium policer: TBs is below the largest packet.
+    NETCOND_E_POLICER_TBS_BELOW_MAX_PACKET = -133,
+    /// Premium policer: PBs is below the largest packet.
+    NETCOND_E_POLICER_PBS_BELOW_MAX_PACKET = -134,
+    /// Premium policer: the bucket does not fit the token counter.
+    NETCOND_E_POLICER_TOO_LARGE = -135,
+    /// Compact (16-byte) state: a bucket holds 2^32 token units or more.
+    NETCOND_E_COMPACT_TOO_LARGE = -140,
+    /// RED family: `w_q` is zero or above one.
+    NETCOND_E_RED_WEIGHT_OUT_OF_RANGE = -200,
+    /// RED family: a `max_p` is above one.
+    NETCOND_E_RED_MAX_P_OUT_OF_RANGE = -201,
+    /// RED family: `min_th >= max_th`.
+    NETCOND_E_RED_THRESHOLD_ORDER = -202,
+    /// RED family: the buffer limit is zero.
+    NETCOND_E_RED_ZERO_LIMIT = -203,
+    /// RED family: `max_th` is above the buffer limit.
+    NETCOND_E_RED_THRESHOLD_ABOVE_LIMIT = -204,
+    /// RED family: the typical transmission time is zero.
+    NETCOND_E_RED_ZERO_TRANSMISSION_TIME = -205,
+    /// RED family: byte mode with a zero maximum packet size.
+    NETCOND_E_RED_ZERO_MAX_PACKET_SIZE = -206,
+    /// RIO: a better precedence could be dropped more than a worse one.
+    NETCOND_E_RED_PRECEDENCE_ORDER = -207,
+    /// AECN: `beta` is zero.
+    NETCOND_E_RED_ZERO_BETA = -208,
+    /// AECN: the limit exceeds the fixed-capacity queue.
+    NETCOND_E_RED_LIMIT_ABOVE_CAPACITY = -209,
+    /// Adaptive RED: the interval is zero.
+    NETCOND_E_RED_ZERO_INTERVAL = -210,
+}
+
+pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
+pub(crate) const NETCOND_E_NULL: c_int = netcond_status::NETCOND_E_NULL as c_int;
+pub(crate) const NETCOND_E_ENUM: c_int = netcond_status::NETCOND_E_ENUM as c_int;
+pub(crate) const NETCOND_E_UNKNOWN: c_int = netcond_status::NETCOND_E_UNKNOWN as c_int;
+pub(crate) const NETCOND_E_TICK: c_int = netcond_status::NETCOND_E_TICK as c_int;
+pub(crate) const NETCOND_E_COUNT: c_int = netcond_status::NETCOND_E_COUNT as c_int;
+pub(crate) const NETCOND_E_SRTCM_ZERO_CIR: c_int =
+    netcond_status::NETCOND_E_SRTCM_ZERO_CIR as c_int;
+pub(crate) const NETCOND_E_SRTCM_ZERO_BURSTS: c_int =
+    netcond_status::NETCOND_E_SRTCM_ZERO_BURSTS as c_int;
+pub(crate) const NETCOND_E_SRTCM_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_SRTCM_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_TRTCM_ZERO_CIR: c_int =
+    netcond_status::NETCOND_E_TRTCM_ZERO_CIR as c_int;
+pub(crate) const NETCOND_E_TRTCM_ZERO_PIR: c_int =
+    netcond_status::NETCOND_E_TRTCM_ZERO_PIR as c_int;
+pub(crate) const NETCOND_E_TRTCM_ZERO_CBS: c_int =
+    netcond_status::NETCOND_E_TRTCM_ZERO_CBS as c_int;
+pub(crate) const NETCOND_E_TRTCM_ZERO_PBS: c_int =
+    netcond_status::NETCOND_E_TRTCM_ZERO_PBS as c_int;
+pub(crate) const NETCOND_E_TRTCM_PIR_BELOW_CIR: c_int =
+    netcond_status::NETCOND_E_TRTCM_PIR_BELOW_CIR as c_int;
+pub(crate) const NETCOND_E_TRTCM_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_TRTCM_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_RFC4115_ZERO_RATES: c_int =
+    netcond_status::NETCOND_E_RFC4115_ZERO_RATES as c_int;
+pub(crate) const NETCOND_E_RFC4115_ZERO_BURSTS: c_int =
+    netcond_status::NETCOND_E_RFC4115_ZERO_BURSTS as c_int;
+pub(crate) const NETCOND_E_RFC4115_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_RFC4115_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_POLICER_ZERO_RATE: c_int =
+    netcond_status::NETCOND_E_POLICER_ZERO_RATE as c_int;
+pub(crate) const NETCOND_E_POLICER_ZERO_TBS: c_int =
+    netcond_status::NETCOND_E_POLICER_ZERO_TBS as c_int;
+pub(crate) const NETCOND_E_POLICER_ZERO_MAX_PACKET: c_int =
+    netcond_status::NETCOND_E_POLICER_ZERO_MAX_PACKET as c_int;
+pub(crate) const NETCOND_E_POLICER_TBS_BELOW_MAX_PACKET: c_int =
+    netcond_status::NETCOND_E_POLICER_TBS_BELOW_MAX_PACKET as c_int;
+pub(crate) const NETCOND_E_POLICER_PBS_BELOW_MAX_PACKET: c_int =
+    netcond_status::NETCOND_E_POLICER_PBS_BELOW_MAX_PACKET as c_int;
+pub(crate) const NETCOND_E_POLICER_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_POLICER_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_COMPACT_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_COMPACT_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_RED_WEIGHT_OUT_OF_RANGE: c_int =
+    netcond_status::NETCOND_E_RED_WEIGHT_OUT_OF_RANGE as c_int;
+pub(crate) const NETCOND_E_RED_MAX_P_OUT_OF_RANGE: c_int =
+    netcond_status::NETCOND_E_RED_MAX_P_OUT_OF_RANGE as c_int;
+pub(crate) const NETCOND_E_RED_THRESHOLD_ORDER: c_int =
+    netcond_status::NETCOND_E_RED_THRESHOLD_ORDER as c_int;
+pub(crate) const NETCOND_E_RED_ZERO_LIMIT: c_int =
+    netcond_status::NETCOND_E_RED_ZERO_LIMIT as c_int;
+pub(crate) const NETCOND_E_RED_THRESHOLD_ABOVE_LIMIT: c_int =
+    netcond_status::NETCOND_E_RED_THRESHOLD_ABOVE_LIMIT as c_int;
+pub(crate) const NETCOND_E_RED_ZERO_TRANSMISSION_TIME: c_int =
+    netcond_status::NETCOND_E_RED_ZERO_TRANSMISSION_TIME as c_int;
+pub(crate) const NETCOND_E_RED_ZERO_MAX_PACKET_SIZE: c_int =
+    netcond_status::NETCOND_E_RED_ZERO_MAX_PACKET_SIZE as c_int;
+pub(crate) const NETCOND_E_RED_PRECEDENCE_ORDER: c_int =
+    netcond_status::NETCOND_E_RED_PRECEDENCE_ORDER as c_int;
+pub(crate) const NETCOND_E_RED_ZERO_BETA: c_int = netcond_status::NETCOND_E_RED_ZERO_BETA as c_int;
+pub(crate) const NETCOND_E_RED_LIMIT_ABOVE_CAPACITY: c_int =
+    netcond_status::NETCOND_E_RED_LIMIT_ABOVE_CAPACITY as c_int;
+pub(crate) const NETCOND_E_RED_ZERO_INTERVAL: c_int =
+    netcond_status::NETCOND_E_RED_ZERO_INTERVAL as c_int;
+
+/// Defines, from one list, each Rust error's code and each code's message.
+macro_rules! status_table {
+    (
+        generic { $( $gcode:ident => $gmsg:literal ),+ $(,)? }
+        $( $ty:ident => $to_code:ident { $( $variant:ident = $code:ident ),+ $(,)? } )+
+    ) => {
+        $(
+            /// The status code of a Rust configuration error.
+            #[allow(dead_code)]
+            pub(crate) fn $to_code(e: $ty) -> c_int {
+                #[allow(unreachable_patterns)]
+                match e {
+                    $( $ty::$variant => $code, )+
+                    _ => NETCOND_E_UNKNOWN,
+                }
+            }
+        )+
+
+        /// The message of a status code.
+        #[deny(unreachable_patterns)]
+        pub(crate) fn message(code: c_int) -> &'static CStr {
+            match code {
+                NETCOND_OK => OK_MSG,
+                $( $gcode => const_cstr!($gmsg), )+
+                $( $( $code => const_cstr!($ty::$variant.message()), )+ )+
+                _ => c"unknown netcond status",
+            }
+        }
+
+        /// Every error code with the message its Rust error displays (the generic
+        /// codes with their own message), for the tests.
+        #[cfg(test)]
+        pub(crate) const ALL: &[(c_int, &str)] = &[
+            $( ($gcode, $gmsg), )+
+            $( $( ($code, $ty::$variant.message()), )+ )+
+        ];
+    };
+}
+
+status_table! {
+    generic {
+        NETCOND_E_NULL => "a required pointer is NULL, or the profile was never configured",
+        NETCOND_E_ENUM => "an enum argument is out of range",
+        NETCOND_E_UNKNOWN => "the configuration breaks a rule this version of netcond.h does not name",
+        NETCOND_E_TICK => "tick_hz must be greater than zero",
+        NETCOND_E_COUNT => "the array must hold at least one state",
+    }
+    SrTcmError => srtcm_code {
+        ZeroCir = NETCOND_E_SRTCM_ZERO_CIR,
+        ZeroBursts = NETCOND_E_SRTCM_ZERO_BURSTS,
+        TooLarge = NETCOND_E_SRTCM_TOO_LARGE,
+    }
+    TrTcmError => trtcm_code {
+        ZeroCir = NETCOND_E_TRTCM_ZERO_CIR,
+        ZeroPir = NETCOND_E_TRTCM_ZERO_PIR,
+        ZeroCbs = NETCOND_E_TRTCM_ZERO_CBS,
+        ZeroPbs = NETCOND_E_TRTCM_ZERO_PBS,
+        PirBelowCir = NETCOND_E_TRTCM_PIR_BELOW_CIR,
+        TooLarge = NETCOND_E_TRTCM_TOO_LARGE,
+    }
+    Rfc4115Error => rfc4115_code {
+        ZeroRates = NETCOND_E_RFC4115_ZERO_RATES,
+        ZeroBursts = NETCOND_E_RFC4115_ZERO_BURSTS,
+        TooLarge = NETCOND_E_RFC4115_TOO_LARGE,
+    }
+    PremiumPolicerError => policer_code {
+        ZeroRate = NETCOND_E_POLICER_ZERO_RATE,
+        ZeroTbs = NETCOND_E_POLICER_ZERO_TBS,
+        ZeroMaxPacket = NETCOND_E_POLICER_ZERO_MAX_PACKET,
+        TbsBelowMaxPacket = NETCOND_E_POLICER_TBS_BELOW_MAX_PACKET,
+        PbsBelowMaxPacket = NETCOND_E_POLICER_PBS_BELOW_MAX_PACKET,
+        TooLarge = NETCOND_E_POLICER_TOO_LARGE,
+    }
+    CompactError => compact_code {
+        TooLarge = NETCOND_E_COMPACT_TOO_LARGE,
+    }
+    RedError => red_code {
+        WeightOutOfRange = NETCOND_E_RED_WEIGHT_OUT_OF_RANGE,
+        MaxPOutOfRange = NETCOND_E_RED_MAX_P_OUT_OF_RANGE,
+        ThresholdOrder = NETCOND_E_RED_THRESHOLD_ORDER,
+        ZeroLimit = NETCOND_E_RED_ZERO_LIMIT,
+        ThresholdAboveLimit = NETCOND_E_RED_THRESHOLD_ABOVE_LIMIT,
+        ZeroTransmissionTime = NETCOND_E_RED_ZERO_TRANSMISSION_TIME,
+        ZeroMaxPacketSize = NETCOND_E_RED_ZERO_MAX_PACKET_SIZE,
+        PrecedenceOrder = NETCOND_E_RED_PRECEDENCE_ORDER,
+        ZeroBeta = NETCOND_E_RED_ZERO_BETA,
+        LimitAboveCapacity = NETCOND_E_RED_LIMIT_ABOVE_CAPACITY,
+        ZeroInterval = NETCOND_E_RED_ZERO_INTERVAL,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_its_rust_message() {
+        let mut seen: [c_int; 64] = [0; 64];
+        for (n, &(code, msg)) in ALL.iter().enumerate() {
+            assert!(code < 0, "{code}");
+            assert!(!seen[..n].contains(&code), "duplicate code {code}");
+            seen[n] = code;
+            let got = crate::netcond_strerror(code);
+            // SAFETY: netcond_strerror returns a static NUL-terminated string.
+            let got = unsafe { CStr::from_ptr(got) }.to_str().unwrap();
+            assert_eq!(got, msg, "code {code}");
+        }
+        assert_eq!(message(0).to_str().unwrap(), "ok");
+        assert_eq!(message(1).to_str().unwrap(), "unknown netcond status");
+        assert_eq!(message(-9999).to_str().unwrap(), "unknown netcond status");
+    }
+
+    #[test]
+    fn rust_errors_map_to_their_codes() {
+        assert_eq!(
+            trtcm_code(TrTcmError::PirBelowCir),
+            NETCOND_E_TRTCM_PIR_BELOW_CIR
+        );
+        assert_eq!(
+            srtcm_code(SrTcmError::ZeroBursts),
+            NETCOND_E_SRTCM_ZERO_BURSTS
+        );
+        assert_eq!(red_code(RedError::ZeroBeta), NETCOND_E_RED_ZERO_BETA);
+        assert_eq!(
+            message(trtcm_code(TrTcmError::TooLarge)).to_str().unwrap(),
+            TrTcmError::TooLarge.to_string()
+        );
+    }
+}
