@@ -7,6 +7,7 @@
 #include "ns3/drop-tail-queue.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/object-factory.h"
 #include "ns3/uinteger.h"
 
 #include <sstream>
