@@ -19,6 +19,14 @@ netcond_core::config_error! {
         /// The threshold lies above the bucket.
         ThresholdAboveSize => "threshold must not exceed BS_tm (RFC 5670 section 2.3: an \
                                intermediate depth of the token bucket)",
+        /// The reference rate is zero.
+        ZeroRate => "the reference rate (PCN-threshold-rate, PCN-excess-rate) must be greater \
+                     than zero (RFC 5670 sections 2.3 and 2.4: tokens are added at the \
+                     reference rate; at zero none ever is, and no rate is metered)",
+        /// The bucket depth is zero.
+        ZeroBucket => "the bucket depth (BS_tm, BS_etm) must be greater than zero (RFC 5670 \
+                       sections 2.3 and 2.4: tokens are added to a maximum value BS; a bucket \
+                       of depth 0 holds none, and every packet would be marked at any rate)",
     }
 }
 
@@ -70,6 +78,12 @@ impl ThresholdMeterProfile {
 
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &ThresholdMeterConfig) -> Result<ThresholdMeterProfile, Rfc5670Error> {
+        if c.threshold_rate.bits_per_sec() == 0 {
+            return Err(Rfc5670Error::ZeroRate);
+        }
+        if c.bs_tm == 0 {
+            return Err(Rfc5670Error::ZeroBucket);
+        }
         if c.threshold > c.bs_tm {
             return Err(Rfc5670Error::ThresholdAboveSize);
         }
@@ -302,6 +316,12 @@ pub struct ExcessTrafficMeterProfile {
 impl ExcessTrafficMeterProfile {
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &ExcessTrafficMeterConfig) -> Result<ExcessTrafficMeterProfile, Rfc5670Error> {
+        if c.excess_rate.bits_per_sec() == 0 {
+            return Err(Rfc5670Error::ZeroRate);
+        }
+        if c.bs_etm == 0 {
+            return Err(Rfc5670Error::ZeroBucket);
+        }
         let u = Units::new(c.excess_rate, c.bs_etm, c.tick, 1).ok_or(Rfc5670Error::TooLarge)?;
         // With every length fitting, the room of the signed bucket is at
         // most cap + 2^62 < 2^63.

@@ -660,7 +660,7 @@ fn as_meters_only_non_et_packets() {
 fn rfc5670_tie_rules() {
     let mk = |mode| {
         ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
-            excess_rate: Rate::ZERO,
+            excess_rate: Rate::from_bits_per_sec(1),
             bs_etm: 1000,
             mode,
             tick: TickRate::NANOS,
@@ -698,7 +698,7 @@ fn rfc5670_tie_rules() {
 #[test]
 fn threshold_meter_meters_etm_but_does_not_thm_it() {
     let p = ThresholdMeterProfile::new(&ThresholdMeterConfig {
-        threshold_rate: Rate::ZERO,
+        threshold_rate: Rate::from_bits_per_sec(1),
         bs_tm: 3000,
         threshold: 1000,
         tick: TickRate::NANOS,
@@ -1156,23 +1156,23 @@ fn edge_sizes(per_byte: u64) -> [u64; 4] {
 
 /// Regression (fuzz, `reference.rs` line 183 of the unreduced models): the
 /// AS-marker with AR 0, TB.size 2,596,939,812,627,471,323 B and a
-/// 18,384,871,255,879,778,303 Hz clock is accepted (a zero rate makes one byte
-/// one unit), but `TB.size * 8 hz` overflowed the reference's `i128`.
+/// 18,384,871,255,879,778,303 Hz clock was accepted (a zero rate made one byte
+/// one unit), and `TB.size * 8 hz` overflowed the reference's `i128`. A zero
+/// AR is now refused (RFC 5670 section 2.3 by analogy: no token is ever
+/// added), and so is any rate on that clock with that bucket.
 #[test]
 fn reference_as_marker_zero_rate_huge_clock() {
     for form in [AsForm::Seed000, AsForm::Draft3sm01] {
-        let c = AsMarkerConfig {
+        let mut c = AsMarkerConfig {
             ar: Rate::from_bits_per_sec(0),
             bucket_size: 2_596_939_812_627_471_323,
             threshold: 2_000_000_000_000_000_000,
             form,
             tick: TickRate::from_hz(18_384_871_255_879_778_303).unwrap(),
         };
-        let p = AsMarkerProfile::new(&c).expect("accepted");
-        assert_eq!(p.units_per_byte(), 1);
-        replay::<AsMarker, _>(&p, p.units_per_byte(), 7, &edge_packets(), |t| {
-            RefAsMarker::new(c, t)
-        });
+        assert_eq!(AsMarkerProfile::new(&c), Err(AsMarkerError::ZeroRate));
+        c.ar = Rate::from_bits_per_sec(1);
+        assert_eq!(AsMarkerProfile::new(&c), Err(AsMarkerError::TooLarge));
     }
 }
 
@@ -1195,7 +1195,7 @@ fn references_total_on_edge_configurations() {
             let rate = Rate::from_bits_per_sec(bits);
             let Ok(p0) = ThresholdMeterProfile::new(&ThresholdMeterConfig {
                 threshold_rate: rate,
-                bs_tm: 0,
+                bs_tm: 1,
                 threshold: 0,
                 tick,
             }) else {
@@ -1288,7 +1288,7 @@ fn references_total_on_edge_configurations() {
                             // With k > 1 the largest size is smaller: try it too.
                             let mut cs = [c, c];
                             if let Ok(p) = EtMarkerProfile::new(&EtMarkerConfig {
-                                bucket_size: 0,
+                                bucket_size: 1,
                                 ..c
                             }) {
                                 cs[1].bucket_size = ((1u64 << 62) - 1) / p.units_per_byte();
@@ -1326,7 +1326,7 @@ fn references_total_on_edge_configurations() {
 fn excess_meter_debt_is_exact() {
     let c = ExcessTrafficMeterConfig {
         excess_rate: Rate::from_bits_per_sec(251),
-        bs_etm: 0,
+        bs_etm: 1,
         mode: ExcessMode::SizeIndependent,
         tick: TickRate::NANOS,
     };
@@ -1338,7 +1338,7 @@ fn excess_meter_debt_is_exact() {
     let level = replay::<ExcessTrafficMeter, _>(&p, per_byte, 0, &one, |t| {
         RefExcessTrafficMeter::new(c, t)
     });
-    assert_eq!(level, -(i128::from(u32::MAX) * i128::from(per_byte)));
+    assert_eq!(level, -(i128::from(u32::MAX - 1) * i128::from(per_byte)));
     // Then: marked while negative, and the refill from the debt agrees too.
     let packets = [
         one[0],
@@ -1354,7 +1354,7 @@ fn excess_meter_debt_is_exact() {
     // The same through the RFC 5670 node (finding 3 via `NodeRfc5670`).
     let tc = ThresholdMeterConfig {
         threshold_rate: Rate::from_bits_per_sec(251),
-        bs_tm: 0,
+        bs_tm: 1,
         threshold: 0,
         tick: TickRate::NANOS,
     };
@@ -1370,10 +1370,7 @@ fn excess_meter_debt_is_exact() {
         let slow = rt.mark(ns(t), len, re.mark(ns(t), len, mark));
         assert_eq!(fast, slow, "node at {t}");
         assert!(re.fill_matches(node.excess.level(), per_byte));
-        assert!(rt.fill_matches(
-            node.threshold.level(),
-            np.threshold.units_per_byte()
-        ));
+        assert!(rt.fill_matches(node.threshold.level(), np.threshold.units_per_byte()));
     }
 }
 
@@ -1383,7 +1380,7 @@ fn excess_meter_debt_is_exact() {
 fn et_marker_sim48_debt_is_exact() {
     let c = EtMarkerSim48Config {
         pcn_pt: Rate::from_bits_per_sec(251),
-        pcn_tb: 0,
+        pcn_tb: 1,
         pcn_px: 0,
         tick: TickRate::NANOS,
     };
@@ -1397,7 +1394,7 @@ fn et_marker_sim48_debt_is_exact() {
     m.mark(&p, ns(1), u32::MAX, PcnMark::Nm);
     assert_eq!(
         m.level(),
-        -(i128::from(u32::MAX) * i128::from(p.units_per_byte()))
+        -(i128::from(u32::MAX - 1) * i128::from(p.units_per_byte()))
     );
     assert!(m.level() < -(1 << 62));
     replay::<EtMarkerSim48, _>(&p, p.units_per_byte(), 0, &packets, |t| {
@@ -1627,11 +1624,79 @@ fn et_marker_sim48_has_no_floor_on_fig9_stream() {
     for i in 0..20_000 {
         t += 1 + rng.below(100_000_000) as u64;
         let len = 1_100_000_000 + rng.below(200_000_000);
-        let (a, b) = (m.mark(&p, ns(t), len, PcnMark::Nm), r.mark(ns(t), len, PcnMark::Nm));
+        let (a, b) = (
+            m.mark(&p, ns(t), len, PcnMark::Nm),
+            r.mark(ns(t), len, PcnMark::Nm),
+        );
         assert_eq!(a, b, "packet {i}");
         assert!(r.fill_matches(m.level(), p.units_per_byte()), "packet {i}");
         lowest = lowest.min(m.level());
     }
     let floor_bytes = -(1i128 << 62) / i128::from(p.units_per_byte());
-    assert!(lowest / i128::from(p.units_per_byte()) < floor_bytes, "{lowest}");
+    assert!(
+        lowest / i128::from(p.units_per_byte()) < floor_bytes,
+        "{lowest}"
+    );
+}
+
+/// RFC 5670 sections 2.3 and 2.4 (and the 3sM markers by analogy): a zero
+/// rate never adds a token and a zero bucket holds none; both are refused,
+/// each with its own error.
+#[test]
+fn zero_rates_and_buckets_are_refused() {
+    let r = Rate::from_mbps(1);
+    let t = TickRate::NANOS;
+    let tm = |rate, bs| {
+        ThresholdMeterProfile::new(&ThresholdMeterConfig {
+            threshold_rate: rate,
+            bs_tm: bs,
+            threshold: 0,
+            tick: t,
+        })
+        .err()
+    };
+    assert_eq!(tm(Rate::ZERO, 1500), Some(Rfc5670Error::ZeroRate));
+    assert_eq!(tm(r, 0), Some(Rfc5670Error::ZeroBucket));
+    assert_eq!(tm(r, 1), None);
+    let em = |rate, bs| {
+        ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
+            excess_rate: rate,
+            bs_etm: bs,
+            mode: ExcessMode::SizeIndependent,
+            tick: t,
+        })
+        .err()
+    };
+    assert_eq!(em(Rate::ZERO, 1500), Some(Rfc5670Error::ZeroRate));
+    assert_eq!(em(r, 0), Some(Rfc5670Error::ZeroBucket));
+    assert_eq!(em(r, 1), None);
+    let et = |rate, bs| EtMarkerProfile::new(&EtMarkerConfig::seed000(rate, bs, 0)).err();
+    assert_eq!(et(Rate::ZERO, 1500), Some(EtMarkerError::ZeroRate));
+    assert_eq!(et(r, 0), Some(EtMarkerError::ZeroBucket));
+    assert_eq!(et(r, 1), None);
+    let s48 = |rate, bs| {
+        EtMarkerSim48Profile::new(&EtMarkerSim48Config {
+            pcn_pt: rate,
+            pcn_tb: bs,
+            pcn_px: 1500,
+            tick: t,
+        })
+        .err()
+    };
+    assert_eq!(s48(Rate::ZERO, 1500), Some(EtMarkerSim48Error::ZeroRate));
+    assert_eq!(s48(r, 0), Some(EtMarkerSim48Error::ZeroBucket));
+    assert_eq!(s48(r, 1), None);
+    let asm = |rate, bs| {
+        AsMarkerProfile::new(&AsMarkerConfig {
+            ar: rate,
+            bucket_size: bs,
+            threshold: 0,
+            form: AsForm::Seed000,
+            tick: t,
+        })
+        .err()
+    };
+    assert_eq!(asm(Rate::ZERO, 1500), Some(AsMarkerError::ZeroRate));
+    assert_eq!(asm(r, 0), Some(AsMarkerError::ZeroBucket));
+    assert_eq!(asm(r, 1), None);
 }

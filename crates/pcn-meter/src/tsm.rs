@@ -113,6 +113,12 @@ netcond_core::config_error! {
         /// The bucket cannot hold one MTU.
         MtuAboveBucket => "TB.size must be at least MTU with size-independent marking (3sm-01 \
                            appendix A.1.5: the test fill >= MTU must be reachable)",
+        /// SR is zero.
+        ZeroRate => "SR must be greater than zero (seed 000 section 1.2, as RFC 5670 section \
+                     2.4: tokens are added at the configured rate; at zero none ever is)",
+        /// TB.size is zero.
+        ZeroBucket => "TB.size must be greater than zero (seed 000 section 1.2, as RFC 5670 \
+                       section 2.4: a bucket of depth 0 holds no token)",
     }
 }
 
@@ -267,6 +273,12 @@ impl EtMarkerProfile {
 
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &EtMarkerConfig) -> Result<EtMarkerProfile, EtMarkerError> {
+        if c.sr.bits_per_sec() == 0 {
+            return Err(EtMarkerError::ZeroRate);
+        }
+        if c.bucket_size == 0 {
+            return Err(EtMarkerError::ZeroBucket);
+        }
         let base = Units::new(c.sr, c.bucket_size, c.tick, 1).ok_or(EtMarkerError::TooLarge)?;
         match c.marking {
             EtMarking::TailMarking => {
@@ -522,6 +534,12 @@ netcond_core::config_error! {
         /// The bucket does not fit the token counter.
         TooLarge => "pcn_tb and pcn_px times the clock resolution must stay below 2^62 token \
                      units; use a coarser clock or a smaller bucket",
+        /// pcn_pt is zero.
+        ZeroRate => "pcn_pt must be greater than zero (seed 000 section 4.8, as RFC 5670 \
+                     section 2.4: tokens are added at the preemption threshold rate)",
+        /// pcn_tb is zero.
+        ZeroBucket => "pcn_tb must be greater than zero (seed 000 section 4.8, as RFC 5670 \
+                       section 2.4: a bucket of depth 0 holds no token)",
     }
 }
 
@@ -535,6 +553,12 @@ pub struct EtMarkerSim48Profile {
 impl EtMarkerSim48Profile {
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &EtMarkerSim48Config) -> Result<EtMarkerSim48Profile, EtMarkerSim48Error> {
+        if c.pcn_pt.bits_per_sec() == 0 {
+            return Err(EtMarkerSim48Error::ZeroRate);
+        }
+        if c.pcn_tb == 0 {
+            return Err(EtMarkerSim48Error::ZeroBucket);
+        }
         let u = Units::new(c.pcn_pt, c.pcn_tb, c.tick, 1).ok_or(EtMarkerSim48Error::TooLarge)?;
         let px = u.bytes(c.pcn_px).ok_or(EtMarkerSim48Error::TooLarge)?;
         Ok(EtMarkerSim48Profile { u, px })
@@ -751,6 +775,12 @@ netcond_core::config_error! {
         /// The threshold lies above the bucket.
         ThresholdAboveSize => "TB.threshold must not exceed TB.size (seed 000 section 1.2: an \
                                intermediate depth of the bucket)",
+        /// AR is zero.
+        ZeroRate => "AR must be greater than zero (seed 000 section 1.2, as RFC 5670 section \
+                     2.3: tokens are added at the admissible rate; at zero none ever is)",
+        /// TB.size is zero.
+        ZeroBucket => "TB.size must be greater than zero (seed 000 section 1.2, as RFC 5670 \
+                       section 2.3: a bucket of depth 0 holds no token, so every packet is marked)",
     }
 }
 
@@ -789,6 +819,12 @@ impl AsMarkerProfile {
 
     /// Validates `c` and precomputes its constants.
     pub fn new(c: &AsMarkerConfig) -> Result<AsMarkerProfile, AsMarkerError> {
+        if c.ar.bits_per_sec() == 0 {
+            return Err(AsMarkerError::ZeroRate);
+        }
+        if c.bucket_size == 0 {
+            return Err(AsMarkerError::ZeroBucket);
+        }
         if c.threshold > c.bucket_size {
             return Err(AsMarkerError::ThresholdAboveSize);
         }
