@@ -73,6 +73,15 @@ netcond_core::config_error! {
         BadMinRate => "minimum rate must be in 1 ..= C bit/s",
         /// The initial rate must be between the floor and the capacity.
         BadInitial => "initial rate must be between the minimum rate and C",
+        /// alpha and beta are both zero.
+        NoGain => "alpha and beta must not both be zero: the update is then the identity and the \
+                   rate stays at its initial value (C by default) whatever the load",
+        /// alpha is zero.
+        ZeroAlpha => "alpha must be greater than zero: without the rate-mismatch term the rate \
+                      can only fall (through the queue term) and never rise back to the fair share",
+        /// alpha is pi/2 or more.
+        AlphaUnstable => "alpha must be below pi/2: RCP's fluid model linearised at the fair share, \
+                          dR/dt = -(alpha/d0) dR(t - d0), is stable exactly when alpha < pi/2",
     }
 }
 
@@ -107,6 +116,19 @@ impl RcpProfile {
         }
         if cfg.alpha.1 == 0 || cfg.beta.1 == 0 {
             return Err(RcpError::ZeroDenominator);
+        }
+        if cfg.alpha.0 == 0 && cfg.beta.0 == 0 {
+            return Err(RcpError::NoGain);
+        }
+        if cfg.alpha.0 == 0 {
+            return Err(RcpError::ZeroAlpha);
+        }
+        // alpha < pi/2, exactly enough: alpha <= 1.5707963267 (pi/2 =
+        // 1.57079632679...; a u32 ratio at or above pi/2 is at least
+        // 1.5707963268 - 2^-64, so the two bounds agree for every ratio whose
+        // denominator is below 2^32... within 1e-10).
+        if u128::from(cfg.alpha.0) * 10_000_000_000 > u128::from(cfg.alpha.1) * 15_707_963_267 {
+            return Err(RcpError::AlphaUnstable);
         }
         let d0 = cfg.tick.ticks_from_nanos(cfg.rtt_ns);
         let t = cfg.tick.ticks_from_nanos(cfg.interval_ns);
@@ -547,5 +569,24 @@ mod tests {
         assert_eq!(bad(|c| c.interval_ns = u64::MAX), RcpError::IntervalTooLong);
         assert_eq!(bad(|c| c.min_rate = Rate::ZERO), RcpError::BadMinRate);
         assert_eq!(bad(|c| c.initial = Rate::ZERO), RcpError::BadInitial);
+        assert_eq!(
+            bad(|c| {
+                c.alpha = (0, 1);
+                c.beta = (0, 7);
+            }),
+            RcpError::NoGain
+        );
+        assert_eq!(bad(|c| c.alpha = (0, 10)), RcpError::ZeroAlpha);
+        assert_eq!(bad(|c| c.alpha = (8, 5)), RcpError::AlphaUnstable);
+        assert_eq!(bad(|c| c.alpha = (u32::MAX, 1)), RcpError::AlphaUnstable);
+        assert_eq!(bad(|c| c.alpha = (355, 226)), RcpError::AlphaUnstable);
+        let good = |f: fn(&mut RcpConfig)| {
+            let mut c = ok;
+            f(&mut c);
+            RcpProfile::new(&c).is_ok()
+        };
+        // 311/198 = 1.570707 < pi/2; beta = 0 (rate mismatch alone) is fine.
+        assert!(good(|c| c.alpha = (311, 198)));
+        assert!(good(|c| c.beta = (0, 1)));
     }
 }
