@@ -119,14 +119,19 @@
 //! assert_eq!(counters.total_packets(), 4001);
 //! ```
 #![cfg_attr(not(test), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+pub mod burst;
 pub mod compact;
 mod counters;
+#[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 pub mod policer;
+#[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod rfc2697;
 mod rfc2698;
@@ -210,7 +215,35 @@ pub(crate) struct Bucket {
     max_len: u64,
 }
 
+/// The part of a [`Bucket`] that only the general path reads, kept apart so
+/// that a profile can hold its fast path's constants in one cache line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Limits {
+    pub(crate) fill_ticks: u64,
+    max_len: u64,
+}
+
 impl Bucket {
+    /// The general path's constants of this bucket.
+    pub(crate) const fn limits(&self) -> Limits {
+        Limits {
+            fill_ticks: self.fill_ticks,
+            max_len: self.max_len,
+        }
+    }
+
+    /// The bucket of `b` and `limits` (the inverse of splitting a bucket into
+    /// `b` and [`limits`](Self::limits)).
+    #[inline(always)]
+    pub(crate) const fn join(b: netcond_core::BucketProfile, limits: Limits) -> Bucket {
+        Bucket {
+            b,
+            fill_ticks: limits.fill_ticks,
+            max_len: limits.max_len,
+        }
+    }
+
     /// `fill`: the units of refill after which nothing changes any more (the
     /// bucket's capacity, or C's plus E's for the srTCM); `max_bytes`: the largest
     /// bucket, in bytes, that this bucket's costs are tested against.

@@ -4,7 +4,7 @@ use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::{
     color_of, color_of_signs, fast_costs, fast_refill, fill, forward, margin, mask, probe, settle,
-    signs_of, Bucket, Probe,
+    signs_of, Bucket, Limits, Probe,
 };
 
 /// The parameters of a trTCM, in the units of RFC 2698 section 2.
@@ -66,16 +66,32 @@ impl From<BucketError> for TrTcmError {
 }
 
 /// The validated, precomputed constants of a trTCM, shared by any number of flows.
+///
+/// Laid out so that a packet on the fast path reads one 64-byte cache line of
+/// it: the first line holds both buckets' rate, unit and capacity, the time
+/// clamp and the path flag (57 bytes); the general path's limits follow in the
+/// second. The struct is aligned to 64 bytes (128 bytes in all), so the first
+/// line never straddles two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C, align(64))]
 pub struct TrTcmProfile {
-    c: Bucket,
-    p: Bucket,
+    // First cache line: everything the fast path reads.
+    c: BucketProfile,
+    p: BucketProfile,
     /// The fast path's one clamp of elapsed time, for both buckets.
     dt_max: u64,
     /// Whether the fast path is exact for these constants.
     fast: bool,
+    // Second line: the general path's clamps.
+    c_lim: Limits,
+    p_lim: Limits,
 }
+
+// The fast path's constants end before byte 64, and the profile starts a line.
+const _: () = assert!(core::mem::offset_of!(TrTcmProfile, fast) < 64);
+const _: () = assert!(core::mem::offset_of!(TrTcmProfile, c_lim) == 64);
+const _: () = assert!(core::mem::align_of::<TrTcmProfile>() == 64);
 
 impl TrTcmProfile {
     /// Validates `cfg` (RFC 2698 section 2) and precomputes the buckets.
@@ -106,21 +122,40 @@ impl TrTcmProfile {
         let fast = [&c, &p]
             .iter()
             .all(|b| fast_costs(&b.b, 0) && fast_refill(&b.b, dt_max, b.full()));
-        Ok(TrTcmProfile { c, p, dt_max, fast })
+        Ok(TrTcmProfile {
+            c: c.b,
+            p: p.b,
+            dt_max,
+            fast,
+            c_lim: c.limits(),
+            p_lim: p.limits(),
+        })
     }
 
     /// Bucket C: CIR and CBS.
     #[inline]
     #[must_use]
     pub const fn committed(&self) -> &BucketProfile {
-        &self.c.b
+        &self.c
     }
 
     /// Bucket P: PIR and PBS.
     #[inline]
     #[must_use]
     pub const fn peak(&self) -> &BucketProfile {
-        &self.p.b
+        &self.p
+    }
+
+    /// Bucket C with the general path's limits.
+    #[inline(always)]
+    fn bucket_c(&self) -> Bucket {
+        Bucket::join(self.c, self.c_lim)
+    }
+
+    /// Bucket P with the general path's limits.
+    #[inline(always)]
+    fn bucket_p(&self) -> Bucket {
+        Bucket::join(self.p, self.p_lim)
     }
 }
 
@@ -218,7 +253,7 @@ impl TrTcm {
     #[inline]
     #[must_use]
     pub fn tc_at(&self, profile: &TrTcmProfile, now: Instant) -> u64 {
-        profile.c.b.refill(self.tc, now.ticks_since(self.last))
+        profile.c.refill(self.tc, now.ticks_since(self.last))
     }
 
     /// The token count P would hold at `now` if no packet arrived, without changing
@@ -226,7 +261,7 @@ impl TrTcm {
     #[inline]
     #[must_use]
     pub fn tp_at(&self, profile: &TrTcmProfile, now: Instant) -> u64 {
-        profile.p.b.refill(self.tp, now.ticks_since(self.last))
+        profile.p.refill(self.tp, now.ticks_since(self.last))
     }
 
     /// RFC 2698 section 3: Tp fills at PIR up to PBS, Tc at CIR up to CBS.
@@ -234,9 +269,10 @@ impl TrTcm {
     #[inline(always)]
     fn update(&mut self, p: &TrTcmProfile, now: Instant, len: u32) -> (u64, Probe, u64, Probe) {
         let dt = self.last.advance_to(now);
-        let (cost_c, cost_p) = (p.c.cost(len), p.p.cost(len));
-        let c = probe(&p.c, self.tc, p.c.gain(dt), cost_c, 0);
-        let pk = probe(&p.p, self.tp, p.p.gain(dt), cost_p, 0);
+        let (bc, bp) = (p.bucket_c(), p.bucket_p());
+        let (cost_c, cost_p) = (bc.cost(len), bp.cost(len));
+        let c = probe(&bc, self.tc, bc.gain(dt), cost_c, 0);
+        let pk = probe(&bp, self.tp, bp.gain(dt), cost_p, 0);
         (cost_c, c, cost_p, pk)
     }
 
@@ -246,10 +282,10 @@ impl TrTcm {
     #[inline(always)]
     fn fast(&mut self, p: &TrTcmProfile, dt: u64, len: u32, red_in: i64, yellow_in: i64) -> Color {
         let len = u64::from(len);
-        let tp = fill(&p.p.b, self.tp, dt);
-        let tc = fill(&p.c.b, self.tc, dt);
-        let need_p = len * p.p.b.scale();
-        let need_c = len * p.c.b.scale();
+        let tp = fill(&p.p, self.tp, dt);
+        let tc = fill(&p.c, self.tc, dt);
+        let need_p = len * p.p.scale();
+        let need_c = len * p.c.scale();
         let dp = margin(tp, need_p);
         let dc = margin(tc, need_c);
         // Negative when red: P refuses it, or it came red.
@@ -540,7 +576,10 @@ mod tests {
         })
         .unwrap();
         assert!(p.on_fast_path());
-        assert_eq!((p.c.fill_ticks, p.p.fill_ticks, p.dt_max), (100, 334, 334));
+        assert_eq!(
+            (p.c_lim.fill_ticks, p.p_lim.fill_ticks, p.dt_max),
+            (100, 334, 334)
+        );
         let g = p.general_path_only();
         let z = Instant::ZERO;
         let states = [
