@@ -117,6 +117,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+pub mod burst;
 pub mod edge;
 pub mod invariants;
 mod mark;
