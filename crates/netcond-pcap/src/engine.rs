@@ -413,10 +413,8 @@ impl Engine {
             r.map(|_| Some(info))
         } else {
             // Fast path: no stage holds packets, so the frame is conditioned in place.
-            let d = self.run_inplace(frame, &info, slot, ts_ns);
-            let dropped = d.is_none();
-            let tos = d.unwrap_or(info.tos);
-            if !dropped && tos != info.tos {
+            let (tos, dropped) = self.run_inplace(&info, slot, ts_ns);
+            if tos != info.tos {
                 packet::set_tos(frame, &info, tos);
             }
             self.stats.leave(ts_ns, info.len, tos, dropped);
@@ -444,9 +442,10 @@ impl Engine {
         }
     }
 
-    /// The stages without queues, on a frame in place: the new TOS, or `None` if dropped.
+    /// The stages without queues: the new TOS, and whether the packet was
+    /// dropped (a dropped packet keeps the marks it had when dropped).
     #[inline]
-    fn run_inplace(&mut self, _frame: &mut [u8], info: &IpInfo, slot: u32, ts: u64) -> Option<u8> {
+    fn run_inplace(&mut self, info: &IpInfo, slot: u32, ts: u64) -> (u8, bool) {
         let mut st = State {
             tos: info.tos,
             color: Color::Green,
@@ -454,10 +453,10 @@ impl Engine {
         };
         for i in 0..self.stages.len() {
             if !self.step(i, &mut st, info.len, slot, ts) {
-                return None;
+                return (st.tos, true);
             }
         }
-        Some(st.tos)
+        (st.tos, false)
     }
 
     /// One stage without a queue. Returns false if the packet is dropped.
@@ -626,6 +625,7 @@ impl Engine {
                 }
                 _ => {
                     if !self.step(i, &mut st, len, p.slot, at) {
+                        apply_tos(&mut p, st.tos);
                         return self.leave(p, at, true, sink);
                     }
                 }

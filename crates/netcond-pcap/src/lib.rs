@@ -202,10 +202,9 @@ impl<R: Read> Read for Counting<R> {
 /// fails part way (a truncated or corrupt record, a clock going back), the
 /// output holds every packet up to the last good one and is complete; where
 /// the output cannot be written, no output file is left.
-pub fn run(opts: &Options) -> Result<(Engine, RunInfo), (Fatal, Option<(Engine, RunInfo)>)> {
+pub fn run(opts: &Options) -> Result<(Engine, RunInfo), Fatal> {
     let inp = &opts.input;
-    let file = File::open(inp)
-        .map_err(|e| (Fatal(format!("cannot open {}: {e}", inp.display())), None))?;
+    let file = File::open(inp).map_err(|e| Fatal(format!("cannot open {}: {e}", inp.display())))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let read = std::rc::Rc::new(std::cell::Cell::new(0u64));
     let counting = Counting {
@@ -213,32 +212,31 @@ pub fn run(opts: &Options) -> Result<(Engine, RunInfo), (Fatal, Option<(Engine, 
         read: read.clone(),
     };
     let mut input = Input::open(BufReader::with_capacity(1 << 20, counting))
-        .map_err(|e| (Fatal(format!("{}: {e}", inp.display())), None))?;
+        .map_err(|e| Fatal(format!("{}: {e}", inp.display())))?;
     let mut engine = Engine::new(&opts.chain, opts.classify, opts.max_flows)
-        .map_err(|e| (Fatal(format!("bad chain: {}", e.0)), None))?;
+        .map_err(|e| Fatal(format!("bad chain: {}", e.0)))?;
     if let Some(csv) = &opts.csv {
         let f = File::create(csv)
-            .map_err(|e| (Fatal(format!("cannot create {}: {e}", csv.display())), None))?;
+            .map_err(|e| Fatal(format!("cannot create {}: {e}", csv.display())))?;
         engine
             .stats
             .set_csv(&opts.chain, Box::new(BufWriter::new(f)), opts.interval_ns)
-            .map_err(|e| (Fatal(format!("cannot write {}: {e}", csv.display())), None))?;
+            .map_err(|e| Fatal(format!("cannot write {}: {e}", csv.display())))?;
     }
     let mut temps = Vec::new();
-    let mut open_out =
-        |p: &Option<PathBuf>| -> Result<Option<Writer>, (Fatal, Option<(Engine, RunInfo)>)> {
-            match p {
-                None => Ok(None),
-                Some(p) => {
-                    let (t, f) = TempOut::create(p).map_err(|e| (e, None))?;
-                    temps.push(t);
-                    Ok(Some(Output::new(
-                        BufWriter::with_capacity(1 << 20, f),
-                        Format::for_path(p),
-                    )))
-                }
+    let mut open_out = |p: &Option<PathBuf>| -> Result<Option<Writer>, Fatal> {
+        match p {
+            None => Ok(None),
+            Some(p) => {
+                let (t, f) = TempOut::create(p)?;
+                temps.push(t);
+                Ok(Some(Output::new(
+                    BufWriter::with_capacity(1 << 20, f),
+                    Format::for_path(p),
+                )))
             }
-        };
+        }
+    };
     let out = open_out(&opts.output)?;
     let dropped = open_out(&opts.dropped)?;
     let mut w = Writers {
@@ -277,12 +275,7 @@ pub fn run(opts: &Options) -> Result<(Engine, RunInfo), (Fatal, Option<(Engine, 
         let new = input.new_ifaces();
         if !new.is_empty() {
             if let Err(e) = w.announce(&new) {
-                let p = if matches!(e, WriteError::MixedLinks(..)) {
-                    &opts.output
-                } else {
-                    &opts.output
-                };
-                return Err((write_fatal(e, p), None));
+                return Err(write_fatal(e, &opts.output));
             }
         }
         let mut ts = meta.ts_ns;
@@ -332,10 +325,10 @@ pub fn run(opts: &Options) -> Result<(Engine, RunInfo), (Fatal, Option<(Engine, 
             Err(PushError::BadIp) => {
                 info.bad_ip += 1;
                 if let Err(e) = w.emit(ts, &buf, meta.orig_len, meta.iface, false) {
-                    return Err((write_io(e, &mut w, opts), None));
+                    return Err(write_io(e, &mut w, opts));
                 }
             }
-            Err(PushError::Io(e)) => return Err((write_io(e, &mut w, opts), None)),
+            Err(PushError::Io(e)) => return Err(write_io(e, &mut w, opts)),
         }
         if progress && n % 65536 == 0 {
             let pct = read.get() as f64 * 100.0 / size as f64;
@@ -346,32 +339,32 @@ pub fn run(opts: &Options) -> Result<(Engine, RunInfo), (Fatal, Option<(Engine, 
         eprintln!("\r{name}: 100.0%  {} packets", info.frames);
     }
     if let Err(e) = engine.finish(&mut w) {
-        return Err((write_io(e, &mut w, opts), None));
+        return Err(write_io(e, &mut w, opts));
     }
     engine
         .stats
         .finish_csv()
-        .map_err(|e| (Fatal(format!("cannot write CSV: {e}")), None))?;
+        .map_err(|e| Fatal(format!("cannot write CSV: {e}")))?;
     for (wr, path) in [
         (w.out.take(), &opts.output),
         (w.dropped.take(), &opts.dropped),
     ] {
         if let Some(wr) = wr {
-            let mut bw = wr.into_inner().map_err(|e| (write_fatal(e, path), None))?;
+            let mut bw = wr.into_inner().map_err(|e| write_fatal(e, path))?;
             bw.flush()
-                .map_err(|e| (write_fatal(WriteError::Io(e), path), None))?;
+                .map_err(|e| write_fatal(WriteError::Io(e), path))?;
             let f = bw
                 .into_inner()
-                .map_err(|e| (write_fatal(WriteError::Io(e.into_error()), path), None))?;
+                .map_err(|e| write_fatal(WriteError::Io(e.into_error()), path))?;
             f.sync_all()
-                .map_err(|e| (write_fatal(WriteError::Io(e), path), None))?;
+                .map_err(|e| write_fatal(WriteError::Io(e), path))?;
         }
     }
     for t in temps {
-        t.commit().map_err(|e| (e, None))?;
+        t.commit()?;
     }
     match input_fail {
-        Some(f) => Err((f, Some((engine, info)))),
+        Some(f) => Err(f),
         None => Ok((engine, info)),
     }
 }

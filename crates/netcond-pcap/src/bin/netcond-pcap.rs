@@ -155,7 +155,7 @@ fn main() -> ExitCode {
             print!("{}", summary(&opts, &engine, &info));
             ExitCode::SUCCESS
         }
-        Err((fatal, _)) => {
+        Err(fatal) => {
             eprintln!("netcond-pcap: error: {fatal}");
             ExitCode::from(2)
         }

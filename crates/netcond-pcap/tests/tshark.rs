@@ -1,0 +1,406 @@
+//! Captures of known traffic through `netcond-pcap`, read back by tshark as an
+//! independent decoder: every frame parses, every IPv4 header checksum is
+//! good, the DSCP/ECN counts equal the tool's summary, and the meters' bounds
+//! hold on what tshark sees.
+
+mod common;
+
+use common::*;
+use netcond_pcap::synth::{write_pcap, Stream};
+use std::io::BufWriter;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn gen(path: &Path, s: &Stream) {
+    write_pcap(s, BufWriter::new(std::fs::File::create(path).unwrap())).unwrap();
+}
+
+fn by_dscp_bytes(d: &[Decoded], dscp: u8) -> u64 {
+    d.iter()
+        .filter(|p| p.dscp == Some(dscp))
+        .map(|p| p.ip_len.unwrap())
+        .sum()
+}
+
+/// trTCM to AF11/AF12/AF13 at 41 Mbit/s offered: tshark's counts match the
+/// summary, green bytes <= CBS + CIR T and within one packet of it, green +
+/// yellow <= PBS + PIR T.
+#[test]
+fn trtcm_af_classes() {
+    if !have_tshark("trtcm_af_classes") {
+        return;
+    }
+    let d = dir("trtcm");
+    let (inp, out) = (d.join("in.pcap"), d.join("out.pcap"));
+    let s = Stream {
+        packets: 4_000,
+        payload: 1000,
+        gap_ns: 200_000,
+        flows: 4,
+        ..Stream::default()
+    };
+    gen(&inp, &s);
+    let (rc, so, se) = tool(&[
+        inp.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-c",
+        "trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13",
+    ]);
+    assert_eq!(rc, 0, "{se}");
+    let dec = tshark(&out);
+    assert_eq!(dec.len(), 4_000);
+    assert_clean(&dec, "trtcm");
+    assert_eq!(decoded_by_mark(&dec), summary_by_mark(&so));
+    let t_ns = (s.packets - 1) * s.gap_ns;
+    let green = by_dscp_bytes(&dec, 10);
+    let yellow = by_dscp_bytes(&dec, 12);
+    // CBS + CIR x T, CIR = 1.25 MB/s.
+    let g_bound = 32_768 + 1_250_000 * t_ns / 1_000_000_000;
+    let p_bound = 65_536 + 2_500_000 * t_ns / 1_000_000_000;
+    assert!(green <= g_bound, "green {green} > {g_bound}");
+    assert!(
+        green + 1028 > g_bound,
+        "green {green} more than a packet below {g_bound}"
+    );
+    assert!(
+        green + yellow <= p_bound,
+        "green+yellow {} > {p_bound}",
+        green + yellow
+    );
+    assert!(green + yellow + 1028 > p_bound);
+    assert_eq!(stage_row(&so, 1, "green").1, green);
+}
+
+/// srTCM with drop-red and --dropped: the two captures partition the input,
+/// and the dropped one holds exactly the red packets.
+#[test]
+fn srtcm_drop_red_and_dropped_capture() {
+    if !have_tshark("srtcm_drop_red_and_dropped_capture") {
+        return;
+    }
+    let d = dir("srtcm");
+    let (inp, out, drp) = (d.join("in.pcap"), d.join("out.pcapng"), d.join("drop.pcap"));
+    gen(
+        &inp,
+        &Stream {
+            packets: 5_000,
+            payload: 500,
+            gap_ns: 100_000,
+            ..Stream::default()
+        },
+    );
+    let (rc, so, se) = tool(&[
+        "-r",
+        inp.to_str().unwrap(),
+        "-w",
+        out.to_str().unwrap(),
+        "--dropped",
+        drp.to_str().unwrap(),
+        "-c",
+        "srtcm cir=20mbit cbs=16k ebs=32k -> dscp af21,af22,af23 -> drop-red",
+    ]);
+    assert_eq!(rc, 0, "{se}");
+    let (o, x) = (tshark(&out), tshark(&drp));
+    assert_clean(&o, "forwarded");
+    assert_clean(&x, "dropped");
+    let red = stage_row(&so, 1, "red").0;
+    assert!(red > 0);
+    assert_eq!(x.len() as u64, red);
+    assert_eq!(o.len() as u64 + red, 5_000);
+    assert!(x.iter().all(|p| p.dscp == Some(22)));
+    assert!(o.iter().all(|p| p.dscp == Some(18) || p.dscp == Some(20)));
+    assert_eq!(decoded_by_mark(&o), summary_by_mark(&so));
+    assert_eq!(total_row(&so, "dropped").0, red);
+}
+
+/// PCN: the ingress encodes EF + NM, the RFC 5670 node marks ThM and ETM on
+/// an aggregate above both rates; tshark sees the ECN field the summary reports.
+#[test]
+fn pcn_node_rfc6660() {
+    if !have_tshark("pcn_node_rfc6660") {
+        return;
+    }
+    let d = dir("pcn");
+    let (inp, out) = (d.join("in.pcap"), d.join("out.pcap"));
+    // 8 flows, 12 Mbit/s in total for 1 s.
+    gen(
+        &inp,
+        &Stream {
+            packets: 3_000,
+            payload: 1472,
+            gap_ns: 1_000_000,
+            flows: 8,
+            ..Stream::default()
+        },
+    );
+    let (rc, so, se) = tool(&[
+        inp.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--classify",
+        "aggregate",
+        "-c",
+        "pcn-ingress dscp=ef -> pcn-node threshold=8mbit excess=10mbit tbs=32k ebs=32k -> rfc6660",
+    ]);
+    assert_eq!(rc, 0, "{se}");
+    let dec = tshark(&out);
+    assert_clean(&dec, "pcn");
+    let by = decoded_by_mark(&dec);
+    assert_eq!(by, summary_by_mark(&so));
+    // ETM (11) about the excess above 10 Mbit/s, ThM (01) some, NM (10) the rest.
+    let etm = by.get(&(46, 3)).map_or(0, |x| x.0);
+    let thm = by.get(&(46, 1)).map_or(0, |x| x.0);
+    let nm = by.get(&(46, 2)).map_or(0, |x| x.0);
+    assert_eq!(etm + thm + nm, 3_000);
+    assert_eq!(etm, stage_row(&so, 2, "etm").0);
+    // Offered 1500 B/ms = 12 Mbit/s; the excess meter passes 10 Mbit/s + 32 KiB
+    // unmarked over ~3 s: ETM about (12 - 10) / 12 of the packets, less the
+    // 32 KiB bucket's 22 packets.
+    let etm_frac = (etm + 22) as f64 / 3_000.0;
+    assert!((0.15..0.18).contains(&etm_frac), "ETM fraction {etm_frac}");
+}
+
+/// RED on a 10 Mbit/s bottleneck offered 15 Mbit/s of ECT(0) traffic: CE marks
+/// appear, nothing is dropped early, and what leaves never exceeds the link
+/// rate: its departure timestamps are the link's.
+#[test]
+fn red_bottleneck_ecn() {
+    if !have_tshark("red_bottleneck_ecn") {
+        return;
+    }
+    let d = dir("red");
+    let (inp, out) = (d.join("in.pcap"), d.join("out.pcap"));
+    let s = Stream {
+        packets: 6_000,
+        payload: 972, // 1000-byte IP packets
+        gap_ns: 533_333,
+        tos: 0b10, // ECT(0)
+        ..Stream::default()
+    };
+    gen(&inp, &s);
+    let (rc, so, se) = tool(&[
+        inp.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-c",
+        "red min=5 max=15 maxp=0.1 wq=0.002 link=10mbit limit=100 -> ecn-or-drop",
+    ]);
+    assert_eq!(rc, 0, "{se}");
+    let dec = tshark(&out);
+    assert_clean(&dec, "red");
+    assert_eq!(decoded_by_mark(&dec), summary_by_mark(&so));
+    let ce = dec.iter().filter(|p| p.ecn == Some(3)).count() as u64;
+    assert!(ce > 0);
+    assert_eq!(ce, stage_row(&so, 1, "ce-marked").0);
+    // Departures are in order and spaced at least one transmission time (800 us) apart.
+    for w in dec.windows(2) {
+        assert!(w[1].time_ns >= w[0].time_ns + 800_000, "{:?}", w);
+    }
+}
+
+/// trRAS shaping moves timestamps: the output rate stays at most MIR, and each
+/// packet leaves no earlier than it arrived.
+#[test]
+fn trras_shapes() {
+    if !have_tshark("trras_shapes") {
+        return;
+    }
+    let d = dir("trras");
+    let (inp, out) = (d.join("in.pcap"), d.join("out.pcap"));
+    let s = Stream {
+        packets: 2_000,
+        payload: 1472,
+        gap_ns: 300_000, // 40 Mbit/s bursts
+        ..Stream::default()
+    };
+    gen(&inp, &s);
+    let (rc, so, se) = tool(&[
+        inp.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-c",
+        "trras cir=10mbit pir=20mbit mir=30mbit line=100mbit buffer=256k -> trtcm cir=10mbit pir=20mbit cbs=3k pbs=6k -> dscp af11,af12,af13",
+    ]);
+    assert_eq!(rc, 0, "{se}");
+    let dec = tshark(&out);
+    assert_clean(&dec, "trras");
+    assert_eq!(decoded_by_mark(&dec), summary_by_mark(&so));
+    let inp_frames = read_pcap(&inp);
+    let out_frames = read_pcap(&out);
+    let dropped = total_row(&so, "dropped").0;
+    assert_eq!(out_frames.len() as u64 + dropped, 2_000);
+    assert!(out_frames.windows(2).all(|w| w[1].0 >= w[0].0));
+    // Over the output's span, at most MIR (30 Mbit/s) plus one packet.
+    let span = out_frames.last().unwrap().0 - out_frames[0].0;
+    let bytes: u64 = dec.iter().map(|p| p.ip_len.unwrap()).sum();
+    assert!(
+        bytes * 8 * 1_000_000_000 <= 30_000_000 * span + 1500 * 8 * 1_000_000_000,
+        "{bytes} B in {span} ns"
+    );
+    assert!(out_frames.last().unwrap().0 > inp_frames.last().unwrap().0);
+}
+
+/// pcapng with microsecond timestamps (the default if_tsresol), IPv6, VLAN
+/// tags and IPv4 options: timestamps scaled right, DSCP written, checksums good.
+#[test]
+fn pcapng_ipv6_vlan_options() {
+    if !have_tshark("pcapng_ipv6_vlan_options") {
+        return;
+    }
+    use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+    use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
+    use pcap_file::pcapng::{Block, PcapNgWriter};
+    use std::borrow::Cow;
+    let d = dir("pcapng");
+    let (inp, out) = (d.join("in.pcapng"), d.join("out.pcapng"));
+    let mut w = PcapNgWriter::new(std::fs::File::create(&inp).unwrap()).unwrap();
+    w.write_block(&Block::InterfaceDescription(InterfaceDescriptionBlock {
+        linktype: pcap_file::DataLink::ETHERNET,
+        snaplen: 65535,
+        options: vec![],
+    }))
+    .unwrap();
+    let v6 = Stream {
+        ipv6: true,
+        payload: 100,
+        ..Stream::default()
+    };
+    let v4 = Stream {
+        payload: 100,
+        ..Stream::default()
+    };
+    let payload = vec![1u8; 100];
+    for i in 0..300u64 {
+        let mut f = if i % 3 == 0 {
+            netcond_pcap::synth::frame(&v6, i, &payload)
+        } else {
+            netcond_pcap::synth::frame(&v4, i, &payload)
+        };
+        if i % 3 == 1 {
+            // An 802.1Q tag after the MACs.
+            f.splice(12..12, [0x81, 0x00, 0x00, 0x05]);
+        }
+        if i % 3 == 2 {
+            // IPv4 options: a 4-byte NOP/NOP/NOP/EOL, IHL 6.
+            f.splice(34..34, [1, 1, 1, 0]);
+            f[14] = 0x46;
+            let tl = u16::from_be_bytes([f[16], f[17]]) + 4;
+            f[16..18].copy_from_slice(&tl.to_be_bytes());
+            let c = netcond_pcap::packet::ipv4_checksum(&f[14..38]);
+            f[24..26].copy_from_slice(&c.to_be_bytes());
+        }
+        // pcap-file writes the raw count; the IDB says microseconds.
+        w.write_block(&Block::EnhancedPacket(EnhancedPacketBlock {
+            interface_id: 0,
+            timestamp: std::time::Duration::from_nanos(1_700_000_000_000_000 + i * 1000),
+            original_len: f.len() as u32,
+            data: Cow::Owned(f),
+            options: vec![],
+        }))
+        .unwrap();
+    }
+    drop(w);
+    let (rc, so, se) = tool(&[
+        inp.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--classify",
+        "five-tuple",
+        "-c",
+        "trtcm cir=1mbit pir=2mbit cbs=2k pbs=4k -> dscp af31,af32,af33",
+    ]);
+    assert_eq!(rc, 0, "{se}");
+    // 300 packets 1 ms apart: 0.299 s.
+    assert!(so.contains("0.299000 s"), "{so}");
+    assert!(so.contains("note: 100 IPv4 packets with options"), "{so}");
+    let dec = tshark(&out);
+    assert_eq!(dec.len(), 300);
+    assert_clean(&dec, "pcapng");
+    assert_eq!(decoded_by_mark(&dec), summary_by_mark(&so));
+    assert!(dec.iter().all(|p| matches!(p.dscp, Some(26 | 28 | 30))));
+    assert_eq!(dec[1].time_ns - dec[0].time_ns, 1_000_000);
+}
+
+/// A capture from the kernel's stack, made now: tcpdump on loopback while
+/// ping runs, then policed and checked as above.
+#[test]
+fn real_stack_ping_capture() {
+    if !have_tshark("real_stack_ping_capture") {
+        return;
+    }
+    let d = dir("ping");
+    let (inp, out) = (d.join("lo.pcap"), d.join("out.pcap"));
+    let tcpdump = Command::new("tcpdump")
+        .args(["-i", "lo", "-U", "-n", "-Z", &whoami(), "-w"])
+        .arg(&inp)
+        .args(["icmp and host 127.0.0.1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn();
+    let Ok(mut tcpdump) = tcpdump else {
+        println!("SKIPPED real_stack_ping_capture: tcpdump is not installed (bash .ci/pcap.sh installs it)");
+        return;
+    };
+    // tcpdump says "listening on lo" once it captures.
+    let mut err = std::io::BufReader::new(tcpdump.stderr.take().unwrap());
+    let mut line = String::new();
+    let _ = std::io::BufRead::read_line(&mut err, &mut line);
+    if !line.contains("listening on") {
+        let _ = tcpdump.kill();
+        let _ = tcpdump.wait();
+        println!(
+            "SKIPPED real_stack_ping_capture: tcpdump cannot capture on lo here ({})",
+            line.trim()
+        );
+        return;
+    }
+    let ping = Command::new("ping")
+        .args([
+            "-c",
+            "50",
+            "-i",
+            "0.01",
+            "-s",
+            "1000",
+            "-Q",
+            "0",
+            "127.0.0.1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = Command::new("kill")
+        .args(["-INT", &tcpdump.id().to_string()])
+        .status();
+    let _ = tcpdump.wait();
+    if !matches!(ping, Ok(s) if s.success()) {
+        println!("SKIPPED real_stack_ping_capture: ping 127.0.0.1 failed here");
+        return;
+    }
+    let captured = tshark(&inp).len();
+    assert!(captured >= 90, "captured {captured} of 100 ICMP packets");
+    let (rc, so, se) = tool(&[
+        inp.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "-c",
+        "trtcm cir=400kbit pir=800kbit cbs=4k pbs=8k -> dscp af41,af42,af43",
+    ]);
+    assert_eq!(rc, 0, "{se}");
+    let dec = tshark(&out);
+    assert_eq!(dec.len(), captured);
+    assert_clean(&dec, "ping");
+    assert_eq!(decoded_by_mark(&dec), summary_by_mark(&so));
+    let t_ns = dec.last().unwrap().time_ns - dec[0].time_ns;
+    let green = by_dscp_bytes(&dec, 34);
+    let bound = 4096 + 50_000 * t_ns / 1_000_000_000 + 1;
+    assert!(green <= bound, "green {green} > {bound}");
+    assert!(
+        by_dscp_bytes(&dec, 38) > 0,
+        "1.6 Mbit/s offered against 800 kbit/s PIR must leave red"
+    );
+}
+
+fn whoami() -> String {
+    Command::new("id")
+        .arg("-un")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|_| "root".into())
+}
