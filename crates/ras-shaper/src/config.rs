@@ -54,6 +54,12 @@ netcond_core::config_error! {
         KTooLong => "the EAR constant K must be below 2^40 ticks of the clock (fixed-point range)",
         /// The line rate does not fit the fixed-point rate units.
         LineRateTooHigh => "the line rate must be below 2^40 bytes per clock tick (fixed-point range)",
+        /// The maximum packet size is zero.
+        ZeroMaxPacket => "the maximum packet size must be greater than zero bytes",
+        /// The buffer cannot hold one maximum-size packet.
+        BufferBelowMaxPacket => "the buffer must hold at least one maximum-size packet (RFC 2963 \
+                                 section 2.1: the shaper queues packets in a FIFO; a longer packet \
+                                 could never be queued)",
         /// A full buffer would take longer than [`MAX_DRAIN_TICKS`] to drain at CIR.
         DrainTooSlow => "a full buffer must drain at CIR within 2^61 clock ticks (release instants \
                          are compared over half the 64-bit tick range); raise CIR or shrink the buffer",
@@ -100,6 +106,9 @@ pub struct SrRasConfig {
     pub thresholds: Option<SrThresholds>,
     /// The buffer size of the shaper in bytes.
     pub buffer_bytes: u64,
+    /// The largest packet the shaper must queue, in bytes (the link MTU;
+    /// [`DEFAULT_MAX_PACKET`] = 1500 from `new`): the buffer must hold one.
+    pub max_packet_bytes: u32,
     /// The EAR constant K (section 2.3); [`DEFAULT_K`] is 100 ms.
     pub k: Duration,
     /// The clock of the `Instant`s passed in.
@@ -116,6 +125,7 @@ impl SrRasConfig {
             line_rate,
             thresholds: None,
             buffer_bytes,
+            max_packet_bytes: DEFAULT_MAX_PACKET,
             k: DEFAULT_K,
             tick: TickRate::NANOS,
         }
@@ -138,6 +148,9 @@ pub struct TrRasConfig {
     pub thresholds: Option<TrThresholds>,
     /// The buffer size of the shaper in bytes.
     pub buffer_bytes: u64,
+    /// The largest packet the shaper must queue, in bytes (the link MTU;
+    /// [`DEFAULT_MAX_PACKET`] = 1500 from `new`): the buffer must hold one.
+    pub max_packet_bytes: u32,
     /// The EAR constant K (section 2.3); [`DEFAULT_K`] is 100 ms.
     pub k: Duration,
     /// The clock of the `Instant`s passed in.
@@ -156,6 +169,7 @@ impl TrRasConfig {
             line_rate,
             thresholds: None,
             buffer_bytes,
+            max_packet_bytes: DEFAULT_MAX_PACKET,
             k: DEFAULT_K,
             tick: TickRate::NANOS,
         }
@@ -268,6 +282,21 @@ impl From<TrRasProfile> for RasProfile {
     }
 }
 
+/// The largest packet a shaper must queue when not configured: 1500 bytes
+/// (the Ethernet MTU).
+pub const DEFAULT_MAX_PACKET: u32 = 1500;
+
+/// The buffer holds one maximum-size packet.
+fn check_max_packet(max_packet: u32, buffer: u64) -> Result<(), RasError> {
+    if max_packet == 0 {
+        return Err(RasError::ZeroMaxPacket);
+    }
+    if buffer < u64::from(max_packet) {
+        return Err(RasError::BufferBelowMaxPacket);
+    }
+    Ok(())
+}
+
 impl SrRasProfile {
     /// Validates an srRAS configuration (every MUST of RFC 2963 section 2.2).
     pub fn new(cfg: &SrRasConfig) -> Result<SrRasProfile, RasError> {
@@ -285,6 +314,7 @@ impl SrRasProfile {
         if cfg.buffer_bytes == 0 {
             return Err(RasError::ZeroBuffer);
         }
+        check_max_packet(cfg.max_packet_bytes, cfg.buffer_bytes)?;
         let b = cfg.buffer_bytes;
         let th = cfg.thresholds.unwrap_or(SrThresholds {
             cir_th: b / 4,
@@ -329,6 +359,7 @@ impl TrRasProfile {
         if cfg.buffer_bytes == 0 {
             return Err(RasError::ZeroBuffer);
         }
+        check_max_packet(cfg.max_packet_bytes, cfg.buffer_bytes)?;
         let b = cfg.buffer_bytes;
         let th = cfg.thresholds.unwrap_or(TrThresholds {
             cir_th: b / 4,
@@ -794,6 +825,28 @@ mod tests {
         let mut c = sr();
         c.buffer_bytes = 0;
         assert_eq!(SrRasProfile::new(&c), Err(RasError::ZeroBuffer));
+        // One maximum-size packet must fit the buffer (thresholds kept inside it).
+        let mut c = sr();
+        c.thresholds = None;
+        c.buffer_bytes = 1499;
+        assert_eq!(SrRasProfile::new(&c), Err(RasError::BufferBelowMaxPacket));
+        c.buffer_bytes = 1500;
+        assert!(SrRasProfile::new(&c).is_ok());
+        c.max_packet_bytes = 9000;
+        assert_eq!(SrRasProfile::new(&c), Err(RasError::BufferBelowMaxPacket));
+        c.max_packet_bytes = 0;
+        assert_eq!(SrRasProfile::new(&c), Err(RasError::ZeroMaxPacket));
+        let mut t = TrRasConfig::new(
+            Rate::from_mbps(1),
+            Rate::from_mbps(2),
+            Rate::from_mbps(10),
+            1499,
+        );
+        assert_eq!(TrRasProfile::new(&t), Err(RasError::BufferBelowMaxPacket));
+        t.buffer_bytes = 1500;
+        assert!(TrRasProfile::new(&t).is_ok());
+        t.max_packet_bytes = 0;
+        assert_eq!(TrRasProfile::new(&t), Err(RasError::ZeroMaxPacket));
         let mut c = sr();
         c.k = Duration::ZERO;
         assert_eq!(SrRasProfile::new(&c), Err(RasError::ZeroK));

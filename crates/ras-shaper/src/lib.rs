@@ -123,7 +123,8 @@ mod tests;
 
 pub use config::{
     RasError, RasKind, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig,
-    TrRasProfile, TrThresholds, DEFAULT_K, LINE_BITS, MAX_DRAIN_TICKS, MAX_SCALE,
+    TrRasProfile, TrThresholds, DEFAULT_K, DEFAULT_MAX_PACKET, LINE_BITS, MAX_DRAIN_TICKS,
+    MAX_SCALE,
 };
 pub use ear::{Ear, EarProfile};
 pub use green::{

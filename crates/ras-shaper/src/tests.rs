@@ -781,6 +781,8 @@ fn arb_profile() -> impl Strategy<Value = RasProfile> {
                 });
                 c.k = k;
                 c.tick = tick;
+                // Buffers from one byte: the largest packet fits.
+                c.max_packet_bytes = buf.clamp(1, 1500) as u32;
                 TrRasProfile::new(&c).unwrap().into()
             } else {
                 let mut c = SrRasConfig::new(
@@ -795,6 +797,7 @@ fn arb_profile() -> impl Strategy<Value = RasProfile> {
                 });
                 c.k = k;
                 c.tick = tick;
+                c.max_packet_bytes = buf.clamp(1, 1500) as u32;
                 SrRasProfile::new(&c).unwrap().into()
             }
         })
@@ -1084,6 +1087,7 @@ fn buffers_that_drain_too_slowly_are_refused_and_the_limit_stays_in_order() {
     // 2^-41 byte per tick and rounds 1 bit/s (2^41 / 8e9 = 274.9 units) up to
     // 275, so a buffer drains within 2^61 ticks up to 275 x 2^20 bytes.
     c.buffer_bytes = 1;
+    c.max_packet_bytes = 1;
     let small: RasProfile = TrRasProfile::new(&c).unwrap().into();
     assert_eq!((small.scale(), small.cir_units()), (41, 275));
     let max_buffer = 275 << 20;
