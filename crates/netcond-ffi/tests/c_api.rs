@@ -238,10 +238,10 @@ struct Pkt {
 /// The C side's `next_pkt`.
 fn next_pkt(rng: &mut Rng, now: &mut u64) -> Pkt {
     let r = rng.next_u64();
-    let step = r % 19;
+    let step = r % 17_600;
     let kind = (r >> 8) % 1000;
-    if kind == 0 && *now > 5000 {
-        *now -= 5000;
+    if kind == 0 && *now > 50_000 {
+        *now -= 50_000;
     } else {
         *now += step;
     }
@@ -437,10 +437,10 @@ fn rust_streams(seed: u64) -> Vec<String> {
     let mut run = Run::new();
     for i in 0..PACKETS {
         let k = next_pkt(&mut rng, &mut now);
-        now += 35_000;
+        now += 30_000_000;
         let v: PolicerVerdict = m.offer(&pp, t(now), k.len);
         run.add(v.index());
-        if i % 4096 == 4095 {
+        if i % 16 == 15 {
             m.dequeued(1500);
         }
     }

@@ -513,8 +513,9 @@ static uint64_t next_u64(void)
 #define PACKETS 200000u
 
 /* One packet of the stream: time step, length and input color. Mostly
- * 64..1518-byte packets a few ns apart (about 1.3 x PIR), with clock steps
- * backwards, zero-length and u32-max-length packets mixed in. */
+ * 64..1518-byte packets 0..17.6 us apart (about 1.3 x PIR on nanosecond
+ * ticks), with clock steps backwards, zero-length and u32-max-length packets
+ * mixed in. */
 struct pkt {
 	uint64_t now;
 	uint32_t len;
@@ -525,11 +526,11 @@ static struct pkt next_pkt(uint64_t *now)
 {
 	struct pkt k;
 	uint64_t r = next_u64();
-	uint64_t step = r % 19u;
+	uint64_t step = r % 17600u;
 	unsigned kind = (unsigned)((r >> 8) % 1000u);
 
-	if (kind == 0 && *now > 5000u)
-		*now -= 5000u; /* a clock stepping back */
+	if (kind == 0 && *now > 50000u)
+		*now -= 50000u; /* a clock stepping back */
 	else
 		*now += step;
 	k.now = *now;
@@ -639,8 +640,9 @@ static void streams(uint64_t seed)
 	       netcond_rfc4115_compact_color_blind_check(&m, &prof, k.now, k.len),
 	       netcond_rfc4115_compact_read);
 
-	/* The policer: packets at about twice its rate; the buffer drains
-	 * 1500 bytes at every 4096th packet (slower than the policer admits: the buffer fills). */
+	/* The policer: packets at about 1.05 x its rate; the buffer drains
+	 * 1500 bytes at every 16th packet, slower than the policer admits,
+	 * so the buffer fills and drops too. */
 	{
 		netcond_policer_profile prof;
 		netcond_policer m;
@@ -656,9 +658,9 @@ static void streams(uint64_t seed)
 		run_start(&r);
 		for (i = 0; i < PACKETS; i++) {
 			struct pkt k = next_pkt(&now);
-			now += 35000u; /* ~36 us per packet of ~790 bytes */
+			now += 30000000u; /* ~30 ms per packet of ~790 bytes */
 			run_add(&r, (unsigned)netcond_policer_offer(&m, &prof, now, k.len));
-			if (i % 4096u == 4095u)
+			if (i % 16u == 15u)
 				netcond_policer_dequeued(&m, 1500);
 		}
 		CHECK_RC(netcond_policer_read(&m, &t), NETCOND_OK);
