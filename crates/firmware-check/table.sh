@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 target_dir=${CARGO_TARGET_DIR:-$here/target}
 export CARGO_TARGET_DIR=$target_dir
-QEMU="qemu-system-arm -nographic -monitor none -serial none -semihosting-config enable=on,target=native"
+QEMU="qemu-system-arm -icount shift=5 -nographic -monitor none -serial none -semihosting-config enable=on,target=native"
 
 # name: target profile qemu-machine
 builds=(
