@@ -3,8 +3,8 @@
 
 use netcond_core::Instant;
 
-use crate::config::{AckModel, RbccProfile};
-use crate::rate::{AckHeader, FixedRate, NodeId, RateHeader};
+use crate::config::{AckModel, RbccConfig, RbccProfile};
+use crate::rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader};
 use crate::rcp::{Rcp, RcpProfile};
 use crate::solver::{LinkUse, Network};
 use crate::table::{EntryKind, RbccInterface};
@@ -436,6 +436,328 @@ pub fn check_rcp(p: &RcpProfile, start: u64, ops: &[RcpOp]) -> Result<(), &'stat
         }
         if !rcp_rate_within_bounds(p, &s) {
             return Err("R outside [min_rate, C]");
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The allocation table against a plain model
+// ---------------------------------------------------------------------------
+
+/// One call on an [`RbccInterface`] for [`check_table`]. Time moves by `dt`
+/// ticks first (wrapping: 2^63 or more is a step back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableOp {
+    /// A data packet of `flow` with this header.
+    Data {
+        /// Ticks since the previous call.
+        dt: u64,
+        /// The flow.
+        flow: FlowId,
+        /// Its header on arrival.
+        hdr: RateHeader,
+    },
+    /// The ACK of `flow`'s data comes back with this header.
+    Return {
+        /// Ticks since the previous call.
+        dt: u64,
+        /// The flow.
+        flow: FlowId,
+        /// The ACK's header.
+        ack: AckHeader,
+    },
+    /// An ACK of `flow` (data the other way) leaves by the interface.
+    Ack {
+        /// Ticks since the previous call.
+        dt: u64,
+        /// The flow.
+        flow: FlowId,
+        /// The ACK's header on arrival.
+        ack: AckHeader,
+    },
+    /// `flow` closes.
+    Close {
+        /// The flow.
+        flow: FlowId,
+    },
+    /// Rows idle for the timeout are removed.
+    Expire {
+        /// Ticks since the previous call.
+        dt: u64,
+    },
+    /// The fair share is recomputed.
+    Recompute,
+}
+
+/// A row of the plain model: the RBCC allocated-bandwidth table of seed 004,
+/// one entry per data flow and per ACK flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ModelRow {
+    flow: FlowId,
+    ack: bool,
+    requested: u64,
+    elsewhere: u64,
+    last_seen: u64,
+}
+
+/// The plain model's advertised rate (raw 2^-16 bit/s units): with `cap = C
+/// den` and the weights (`den` per data row, `num` per ACK row under
+/// [`AckModel::Coupled`]; ACK rows under [`AckModel::OutsideLoad`] take
+/// `num x rate` off the capacity), the largest `mu` whose water level fits:
+/// `sum w min(c, mu) <= cap - outside`; when every row fits below the level
+/// at its constraint, the largest constraint plus the slack over the lightest
+/// weight at it (Charny: that row alone may grow); with no row, the whole
+/// capacity. Found by bisection, not by the table's partition.
+fn model_mu(p: &RbccProfile, rows: &[Option<ModelRow>]) -> u64 {
+    let (num, den) = p.ack_ratio();
+    let coupled = p.ack_model() == AckModel::Coupled;
+    let cap = u128::from(p.capacity().raw()) * u128::from(den);
+    let mut outside = 0u128;
+    // (constraint, weight) of the rows that share the interface.
+    let mut parts = [(0u64, 0u64); 64];
+    let mut m = 0;
+    for r in rows.iter().flatten() {
+        if r.ack && !coupled {
+            outside += u128::from(num) * u128::from(r.requested);
+            continue;
+        }
+        let (c, w) = if r.ack {
+            (r.requested, num)
+        } else {
+            (r.requested.min(r.elsewhere), den)
+        };
+        if w > 0 && m < parts.len() {
+            parts[m] = (c, w);
+            m += 1;
+        }
+    }
+    let parts = &parts[..m];
+    let avail = cap.saturating_sub(outside);
+    if parts.is_empty() {
+        return u64::try_from(avail / u128::from(den)).unwrap_or(u64::MAX);
+    }
+    let used = |mu: u64| -> u128 {
+        parts
+            .iter()
+            .map(|&(c, w)| u128::from(c.min(mu)) * u128::from(w))
+            .sum()
+    };
+    let c_max = parts.iter().map(|p| p.0).max().unwrap_or(0);
+    if used(c_max) <= avail {
+        let w_top = parts
+            .iter()
+            .filter(|p| p.0 == c_max)
+            .map(|p| p.1)
+            .min()
+            .unwrap_or(1)
+            .max(1);
+        let mu = u128::from(c_max) + (avail - used(c_max)) / u128::from(w_top);
+        return u64::try_from(mu).unwrap_or(u64::MAX);
+    }
+    // The largest mu in [0, c_max) with used(mu) <= avail (used(0) = 0).
+    let (mut lo, mut hi) = (0u64, c_max);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if used(mid) <= avail {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Drives an [`RbccInterface`] of `N` rows (`N` at most 32) through `ops` from
+/// `start` and compares it after every call with a plain model of the
+/// allocation table: which rows exist (a data row from a flow's first data
+/// packet, an ACK row from its first ACK when `k > 0`; a full table refuses a
+/// new row and leaves the header alone; `close` removes both rows of a flow;
+/// `expire` every row idle for the timeout), each row's requested rate, the
+/// rate held elsewhere (from the returned ACK: its rate unless this node was
+/// the bottleneck) and last-seen time (serial, never back), the advertised
+/// rate (see `model_mu`), and each stamped header: lowered to exactly the
+/// advertised rate, with this node as bottleneck, when above it, else
+/// unchanged. Configurations the profile refuses are skipped.
+pub fn check_table<const N: usize>(
+    cfg: &RbccConfig,
+    start: u64,
+    ops: &[TableOp],
+) -> Result<(), &'static str> {
+    let Ok(p) = RbccProfile::new(cfg) else {
+        return Ok(());
+    };
+    let mut t: RbccInterface<N> = RbccInterface::new(&p);
+    let mut rows: [Option<ModelRow>; 32] = [None; 32];
+    let rows = &mut rows[..N.min(32)];
+    let mut now = start;
+    let (num, _) = p.ack_ratio();
+    let idle = p.idle_ticks();
+    let find = |rows: &[Option<ModelRow>], flow: FlowId, ack: bool| {
+        rows.iter()
+            .position(|r| r.is_some_and(|r| r.flow == flow && r.ack == ack))
+    };
+    let later = |last: u64, now: u64| {
+        if now.wrapping_sub(last) < 1 << 63 {
+            now
+        } else {
+            last
+        }
+    };
+    for op in ops {
+        match *op {
+            TableOp::Data { dt, flow, hdr } => {
+                now = now.wrapping_add(dt);
+                let mut h = hdr;
+                let got = t.on_data(&p, Instant::from_ticks(now), flow, &mut h);
+                let admitted = match find(rows, flow, false) {
+                    Some(i) => {
+                        let r = rows[i].as_mut().unwrap_or_else(|| unreachable!());
+                        r.requested = hdr.requested.raw();
+                        r.last_seen = later(r.last_seen, now);
+                        true
+                    }
+                    None => match rows.iter().position(Option::is_none) {
+                        Some(i) => {
+                            rows[i] = Some(ModelRow {
+                                flow,
+                                ack: false,
+                                requested: hdr.requested.raw(),
+                                elsewhere: u64::MAX,
+                                last_seen: now,
+                            });
+                            true
+                        }
+                        None => false,
+                    },
+                };
+                if got.is_ok() != admitted {
+                    return Err("table: a data row was refused or admitted unlike the model");
+                }
+                let mu = model_mu(&p, rows);
+                let want = if admitted && hdr.rate.raw() > mu {
+                    RateHeader {
+                        rate: FixedRate::from_raw(mu),
+                        bottleneck: p.node(),
+                        ..hdr
+                    }
+                } else {
+                    hdr
+                };
+                if h != want {
+                    return Err("table: the data header is not lowered to the advertised rate");
+                }
+            }
+            TableOp::Return { dt, flow, ack } => {
+                now = now.wrapping_add(dt);
+                t.on_return(&p, Instant::from_ticks(now), flow, &ack);
+                if let Some(i) = find(rows, flow, false) {
+                    let r = rows[i].as_mut().unwrap_or_else(|| unreachable!());
+                    r.last_seen = later(r.last_seen, now);
+                    r.elsewhere = if ack.bottleneck == p.node() {
+                        u64::MAX
+                    } else {
+                        ack.rate.raw()
+                    };
+                }
+            }
+            TableOp::Ack { dt, flow, ack } => {
+                now = now.wrapping_add(dt);
+                let mut a = ack;
+                let got = t.on_ack(&p, Instant::from_ticks(now), flow, &mut a);
+                let admitted = num == 0
+                    || match find(rows, flow, true) {
+                        Some(i) => {
+                            let r = rows[i].as_mut().unwrap_or_else(|| unreachable!());
+                            r.requested = ack.rate.raw();
+                            r.last_seen = later(r.last_seen, now);
+                            true
+                        }
+                        None => match rows.iter().position(Option::is_none) {
+                            Some(i) => {
+                                rows[i] = Some(ModelRow {
+                                    flow,
+                                    ack: true,
+                                    requested: ack.rate.raw(),
+                                    elsewhere: u64::MAX,
+                                    last_seen: now,
+                                });
+                                true
+                            }
+                            None => false,
+                        },
+                    };
+                if got.is_ok() != admitted {
+                    return Err("table: an ACK row was refused or admitted unlike the model");
+                }
+                let mu = model_mu(&p, rows);
+                let lowers = admitted
+                    && p.ack_model() == AckModel::Coupled
+                    && ack.rate.raw() > mu
+                    && num > 0;
+                let want = if lowers {
+                    AckHeader {
+                        rate: FixedRate::from_raw(mu),
+                        bottleneck: p.node(),
+                    }
+                } else {
+                    ack
+                };
+                if a != want {
+                    return Err("table: the ACK header is not what the model stamps");
+                }
+            }
+            TableOp::Close { flow } => {
+                let removed = t.close(&p, flow);
+                let mut any = false;
+                for ack in [false, true] {
+                    if let Some(i) = find(rows, flow, ack) {
+                        rows[i] = None;
+                        any = true;
+                    }
+                }
+                if removed != any {
+                    return Err("table: close removed rows unlike the model");
+                }
+            }
+            TableOp::Expire { dt } => {
+                now = now.wrapping_add(dt);
+                let n = t.expire(&p, Instant::from_ticks(now));
+                let mut gone = 0;
+                for r in rows.iter_mut() {
+                    if let Some(row) = r {
+                        let age = now.wrapping_sub(row.last_seen);
+                        let age = if age < 1 << 63 { age } else { 0 };
+                        if age >= idle {
+                            *r = None;
+                            gone += 1;
+                        }
+                    }
+                }
+                if n != gone {
+                    return Err("table: expire removed a different number of rows");
+                }
+            }
+            TableOp::Recompute => t.recompute(&p),
+        }
+        // After every call: the same rows, fields and advertised rate.
+        if t.len() != rows.iter().flatten().count() {
+            return Err("table: a different number of rows than the model");
+        }
+        for r in rows.iter().flatten() {
+            let e = if r.ack { t.ack(r.flow) } else { t.data(r.flow) };
+            let Some(e) = e else {
+                return Err("table: a row of the model is missing");
+            };
+            if e.requested.raw() != r.requested
+                || e.elsewhere.raw() != r.elsewhere
+                || e.last_seen.ticks() != r.last_seen
+            {
+                return Err("table: a row's requested, elsewhere or last-seen differs");
+            }
+        }
+        if t.advertised().raw() != model_mu(&p, rows) {
+            return Err("table: the advertised rate is not the model's water level");
         }
     }
     Ok(())

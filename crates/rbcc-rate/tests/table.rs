@@ -516,3 +516,91 @@ fn coupled_lone_ack_row_held_below_the_level_is_not_the_bottleneck() {
     assert!(interface_is_max_min(&p, &i));
     assert_eq!(i.advertised(), charny_reference(&p, &i));
 }
+
+/// A random stream of table calls for `check_table`: up to 12 flows on a
+/// table of 8 rows (so it fills), rates at the edges and in between, steps
+/// forward and back, and both ACK models.
+fn table_ops(r: &mut netcond_core::SplitMix64, n: usize) -> Vec<rbcc_rate::invariants::TableOp> {
+    use netcond_core::RandomSource;
+    use rbcc_rate::invariants::TableOp;
+    let mut rate = |r: &mut netcond_core::SplitMix64| {
+        FixedRate::from_raw(match r.below(6) {
+            0 => u64::MAX,
+            1 => 0,
+            2 => r.next_u64(),
+            _ => u64::from(r.below(1 << 30)) << 8,
+        })
+    };
+    (0..n)
+        .map(|_| {
+            let dt = match r.below(8) {
+                0 => 0u64.wrapping_sub(u64::from(r.below(1000))),
+                1 => r.next_u64(),
+                _ => u64::from(r.below(2_000_000)),
+            };
+            let flow = r.below(12);
+            let node = NodeId([0, 3, 7][r.below(3) as usize]);
+            match r.below(10) {
+                0..=3 => {
+                    let mut hdr = RateHeader::new(rate(r));
+                    if r.below(2) == 0 {
+                        hdr.rate = hdr.rate.min(rate(r));
+                        hdr.bottleneck = node;
+                    }
+                    TableOp::Data { dt, flow, hdr }
+                }
+                4 | 5 => TableOp::Return {
+                    dt,
+                    flow,
+                    ack: AckHeader {
+                        rate: rate(r),
+                        bottleneck: node,
+                    },
+                },
+                6 | 7 => TableOp::Ack {
+                    dt,
+                    flow,
+                    ack: AckHeader {
+                        rate: rate(r),
+                        bottleneck: node,
+                    },
+                },
+                8 => TableOp::Close { flow },
+                _ => {
+                    if r.below(2) == 0 {
+                        TableOp::Expire { dt }
+                    } else {
+                        TableOp::Recompute
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// The table against the plain model of `invariants::check_table`, after
+/// every call: rows, fields, advertised rate and stamped headers.
+#[test]
+fn table_matches_its_plain_model() {
+    use netcond_core::RandomSource;
+    let mut r = netcond_core::SplitMix64::new(0x7ab1e);
+    for i in 0..400 {
+        let cfg = RbccConfig {
+            node: NodeId(7),
+            capacity: Rate::from_bits_per_sec(1 + r.next_u64() % (1 << 40)),
+            ack_bytes: [0, 40, 1500][r.below(3) as usize],
+            data_bytes: [1, 1500][r.below(2) as usize],
+            ack_model: if i % 2 == 0 {
+                AckModel::OutsideLoad
+            } else {
+                AckModel::Coupled
+            },
+            idle_timeout_ns: 1 + u64::from(r.below(5_000_000)),
+            tick: TickRate::NANOS,
+        };
+        let ops = table_ops(&mut r, 200);
+        if let Err(e) = rbcc_rate::invariants::check_table::<8>(&cfg, r.next_u64(), &ops) {
+            panic!("run {i}: {e}: {cfg:?}");
+        }
+    }
+}
