@@ -21,6 +21,27 @@
 // The version of the header: compare with `netcond_version()` at run time.
 #define NETCOND_VERSION 100
 
+// 1.0 in the 32.32 fixed point of probabilities and weights.
+#define NETCOND_PROB_ONE 4294967296
+
+// "None" for the optional `uint32_t` fields of the RED parameters.
+#define NETCOND_RED_NONE UINT32_MAX
+
+// Size in bytes of a RED or RIO profile struct.
+#define NETCOND_RED_PROFILE_SIZE 1280
+
+// Size in bytes of the per-queue RED state.
+#define NETCOND_RED_STATE_SIZE 16
+
+// Size in bytes of the per-queue RIO state.
+#define NETCOND_RIO_STATE_SIZE 32
+
+// Size in bytes of an Adaptive RED queue (its own adapting profile and state).
+#define NETCOND_ADAPTIVE_RED_SIZE 1280
+
+// Size in bytes of a `netcond_rng`.
+#define NETCOND_RNG_SIZE 8
+
 // Size in bytes of every three-color marker profile struct.
 #define NETCOND_TCM_PROFILE_SIZE 256
 
@@ -29,6 +50,19 @@
 
 // Size in bytes of the compact per-flow states.
 #define NETCOND_TCM_COMPACT_SIZE 16
+
+// The decision for an arriving packet.
+typedef enum netcond_red_decision {
+  // Queue the packet unchanged.
+  NETCOND_ENQUEUE = 0,
+  // Queue the packet with CE set (RFC 3168 section 5).
+  NETCOND_MARK = 1,
+  // RED's random early drop.
+  NETCOND_DROP_EARLY = 2,
+  // Drop: above max_th (2 max_th gentle), at the ECN hard threshold, or the
+  // buffer is full. Also the answer to a NULL or unconfigured argument.
+  NETCOND_DROP_FORCED = 3,
+} netcond_red_decision;
 
 // The color of a packet (RFC 2697, RFC 2698, RFC 4115), numbered as DPDK's
 // `enum rte_color`. Functions that take an input color take an `int`; any value
@@ -128,6 +162,18 @@ typedef enum netcond_status {
   NETCOND_E_RED_LIMIT_ABOVE_CAPACITY = -209,
   // Adaptive RED: the interval is zero.
   NETCOND_E_RED_ZERO_INTERVAL = -210,
+  // AECN: `beta` is below one.
+  NETCOND_E_RED_BETA_BELOW_ONE = -211,
+  // AECN: `alpha` is zero.
+  NETCOND_E_RED_ZERO_ALPHA = -212,
+  // AECN: `alpha` is below one.
+  NETCOND_E_RED_ALPHA_BELOW_ONE = -213,
+  // ECN: the hard-drop threshold is below a min_th.
+  NETCOND_E_RED_ECN_DROP_BELOW_MIN_TH = -214,
+  // ECN: the hard-drop threshold is above the buffer limit.
+  NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT = -215,
+  // ECN: a hard-drop threshold without ECN.
+  NETCOND_E_RED_ECN_DROP_WITHOUT_ECN = -216,
 } netcond_status;
 
 // RFC 4115's rule for a packet exactly as large as a bucket's tokens.
@@ -137,6 +183,146 @@ typedef enum netcond_rfc4115_ties {
   // Section 3's text: conforms when `T - B > 0`.
   NETCOND_RFC4115_TEXT = 1,
 } netcond_rfc4115_ties;
+
+// What the queue length, thresholds and limit count.
+typedef enum netcond_queue_unit {
+  // Packets: an arrival fits while `queue_len < limit`.
+  NETCOND_QUEUE_PACKETS = 0,
+  // Bytes: an arrival fits while `queue_len + len <= limit`.
+  NETCOND_QUEUE_BYTES = 1,
+} netcond_queue_unit;
+
+// How RED spreads its early drops over the packets since the last one (see
+// the Rust `aqm_red::Spreading` for each law and its drop fraction).
+typedef enum netcond_red_spreading {
+  // FJ93 with one draw per drop (the default; drop fraction about 2 p_b).
+  NETCOND_SPREAD_ACCUMULATED = 0,
+  // DPDK's law with one draw per drop (about p_b).
+  NETCOND_SPREAD_ACCUMULATED_DPDK = 1,
+  // FJ93 section 7, one draw per packet.
+  NETCOND_SPREAD_UNIFORM = 2,
+  // FJ93 figure 2 taken literally (ns-2), one draw per packet.
+  NETCOND_SPREAD_UNIFORM_COUNT_FIRST = 3,
+  // DPDK's `p_b / (2 - count p_b)`, one draw per packet.
+  NETCOND_SPREAD_DPDK = 4,
+  // No spreading: `p_a = p_b`.
+  NETCOND_SPREAD_GEOMETRIC = 5,
+} netcond_red_spreading;
+
+// RIO's averages.
+typedef enum netcond_rio_mode {
+  // RIO-C: a color's average counts its own and every better color.
+  NETCOND_RIO_COUPLED = 0,
+  // RIO-D: each color's average counts its own packets only.
+  NETCOND_RIO_DECOUPLED = 1,
+  // WRED: one average of the whole queue; per-color thresholds.
+  NETCOND_WRED = 2,
+} netcond_rio_mode;
+
+// The crate's seedable generator (SplitMix64), 8 bytes (opaque).
+typedef struct netcond_rng {
+  // Opaque.
+  uint64_t opaque[1];
+} netcond_rng;
+
+// A validated RED profile (opaque; read-only once configured, shared by any
+// number of queues and threads).
+typedef struct NETCOND_ALIGNED(64) netcond_red_profile {
+  // Opaque.
+  uint64_t opaque[160];
+} netcond_red_profile;
+
+// The RED parameters (FJ93 section 4; RFC 2309, RFC 3168, RFC 7567).
+typedef struct netcond_red_params {
+  // max_p, 32.32 fixed point, in [0, 1].
+  uint64_t max_p;
+  // w_q, 32.32 fixed point, in (0, 1].
+  uint64_t w_q;
+  // FJ93's `s`: the typical transmission time of a packet, in caller ticks.
+  uint64_t idle_tx_ticks;
+  // min_th in queue units.
+  uint32_t min_th;
+  // max_th in queue units.
+  uint32_t max_th;
+  // The buffer size in queue units.
+  uint32_t limit;
+  // A `netcond_queue_unit`.
+  uint32_t unit;
+  // 1 for gentle RED, 0 for not.
+  uint32_t gentle;
+  // 1 to mark ECN-capable packets instead of dropping them, 0 for not.
+  uint32_t ecn;
+  // With ECN, drop ECN-capable packets too at or above this average
+  // (`NETCOND_RED_NONE`: never).
+  uint32_t ecn_drop_th;
+  // Byte mode with this maximum packet size in bytes (`NETCOND_RED_NONE`: off).
+  uint32_t byte_mode;
+  // A `netcond_red_spreading`.
+  uint32_t spreading;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_red_params;
+
+// One queue's RED state: 16 bytes (opaque).
+typedef struct netcond_red {
+  // Opaque.
+  uint64_t opaque[2];
+} netcond_red;
+
+// A validated RIO / WRED profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_rio_profile {
+  // Opaque.
+  uint64_t opaque[160];
+} netcond_rio_profile;
+
+// One color's RED thresholds in a RIO profile.
+typedef struct netcond_rio_precedence {
+  // max_p, 32.32 fixed point.
+  uint64_t max_p;
+  // min_th in queue units.
+  uint32_t min_th;
+  // max_th in queue units.
+  uint32_t max_th;
+} netcond_rio_precedence;
+
+// The RIO / WRED parameters (RFC 2597 section 4; RFC 2963 appendix A.1).
+typedef struct netcond_rio_params {
+  // Thresholds of green, yellow, red (indexed by `netcond_color`).
+  struct netcond_rio_precedence colors[3];
+  // w_q, 32.32 fixed point, shared by the averages.
+  uint64_t w_q;
+  // FJ93's `s` in caller ticks.
+  uint64_t idle_tx_ticks;
+  // A `netcond_rio_mode`.
+  uint32_t mode;
+  // Buffer size in queue units, all colors together.
+  uint32_t limit;
+  // A `netcond_queue_unit`.
+  uint32_t unit;
+  // 1 for gentle RED for every color.
+  uint32_t gentle;
+  // 1 to mark ECN-capable packets.
+  uint32_t ecn;
+  // With ECN, the hard-drop average (`NETCOND_RED_NONE`: never).
+  uint32_t ecn_drop_th;
+  // Byte mode's maximum packet size (`NETCOND_RED_NONE`: off).
+  uint32_t byte_mode;
+  // A `netcond_red_spreading`.
+  uint32_t spreading;
+} netcond_rio_params;
+
+// One queue's RIO state: 32 bytes (opaque).
+typedef struct netcond_rio {
+  // Opaque.
+  uint64_t opaque[4];
+} netcond_rio;
+
+// One Adaptive RED queue: its own profile (whose max_p adapts) and state,
+// together (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_adaptive_red {
+  // Opaque.
+  uint64_t opaque[160];
+} netcond_adaptive_red;
 
 // A validated srTCM profile (opaque; filled by `netcond_srtcm_profile_config`,
 // then read-only and shareable by any number of flows and threads).
@@ -321,6 +507,200 @@ const char *netcond_strerror(int code);
 
 // The version of this library as `major * 10000 + minor * 100 + patch`.
 uint32_t netcond_version(void);
+
+// Seeds generator `rng` (SplitMix64; the Rust `SplitMix64::new(seed)`).
+// Does nothing if `rng` is NULL.
+//
+// # Safety
+// `rng` is NULL or points to a writable `netcond_rng`.
+void netcond_rng_seed(struct netcond_rng *rng, uint64_t seed);
+
+// The next 32-bit value of `rng` (0 if `rng` is NULL).
+//
+// # Safety
+// `rng` is NULL or points to a seeded `netcond_rng` used by one thread.
+uint32_t netcond_rng_next_u32(struct netcond_rng *rng);
+
+// Validates `params` and writes the RED profile to `p`.
+//
+// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` (`unit`, `spreading`, or a
+// flag other than 0 and 1) or a `NETCOND_E_RED_*` code; on error `p` is left
+// unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_red_profile_config(struct netcond_red_profile *p,
+                               const struct netcond_red_params *params);
+
+// Starts queue state `m`: average 0, idle since `now`. Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` is NULL or points to a writable `netcond_red`.
+int netcond_red_config(struct netcond_red *m, uint64_t now);
+
+// The decision for a packet of `pkt_len` bytes with ECN field `ecn` arriving
+// at `now` to a queue holding `queue_len` (the profile's unit, the arrival not
+// included), with draws from `rng`. `NETCOND_DROP_FORCED` on a NULL or
+// unconfigured argument.
+//
+// # Safety
+// Each pointer is NULL or points to a valid struct of its type; `m` and `rng`
+// are used by no other thread during the call.
+enum netcond_red_decision netcond_red_enqueue(struct netcond_red *m,
+                                              const struct netcond_red_profile *p,
+                                              uint64_t now,
+                                              uint32_t queue_len,
+                                              uint32_t pkt_len,
+                                              uint32_t ecn,
+                                              struct netcond_rng *rng);
+
+// As `netcond_red_enqueue`, with `draw` (a uniform 32-bit value) for the one
+// random draw the decision may take.
+//
+// # Safety
+// As `netcond_red_enqueue`.
+enum netcond_red_decision netcond_red_enqueue_draw(struct netcond_red *m,
+                                                   const struct netcond_red_profile *p,
+                                                   uint64_t now,
+                                                   uint32_t queue_len,
+                                                   uint32_t pkt_len,
+                                                   uint32_t ecn,
+                                                   uint32_t draw);
+
+// Tells queue `m` it became empty at `now` (the average decays over the idle
+// time until the next arrival). Does nothing if `m` is NULL.
+//
+// # Safety
+// `m` is NULL or points to a valid state used by no other thread.
+void netcond_red_queue_empty(struct netcond_red *m, uint64_t now);
+
+// The average queue length of `m`, in queue units, 32.32 fixed point (0 on a
+// NULL or unconfigured argument).
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs.
+uint64_t netcond_red_avg(const struct netcond_red *m, const struct netcond_red_profile *p);
+
+// Validates `params` and writes the RIO / WRED profile to `p`.
+//
+// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` or a `NETCOND_E_RED_*` code
+// (`NETCOND_E_RED_PRECEDENCE_ORDER` among them); on error `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_rio_profile_config(struct netcond_rio_profile *p,
+                               const struct netcond_rio_params *params);
+
+// Starts RIO queue state `m`: averages 0, idle since `now`. Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` is NULL or points to a writable `netcond_rio`.
+int netcond_rio_config(struct netcond_rio *m, uint64_t now);
+
+// The decision for a packet of color `color` (a `netcond_color`; any other
+// value counts as red) arriving at `now`, with `queue[3]` the queued amount of
+// each color (the arrival not included). Draws from `rng`.
+// `NETCOND_DROP_FORCED` on a NULL or unconfigured argument.
+//
+// # Safety
+// Each pointer is NULL or valid (`queue` for three values); `m` and `rng` are
+// used by no other thread during the call.
+enum netcond_red_decision netcond_rio_enqueue(struct netcond_rio *m,
+                                              const struct netcond_rio_profile *p,
+                                              uint64_t now,
+                                              const uint32_t *queue,
+                                              int color,
+                                              uint32_t pkt_len,
+                                              uint32_t ecn,
+                                              struct netcond_rng *rng);
+
+// As `netcond_rio_enqueue`, with `draw` for the decision's one random draw.
+//
+// # Safety
+// As `netcond_rio_enqueue`.
+enum netcond_red_decision netcond_rio_enqueue_draw(struct netcond_rio *m,
+                                                   const struct netcond_rio_profile *p,
+                                                   uint64_t now,
+                                                   const uint32_t *queue,
+                                                   int color,
+                                                   uint32_t pkt_len,
+                                                   uint32_t ecn,
+                                                   uint32_t draw);
+
+// Tells RIO queue `m` it became empty at `now`. Does nothing if `m` is NULL.
+//
+// # Safety
+// `m` is NULL or points to a valid state used by no other thread.
+void netcond_rio_queue_empty(struct netcond_rio *m, uint64_t now);
+
+// The average that decides for `color` (32.32 fixed point, queue units; 0 on
+// a NULL or unconfigured argument).
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs.
+uint64_t netcond_rio_avg(const struct netcond_rio *m,
+                         const struct netcond_rio_profile *p,
+                         int color);
+
+// Validates `params` and starts Adaptive RED queue `q` at `now` (Floyd,
+// Gummadi and Shenker 2001: max_p adapts every `interval_ticks` toward a
+// target band of the average). The queue holds its own profile.
+//
+// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM`, `NETCOND_E_RED_ZERO_INTERVAL`
+// or another `NETCOND_E_RED_*` code; on error `q` is left unusable.
+//
+// # Safety
+// `q` and `params` are NULL or point to valid structs of their types.
+int netcond_adaptive_red_config(struct netcond_adaptive_red *q,
+                                const struct netcond_red_params *params,
+                                uint64_t interval_ticks,
+                                uint64_t now);
+
+// The decision for an arrival to Adaptive RED queue `q` (adapting max_p
+// first for the intervals that ended by `now`), with draws from `rng`.
+// `NETCOND_DROP_FORCED` on a NULL or unconfigured argument.
+//
+// # Safety
+// Each pointer is NULL or valid; `q` and `rng` are used by one thread.
+enum netcond_red_decision netcond_adaptive_red_enqueue(struct netcond_adaptive_red *q,
+                                                       uint64_t now,
+                                                       uint32_t queue_len,
+                                                       uint32_t pkt_len,
+                                                       uint32_t ecn,
+                                                       struct netcond_rng *rng);
+
+// As `netcond_adaptive_red_enqueue`, with `draw` for the one random draw.
+//
+// # Safety
+// As `netcond_adaptive_red_enqueue`.
+enum netcond_red_decision netcond_adaptive_red_enqueue_draw(struct netcond_adaptive_red *q,
+                                                            uint64_t now,
+                                                            uint32_t queue_len,
+                                                            uint32_t pkt_len,
+                                                            uint32_t ecn,
+                                                            uint32_t draw);
+
+// Tells Adaptive RED queue `q` it became empty at `now`. Does nothing on NULL.
+//
+// # Safety
+// `q` is NULL or valid and used by one thread.
+void netcond_adaptive_red_queue_empty(struct netcond_adaptive_red *q, uint64_t now);
+
+// The current max_p of Adaptive RED queue `q`, 32.32 fixed point (0 on NULL
+// or unconfigured).
+//
+// # Safety
+// `q` is NULL or valid.
+uint64_t netcond_adaptive_red_max_p(const struct netcond_adaptive_red *q);
+
+// The average queue length of Adaptive RED queue `q`, 32.32 fixed point (0
+// on NULL or unconfigured).
+//
+// # Safety
+// `q` is NULL or valid.
+uint64_t netcond_adaptive_red_avg(const struct netcond_adaptive_red *q);
 
 // Validates `params` and writes the srTCM profile to `p`.
 //
@@ -727,5 +1107,13 @@ NETCOND_CHECK_LAYOUT(netcond_rfc4115_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_policer_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_tcm_tokens, 24, 8);
 NETCOND_CHECK_LAYOUT(netcond_policer_tokens, 24, 8);
+NETCOND_CHECK_LAYOUT(netcond_red_profile, NETCOND_RED_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_rio_profile, NETCOND_RED_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_adaptive_red, NETCOND_ADAPTIVE_RED_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_red, NETCOND_RED_STATE_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_rio, NETCOND_RIO_STATE_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_rng, NETCOND_RNG_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_red_params, 64, 8);
+NETCOND_CHECK_LAYOUT(netcond_rio_params, 96, 8);
 
 #endif /* NETCOND_H */

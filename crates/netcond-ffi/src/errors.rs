@@ -89,6 +89,18 @@ pub enum netcond_status {
     NETCOND_E_RED_LIMIT_ABOVE_CAPACITY = -209,
     /// Adaptive RED: the interval is zero.
     NETCOND_E_RED_ZERO_INTERVAL = -210,
+    /// AECN: `beta` is below one.
+    NETCOND_E_RED_BETA_BELOW_ONE = -211,
+    /// AECN: `alpha` is zero.
+    NETCOND_E_RED_ZERO_ALPHA = -212,
+    /// AECN: `alpha` is below one.
+    NETCOND_E_RED_ALPHA_BELOW_ONE = -213,
+    /// ECN: the hard-drop threshold is below a min_th.
+    NETCOND_E_RED_ECN_DROP_BELOW_MIN_TH = -214,
+    /// ECN: the hard-drop threshold is above the buffer limit.
+    NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT = -215,
+    /// ECN: a hard-drop threshold without ECN.
+    NETCOND_E_RED_ECN_DROP_WITHOUT_ECN = -216,
 }
 
 pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
@@ -156,6 +168,18 @@ pub(crate) const NETCOND_E_RED_LIMIT_ABOVE_CAPACITY: c_int =
     netcond_status::NETCOND_E_RED_LIMIT_ABOVE_CAPACITY as c_int;
 pub(crate) const NETCOND_E_RED_ZERO_INTERVAL: c_int =
     netcond_status::NETCOND_E_RED_ZERO_INTERVAL as c_int;
+pub(crate) const NETCOND_E_RED_BETA_BELOW_ONE: c_int =
+    netcond_status::NETCOND_E_RED_BETA_BELOW_ONE as c_int;
+pub(crate) const NETCOND_E_RED_ZERO_ALPHA: c_int =
+    netcond_status::NETCOND_E_RED_ZERO_ALPHA as c_int;
+pub(crate) const NETCOND_E_RED_ALPHA_BELOW_ONE: c_int =
+    netcond_status::NETCOND_E_RED_ALPHA_BELOW_ONE as c_int;
+pub(crate) const NETCOND_E_RED_ECN_DROP_BELOW_MIN_TH: c_int =
+    netcond_status::NETCOND_E_RED_ECN_DROP_BELOW_MIN_TH as c_int;
+pub(crate) const NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT: c_int =
+    netcond_status::NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT as c_int;
+pub(crate) const NETCOND_E_RED_ECN_DROP_WITHOUT_ECN: c_int =
+    netcond_status::NETCOND_E_RED_ECN_DROP_WITHOUT_ECN as c_int;
 
 /// Defines, from one list, each Rust error's code and each code's message.
 macro_rules! status_table {
@@ -245,6 +269,12 @@ status_table! {
         ZeroBeta = NETCOND_E_RED_ZERO_BETA,
         LimitAboveCapacity = NETCOND_E_RED_LIMIT_ABOVE_CAPACITY,
         ZeroInterval = NETCOND_E_RED_ZERO_INTERVAL,
+        BetaBelowOne = NETCOND_E_RED_BETA_BELOW_ONE,
+        ZeroAlpha = NETCOND_E_RED_ZERO_ALPHA,
+        AlphaBelowOne = NETCOND_E_RED_ALPHA_BELOW_ONE,
+        EcnDropBelowMinTh = NETCOND_E_RED_ECN_DROP_BELOW_MIN_TH,
+        EcnDropAboveLimit = NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT,
+        EcnDropWithoutEcn = NETCOND_E_RED_ECN_DROP_WITHOUT_ECN,
     }
 }
 

@@ -41,9 +41,11 @@ use core::ffi::{c_char, c_int, CStr};
 use core::mem::{align_of, size_of};
 
 mod errors;
+mod red_ffi;
 mod trtcm_ffi;
 
 pub use errors::netcond_status;
+pub use red_ffi::*;
 pub use trtcm_ffi::*;
 
 /// The color of a packet (RFC 2697, RFC 2698, RFC 4115), numbered as DPDK's
@@ -174,6 +176,26 @@ pub(crate) unsafe fn profile<'a, O, P>(p: *const O, tag: u64) -> Option<&'a P> {
     // SAFETY: the tag says `store_profile::<O, P>` wrote a `Tagged<P>` here, and
     // `O` is large and aligned enough for it.
     Some(unsafe { &(*p.cast::<Tagged<P>>()).inner })
+}
+
+/// The tagged value stored at `p`, mutable, if `p` is non-NULL and carries
+/// `tag` (for structs that keep a profile that changes, as Adaptive RED's).
+///
+/// # Safety
+/// As [`profile`], with exclusive access during `'a`.
+#[inline(always)]
+pub(crate) unsafe fn profile_mut<'a, O, P>(p: *mut O, tag: u64) -> Option<&'a mut P> {
+    const { assert!(fits::<O, Tagged<P>>()) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` is non-NULL and points to a readable, 8-aligned `O`.
+    let tag_now = unsafe { p.cast::<u64>().read() };
+    if tag_now != tag {
+        return None;
+    }
+    // SAFETY: the tag says a `Tagged<P>` was stored here; access is exclusive.
+    Some(unsafe { &mut (*p.cast::<Tagged<P>>()).inner })
 }
 
 /// The state stored at `m`, if `m` is non-NULL.

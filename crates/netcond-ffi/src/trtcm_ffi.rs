@@ -336,7 +336,7 @@ fn policer_profile(p: &netcond_policer_params) -> Result<PremiumPolicerProfile, 
 /// `out` is NULL or points to a writable `O`; `params` is NULL or points to a
 /// readable `A`.
 #[inline]
-unsafe fn configure<O, A, P>(
+pub(crate) unsafe fn configure<O, A, P>(
     out: *mut O,
     params: *const A,
     tag: u64,
@@ -429,7 +429,7 @@ unsafe fn start_array<O, S: Copy, PO, P>(
 /// `m` is NULL or a state struct `O` holding an `S` (or zeros) used by this call
 /// only; `p` is NULL or a profile struct `PO`.
 #[inline(always)]
-unsafe fn with<O, S, PO, P, R>(
+pub(crate) unsafe fn with<O, S, PO, P, R>(
     m: *mut O,
     p: *const PO,
     tag: u64,

@@ -1,0 +1,763 @@
+//! The RED family: RED (every spreading), RIO-C / RIO-D / WRED with three
+//! colors, and Adaptive RED, as the Rust crate `aqm-red` implements them.
+//!
+//! The caller keeps the queue and passes its length with each arrival (packets
+//! or bytes, the profile's unit, the arriving packet not included). Random
+//! draws come either from a `netcond_rng` the caller seeds (the crate's
+//! SplitMix64: the same seed gives the same decisions as the Rust API), or
+//! from a uniform 32-bit value the caller supplies with the packet (a hardware
+//! generator, a replayed trace): the `*_draw` functions use it for the one draw
+//! a decision may need.
+//!
+//! Probabilities and weights are 32.32 fixed point in a `uint64_t`: the value
+//! times 2^32 (`NETCOND_PROB_ONE` is 1.0; 0.002 is `0.002 * 4294967296.0`,
+//! rounded, at configuration time).
+
+use core::ffi::c_int;
+
+use aqm_red::{
+    AdaptiveConfig, AdaptiveRed, Decision, Ecn, Packet, Precedence, QueueUnit, Red, RedConfig,
+    RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, Supplied, U32F32,
+};
+use netcond_core::{Instant, RandomSource, SplitMix64};
+
+use crate::errors::{red_code, NETCOND_E_ENUM, NETCOND_E_NULL, NETCOND_OK};
+use crate::{profile, state, state_ref, store_state};
+
+/// 1.0 in the 32.32 fixed point of probabilities and weights.
+pub const NETCOND_PROB_ONE: u64 = 4_294_967_296;
+/// "None" for the optional `uint32_t` fields of the RED parameters.
+pub const NETCOND_RED_NONE: u32 = u32::MAX;
+/// Size in bytes of a RED or RIO profile struct.
+pub const NETCOND_RED_PROFILE_SIZE: usize = 1280;
+/// Size in bytes of the per-queue RED state.
+pub const NETCOND_RED_STATE_SIZE: usize = 16;
+/// Size in bytes of the per-queue RIO state.
+pub const NETCOND_RIO_STATE_SIZE: usize = 32;
+/// Size in bytes of an Adaptive RED queue (its own adapting profile and state).
+pub const NETCOND_ADAPTIVE_RED_SIZE: usize = 1280;
+/// Size in bytes of a `netcond_rng`.
+pub const NETCOND_RNG_SIZE: usize = 8;
+
+/// What the queue length, thresholds and limit count.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum netcond_queue_unit {
+    /// Packets: an arrival fits while `queue_len < limit`.
+    NETCOND_QUEUE_PACKETS = 0,
+    /// Bytes: an arrival fits while `queue_len + len <= limit`.
+    NETCOND_QUEUE_BYTES = 1,
+}
+
+/// How RED spreads its early drops over the packets since the last one (see
+/// the Rust `aqm_red::Spreading` for each law and its drop fraction).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum netcond_red_spreading {
+    /// FJ93 with one draw per drop (the default; drop fraction about 2 p_b).
+    NETCOND_SPREAD_ACCUMULATED = 0,
+    /// DPDK's law with one draw per drop (about p_b).
+    NETCOND_SPREAD_ACCUMULATED_DPDK = 1,
+    /// FJ93 section 7, one draw per packet.
+    NETCOND_SPREAD_UNIFORM = 2,
+    /// FJ93 figure 2 taken literally (ns-2), one draw per packet.
+    NETCOND_SPREAD_UNIFORM_COUNT_FIRST = 3,
+    /// DPDK's `p_b / (2 - count p_b)`, one draw per packet.
+    NETCOND_SPREAD_DPDK = 4,
+    /// No spreading: `p_a = p_b`.
+    NETCOND_SPREAD_GEOMETRIC = 5,
+}
+
+/// RIO's averages.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum netcond_rio_mode {
+    /// RIO-C: a color's average counts its own and every better color.
+    NETCOND_RIO_COUPLED = 0,
+    /// RIO-D: each color's average counts its own packets only.
+    NETCOND_RIO_DECOUPLED = 1,
+    /// WRED: one average of the whole queue; per-color thresholds.
+    NETCOND_WRED = 2,
+}
+
+/// The decision for an arriving packet.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum netcond_red_decision {
+    /// Queue the packet unchanged.
+    NETCOND_ENQUEUE = 0,
+    /// Queue the packet with CE set (RFC 3168 section 5).
+    NETCOND_MARK = 1,
+    /// RED's random early drop.
+    NETCOND_DROP_EARLY = 2,
+    /// Drop: above max_th (2 max_th gentle), at the ECN hard threshold, or the
+    /// buffer is full. Also the answer to a NULL or unconfigured argument.
+    NETCOND_DROP_FORCED = 3,
+}
+
+/// The RED parameters (FJ93 section 4; RFC 2309, RFC 3168, RFC 7567).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct netcond_red_params {
+    /// max_p, 32.32 fixed point, in [0, 1].
+    pub max_p: u64,
+    /// w_q, 32.32 fixed point, in (0, 1].
+    pub w_q: u64,
+    /// FJ93's `s`: the typical transmission time of a packet, in caller ticks.
+    pub idle_tx_ticks: u64,
+    /// min_th in queue units.
+    pub min_th: u32,
+    /// max_th in queue units.
+    pub max_th: u32,
+    /// The buffer size in queue units.
+    pub limit: u32,
+    /// A `netcond_queue_unit`.
+    pub unit: u32,
+    /// 1 for gentle RED, 0 for not.
+    pub gentle: u32,
+    /// 1 to mark ECN-capable packets instead of dropping them, 0 for not.
+    pub ecn: u32,
+    /// With ECN, drop ECN-capable packets too at or above this average
+    /// (`NETCOND_RED_NONE`: never).
+    pub ecn_drop_th: u32,
+    /// Byte mode with this maximum packet size in bytes (`NETCOND_RED_NONE`: off).
+    pub byte_mode: u32,
+    /// A `netcond_red_spreading`.
+    pub spreading: u32,
+    /// Reserved, set to 0.
+    pub reserved: u32,
+}
+
+/// One color's RED thresholds in a RIO profile.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct netcond_rio_precedence {
+    /// max_p, 32.32 fixed point.
+    pub max_p: u64,
+    /// min_th in queue units.
+    pub min_th: u32,
+    /// max_th in queue units.
+    pub max_th: u32,
+}
+
+/// The RIO / WRED parameters (RFC 2597 section 4; RFC 2963 appendix A.1).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct netcond_rio_params {
+    /// Thresholds of green, yellow, red (indexed by `netcond_color`).
+    pub colors: [netcond_rio_precedence; 3],
+    /// w_q, 32.32 fixed point, shared by the averages.
+    pub w_q: u64,
+    /// FJ93's `s` in caller ticks.
+    pub idle_tx_ticks: u64,
+    /// A `netcond_rio_mode`.
+    pub mode: u32,
+    /// Buffer size in queue units, all colors together.
+    pub limit: u32,
+    /// A `netcond_queue_unit`.
+    pub unit: u32,
+    /// 1 for gentle RED for every color.
+    pub gentle: u32,
+    /// 1 to mark ECN-capable packets.
+    pub ecn: u32,
+    /// With ECN, the hard-drop average (`NETCOND_RED_NONE`: never).
+    pub ecn_drop_th: u32,
+    /// Byte mode's maximum packet size (`NETCOND_RED_NONE`: off).
+    pub byte_mode: u32,
+    /// A `netcond_red_spreading`.
+    pub spreading: u32,
+}
+
+/// A validated RED profile (opaque; read-only once configured, shared by any
+/// number of queues and threads).
+#[repr(C, align(64))]
+pub struct netcond_red_profile {
+    /// Opaque.
+    pub opaque: [u64; 160],
+}
+
+/// A validated RIO / WRED profile (opaque).
+#[repr(C, align(64))]
+pub struct netcond_rio_profile {
+    /// Opaque.
+    pub opaque: [u64; 160],
+}
+
+/// One queue's RED state: 16 bytes (opaque).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct netcond_red {
+    /// Opaque.
+    pub opaque: [u64; 2],
+}
+
+/// One queue's RIO state: 32 bytes (opaque).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct netcond_rio {
+    /// Opaque.
+    pub opaque: [u64; 4],
+}
+
+/// One Adaptive RED queue: its own profile (whose max_p adapts) and state,
+/// together (opaque).
+#[repr(C, align(64))]
+pub struct netcond_adaptive_red {
+    /// Opaque.
+    pub opaque: [u64; 160],
+}
+
+/// The crate's seedable generator (SplitMix64), 8 bytes (opaque).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct netcond_rng {
+    /// Opaque.
+    pub opaque: [u64; 1],
+}
+
+const TAG_RED: u64 = 0x6e63_5f72_6564_0001;
+const TAG_RIO: u64 = 0x6e63_5f72_696f_0001;
+const TAG_ADAPTIVE: u64 = 0x6e63_5f61_7265_6401;
+
+fn flag(v: u32) -> Result<bool, c_int> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(NETCOND_E_ENUM),
+    }
+}
+
+fn unit(v: u32) -> Result<QueueUnit, c_int> {
+    match v {
+        0 => Ok(QueueUnit::Packets),
+        1 => Ok(QueueUnit::Bytes),
+        _ => Err(NETCOND_E_ENUM),
+    }
+}
+
+fn spreading(v: u32) -> Result<Spreading, c_int> {
+    Ok(match v {
+        0 => Spreading::Accumulated,
+        1 => Spreading::AccumulatedDpdk,
+        2 => Spreading::Uniform,
+        3 => Spreading::UniformCountFirst,
+        4 => Spreading::Dpdk,
+        5 => Spreading::Geometric,
+        _ => return Err(NETCOND_E_ENUM),
+    })
+}
+
+fn option(v: u32) -> Option<u32> {
+    (v != NETCOND_RED_NONE).then_some(v)
+}
+
+/// A 32.32 probability; a value that does not fit `U32F32` saturates to its
+/// maximum, which every profile refuses as out of range.
+fn prob(v: u64) -> U32F32 {
+    U32F32::from_bits(v)
+}
+
+fn red_cfg(p: &netcond_red_params) -> Result<RedConfig, c_int> {
+    let mut cfg = RedConfig::packets(p.min_th, p.max_th, prob(p.max_p), prob(p.w_q), p.limit);
+    cfg.unit = unit(p.unit)?;
+    cfg.gentle = flag(p.gentle)?;
+    cfg.ecn = flag(p.ecn)?;
+    cfg.ecn_drop_th = option(p.ecn_drop_th);
+    cfg.byte_mode = option(p.byte_mode);
+    cfg.idle_tx_ticks = p.idle_tx_ticks;
+    cfg.spreading = spreading(p.spreading)?;
+    Ok(cfg)
+}
+
+fn rio_cfg(p: &netcond_rio_params) -> Result<RioConfig, c_int> {
+    let mode = match p.mode {
+        0 => RioMode::Coupled,
+        1 => RioMode::Decoupled,
+        2 => RioMode::Wred,
+        _ => return Err(NETCOND_E_ENUM),
+    };
+    let [g, y, r] = p.colors;
+    let prec = |c: netcond_rio_precedence| Precedence {
+        min_th: c.min_th,
+        max_th: c.max_th,
+        max_p: prob(c.max_p),
+    };
+    Ok(RioConfig {
+        mode,
+        w_q: prob(p.w_q),
+        colors: [prec(g), prec(y), prec(r)],
+        limit: p.limit,
+        unit: unit(p.unit)?,
+        gentle: flag(p.gentle)?,
+        byte_mode: option(p.byte_mode),
+        ecn: flag(p.ecn)?,
+        ecn_drop_th: option(p.ecn_drop_th),
+        idle_tx_ticks: p.idle_tx_ticks,
+        spreading: spreading(p.spreading)?,
+    })
+}
+
+fn decision(d: Decision) -> netcond_red_decision {
+    match d {
+        Decision::Enqueue => netcond_red_decision::NETCOND_ENQUEUE,
+        Decision::Mark => netcond_red_decision::NETCOND_MARK,
+        Decision::DropEarly => netcond_red_decision::NETCOND_DROP_EARLY,
+        Decision::DropForced => netcond_red_decision::NETCOND_DROP_FORCED,
+    }
+}
+
+/// The packet: `ecn` is the two-bit ECN field; a value above 3 counts as
+/// not-ECT (never marked).
+fn packet(len: u32, ecn: u32) -> Packet {
+    let e = if ecn > 3 {
+        Ecn::NotEct
+    } else {
+        Ecn::from_bits(ecn as u8)
+    };
+    Packet::new(len, e)
+}
+
+const FORCED: netcond_red_decision = netcond_red_decision::NETCOND_DROP_FORCED;
+
+// ---------------------------------------------------------------- generator
+
+/// Seeds generator `rng` (SplitMix64; the Rust `SplitMix64::new(seed)`).
+/// Does nothing if `rng` is NULL.
+///
+/// # Safety
+/// `rng` is NULL or points to a writable `netcond_rng`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rng_seed(rng: *mut netcond_rng, seed: u64) {
+    if !rng.is_null() {
+        // SAFETY: `rng` is non-NULL and writable.
+        unsafe { store_state(rng, SplitMix64::new(seed)) };
+    }
+}
+
+/// The next 32-bit value of `rng` (0 if `rng` is NULL).
+///
+/// # Safety
+/// `rng` is NULL or points to a seeded `netcond_rng` used by one thread.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rng_next_u32(rng: *mut netcond_rng) -> u32 {
+    // SAFETY: caller contract.
+    match unsafe { state::<_, SplitMix64>(rng) } {
+        Some(r) => r.next_u32(),
+        None => 0,
+    }
+}
+
+// ---------------------------------------------------------------- RED
+
+/// Validates `params` and writes the RED profile to `p`.
+///
+/// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` (`unit`, `spreading`, or a
+/// flag other than 0 and 1) or a `NETCOND_E_RED_*` code; on error `p` is left
+/// unusable.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_red_profile_config(
+    p: *mut netcond_red_profile,
+    params: *const netcond_red_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        crate::trtcm_ffi::configure(p, params, TAG_RED, |a| {
+            RedProfile::new(&red_cfg(a)?).map_err(red_code)
+        })
+    }
+}
+
+/// Starts queue state `m`: average 0, idle since `now`. Returns 0 or
+/// `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` is NULL or points to a writable `netcond_red`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_red_config(m: *mut netcond_red, now: u64) -> c_int {
+    if m.is_null() {
+        return NETCOND_E_NULL;
+    }
+    // SAFETY: `m` is non-NULL and writable.
+    unsafe { store_state(m, Red::new_at(Instant::from_ticks(now))) };
+    NETCOND_OK
+}
+
+/// The decision for a packet of `pkt_len` bytes with ECN field `ecn` arriving
+/// at `now` to a queue holding `queue_len` (the profile's unit, the arrival not
+/// included), with draws from `rng`. `NETCOND_DROP_FORCED` on a NULL or
+/// unconfigured argument.
+///
+/// # Safety
+/// Each pointer is NULL or points to a valid struct of its type; `m` and `rng`
+/// are used by no other thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_red_enqueue(
+    m: *mut netcond_red,
+    p: *const netcond_red_profile,
+    now: u64,
+    queue_len: u32,
+    pkt_len: u32,
+    ecn: u32,
+    rng: *mut netcond_rng,
+) -> netcond_red_decision {
+    // SAFETY: caller contract.
+    let Some(rng) = (unsafe { state::<_, SplitMix64>(rng) }) else {
+        return FORCED;
+    };
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        crate::trtcm_ffi::with(m, p, TAG_RED, FORCED, |m: &mut Red, p| {
+            decision(m.on_arrival(
+                p,
+                Instant::from_ticks(now),
+                queue_len,
+                packet(pkt_len, ecn),
+                rng,
+            ))
+        })
+    }
+}
+
+/// As `netcond_red_enqueue`, with `draw` (a uniform 32-bit value) for the one
+/// random draw the decision may take.
+///
+/// # Safety
+/// As `netcond_red_enqueue`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_red_enqueue_draw(
+    m: *mut netcond_red,
+    p: *const netcond_red_profile,
+    now: u64,
+    queue_len: u32,
+    pkt_len: u32,
+    ecn: u32,
+    draw: u32,
+) -> netcond_red_decision {
+    let mut rng = Supplied(draw);
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        crate::trtcm_ffi::with(m, p, TAG_RED, FORCED, |m: &mut Red, p| {
+            decision(m.on_arrival(
+                p,
+                Instant::from_ticks(now),
+                queue_len,
+                packet(pkt_len, ecn),
+                &mut rng,
+            ))
+        })
+    }
+}
+
+/// Tells queue `m` it became empty at `now` (the average decays over the idle
+/// time until the next arrival). Does nothing if `m` is NULL.
+///
+/// # Safety
+/// `m` is NULL or points to a valid state used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_red_queue_empty(m: *mut netcond_red, now: u64) {
+    // SAFETY: caller contract.
+    if let Some(m) = unsafe { state::<_, Red>(m) } {
+        m.on_queue_empty(Instant::from_ticks(now));
+    }
+}
+
+/// The average queue length of `m`, in queue units, 32.32 fixed point (0 on a
+/// NULL or unconfigured argument).
+///
+/// # Safety
+/// `m` and `p` are NULL or point to valid structs.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_red_avg(
+    m: *const netcond_red,
+    p: *const netcond_red_profile,
+) -> u64 {
+    // SAFETY: caller contract.
+    match unsafe { (state_ref::<_, Red>(m), profile::<_, RedProfile>(p, TAG_RED)) } {
+        (Some(m), Some(p)) => m.avg(p).to_bits(),
+        _ => 0,
+    }
+}
+
+// ---------------------------------------------------------------- RIO
+
+/// Validates `params` and writes the RIO / WRED profile to `p`.
+///
+/// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` or a `NETCOND_E_RED_*` code
+/// (`NETCOND_E_RED_PRECEDENCE_ORDER` among them); on error `p` is unusable.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rio_profile_config(
+    p: *mut netcond_rio_profile,
+    params: *const netcond_rio_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        crate::trtcm_ffi::configure(p, params, TAG_RIO, |a| {
+            RioProfile::new(&rio_cfg(a)?).map_err(red_code)
+        })
+    }
+}
+
+/// Starts RIO queue state `m`: averages 0, idle since `now`. Returns 0 or
+/// `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` is NULL or points to a writable `netcond_rio`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rio_config(m: *mut netcond_rio, now: u64) -> c_int {
+    if m.is_null() {
+        return NETCOND_E_NULL;
+    }
+    // SAFETY: `m` is non-NULL and writable.
+    unsafe { store_state(m, Rio::new_at(Instant::from_ticks(now))) };
+    NETCOND_OK
+}
+
+/// The decision for a packet of color `color` (a `netcond_color`; any other
+/// value counts as red) arriving at `now`, with `queue[3]` the queued amount of
+/// each color (the arrival not included). Draws from `rng`.
+/// `NETCOND_DROP_FORCED` on a NULL or unconfigured argument.
+///
+/// # Safety
+/// Each pointer is NULL or valid (`queue` for three values); `m` and `rng` are
+/// used by no other thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rio_enqueue(
+    m: *mut netcond_rio,
+    p: *const netcond_rio_profile,
+    now: u64,
+    queue: *const u32,
+    color: c_int,
+    pkt_len: u32,
+    ecn: u32,
+    rng: *mut netcond_rng,
+) -> netcond_red_decision {
+    // SAFETY: caller contract.
+    let Some(rng) = (unsafe { state::<_, SplitMix64>(rng) }) else {
+        return FORCED;
+    };
+    // SAFETY: caller contract, passed on.
+    unsafe { rio_enqueue(m, p, now, queue, color, pkt_len, ecn, rng) }
+}
+
+/// As `netcond_rio_enqueue`, with `draw` for the decision's one random draw.
+///
+/// # Safety
+/// As `netcond_rio_enqueue`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rio_enqueue_draw(
+    m: *mut netcond_rio,
+    p: *const netcond_rio_profile,
+    now: u64,
+    queue: *const u32,
+    color: c_int,
+    pkt_len: u32,
+    ecn: u32,
+    draw: u32,
+) -> netcond_red_decision {
+    // SAFETY: caller contract, passed on.
+    unsafe { rio_enqueue(m, p, now, queue, color, pkt_len, ecn, &mut Supplied(draw)) }
+}
+
+/// The body of the two RIO arrivals.
+///
+/// # Safety
+/// As `netcond_rio_enqueue`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn rio_enqueue<R: RandomSource>(
+    m: *mut netcond_rio,
+    p: *const netcond_rio_profile,
+    now: u64,
+    queue: *const u32,
+    color: c_int,
+    pkt_len: u32,
+    ecn: u32,
+    rng: &mut R,
+) -> netcond_red_decision {
+    // SAFETY: `queue` is NULL or points to three readable `u32`s.
+    let Some(q) = (unsafe { queue.cast::<[u32; 3]>().as_ref() }) else {
+        return FORCED;
+    };
+    let q = *q;
+    let c = crate::color_in(color);
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        crate::trtcm_ffi::with(m, p, TAG_RIO, FORCED, |m: &mut Rio, p| {
+            decision(m.on_arrival(p, Instant::from_ticks(now), q, c, packet(pkt_len, ecn), rng))
+        })
+    }
+}
+
+/// Tells RIO queue `m` it became empty at `now`. Does nothing if `m` is NULL.
+///
+/// # Safety
+/// `m` is NULL or points to a valid state used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rio_queue_empty(m: *mut netcond_rio, now: u64) {
+    // SAFETY: caller contract.
+    if let Some(m) = unsafe { state::<_, Rio>(m) } {
+        m.on_queue_empty(Instant::from_ticks(now));
+    }
+}
+
+/// The average that decides for `color` (32.32 fixed point, queue units; 0 on
+/// a NULL or unconfigured argument).
+///
+/// # Safety
+/// `m` and `p` are NULL or point to valid structs.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rio_avg(
+    m: *const netcond_rio,
+    p: *const netcond_rio_profile,
+    color: c_int,
+) -> u64 {
+    // SAFETY: caller contract.
+    match unsafe { (state_ref::<_, Rio>(m), profile::<_, RioProfile>(p, TAG_RIO)) } {
+        (Some(m), Some(p)) => m.avg(p, crate::color_in(color)).to_bits(),
+        _ => 0,
+    }
+}
+
+// ---------------------------------------------------------------- Adaptive RED
+
+/// Validates `params` and starts Adaptive RED queue `q` at `now` (Floyd,
+/// Gummadi and Shenker 2001: max_p adapts every `interval_ticks` toward a
+/// target band of the average). The queue holds its own profile.
+///
+/// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM`, `NETCOND_E_RED_ZERO_INTERVAL`
+/// or another `NETCOND_E_RED_*` code; on error `q` is left unusable.
+///
+/// # Safety
+/// `q` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_adaptive_red_config(
+    q: *mut netcond_adaptive_red,
+    params: *const netcond_red_params,
+    interval_ticks: u64,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        crate::trtcm_ffi::configure(q, params, TAG_ADAPTIVE, |a| {
+            AdaptiveRed::new(
+                &red_cfg(a)?,
+                &AdaptiveConfig { interval_ticks },
+                Instant::from_ticks(now),
+            )
+            .map_err(red_code)
+        })
+    }
+}
+
+/// The decision for an arrival to Adaptive RED queue `q` (adapting max_p
+/// first for the intervals that ended by `now`), with draws from `rng`.
+/// `NETCOND_DROP_FORCED` on a NULL or unconfigured argument.
+///
+/// # Safety
+/// Each pointer is NULL or valid; `q` and `rng` are used by one thread.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_adaptive_red_enqueue(
+    q: *mut netcond_adaptive_red,
+    now: u64,
+    queue_len: u32,
+    pkt_len: u32,
+    ecn: u32,
+    rng: *mut netcond_rng,
+) -> netcond_red_decision {
+    // SAFETY: caller contract.
+    let Some(rng) = (unsafe { state::<_, SplitMix64>(rng) }) else {
+        return FORCED;
+    };
+    // SAFETY: caller contract.
+    match unsafe { adaptive(q) } {
+        Some(a) => decision(a.on_arrival(
+            Instant::from_ticks(now),
+            queue_len,
+            packet(pkt_len, ecn),
+            rng,
+        )),
+        None => FORCED,
+    }
+}
+
+/// As `netcond_adaptive_red_enqueue`, with `draw` for the one random draw.
+///
+/// # Safety
+/// As `netcond_adaptive_red_enqueue`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_adaptive_red_enqueue_draw(
+    q: *mut netcond_adaptive_red,
+    now: u64,
+    queue_len: u32,
+    pkt_len: u32,
+    ecn: u32,
+    draw: u32,
+) -> netcond_red_decision {
+    // SAFETY: caller contract.
+    match unsafe { adaptive(q) } {
+        Some(a) => decision(a.on_arrival(
+            Instant::from_ticks(now),
+            queue_len,
+            packet(pkt_len, ecn),
+            &mut Supplied(draw),
+        )),
+        None => FORCED,
+    }
+}
+
+/// Tells Adaptive RED queue `q` it became empty at `now`. Does nothing on NULL.
+///
+/// # Safety
+/// `q` is NULL or valid and used by one thread.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_adaptive_red_queue_empty(q: *mut netcond_adaptive_red, now: u64) {
+    // SAFETY: caller contract.
+    if let Some(a) = unsafe { adaptive(q) } {
+        a.on_queue_empty(Instant::from_ticks(now));
+    }
+}
+
+/// The current max_p of Adaptive RED queue `q`, 32.32 fixed point (0 on NULL
+/// or unconfigured).
+///
+/// # Safety
+/// `q` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_adaptive_red_max_p(q: *const netcond_adaptive_red) -> u64 {
+    // SAFETY: caller contract.
+    match unsafe { profile::<_, AdaptiveRed>(q, TAG_ADAPTIVE) } {
+        Some(a) => a.max_p().to_bits(),
+        None => 0,
+    }
+}
+
+/// The average queue length of Adaptive RED queue `q`, 32.32 fixed point (0
+/// on NULL or unconfigured).
+///
+/// # Safety
+/// `q` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_adaptive_red_avg(q: *const netcond_adaptive_red) -> u64 {
+    // SAFETY: caller contract.
+    match unsafe { profile::<_, AdaptiveRed>(q, TAG_ADAPTIVE) } {
+        Some(a) => a.red().avg(a.profile()).to_bits(),
+        None => 0,
+    }
+}
+
+/// The Adaptive RED queue at `q`, mutable, if configured.
+///
+/// # Safety
+/// `q` is NULL or points to a `netcond_adaptive_red` used by this call only.
+#[inline(always)]
+unsafe fn adaptive<'a>(q: *mut netcond_adaptive_red) -> Option<&'a mut AdaptiveRed> {
+    // SAFETY: the tag check of `profile` says a `Tagged<AdaptiveRed>` was
+    // stored here; the caller gives this call exclusive access.
+    unsafe { crate::profile_mut::<_, AdaptiveRed>(q, TAG_ADAPTIVE) }
+}
