@@ -35,6 +35,10 @@ fuzz_target!(|input: Input| {
             mir_th: m.get(),
         }),
         buffer_bytes: input.buffer.get(),
+        // The largest packet at most the buffer (every buffer stays reachable).
+        max_packet_bytes: u32::try_from(input.buffer.get())
+            .unwrap_or(u32::MAX)
+            .clamp(1, ras_shaper::DEFAULT_MAX_PACKET),
         k: input
             .k_ns
             .map_or(ras_shaper::DEFAULT_K, Duration::from_nanos),

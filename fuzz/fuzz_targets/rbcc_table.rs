@@ -3,14 +3,19 @@
 //! ACKs the other way, close and expire, in any order and at any time. After
 //! every operation: `rbcc_rate::invariants::interface_within_capacity` and
 //! `interface_is_max_min` on the table, and `stamp_only_lowers` on every data
-//! packet's rate header.
+//! packet's rate header; then the same operations through
+//! `rbcc_rate::invariants::check_table`, which compares the table after every
+//! call with a plain model of the allocation table (rows, their fields, the
+//! advertised rate, the stamped headers).
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use netcond_core::Instant;
 use netcond_fuzz::{bounded, RateSel, Step, TickSel};
-use rbcc_rate::invariants::{interface_is_max_min, interface_within_capacity, stamp_only_lowers};
+use rbcc_rate::invariants::{
+    check_table, interface_is_max_min, interface_within_capacity, stamp_only_lowers, TableOp,
+};
 use rbcc_rate::{
     AckHeader, AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
 };
@@ -183,5 +188,71 @@ fuzz_target!(|input: Input| {
             "rbcc_table: op {i} {op:?}: not the local max-min fixed point ({t:?})"
         );
         let _ = t.ack_load(&p);
+    }
+    // The plain model, over the same calls.
+    let mut now = input.start;
+    let mut ops = Vec::new();
+    for op in bounded(&input.ops) {
+        let mut dt_of = |step: Step| {
+            let next = step.wild(now);
+            let dt = next.wrapping_sub(now);
+            now = next;
+            dt
+        };
+        ops.push(match *op {
+            Op::Data {
+                step,
+                flow,
+                requested,
+                rate,
+                node,
+            } => {
+                let dt = dt_of(step);
+                let mut hdr = RateHeader::new(requested.get());
+                if let Some(r) = rate {
+                    hdr.rate = hdr.rate.min(r.get());
+                    hdr.bottleneck = NodeId(u32::from(node));
+                }
+                TableOp::Data {
+                    dt,
+                    flow: flow_id(flow),
+                    hdr,
+                }
+            }
+            Op::Return {
+                step,
+                flow,
+                rate,
+                node,
+            } => TableOp::Return {
+                dt: dt_of(step),
+                flow: flow_id(flow),
+                ack: AckHeader {
+                    rate: rate.get(),
+                    bottleneck: NodeId(u32::from(node)),
+                },
+            },
+            Op::Ack {
+                step,
+                flow,
+                rate,
+                node,
+            } => TableOp::Ack {
+                dt: dt_of(step),
+                flow: flow_id(flow),
+                ack: AckHeader {
+                    rate: rate.get(),
+                    bottleneck: NodeId(u32::from(node)),
+                },
+            },
+            Op::Close(flow) => TableOp::Close {
+                flow: flow_id(flow),
+            },
+            Op::Expire(step) => TableOp::Expire { dt: dt_of(step) },
+            Op::Recompute => TableOp::Recompute,
+        });
+    }
+    if let Err(e) = check_table::<N>(&cfg, input.start, &ops) {
+        panic!("rbcc_table: {e}: {cfg:?}");
     }
 });

@@ -352,7 +352,7 @@ pub mod pcn {
         /// One packet.
         fn step(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark;
         /// True if a fast meter's level (`per_byte` units per byte) equals the model's.
-        fn same(&self, level: i64, per_byte: u64) -> bool;
+        fn same(&self, level: i128, per_byte: u64) -> bool;
     }
 
     macro_rules! model {
@@ -361,8 +361,8 @@ pub mod pcn {
                 fn step(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
                     self.mark(now, len, mark)
                 }
-                fn same(&self, level: i64, per_byte: u64) -> bool {
-                    self.fill_matches(i128::from(level), per_byte)
+                fn same(&self, level: i128, per_byte: u64) -> bool {
+                    self.fill_matches(level, per_byte)
                 }
             }
         };
