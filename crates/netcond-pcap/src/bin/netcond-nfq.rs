@@ -1,0 +1,252 @@
+//! `netcond-nfq`: a netcond chain on live packets through Linux NFQUEUE.
+//!
+//! Every packet the kernel queues (IPv4 or IPv6, from an nftables `queue`
+//! rule) is metered and marked by the chain with the monotonic clock at its
+//! arrival in this process, and handed back with the verdict: accepted (with
+//! its DSCP/ECN rewritten in place and the IPv4 checksum recomputed) or
+//! dropped. Queue stages (`red`, `trras`, `srras`) hold packets and are not
+//! run live.
+
+#[cfg(target_os = "linux")]
+mod live {
+    use netcond_pcap::chain::{parse_chain, parse_toml};
+    use netcond_pcap::engine::{Engine, PushError, Sink};
+    use netcond_pcap::flows::Classify;
+    use netcond_pcap::packet::Link;
+    use std::process::ExitCode;
+    use std::time::{Duration, Instant};
+
+    const USAGE: &str = "\
+usage: netcond-nfq --queue N (--chain CHAIN | --chain-file FILE) [options]
+
+Runs a netcond chain on the packets of NFQUEUE queue N, e.g. in a router:
+  nft add table inet nc
+  nft add chain inet nc fwd '{ type filter hook forward priority 0; }'
+  nft add rule inet nc fwd queue num 0
+  netcond-nfq --queue 0 --chain 'trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13'
+
+  --classify MODE    aggregate (default), five-tuple, dscp
+  --max-flows N      five-tuple table entries (default 65536)
+  --count N          stop after N packets
+  --duration SECS    stop after SECS seconds
+  --fail-open        let the kernel accept packets when the queue is full
+  --queue-len N      kernel queue length (default 4096)
+Prints its summary when --count or --duration ends the run (a signal ends it\nwithout one). The queue is polled: it waits 200 us when empty.";
+
+    struct Verdict {
+        dropped: bool,
+    }
+
+    impl Sink for Verdict {
+        fn emit(&mut self, _: u64, _: &[u8], _: u32, _: u32, dropped: bool) -> std::io::Result<()> {
+            self.dropped = dropped;
+            Ok(())
+        }
+    }
+
+    fn fail(msg: impl std::fmt::Display) -> ExitCode {
+        eprintln!("netcond-nfq: error: {msg}");
+        ExitCode::from(2)
+    }
+
+    pub fn main() -> ExitCode {
+        let mut args = std::env::args().skip(1);
+        let mut queue: Option<u16> = None;
+        let mut chain = None;
+        let mut classify = Classify::Aggregate;
+        let mut file_classify = None;
+        let mut max_flows = 65536usize;
+        let mut count = u64::MAX;
+        let mut duration: Option<Duration> = None;
+        let mut fail_open = false;
+        let mut queue_len = 4096u32;
+        let mut explicit_classify = false;
+        while let Some(a) = args.next() {
+            let mut val = || args.next().ok_or_else(|| format!("{a} needs a value"));
+            let r: Result<(), String> = (|| {
+                match a.as_str() {
+                    "-h" | "--help" => {
+                        println!("{USAGE}");
+                        std::process::exit(0);
+                    }
+                    "--queue" => queue = Some(val()?.parse().map_err(|_| "--queue: 0-65535")?),
+                    "-c" | "--chain" => {
+                        chain = Some(parse_chain(&val()?).map_err(|e| format!("bad chain: {e}"))?)
+                    }
+                    "-f" | "--chain-file" => {
+                        let f = val()?;
+                        let t = std::fs::read_to_string(&f)
+                            .map_err(|e| format!("cannot read chain file {f}: {e}"))?;
+                        let (c, cl) = parse_toml(&t).map_err(|e| format!("{f}: {e}"))?;
+                        chain = Some(c);
+                        file_classify = cl;
+                    }
+                    "--classify" => {
+                        classify = val()?.parse()?;
+                        explicit_classify = true;
+                    }
+                    "--max-flows" => {
+                        max_flows = val()?.parse().map_err(|_| "--max-flows: a number")?
+                    }
+                    "--count" => count = val()?.parse().map_err(|_| "--count: a number")?,
+                    "--duration" => {
+                        duration = Some(Duration::from_secs_f64(
+                            val()?.parse::<f64>().map_err(|_| "--duration: seconds")?,
+                        ))
+                    }
+                    "--fail-open" => fail_open = true,
+                    "--queue-len" => {
+                        queue_len = val()?.parse().map_err(|_| "--queue-len: a number")?
+                    }
+                    other => return Err(format!("unknown argument {other} (see --help)")),
+                }
+                Ok(())
+            })();
+            if let Err(e) = r {
+                return fail(e);
+            }
+        }
+        let Some(qnum) = queue else {
+            return fail("no --queue given (see --help)");
+        };
+        let Some(chain) = chain else {
+            return fail("no chain given: --chain '...' or --chain-file FILE");
+        };
+        if !explicit_classify {
+            if let Some(c) = file_classify {
+                match c.parse() {
+                    Ok(c) => classify = c,
+                    Err(e) => return fail(e),
+                }
+            }
+        }
+        if let Some(s) = chain.iter().find(|s| s.is_queue()) {
+            return fail(format!(
+                "stage '{}' holds packets in a queue; live mode runs meters and markers only",
+                s.name()
+            ));
+        }
+        let mut engine = match Engine::new(&chain, classify, max_flows) {
+            Ok(e) => e,
+            Err(e) => return fail(format!("bad chain: {}", e.0)),
+        };
+        let mut q = match nfq::Queue::open() {
+            Ok(q) => q,
+            Err(e) => {
+                return fail(format!(
+                    "cannot open the netfilter queue socket: {e} (needs CAP_NET_ADMIN)"
+                ))
+            }
+        };
+        if let Err(e) = q.bind(qnum) {
+            return fail(format!("cannot bind queue {qnum}: {e}"));
+        }
+        let _ = q.set_queue_max_len(qnum, queue_len);
+        if fail_open {
+            let _ = q.set_fail_open(qnum, true);
+        }
+        let start = Instant::now();
+        let deadline = duration.map(|d| start + d);
+        let mut buf = Vec::with_capacity(65536);
+        let mut v = Verdict { dropped: false };
+        let mut n = 0u64;
+        let mut first_at: Option<Instant> = None;
+        let mut last_at: Option<Instant> = None;
+        q.set_nonblocking(true);
+        while n < count {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            let mut msg = match q.recv() {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_micros(200));
+                    continue;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return fail(format!("queue {qnum}: receive failed: {e}")),
+            };
+            let now = Instant::now();
+            first_at.get_or_insert(now);
+            last_at = Some(now);
+            let ts = u64::try_from(now.duration_since(start).as_nanos()).unwrap_or(u64::MAX);
+            buf.clear();
+            buf.extend_from_slice(msg.get_payload());
+            let len = buf.len() as u32;
+            v.dropped = false;
+            let verdict = match engine.push(ts, Link::Raw, &mut buf, len, 0, &mut v) {
+                Ok(_) if v.dropped => nfq::Verdict::Drop,
+                Ok(_) => {
+                    // Only the IP header can have changed.
+                    let h = buf.len().min(60);
+                    if buf[..h] != msg.get_payload()[..h] {
+                        msg.get_payload_mut()[..h].copy_from_slice(&buf[..h]);
+                    }
+                    nfq::Verdict::Accept
+                }
+                Err(PushError::BadIp) | Err(PushError::Io(_)) => nfq::Verdict::Accept,
+            };
+            msg.set_verdict(verdict);
+            if let Err(e) = q.verdict(msg) {
+                return fail(format!("queue {qnum}: verdict failed: {e}"));
+            }
+            n += 1;
+        }
+        let _ = q.unbind(qnum);
+        let secs = match (first_at, last_at) {
+            (Some(f), Some(l)) => l.duration_since(f).as_secs_f64(),
+            _ => 0.0,
+        };
+        let s = &engine.stats;
+        println!(
+            "netcond-nfq: queue {qnum}: {n} packets in {secs:.3} s ({:.0} packets/s from the first packet to the last)",
+            if secs > 0.0 { n as f64 / secs } else { 0.0 }
+        );
+        for (i, name) in engine.names.iter().enumerate() {
+            println!("{:<4} {name}", i + 1);
+            for (c, cat) in netcond_pcap::stats::categories(&chain[i])
+                .iter()
+                .enumerate()
+            {
+                let k = s.stage[i][c];
+                println!("{:<4} {:<12} {:>12} {:>14}", "", cat, k.packets, k.bytes);
+            }
+        }
+        println!(
+            "forwarded {} packets {} bytes",
+            s.forwarded.packets, s.forwarded.bytes
+        );
+        println!(
+            "dropped {} packets {} bytes",
+            s.dropped.packets, s.dropped.bytes
+        );
+        println!("forwarded IP packets by DSCP and ECN:");
+        println!(
+            "{:<5} {:<5} {:>12} {:>14}",
+            "dscp", "ecn", "packets", "bytes"
+        );
+        for (tos, k) in s.by_tos.iter().enumerate() {
+            if k.packets > 0 {
+                println!(
+                    "{:<5} {:<5} {:>12} {:>14}",
+                    tos >> 2,
+                    tos & 3,
+                    k.packets,
+                    k.bytes
+                );
+            }
+        }
+        ExitCode::SUCCESS
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn main() -> std::process::ExitCode {
+    live::main()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn main() -> std::process::ExitCode {
+    eprintln!("netcond-nfq: error: NFQUEUE exists on Linux only");
+    std::process::ExitCode::from(2)
+}
