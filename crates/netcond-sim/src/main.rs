@@ -16,6 +16,7 @@ use netcond::core::ByteSize;
 use netcond_sim::engine::derive_seed;
 use netcond_sim::params::{describe, help_text};
 use netcond_sim::progress::Progress;
+use netcond_sim::report::perf_line;
 use netcond_sim::scenarios::names;
 use netcond_sim::sweep::{self, Shard, SweepSpec};
 use netcond_sim::{find, registry, ReproduceOpts, Scenario};
@@ -28,7 +29,7 @@ use std::time::Instant;
 /// Deterministic discrete-event simulator of the netcond traffic conditioners,
 /// and the reproductions of the experiments of the source documents.
 #[derive(Parser, Debug)]
-#[command(name = "netcond-sim", version, propagate_version = true)]
+#[command(name = "netcond-sim", bin_name = "netcond-sim", version, propagate_version = true)]
 #[command(
     after_help = "A run is a pure function of its scenario, parameters and seed. \
 `reproduce all` writes every document's table beside ours to out/."
@@ -79,12 +80,12 @@ struct RunArgs {
     #[arg(long, default_value_t = 1, conflicts_with = "seed_of_row")]
     seed: u64,
     /// Use the seed that `reproduce --seed S` gives its run number I (runs.csv's
-    /// `run` column): derive_seed(S, I), with S from --sweep-seed (default 1).
+    /// `run` column): derive_seed(S, I), with S from --reproduce-seed (default 1).
     #[arg(long, value_name = "I")]
     seed_of_row: Option<u64>,
     /// The reproduction's seed S for --seed-of-row.
     #[arg(long, value_name = "S", default_value_t = 1, requires = "seed_of_row")]
-    sweep_seed: u64,
+    reproduce_seed: u64,
     /// Change a parameter: key=value (repeatable). Sizes and rates take tc's
     /// units: tb_bytes=32k, sr_mbps=10mbit.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -213,22 +214,6 @@ fn cpu_seconds() -> Option<f64> {
     Some((ut + st) / 100.0)
 }
 
-/// Events, wall time and, when the CPU time is long enough to measure (at
-/// least 0.05 s at the kernel's 10 ms resolution), events per CPU-second.
-fn perf_line(events: u64, wall: f64, cpu: Option<f64>) -> String {
-    let mut s = format!("{events} events in {wall:.2} s wall");
-    if wall >= 0.01 {
-        s.push_str(&format!(" ({:.2} M events/s)", events as f64 / wall / 1e6));
-    }
-    if let Some(c) = cpu.filter(|&c| c >= 0.05) {
-        s.push_str(&format!(
-            ", {c:.2} s CPU ({:.2} M events per CPU-second)",
-            events as f64 / c / 1e6
-        ));
-    }
-    s
-}
-
 /// Checks that `dir` can take the output before anything is simulated: it is
 /// a directory we can write into, or it does not exist and its parent does
 /// (then it is created). `subdirs` below it must not be files.
@@ -249,7 +234,12 @@ fn check_out(dir: &Path, subdirs: &[&str]) -> Result<(), String> {
                 parent.display()
             ));
         }
-        std::fs::create_dir(dir).map_err(|e| format!("--out {shown}: cannot create it: {e}"))?;
+        // Another shard of a job array may create it at the same moment.
+        match std::fs::create_dir(dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+            Err(e) => return Err(format!("--out {shown}: cannot create it: {e}")),
+        }
     }
     let probe = dir.join(format!(".netcond-sim-write-test-{}", std::process::id()));
     std::fs::write(&probe, b"").map_err(|e| format!("--out {shown}: cannot write into it: {e}"))?;
@@ -297,7 +287,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
     sc.check(&params, a.memory_budget)
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let seed = match a.seed_of_row {
-        Some(i) => derive_seed(a.sweep_seed, i),
+        Some(i) => derive_seed(a.reproduce_seed, i),
         None => a.seed,
     };
     let sub = format!("{}/run", sc.name());

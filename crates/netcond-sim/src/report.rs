@@ -41,13 +41,13 @@ impl Comparison {
     }
 
     /// ours - doc, when both exist, without float noise: a difference within
-    /// 10^-9 of the larger magnitude (the rounding of the subtraction, e.g.
-    /// 0.3 - 0.1 - 0.2) is 0, and -0 is 0.
+    /// 10^-9 of the larger magnitude or below 10^-12 (the rounding of the
+    /// subtraction, e.g. 0.3 - 0.1 - 0.2) is 0, and -0 is 0.
     #[must_use]
     pub fn diff(&self) -> Option<f64> {
         let (o, d) = (self.ours?, self.doc?);
         let diff = o - d;
-        if diff.abs() <= 1e-9 * o.abs().max(d.abs()) || diff == 0.0 {
+        if diff.abs() <= 1e-9 * o.abs().max(d.abs()) || diff.abs() < 1e-12 {
             Some(0.0)
         } else {
             Some(diff)
@@ -219,6 +219,25 @@ pub fn csv_text<S: AsRef<str>>(header: &[S], rows: &[Vec<String>]) -> String {
     }
     let bytes = w.into_inner().unwrap_or_default();
     String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// Events, wall time and, when the CPU time is long enough to measure (at
+/// least 0.05 s: the kernel counts it in 10 ms ticks), events per CPU-second;
+/// the rate per wall second only when the wall time is at least 10 ms.
+#[must_use]
+pub fn perf_line(events: u64, wall: f64, cpu: Option<f64>) -> String {
+    let mut s = format!("{events} events in {wall:.2} s wall");
+    if wall >= 0.01 {
+        let _ = write!(s, " ({:.2} M events/s)", events as f64 / wall / 1e6);
+    }
+    if let Some(c) = cpu.filter(|&c| c >= 0.05) {
+        let _ = write!(
+            s,
+            ", {c:.2} s CPU ({:.2} M events per CPU-second)",
+            events as f64 / c / 1e6
+        );
+    }
+    s
 }
 
 /// Formats a number for tables: up to 4 significant decimals, trimmed.
@@ -496,6 +515,62 @@ mod tests {
         assert_eq!(fmt_num(0.15), "0.15");
         assert_eq!(fmt_num(31168.83), "31168.8");
         assert_eq!(fmt_num(-0.0001), "-1.00e-4");
+    }
+
+    #[test]
+    fn differences_have_no_float_noise() {
+        let c = Comparison::new("a", "b", Some(0.1 + 0.2), Some(0.3));
+        assert_eq!(c.diff(), Some(0.0));
+        let c = Comparison::new("a", "b", Some(1.67e-16), Some(0.0));
+        assert_eq!(c.diff(), Some(0.0));
+        let c = Comparison::new("a", "b", Some(1e-3), Some(0.0));
+        assert_eq!(
+            c.diff(),
+            Some(-1e-3),
+            "a real difference at a small scale stays"
+        );
+        let c = Comparison::new("a", "b", Some(5.0), Some(5.0 - 1e-12));
+        assert_eq!(c.diff(), Some(0.0));
+        let mut r = Report::new("x", "t");
+        r.comparisons.push(c);
+        r.comparisons
+            .push(Comparison::new("z", "m", Some(2.0), Some(2.0 - 1e-7)));
+        let t = r.comparison_text();
+        assert!(
+            !t.contains("e-1") && !t.contains("-0\n") && !t.contains("+0\n"),
+            "{t}"
+        );
+        assert!(
+            !r.comparison_csv().contains("e-1"),
+            "{}",
+            r.comparison_csv()
+        );
+        assert_eq!(fmt_num(-0.0), "0");
+        assert_eq!(fmt_num(f64::NAN), "n/a");
+        assert_eq!(fmt_num(f64::INFINITY), "n/a");
+    }
+
+    #[test]
+    fn perf_line_omits_rates_it_cannot_measure() {
+        let l = perf_line(1000, 0.001, Some(0.0));
+        assert!(!l.contains("CPU") && !l.contains("M events/s"), "{l}");
+        let l = perf_line(10_000_000, 2.0, Some(1.0));
+        assert!(
+            l.contains("5.00 M events/s") && l.contains("10.00 M events per CPU-second"),
+            "{l}"
+        );
+    }
+
+    #[test]
+    fn csv_quotes_only_where_needed() {
+        let t = csv_text(
+            &["a", "b"],
+            &[
+                vec!["x,y".into(), "say \"hi\"".into()],
+                vec!["1".into(), "".into()],
+            ],
+        );
+        assert_eq!(t, "a,b\n\"x,y\",\"say \"\"hi\"\"\"\n1,\n");
     }
 
     #[test]

@@ -352,4 +352,81 @@ mod tests {
         distinct.dedup();
         assert_eq!(distinct.len(), 16, "{looks:?}");
     }
+
+    /// Pairs drawn with `styled_line` share their colour, and the dashed
+    /// member of each pair is dashed in the plot and in the legend.
+    #[test]
+    fn styled_pairs_share_a_colour_and_the_second_is_dashed() {
+        let mut p = Plot::default();
+        for j in 0..4 {
+            p.styled_line(
+                &format!("r{j} ours"),
+                vec![(0.0, 1.0), (1.0, 2.0)],
+                j,
+                false,
+            );
+            p.styled_line(&format!("r{j} RFC"), vec![(0.0, 1.5), (1.0, 2.5)], j, true);
+        }
+        let s = render(&p);
+        let paths: Vec<&str> = s.lines().filter(|l| l.starts_with("<path")).collect();
+        assert_eq!(paths.len(), 8);
+        let stroke = |l: &str| {
+            l.split("stroke=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        for j in 0..4 {
+            let (a, b) = (paths[2 * j], paths[2 * j + 1]);
+            assert_eq!(stroke(a), stroke(b), "pair {j}");
+            assert!(!a.contains("dasharray"), "{a}");
+            assert!(b.contains("stroke-dasharray"), "{b}");
+        }
+        assert_ne!(stroke(paths[0]), stroke(paths[2]));
+        let legend: Vec<&str> = s
+            .lines()
+            .filter(|l| l.starts_with("<line") && l.contains("stroke-width=\"3\""))
+            .collect();
+        assert!(legend
+            .iter()
+            .filter(|l| l.contains("RFC"))
+            .all(|l| l.contains("dasharray")));
+        assert!(legend
+            .iter()
+            .filter(|l| l.contains("ours"))
+            .all(|l| !l.contains("dasharray")));
+    }
+
+    /// A reference line's label moves away from a series that runs along the
+    /// line under its usual place (the left end, just above it).
+    #[test]
+    fn reference_labels_avoid_the_data() {
+        let mut p = Plot::default();
+        // Flat at 10 on the left half, far below on the right half.
+        p.line(
+            "rate",
+            Axis::Left,
+            vec![(0.0, 10.2), (5.0, 10.2), (5.1, 0.0), (10.0, 0.0)],
+        );
+        p.hlines.push((10.0, "SR".into()));
+        let s = render(&p);
+        let line = s
+            .lines()
+            .find(|l| l.contains(">SR</text>"))
+            .expect("the label");
+        assert!(
+            line.contains("text-anchor=\"end\""),
+            "label still on the series at the left: {line}"
+        );
+        // With nothing near, it stays at the left, as before.
+        let mut q = Plot::default();
+        q.line("rate", Axis::Left, vec![(0.0, 0.0), (10.0, 1.0)]);
+        q.hlines.push((10.0, "SR".into()));
+        let s = render(&q);
+        let line = s.lines().find(|l| l.contains(">SR</text>")).unwrap();
+        assert!(!line.contains("text-anchor"), "{line}");
+    }
 }
