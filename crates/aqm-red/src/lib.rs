@@ -94,6 +94,8 @@
 //! assert!((39_000..41_000).contains(&marks));
 //! ```
 #![cfg_attr(not(test), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
@@ -101,6 +103,7 @@
 mod adaptive;
 mod aecn;
 mod fx;
+#[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod red;
 #[cfg(any(test, feature = "reference"))]

@@ -5,7 +5,7 @@
 //!
 //! | module | feature | what |
 //! |---|---|---|
-//! | [`core`] | always | ticks, rates, exact token buckets, colors, PRNG |
+//! | [`base`] | always | ticks, rates, exact token buckets, colors, PRNG (crate `netcond-core`) |
 //! | `trtcm` | `trtcm` | RFC 2697 srTCM, RFC 2698 trTCM, RFC 4115, EF premium policer |
 //! | `pcn` | `pcn-meter` | 3sM and RFC 5670 PCN meters, RFC 6660 encoding, PCN edge |
 //! | `red` | `aqm-red` | RED, ECN, WRED/RIO, Adaptive RED, AECN |
@@ -13,11 +13,24 @@
 //! | `rbcc` | `rbcc-rate` | TRUMP/RBCC max-min rate allocation, RCP |
 //!
 //! Other features: `std`, `serde` (derives on configurations) and `defmt`
-//! (derives `Format` for firmware logging), passed on to every enabled crate.
+//! (derives `Format` for firmware logging), passed on to every enabled crate;
+//! `reference` (the exact reference models) and `invariants` (the invariant
+//! checks, for property tests and fuzzers) of the enabled crates.
+//!
+//! The shared primitives are `netcond::base`, not `netcond::core`: a module
+//! named `core` would shadow the language's `core` crate in any module that
+//! glob-imports `netcond::*`.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub use netcond_core as base;
+
+// The former name of `base`, hidden and kept only until the code that still
+// writes `netcond::core::...` has moved to `netcond::base::...`; then removed.
+#[doc(hidden)]
 pub use netcond_core as core;
 
 #[cfg(feature = "trtcm")]

@@ -113,15 +113,19 @@
 //! assert_eq!(egress.admission(7), Some(Admission::Admit));
 //! ```
 #![cfg_attr(not(test), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
 pub mod burst;
 pub mod edge;
+#[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mark;
 mod node;
+#[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod rfc5670;
 #[cfg(test)]

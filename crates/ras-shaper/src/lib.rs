@@ -108,6 +108,8 @@
 //! is the estimator section 2.3 cites (Stoica, Shenker and Zhang, SIGCOMM 1998).
 //! RFC 2697 and 2698 for the meters (crate `trtcm`).
 #![cfg_attr(not(test), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
@@ -116,6 +118,7 @@ mod config;
 pub mod ear;
 mod fixed;
 mod green;
+#[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod shaper;
 #[cfg(test)]

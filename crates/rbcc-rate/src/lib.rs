@@ -91,12 +91,15 @@
 //! (rbcc-rate section). The RCP update is `R <- R (1 + (T/d0)(alpha (C - y) -
 //! beta q/d0)/C)`, alpha 0.1, beta 1.
 #![cfg_attr(not(test), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
 mod config;
 mod flowtable;
+#[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod rate;
 pub mod rcp;
