@@ -15,7 +15,8 @@
  * whole period (its rate is hz * bytes_per_period / period, rounded at
  * configuration), netcond adds exactly CIR x time. See README.md.
  *
- * Usage: netcond-dpdk-meter [EAL options] -- [-n PACKETS] [-f FLOWS]
+ * Usage: netcond-dpdk-meter [EAL options] -- [-n PACKETS] [-f FLOWS] [-x PPM]
+ * (-x offsets netcond's rates by PPM parts per million: a check of the check)
  * (run with no EAL options it uses --no-huge --no-pci --no-shconf).
  */
 #include <inttypes.h>
@@ -28,6 +29,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_lcore.h>
@@ -50,6 +52,9 @@
 
 static uint32_t n_packets = 2000000;
 static uint32_t n_flows = 16;
+/* -x: netcond's rates offset by this many parts per million (to see the
+ * check fail: the colors then differ beyond the arithmetics' bound). */
+static long offset_ppm;
 
 static struct rte_mbuf *pkts[NB_MBUF];
 /* Each mbuf's flow and metered length, read once as qos_meter reads them. */
@@ -309,16 +314,21 @@ static int compare(enum marker k, const struct counts *d, const struct counts *n
 	return ok ? 0 : 1;
 }
 
+#define OFFSET(rate) ((uint64_t)((double)(rate) * (1.0 + (double)offset_ppm / 1e6)))
+
 static int parse_args(int argc, char **argv)
 {
 	int opt;
-	while ((opt = getopt(argc, argv, "n:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:f:x:")) != -1) {
 		switch (opt) {
 		case 'n':
 			n_packets = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		case 'f':
 			n_flows = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'x':
+			offset_ppm = strtol(optarg, NULL, 0);
 			break;
 		default:
 			return -1;
@@ -352,7 +362,7 @@ int main(int argc, char **argv)
 		ret = ret < 0 ? ret : 0;
 	}
 	if (ret < 0)
-		rte_exit(EXIT_FAILURE, "rte_eal_init failed\n");
+		rte_exit(77, "rte_eal_init failed: %s\n", rte_strerror(rte_errno));
 	argc -= ret;
 	argv += ret;
 	if (argc > 1 && strcmp(argv[1], "--") == 0) {
@@ -360,7 +370,7 @@ int main(int argc, char **argv)
 		argv++;
 	}
 	if (parse_args(argc, argv) < 0)
-		rte_exit(EXIT_FAILURE, "usage: [EAL options] -- [-n PACKETS] [-f FLOWS<=256]\n");
+		rte_exit(EXIT_FAILURE, "usage: [EAL options] -- [-n PACKETS] [-f FLOWS<=256] [-x PPM]\n");
 
 	hz = rte_get_tsc_hz();
 	pool = rte_pktmbuf_pool_create("pkts", NB_MBUF + 1, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
@@ -375,9 +385,11 @@ int main(int argc, char **argv)
 	memset(&nsp, 0, sizeof nsp);
 	memset(&ntp, 0, sizeof ntp);
 	memset(&nep, 0, sizeof nep);
-	nsp.cir = CIR, nsp.cbs = CBS, nsp.ebs = PBS, nsp.tick_hz = hz;
-	ntp.cir = CIR, ntp.pir = PIR, ntp.cbs = CBS, ntp.pbs = PBS, ntp.tick_hz = hz;
-	nep.cir = CIR, nep.eir = PIR, nep.cbs = CBS, nep.ebs = PBS, nep.tick_hz = hz;
+	nsp.cir = OFFSET(CIR), nsp.cbs = CBS, nsp.ebs = PBS, nsp.tick_hz = hz;
+	ntp.cir = OFFSET(CIR), ntp.pir = OFFSET(PIR), ntp.cbs = CBS, ntp.pbs = PBS;
+	ntp.tick_hz = hz;
+	nep.cir = OFFSET(CIR), nep.eir = OFFSET(PIR), nep.cbs = CBS, nep.ebs = PBS;
+	nep.tick_hz = hz;
 	nep.ties = NETCOND_RFC4115_FIGURE1;
 	if ((ret = netcond_srtcm_profile_config(&n_sp, &nsp)) != 0 ||
 	    (ret = netcond_trtcm_profile_config(&n_tp, &ntp)) != 0 ||
@@ -393,6 +405,12 @@ int main(int argc, char **argv)
 	       "%.3f ms of traffic at %.2f GHz TSC ticks, best of %d rounds\n",
 	       netcond_version() / 10000, netcond_version() / 100 % 100, netcond_version() % 100,
 	       rte_version(), n_packets, n_flows, seconds * 1e3, (double)hz / 1e9, ROUNDS);
+	printf("rte_meter's trTCM rates at this TSC: CIR %" PRIu64 " B every %" PRIu64
+	       " cycles = %.0f B/s, PIR %" PRIu64 " B every %" PRIu64 " cycles = %.0f B/s "
+	       "(configured %llu and %llu; netcond enforces those exactly)\n",
+	       d_tp.cir_bytes_per_period, d_tp.cir_period,
+	       dpdk_rate(hz, d_tp.cir_period, d_tp.cir_bytes_per_period), d_tp.pir_bytes_per_period,
+	       d_tp.pir_period, dpdk_rate(hz, d_tp.pir_period, d_tp.pir_bytes_per_period), CIR, PIR);
 	printf("%-9s %-8s %10s %10s %10s %8s\n", "marker", "library", "green", "yellow", "red",
 	       "ns/pkt");
 	for (k = SRTCM; k <= RFC4115; k++) {

@@ -738,3 +738,12 @@ mod red {
         }
     }
 }
+
+#[test]
+fn docs_trtcm_example_runs() {
+    for san in variants() {
+        let exe = build_c("trtcm_example", "docs", san);
+        let out = run(&exe, &[]);
+        assert_eq!(out.trim(), "green 668 yellow 669 red 664");
+    }
+}

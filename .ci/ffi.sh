@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The C interface's CI step: installs what it needs (cbindgen, a C and C++
+# compiler, pkg-config, libdpdk-dev, the sanitizer runtimes, valgrind), checks
+# that include/netcond.h is what cbindgen generates from crates/netcond-ffi,
+# runs the crate's tests (which compile and run the C tests, with
+# -fsanitize=address,undefined), builds and runs the DPDK client in
+# integrations/dpdk, and measures the C call against the Rust call (ns/packet
+# and callgrind instructions). Prints how long each part took.
+#
+#   bash .ci/ffi.sh           everything
+#   bash .ci/ffi.sh --regen   only regenerate include/netcond.h
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+CBINDGEN_VERSION=0.29.4
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+
+step_start=0
+step() {
+    step_start=$(date +%s)
+    echo "==> ffi: $*"
+}
+done_step() {
+    echo "    ($(( $(date +%s) - step_start )) s)"
+}
+
+generate_header() {
+    (cd crates/netcond-ffi && cbindgen --quiet --config cbindgen.toml --crate netcond-ffi --output "$1")
+}
+
+have_cbindgen() {
+    command -v cbindgen >/dev/null && cbindgen --version | grep -q " $CBINDGEN_VERSION\$"
+}
+
+if [ "${1:-}" = "--regen" ]; then
+    have_cbindgen || cargo install --locked cbindgen --version "$CBINDGEN_VERSION"
+    generate_header "$ROOT/include/netcond.h"
+    echo "include/netcond.h regenerated"
+    exit 0
+fi
+
+total_start=$(date +%s)
+
+step "install packages"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    pkgs="build-essential pkg-config libdpdk-dev libasan8 libubsan1 valgrind"
+    missing=""
+    for p in $pkgs; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+    done
+    if [ -n "$missing" ]; then
+        if ! apt-cache policy libdpdk-dev | grep -q Candidate; then
+            apt-get update -q
+        fi
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=900 $missing
+    fi
+else
+    echo "    not root or no apt-get: using the packages already installed"
+fi
+done_step
+
+step "install cbindgen $CBINDGEN_VERSION"
+have_cbindgen || cargo install --locked cbindgen --version "$CBINDGEN_VERSION"
+done_step
+
+step "header freshness"
+fresh=$(mktemp)
+generate_header "$fresh"
+if ! diff -u include/netcond.h "$fresh"; then
+    echo "include/netcond.h differs from a fresh cbindgen run: run bash .ci/ffi.sh --regen" >&2
+    exit 1
+fi
+rm -f "$fresh"
+echo "    include/netcond.h is fresh"
+done_step
+
+step "cargo test -p netcond-ffi (C tests, with sanitizers when available)"
+log=$(mktemp)
+set +e
+cargo test -p netcond-ffi -- --nocapture >"$log" 2>&1
+rc=$?
+set -e
+grep -E "^test |test result|SKIPPED|panicked|error" "$log" || true
+if [ "$rc" != 0 ]; then
+    cat "$log" >&2
+    exit 1
+fi
+rm -f "$log"
+done_step
+
+step "build the static and shared libraries (release)"
+cargo build --release -p netcond-ffi
+ls -l "$CARGO_TARGET_DIR/release/libnetcond.a" "$CARGO_TARGET_DIR/release/libnetcond.so"
+done_step
+
+step "link a C program against the shared library"
+tmp=$(mktemp -d)
+cat > "$tmp/shared.c" <<'C'
+#include <stdio.h>
+#include "netcond.h"
+int main(void)
+{
+	netcond_trtcm_params params = {46000000, 69000000, 2048, 4096, 1000000000};
+	netcond_trtcm_profile p;
+	netcond_trtcm m;
+	int rc = netcond_trtcm_profile_config(&p, &params);
+	if (rc != 0 || netcond_trtcm_config(&m, &p, 0) != 0)
+		return 1;
+	if (netcond_trtcm_color_blind_check(&m, &p, 1000, 4097) != NETCOND_RED)
+		return 1;
+	printf("shared library: ok (netcond %u)\n", netcond_version());
+	return 0;
+}
+C
+cc -std=c99 -Wall -Wextra -Werror -I include "$tmp/shared.c" -L "$CARGO_TARGET_DIR/release" -lnetcond -o "$tmp/shared"
+LD_LIBRARY_PATH="$CARGO_TARGET_DIR/release" "$tmp/shared"
+rm -rf "$tmp"
+done_step
+
+step "DPDK client (integrations/dpdk)"
+if pkg-config --exists libdpdk; then
+    make -s -C integrations/dpdk clean
+    make -s -C integrations/dpdk NETCOND_LIB="$CARGO_TARGET_DIR/release/libnetcond.a"
+    set +e
+    integrations/dpdk/netcond-dpdk-meter -- -n 2000000 -f 16
+    rc=$?
+    set -e
+    make -s -C integrations/dpdk clean
+    if [ "$rc" = 77 ]; then
+        echo "    SKIPPED running the DPDK client: rte_eal_init cannot start on this machine (built fine)"
+    elif [ "$rc" != 0 ]; then
+        echo "the DPDK client failed ($rc)" >&2
+        exit 1
+    fi
+else
+    echo "pkg-config finds no libdpdk after installing libdpdk-dev" >&2
+    exit 1
+fi
+done_step
+
+step "C call against Rust call (trTCM color-blind)"
+cargo build --release -p netcond-ffi --example call_cost
+bin="$CARGO_TARGET_DIR/release/examples/call_cost"
+"$bin"
+if command -v valgrind >/dev/null; then
+    n=1000000
+    declare -A ir
+    for loop in inline rust c; do
+        ir[$loop]=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$loop" "$n" 2>&1 |
+            sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    done
+    # The three runs differ only in their loop; the setup's instructions cancel.
+    awk -v i="${ir[inline]}" -v r="${ir[rust]}" -v c="${ir[c]}" -v n="$n" 'BEGIN {
+        printf "    callgrind, instructions per packet: Rust call %.1f, C call %+.1f, Rust inlined in the loop %+.1f\n",
+            r / n, (c - r) / n, (i - r) / n }'
+else
+    echo "    no valgrind: instruction counts skipped"
+fi
+done_step
+
+echo "==> ffi: all done in $(( $(date +%s) - total_start )) s"
