@@ -395,7 +395,7 @@ macro_rules! tcm_stream {
                 for i in 0..PACKETS / 2 {
                     let now = clock.next();
                     let len = length(&mut rng);
-                    let c = if i % 2 == 0 {
+                    let c = if i.is_multiple_of(2) {
                         $blind(&mut s, &p, now, len)
                     } else {
                         $aware(&mut s, &p, now, len, color(rng.next_u64()))
@@ -489,7 +489,7 @@ fn pcn_run<M: PcnMeter>(
         let len = length(&mut rng);
         let r = rng.next_u64();
         // Three in four arrive not-marked.
-        let input = if r % 4 == 0 {
+        let input = if r.is_multiple_of(4) {
             pcn_mark(r >> 8)
         } else {
             PcnMark::Nm
@@ -607,7 +607,7 @@ impl Walk {
         } else {
             self.q - d.min(self.q)
         };
-        if r % 89 == 0 {
+        if r.is_multiple_of(89) {
             self.q = 0;
         }
         self.q
@@ -633,7 +633,7 @@ fn red_run(out: &mut dyn Sink, cfg: &RedConfig, seed: u64) {
         let q = walk.step(r);
         let pkt = Packet::new(length(&mut rng), ecn(r >> 16));
         let d = ep::fw_red_arrival(&mut red, &p, now, q, pkt, &mut drops);
-        if q == 0 && r % 3 == 0 {
+        if q == 0 && r.is_multiple_of(3) {
             red.on_queue_empty(now);
         }
         out.put(d.index() as u64);
@@ -749,7 +749,7 @@ pub fn aecn_stream(out: &mut dyn Sink) {
                 None => out.put(u64::MAX),
             }
         }
-        out.put(u64::from(q.avg(&p).to_bits() >> 16));
+        out.put(q.avg(&p).to_bits() >> 16);
     }
 }
 
@@ -764,7 +764,7 @@ fn ras_run(out: &mut dyn Sink, p: &RasProfile, seed: u64, span: u64) {
     for _ in 0..PACKETS {
         let now = clock.next();
         let r = rng.next_u64();
-        if r % 4 != 0 {
+        if !r.is_multiple_of(4) {
             let len = length(&mut rng);
             match ep::fw_ras_enqueue(&mut s, p, now, len) {
                 Ok(()) => out.put(1),
@@ -860,8 +860,11 @@ pub fn rbcc_stream(out: &mut dyn Sink) {
     }
 }
 
+/// A stream: it writes what each call returned to the sink.
+pub type Stream = fn(&mut dyn Sink);
+
 /// Every stream, by family name, in the order the firmware prints them.
-pub const STREAMS: &[(&str, fn(&mut dyn Sink))] = &[
+pub const STREAMS: &[(&str, Stream)] = &[
     ("srTCM", srtcm_stream),
     ("trTCM", trtcm_stream),
     ("RFC 4115", rfc4115_stream),
