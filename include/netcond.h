@@ -21,6 +21,15 @@
 // The version of the header: compare with `netcond_version()` at run time.
 #define NETCOND_VERSION 100
 
+// Size in bytes of every PCN meter profile struct.
+#define NETCOND_PCN_PROFILE_SIZE 256
+
+// Size in bytes of the ET-marker, AS-marker and threshold meter states.
+#define NETCOND_PCN_STATE_SIZE 16
+
+// Size in bytes of the excess-traffic meter state.
+#define NETCOND_PCN_EXCESS_STATE_SIZE 24
+
 // 1.0 in the 32.32 fixed point of probabilities and weights.
 #define NETCOND_PROB_ONE 4294967296
 
@@ -50,6 +59,18 @@
 
 // Size in bytes of the compact per-flow states.
 #define NETCOND_TCM_COMPACT_SIZE 16
+
+// The PCN state of a packet: the value of its ECN field (RFC 6660 section 3).
+typedef enum netcond_pcn_mark {
+  // `00`: not a PCN packet: never metered or marked.
+  NETCOND_PCN_NOT_PCN = 0,
+  // `01`: threshold-marked (ThM; admission-stop, AS, in 3sM).
+  NETCOND_PCN_THM = 1,
+  // `10`: not-marked (NM; NP in 3sM).
+  NETCOND_PCN_NM = 2,
+  // `11`: excess-traffic-marked (ETM; ET in 3sM).
+  NETCOND_PCN_ETM = 3,
+} netcond_pcn_mark;
 
 // The decision for an arriving packet.
 typedef enum netcond_red_decision {
@@ -174,6 +195,32 @@ typedef enum netcond_status {
   NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT = -215,
   // ECN: a hard-drop threshold without ECN.
   NETCOND_E_RED_ECN_DROP_WITHOUT_ECN = -216,
+  // ET-marker: the bucket does not fit the token counter.
+  NETCOND_E_ET_TOO_LARGE = -300,
+  // ET-marker: MTU is zero.
+  NETCOND_E_ET_ZERO_MTU = -301,
+  // ET-marker: TB.size is below the MTU.
+  NETCOND_E_ET_MTU_ABOVE_BUCKET = -302,
+  // ET-marker: SR is zero.
+  NETCOND_E_ET_ZERO_RATE = -303,
+  // ET-marker: TB.size is zero.
+  NETCOND_E_ET_ZERO_BUCKET = -304,
+  // AS-marker: the bucket does not fit the token counter.
+  NETCOND_E_AS_TOO_LARGE = -310,
+  // AS-marker: TB.threshold exceeds TB.size.
+  NETCOND_E_AS_THRESHOLD_ABOVE_SIZE = -311,
+  // AS-marker: AR is zero.
+  NETCOND_E_AS_ZERO_RATE = -312,
+  // AS-marker: TB.size is zero.
+  NETCOND_E_AS_ZERO_BUCKET = -313,
+  // RFC 5670 meter: the bucket does not fit the token counter.
+  NETCOND_E_RFC5670_TOO_LARGE = -320,
+  // RFC 5670 meter: threshold exceeds BS_tm.
+  NETCOND_E_RFC5670_THRESHOLD_ABOVE_SIZE = -321,
+  // RFC 5670 meter: the reference rate is zero.
+  NETCOND_E_RFC5670_ZERO_RATE = -322,
+  // RFC 5670 meter: the bucket depth is zero.
+  NETCOND_E_RFC5670_ZERO_BUCKET = -323,
 } netcond_status;
 
 // RFC 4115's rule for a packet exactly as large as a bucket's tokens.
@@ -218,6 +265,152 @@ typedef enum netcond_rio_mode {
   // WRED: one average of the whole queue; per-color thresholds.
   NETCOND_WRED = 2,
 } netcond_rio_mode;
+
+// The ET-marker's marking test.
+typedef enum netcond_et_marking {
+  // Tail marking: mark ET when `fill < packet size` (seed document section
+  // 1.2; 3sm-01 section 3.1.2).
+  NETCOND_ET_TAIL = 0,
+  // Packet-size-independent marking with proportional reduction (3sm-01
+  // appendix A.1.5): mark when `fill < MTU`.
+  NETCOND_ET_SIZE_INDEPENDENT = 1,
+} netcond_et_marking;
+
+// The AS-marker's form.
+typedef enum netcond_as_form {
+  // draft-babiarz-pcn-explicit-marking-01 section 1.2.
+  NETCOND_AS_EXPLICIT_MARKING_01 = 0,
+  // draft-babiarz-pcn-3sm-01.
+  NETCOND_AS_3SM_01 = 1,
+} netcond_as_form;
+
+// The RFC 5670 excess-traffic meter's behaviour (section 2.4).
+typedef enum netcond_excess_mode {
+  // Packet size independent marking (the SHOULD of section 2.4).
+  NETCOND_EXCESS_SIZE_INDEPENDENT = 0,
+  // Classic, marked iff `F_etm <= size` (section 2.4).
+  NETCOND_EXCESS_CLASSIC = 1,
+  // Classic, marked iff `F_etm < size` (appendix B.6).
+  NETCOND_EXCESS_CLASSIC_B6 = 2,
+} netcond_excess_mode;
+
+// A validated ET-marker profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_et_marker_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_et_marker_profile;
+
+// The parameters of a 3sM SR-meter / ET-marker.
+typedef struct netcond_et_marker_params {
+  // SR, the supportable rate, bytes per second.
+  uint64_t sr;
+  // TB.size, bytes.
+  uint64_t bucket_size;
+  // `s`, the marking-frequency reduction, bytes.
+  uint64_t s;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // 1: an arriving ET packet also adds `s` (the seed document and 3sm-01
+  // appendix A.1.5); 0: it does not (3sm-01 section 3.1.2).
+  uint32_t already_et_adds_s;
+  // A `netcond_et_marking`.
+  uint32_t marking;
+  // The MTU in bytes, for `NETCOND_ET_SIZE_INDEPENDENT` (ignored otherwise).
+  uint32_t mtu;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_et_marker_params;
+
+// One link's ET-marker state: 16 bytes (opaque).
+typedef struct netcond_et_marker {
+  // Opaque.
+  uint64_t opaque[2];
+} netcond_et_marker;
+
+// A validated AS-marker profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_as_marker_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_as_marker_profile;
+
+// The parameters of a 3sM AR-meter / AS-marker.
+typedef struct netcond_as_marker_params {
+  // AR, the admissible rate, bytes per second.
+  uint64_t ar;
+  // TB.size, bytes.
+  uint64_t bucket_size;
+  // TB.threshold, bytes (at most TB.size).
+  uint64_t threshold;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // A `netcond_as_form`.
+  uint32_t form;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_as_marker_params;
+
+// One link's AS-marker state: 16 bytes (opaque).
+typedef struct netcond_as_marker {
+  // Opaque.
+  uint64_t opaque[2];
+} netcond_as_marker;
+
+// A validated threshold meter profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_threshold_meter_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_threshold_meter_profile;
+
+// The parameters of an RFC 5670 threshold meter (section 2.3).
+typedef struct netcond_threshold_meter_params {
+  // PCN-threshold-rate, bytes per second.
+  uint64_t threshold_rate;
+  // BS_tm, bytes.
+  uint64_t bs_tm;
+  // threshold, bytes (at most BS_tm).
+  uint64_t threshold;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+} netcond_threshold_meter_params;
+
+// One link's threshold meter state: 16 bytes (opaque).
+typedef struct netcond_threshold_meter {
+  // Opaque.
+  uint64_t opaque[2];
+} netcond_threshold_meter;
+
+// A validated excess-traffic meter profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_excess_meter_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_excess_meter_profile;
+
+// The parameters of an RFC 5670 excess-traffic meter (section 2.4).
+typedef struct netcond_excess_meter_params {
+  // PCN-excess-rate, bytes per second.
+  uint64_t excess_rate;
+  // BS_etm, bytes.
+  uint64_t bs_etm;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // A `netcond_excess_mode`.
+  uint32_t mode;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_excess_meter_params;
+
+// One link's excess-traffic meter state: 24 bytes (opaque).
+typedef struct netcond_excess_meter {
+  // Opaque.
+  uint64_t opaque[3];
+} netcond_excess_meter;
+
+// The set of PCN-compatible DSCPs of a domain (RFC 6660 section 3): 8 bytes
+// (opaque; all zeros is the empty set).
+typedef struct netcond_pcn_dscps {
+  // Opaque.
+  uint64_t opaque[1];
+} netcond_pcn_dscps;
 
 // The crate's seedable generator (SplitMix64), 8 bytes (opaque).
 typedef struct netcond_rng {
@@ -507,6 +700,151 @@ const char *netcond_strerror(int code);
 
 // The version of this library as `major * 10000 + minor * 100 + patch`.
 uint32_t netcond_version(void);
+
+// Validates `params` and writes the ET-marker profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+// `NETCOND_E_ET_*` code; on error `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_et_marker_profile_config(struct netcond_et_marker_profile *p,
+                                     const struct netcond_et_marker_params *params);
+
+// Starts ET-marker state `m` with a full bucket at `now`. Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_et_marker_config(struct netcond_et_marker *m,
+                             const struct netcond_et_marker_profile *p,
+                             uint64_t now);
+
+// Meters a packet of `pkt_len` bytes in state `pkt_mark` (a
+// `netcond_pcn_mark`) arriving at `now`; returns the state it leaves in.
+// A value of `pkt_mark` outside 0..3, a NULL or an unconfigured argument give
+// `NETCOND_PCN_NOT_PCN` and change nothing.
+//
+// # Safety
+// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+enum netcond_pcn_mark netcond_et_marker_mark(struct netcond_et_marker *m,
+                                             const struct netcond_et_marker_profile *p,
+                                             uint64_t now,
+                                             uint32_t pkt_len,
+                                             int pkt_mark);
+
+// Validates `params` and writes the AS-marker profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+// `NETCOND_E_AS_*` code; on error `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_as_marker_profile_config(struct netcond_as_marker_profile *p,
+                                     const struct netcond_as_marker_params *params);
+
+// Starts AS-marker state `m` with a full bucket at `now`. Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_as_marker_config(struct netcond_as_marker *m,
+                             const struct netcond_as_marker_profile *p,
+                             uint64_t now);
+
+// Meters a packet with the AS-marker; as `netcond_et_marker_mark`.
+//
+// # Safety
+// As `netcond_et_marker_mark`.
+enum netcond_pcn_mark netcond_as_marker_mark(struct netcond_as_marker *m,
+                                             const struct netcond_as_marker_profile *p,
+                                             uint64_t now,
+                                             uint32_t pkt_len,
+                                             int pkt_mark);
+
+// Validates `params` and writes the threshold meter profile to `p`. Returns
+// 0, `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_RFC5670_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_threshold_meter_profile_config(struct netcond_threshold_meter_profile *p,
+                                           const struct netcond_threshold_meter_params *params);
+
+// Starts threshold meter state `m` with a full bucket at `now`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_threshold_meter_config(struct netcond_threshold_meter *m,
+                                   const struct netcond_threshold_meter_profile *p,
+                                   uint64_t now);
+
+// Meters a packet with the RFC 5670 threshold meter; as
+// `netcond_et_marker_mark`.
+//
+// # Safety
+// As `netcond_et_marker_mark`.
+enum netcond_pcn_mark netcond_threshold_meter_mark(struct netcond_threshold_meter *m,
+                                                   const struct netcond_threshold_meter_profile *p,
+                                                   uint64_t now,
+                                                   uint32_t pkt_len,
+                                                   int pkt_mark);
+
+// Validates `params` and writes the excess-traffic meter profile to `p`.
+// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+// `NETCOND_E_RFC5670_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_excess_meter_profile_config(struct netcond_excess_meter_profile *p,
+                                        const struct netcond_excess_meter_params *params);
+
+// Starts excess-traffic meter state `m` with a full bucket at `now`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_excess_meter_config(struct netcond_excess_meter *m,
+                                const struct netcond_excess_meter_profile *p,
+                                uint64_t now);
+
+// Meters a packet with the RFC 5670 excess-traffic meter; as
+// `netcond_et_marker_mark`.
+//
+// # Safety
+// As `netcond_et_marker_mark`.
+enum netcond_pcn_mark netcond_excess_meter_mark(struct netcond_excess_meter *m,
+                                                const struct netcond_excess_meter_profile *p,
+                                                uint64_t now,
+                                                uint32_t pkt_len,
+                                                int pkt_mark);
+
+// Adds DSCP `dscp` (0..63) to the set `d` of PCN-compatible DSCPs (start from
+// a zero-filled set). Returns 0, `NETCOND_E_NULL` or `NETCOND_E_ENUM` (`dscp`
+// above 63).
+//
+// # Safety
+// `d` is NULL or points to a writable `netcond_pcn_dscps`.
+int netcond_pcn_dscps_add(struct netcond_pcn_dscps *d, uint32_t dscp);
+
+// The PCN state (`netcond_pcn_mark`, 0..3) of a packet with TOS /
+// traffic-class byte `tos`, or -1 if its DSCP is not in `d` (then its ECN
+// field keeps its RFC 3168 meaning) or `d` is NULL.
+//
+// # Safety
+// `d` is NULL or points to a valid `netcond_pcn_dscps`.
+int netcond_pcn_decode_tos(const struct netcond_pcn_dscps *d, uint8_t tos);
+
+// The TOS / traffic-class byte after a meter indicated `indicated` (a
+// `netcond_pcn_mark`): if the DSCP is in `d`, the ECN field becomes the more
+// severe of its state and `indicated` (RFC 6660 sections 5.2.1-5.2.2;
+// not-PCN stays not-PCN); otherwise, or if `d` is NULL or `indicated` is
+// outside 0..3, `tos` is returned unchanged. The DSCP never changes.
+//
+// # Safety
+// `d` is NULL or points to a valid `netcond_pcn_dscps`.
+uint8_t netcond_pcn_remark_tos(const struct netcond_pcn_dscps *d, uint8_t tos, int indicated);
+
+// Re-marks a bare ECN field `ecn` of a packet known to carry a PCN-compatible
+// DSCP, as `netcond_pcn_remark_tos` does; bits above the two low ones are
+// returned unchanged, as is `ecn` for an `indicated` outside 0..3.
+uint8_t netcond_pcn_remark_ecn(uint8_t ecn, int indicated);
 
 // Seeds generator `rng` (SplitMix64; the Rust `SplitMix64::new(seed)`).
 // Does nothing if `rng` is NULL.
@@ -1115,5 +1453,18 @@ NETCOND_CHECK_LAYOUT(netcond_rio, NETCOND_RIO_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_rng, NETCOND_RNG_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_red_params, 64, 8);
 NETCOND_CHECK_LAYOUT(netcond_rio_params, 96, 8);
+NETCOND_CHECK_LAYOUT(netcond_et_marker_profile, NETCOND_PCN_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_as_marker_profile, NETCOND_PCN_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_threshold_meter_profile, NETCOND_PCN_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_excess_meter_profile, NETCOND_PCN_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_et_marker, NETCOND_PCN_STATE_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_as_marker, NETCOND_PCN_STATE_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_threshold_meter, NETCOND_PCN_STATE_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_excess_meter, NETCOND_PCN_EXCESS_STATE_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_pcn_dscps, 8, 8);
+NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);
+NETCOND_CHECK_LAYOUT(netcond_as_marker_params, 40, 8);
+NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);
+NETCOND_CHECK_LAYOUT(netcond_excess_meter_params, 32, 8);
 
 #endif /* NETCOND_H */

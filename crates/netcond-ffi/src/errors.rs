@@ -7,6 +7,7 @@
 use core::ffi::{c_int, CStr};
 
 use aqm_red::RedError;
+use pcn_meter::{AsMarkerError, EtMarkerError, Rfc5670Error};
 use trtcm::{CompactError, PremiumPolicerError, Rfc4115Error, SrTcmError, TrTcmError};
 
 use crate::{const_cstr, OK_MSG};
@@ -101,6 +102,32 @@ pub enum netcond_status {
     NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT = -215,
     /// ECN: a hard-drop threshold without ECN.
     NETCOND_E_RED_ECN_DROP_WITHOUT_ECN = -216,
+    /// ET-marker: the bucket does not fit the token counter.
+    NETCOND_E_ET_TOO_LARGE = -300,
+    /// ET-marker: MTU is zero.
+    NETCOND_E_ET_ZERO_MTU = -301,
+    /// ET-marker: TB.size is below the MTU.
+    NETCOND_E_ET_MTU_ABOVE_BUCKET = -302,
+    /// ET-marker: SR is zero.
+    NETCOND_E_ET_ZERO_RATE = -303,
+    /// ET-marker: TB.size is zero.
+    NETCOND_E_ET_ZERO_BUCKET = -304,
+    /// AS-marker: the bucket does not fit the token counter.
+    NETCOND_E_AS_TOO_LARGE = -310,
+    /// AS-marker: TB.threshold exceeds TB.size.
+    NETCOND_E_AS_THRESHOLD_ABOVE_SIZE = -311,
+    /// AS-marker: AR is zero.
+    NETCOND_E_AS_ZERO_RATE = -312,
+    /// AS-marker: TB.size is zero.
+    NETCOND_E_AS_ZERO_BUCKET = -313,
+    /// RFC 5670 meter: the bucket does not fit the token counter.
+    NETCOND_E_RFC5670_TOO_LARGE = -320,
+    /// RFC 5670 meter: threshold exceeds BS_tm.
+    NETCOND_E_RFC5670_THRESHOLD_ABOVE_SIZE = -321,
+    /// RFC 5670 meter: the reference rate is zero.
+    NETCOND_E_RFC5670_ZERO_RATE = -322,
+    /// RFC 5670 meter: the bucket depth is zero.
+    NETCOND_E_RFC5670_ZERO_BUCKET = -323,
 }
 
 pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
@@ -180,6 +207,27 @@ pub(crate) const NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT: c_int =
     netcond_status::NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT as c_int;
 pub(crate) const NETCOND_E_RED_ECN_DROP_WITHOUT_ECN: c_int =
     netcond_status::NETCOND_E_RED_ECN_DROP_WITHOUT_ECN as c_int;
+pub(crate) const NETCOND_E_ET_TOO_LARGE: c_int = netcond_status::NETCOND_E_ET_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_ET_ZERO_MTU: c_int = netcond_status::NETCOND_E_ET_ZERO_MTU as c_int;
+pub(crate) const NETCOND_E_ET_MTU_ABOVE_BUCKET: c_int =
+    netcond_status::NETCOND_E_ET_MTU_ABOVE_BUCKET as c_int;
+pub(crate) const NETCOND_E_ET_ZERO_RATE: c_int = netcond_status::NETCOND_E_ET_ZERO_RATE as c_int;
+pub(crate) const NETCOND_E_ET_ZERO_BUCKET: c_int =
+    netcond_status::NETCOND_E_ET_ZERO_BUCKET as c_int;
+pub(crate) const NETCOND_E_AS_TOO_LARGE: c_int = netcond_status::NETCOND_E_AS_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_AS_THRESHOLD_ABOVE_SIZE: c_int =
+    netcond_status::NETCOND_E_AS_THRESHOLD_ABOVE_SIZE as c_int;
+pub(crate) const NETCOND_E_AS_ZERO_RATE: c_int = netcond_status::NETCOND_E_AS_ZERO_RATE as c_int;
+pub(crate) const NETCOND_E_AS_ZERO_BUCKET: c_int =
+    netcond_status::NETCOND_E_AS_ZERO_BUCKET as c_int;
+pub(crate) const NETCOND_E_RFC5670_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_RFC5670_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_RFC5670_THRESHOLD_ABOVE_SIZE: c_int =
+    netcond_status::NETCOND_E_RFC5670_THRESHOLD_ABOVE_SIZE as c_int;
+pub(crate) const NETCOND_E_RFC5670_ZERO_RATE: c_int =
+    netcond_status::NETCOND_E_RFC5670_ZERO_RATE as c_int;
+pub(crate) const NETCOND_E_RFC5670_ZERO_BUCKET: c_int =
+    netcond_status::NETCOND_E_RFC5670_ZERO_BUCKET as c_int;
 
 /// Defines, from one list, each Rust error's code and each code's message.
 macro_rules! status_table {
@@ -276,6 +324,25 @@ status_table! {
         EcnDropAboveLimit = NETCOND_E_RED_ECN_DROP_ABOVE_LIMIT,
         EcnDropWithoutEcn = NETCOND_E_RED_ECN_DROP_WITHOUT_ECN,
     }
+    EtMarkerError => et_code {
+        TooLarge = NETCOND_E_ET_TOO_LARGE,
+        ZeroMtu = NETCOND_E_ET_ZERO_MTU,
+        MtuAboveBucket = NETCOND_E_ET_MTU_ABOVE_BUCKET,
+        ZeroRate = NETCOND_E_ET_ZERO_RATE,
+        ZeroBucket = NETCOND_E_ET_ZERO_BUCKET,
+    }
+    AsMarkerError => as_code {
+        TooLarge = NETCOND_E_AS_TOO_LARGE,
+        ThresholdAboveSize = NETCOND_E_AS_THRESHOLD_ABOVE_SIZE,
+        ZeroRate = NETCOND_E_AS_ZERO_RATE,
+        ZeroBucket = NETCOND_E_AS_ZERO_BUCKET,
+    }
+    Rfc5670Error => rfc5670_code {
+        TooLarge = NETCOND_E_RFC5670_TOO_LARGE,
+        ThresholdAboveSize = NETCOND_E_RFC5670_THRESHOLD_ABOVE_SIZE,
+        ZeroRate = NETCOND_E_RFC5670_ZERO_RATE,
+        ZeroBucket = NETCOND_E_RFC5670_ZERO_BUCKET,
+    }
 }
 
 #[cfg(test)]
@@ -285,7 +352,7 @@ mod tests {
 
     #[test]
     fn every_code_has_its_rust_message() {
-        let mut seen: [c_int; 64] = [0; 64];
+        let mut seen: [c_int; 128] = [0; 128];
         for (n, &(code, msg)) in ALL.iter().enumerate() {
             assert!(code < 0, "{code}");
             assert!(!seen[..n].contains(&code), "duplicate code {code}");

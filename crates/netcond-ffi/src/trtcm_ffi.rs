@@ -369,7 +369,7 @@ pub(crate) unsafe fn configure<O, A, P>(
 /// # Safety
 /// `m` is NULL or points to a writable `O`; `p` is NULL or a profile struct `PO`.
 #[inline]
-unsafe fn start<O, S, PO, P>(
+pub(crate) unsafe fn start<O, S, PO, P>(
     m: *mut O,
     p: *const PO,
     tag: u64,

@@ -747,3 +747,175 @@ fn docs_trtcm_example_runs() {
         assert_eq!(out.trim(), "green 668 yellow 669 red 664");
     }
 }
+
+// ------------------------------------------------------------- PCN
+
+mod pcn {
+    use super::*;
+    use pcn_meter::{
+        AsForm, AsMarker, AsMarkerConfig, AsMarkerProfile, ClassicTie, EtMarker, EtMarkerConfig,
+        EtMarkerProfile, EtMarking, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig,
+        ExcessTrafficMeterProfile, PcnMark, ThresholdMeter, ThresholdMeterConfig,
+        ThresholdMeterProfile,
+    };
+
+    const PACKETS: u32 = 200_000;
+
+    struct Pkt {
+        now: u64,
+        len: u32,
+        mark: PcnMark,
+    }
+
+    /// The C side's `next_pkt`.
+    fn next_pkt(rng: &mut Rng, now: &mut u64) -> Pkt {
+        let r = rng.next_u64();
+        let kind = (r >> 8) % 1000;
+        let m = (r >> 40) % 8;
+        if kind == 0 && *now > 1_000_000 {
+            *now -= 1_000_000;
+        } else {
+            *now += r % 900_000;
+        }
+        let mut len = 64 + ((r >> 20) % 1455) as u32;
+        if kind == 1 {
+            len = 0;
+        }
+        if kind == 2 {
+            len = u32::MAX;
+        }
+        let code = match m {
+            0..=4 => 2,
+            7 => 3,
+            _ => (m - 5) as u8,
+        };
+        Pkt {
+            now: *now,
+            len,
+            mark: PcnMark::from_ecn(code),
+        }
+    }
+
+    fn stream(
+        name: &str,
+        variant: u32,
+        seed: u64,
+        mut mark: impl FnMut(u64, u32, PcnMark) -> PcnMark,
+    ) -> String {
+        let mut rng = Rng(seed);
+        let mut now = 0;
+        let mut counts = [0u64; 4];
+        let mut hash = 0xcbf2_9ce4_8422_2325u64;
+        for _ in 0..PACKETS {
+            let k = next_pkt(&mut rng, &mut now);
+            let v = mark(k.now, k.len, k.mark).ecn() as u64;
+            counts[v as usize] += 1;
+            hash = (hash ^ v).wrapping_mul(0x0100_0000_01b3);
+        }
+        format!(
+            "{name}{variant} {} {} {} {} {hash:016x}",
+            counts[0], counts[1], counts[2], counts[3]
+        )
+    }
+
+    fn rust_streams(seed: u64) -> Vec<String> {
+        let mut lines = Vec::new();
+        for v in 0..3u32 {
+            let p = EtMarkerProfile::new(&EtMarkerConfig {
+                sr: Rate::from_bytes_per_sec(1_000_000),
+                bucket_size: 30_000,
+                s: 3000,
+                already_et_adds_s: v != 1,
+                marking: if v == 2 {
+                    EtMarking::SizeIndependent { mtu: 1500 }
+                } else {
+                    EtMarking::TailMarking
+                },
+                tick: HZ,
+            })
+            .unwrap();
+            let mut m = EtMarker::new(&p, t(0));
+            lines.push(stream("et", v, seed, |n, l, k| m.mark(&p, t(n), l, k)));
+        }
+        for (v, form) in [AsForm::Seed000, AsForm::Draft3sm01]
+            .into_iter()
+            .enumerate()
+        {
+            let p = AsMarkerProfile::new(&AsMarkerConfig {
+                ar: Rate::from_bytes_per_sec(1_200_000),
+                bucket_size: 30_000,
+                threshold: 15_000,
+                form,
+                tick: HZ,
+            })
+            .unwrap();
+            let mut m = AsMarker::new(&p, t(0));
+            lines.push(stream("as", v as u32, seed, |n, l, k| {
+                m.mark(&p, t(n), l, k)
+            }));
+        }
+        let p = ThresholdMeterProfile::new(&ThresholdMeterConfig {
+            threshold_rate: Rate::from_bytes_per_sec(1_200_000),
+            bs_tm: 30_000,
+            threshold: 15_000,
+            tick: HZ,
+        })
+        .unwrap();
+        let mut m = ThresholdMeter::new(&p, t(0));
+        lines.push(stream("tm", 0, seed, |n, l, k| m.mark(&p, t(n), l, k)));
+        let modes = [
+            ExcessMode::SizeIndependent,
+            ExcessMode::Classic(ClassicTie::Section2_4),
+            ExcessMode::Classic(ClassicTie::AppendixB6),
+        ];
+        for (v, mode) in modes.into_iter().enumerate() {
+            let p = ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
+                excess_rate: Rate::from_bytes_per_sec(1_000_000),
+                bs_etm: 30_000,
+                mode,
+                tick: HZ,
+            })
+            .unwrap();
+            let mut m = ExcessTrafficMeter::new(&p, t(0));
+            lines.push(stream("etm", v as u32, seed, |n, l, k| {
+                m.mark(&p, t(n), l, k)
+            }));
+        }
+        lines
+    }
+
+    #[test]
+    fn pcn_cases_errors_and_bad_arguments() {
+        for san in variants() {
+            let exe = build_c("pcn_test", "cases", san);
+            let out = run(&exe, &["cases"]);
+            assert!(out.contains("all PCN cases passed"), "{out}");
+        }
+    }
+
+    #[test]
+    fn pcn_streams_through_c_equal_streams_through_rust() {
+        for san in variants() {
+            let exe = build_c("pcn_test", "stream", san);
+            for seed in [5u64, 0xfeed_f00d] {
+                let c = run(&exe, &["stream", &seed.to_string()]);
+                let c: Vec<&str> = c.lines().collect();
+                let rust = rust_streams(seed);
+                assert_eq!(c.len(), rust.len(), "one line per meter");
+                for (c, r) in c.iter().zip(&rust) {
+                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
+                }
+                // Every meter marked some packets (ThM or ETM out of NM in).
+                for line in &rust {
+                    let f: Vec<u64> = line
+                        .split(' ')
+                        .skip(1)
+                        .take(4)
+                        .map(|x| x.parse().unwrap())
+                        .collect();
+                    assert!(f[2] > 0 && f[1] + f[3] > 0, "{line}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,371 @@
+/*
+ * C tests of netcond.h's PCN meters and RFC 6660 encoding, run by
+ * tests/c_api.rs.
+ *
+ *   pcn_test cases         every configuration error, NULL and out-of-range
+ *                          arguments, RFC 6660 decoding and re-marking.
+ *   pcn_test stream SEED   seeded streams through every ET-marker and
+ *                          AS-marker form and both RFC 5670 meters (every
+ *                          excess mode); one line per meter (counts of the
+ *                          states packets leave in, a hash of them), compared
+ *                          by the Rust test with the Rust API.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netcond.h"
+
+static int failures;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+				__LINE__, #cond);                              \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+#define CHECK_RC(expr, want)                                                   \
+	do {                                                                   \
+		int rc_ = (expr);                                              \
+		if (rc_ != (want)) {                                           \
+			fprintf(stderr, "%s:%d: %s returned %d (%s), want %d\n", \
+				__FILE__, __LINE__, #expr, rc_,                \
+				netcond_strerror(rc_), (want));                \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+/* PCN rates of 1 MB/s (supportable) and 1.2 MB/s (admissible), nanosecond
+ * ticks. */
+static netcond_et_marker_params et_params(unsigned variant)
+{
+	netcond_et_marker_params p;
+	memset(&p, 0, sizeof p);
+	p.sr = 1000000;
+	p.bucket_size = 30000;
+	p.s = 3000;
+	p.tick_hz = 1000000000;
+	p.already_et_adds_s = variant != 1u;
+	p.marking = variant == 2u ? NETCOND_ET_SIZE_INDEPENDENT : NETCOND_ET_TAIL;
+	p.mtu = 1500;
+	return p;
+}
+
+static netcond_as_marker_params as_params(unsigned form)
+{
+	netcond_as_marker_params p;
+	memset(&p, 0, sizeof p);
+	p.ar = 1200000;
+	p.bucket_size = 30000;
+	p.threshold = 15000;
+	p.tick_hz = 1000000000;
+	p.form = form;
+	return p;
+}
+
+static netcond_threshold_meter_params tm_params(void)
+{
+	netcond_threshold_meter_params p;
+	memset(&p, 0, sizeof p);
+	p.threshold_rate = 1200000;
+	p.bs_tm = 30000;
+	p.threshold = 15000;
+	p.tick_hz = 1000000000;
+	return p;
+}
+
+static netcond_excess_meter_params etm_params(unsigned mode)
+{
+	netcond_excess_meter_params p;
+	memset(&p, 0, sizeof p);
+	p.excess_rate = 1000000;
+	p.bs_etm = 30000;
+	p.tick_hz = 1000000000;
+	p.mode = mode;
+	return p;
+}
+
+static void config_cases(void)
+{
+	netcond_et_marker_profile ep;
+	netcond_as_marker_profile ap;
+	netcond_threshold_meter_profile tp;
+	netcond_excess_meter_profile xp;
+	netcond_et_marker_params e;
+	netcond_as_marker_params a;
+	netcond_threshold_meter_params t;
+	netcond_excess_meter_params x;
+
+	e = et_params(0);
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_OK);
+	CHECK_RC(netcond_et_marker_profile_config(NULL, &e), NETCOND_E_NULL);
+	CHECK_RC(netcond_et_marker_profile_config(&ep, NULL), NETCOND_E_NULL);
+	e.sr = 0;
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_E_ET_ZERO_RATE);
+	e = et_params(0);
+	e.bucket_size = 0;
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_E_ET_ZERO_BUCKET);
+	e = et_params(2);
+	e.mtu = 0;
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_E_ET_ZERO_MTU);
+	e = et_params(2);
+	e.mtu = 40000;
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_E_ET_MTU_ABOVE_BUCKET);
+	e = et_params(0);
+	e.bucket_size = (uint64_t)1 << 62;
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_E_ET_TOO_LARGE);
+	e = et_params(0);
+	e.marking = 2;
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_E_ENUM);
+	e = et_params(0);
+	e.already_et_adds_s = 5;
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_E_ENUM);
+	e = et_params(0);
+	e.tick_hz = 0;
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_E_TICK);
+
+	a = as_params(0);
+	CHECK_RC(netcond_as_marker_profile_config(&ap, &a), NETCOND_OK);
+	CHECK_RC(netcond_as_marker_profile_config(NULL, &a), NETCOND_E_NULL);
+	a.ar = 0;
+	CHECK_RC(netcond_as_marker_profile_config(&ap, &a), NETCOND_E_AS_ZERO_RATE);
+	a = as_params(0);
+	a.bucket_size = 0;
+	a.threshold = 0;
+	CHECK_RC(netcond_as_marker_profile_config(&ap, &a), NETCOND_E_AS_ZERO_BUCKET);
+	a = as_params(1);
+	a.threshold = 30001;
+	CHECK_RC(netcond_as_marker_profile_config(&ap, &a), NETCOND_E_AS_THRESHOLD_ABOVE_SIZE);
+	a = as_params(1);
+	a.bucket_size = (uint64_t)1 << 62;
+	CHECK_RC(netcond_as_marker_profile_config(&ap, &a), NETCOND_E_AS_TOO_LARGE);
+	a = as_params(2);
+	CHECK_RC(netcond_as_marker_profile_config(&ap, &a), NETCOND_E_ENUM);
+
+	t = tm_params();
+	CHECK_RC(netcond_threshold_meter_profile_config(&tp, &t), NETCOND_OK);
+	CHECK_RC(netcond_threshold_meter_profile_config(&tp, NULL), NETCOND_E_NULL);
+	t.threshold_rate = 0;
+	CHECK_RC(netcond_threshold_meter_profile_config(&tp, &t), NETCOND_E_RFC5670_ZERO_RATE);
+	t = tm_params();
+	t.bs_tm = 0;
+	t.threshold = 0;
+	CHECK_RC(netcond_threshold_meter_profile_config(&tp, &t), NETCOND_E_RFC5670_ZERO_BUCKET);
+	t = tm_params();
+	t.threshold = 30001;
+	CHECK_RC(netcond_threshold_meter_profile_config(&tp, &t),
+		 NETCOND_E_RFC5670_THRESHOLD_ABOVE_SIZE);
+	t = tm_params();
+	t.bs_tm = (uint64_t)1 << 62;
+	CHECK_RC(netcond_threshold_meter_profile_config(&tp, &t), NETCOND_E_RFC5670_TOO_LARGE);
+
+	x = etm_params(0);
+	CHECK_RC(netcond_excess_meter_profile_config(&xp, &x), NETCOND_OK);
+	CHECK_RC(netcond_excess_meter_profile_config(NULL, &x), NETCOND_E_NULL);
+	x.mode = 3;
+	CHECK_RC(netcond_excess_meter_profile_config(&xp, &x), NETCOND_E_ENUM);
+	x = etm_params(1);
+	x.excess_rate = 0;
+	CHECK_RC(netcond_excess_meter_profile_config(&xp, &x), NETCOND_E_RFC5670_ZERO_RATE);
+	x = etm_params(2);
+	x.bs_etm = 0;
+	CHECK_RC(netcond_excess_meter_profile_config(&xp, &x), NETCOND_E_RFC5670_ZERO_BUCKET);
+	x = etm_params(0);
+	x.tick_hz = 0;
+	CHECK_RC(netcond_excess_meter_profile_config(&xp, &x), NETCOND_E_TICK);
+}
+
+static void argument_cases(void)
+{
+	netcond_et_marker_profile ep, never;
+	netcond_et_marker_params e = et_params(0);
+	netcond_et_marker m;
+	netcond_pcn_dscps d;
+
+	memset(&never, 0, sizeof never);
+	CHECK_RC(netcond_et_marker_profile_config(&ep, &e), NETCOND_OK);
+	CHECK_RC(netcond_et_marker_config(&m, &ep, 0), NETCOND_OK);
+	CHECK_RC(netcond_et_marker_config(NULL, &ep, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_et_marker_config(&m, &never, 0), NETCOND_E_NULL);
+	CHECK(netcond_et_marker_mark(NULL, &ep, 1, 100, NETCOND_PCN_NM) == NETCOND_PCN_NOT_PCN);
+	CHECK(netcond_et_marker_mark(&m, &never, 1, 100, NETCOND_PCN_NM) == NETCOND_PCN_NOT_PCN);
+	CHECK(netcond_et_marker_mark(&m, &ep, 1, 100, 4) == NETCOND_PCN_NOT_PCN);
+	CHECK(netcond_et_marker_mark(&m, &ep, 1, 100, -1) == NETCOND_PCN_NOT_PCN);
+	/* A full bucket: an NM packet leaves NM; a not-PCN packet is untouched;
+	 * a packet larger than the bucket is excess. */
+	CHECK(netcond_et_marker_mark(&m, &ep, 1, 100, NETCOND_PCN_NM) == NETCOND_PCN_NM);
+	CHECK(netcond_et_marker_mark(&m, &ep, 1, 100, NETCOND_PCN_NOT_PCN) == NETCOND_PCN_NOT_PCN);
+	CHECK(netcond_et_marker_mark(&m, &ep, 1, 40000, NETCOND_PCN_NM) == NETCOND_PCN_ETM);
+	CHECK(netcond_as_marker_mark(NULL, NULL, 0, 1, 2) == NETCOND_PCN_NOT_PCN);
+	CHECK(netcond_threshold_meter_mark(NULL, NULL, 0, 1, 2) == NETCOND_PCN_NOT_PCN);
+	CHECK(netcond_excess_meter_mark(NULL, NULL, 0, 1, 2) == NETCOND_PCN_NOT_PCN);
+	CHECK_RC(netcond_as_marker_config(NULL, NULL, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_threshold_meter_config(NULL, NULL, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_excess_meter_config(NULL, NULL, 0), NETCOND_E_NULL);
+
+	/* RFC 6660: DSCP 46 (EF) and 34 are PCN-compatible. */
+	memset(&d, 0, sizeof d);
+	CHECK_RC(netcond_pcn_dscps_add(&d, 46), NETCOND_OK);
+	CHECK_RC(netcond_pcn_dscps_add(&d, 34), NETCOND_OK);
+	CHECK_RC(netcond_pcn_dscps_add(&d, 64), NETCOND_E_ENUM);
+	CHECK_RC(netcond_pcn_dscps_add(NULL, 1), NETCOND_E_NULL);
+	CHECK(netcond_pcn_decode_tos(&d, (46 << 2) | 2) == NETCOND_PCN_NM);
+	CHECK(netcond_pcn_decode_tos(&d, (34 << 2) | 1) == NETCOND_PCN_THM);
+	CHECK(netcond_pcn_decode_tos(&d, (46 << 2) | 3) == NETCOND_PCN_ETM);
+	CHECK(netcond_pcn_decode_tos(&d, (46 << 2) | 0) == NETCOND_PCN_NOT_PCN);
+	CHECK(netcond_pcn_decode_tos(&d, (10 << 2) | 2) == -1);
+	CHECK(netcond_pcn_decode_tos(NULL, (46 << 2) | 2) == -1);
+	/* Re-marking: the more severe state wins, not-PCN stays, the DSCP stays;
+	 * a DSCP outside the set is never touched. */
+	CHECK(netcond_pcn_remark_tos(&d, (46 << 2) | 2, NETCOND_PCN_THM) == ((46 << 2) | 1));
+	CHECK(netcond_pcn_remark_tos(&d, (46 << 2) | 1, NETCOND_PCN_ETM) == ((46 << 2) | 3));
+	CHECK(netcond_pcn_remark_tos(&d, (46 << 2) | 3, NETCOND_PCN_THM) == ((46 << 2) | 3));
+	CHECK(netcond_pcn_remark_tos(&d, (46 << 2) | 0, NETCOND_PCN_ETM) == ((46 << 2) | 0));
+	CHECK(netcond_pcn_remark_tos(&d, (10 << 2) | 2, NETCOND_PCN_ETM) == ((10 << 2) | 2));
+	CHECK(netcond_pcn_remark_tos(&d, (46 << 2) | 2, 9) == ((46 << 2) | 2));
+	CHECK(netcond_pcn_remark_tos(NULL, (46 << 2) | 2, NETCOND_PCN_ETM) == ((46 << 2) | 2));
+	CHECK(netcond_pcn_remark_ecn(0xb8 | 2, NETCOND_PCN_ETM) == (0xb8 | 3));
+	CHECK(netcond_pcn_remark_ecn(2, NETCOND_PCN_NM) == 2);
+	CHECK(netcond_pcn_remark_ecn(2, -3) == 2);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+static uint64_t rng_state;
+static uint64_t next_u64(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+#define PACKETS 200000u
+
+/* Packets of 64..1518 bytes 0..0.9 ms apart (about 1.76 MB/s offered, of
+ * which the three quarters that are NM or ThM, 1.32 MB/s, are metered: above
+ * every meter's rate), in any of the four states (mostly NM), with a
+ * clock stepping back and zero and UINT32_MAX lengths now and then. */
+struct pkt {
+	uint64_t now;
+	uint32_t len;
+	int mark;
+};
+
+static struct pkt next_pkt(uint64_t *now)
+{
+	struct pkt k;
+	uint64_t r = next_u64();
+	unsigned kind = (unsigned)((r >> 8) % 1000u);
+	unsigned m = (unsigned)((r >> 40) % 8u);
+
+	if (kind == 0 && *now > 1000000u)
+		*now -= 1000000u;
+	else
+		*now += r % 900000u;
+	k.now = *now;
+	k.len = 64u + (uint32_t)((r >> 20) % 1455u);
+	if (kind == 1)
+		k.len = 0;
+	if (kind == 2)
+		k.len = UINT32_MAX;
+	k.mark = m < 5u ? NETCOND_PCN_NM : (int)(m - 5u); /* NM, or 0, 1, 2 */
+	if (m == 7u)
+		k.mark = NETCOND_PCN_ETM;
+	return k;
+}
+
+struct run {
+	uint64_t counts[4];
+	uint64_t hash;
+};
+
+static void run_start(struct run *r)
+{
+	memset(r, 0, sizeof *r);
+	r->hash = 0xcbf29ce484222325ull;
+}
+
+static void run_add(struct run *r, unsigned v)
+{
+	if (v < 4)
+		r->counts[v]++;
+	r->hash = (r->hash ^ v) * 0x100000001b3ull;
+}
+
+static void print_line(const char *name, unsigned variant, const struct run *r)
+{
+	printf("%s%u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %016" PRIx64 "\n", name,
+	       variant, r->counts[0], r->counts[1], r->counts[2], r->counts[3], r->hash);
+}
+
+#define STREAM(name, variant, PROF, STATE, params, pconfig, config, meter)    \
+	do {                                                                 \
+		PROF prof;                                                   \
+		STATE m;                                                     \
+		struct run r;                                                \
+		uint64_t now = 0;                                            \
+		unsigned i;                                                  \
+		rng_state = seed;                                            \
+		CHECK_RC(pconfig(&prof, &params), NETCOND_OK);               \
+		CHECK_RC(config(&m, &prof, 0), NETCOND_OK);                  \
+		run_start(&r);                                               \
+		for (i = 0; i < PACKETS; i++) {                              \
+			struct pkt k = next_pkt(&now);                       \
+			run_add(&r, (unsigned)meter(&m, &prof, k.now, k.len, k.mark)); \
+		}                                                            \
+		print_line(name, variant, &r);                               \
+	} while (0)
+
+static void streams(uint64_t seed)
+{
+	unsigned v;
+	for (v = 0; v < 3u; v++) {
+		netcond_et_marker_params p = et_params(v);
+		STREAM("et", v, netcond_et_marker_profile, netcond_et_marker, p,
+		       netcond_et_marker_profile_config, netcond_et_marker_config,
+		       netcond_et_marker_mark);
+	}
+	for (v = 0; v < 2u; v++) {
+		netcond_as_marker_params p = as_params(v);
+		STREAM("as", v, netcond_as_marker_profile, netcond_as_marker, p,
+		       netcond_as_marker_profile_config, netcond_as_marker_config,
+		       netcond_as_marker_mark);
+	}
+	{
+		netcond_threshold_meter_params p = tm_params();
+		STREAM("tm", 0u, netcond_threshold_meter_profile, netcond_threshold_meter, p,
+		       netcond_threshold_meter_profile_config, netcond_threshold_meter_config,
+		       netcond_threshold_meter_mark);
+	}
+	for (v = 0; v < 3u; v++) {
+		netcond_excess_meter_params p = etm_params(v);
+		STREAM("etm", v, netcond_excess_meter_profile, netcond_excess_meter, p,
+		       netcond_excess_meter_profile_config, netcond_excess_meter_config,
+		       netcond_excess_meter_mark);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
+		config_cases();
+		argument_cases();
+		if (failures) {
+			fprintf(stderr, "%d checks failed\n", failures);
+			return 1;
+		}
+		printf("all PCN cases passed\n");
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "stream") == 0) {
+		streams(strtoull(argv[2], NULL, 0));
+		return failures ? 1 : 0;
+	}
+	fprintf(stderr, "usage: %s cases | stream SEED\n", argv[0]);
+	return 2;
+}
