@@ -21,8 +21,8 @@ usage: netcond-nfq --queue N (--chain CHAIN | --chain-file FILE) [options]
 
 Runs a netcond chain on the packets of NFQUEUE queue N, e.g. in a router:
   nft add table inet nc
-  nft add chain inet nc fwd '{ type filter hook forward priority 0; }'
-  nft add rule inet nc fwd queue num 0
+  nft add chain inet nc forward_q '{ type filter hook forward priority 0; }'
+  nft add rule inet nc forward_q queue num 0
   netcond-nfq --queue 0 --chain 'trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13'
 
   --classify MODE    aggregate (default), five-tuple, dscp
