@@ -572,7 +572,7 @@ fn sim48_marks_once_per_px_of_excess() {
         let scale = i128::from(p.units_per_byte() as i64);
         let hz8 = 8_000_000_000i128;
         assert_eq!(
-            i128::from(m.tokens_units()) * hz8,
+            m.tokens_units() * hz8,
             (50_000 - arrived as i128 + marks as i128 * px as i128) * scale * hz8
                 + 40_000_000 * t as i128 * scale
         );

@@ -523,7 +523,7 @@ fn coupled_lone_ack_row_held_below_the_level_is_not_the_bottleneck() {
 fn table_ops(r: &mut netcond_core::SplitMix64, n: usize) -> Vec<rbcc_rate::invariants::TableOp> {
     use netcond_core::RandomSource;
     use rbcc_rate::invariants::TableOp;
-    let mut rate = |r: &mut netcond_core::SplitMix64| {
+    let rate = |r: &mut netcond_core::SplitMix64| {
         FixedRate::from_raw(match r.below(6) {
             0 => u64::MAX,
             1 => 0,
