@@ -332,9 +332,9 @@ fn ef(n: &mut Notes) {
         ep::fw_ef_policer_offer(&mut s, &p, later, 1000),
         PolicerVerdict::Admitted,
     );
-    // The buffer: with 12,500 queued... 10,500 + 1000 = 11,500 queued now;
-    // a full bucket later, 1500 more would exceed PBs 13,000 by nothing
-    // (13,000 fits), a further 1 byte does not: a buffer drop.
+    // 10,500 + 0 + 1000 = 11,500 bytes are queued now. With the bucket full
+    // again, 1500 more fill PBs = 13,000 exactly (admitted); one byte more
+    // conforms but finds no room: a buffer drop.
     let much_later = later.wrapping_add(10_000_000_000);
     n.check(
         "EF fills PBs",
@@ -584,8 +584,8 @@ fn red(n: &mut Notes) {
             );
             dropped += u32::from(d.is_drop());
         }
-        // p_b = 0.25 at the midpoint; with FJ93's spreading the gaps are
-        // uniform in 1..1/p_b, so roughly one drop in 2.5.. arrivals.
+        // At the midpoint p_b = max_p / 2 = 0.25: some arrivals are dropped,
+        // not all (the exact sequence is checked by the host-computed stream).
         n.check(
             "RED early drops in (0, 1000)",
             dropped > 0 && dropped < 1000,
