@@ -28,7 +28,16 @@
 //! cargo run --release -p netcond-sim -- reproduce quick       # a reduced subset, seconds
 //! cargo run --release -p netcond-sim -- reproduce all         # every document table
 //! cargo run --release -p netcond-sim -- run pcn-termination --set s_bytes=2064 --seed 7
+//! cargo run --release -p netcond-sim -- run pcn-admission --help  # its parameters
+//! cargo run --release -p netcond-sim -- sweep pcn-termination --grid rtt_ms=50,200 --seeds 1..20
 //! ```
+//!
+//! `run` checks the parameters before it simulates: each value's range, the
+//! combinations ([`Scenario::validate`]) and an estimate of the memory a run
+//! needs ([`Scenario::memory_estimate`]) against `--memory-budget` (2 GiB by
+//! default). `sweep` expands a grid times seeds and can run one shard of it
+//! (`--shard i/n`, or a Slurm or Kubernetes job array's index); `merge`
+//! combines the shards (module [`sweep`], docs/scaling.md).
 //!
 //! docs/reproductions.md sets the document's numbers beside ours and discusses
 //! each mismatch.
@@ -63,9 +72,11 @@
 //! 3. Add a test in `tests/` that runs it at reduced size (`--set` overrides via
 //!    [`Params::with`]) and asserts what must hold.
 //!
-//! The CLI (`netcond-sim list | run | reproduce`) picks the scenario up from the
-//! registry; `reproduce` prints the comparison and writes `comparison.csv`, one
-//! CSV per table and one CSV plus one SVG per plot under `out/<scenario>/`.
+//! The CLI (`netcond-sim list | run | reproduce | sweep`) picks the scenario up
+//! from the registry; `reproduce` prints the comparison and writes
+//! `comparison.csv`, `runs.csv` (each run's derived seed), one CSV per table and
+//! one CSV plus one SVG per plot under `out/<scenario>/`. Implement `validate`
+//! and `memory_estimate` when a parameter set can be meaningless or large.
 //!
 //! # Example
 //!

@@ -29,7 +29,12 @@ use std::time::Instant;
 /// Deterministic discrete-event simulator of the netcond traffic conditioners,
 /// and the reproductions of the experiments of the source documents.
 #[derive(Parser, Debug)]
-#[command(name = "netcond-sim", bin_name = "netcond-sim", version, propagate_version = true)]
+#[command(
+    name = "netcond-sim",
+    bin_name = "netcond-sim",
+    version,
+    propagate_version = true
+)]
 #[command(
     after_help = "A run is a pure function of its scenario, parameters and seed. \
 `reproduce all` writes every document's table beside ours to out/."

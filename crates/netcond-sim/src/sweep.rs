@@ -99,40 +99,39 @@ impl Shard {
         get: &dyn Fn(&str) -> Option<String>,
         count: Option<usize>,
     ) -> Option<Result<Shard, String>> {
-        let num = |name: &str| -> Option<Result<usize, String>> {
-            let v = get(name)?;
-            Some(
-                v.trim()
+        let num = |name: &str| -> Result<Option<usize>, String> {
+            match get(name) {
+                None => Ok(None),
+                Some(v) => v
+                    .trim()
                     .parse::<usize>()
+                    .map(Some)
                     .map_err(|_| format!("{name}={v}: not a non-negative integer")),
-            )
+            }
         };
-        if let Some(id) = num("SLURM_ARRAY_TASK_ID") {
-            return Some((|| {
-                let id = id?;
-                let min = num("SLURM_ARRAY_TASK_MIN").transpose()?.unwrap_or(0);
-                let n = match count {
-                    Some(c) => c,
-                    None => num("SLURM_ARRAY_TASK_COUNT")
-                        .transpose()?
-                        .ok_or("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give --shards N")?,
-                };
-                let i = id.checked_sub(min).ok_or_else(|| {
-                    format!("SLURM_ARRAY_TASK_ID {id} below SLURM_ARRAY_TASK_MIN {min}")
-                })?;
-                Shard::new(i, n)
-            })());
+        let slurm = |id: Result<usize, String>| -> Result<Shard, String> {
+            let id = id?;
+            let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            let n = match count {
+                Some(c) => c,
+                None => num("SLURM_ARRAY_TASK_COUNT")?.ok_or(
+                    "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give --shards N",
+                )?,
+            };
+            let i = id.checked_sub(min).ok_or_else(|| {
+                format!("SLURM_ARRAY_TASK_ID {id} below SLURM_ARRAY_TASK_MIN {min}")
+            })?;
+            Shard::new(i, n)
+        };
+        let k8s = |idx: Result<usize, String>| -> Result<Shard, String> {
+            let n = count
+                .ok_or("JOB_COMPLETION_INDEX is set: give the Job's completions as --shards N")?;
+            Shard::new(idx?, n)
+        };
+        match num("SLURM_ARRAY_TASK_ID").transpose() {
+            Some(id) => Some(slurm(id)),
+            None => num("JOB_COMPLETION_INDEX").transpose().map(k8s),
         }
-        if let Some(idx) = num("JOB_COMPLETION_INDEX") {
-            return Some((|| {
-                let i = idx?;
-                let n = count.ok_or(
-                    "JOB_COMPLETION_INDEX is set: give the Job's completions as --shards N",
-                )?;
-                Shard::new(i, n)
-            })());
-        }
-        None
     }
 
     /// Whether point `k` belongs to this shard.
