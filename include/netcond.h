@@ -30,6 +30,15 @@
 // Size in bytes of the excess-traffic meter state.
 #define NETCOND_PCN_EXCESS_STATE_SIZE 24
 
+// Size in bytes of a node marker profile.
+#define NETCOND_NODE_PROFILE_SIZE 512
+
+// Size in bytes of a 3sM node marker state (ET-marker and AS-marker).
+#define NETCOND_NODE_3SM_SIZE 32
+
+// Size in bytes of an RFC 5670 node marker state (excess and threshold meters).
+#define NETCOND_NODE_RFC5670_SIZE 40
+
 // 1.0 in the 32.32 fixed point of probabilities and weights.
 #define NETCOND_PROB_ONE 4294967296
 
@@ -411,6 +420,31 @@ typedef struct netcond_pcn_dscps {
   // Opaque.
   uint64_t opaque[1];
 } netcond_pcn_dscps;
+
+// A validated 3sM node marker profile (ET stage, then AS stage; opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_node_3sm_profile {
+  // Opaque.
+  uint64_t opaque[64];
+} netcond_node_3sm_profile;
+
+// One link's 3sM node marker state: 32 bytes (opaque).
+typedef struct netcond_node_3sm {
+  // Opaque.
+  uint64_t opaque[4];
+} netcond_node_3sm;
+
+// A validated RFC 5670 node marker profile (excess-traffic stage, then
+// threshold stage; opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_node_rfc5670_profile {
+  // Opaque.
+  uint64_t opaque[64];
+} netcond_node_rfc5670_profile;
+
+// One link's RFC 5670 node marker state: 40 bytes (opaque).
+typedef struct netcond_node_rfc5670 {
+  // Opaque.
+  uint64_t opaque[5];
+} netcond_node_rfc5670;
 
 // The crate's seedable generator (SplitMix64), 8 bytes (opaque).
 typedef struct netcond_rng {
@@ -845,6 +879,66 @@ uint8_t netcond_pcn_remark_tos(const struct netcond_pcn_dscps *d, uint8_t tos, i
 // DSCP, as `netcond_pcn_remark_tos` does; bits above the two low ones are
 // returned unchanged, as is `ecn` for an `indicated` outside 0..3.
 uint8_t netcond_pcn_remark_ecn(uint8_t ecn, int indicated);
+
+// Validates the ET stage's and the AS stage's parameters and writes the 3sM
+// node marker profile to `p`. Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK`,
+// `NETCOND_E_ENUM`, a `NETCOND_E_ET_*` or a `NETCOND_E_AS_*` code.
+//
+// # Safety
+// Each pointer is NULL or points to a valid struct of its type.
+int netcond_node_3sm_profile_config(struct netcond_node_3sm_profile *p,
+                                    const struct netcond_et_marker_params *et,
+                                    const struct netcond_as_marker_params *as_);
+
+// Starts 3sM node marker state `m` with full buckets at `now`. Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_node_3sm_config(struct netcond_node_3sm *m,
+                            const struct netcond_node_3sm_profile *p,
+                            uint64_t now);
+
+// Meters a packet with both stages (ET first, then AS on the result); as
+// `netcond_et_marker_mark`.
+//
+// # Safety
+// As `netcond_et_marker_mark`.
+enum netcond_pcn_mark netcond_node_3sm_mark(struct netcond_node_3sm *m,
+                                            const struct netcond_node_3sm_profile *p,
+                                            uint64_t now,
+                                            uint32_t pkt_len,
+                                            int pkt_mark);
+
+// Validates the excess-traffic and threshold meters' parameters and writes
+// the RFC 5670 node marker profile to `p`. Returns 0, `NETCOND_E_NULL`,
+// `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a `NETCOND_E_RFC5670_*` code.
+//
+// # Safety
+// Each pointer is NULL or points to a valid struct of its type.
+int netcond_node_rfc5670_profile_config(struct netcond_node_rfc5670_profile *p,
+                                        const struct netcond_excess_meter_params *excess,
+                                        const struct netcond_threshold_meter_params *threshold);
+
+// Starts RFC 5670 node marker state `m` with full buckets at `now`. Returns 0
+// or `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_node_rfc5670_config(struct netcond_node_rfc5670 *m,
+                                const struct netcond_node_rfc5670_profile *p,
+                                uint64_t now);
+
+// Meters a packet with both RFC 5670 meters (excess first, then threshold on
+// the result); as `netcond_et_marker_mark`.
+//
+// # Safety
+// As `netcond_et_marker_mark`.
+enum netcond_pcn_mark netcond_node_rfc5670_mark(struct netcond_node_rfc5670 *m,
+                                                const struct netcond_node_rfc5670_profile *p,
+                                                uint64_t now,
+                                                uint32_t pkt_len,
+                                                int pkt_mark);
 
 // Seeds generator `rng` (SplitMix64; the Rust `SplitMix64::new(seed)`).
 // Does nothing if `rng` is NULL.
@@ -1462,6 +1556,10 @@ NETCOND_CHECK_LAYOUT(netcond_as_marker, NETCOND_PCN_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter, NETCOND_PCN_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_excess_meter, NETCOND_PCN_EXCESS_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_pcn_dscps, 8, 8);
+NETCOND_CHECK_LAYOUT(netcond_node_3sm_profile, NETCOND_NODE_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_node_rfc5670_profile, NETCOND_NODE_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_node_3sm, NETCOND_NODE_3SM_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_node_rfc5670, NETCOND_NODE_RFC5670_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_as_marker_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);

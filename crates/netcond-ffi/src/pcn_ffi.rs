@@ -1,7 +1,8 @@
 //! PCN metering and marking (crate `pcn-meter`): the 3sM ET-marker and
 //! AS-marker (draft-babiarz-pcn-explicit-marking-01 and
 //! draft-babiarz-pcn-3sm-01, every form), the RFC 5670 threshold and
-//! excess-traffic meters, and RFC 6660's encoding of the PCN states in the ECN
+//! excess-traffic meters, the combined node markers (3sM: ET then AS; RFC 5670:
+//! excess then threshold), and RFC 6660's encoding of the PCN states in the ECN
 //! field of a TOS / traffic-class byte.
 //!
 //! A packet's PCN state goes in and out as its two-bit ECN codepoint
@@ -16,8 +17,8 @@ use netcond_core::{Instant, Rate, TickRate};
 use pcn_meter::{
     AsForm, AsMarker, AsMarkerConfig, AsMarkerProfile, ClassicTie, EtMarker, EtMarkerConfig,
     EtMarkerProfile, EtMarking, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig,
-    ExcessTrafficMeterProfile, PcnDscps, PcnMark, ThresholdMeter, ThresholdMeterConfig,
-    ThresholdMeterProfile,
+    ExcessTrafficMeterProfile, Node3sm, NodeProfile, NodeRfc5670, PcnDscps, PcnMark, PcnMeter,
+    ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile,
 };
 
 use crate::errors::{
@@ -593,4 +594,189 @@ pub extern "C" fn netcond_pcn_remark_ecn(ecn: u8, indicated: c_int) -> u8 {
         return ecn;
     }
     pcn_meter::remark_ecn(ecn, mark_in(indicated))
+}
+
+// ---------------------------------------------------------------- node markers
+
+/// Size in bytes of a node marker profile.
+pub const NETCOND_NODE_PROFILE_SIZE: usize = 512;
+/// Size in bytes of a 3sM node marker state (ET-marker and AS-marker).
+pub const NETCOND_NODE_3SM_SIZE: usize = 32;
+/// Size in bytes of an RFC 5670 node marker state (excess and threshold meters).
+pub const NETCOND_NODE_RFC5670_SIZE: usize = 40;
+
+/// A validated 3sM node marker profile (ET stage, then AS stage; opaque).
+#[repr(C, align(64))]
+pub struct netcond_node_3sm_profile {
+    /// Opaque.
+    pub opaque: [u64; 64],
+}
+
+/// A validated RFC 5670 node marker profile (excess-traffic stage, then
+/// threshold stage; opaque).
+#[repr(C, align(64))]
+pub struct netcond_node_rfc5670_profile {
+    /// Opaque.
+    pub opaque: [u64; 64],
+}
+
+/// One link's 3sM node marker state: 32 bytes (opaque).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct netcond_node_3sm {
+    /// Opaque.
+    pub opaque: [u64; 4],
+}
+
+/// One link's RFC 5670 node marker state: 40 bytes (opaque).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct netcond_node_rfc5670 {
+    /// Opaque.
+    pub opaque: [u64; 5],
+}
+
+const TAG_NODE_3SM: u64 = 0x6e63_5f70_636e_0011;
+const TAG_NODE_5670: u64 = 0x6e63_5f70_636e_0012;
+
+/// The shared body of the two node profile constructors.
+///
+/// # Safety
+/// `p`, `a` and `b` are NULL or point to valid structs of their types.
+unsafe fn node_configure<O, A, B, P>(
+    p: *mut O,
+    a: *const A,
+    b: *const B,
+    tag: u64,
+    build: impl FnOnce(&A, &B) -> Result<P, c_int>,
+) -> c_int {
+    // SAFETY: `b` is NULL or points to a readable `B` (caller contract).
+    let b = unsafe { b.as_ref() };
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, a, tag, |a| match b {
+            Some(b) => build(a, b),
+            None => Err(NETCOND_E_NULL),
+        })
+    }
+}
+
+/// Validates the ET stage's and the AS stage's parameters and writes the 3sM
+/// node marker profile to `p`. Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK`,
+/// `NETCOND_E_ENUM`, a `NETCOND_E_ET_*` or a `NETCOND_E_AS_*` code.
+///
+/// # Safety
+/// Each pointer is NULL or points to a valid struct of its type.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_node_3sm_profile_config(
+    p: *mut netcond_node_3sm_profile,
+    et: *const netcond_et_marker_params,
+    as_: *const netcond_as_marker_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        node_configure(p, et, as_, TAG_NODE_3SM, |e, a| {
+            Ok(NodeProfile {
+                excess: et_profile(e)?,
+                threshold: as_profile(a)?,
+            })
+        })
+    }
+}
+
+/// Starts 3sM node marker state `m` with full buckets at `now`. Returns 0 or
+/// `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` and `p` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_node_3sm_config(
+    m: *mut netcond_node_3sm,
+    p: *const netcond_node_3sm_profile,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe { start(m, p, TAG_NODE_3SM, now, <Node3sm as PcnMeter>::start) }
+}
+
+/// Meters a packet with both stages (ET first, then AS on the result); as
+/// `netcond_et_marker_mark`.
+///
+/// # Safety
+/// As `netcond_et_marker_mark`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_node_3sm_mark(
+    m: *mut netcond_node_3sm,
+    p: *const netcond_node_3sm_profile,
+    now: u64,
+    pkt_len: u32,
+    pkt_mark: c_int,
+) -> netcond_pcn_mark {
+    let k = mark_in(pkt_mark);
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        with(m, p, TAG_NODE_3SM, NOT_PCN, |m: &mut Node3sm, p| {
+            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
+        })
+    }
+}
+
+/// Validates the excess-traffic and threshold meters' parameters and writes
+/// the RFC 5670 node marker profile to `p`. Returns 0, `NETCOND_E_NULL`,
+/// `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a `NETCOND_E_RFC5670_*` code.
+///
+/// # Safety
+/// Each pointer is NULL or points to a valid struct of its type.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_node_rfc5670_profile_config(
+    p: *mut netcond_node_rfc5670_profile,
+    excess: *const netcond_excess_meter_params,
+    threshold: *const netcond_threshold_meter_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        node_configure(p, excess, threshold, TAG_NODE_5670, |e, t| {
+            Ok(NodeProfile {
+                excess: etm_profile(e)?,
+                threshold: tm_profile(t)?,
+            })
+        })
+    }
+}
+
+/// Starts RFC 5670 node marker state `m` with full buckets at `now`. Returns 0
+/// or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` and `p` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_node_rfc5670_config(
+    m: *mut netcond_node_rfc5670,
+    p: *const netcond_node_rfc5670_profile,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe { start(m, p, TAG_NODE_5670, now, <NodeRfc5670 as PcnMeter>::start) }
+}
+
+/// Meters a packet with both RFC 5670 meters (excess first, then threshold on
+/// the result); as `netcond_et_marker_mark`.
+///
+/// # Safety
+/// As `netcond_et_marker_mark`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_node_rfc5670_mark(
+    m: *mut netcond_node_rfc5670,
+    p: *const netcond_node_rfc5670_profile,
+    now: u64,
+    pkt_len: u32,
+    pkt_mark: c_int,
+) -> netcond_pcn_mark {
+    let k = mark_in(pkt_mark);
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        with(m, p, TAG_NODE_5670, NOT_PCN, |m: &mut NodeRfc5670, p| {
+            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
+        })
+    }
 }

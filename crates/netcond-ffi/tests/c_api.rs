@@ -755,8 +755,8 @@ mod pcn {
     use pcn_meter::{
         AsForm, AsMarker, AsMarkerConfig, AsMarkerProfile, ClassicTie, EtMarker, EtMarkerConfig,
         EtMarkerProfile, EtMarking, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig,
-        ExcessTrafficMeterProfile, PcnMark, ThresholdMeter, ThresholdMeterConfig,
-        ThresholdMeterProfile,
+        ExcessTrafficMeterProfile, Node3sm, NodeProfile, NodeRfc5670, PcnMark, PcnMeter,
+        ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile,
     };
 
     const PACKETS: u32 = 200_000;
@@ -881,6 +881,49 @@ mod pcn {
                 m.mark(&p, t(n), l, k)
             }));
         }
+        let p3 = NodeProfile {
+            excess: EtMarkerProfile::new(&EtMarkerConfig {
+                sr: Rate::from_bytes_per_sec(1_000_000),
+                bucket_size: 30_000,
+                s: 3000,
+                already_et_adds_s: false,
+                marking: EtMarking::TailMarking,
+                tick: HZ,
+            })
+            .unwrap(),
+            threshold: AsMarkerProfile::new(&AsMarkerConfig {
+                ar: Rate::from_bytes_per_sec(1_200_000),
+                bucket_size: 30_000,
+                threshold: 15_000,
+                form: AsForm::Draft3sm01,
+                tick: HZ,
+            })
+            .unwrap(),
+        };
+        let mut m = <Node3sm as PcnMeter>::start(&p3, t(0));
+        lines.push(stream("node3sm", 0, seed, |n, l, k| {
+            m.mark(&p3, t(n), l, k)
+        }));
+        let p5 = NodeProfile {
+            excess: ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
+                excess_rate: Rate::from_bytes_per_sec(1_000_000),
+                bs_etm: 30_000,
+                mode: ExcessMode::Classic(ClassicTie::Section2_4),
+                tick: HZ,
+            })
+            .unwrap(),
+            threshold: ThresholdMeterProfile::new(&ThresholdMeterConfig {
+                threshold_rate: Rate::from_bytes_per_sec(1_200_000),
+                bs_tm: 30_000,
+                threshold: 15_000,
+                tick: HZ,
+            })
+            .unwrap(),
+        };
+        let mut m = <NodeRfc5670 as PcnMeter>::start(&p5, t(0));
+        lines.push(stream("node5670", 0, seed, |n, l, k| {
+            m.mark(&p5, t(n), l, k)
+        }));
         lines
     }
 

@@ -177,6 +177,33 @@ static void config_cases(void)
 	x = etm_params(0);
 	x.tick_hz = 0;
 	CHECK_RC(netcond_excess_meter_profile_config(&xp, &x), NETCOND_E_TICK);
+
+	{
+		netcond_node_3sm_profile np;
+		netcond_node_rfc5670_profile rp;
+		e = et_params(0);
+		a = as_params(0);
+		x = etm_params(0);
+		t = tm_params();
+		CHECK_RC(netcond_node_3sm_profile_config(&np, &e, &a), NETCOND_OK);
+		CHECK_RC(netcond_node_3sm_profile_config(&np, NULL, &a), NETCOND_E_NULL);
+		CHECK_RC(netcond_node_3sm_profile_config(&np, &e, NULL), NETCOND_E_NULL);
+		CHECK_RC(netcond_node_3sm_profile_config(NULL, &e, &a), NETCOND_E_NULL);
+		a.threshold = 30001;
+		CHECK_RC(netcond_node_3sm_profile_config(&np, &e, &a),
+			 NETCOND_E_AS_THRESHOLD_ABOVE_SIZE);
+		e.sr = 0;
+		CHECK_RC(netcond_node_3sm_profile_config(&np, &e, &a), NETCOND_E_ET_ZERO_RATE);
+		CHECK_RC(netcond_node_rfc5670_profile_config(&rp, &x, &t), NETCOND_OK);
+		t.bs_tm = 0;
+		CHECK_RC(netcond_node_rfc5670_profile_config(&rp, &x, &t),
+			 NETCOND_E_RFC5670_ZERO_BUCKET);
+		CHECK_RC(netcond_node_rfc5670_profile_config(&rp, &x, NULL), NETCOND_E_NULL);
+		CHECK(netcond_node_rfc5670_mark(NULL, &rp, 0, 1, 2) == NETCOND_PCN_NOT_PCN);
+		CHECK(netcond_node_3sm_mark(NULL, &np, 0, 1, 2) == NETCOND_PCN_NOT_PCN);
+		CHECK_RC(netcond_node_3sm_config(NULL, &np, 0), NETCOND_E_NULL);
+		CHECK_RC(netcond_node_rfc5670_config(NULL, &rp, 0), NETCOND_E_NULL);
+	}
 }
 
 static void argument_cases(void)
@@ -347,6 +374,45 @@ static void streams(uint64_t seed)
 		STREAM("etm", v, netcond_excess_meter_profile, netcond_excess_meter, p,
 		       netcond_excess_meter_profile_config, netcond_excess_meter_config,
 		       netcond_excess_meter_mark);
+	}
+	/* The node markers: 3sM (ET-marker of 3sm-01, AS-marker of 3sm-01) and
+	 * RFC 5670 (size-independent excess meter, threshold meter). */
+	{
+		netcond_node_3sm_profile prof;
+		netcond_node_3sm m;
+		netcond_et_marker_params e = et_params(1);
+		netcond_as_marker_params a = as_params(1);
+		struct run r;
+		uint64_t now = 0;
+		unsigned i;
+		rng_state = seed;
+		CHECK_RC(netcond_node_3sm_profile_config(&prof, &e, &a), NETCOND_OK);
+		CHECK_RC(netcond_node_3sm_config(&m, &prof, 0), NETCOND_OK);
+		run_start(&r);
+		for (i = 0; i < PACKETS; i++) {
+			struct pkt k = next_pkt(&now);
+			run_add(&r, (unsigned)netcond_node_3sm_mark(&m, &prof, k.now, k.len, k.mark));
+		}
+		print_line("node3sm", 0u, &r);
+	}
+	{
+		netcond_node_rfc5670_profile prof;
+		netcond_node_rfc5670 m;
+		netcond_excess_meter_params x = etm_params(1);
+		netcond_threshold_meter_params t = tm_params();
+		struct run r;
+		uint64_t now = 0;
+		unsigned i;
+		rng_state = seed;
+		CHECK_RC(netcond_node_rfc5670_profile_config(&prof, &x, &t), NETCOND_OK);
+		CHECK_RC(netcond_node_rfc5670_config(&m, &prof, 0), NETCOND_OK);
+		run_start(&r);
+		for (i = 0; i < PACKETS; i++) {
+			struct pkt k = next_pkt(&now);
+			run_add(&r,
+				(unsigned)netcond_node_rfc5670_mark(&m, &prof, k.now, k.len, k.mark));
+		}
+		print_line("node5670", 0u, &r);
 	}
 }
 
