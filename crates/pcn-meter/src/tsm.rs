@@ -650,6 +650,43 @@ impl EtMarkerSim48 {
         mark: PcnMark,
     ) -> PcnMark {
         self.last = last;
+        if p.u.lens_fit {
+            if let Some(fill) = self.tokens.narrow() {
+                // The common case: every cost at most 2^62 and a level that
+                // fits an i64; the same arithmetic in 64 bits while nothing
+                // overflows (else the wide path below, from the same state).
+                // cap < 2^62 and fill >= -2^63: the room fits a u64.
+                let cap = p.u.cap as i64;
+                let t = if fill >= cap {
+                    cap
+                } else {
+                    let room = cap.wrapping_sub(fill) as u64;
+                    let gain = dt.saturating_mul(p.u.inc);
+                    if gain >= room {
+                        cap
+                    } else {
+                        fill + gain as i64
+                    }
+                };
+                if !mark.is_pcn() {
+                    self.tokens = Wide::new(t as i128);
+                    return mark;
+                }
+                // cost <= 2^62 (lens_fit) and px < 2^62.
+                let cost = u64::from(len) * p.u.scale;
+                if let Some(t) = t.checked_sub(cost as i64) {
+                    if t <= 0 {
+                        if let Some(v) = t.checked_add(p.px as i64) {
+                            self.tokens = Wide::new(v as i128);
+                            return PcnMark::Etm;
+                        }
+                    } else {
+                        self.tokens = Wide::new(t as i128);
+                        return mark;
+                    }
+                }
+            }
+        }
         let t = p.u.refill_wide(self.tokens.get(), dt);
         if !mark.is_pcn() {
             self.tokens = Wide::new(t);

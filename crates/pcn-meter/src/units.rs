@@ -53,6 +53,16 @@ impl Wide {
         }
     }
 
+    /// The value, if it fits an `i64` (the high word is the low word's sign).
+    #[inline(always)]
+    pub(crate) const fn narrow(self) -> Option<i64> {
+        if ((self.lo as i64) >> 63) as u64 == self.hi {
+            Some(self.lo as i64)
+        } else {
+            None
+        }
+    }
+
     /// The value.
     #[inline(always)]
     pub(crate) const fn get(self) -> i128 {
@@ -357,6 +367,10 @@ mod tests {
         assert_eq!(u.cost_wide(u32::MAX), u128::from(u32::MAX));
         for v in [0, -1, 1, FLOOR, i128::MAX, -(1 << 94), 1 << 70] {
             assert_eq!(Wide::new(v).get(), v);
+            assert_eq!(Wide::new(v).narrow(), i64::try_from(v).ok());
+        }
+        for v in [i64::MIN, i64::MAX, -5, 0] {
+            assert_eq!(Wide::new(i128::from(v)).narrow(), Some(v));
         }
     }
 
