@@ -227,7 +227,7 @@ impl Rng {
     }
 }
 
-const PACKETS: u32 = 200_000;
+const PACKETS: u32 = 100_000;
 
 struct Pkt {
     now: u64,
@@ -484,7 +484,7 @@ mod red {
     };
     use netcond_core::SplitMix64;
 
-    const PACKETS: u32 = 200_000;
+    const PACKETS: u32 = 100_000;
 
     fn prob(num: u64, den: u64) -> U32F32 {
         U32F32::from_bits((num << 32) / den)
@@ -759,7 +759,7 @@ mod pcn {
         ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile,
     };
 
-    const PACKETS: u32 = 200_000;
+    const PACKETS: u32 = 100_000;
 
     struct Pkt {
         now: u64,

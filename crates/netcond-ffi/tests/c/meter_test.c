@@ -510,7 +510,7 @@ static uint64_t next_u64(void)
 	return z ^ (z >> 31);
 }
 
-#define PACKETS 200000u
+#define PACKETS 100000u
 
 /* One packet of the stream: time step, length and input color. Mostly
  * 64..1518-byte packets 0..17.6 us apart (about 1.3 x PIR on nanosecond

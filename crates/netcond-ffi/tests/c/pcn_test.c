@@ -271,7 +271,7 @@ static uint64_t next_u64(void)
 	return z ^ (z >> 31);
 }
 
-#define PACKETS 200000u
+#define PACKETS 100000u
 
 /* Packets of 64..1518 bytes 0..0.9 ms apart (about 1.76 MB/s offered, of
  * which the three quarters that are NM or ThM, 1.32 MB/s, are metered: above

@@ -250,7 +250,7 @@ static uint64_t next_u64(void)
 	return z ^ (z >> 31);
 }
 
-#define PACKETS 200000u
+#define PACKETS 100000u
 
 /* The stream: time advances 0..2 ms per arrival; the queue takes steps of
  * -2..+2 plus a pull toward a center that sweeps 10..110..10 every 20 s of
