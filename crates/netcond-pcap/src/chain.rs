@@ -12,7 +12,7 @@
 //! Rates and sizes take tc's units through `netcond_core::Rate` and
 //! `netcond_core::ByteSize`'s `FromStr`.
 
-use netcond::core::{ByteSize, Rate};
+use netcond::base::{ByteSize, Rate};
 use std::collections::BTreeMap;
 use std::fmt;
 

@@ -12,7 +12,7 @@ use crate::chain::Stage;
 use crate::flows::{Classify, FlowTable};
 use crate::packet::{self, IpInfo, Link};
 use crate::stats::Stats;
-use netcond::core::{Color, Instant, Rate, SplitMix64, TickRate};
+use netcond::base::{Color, Instant, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
     ExcessMode, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, NodeProfile, NodeRfc5670,
     PcnDscps, PcnMark, PcnMeter, ThresholdMeterConfig, ThresholdMeterProfile,

@@ -338,6 +338,10 @@ pub fn run(opts: &Options) -> Result<(Engine, RunInfo), Fatal> {
     if progress {
         eprintln!("\r{name}: 100.0%  {} packets", info.frames);
     }
+    if let Some(f) = input_fail.take_if(|_| info.frames == 0) {
+        // Nothing good was read: no output is left (the temporary files go).
+        return Err(f);
+    }
     if let Err(e) = engine.finish(&mut w) {
         return Err(write_io(e, &mut w, opts));
     }

@@ -173,6 +173,25 @@ fn unknown_link_type() {
         &["unknown link type 147"],
     );
     assert!(!out.exists());
+    // The same in pcapng: the interface block declaring it comes before any packet.
+    let ng = d.join("in.pcapng");
+    {
+        use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
+        use pcap_file::pcapng::{Block, PcapNgWriter};
+        let mut w = PcapNgWriter::new(std::fs::File::create(&ng).unwrap()).unwrap();
+        w.write_block(&Block::InterfaceDescription(InterfaceDescriptionBlock {
+            linktype: pcap_file::DataLink::from(147u32),
+            snaplen: 65535,
+            options: vec![],
+        }))
+        .unwrap();
+    }
+    fails(
+        &[ng.to_str().unwrap(), out.to_str().unwrap(), "-c", CHAIN],
+        &["packet 1", "unknown link type 147"],
+    );
+    assert!(!out.exists());
+    assert!(no_leftovers(&d).is_empty(), "{:?}", no_leftovers(&d));
 }
 
 fn write_frames(path: &Path, frames: &[(u64, Vec<u8>)]) {
