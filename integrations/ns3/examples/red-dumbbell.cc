@@ -83,11 +83,16 @@ main(int argc, char* argv[])
     bool wait = false;
     bool ecn = false;
     uint32_t segmentSize = 1448;
+    std::string spreading = "UniformCountFirst";
+    uint32_t guard = 0;
     bool header = false;
     std::string label;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("disc", "ns3 (RedQueueDisc) or netcond (NetcondRedQueueDisc)", disc);
+    cmd.AddValue("disc",
+                 "ns3 (RedQueueDisc), netcond (NetcondRedQueueDisc) or netcond-guard "
+                 "(NetcondRedQueueDisc with SmallQueueGuard 1)",
+                 disc);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
     cmd.AddValue("flows", "number of TCP flows", nFlows);
@@ -104,13 +109,30 @@ main(int argc, char* argv[])
     cmd.AddValue("limit", "buffer size (packets)", limit);
     cmd.AddValue("gentle", "gentle RED", gentle);
     cmd.AddValue("wait", "ns-3 RED's Wait (spreading p/(2 - count p), ns-3 only)", wait);
+    cmd.AddValue("spreading",
+                 "NetcondRedQueueDisc's Spreading (UniformCountFirst is RedQueueDisc's law "
+                 "with Wait=false)",
+                 spreading);
+    cmd.AddValue("guard",
+                 "NetcondRedQueueDisc's SmallQueueGuard (1 emulates RedQueueDisc's rule of no "
+                 "drop while the queue holds at most one packet)",
+                 guard);
     cmd.AddValue("ecn", "ECN: TCP negotiates ECN and RED marks instead of dropping", ecn);
     cmd.AddValue("segmentSize", "TCP segment size (bytes)", segmentSize);
     cmd.AddValue("header", "print the CSV header first", header);
     cmd.AddValue("label", "free text copied to the CSV row", label);
     cmd.Parse(argc, argv);
 
-    if (disc != "ns3" && disc != "netcond")
+    // netcond-guard: NetcondRedQueueDisc with RedQueueDisc's small-queue rule.
+    if (disc == "netcond-guard" && guard == 0)
+    {
+        guard = 1;
+    }
+    if (disc == "netcond" && guard > 0)
+    {
+        disc = "netcond-guard";
+    }
+    if (disc != "ns3" && disc != "netcond" && disc != "netcond-guard")
     {
         NS_FATAL_ERROR("--disc must be ns3 or netcond, not " << disc);
     }
@@ -177,6 +199,8 @@ main(int argc, char* argv[])
                              "QW", DoubleValue(qW),
                              "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)),
                              "Gentle", BooleanValue(gentle),
+                             "Spreading", StringValue(spreading),
+                             "SmallQueueGuard", UintegerValue(guard),
                              "UseEcn", BooleanValue(ecn),
                              "UseHardDrop", BooleanValue(true),
                              "MeanPktSize", UintegerValue(uint32_t(meanPkt)),

@@ -81,7 +81,9 @@ class NetcondRedQueueDisc : public QueueDisc
     DataRate m_linkBandwidth;
     Time m_idleTxTime;
     Spreading m_spreading;
+    uint32_t m_smallQueueGuard;
     Ptr<UniformRandomVariable> m_uv;
+    double m_forcedFrom = 0; //!< the average from which RED's drops are forced
 };
 
 } // namespace ns3

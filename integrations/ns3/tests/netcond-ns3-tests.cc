@@ -5,7 +5,9 @@
 // NS_FATAL_ERROR carrying netcond's message. Ends with
 // "netcond-ns3-tests: N passed, N failed"; exits 1 if any failed.
 
+#ifdef NETCOND_NS3_HAVE_PCN
 #include "netcond-pcn-queue-disc.h"
+#endif
 #include "netcond-policer-queue-disc.h"
 #include "netcond-red-queue-disc.h"
 #include "netcond.h"
@@ -271,12 +273,183 @@ TestPolicer()
         "not a whole number of bytes per second");
 }
 
+// ---------------------------------------------------------------------- RED
+
+Ptr<NetcondRedQueueDisc>
+MakeRed(bool ecn)
+{
+    // Seed 002's router: min_th 10, max_th 30, max_p 0.5, w_q 0.001, 50 packets.
+    Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
+    q->SetAttribute("MinTh", DoubleValue(10));
+    q->SetAttribute("MaxTh", DoubleValue(30));
+    q->SetAttribute("MaxP", DoubleValue(0.5));
+    q->SetAttribute("QW", DoubleValue(0.001));
+    q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("50p")));
+    q->SetAttribute("Gentle", BooleanValue(false));
+    q->SetAttribute("UseEcn", BooleanValue(ecn));
+    q->SetAttribute("LinkBandwidth", DataRateValue(DataRate("10Mbps")));
+    q->SetAttribute("MeanPktSize", UintegerValue(1500));
+    q->AssignStreams(3);
+    q->Initialize();
+    return q;
+}
+
+void
+TestRed()
+{
+    // A standing queue of 20 packets: the average converges to 20 exactly,
+    // p_b = 0.5 (20 - 10) / 20 = 0.25, and FJ93's spreading (the default)
+    // drops or marks 2 p_b / (1 + p_b) = 40 % of the arrivals.
+    for (bool ecn : {false, true})
+    {
+        Ptr<NetcondRedQueueDisc> q = MakeRed(ecn);
+        const uint8_t ds = ecn ? Ipv4Header::ECN_ECT0 : 0;
+        uint32_t hits = 0;
+        uint32_t ce = 0;
+        uint32_t arrivals = 0;
+        for (int i = 0; i < 20; i++)
+        {
+            q->Enqueue(Item(1500, ds));
+        }
+        const int n = 30000;
+        for (int i = 0; i < n; i++)
+        {
+            Simulator::Schedule(MicroSeconds(1000 * (i + 1)), [&, i]() {
+                bool in = q->Enqueue(Item(1500, ds));
+                if (i >= 10000)
+                {
+                    arrivals++;
+                }
+                if (in)
+                {
+                    Ptr<QueueDiscItem> d = q->Dequeue();
+                    if (i >= 10000 && (DsOf(d) & 3) == Ipv4Header::ECN_CE)
+                    {
+                        ce++;
+                    }
+                }
+                else if (i >= 10000)
+                {
+                    hits++;
+                }
+            });
+        }
+        Simulator::Run();
+        const QueueDisc::Stats& st = q->GetStats();
+        double avg = q->GetAverage();
+        if (ecn)
+        {
+            // The packets marked after i = 10000 leave 20 packets later.
+            hits = ce;
+        }
+        double frac = double(hits) / arrivals;
+        Check(std::fabs(avg - 20) < 1e-6, std::string(ecn ? "ECN: " : "") +
+                                              "RED's average reaches the standing queue (" +
+                                              std::to_string(avg) + ")");
+        Check(frac > 0.38 && frac < 0.42,
+              std::string(ecn ? "ECN: marked " : "dropped ") + std::to_string(100 * frac) +
+                  " % of the arrivals, FJ93's 2 p_b / (1 + p_b) = 40 %");
+        if (ecn)
+        {
+            Check(st.nTotalDroppedPackets == 0 &&
+                      st.GetNMarkedPackets(NetcondRedQueueDisc::UNFORCED_MARK) > 0,
+                  "ECN: no drops, marks counted as \"Unforced mark\"");
+        }
+        else
+        {
+            Check(st.GetNDroppedPackets(NetcondRedQueueDisc::UNFORCED_DROP) > 0 &&
+                      st.GetNDroppedPackets(NetcondRedQueueDisc::FORCED_DROP) == 0,
+                  "drops counted as \"Unforced drop\", none forced");
+        }
+
+        // Idle decay, FJ93: the queue empties at t0 (the dequeue that finds
+        // it empty), stays empty for 1000 s, and the next arrival sees the
+        // average times (1 - w_q)^(1000 s / s), s = 1500 B at 10 Mbit/s.
+        if (!ecn)
+        {
+            double before = 0;
+            Simulator::Schedule(Seconds(1), [&]() {
+                while (q->Dequeue())
+                {
+                }
+                before = q->GetAverage();
+            });
+            Simulator::Schedule(Seconds(1) + MilliSeconds(1200), [&]() { q->Enqueue(Item(1500, 0)); });
+            Simulator::Run();
+            double want = before * std::pow(1 - 0.001, 1.2 / 1.2e-3);
+            double got = q->GetAverage();
+            Check(std::fabs(got - want) < 1e-6 * want + 1e-8,
+                  "idle decay over 1000 transmission times: " + std::to_string(got) + " = " +
+                      std::to_string(before) + " (1 - w_q)^1000 = " + std::to_string(want));
+        }
+        Simulator::Destroy();
+    }
+
+    {
+        // The buffer: the 6th packet into a 5-packet buffer is dropped as
+        // "Buffer full" (the average is still 0: no RED drop).
+        Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
+        q->SetAttribute("MinTh", DoubleValue(3));
+        q->SetAttribute("MaxTh", DoubleValue(5));
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("5p")));
+        q->Initialize();
+        int accepted = 0;
+        for (int i = 0; i < 6; i++)
+        {
+            accepted += q->Enqueue(Item(1000, 0)) ? 1 : 0;
+        }
+        Check(accepted == 5 && q->GetStats().GetNDroppedPackets(NetcondRedQueueDisc::OVERFLOW_DROP) == 1,
+              "a full buffer drops as \"Buffer full\"");
+        Simulator::Destroy();
+    }
+
+    auto red = [](std::function<void(Ptr<NetcondRedQueueDisc>)> set) {
+        return [set]() {
+            Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
+            set(q);
+            q->Initialize();
+        };
+    };
+    ExpectFatal("RED with MinTh 20 > MaxTh 10",
+                red([](Ptr<NetcondRedQueueDisc> q) {
+                    q->SetAttribute("MinTh", DoubleValue(20));
+                    q->SetAttribute("MaxTh", DoubleValue(10));
+                }),
+                netcond_strerror(NETCOND_E_RED_THRESHOLD_ORDER));
+    ExpectFatal("RED with MaxP 1.5",
+                red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("MaxP", DoubleValue(1.5)); }),
+                netcond_strerror(NETCOND_E_RED_MAX_P_OUT_OF_RANGE));
+    ExpectFatal("RED with MaxP -0.1",
+                red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("MaxP", DoubleValue(-0.1)); }),
+                netcond_strerror(NETCOND_E_RED_MAX_P_OUT_OF_RANGE));
+    ExpectFatal("RED with QW 0",
+                red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("QW", DoubleValue(0)); }),
+                netcond_strerror(NETCOND_E_RED_WEIGHT_OUT_OF_RANGE));
+    ExpectFatal("RED with MaxTh 30 above MaxSize 25p",
+                red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("MaxTh", DoubleValue(30)); }),
+                netcond_strerror(NETCOND_E_RED_THRESHOLD_ABOVE_LIMIT));
+    ExpectFatal("RED with LinkBandwidth 0 (no idle transmission time)",
+                red([](Ptr<NetcondRedQueueDisc> q) {
+                    q->SetAttribute("LinkBandwidth", DataRateValue(DataRate(0)));
+                }),
+                netcond_strerror(NETCOND_E_RED_ZERO_TRANSMISSION_TIME));
+    ExpectFatal("RED with MinTh 5.5",
+                red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("MinTh", DoubleValue(5.5)); }),
+                "is not a whole number");
+    ExpectFatal("RED with SmallQueueGuard and the Accumulated spreading",
+                red([](Ptr<NetcondRedQueueDisc> q) {
+                    q->SetAttribute("SmallQueueGuard", UintegerValue(1));
+                }),
+                "SmallQueueGuard needs a spreading");
+}
+
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
     TestPolicer();
+    TestRed();
     std::printf("netcond-ns3-tests: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }
