@@ -130,6 +130,8 @@ impl Interval {
     /// Moves on to the interval of the grid that contains `now` (the intervals
     /// skipped over, if any, saw no call). Divides, once per interval.
     fn roll(&mut self, now: Instant, len: u64) {
+        // Mutation check 10 (test builds): intervals one tick too long.
+        let len = len + u64::from(cfg!(test) && crate::mutants::on(10));
         let behind = now.ticks_since(self.end);
         let skip = behind / len * len;
         self.start = self.end.wrapping_add(skip);
@@ -294,7 +296,8 @@ impl StopBlockingTimer {
     pub fn poll(&mut self, p: &StopBlockingProfile, now: Instant) -> Option<Instant> {
         self.settle(p, now);
         if self.pending {
-            self.pending = false;
+            // Mutation check 7: the resumption reported again at every poll.
+            self.pending = cfg!(test) && crate::mutants::on(7);
             Some(self.deadline)
         } else {
             None
@@ -822,9 +825,12 @@ impl<F: Copy + Eq, const M: usize> EgressMeter<F, M> {
                 etm_flows: self.flows.clone(),
             });
         }
-        self.nm = 0;
-        self.thm = 0;
-        self.etm = 0;
+        // Mutation check 8 (test builds): the counts never reset.
+        if !(cfg!(test) && crate::mutants::on(8)) {
+            self.nm = 0;
+            self.thm = 0;
+            self.etm = 0;
+        }
         self.flows.clear();
         self.iv.roll(now, p.t_meas);
     }
@@ -1039,7 +1045,9 @@ impl DecisionPoint {
         p: &DecisionProfile,
         r: &Report<F, M>,
     ) -> Decision {
-        let state = if r.cle.is_below(p.cle_limit) {
+        // Mutation check 9 (test builds): the CLE-limit test inverted.
+        let below = r.cle.is_below(p.cle_limit) != (cfg!(test) && crate::mutants::on(9));
+        let state = if below {
             Admission::Admit
         } else {
             Admission::Block

@@ -124,6 +124,7 @@ pub mod edge;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mark;
+mod mutants;
 mod node;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;

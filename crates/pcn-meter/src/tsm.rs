@@ -430,6 +430,13 @@ impl EtMarker {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
+        // Mutation check 3: the refill forgotten.
+        #[cfg(test)]
+        let fill = if crate::mutants::on(3) {
+            self.fill
+        } else {
+            fill
+        };
         // Not-PCN: cost 0 and never short, so the fill is only refilled.
         let short = if p.tail_fit {
             // The common case first, with one test of the profile: tail
@@ -676,6 +683,13 @@ impl EtMarkerSim48 {
                 let cost = u64::from(len) * p.u.scale;
                 if let Some(t) = t.checked_sub(cost as i64) {
                     if t <= 0 {
+                        // Mutation check 4: pcn_px not added after a mark.
+                        #[cfg(test)]
+                        let t = if crate::mutants::on(4) {
+                            t - p.px as i64
+                        } else {
+                            t
+                        };
                         if let Some(v) = t.checked_add(p.px as i64) {
                             self.tokens = Wide::new(v as i128);
                             return PcnMark::Etm;
@@ -943,6 +957,13 @@ impl AsMarker {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
+        // Mutation check 5: the refill forgotten.
+        #[cfg(test)]
+        let fill = if crate::mutants::on(5) {
+            self.fill
+        } else {
+            fill
+        };
         // The cost: exact up to TB.size bytes, above cap (so above the fill)
         // beyond, held or not (see `Units::held`); 0 for a packet that is not
         // metered, which then leaves the fill as it is. fill <= cap < 2^62,
