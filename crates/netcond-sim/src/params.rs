@@ -224,7 +224,20 @@ impl Params {
     /// Sets `key` to `value` after validating both. A key whose unit is a
     /// size or a rate also takes tc's units (`sr_mbps=10mbit`,
     /// `tb_bytes=32k`), converted exactly to the key's unit.
+    ///
+    /// A size or rate key may also be named without its unit suffix when the
+    /// value is a tc size or rate (`capacity=10mbit` for `capacity_mbps`,
+    /// `tb=32k` for `tb_bytes`); a plain number then means bit/s or bytes, as
+    /// in tc.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), SimError> {
+        if !self.specs.iter().any(|s| s.key == key) {
+            if let Some((spec, v)) = self.alias(key, value) {
+                let v = v?;
+                spec.check(&v)?;
+                self.values.insert(spec.key, v);
+                return Ok(());
+            }
+        }
         let Some(spec) = self.specs.iter().find(|s| s.key == key) else {
             let valid: Vec<&str> = self.specs.iter().map(|s| s.key).collect();
             return Err(SimError::Param(format!(
@@ -245,6 +258,45 @@ impl Params {
         spec.check(&value)?;
         self.values.insert(spec.key, value);
         Ok(())
+    }
+
+    /// The size or rate parameter `key` names without its unit suffix, with
+    /// `value` (a tc size or rate) converted to that parameter's unit.
+    fn alias(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> Option<(&'static ParamSpec, Result<String, SimError>)> {
+        let spec = self.specs.iter().find(|s| {
+            s.key
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.starts_with('_'))
+                && matches!(
+                    s.unit(),
+                    Some(Unit::Bytes | Unit::KiloBytes | Unit::Kbps | Unit::Mbps)
+                )
+        })?;
+        let unit = spec.unit()?;
+        // A plain number is a tc value here: bit/s or bytes.
+        let tc = if value.parse::<f64>().is_ok() {
+            match unit {
+                Unit::Kbps | Unit::Mbps => format!("{value}bit"),
+                _ => format!("{value}b"),
+            }
+        } else {
+            value.to_string()
+        };
+        let converted = match unit.convert(&tc) {
+            Some(Ok(v)) => Ok(v),
+            Some(Err(why)) => Err(SimError::Param(format!(
+                "{key}={value} (for {}): {why}",
+                spec.key
+            ))),
+            None => Err(SimError::Param(format!(
+                "{key}={value}: not a size or rate"
+            ))),
+        };
+        Some((spec, converted))
     }
 
     /// Applies `key=value` assignments.
@@ -348,8 +400,14 @@ pub fn help_text(specs: &[ParamSpec]) -> String {
             Some(Unit::Kbps | Unit::Mbps) => ", or a tc rate: 10mbit, 1.5gbit, 800kbps",
             _ => "",
         };
+        let alias = match (s.unit(), s.key.rsplit_once('_')) {
+            (Some(Unit::Bytes | Unit::KiloBytes | Unit::Kbps | Unit::Mbps), Some((stem, _))) => {
+                format!(" (also as {stem}=<tc value>)")
+            }
+            _ => String::new(),
+        };
         out.push_str(&format!(
-            "  {}\n      {}\n      unit: {unit}; accepts: {}{tc}; default: {}\n",
+            "  {}{alias}\n      {}\n      unit: {unit}; accepts: {}{tc}; default: {}\n",
             s.key,
             s.help,
             s.accepts(),

@@ -91,6 +91,7 @@ fn per_scenario_help_lists_keys_units_ranges_defaults() {
     for p in sc.params() {
         let at = out
             .find(&format!("\n  {}\n", p.key))
+            .or_else(|| out.find(&format!("\n  {} (also as ", p.key)))
             .unwrap_or_else(|| panic!("{} missing: {out}", p.key));
         let block: String = out[at..].lines().take(4).collect::<Vec<_>>().join("\n");
         assert!(
@@ -102,6 +103,7 @@ fn per_scenario_help_lists_keys_units_ranges_defaults() {
     }
     assert!(out.contains("unit: s;"), "holding_s in seconds: {out}");
     assert!(out.contains("unit: bytes;"), "tb_bytes in bytes: {out}");
+    assert!(out.contains("tb_bytes (also as tb=<tc value>)"), "{out}");
     // Without a scenario: the list of scenarios.
     let (_, out, _) = raw(&["run", "--help"], &[]);
     assert!(
@@ -124,6 +126,19 @@ fn values_take_tc_units() {
     // tc's bps are bytes per second.
     let p = sc.defaults().with(&["sr_mbps=100kbps"]).unwrap();
     assert_eq!(p.f64("sr_mbps"), 0.8);
+    // The key without its unit suffix takes a tc value (a plain number is bit/s).
+    let p = sc.defaults().with(&["sr=10mbit", "tb=32k"]).unwrap();
+    assert_eq!(p.f64("sr_mbps"), 10.0);
+    assert_eq!(p.u64("tb_bytes"), 32768);
+    let p = sc.defaults().with(&["sr=2500000"]).unwrap();
+    assert_eq!(p.f64("sr_mbps"), 2.5);
+    let aecn = netcond_sim::find("aecn").unwrap();
+    let p = aecn.defaults().with(&["capacity=10mbit"]).unwrap();
+    assert_eq!(p.f64("capacity_mbps"), 10.0);
+    assert!(
+        sc.defaults().with(&["rtt=50"]).is_err(),
+        "times have no alias"
+    );
     let e = sc
         .defaults()
         .with(&["sr_mbps=10mbits"])
