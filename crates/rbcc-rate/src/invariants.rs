@@ -762,3 +762,131 @@ pub fn check_table<const N: usize>(
     }
     Ok(())
 }
+
+/// Mutation checks: each broken variant of `crate::mutants` is caught by the
+/// check its fuzz target runs, and no check fires on the real code.
+#[cfg(test)]
+mod mutation {
+    use super::*;
+    use netcond_core::{RandomSource, Rate, SplitMix64, TickRate};
+
+    fn rate(r: &mut SplitMix64) -> FixedRate {
+        FixedRate::from_raw(match r.below(4) {
+            0 => u64::MAX,
+            _ => u64::from(r.below(1 << 30)) << 8,
+        })
+    }
+
+    /// `check_table` (fuzz target rbcc_table) on random calls.
+    fn table_caught(seed: u64) -> bool {
+        let mut r = SplitMix64::new(seed);
+        (0..30).any(|i| {
+            let cfg = RbccConfig {
+                node: NodeId(7),
+                capacity: Rate::from_bits_per_sec(1 + r.next_u64() % (1 << 30)),
+                ack_bytes: 40,
+                data_bytes: 1500,
+                ack_model: if i % 2 == 0 {
+                    AckModel::OutsideLoad
+                } else {
+                    AckModel::Coupled
+                },
+                idle_timeout_ns: 1_000_000,
+                tick: TickRate::NANOS,
+            };
+            let ops: [TableOp; 100] = core::array::from_fn(|_| {
+                let dt = u64::from(r.below(600_000));
+                let flow = r.below(6);
+                let node = NodeId([3, 7][r.below(2) as usize]);
+                match r.below(8) {
+                    0..=2 => TableOp::Data {
+                        dt,
+                        flow,
+                        hdr: RateHeader::new(rate(&mut r)),
+                    },
+                    3 => TableOp::Return {
+                        dt,
+                        flow,
+                        ack: AckHeader {
+                            rate: rate(&mut r),
+                            bottleneck: node,
+                        },
+                    },
+                    4 => TableOp::Ack {
+                        dt,
+                        flow,
+                        ack: AckHeader {
+                            rate: rate(&mut r),
+                            bottleneck: node,
+                        },
+                    },
+                    5 => TableOp::Close { flow },
+                    _ => TableOp::Expire { dt },
+                }
+            });
+            check_table::<8>(&cfg, r.next_u64(), &ops).is_err()
+        })
+    }
+
+    /// `network_feasible` (fuzz target rbcc_solver) on random two-link networks.
+    fn solver_caught(seed: u64) -> bool {
+        let mut r = SplitMix64::new(seed);
+        (0..50).any(|_| {
+            let mut net: Network<2, 3> = Network::new(40, 1500, AckModel::Coupled);
+            for _ in 0..2 {
+                let _ = net.add_link(FixedRate::from_bps(1 + u64::from(r.below(1_000_000))));
+            }
+            for _ in 0..3 {
+                let links: &[usize] = [&[0][..], &[1], &[0, 1]][r.below(3) as usize];
+                let _ = net.add_flow(rate(&mut r), links, &[]);
+            }
+            !network_feasible(&net, &net.solve())
+        })
+    }
+
+    /// `check_rcp` (fuzz target rcp) on random calls.
+    fn rcp_caught(seed: u64) -> bool {
+        let mut r = SplitMix64::new(seed);
+        let p = RcpProfile::new(&crate::rcp::RcpConfig::new(
+            NodeId(1),
+            Rate::from_mbps(10),
+            1_000_000,
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        (0..20).any(|_| {
+            let ops: [RcpOp; 50] = core::array::from_fn(|_| match r.below(3) {
+                0 => RcpOp::Arrive { len: r.below(3000) },
+                1 => RcpOp::Control {
+                    dt: u64::from(r.below(2_000_000)),
+                    queue: u64::from(r.below(10_000)),
+                },
+                _ => RcpOp::Data {
+                    dt: u64::from(r.below(100_000)),
+                    rate: rate(&mut r),
+                    node: NodeId(2),
+                },
+            });
+            check_rcp(&p, r.next_u64(), &ops).is_err()
+        })
+    }
+
+    fn caught(id: u32) -> bool {
+        (1..=3).any(|seed| match id {
+            1..=4 => table_caught(seed),
+            5 => solver_caught(seed),
+            6 => rcp_caught(seed),
+            _ => false,
+        })
+    }
+
+    #[test]
+    fn checks() {
+        for id in 1..=6 {
+            assert!(!caught(id), "detector {id} fires on the unbroken code");
+            assert!(
+                crate::mutants::with(id, || caught(id)),
+                "mutant {id} not caught"
+            );
+        }
+    }
+}

@@ -99,6 +99,7 @@
 
 mod config;
 mod flowtable;
+mod mutants;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod rate;

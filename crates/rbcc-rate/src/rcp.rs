@@ -362,7 +362,10 @@ impl Rcp {
             / u128::from(dt);
         let y = FixedRate::from_raw(u64::try_from(y).unwrap_or(u64::MAX));
         self.rate = p.step(self.rate, y, dt, queue_bytes);
-        self.arrived_bytes = 0;
+        // Mutation check 6 (test builds): the byte count never reset.
+        if !(cfg!(test) && crate::mutants::on(6)) {
+            self.arrived_bytes = 0;
+        }
         self.interval_start = now;
         true
     }

@@ -302,7 +302,14 @@ impl<const L: usize, const F: usize> Network<L, F> {
             x.map(|v| FixedRate::from_raw(u64::try_from(v >> shift).unwrap_or(u64::MAX)))
         };
         if coupled_or_free {
-            return Ok(round(self.fill(&[0; L], 0)));
+            let x = self.fill(&[0; L], 0);
+            // Mutation check 5 (test builds): every rate doubled.
+            let x = if cfg!(test) && crate::mutants::on(5) {
+                x.map(|v| v.saturating_mul(2))
+            } else {
+                x
+            };
+            return Ok(round(x));
         }
         let mut x = [0u128; F];
         for i in 0..2 * MAX_ACK_ITERATIONS {

@@ -255,7 +255,8 @@ impl<const N: usize> RbccInterface<N> {
         if changed {
             self.recompute_cold(p);
         }
-        if hdr.rate > self.advertised {
+        // Mutation check 1 (test builds): the header never lowered.
+        if hdr.rate > self.advertised && !(cfg!(test) && crate::mutants::on(1)) {
             hdr.rate = self.advertised;
             hdr.bottleneck = p.node;
         }
@@ -274,6 +275,10 @@ impl<const N: usize> RbccInterface<N> {
         let Some(e) = self.map.get_mut(data_key(flow)) else {
             return;
         };
+        // Mutation check 2 (test builds): the returned ACK ignored.
+        if cfg!(test) && crate::mutants::on(2) {
+            return;
+        }
         e.last_seen.advance_to(now);
         let elsewhere = if ack.bottleneck == p.node {
             FixedRate::UNLIMITED
@@ -344,6 +349,10 @@ impl<const N: usize> RbccInterface<N> {
     /// `flow` closed: its data and ACK rows leave the table. True if any row was
     /// removed (then the fair share is recomputed).
     pub fn close(&mut self, p: &RbccProfile, flow: FlowId) -> bool {
+        // Mutation check 4 (test builds): close does nothing.
+        if cfg!(test) && crate::mutants::on(4) {
+            return false;
+        }
         let a = self.map.remove(data_key(flow)).is_some();
         let b = self.map.remove(ack_key(flow)).is_some();
         if a || b {
@@ -357,7 +366,12 @@ impl<const N: usize> RbccInterface<N> {
     /// recomputes if any did. `O(N)`: call it periodically, not per packet.
     pub fn expire(&mut self, p: &RbccProfile, now: Instant) -> usize {
         let before = self.map.len();
-        let idle = p.idle_ticks;
+        // Mutation check 3 (test builds): nothing ever expires.
+        let idle = if cfg!(test) && crate::mutants::on(3) {
+            u64::MAX
+        } else {
+            p.idle_ticks
+        };
         self.map.retain(|e| now.ticks_since(e.last_seen) < idle);
         let removed = before - self.map.len();
         if removed > 0 {
