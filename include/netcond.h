@@ -21,6 +21,9 @@
 // The version of the header: compare with `netcond_version()` at run time.
 #define NETCOND_VERSION 100
 
+// 1.0 in the 1.31 fixed point of CLE fractions.
+#define NETCOND_Q31_ONE 2147483648
+
 // Size in bytes of every PCN meter profile struct.
 #define NETCOND_PCN_PROFILE_SIZE 256
 
@@ -230,6 +233,16 @@ typedef enum netcond_status {
   NETCOND_E_RFC5670_ZERO_RATE = -322,
   // RFC 5670 meter: the bucket depth is zero.
   NETCOND_E_RFC5670_ZERO_BUCKET = -323,
+  // PCN edge: a timeout or measurement interval is zero ticks.
+  NETCOND_E_EDGE_ZERO_DURATION = -400,
+  // PCN edge: a timeout or interval exceeds 2^62 ticks.
+  NETCOND_E_EDGE_DURATION_TOO_LONG = -401,
+  // PCN edge: the resume threshold exceeds the stop threshold.
+  NETCOND_E_EDGE_CONTINUE_ABOVE_STOP = -402,
+  // PCN edge: a CLE threshold is above one.
+  NETCOND_E_EDGE_FRACTION_ABOVE_ONE = -403,
+  // PCN edge: U is not above one.
+  NETCOND_E_EDGE_U_NOT_ABOVE_ONE = -404,
 } netcond_status;
 
 // RFC 4115's rule for a packet exactly as large as a bucket's tokens.
@@ -302,6 +315,73 @@ typedef enum netcond_excess_mode {
   // Classic, marked iff `F_etm < size` (appendix B.6).
   NETCOND_EXCESS_CLASSIC_B6 = 2,
 } netcond_excess_mode;
+
+// A validated stop-blocking profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_stop_blocking_profile {
+  // Opaque.
+  uint64_t opaque[8];
+} netcond_stop_blocking_profile;
+
+// The parameters of the 3sM stop-blocking timer.
+typedef struct netcond_stop_blocking_params {
+  // How long admission stays blocked after the last blocking mark, ns.
+  uint64_t timeout_ns;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // 1 if an ET mark blocks as an AS mark does (the seed document), else 0.
+  uint32_t et_blocks;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_stop_blocking_params;
+
+// One aggregate's stop-blocking timer: 16 bytes (opaque; all zeros is a
+// fresh timer).
+typedef struct netcond_stop_blocking {
+  // Opaque.
+  uint64_t opaque[2];
+} netcond_stop_blocking;
+
+// A validated CLE admission profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_cle_admission_profile {
+  // Opaque.
+  uint64_t opaque[8];
+} netcond_cle_admission_profile;
+
+// The parameters of CLE-based admission (RFC 6661 section 3.3).
+typedef struct netcond_cle_admission_params {
+  // The measurement interval, ns.
+  uint64_t interval_ns;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // Block when an interval's CLE reaches this fraction (1.31 fixed point).
+  uint32_t stop_q31;
+  // Admit again when an interval's CLE is below this fraction (at most
+  // `stop_q31`).
+  uint32_t resume_q31;
+} netcond_cle_admission_params;
+
+// One aggregate's CLE admission state: 128 bytes (opaque; must be started
+// by `netcond_cle_admission_config`).
+typedef struct NETCOND_ALIGNED(8) netcond_cle_admission {
+  // Opaque.
+  uint64_t opaque[16];
+} netcond_cle_admission;
+
+// A closed measurement interval's CLE and the admission decided at its end.
+typedef struct netcond_cle_decision {
+  // The interval's start, ticks.
+  uint64_t start;
+  // The interval's end, ticks.
+  uint64_t end;
+  // Marked (ThM and ETM) PCN bytes in the interval.
+  uint64_t marked;
+  // All PCN bytes in the interval.
+  uint64_t total;
+  // 0 admit, 1 block, after this interval.
+  uint32_t admission;
+  // 1 if this interval changed the admission state, else 0.
+  uint32_t changed;
+} netcond_cle_decision;
 
 // A validated ET-marker profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_et_marker_profile {
@@ -734,6 +814,97 @@ const char *netcond_strerror(int code);
 
 // The version of this library as `major * 10000 + minor * 100 + patch`.
 uint32_t netcond_version(void);
+
+// Validates `params` and writes the stop-blocking profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+// `NETCOND_E_EDGE_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_stop_blocking_profile_config(struct netcond_stop_blocking_profile *p,
+                                         const struct netcond_stop_blocking_params *params);
+
+// Starts timer `m`: admitting, nothing pending. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` is NULL or points to a writable `netcond_stop_blocking`.
+int netcond_stop_blocking_config(struct netcond_stop_blocking *m);
+
+// A blocking mark arrived at `now`: returns 1 if it started blocking, 0 if
+// admission was already blocked (the timeout restarts at its end), or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+int netcond_stop_blocking_on_block(struct netcond_stop_blocking *m,
+                                   const struct netcond_stop_blocking_profile *p,
+                                   uint64_t now);
+
+// Advances timer `m` to `now`: returns 1 and writes the instant admission
+// resumed to `*resumed_at` (if not NULL) when the block ended by `now`, 0 if
+// nothing happened, or `NETCOND_E_NULL`.
+//
+// # Safety
+// `m`, `p` and `resumed_at` are NULL or valid; `m` is used by one thread.
+int netcond_stop_blocking_poll(struct netcond_stop_blocking *m,
+                               const struct netcond_stop_blocking_profile *p,
+                               uint64_t now,
+                               uint64_t *resumed_at);
+
+// The admission state of timer `m` as last advanced: 0 admit, 1 block, or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` is NULL or valid.
+int netcond_stop_blocking_admission(const struct netcond_stop_blocking *m);
+
+// Validates `params` and writes the CLE admission profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_EDGE_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_cle_admission_profile_config(struct netcond_cle_admission_profile *p,
+                                         const struct netcond_cle_admission_params *params);
+
+// Starts CLE admission state `m` at `now` (admitting; the first interval
+// starts at `now`). Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_cle_admission_config(struct netcond_cle_admission *m,
+                                 const struct netcond_cle_admission_profile *p,
+                                 uint64_t now);
+
+// Counts a packet of `pkt_len` bytes in PCN state `pkt_mark` (a
+// `netcond_pcn_mark`; not-PCN packets and values outside 0..3 are not
+// counted) arriving at `now`, closing the interval first if it ended. Does
+// nothing on a NULL or unstarted argument.
+//
+// # Safety
+// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+void netcond_cle_admission_on_packet(struct netcond_cle_admission *m,
+                                     const struct netcond_cle_admission_profile *p,
+                                     uint64_t now,
+                                     uint32_t pkt_len,
+                                     int pkt_mark);
+
+// Closes the interval if it ended by `now`; returns 1 and writes the pending
+// decision to `*out` (if not NULL) when there is one, 0 when there is none,
+// or `NETCOND_E_NULL`.
+//
+// # Safety
+// `m`, `p` and `out` are NULL or valid; `m` is used by one thread.
+int netcond_cle_admission_poll(struct netcond_cle_admission *m,
+                               const struct netcond_cle_admission_profile *p,
+                               uint64_t now,
+                               struct netcond_cle_decision *out);
+
+// The admission state of `m`: 0 admit, 1 block, or `NETCOND_E_NULL` (NULL or
+// unstarted).
+//
+// # Safety
+// `m` is NULL or valid.
+int netcond_cle_admission_admission(const struct netcond_cle_admission *m);
 
 // Validates `params` and writes the ET-marker profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
@@ -1560,6 +1731,13 @@ NETCOND_CHECK_LAYOUT(netcond_node_3sm_profile, NETCOND_NODE_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_node_rfc5670_profile, NETCOND_NODE_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_node_3sm, NETCOND_NODE_3SM_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_node_rfc5670, NETCOND_NODE_RFC5670_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_stop_blocking_profile, 64, 64);
+NETCOND_CHECK_LAYOUT(netcond_stop_blocking, 16, 8);
+NETCOND_CHECK_LAYOUT(netcond_cle_admission_profile, 64, 64);
+NETCOND_CHECK_LAYOUT(netcond_cle_admission, 128, 8);
+NETCOND_CHECK_LAYOUT(netcond_stop_blocking_params, 24, 8);
+NETCOND_CHECK_LAYOUT(netcond_cle_admission_params, 24, 8);
+NETCOND_CHECK_LAYOUT(netcond_cle_decision, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_as_marker_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);

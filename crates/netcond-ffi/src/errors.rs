@@ -7,7 +7,7 @@
 use core::ffi::{c_int, CStr};
 
 use aqm_red::RedError;
-use pcn_meter::{AsMarkerError, EtMarkerError, Rfc5670Error};
+use pcn_meter::{AsMarkerError, EdgeError, EtMarkerError, Rfc5670Error};
 use trtcm::{CompactError, PremiumPolicerError, Rfc4115Error, SrTcmError, TrTcmError};
 
 use crate::{const_cstr, OK_MSG};
@@ -128,6 +128,16 @@ pub enum netcond_status {
     NETCOND_E_RFC5670_ZERO_RATE = -322,
     /// RFC 5670 meter: the bucket depth is zero.
     NETCOND_E_RFC5670_ZERO_BUCKET = -323,
+    /// PCN edge: a timeout or measurement interval is zero ticks.
+    NETCOND_E_EDGE_ZERO_DURATION = -400,
+    /// PCN edge: a timeout or interval exceeds 2^62 ticks.
+    NETCOND_E_EDGE_DURATION_TOO_LONG = -401,
+    /// PCN edge: the resume threshold exceeds the stop threshold.
+    NETCOND_E_EDGE_CONTINUE_ABOVE_STOP = -402,
+    /// PCN edge: a CLE threshold is above one.
+    NETCOND_E_EDGE_FRACTION_ABOVE_ONE = -403,
+    /// PCN edge: U is not above one.
+    NETCOND_E_EDGE_U_NOT_ABOVE_ONE = -404,
 }
 
 pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
@@ -228,6 +238,16 @@ pub(crate) const NETCOND_E_RFC5670_ZERO_RATE: c_int =
     netcond_status::NETCOND_E_RFC5670_ZERO_RATE as c_int;
 pub(crate) const NETCOND_E_RFC5670_ZERO_BUCKET: c_int =
     netcond_status::NETCOND_E_RFC5670_ZERO_BUCKET as c_int;
+pub(crate) const NETCOND_E_EDGE_ZERO_DURATION: c_int =
+    netcond_status::NETCOND_E_EDGE_ZERO_DURATION as c_int;
+pub(crate) const NETCOND_E_EDGE_DURATION_TOO_LONG: c_int =
+    netcond_status::NETCOND_E_EDGE_DURATION_TOO_LONG as c_int;
+pub(crate) const NETCOND_E_EDGE_CONTINUE_ABOVE_STOP: c_int =
+    netcond_status::NETCOND_E_EDGE_CONTINUE_ABOVE_STOP as c_int;
+pub(crate) const NETCOND_E_EDGE_FRACTION_ABOVE_ONE: c_int =
+    netcond_status::NETCOND_E_EDGE_FRACTION_ABOVE_ONE as c_int;
+pub(crate) const NETCOND_E_EDGE_U_NOT_ABOVE_ONE: c_int =
+    netcond_status::NETCOND_E_EDGE_U_NOT_ABOVE_ONE as c_int;
 
 /// Defines, from one list, each Rust error's code and each code's message.
 macro_rules! status_table {
@@ -342,6 +362,13 @@ status_table! {
         ThresholdAboveSize = NETCOND_E_RFC5670_THRESHOLD_ABOVE_SIZE,
         ZeroRate = NETCOND_E_RFC5670_ZERO_RATE,
         ZeroBucket = NETCOND_E_RFC5670_ZERO_BUCKET,
+    }
+    EdgeError => edge_code {
+        ZeroDuration = NETCOND_E_EDGE_ZERO_DURATION,
+        DurationTooLong = NETCOND_E_EDGE_DURATION_TOO_LONG,
+        ContinueAboveStop = NETCOND_E_EDGE_CONTINUE_ABOVE_STOP,
+        FractionAboveOne = NETCOND_E_EDGE_FRACTION_ABOVE_ONE,
+        UNotAboveOne = NETCOND_E_EDGE_U_NOT_ABOVE_ONE,
     }
 }
 

@@ -40,11 +40,13 @@
 use core::ffi::{c_char, c_int, CStr};
 use core::mem::{align_of, size_of};
 
+mod edge_ffi;
 mod errors;
 mod pcn_ffi;
 mod red_ffi;
 mod trtcm_ffi;
 
+pub use edge_ffi::*;
 pub use errors::netcond_status;
 pub use pcn_ffi::*;
 pub use red_ffi::*;

@@ -924,7 +924,62 @@ mod pcn {
         lines.push(stream("node5670", 0, seed, |n, l, k| {
             m.mark(&p5, t(n), l, k)
         }));
+        lines.extend(edge_streams(seed));
         lines
+    }
+
+    /// The C side's stop-blocking and CLE admission streams.
+    fn edge_streams(seed: u64) -> Vec<String> {
+        use pcn_meter::{
+            per_mille, Admission, CleAdmission, CleAdmissionConfig, CleAdmissionProfile,
+            StopBlockingConfig, StopBlockingProfile, StopBlockingTimer,
+        };
+        const FNV: u64 = 0x0100_0000_01b3;
+        let sp = StopBlockingProfile::new(&StopBlockingConfig {
+            timeout_ns: 1_000_000,
+            et_blocks: false,
+            tick: HZ,
+        })
+        .unwrap();
+        let cp = CleAdmissionProfile::new(&CleAdmissionConfig {
+            interval_ns: 20_000_000,
+            stop: per_mille(300),
+            resume: per_mille(200),
+            tick: HZ,
+        })
+        .unwrap();
+        let mut tmr = StopBlockingTimer::new();
+        let mut ca = CleAdmission::new(&cp, t(0));
+        let mut rng = Rng(seed);
+        let mut now = 0;
+        let (mut c1, mut h1) = ([0u64; 4], 0xcbf2_9ce4_8422_2325u64);
+        let (mut c2, mut h2) = ([0u64; 4], 0xcbf2_9ce4_8422_2325u64);
+        let adm = |a: Admission| u64::from(a == Admission::Block);
+        for _ in 0..PACKETS {
+            let k = next_pkt(&mut rng, &mut now);
+            if k.mark == PcnMark::Etm {
+                let v = u64::from(tmr.on_block(&sp, t(k.now)));
+                c1[v as usize] += 1;
+                h1 = (h1 ^ v).wrapping_mul(FNV);
+            }
+            if let Some(at) = tmr.poll(&sp, t(k.now)) {
+                h1 = (h1 ^ at.ticks()).wrapping_mul(FNV);
+            }
+            let v = adm(tmr.admission()) + 2;
+            c1[v as usize] += 1;
+            h1 = (h1 ^ v).wrapping_mul(FNV);
+            ca.on_packet(&cp, t(k.now), k.len, k.mark);
+            if let Some(d) = ca.poll(&cp, t(k.now)) {
+                let v = adm(d.admission) + 2 * u64::from(d.changed);
+                c2[v as usize] += 1;
+                h2 = (h2 ^ v).wrapping_mul(FNV);
+                h2 = (h2 ^ d.cle.marked ^ (d.cle.total << 20) ^ d.end.ticks()).wrapping_mul(FNV);
+            }
+        }
+        let line = |name: &str, c: [u64; 4], h: u64| {
+            format!("{name}0 {} {} {} {} {h:016x}", c[0], c[1], c[2], c[3])
+        };
+        vec![line("stopblock", c1, h1), line("cle", c2, h2)]
     }
 
     #[test]
@@ -948,7 +1003,9 @@ mod pcn {
                 for (c, r) in c.iter().zip(&rust) {
                     assert_eq!(*c, r, "C and Rust differ (seed {seed})");
                 }
-                // Every meter marked some packets (ThM or ETM out of NM in).
+                // Every meter marked some packets (ThM or ETM out of NM in);
+                // the timer blocked and admitted; CLE admission blocked and
+                // admitted again.
                 for line in &rust {
                     let f: Vec<u64> = line
                         .split(' ')
@@ -956,7 +1013,11 @@ mod pcn {
                         .take(4)
                         .map(|x| x.parse().unwrap())
                         .collect();
-                    assert!(f[2] > 0 && f[1] + f[3] > 0, "{line}");
+                    if line.starts_with("cle") {
+                        assert!(f[2] > 0 && f[3] > 0, "{line}");
+                    } else {
+                        assert!(f[2] > 0 && f[1] + f[3] > 0, "{line}");
+                    }
                 }
             }
         }

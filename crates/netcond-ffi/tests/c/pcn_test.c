@@ -260,6 +260,105 @@ static void argument_cases(void)
 	CHECK(netcond_pcn_remark_ecn(2, -3) == 2);
 }
 
+static void edge_cases(void)
+{
+	netcond_stop_blocking_profile sp;
+	netcond_stop_blocking_params s;
+	netcond_stop_blocking t;
+	netcond_cle_admission_profile cp;
+	netcond_cle_admission_params c;
+	netcond_cle_admission m, never;
+	netcond_cle_decision d;
+	uint64_t at = 0;
+	int i;
+
+	memset(&s, 0, sizeof s);
+	s.timeout_ns = 1000000000;
+	s.tick_hz = 1000000000;
+	s.et_blocks = 1;
+	CHECK_RC(netcond_stop_blocking_profile_config(&sp, &s), NETCOND_OK);
+	CHECK_RC(netcond_stop_blocking_profile_config(NULL, &s), NETCOND_E_NULL);
+	s.et_blocks = 2;
+	CHECK_RC(netcond_stop_blocking_profile_config(&sp, &s), NETCOND_E_ENUM);
+	s.et_blocks = 1;
+	s.timeout_ns = 0;
+	CHECK_RC(netcond_stop_blocking_profile_config(&sp, &s), NETCOND_E_EDGE_ZERO_DURATION);
+	s.timeout_ns = UINT64_MAX;
+	CHECK_RC(netcond_stop_blocking_profile_config(&sp, &s), NETCOND_E_EDGE_DURATION_TOO_LONG);
+	s.timeout_ns = 1000000000;
+	s.tick_hz = 0;
+	CHECK_RC(netcond_stop_blocking_profile_config(&sp, &s), NETCOND_E_TICK);
+	s.tick_hz = 1000000000;
+	CHECK_RC(netcond_stop_blocking_profile_config(&sp, &s), NETCOND_OK);
+
+	/* Blocked at 0; another mark at 0.5 s keeps it blocked one more
+	 * timeout: still blocked at 1.2 s, admitting again at 2 s. */
+	CHECK_RC(netcond_stop_blocking_config(&t), NETCOND_OK);
+	CHECK(netcond_stop_blocking_admission(&t) == 0);
+	CHECK(netcond_stop_blocking_on_block(&t, &sp, 0) == 1);
+	CHECK(netcond_stop_blocking_admission(&t) == 1);
+	CHECK(netcond_stop_blocking_on_block(&t, &sp, 500000000) == 0);
+	CHECK(netcond_stop_blocking_poll(&t, &sp, 1200000000, &at) == 0);
+	CHECK(netcond_stop_blocking_admission(&t) == 1);
+	CHECK(netcond_stop_blocking_poll(&t, &sp, 2000000000, &at) == 1);
+	CHECK(at == 2000000000);
+	CHECK(netcond_stop_blocking_admission(&t) == 0);
+	CHECK(netcond_stop_blocking_poll(&t, &sp, 3000000000u, NULL) == 0);
+	CHECK_RC(netcond_stop_blocking_config(NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_stop_blocking_on_block(NULL, &sp, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_stop_blocking_on_block(&t, NULL, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_stop_blocking_poll(NULL, &sp, 0, &at), NETCOND_E_NULL);
+	CHECK_RC(netcond_stop_blocking_admission(NULL), NETCOND_E_NULL);
+
+	memset(&c, 0, sizeof c);
+	c.interval_ns = 100000000;
+	c.tick_hz = 1000000000;
+	c.stop_q31 = (uint32_t)(((uint64_t)50 << 31) / 1000);   /* 5 % */
+	c.resume_q31 = (uint32_t)(((uint64_t)20 << 31) / 1000); /* 2 % */
+	CHECK_RC(netcond_cle_admission_profile_config(&cp, &c), NETCOND_OK);
+	CHECK_RC(netcond_cle_admission_profile_config(&cp, NULL), NETCOND_E_NULL);
+	c.resume_q31 = c.stop_q31 + 1;
+	CHECK_RC(netcond_cle_admission_profile_config(&cp, &c), NETCOND_E_EDGE_CONTINUE_ABOVE_STOP);
+	c.stop_q31 = NETCOND_Q31_ONE + 1;
+	CHECK_RC(netcond_cle_admission_profile_config(&cp, &c), NETCOND_E_EDGE_FRACTION_ABOVE_ONE);
+	c.stop_q31 = (uint32_t)(((uint64_t)50 << 31) / 1000);
+	c.resume_q31 = (uint32_t)(((uint64_t)20 << 31) / 1000);
+	c.interval_ns = 0;
+	CHECK_RC(netcond_cle_admission_profile_config(&cp, &c), NETCOND_E_EDGE_ZERO_DURATION);
+	c.interval_ns = 100000000;
+	CHECK_RC(netcond_cle_admission_profile_config(&cp, &c), NETCOND_OK);
+
+	/* One interval with 10 % of the PCN bytes marked (and not-PCN traffic,
+	 * not counted): blocks; the next, with none marked: admits again. */
+	memset(&never, 0, sizeof never);
+	CHECK_RC(netcond_cle_admission_config(&m, &cp, 0), NETCOND_OK);
+	CHECK_RC(netcond_cle_admission_config(NULL, &cp, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_cle_admission_config(&m, NULL, 0), NETCOND_E_NULL);
+	for (i = 0; i < 100; i++) {
+		netcond_cle_admission_on_packet(&m, &cp, (uint64_t)i * 1000000, 1000,
+						i % 10 == 0 ? NETCOND_PCN_THM : NETCOND_PCN_NM);
+		netcond_cle_admission_on_packet(&m, &cp, (uint64_t)i * 1000000, 1000,
+						NETCOND_PCN_NOT_PCN);
+	}
+	CHECK(netcond_cle_admission_poll(&m, &cp, 99000000, &d) == 0);
+	CHECK(netcond_cle_admission_poll(&m, &cp, 100000000, &d) == 1);
+	CHECK(d.start == 0 && d.end == 100000000 && d.marked == 10000 && d.total == 100000);
+	CHECK(d.admission == 1 && d.changed == 1);
+	CHECK(netcond_cle_admission_admission(&m) == 1);
+	for (i = 100; i < 200; i++)
+		netcond_cle_admission_on_packet(&m, &cp, (uint64_t)i * 1000000, 1000,
+						NETCOND_PCN_NM);
+	CHECK(netcond_cle_admission_poll(&m, &cp, 200000000, &d) == 1);
+	CHECK(d.marked == 0 && d.total == 100000 && d.admission == 0 && d.changed == 1);
+	/* NULL and unstarted states. */
+	netcond_cle_admission_on_packet(NULL, &cp, 0, 1, 2);
+	netcond_cle_admission_on_packet(&never, &cp, 0, 1, 2);
+	CHECK_RC(netcond_cle_admission_poll(&never, &cp, 0, &d), NETCOND_E_NULL);
+	CHECK_RC(netcond_cle_admission_poll(&m, NULL, 0, &d), NETCOND_E_NULL);
+	CHECK_RC(netcond_cle_admission_admission(&never), NETCOND_E_NULL);
+	CHECK_RC(netcond_cle_admission_admission(NULL), NETCOND_E_NULL);
+}
+
 /* ---------------------------------------------------------------- streams */
 
 static uint64_t rng_state;
@@ -414,6 +513,51 @@ static void streams(uint64_t seed)
 		}
 		print_line("node5670", 0u, &r);
 	}
+	/* The edge: the stop-blocking timer blocks on each ETM arrival
+	 * (timeout 1 ms); CLE admission over 20 ms intervals (stop 30 %,
+	 * resume 20 %). Each packet adds its event to the hash. */
+	{
+		netcond_stop_blocking_profile sp;
+		netcond_stop_blocking_params sb;
+		netcond_stop_blocking tmr;
+		netcond_cle_admission_profile cp;
+		netcond_cle_admission_params cb;
+		netcond_cle_admission ca;
+		netcond_cle_decision d;
+		struct run r1, r2;
+		uint64_t now = 0, at;
+		unsigned i;
+		memset(&sb, 0, sizeof sb);
+		sb.timeout_ns = 1000000;
+		sb.tick_hz = 1000000000;
+		memset(&cb, 0, sizeof cb);
+		cb.interval_ns = 20000000;
+		cb.tick_hz = 1000000000;
+		cb.stop_q31 = (uint32_t)(((uint64_t)300 << 31) / 1000);
+		cb.resume_q31 = (uint32_t)(((uint64_t)200 << 31) / 1000);
+		rng_state = seed;
+		CHECK_RC(netcond_stop_blocking_profile_config(&sp, &sb), NETCOND_OK);
+		CHECK_RC(netcond_stop_blocking_config(&tmr), NETCOND_OK);
+		CHECK_RC(netcond_cle_admission_profile_config(&cp, &cb), NETCOND_OK);
+		CHECK_RC(netcond_cle_admission_config(&ca, &cp, 0), NETCOND_OK);
+		run_start(&r1);
+		run_start(&r2);
+		for (i = 0; i < PACKETS; i++) {
+			struct pkt k = next_pkt(&now);
+			if (k.mark == NETCOND_PCN_ETM)
+				run_add(&r1, (unsigned)netcond_stop_blocking_on_block(&tmr, &sp, k.now));
+			if (netcond_stop_blocking_poll(&tmr, &sp, k.now, &at) == 1)
+				r1.hash = (r1.hash ^ at) * 0x100000001b3ull;
+			run_add(&r1, (unsigned)netcond_stop_blocking_admission(&tmr) + 2u);
+			netcond_cle_admission_on_packet(&ca, &cp, k.now, k.len, k.mark);
+			if (netcond_cle_admission_poll(&ca, &cp, k.now, &d) == 1) {
+				run_add(&r2, d.admission + 2u * d.changed);
+				r2.hash = (r2.hash ^ d.marked ^ (d.total << 20) ^ d.end) * 0x100000001b3ull;
+			}
+		}
+		print_line("stopblock", 0u, &r1);
+		print_line("cle", 0u, &r2);
+	}
 }
 
 int main(int argc, char **argv)
@@ -421,6 +565,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
 		config_cases();
 		argument_cases();
+		edge_cases();
 		if (failures) {
 			fprintf(stderr, "%d checks failed\n", failures);
 			return 1;

@@ -1,0 +1,378 @@
+//! PCN edge behaviour (crate `pcn-meter`, module `edge`): the 3sM ingress
+//! stop-blocking timer (draft-babiarz-pcn-explicit-marking-01 section 2.3) and
+//! the CLE-based admission state machine of an ingress-egress aggregate
+//! (RFC 6661 section 3.3: block at a CLE at or above the stop threshold,
+//! admit again below the resume threshold, decided once per measurement
+//! interval).
+//!
+//! Fractions (the CLE thresholds) are 1.31 fixed point in a `uint32_t`: the
+//! value times 2^31 (`NETCOND_Q31_ONE` is 1.0; RFC 6661's tenths of a percent
+//! `k` are `(k << 31) / 1000`).
+
+use core::ffi::c_int;
+
+use netcond_core::{Instant, TickRate};
+use pcn_meter::{
+    Admission, CleAdmission, CleAdmissionConfig, CleAdmissionProfile, StopBlockingConfig,
+    StopBlockingProfile, StopBlockingTimer,
+};
+
+use crate::errors::{edge_code, NETCOND_E_ENUM, NETCOND_E_NULL, NETCOND_E_TICK, NETCOND_OK};
+use crate::trtcm_ffi::configure;
+use crate::{profile, profile_mut, state, state_ref, store_profile, store_state};
+
+/// 1.0 in the 1.31 fixed point of CLE fractions.
+pub const NETCOND_Q31_ONE: u32 = 2_147_483_648;
+
+/// The parameters of the 3sM stop-blocking timer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct netcond_stop_blocking_params {
+    /// How long admission stays blocked after the last blocking mark, ns.
+    pub timeout_ns: u64,
+    /// Ticks per second of the timestamps.
+    pub tick_hz: u64,
+    /// 1 if an ET mark blocks as an AS mark does (the seed document), else 0.
+    pub et_blocks: u32,
+    /// Reserved, set to 0.
+    pub reserved: u32,
+}
+
+/// The parameters of CLE-based admission (RFC 6661 section 3.3).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct netcond_cle_admission_params {
+    /// The measurement interval, ns.
+    pub interval_ns: u64,
+    /// Ticks per second of the timestamps.
+    pub tick_hz: u64,
+    /// Block when an interval's CLE reaches this fraction (1.31 fixed point).
+    pub stop_q31: u32,
+    /// Admit again when an interval's CLE is below this fraction (at most
+    /// `stop_q31`).
+    pub resume_q31: u32,
+}
+
+/// A closed measurement interval's CLE and the admission decided at its end.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct netcond_cle_decision {
+    /// The interval's start, ticks.
+    pub start: u64,
+    /// The interval's end, ticks.
+    pub end: u64,
+    /// Marked (ThM and ETM) PCN bytes in the interval.
+    pub marked: u64,
+    /// All PCN bytes in the interval.
+    pub total: u64,
+    /// 0 admit, 1 block, after this interval.
+    pub admission: u32,
+    /// 1 if this interval changed the admission state, else 0.
+    pub changed: u32,
+}
+
+/// A validated stop-blocking profile (opaque).
+#[repr(C, align(64))]
+pub struct netcond_stop_blocking_profile {
+    /// Opaque.
+    pub opaque: [u64; 8],
+}
+
+/// One aggregate's stop-blocking timer: 16 bytes (opaque; all zeros is a
+/// fresh timer).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct netcond_stop_blocking {
+    /// Opaque.
+    pub opaque: [u64; 2],
+}
+
+/// A validated CLE admission profile (opaque).
+#[repr(C, align(64))]
+pub struct netcond_cle_admission_profile {
+    /// Opaque.
+    pub opaque: [u64; 8],
+}
+
+/// One aggregate's CLE admission state: 128 bytes (opaque; must be started
+/// by `netcond_cle_admission_config`).
+#[repr(C, align(8))]
+#[derive(Clone, Copy)]
+pub struct netcond_cle_admission {
+    /// Opaque.
+    pub opaque: [u64; 16],
+}
+
+const TAG_STOP: u64 = 0x6e63_5f65_6467_0001;
+const TAG_CLE: u64 = 0x6e63_5f65_6467_0002;
+const TAG_CLE_STATE: u64 = 0x6e63_5f65_6467_0003;
+
+fn tick(hz: u64) -> Result<TickRate, c_int> {
+    TickRate::from_hz(hz).ok_or(NETCOND_E_TICK)
+}
+
+fn admission(a: Admission) -> u32 {
+    match a {
+        Admission::Admit => 0,
+        Admission::Block => 1,
+    }
+}
+
+/// Validates `params` and writes the stop-blocking profile to `p`. Returns 0,
+/// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+/// `NETCOND_E_EDGE_*` code.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_stop_blocking_profile_config(
+    p: *mut netcond_stop_blocking_profile,
+    params: *const netcond_stop_blocking_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, params, TAG_STOP, |a| {
+            let et_blocks = match a.et_blocks {
+                0 => false,
+                1 => true,
+                _ => return Err(NETCOND_E_ENUM),
+            };
+            StopBlockingProfile::new(&StopBlockingConfig {
+                timeout_ns: a.timeout_ns,
+                et_blocks,
+                tick: tick(a.tick_hz)?,
+            })
+            .map_err(edge_code)
+        })
+    }
+}
+
+/// Starts timer `m`: admitting, nothing pending. Returns 0 or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` is NULL or points to a writable `netcond_stop_blocking`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_stop_blocking_config(m: *mut netcond_stop_blocking) -> c_int {
+    if m.is_null() {
+        return NETCOND_E_NULL;
+    }
+    // SAFETY: `m` is non-NULL and writable.
+    unsafe { store_state(m, StopBlockingTimer::new()) };
+    NETCOND_OK
+}
+
+/// A blocking mark arrived at `now`: returns 1 if it started blocking, 0 if
+/// admission was already blocked (the timeout restarts at its end), or
+/// `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_stop_blocking_on_block(
+    m: *mut netcond_stop_blocking,
+    p: *const netcond_stop_blocking_profile,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract.
+    match unsafe {
+        (
+            state::<_, StopBlockingTimer>(m),
+            profile::<_, StopBlockingProfile>(p, TAG_STOP),
+        )
+    } {
+        (Some(m), Some(p)) => c_int::from(m.on_block(p, Instant::from_ticks(now))),
+        _ => NETCOND_E_NULL,
+    }
+}
+
+/// Advances timer `m` to `now`: returns 1 and writes the instant admission
+/// resumed to `*resumed_at` (if not NULL) when the block ended by `now`, 0 if
+/// nothing happened, or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m`, `p` and `resumed_at` are NULL or valid; `m` is used by one thread.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_stop_blocking_poll(
+    m: *mut netcond_stop_blocking,
+    p: *const netcond_stop_blocking_profile,
+    now: u64,
+    resumed_at: *mut u64,
+) -> c_int {
+    // SAFETY: caller contract.
+    let (Some(m), Some(p)) = (unsafe {
+        (
+            state::<_, StopBlockingTimer>(m),
+            profile::<_, StopBlockingProfile>(p, TAG_STOP),
+        )
+    }) else {
+        return NETCOND_E_NULL;
+    };
+    match m.poll(p, Instant::from_ticks(now)) {
+        Some(at) => {
+            // SAFETY: `resumed_at` is NULL or writable (caller contract).
+            if let Some(out) = unsafe { resumed_at.as_mut() } {
+                *out = at.ticks();
+            }
+            1
+        }
+        None => 0,
+    }
+}
+
+/// The admission state of timer `m` as last advanced: 0 admit, 1 block, or
+/// `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_stop_blocking_admission(m: *const netcond_stop_blocking) -> c_int {
+    // SAFETY: caller contract.
+    match unsafe { state_ref::<_, StopBlockingTimer>(m) } {
+        Some(m) => admission(m.admission()) as c_int,
+        None => NETCOND_E_NULL,
+    }
+}
+
+/// Validates `params` and writes the CLE admission profile to `p`. Returns 0,
+/// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_EDGE_*` code.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_cle_admission_profile_config(
+    p: *mut netcond_cle_admission_profile,
+    params: *const netcond_cle_admission_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, params, TAG_CLE, |a| {
+            CleAdmissionProfile::new(&CleAdmissionConfig {
+                interval_ns: a.interval_ns,
+                stop: fixed::types::U1F31::from_bits(a.stop_q31),
+                resume: fixed::types::U1F31::from_bits(a.resume_q31),
+                tick: tick(a.tick_hz)?,
+            })
+            .map_err(edge_code)
+        })
+    }
+}
+
+/// Starts CLE admission state `m` at `now` (admitting; the first interval
+/// starts at `now`). Returns 0 or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` and `p` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_cle_admission_config(
+    m: *mut netcond_cle_admission,
+    p: *const netcond_cle_admission_profile,
+    now: u64,
+) -> c_int {
+    if m.is_null() {
+        return NETCOND_E_NULL;
+    }
+    // SAFETY: caller contract.
+    let Some(p) = (unsafe { profile::<_, CleAdmissionProfile>(p, TAG_CLE) }) else {
+        return NETCOND_E_NULL;
+    };
+    let s = CleAdmission::new(p, Instant::from_ticks(now));
+    // SAFETY: `m` is non-NULL and writable.
+    unsafe { store_profile(m, TAG_CLE_STATE, s) };
+    NETCOND_OK
+}
+
+/// Counts a packet of `pkt_len` bytes in PCN state `pkt_mark` (a
+/// `netcond_pcn_mark`; not-PCN packets and values outside 0..3 are not
+/// counted) arriving at `now`, closing the interval first if it ended. Does
+/// nothing on a NULL or unstarted argument.
+///
+/// # Safety
+/// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_cle_admission_on_packet(
+    m: *mut netcond_cle_admission,
+    p: *const netcond_cle_admission_profile,
+    now: u64,
+    pkt_len: u32,
+    pkt_mark: c_int,
+) {
+    // SAFETY: caller contract.
+    if let (Some(m), Some(p)) = unsafe { cle(m, p) } {
+        let mark = match pkt_mark {
+            0..=3 => pcn_meter::PcnMark::from_ecn(pkt_mark as u8),
+            _ => pcn_meter::PcnMark::NotPcn,
+        };
+        m.on_packet(p, Instant::from_ticks(now), pkt_len, mark);
+    }
+}
+
+/// Closes the interval if it ended by `now`; returns 1 and writes the pending
+/// decision to `*out` (if not NULL) when there is one, 0 when there is none,
+/// or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m`, `p` and `out` are NULL or valid; `m` is used by one thread.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_cle_admission_poll(
+    m: *mut netcond_cle_admission,
+    p: *const netcond_cle_admission_profile,
+    now: u64,
+    out: *mut netcond_cle_decision,
+) -> c_int {
+    // SAFETY: caller contract.
+    let (Some(m), Some(p)) = (unsafe { cle(m, p) }) else {
+        return NETCOND_E_NULL;
+    };
+    match m.poll(p, Instant::from_ticks(now)) {
+        Some(d) => {
+            // SAFETY: `out` is NULL or writable (caller contract).
+            if let Some(o) = unsafe { out.as_mut() } {
+                *o = netcond_cle_decision {
+                    start: d.start.ticks(),
+                    end: d.end.ticks(),
+                    marked: d.cle.marked,
+                    total: d.cle.total,
+                    admission: admission(d.admission),
+                    changed: u32::from(d.changed),
+                };
+            }
+            1
+        }
+        None => 0,
+    }
+}
+
+/// The admission state of `m`: 0 admit, 1 block, or `NETCOND_E_NULL` (NULL or
+/// unstarted).
+///
+/// # Safety
+/// `m` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_cle_admission_admission(m: *const netcond_cle_admission) -> c_int {
+    // SAFETY: caller contract.
+    match unsafe { profile::<_, CleAdmission>(m, TAG_CLE_STATE) } {
+        Some(s) => admission(s.admission()) as c_int,
+        None => NETCOND_E_NULL,
+    }
+}
+
+/// The CLE state and profile, if both are present and started.
+///
+/// # Safety
+/// `m` and `p` are NULL or valid; `m` is used by this call only.
+#[inline(always)]
+unsafe fn cle<'a>(
+    m: *mut netcond_cle_admission,
+    p: *const netcond_cle_admission_profile,
+) -> (
+    Option<&'a mut CleAdmission>,
+    Option<&'a CleAdmissionProfile>,
+) {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        (
+            profile_mut::<_, CleAdmission>(m, TAG_CLE_STATE),
+            profile::<_, CleAdmissionProfile>(p, TAG_CLE),
+        )
+    }
+}
