@@ -468,7 +468,7 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
                 let cir = p.need_rate("cir")?;
                 let pir = p.need_rate("pir")?;
                 let mir = p.rate("mir")?;
-                let line = p.need_rate("line")?;
+                let line = line_rate(&mut p, mir)?;
                 let buffer = p.size("buffer")?.unwrap_or(64 * 1024);
                 Stage::TrRas {
                     cir,
@@ -481,7 +481,7 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
             "srras" => {
                 let cir = p.need_rate("cir")?;
                 let mir = p.rate("mir")?;
-                let line = p.need_rate("line")?;
+                let line = line_rate(&mut p, mir)?;
                 let buffer = p.size("buffer")?.unwrap_or(64 * 1024);
                 Stage::SrRas {
                     cir,
@@ -497,6 +497,16 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
     }
     check(&stages)?;
     Ok(stages)
+}
+
+/// A shaper's line rate: `line=`, or MIR when only that is given (the shaper
+/// then sends at most at MIR, RFC 2963 section 2.2).
+fn line_rate(p: &mut Params<'_>, mir: Option<Rate>) -> Result<Rate, ChainError> {
+    match (p.rate("line")?, mir) {
+        (Some(l), _) => Ok(l),
+        (None, Some(m)) => Ok(m),
+        (None, None) => err(format!("{}: missing line=<rate> (or mir=<rate>)", p.stage)),
+    }
 }
 
 fn unreachable_stage() -> Result<Stage, ChainError> {
@@ -589,6 +599,9 @@ mod tests {
                 ..
             }
         ));
+        let c = parse_chain("trras cir=2mbit pir=4mbit mir=10mbit").unwrap();
+        assert!(matches!(c[0], Stage::TrRas { line, .. } if line == Rate::from_mbps(10)));
+        assert!(parse_chain("srras cir=2mbit").is_err());
         let c = parse_chain("pcn-node threshold=8mbit excess=10mbit -> rfc6660").unwrap();
         assert!(matches!(c[0], Stage::PcnNode { dscps, .. } if dscps == 1 << 46));
     }

@@ -52,6 +52,8 @@ pub struct Options {
     pub strict: bool,
     /// Show progress on a terminal.
     pub progress: bool,
+    /// Sync the output to disk before renaming it into place.
+    pub sync: bool,
 }
 
 /// A run that stopped: one line for the user.
@@ -360,8 +362,10 @@ pub fn run(opts: &Options) -> Result<(Engine, RunInfo), Fatal> {
             let f = bw
                 .into_inner()
                 .map_err(|e| write_fatal(WriteError::Io(e.into_error()), path))?;
-            f.sync_all()
-                .map_err(|e| write_fatal(WriteError::Io(e), path))?;
+            if opts.sync {
+                f.sync_all()
+                    .map_err(|e| write_fatal(WriteError::Io(e), path))?;
+            }
         }
     }
     for t in temps {

@@ -25,6 +25,8 @@ and writes the conditioned packets (OUT ending in .pcapng: pcapng, else pcap).
       --interval DUR     CSV interval (default 100ms; units ns, us, ms, s)
       --allow-backwards  take a packet older than the one before at that one's time
       --strict           refuse IPv4 options, fragments, unreadable IP headers
+      --no-sync          rename the output into place without syncing it to disk
+                         first (faster; a crash of the machine may then lose it)
   -q, --quiet            no progress display
   -h, --help             this text
 
@@ -67,6 +69,7 @@ fn parse_args(args: Vec<String>) -> Result<Option<Options>, String> {
         allow_backwards: false,
         strict: false,
         progress: true,
+        sync: true,
     };
     let mut positional = Vec::new();
     let mut it = args.into_iter();
@@ -97,6 +100,7 @@ fn parse_args(args: Vec<String>) -> Result<Option<Options>, String> {
             "--allow-backwards" => opts.allow_backwards = true,
             "--strict" => opts.strict = true,
             "-q" | "--quiet" => opts.progress = false,
+            "--no-sync" => opts.sync = false,
             s if s.starts_with('-') && s.len() > 1 => {
                 return Err(format!("unknown option {s} (see --help)"))
             }
