@@ -134,10 +134,16 @@ impl AdaptiveRed {
     fn step(&mut self) {
         let avg = self.red.avg_bits();
         let p = self.profile.curve.max_p;
-        let new = if avg > self.hi_fx && p <= P_05 {
+        // Mutation check 4 (test builds): the band's sides swapped.
+        let (lo_fx, hi_fx) = if cfg!(test) && crate::mutants::on(4) {
+            (self.hi_fx, self.lo_fx)
+        } else {
+            (self.lo_fx, self.hi_fx)
+        };
+        let new = if avg > hi_fx && p <= P_05 {
             let alpha = if p / 4 < P_001 { p / 4 } else { P_001 };
             p + alpha
-        } else if avg < self.lo_fx && p >= P_001 {
+        } else if avg < lo_fx && p >= P_001 {
             // beta = 0.9, rounded down.
             p * 9 / 10
         } else {

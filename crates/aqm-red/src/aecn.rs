@@ -239,7 +239,8 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
                     packet: pkt,
                 });
             }
-            _ if c.overflows(len, 1) => {
+            // Mutation check 3 (test builds): the buffer limit forgotten.
+            _ if c.overflows(len, 1) && !(cfg!(test) && crate::mutants::on(3)) => {
                 return Err(Rejected {
                     decision: Decision::DropForced,
                     packet: pkt,

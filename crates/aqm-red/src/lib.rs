@@ -105,6 +105,7 @@ mod aecn;
 mod fx;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
+mod mutants;
 mod red;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;

@@ -565,11 +565,18 @@ impl Red {
         let c = &profile.common;
         if queue_len == 0 {
             let idle = self.q_time.advance_to(now);
+            // Mutation check 5 (test builds): the idle time ignored.
+            let idle = if cfg!(test) && crate::mutants::on(5) {
+                0
+            } else {
+                idle
+            };
             self.avg = c.avg.decay(self.avg, idle);
         } else {
             self.avg = c.avg.step_mul(self.avg, c.avg.q_fx(queue_len));
         }
-        if c.overflows(queue_len, pkt.len) {
+        // Mutation check 1 (test builds): the buffer test forgotten.
+        if c.overflows(queue_len, pkt.len) && !(cfg!(test) && crate::mutants::on(1)) {
             return Decision::DropForced;
         }
         c.decide_fast(&profile.curve, self.avg, &mut self.count, pkt, rng)

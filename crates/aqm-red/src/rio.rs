@@ -396,7 +396,8 @@ impl Rio {
                 }
             }
         }
-        if c.overflows(total, pkt.len) {
+        // Mutation check 2 (test builds): the buffer test forgotten.
+        if c.overflows(total, pkt.len) && !(cfg!(test) && crate::mutants::on(2)) {
             return Decision::DropForced;
         }
         let a = match profile.mode {
@@ -480,7 +481,8 @@ impl Rio {
                 }
             }
         }
-        if c.overflows(total, pkt.len) {
+        // Mutation check 2 (test builds): the buffer test forgotten.
+        if c.overflows(total, pkt.len) && !(cfg!(test) && crate::mutants::on(2)) {
             return Decision::DropForced;
         }
         let a = match profile.mode {
