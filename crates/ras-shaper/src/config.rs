@@ -485,6 +485,10 @@ impl RasProfile {
     #[must_use]
     pub fn rate_function(&self, occupancy: u64) -> u64 {
         if occupancy < self.cir_th {
+            // Mutation check 1 (test builds): F one unit below CIR.
+            if cfg!(test) && crate::mutants::on(1) {
+                return self.cir.saturating_sub(1);
+            }
             self.cir
         } else if occupancy < self.pir_th {
             (self.cir + self.s1.at(occupancy - self.cir_th)).min(self.pir)
@@ -504,6 +508,10 @@ impl RasProfile {
     pub fn shaping_rate(&self, ear: &Ear, occupancy: u64) -> u64 {
         let e = ear.raw() >> EAR_EXTRA_BITS;
         let f = self.rate_function(occupancy);
+        // Mutation check 2 (test builds): the EAR not capped at MIR.
+        if cfg!(test) && crate::mutants::on(2) {
+            return if e > f { e } else { f };
+        }
         (if e > f { e } else { f }).min(self.mir)
     }
 

@@ -120,6 +120,7 @@ mod fixed;
 mod green;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
+mod mutants;
 mod shaper;
 #[cfg(test)]
 mod tests;
