@@ -4,7 +4,7 @@ use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::{
     color_of, color_of_signs, fast_costs, fast_refill, forward, margin, mask, probe, settle,
-    signs_of, Bucket, Probe,
+    signs_of, Bucket, Limits, Probe,
 };
 
 /// The parameters of an srTCM, in the units of RFC 2697 section 2.
@@ -61,14 +61,30 @@ impl From<BucketError> for SrTcmError {
 /// Both buckets fill at CIR on the same clock, so they share `inc` and `scale`:
 /// token counts of C and E are in the same unit and the overflow of C can be
 /// poured into E as it is.
+///
+/// Laid out so that a packet on the fast path reads one 64-byte cache line of
+/// it (both buckets' rate, unit and capacity, the time clamp, the path flag:
+/// 57 bytes); the general path's limits follow in the second line. Aligned to
+/// 64 bytes (128 in all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C, align(64))]
 pub struct SrTcmProfile {
-    c: Bucket,
-    e: Bucket,
+    // First cache line: everything the fast path reads.
+    c: BucketProfile,
+    e: BucketProfile,
+    /// The fast path's clamp of elapsed time: C's fill time.
+    dt_max: u64,
     /// Whether the fast path is exact for these constants.
     fast: bool,
+    // Second line: the general path's clamps.
+    c_lim: Limits,
+    e_lim: Limits,
 }
+
+const _: () = assert!(core::mem::offset_of!(SrTcmProfile, fast) < 64);
+const _: () = assert!(core::mem::offset_of!(SrTcmProfile, c_lim) == 64);
+const _: () = assert!(core::mem::align_of::<SrTcmProfile>() == 64);
 
 impl SrTcmProfile {
     /// Validates `cfg` (RFC 2697 section 2) and precomputes the buckets.
@@ -92,21 +108,40 @@ impl SrTcmProfile {
         let fast = fast_costs(&c.b, 0)
             && fast_refill(&c.b, c.fill_ticks, c.full())
             && fast_refill(&e.b, c.fill_ticks, e.full());
-        Ok(SrTcmProfile { c, e, fast })
+        Ok(SrTcmProfile {
+            c: c.b,
+            e: e.b,
+            dt_max: c.fill_ticks,
+            fast,
+            c_lim: c.limits(),
+            e_lim: e.limits(),
+        })
     }
 
     /// Bucket C: CIR and CBS.
     #[inline]
     #[must_use]
     pub const fn committed(&self) -> &BucketProfile {
-        &self.c.b
+        &self.c
     }
 
     /// Bucket E: CIR and EBS (filled only by C's overflow).
     #[inline]
     #[must_use]
     pub const fn excess(&self) -> &BucketProfile {
-        &self.e.b
+        &self.e
+    }
+
+    /// Bucket C with the general path's limits.
+    #[inline(always)]
+    fn bucket_c(&self) -> Bucket {
+        Bucket::join(self.c, self.c_lim)
+    }
+
+    /// Bucket E with the general path's limits.
+    #[inline(always)]
+    fn bucket_e(&self) -> Bucket {
+        Bucket::join(self.e, self.e_lim)
     }
 }
 
@@ -204,7 +239,7 @@ impl SrTcm {
     #[inline]
     #[must_use]
     pub fn tc_at(&self, profile: &SrTcmProfile, now: Instant) -> u64 {
-        profile.c.b.refill(self.tc, now.ticks_since(self.last))
+        profile.c.refill(self.tc, now.ticks_since(self.last))
     }
 
     /// The token count E would hold at `now` if no packet arrived (C's overflow
@@ -214,9 +249,8 @@ impl SrTcm {
     pub fn te_at(&self, profile: &SrTcmProfile, now: Instant) -> u64 {
         let (_, over) = profile
             .c
-            .b
             .refill_with_overflow(self.tc, now.ticks_since(self.last));
-        profile.e.b.add(self.te, over)
+        profile.e.add(self.te, over)
     }
 
     /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS, and only what
@@ -225,8 +259,9 @@ impl SrTcm {
     #[inline(always)]
     fn update(&mut self, p: &SrTcmProfile, now: Instant, cost: u64) -> (Probe, Probe) {
         let dt = self.last.advance_to(now);
-        let c = probe(&p.c, self.tc, p.c.gain(dt), cost, 0);
-        let e = probe(&p.e, self.te, c.over, cost, 0);
+        let (bc, be) = (p.bucket_c(), p.bucket_e());
+        let c = probe(&bc, self.tc, bc.gain(dt), cost, 0);
+        let e = probe(&be, self.te, c.over, cost, 0);
         (c, e)
     }
 
@@ -239,10 +274,10 @@ impl SrTcm {
         // a branch on whether C overflows: with many flows, that depends on a
         // state just loaded from memory, and a branch on it makes the
         // processor wait for the load (or guess) before the rest of the packet.
-        let t = self.tc + dt * p.c.b.inc();
+        let t = self.tc + dt * p.c.inc();
         let tc = t.min(p.c.full());
         let te = (self.te + (t - tc)).min(p.e.full());
-        let need = u64::from(len) * p.c.b.scale();
+        let need = u64::from(len) * p.c.scale();
         let dc = margin(tc, need);
         let de = margin(te, need);
         // Negative unless green: C refuses it, or it came yellow or red.
@@ -261,7 +296,7 @@ impl SrTcm {
     #[inline]
     pub fn color_blind(&mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> Color {
         if profile.fast {
-            let dt = forward(&mut self.last, now, profile.c.fill_ticks);
+            let dt = forward(&mut self.last, now, profile.dt_max);
             self.fast(profile, dt, len, 0, 0)
         } else {
             let color;
@@ -273,7 +308,7 @@ impl SrTcm {
     #[cold]
     #[inline(never)]
     fn blind_general(mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> (SrTcm, Color) {
-        let cost = profile.c.cost(len);
+        let cost = profile.bucket_c().cost(len);
         let (c, e) = self.update(profile, now, cost);
         let green = c.fits;
         let yellow = !green & e.fits;
@@ -294,7 +329,7 @@ impl SrTcm {
         input: Color,
     ) -> Color {
         if profile.fast {
-            let dt = forward(&mut self.last, now, profile.c.fill_ticks);
+            let dt = forward(&mut self.last, now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, len, red, not_green)
         } else {
@@ -313,7 +348,7 @@ impl SrTcm {
         len: u32,
         input: Color,
     ) -> (SrTcm, Color) {
-        let cost = profile.c.cost(len);
+        let cost = profile.bucket_c().cost(len);
         let (c, e) = self.update(profile, now, cost);
         let green = mask(input == Color::Green) & c.fits;
         let yellow = !green & mask(input != Color::Red) & e.fits;
@@ -489,7 +524,7 @@ mod tests {
         })
         .unwrap();
         assert!(p.on_fast_path());
-        assert_eq!(p.c.fill_ticks, 150);
+        assert_eq!(p.c_lim.fill_ticks, 150);
         let g = p.general_path_only();
         let z = Instant::ZERO;
         let states = [

@@ -4,7 +4,7 @@ use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::{
     color_of, color_of_signs, fast_costs, fast_refill, fill, forward, margin, mask, probe, settle,
-    signs_of, Bucket, Probe,
+    signs_of, Bucket, Limits, Probe,
 };
 
 /// The parameters of an RFC 4115 marker, in the units of RFC 4115 section 2.
@@ -81,19 +81,35 @@ pub enum Rfc4115Ties {
 
 /// The validated, precomputed constants of an RFC 4115 marker, shared by any
 /// number of flows.
+///
+/// Laid out so that a packet on the fast path reads one 64-byte cache line of
+/// it (both buckets' rate, unit and capacity, the time clamp, the path and tie
+/// flags: 58 bytes); the general path's limits follow in the second line.
+/// Aligned to 64 bytes (128 in all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C, align(64))]
 pub struct Rfc4115Profile {
-    c: Bucket,
-    e: Bucket,
-    /// 0 for `B <= T` (figure 1), 1 for `B < T` (text): a packet conforms when
-    /// `cost + strict <= tokens`.
-    strict: u64,
+    // First cache line: everything the fast path reads.
+    c: BucketProfile,
+    e: BucketProfile,
     /// The fast path's one clamp of elapsed time, for both buckets.
     dt_max: u64,
     /// Whether the fast path is exact for these constants.
     fast: bool,
+    /// `strict != 0`: the text's tie rule.
+    text: bool,
+    // Second line: the general path's clamps and the tie rule as a number.
+    c_lim: Limits,
+    e_lim: Limits,
+    /// 0 for `B <= T` (figure 1), 1 for `B < T` (text): a packet conforms when
+    /// `cost + strict <= tokens`.
+    strict: u64,
 }
+
+const _: () = assert!(core::mem::offset_of!(Rfc4115Profile, text) < 64);
+const _: () = assert!(core::mem::offset_of!(Rfc4115Profile, c_lim) == 64);
+const _: () = assert!(core::mem::align_of::<Rfc4115Profile>() == 64);
 
 impl Rfc4115Profile {
     /// Validates `cfg` and precomputes the buckets, with figure 1's tie rule.
@@ -128,11 +144,14 @@ impl Rfc4115Profile {
             .iter()
             .all(|b| fast_costs(&b.b, strict) && fast_refill(&b.b, dt_max, b.full()));
         Ok(Rfc4115Profile {
-            c,
-            e,
-            strict,
+            c: c.b,
+            e: e.b,
             dt_max,
             fast,
+            text: strict != 0,
+            c_lim: c.limits(),
+            e_lim: e.limits(),
+            strict,
         })
     }
 
@@ -140,14 +159,26 @@ impl Rfc4115Profile {
     #[inline]
     #[must_use]
     pub const fn committed(&self) -> &BucketProfile {
-        &self.c.b
+        &self.c
     }
 
     /// Bucket E: EIR and EBS.
     #[inline]
     #[must_use]
     pub const fn excess(&self) -> &BucketProfile {
-        &self.e.b
+        &self.e
+    }
+
+    /// Bucket C with the general path's limits.
+    #[inline(always)]
+    fn bucket_c(&self) -> Bucket {
+        Bucket::join(self.c, self.c_lim)
+    }
+
+    /// Bucket E with the general path's limits.
+    #[inline(always)]
+    fn bucket_e(&self) -> Bucket {
+        Bucket::join(self.e, self.e_lim)
     }
 
     /// The tie rule in force.
@@ -252,7 +283,7 @@ impl Rfc4115 {
     #[inline]
     #[must_use]
     pub fn tc_at(&self, profile: &Rfc4115Profile, now: Instant) -> u64 {
-        profile.c.b.refill(self.tc, now.ticks_since(self.last))
+        profile.c.refill(self.tc, now.ticks_since(self.last))
     }
 
     /// The token count E would hold at `now` if no packet arrived, without changing
@@ -260,7 +291,7 @@ impl Rfc4115 {
     #[inline]
     #[must_use]
     pub fn te_at(&self, profile: &Rfc4115Profile, now: Instant) -> u64 {
-        profile.e.b.refill(self.te, now.ticks_since(self.last))
+        profile.e.refill(self.te, now.ticks_since(self.last))
     }
 
     /// RFC 4115 figure 1: `Tc = min(CBS, Tc + CIR t)`, `Te = min(EBS, Te + EIR t)`.
@@ -268,9 +299,10 @@ impl Rfc4115 {
     #[inline(always)]
     fn update(&mut self, p: &Rfc4115Profile, now: Instant, len: u32) -> (u64, Probe, u64, Probe) {
         let dt = self.last.advance_to(now);
-        let (cost_c, cost_e) = (p.c.cost(len), p.e.cost(len));
-        let c = probe(&p.c, self.tc, p.c.gain(dt), cost_c, p.strict);
-        let e = probe(&p.e, self.te, p.e.gain(dt), cost_e, p.strict);
+        let (bc, be) = (p.bucket_c(), p.bucket_e());
+        let (cost_c, cost_e) = (bc.cost(len), be.cost(len));
+        let c = probe(&bc, self.tc, bc.gain(dt), cost_c, p.strict);
+        let e = probe(&be, self.te, be.gain(dt), cost_e, p.strict);
         (cost_c, c, cost_e, e)
     }
 
@@ -288,10 +320,10 @@ impl Rfc4115 {
         yellow_in: i64,
     ) -> Color {
         let len = u64::from(len);
-        let tc = fill(&p.c.b, self.tc, dt);
-        let te = fill(&p.e.b, self.te, dt);
-        let cost_c = len * p.c.b.scale();
-        let cost_e = len * p.e.b.scale();
+        let tc = fill(&p.c, self.tc, dt);
+        let te = fill(&p.e, self.te, dt);
+        let cost_c = len * p.c.scale();
+        let cost_e = len * p.e.scale();
         let dc = margin(tc, cost_c + STRICT);
         let de = margin(te, cost_e + STRICT);
         // Negative unless green: C refuses it, or it came yellow or red.
@@ -309,7 +341,7 @@ impl Rfc4115 {
     /// `B <= Te` (Te -= B), else red (nothing decremented).
     #[inline]
     pub fn color_blind(&mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> Color {
-        if profile.fast && profile.strict == 0 {
+        if profile.fast && !profile.text {
             let dt = forward(&mut self.last, now, profile.dt_max);
             self.fast::<0>(profile, dt, len, 0, 0)
         } else {
@@ -346,7 +378,7 @@ impl Rfc4115 {
         len: u32,
         input: Color,
     ) -> Color {
-        if profile.fast && profile.strict == 0 {
+        if profile.fast && !profile.text {
             let dt = forward(&mut self.last, now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             self.fast::<0>(profile, dt, len, red, not_green)
