@@ -267,20 +267,10 @@ fn red(c: &mut Criterion) {
     g.finish();
 }
 
-/// The machine's state before and after this binary's benches
-/// (`netcond_benches::machine`): two lines per run in the table.
-fn machine_start(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "dpdk/start");
-}
-
-fn machine_end(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "dpdk/end");
-}
-
 // 500 short samples rather than 100 long ones, as the other bench binaries.
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(500);
-    targets = machine_start, meters, red, machine_end
+    targets = meters, red
 }
 criterion_main!(benches);

@@ -11,82 +11,16 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use netcond::core::{Instant, Rate, TickRate};
+use netcond::core::Instant;
 use netcond::pcn::{
-    AsForm, AsMarker, AsMarkerConfig, AsMarkerProfile, ClassicTie, EtMarker, EtMarkerConfig,
-    EtMarkerProfile, EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Profile, EtMarking,
-    ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, Node3sm,
-    NodeProfile, NodeRfc5670, PcnMark, PcnMeter, ThresholdMeter, ThresholdMeterConfig,
-    ThresholdMeterProfile,
+    AsForm, AsMarker, ClassicTie, EtMarker, EtMarkerSim48, EtMarkerSim48Config,
+    EtMarkerSim48Profile, EtMarking, ExcessMode, ExcessTrafficMeter, Node3sm, NodeProfile,
+    NodeRfc5670, PcnMeter, ThresholdMeter,
 };
-use netcond_benches::{flow_indices, imix_lengths, BENCH_TICKS_PER_PACKET};
-
-const PACKETS: usize = 4096;
-const LINKS: u32 = 65_536;
-
-fn tick() -> TickRate {
-    TickRate::from_hz(2_300_000_000).unwrap()
-}
-
-fn sr() -> Rate {
-    Rate::from_bytes_per_sec(60_000_000)
-}
-
-fn ar() -> Rate {
-    Rate::from_bytes_per_sec(50_000_000)
-}
-
-struct Stream {
-    lens: Vec<u32>,
-    marks: Vec<PcnMark>,
-    links: Vec<u32>,
-}
-
-fn stream() -> Stream {
-    let marks = flow_indices(PACKETS, 16, 2)
-        .into_iter()
-        .map(|m| match m {
-            0 => PcnMark::Thm,
-            1 => PcnMark::Etm,
-            _ => PcnMark::Nm,
-        })
-        .collect();
-    Stream {
-        lens: imix_lengths(PACKETS, 1),
-        marks,
-        links: flow_indices(PACKETS, LINKS, 3),
-    }
-}
-
-/// One burst of packets through one link's meter, its state and clock in
-/// locals for the burst. Not inlined, with the profile as a `&` argument, as in
-/// a router's per-burst function (the caller passes it through `black_box`, so
-/// its constants cannot be folded).
-#[inline(never)]
-fn burst_one<M: PcnMeter>(p: &M::Profile, s: &Stream, m: &mut M, t: &mut u64) -> u32 {
-    let (mut mm, mut tt) = (*m, *t);
-    let mut acc = 0u32;
-    for (&len, &mark) in s.lens.iter().zip(&s.marks) {
-        tt += BENCH_TICKS_PER_PACKET;
-        acc += u32::from(mm.mark(p, Instant::from_ticks(tt), len, mark).ecn());
-    }
-    (*m, *t) = (mm, tt);
-    acc
-}
-
-/// One burst over many links: each packet updates the meter its index names.
-#[inline(never)]
-fn burst_many<M: PcnMeter>(p: &M::Profile, s: &Stream, links: &mut [M], t: &mut u64) -> u32 {
-    let mut tt = *t;
-    let mut acc = 0u32;
-    for ((&len, &mark), &l) in s.lens.iter().zip(&s.marks).zip(&s.links) {
-        tt += BENCH_TICKS_PER_PACKET;
-        let m = &mut links[l as usize];
-        acc += u32::from(m.mark(p, Instant::from_ticks(tt), len, mark).ecn());
-    }
-    *t = tt;
-    acc
-}
+use netcond_benches::pcn_stream::{
+    as_marker, burst_many, burst_one, et_marker, excess, sr, stream, threshold, tick, Stream,
+    LINKS, PACKETS,
+};
 
 fn bench<M: PcnMeter>(c: &mut Criterion, name: &str, profile: &M::Profile, s: &Stream) {
     let mut g = c.benchmark_group(format!("pcn/{name}"));
@@ -104,49 +38,6 @@ fn bench<M: PcnMeter>(c: &mut Criterion, name: &str, profile: &M::Profile, s: &S
         b.iter(|| black_box(burst_many::<M>(black_box(profile), s, &mut links, &mut t)))
     });
     g.finish();
-}
-
-fn et_marker(marking: EtMarking) -> EtMarkerProfile {
-    EtMarkerProfile::new(&EtMarkerConfig {
-        sr: sr(),
-        bucket_size: 50_000,
-        s: 1064,
-        already_et_adds_s: true,
-        marking,
-        tick: tick(),
-    })
-    .unwrap()
-}
-
-fn as_marker(form: AsForm) -> AsMarkerProfile {
-    AsMarkerProfile::new(&AsMarkerConfig {
-        ar: ar(),
-        bucket_size: 20_000,
-        threshold: 10_000,
-        form,
-        tick: tick(),
-    })
-    .unwrap()
-}
-
-fn excess(mode: ExcessMode) -> ExcessTrafficMeterProfile {
-    ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
-        excess_rate: sr(),
-        bs_etm: 50_000,
-        mode,
-        tick: tick(),
-    })
-    .unwrap()
-}
-
-fn threshold() -> ThresholdMeterProfile {
-    ThresholdMeterProfile::new(&ThresholdMeterConfig {
-        threshold_rate: ar(),
-        bs_tm: 20_000,
-        threshold: 10_000,
-        tick: tick(),
-    })
-    .unwrap()
 }
 
 fn markers(c: &mut Criterion) {
@@ -197,21 +88,11 @@ fn nodes(c: &mut Criterion) {
     bench::<NodeRfc5670>(c, "node_rfc5670", &nr, &s);
 }
 
-/// The machine's state before and after this binary's benches
-/// (`netcond_benches::machine`): two lines per run in the table.
-fn machine_start(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "pcn/start");
-}
-
-fn machine_end(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "pcn/end");
-}
-
 // 500 short samples rather than 100 long ones: on a shared machine a sample
 // that spans a preemption is an outlier the median ignores (docs/performance.md).
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(500);
-    targets = machine_start, markers, nodes, machine_end
+    targets = markers, nodes
 }
 criterion_main!(benches);

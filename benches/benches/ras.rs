@@ -112,21 +112,11 @@ fn shapers(c: &mut Criterion) {
     green::<TrTcm>(c, "G-trRAS", &tr, &trtcm());
 }
 
-/// The machine's state before and after this binary's benches
-/// (`netcond_benches::machine`): two lines per run in the table.
-fn machine_start(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "ras/start");
-}
-
-fn machine_end(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "ras/end");
-}
-
 // 500 short samples rather than 100 long ones: on a shared machine a sample
 // that spans a preemption is an outlier the median ignores (docs/performance.md).
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(500);
-    targets = machine_start, ear, shapers, machine_end
+    targets = ear, shapers
 }
 criterion_main!(benches);

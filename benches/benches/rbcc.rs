@@ -137,21 +137,11 @@ fn recomputation(c: &mut Criterion) {
     g.finish();
 }
 
-/// The machine's state before and after this binary's benches
-/// (`netcond_benches::machine`): two lines per run in the table.
-fn machine_start(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "rbcc/start");
-}
-
-fn machine_end(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "rbcc/end");
-}
-
 // 500 short samples rather than 100 long ones: on a shared machine a sample
 // that spans a preemption is an outlier the median ignores (docs/performance.md).
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(500);
-    targets = machine_start, stamping, recomputation, machine_end
+    targets = stamping, recomputation
 }
 criterion_main!(benches);

@@ -182,21 +182,11 @@ fn bench_aecn(c: &mut Criterion) {
     g.finish();
 }
 
-/// The machine's state before and after this binary's benches
-/// (`netcond_benches::machine`): two lines per run in the table.
-fn machine_start(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "red/start");
-}
-
-fn machine_end(c: &mut Criterion) {
-    netcond_benches::machine::bench(c, "red/end");
-}
-
 // 500 short samples rather than 100 long ones: on a shared machine a sample
 // that spans a preemption is an outlier the median ignores (docs/performance.md).
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(500);
-    targets = machine_start, bench_red, bench_rio, bench_aecn, machine_end
+    targets = bench_red, bench_rio, bench_aecn
 }
 criterion_main!(benches);

@@ -1,5 +1,6 @@
 //! Prints the size in bytes of every per-flow (per-link) state and profile, as
-//! listed in docs/performance.md: `cargo run -p netcond-benches --example sizes`.
+//! listed in docs/performance.md: `cargo run --manifest-path benches/Cargo.toml --example
+//! sizes`.
 use core::mem::size_of;
 
 use netcond::pcn::{

@@ -1,14 +1,15 @@
 //! Shared helpers for the netcond benchmarks: deterministic packet streams,
-//! baselines, and a reading of the machine ([`machine`]).
-// The only unsafe code: the machine probe's register-only assembly and a
-// prefetch hint.
+//! the per-burst loops that the criterion benches, the instruction counts and
+//! the `contention` example all run, and baselines.
+// The only unsafe code: a prefetch hint.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 use netcond::core::{RandomSource, SplitMix64};
 
-pub mod machine;
 pub mod meter_stream;
+pub mod million;
+pub mod pcn_stream;
 pub mod ras_stream;
 pub mod red_stream;
 
