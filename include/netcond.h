@@ -24,6 +24,9 @@
 // 1.0 in the 1.31 fixed point of CLE fractions.
 #define NETCOND_Q31_ONE 2147483648
 
+// The most ETM flows an egress report records per interval (the most recent).
+#define NETCOND_EGRESS_MAX_FLOWS 16
+
 // Size in bytes of every PCN meter profile struct.
 #define NETCOND_PCN_PROFILE_SIZE 256
 
@@ -316,6 +319,14 @@ typedef enum netcond_excess_mode {
   NETCOND_EXCESS_CLASSIC_B6 = 2,
 } netcond_excess_mode;
 
+// The PCN boundary-node behaviour.
+typedef enum netcond_edge_behaviour {
+  // Controlled Load, RFC 6661.
+  NETCOND_EDGE_CONTROLLED_LOAD = 0,
+  // Single Marking, RFC 6662 (with its factor U).
+  NETCOND_EDGE_SINGLE_MARKING = 1,
+} netcond_edge_behaviour;
+
 // A validated stop-blocking profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_stop_blocking_profile {
   // Opaque.
@@ -382,6 +393,110 @@ typedef struct netcond_cle_decision {
   // 1 if this interval changed the admission state, else 0.
   uint32_t changed;
 } netcond_cle_decision;
+
+// A validated egress measurement profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_egress_profile {
+  // Opaque.
+  uint64_t opaque[8];
+} netcond_egress_profile;
+
+// The parameters of an RFC 6661 / 6662 PCN-egress-node measurement.
+typedef struct netcond_egress_params {
+  // T_meas, ns (RFC 6661 section 3.5.1: on the order of 100 to 500 ms).
+  uint64_t t_meas_ns;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // T_maxsuppress, ns, with report suppression (ignored without).
+  uint64_t t_maxsuppress_ns;
+  // A `netcond_edge_behaviour`.
+  uint32_t behaviour;
+  // U for Single Marking, 16.16 fixed point (greater than 1.0 = 65536).
+  uint32_t u_q16;
+  // 1: record the flows seen with ETM packets (Controlled Load only), else 0.
+  uint32_t record_etm_flows;
+  // 1: report suppression (RFC 6661 / 6662 section 3.2.3), else 0.
+  uint32_t suppression;
+  // CLE-reporting-threshold with suppression, 1.31 fixed point.
+  uint32_t cle_reporting_threshold_q31;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_egress_params;
+
+// One ingress-egress aggregate's egress measurement state: 512 bytes
+// (opaque; must be started by `netcond_egress_config`).
+typedef struct NETCOND_ALIGNED(8) netcond_egress {
+  // Opaque.
+  uint64_t opaque[64];
+} netcond_egress;
+
+// One measurement report of an egress meter.
+typedef struct netcond_egress_report {
+  // Start of the measurement interval, ticks.
+  uint64_t start;
+  // End of the measurement interval, ticks.
+  uint64_t end;
+  // NM bytes.
+  uint64_t nm_bytes;
+  // ThM bytes (0 with Single Marking: counted as ETM).
+  uint64_t thm_bytes;
+  // ETM bytes.
+  uint64_t etm_bytes;
+  // NM rate, bytes per second.
+  uint64_t nm_rate;
+  // ThM rate, bytes per second.
+  uint64_t thm_rate;
+  // ETM rate, bytes per second.
+  uint64_t etm_rate;
+  // The CLE's numerator (marked bytes).
+  uint64_t cle_marked;
+  // The CLE's denominator (all PCN bytes).
+  uint64_t cle_total;
+  // How many of `etm_flows` are filled.
+  uint32_t n_etm_flows;
+  // Reserved.
+  uint32_t reserved;
+  // The flows seen with ETM packets (Controlled Load with recording).
+  uint32_t etm_flows[NETCOND_EGRESS_MAX_FLOWS];
+} netcond_egress_report;
+
+// A validated decision point profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_decision_profile {
+  // Opaque.
+  uint64_t opaque[8];
+} netcond_decision_profile;
+
+// The parameters of a PCN decision point (RFC 6661 / 6662 section 3.3).
+typedef struct netcond_decision_params {
+  // A `netcond_edge_behaviour`.
+  uint32_t behaviour;
+  // U for Single Marking, 16.16 fixed point.
+  uint32_t u_q16;
+  // CLE-limit, 1.31 fixed point.
+  uint32_t cle_limit_q31;
+  // 1: admission control on, else 0.
+  uint32_t admission_enabled;
+  // 1: flow termination on, else 0.
+  uint32_t termination_enabled;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_decision_params;
+
+// One aggregate's decision point: 8 bytes (opaque; all zeros is a fresh one).
+typedef struct netcond_decision_point {
+  // Opaque.
+  uint64_t opaque[1];
+} netcond_decision_point;
+
+// A decision point's answer to a report.
+typedef struct netcond_decision {
+  // 0 admit, 1 block.
+  uint32_t admission;
+  // 0 nothing; 1 request the PCN-sent-rate from the ingress; 2 terminate
+  // down to `sar` (see `amount_to_terminate` in the Rust crate).
+  uint32_t termination;
+  // The sustainable aggregate rate (bytes per second), with termination 2.
+  uint64_t sar;
+} netcond_decision;
 
 // A validated ET-marker profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_et_marker_profile {
@@ -905,6 +1020,74 @@ int netcond_cle_admission_poll(struct netcond_cle_admission *m,
 // # Safety
 // `m` is NULL or valid.
 int netcond_cle_admission_admission(const struct netcond_cle_admission *m);
+
+// Validates `params` and writes the egress measurement profile to `p`.
+// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+// `NETCOND_E_EDGE_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_egress_profile_config(struct netcond_egress_profile *p,
+                                  const struct netcond_egress_params *params);
+
+// Starts egress state `m` at `now` (the first interval starts at `now`).
+// Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_egress_config(struct netcond_egress *m,
+                          const struct netcond_egress_profile *p,
+                          uint64_t now);
+
+// Counts a packet of `pkt_len` bytes of flow `flow` in PCN state `pkt_mark`
+// (values outside 0..3 count as not-PCN, which is not counted) arriving at
+// `now`, closing the interval first if it ended. Does nothing on a NULL or
+// unstarted argument.
+//
+// # Safety
+// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+void netcond_egress_on_packet(struct netcond_egress *m,
+                              const struct netcond_egress_profile *p,
+                              uint64_t now,
+                              uint32_t pkt_len,
+                              int pkt_mark,
+                              uint32_t flow);
+
+// Closes the interval if it ended by `now`; returns 1 and writes the report
+// to `*out` (if not NULL) when one is due, 0 when none is (none yet, or
+// suppressed), or `NETCOND_E_NULL`.
+//
+// # Safety
+// `m`, `p` and `out` are NULL or valid; `m` is used by one thread.
+int netcond_egress_poll(struct netcond_egress *m,
+                        const struct netcond_egress_profile *p,
+                        uint64_t now,
+                        struct netcond_egress_report *out);
+
+// Validates `params` and writes the decision point profile to `p`. Returns
+// 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` or a `NETCOND_E_EDGE_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_decision_profile_config(struct netcond_decision_profile *p,
+                                    const struct netcond_decision_params *params);
+
+// Starts decision point `d` (not awaiting a report). Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `d` is NULL or points to a writable `netcond_decision_point`.
+int netcond_decision_config(struct netcond_decision_point *d);
+
+// Decides on egress report `r` (RFC 6661 / 6662 section 3.3) and writes the
+// decision to `*out`. Returns 0 or `NETCOND_E_NULL` (nothing decided).
+//
+// # Safety
+// Each pointer is NULL or valid; `d` is used by one thread during the call.
+int netcond_decision_on_report(struct netcond_decision_point *d,
+                               const struct netcond_decision_profile *p,
+                               const struct netcond_egress_report *r,
+                               struct netcond_decision *out);
 
 // Validates `params` and writes the ET-marker profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
@@ -1738,6 +1921,14 @@ NETCOND_CHECK_LAYOUT(netcond_cle_admission, 128, 8);
 NETCOND_CHECK_LAYOUT(netcond_stop_blocking_params, 24, 8);
 NETCOND_CHECK_LAYOUT(netcond_cle_admission_params, 24, 8);
 NETCOND_CHECK_LAYOUT(netcond_cle_decision, 40, 8);
+NETCOND_CHECK_LAYOUT(netcond_egress_profile, 64, 64);
+NETCOND_CHECK_LAYOUT(netcond_egress, 512, 8);
+NETCOND_CHECK_LAYOUT(netcond_decision_profile, 64, 64);
+NETCOND_CHECK_LAYOUT(netcond_decision_point, 8, 8);
+NETCOND_CHECK_LAYOUT(netcond_egress_params, 48, 8);
+NETCOND_CHECK_LAYOUT(netcond_egress_report, 152, 8);
+NETCOND_CHECK_LAYOUT(netcond_decision_params, 24, 4);
+NETCOND_CHECK_LAYOUT(netcond_decision, 16, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_as_marker_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);

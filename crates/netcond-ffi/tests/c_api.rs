@@ -979,7 +979,72 @@ mod pcn {
         let line = |name: &str, c: [u64; 4], h: u64| {
             format!("{name}0 {} {} {} {} {h:016x}", c[0], c[1], c[2], c[3])
         };
-        vec![line("stopblock", c1, h1), line("cle", c2, h2)]
+        let mut lines = vec![line("stopblock", c1, h1), line("cle", c2, h2)];
+        lines.extend((0..2).map(|b| egress_stream(seed, b)));
+        lines
+    }
+
+    /// The C side's egress and decision stream for behaviour `b` (0 CL, 1 SM).
+    fn egress_stream(seed: u64, b: u32) -> String {
+        use fixed::types::{U16F16, U1F31};
+        use pcn_meter::{
+            per_mille, Admission, DecisionConfig, DecisionPoint, DecisionProfile, EdgeBehaviour,
+            EgressMeter, EgressMeterConfig, EgressMeterProfile, Suppression, Termination,
+        };
+        const FNV: u64 = 0x0100_0000_01b3;
+        let behaviour = if b == 0 {
+            EdgeBehaviour::ControlledLoad
+        } else {
+            EdgeBehaviour::SingleMarking {
+                u: U16F16::from_bits(3 << 15),
+            }
+        };
+        let ep = EgressMeterProfile::new(&EgressMeterConfig {
+            behaviour,
+            t_meas_ns: 20_000_000,
+            record_etm_flows: b == 0,
+            suppression: (b == 1).then_some(Suppression {
+                cle_reporting_threshold: per_mille(100),
+                t_maxsuppress_ns: 100_000_000,
+            }),
+            tick: HZ,
+        })
+        .unwrap();
+        let dp = DecisionProfile::new(&DecisionConfig {
+            behaviour,
+            cle_limit: U1F31::from_bits(((50u64 << 31) / 1000) as u32),
+            admission_enabled: true,
+            termination_enabled: true,
+        })
+        .unwrap();
+        let mut m = EgressMeter::<u32, 16>::new(&ep, t(0));
+        let mut pt = DecisionPoint::new();
+        let mut rng = Rng(seed);
+        let mut now = 0;
+        let (mut c, mut h) = ([0u64; 4], 0xcbf2_9ce4_8422_2325u64);
+        for _ in 0..PACKETS {
+            let k = next_pkt(&mut rng, &mut now);
+            m.on_packet(&ep, t(k.now), k.len, k.mark, ((k.now >> 20) % 40) as u32);
+            if let Some(r) = m.poll(&ep, t(k.now)) {
+                let d = pt.on_report(&dp, &r);
+                let (term, sar) = match d.termination {
+                    Termination::None => (0, 0),
+                    Termination::RequestSentRate => (1, 0),
+                    Termination::Terminate { sar } => (2, sar),
+                };
+                let v = u64::from(d.admission == Admission::Block) + 2 * term;
+                // As the C side's run_add: counts for 0..3, every value hashed.
+                if let Some(n) = c.get_mut(v as usize) {
+                    *n += 1;
+                }
+                h = (h ^ v).wrapping_mul(FNV);
+                h = (h ^ r.nm_bytes ^ (r.etm_rate << 7) ^ sar ^ r.end.ticks()).wrapping_mul(FNV);
+                for f in &r.etm_flows {
+                    h = (h ^ u64::from(*f)).wrapping_mul(FNV);
+                }
+            }
+        }
+        format!("egress{b} {} {} {} {} {h:016x}", c[0], c[1], c[2], c[3])
     }
 
     #[test]
@@ -1013,7 +1078,9 @@ mod pcn {
                         .take(4)
                         .map(|x| x.parse().unwrap())
                         .collect();
-                    if line.starts_with("cle") {
+                    if line.starts_with("egress") {
+                        assert!(f.iter().sum::<u64>() > 100, "{line}");
+                    } else if line.starts_with("cle") {
                         assert!(f[2] > 0 && f[3] > 0, "{line}");
                     } else {
                         assert!(f[2] > 0 && f[1] + f[3] > 0, "{line}");

@@ -260,6 +260,116 @@ static void argument_cases(void)
 	CHECK(netcond_pcn_remark_ecn(2, -3) == 2);
 }
 
+static netcond_egress_params egress_params(unsigned behaviour)
+{
+	netcond_egress_params e;
+	memset(&e, 0, sizeof e);
+	e.t_meas_ns = 100000000;
+	e.tick_hz = 1000000000;
+	e.behaviour = behaviour;
+	e.u_q16 = 3u << 15; /* U = 1.5 */
+	e.record_etm_flows = behaviour == NETCOND_EDGE_CONTROLLED_LOAD;
+	return e;
+}
+
+static netcond_decision_params decision_params(unsigned behaviour)
+{
+	netcond_decision_params d;
+	memset(&d, 0, sizeof d);
+	d.behaviour = behaviour;
+	d.u_q16 = 3u << 15;
+	d.cle_limit_q31 = (uint32_t)(((uint64_t)50 << 31) / 1000); /* 5 % */
+	d.admission_enabled = 1;
+	d.termination_enabled = 1;
+	return d;
+}
+
+static void egress_cases(void)
+{
+	netcond_egress_profile ep;
+	netcond_egress_params e;
+	netcond_egress m, never;
+	netcond_egress_report r;
+	netcond_decision_profile dp;
+	netcond_decision_params dd;
+	netcond_decision_point pt;
+	netcond_decision dec;
+	int i;
+
+	e = egress_params(NETCOND_EDGE_CONTROLLED_LOAD);
+	CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_OK);
+	CHECK_RC(netcond_egress_profile_config(NULL, &e), NETCOND_E_NULL);
+	e.t_meas_ns = 0;
+	CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_E_EDGE_ZERO_DURATION);
+	e = egress_params(NETCOND_EDGE_SINGLE_MARKING);
+	e.u_q16 = 1u << 16;
+	CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_E_EDGE_U_NOT_ABOVE_ONE);
+	e = egress_params(2);
+	CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_E_ENUM);
+	e = egress_params(0);
+	e.suppression = 1;
+	e.t_maxsuppress_ns = 3000000000u;
+	e.cle_reporting_threshold_q31 = NETCOND_Q31_ONE + 1;
+	CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_E_EDGE_FRACTION_ABOVE_ONE);
+	e.suppression = 2;
+	CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_E_ENUM);
+
+	dd = decision_params(NETCOND_EDGE_CONTROLLED_LOAD);
+	CHECK_RC(netcond_decision_profile_config(&dp, &dd), NETCOND_OK);
+	dd.cle_limit_q31 = NETCOND_Q31_ONE + 1;
+	CHECK_RC(netcond_decision_profile_config(&dp, &dd), NETCOND_E_EDGE_FRACTION_ABOVE_ONE);
+	dd = decision_params(NETCOND_EDGE_SINGLE_MARKING);
+	dd.u_q16 = 0;
+	CHECK_RC(netcond_decision_profile_config(&dp, &dd), NETCOND_E_EDGE_U_NOT_ABOVE_ONE);
+	dd = decision_params(0);
+	dd.termination_enabled = 3;
+	CHECK_RC(netcond_decision_profile_config(&dp, &dd), NETCOND_E_ENUM);
+	dd = decision_params(0);
+	CHECK_RC(netcond_decision_profile_config(&dp, &dd), NETCOND_OK);
+
+	/* Controlled Load: one 100 ms interval with 1 % ThM and 2 % ETM (flows 7
+	 * and 9), 1000-byte packets every ms: CLE 3 % (admit), ETM seen: the
+	 * decision point asks for the sent rate; the next interval's report
+	 * (ETM again) terminates down to the sustainable rate NM + ThM. */
+	e = egress_params(NETCOND_EDGE_CONTROLLED_LOAD);
+	CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_OK);
+	CHECK_RC(netcond_egress_config(&m, &ep, 0), NETCOND_OK);
+	CHECK_RC(netcond_decision_config(&pt), NETCOND_OK);
+	for (i = 0; i < 200; i++) {
+		int mark = i % 100 == 0 ? NETCOND_PCN_THM
+			   : i % 50 == 1 ? NETCOND_PCN_ETM
+					 : NETCOND_PCN_NM;
+		netcond_egress_on_packet(&m, &ep, (uint64_t)i * 1000000, 1000, mark,
+					 i % 100 == 1 ? 7u : 9u);
+		if (i == 99 || i == 199)
+			continue;
+	}
+	CHECK(netcond_egress_poll(&m, &ep, 100000000, &r) == 1);
+	CHECK(r.start == 0 && r.end == 100000000);
+	CHECK(r.nm_bytes == 97000 && r.thm_bytes == 1000 && r.etm_bytes == 2000);
+	CHECK(r.nm_rate == 970000 && r.thm_rate == 10000 && r.etm_rate == 20000);
+	CHECK(r.cle_marked == 3000 && r.cle_total == 100000);
+	CHECK(r.n_etm_flows == 2 && r.etm_flows[0] == 7 && r.etm_flows[1] == 9);
+	CHECK_RC(netcond_decision_on_report(&pt, &dp, &r, &dec), NETCOND_OK);
+	CHECK(dec.admission == 0 && dec.termination == 1);
+	CHECK(netcond_egress_poll(&m, &ep, 200000000, &r) == 1);
+	CHECK_RC(netcond_decision_on_report(&pt, &dp, &r, &dec), NETCOND_OK);
+	CHECK(dec.termination == 2 && dec.sar == r.nm_rate + r.thm_rate);
+	/* NULL and unstarted arguments. */
+	memset(&never, 0, sizeof never);
+	netcond_egress_on_packet(NULL, &ep, 0, 1, 2, 0);
+	netcond_egress_on_packet(&never, &ep, 0, 1, 2, 0);
+	CHECK_RC(netcond_egress_poll(&never, &ep, 0, &r), NETCOND_E_NULL);
+	CHECK_RC(netcond_egress_poll(&m, NULL, 0, &r), NETCOND_E_NULL);
+	CHECK_RC(netcond_egress_config(NULL, &ep, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_decision_config(NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_decision_on_report(&pt, &dp, NULL, &dec), NETCOND_E_NULL);
+	CHECK_RC(netcond_decision_on_report(&pt, NULL, &r, &dec), NETCOND_E_NULL);
+	/* A report claiming more flows than it can hold is read as full. */
+	r.n_etm_flows = 1000;
+	CHECK_RC(netcond_decision_on_report(&pt, &dp, &r, &dec), NETCOND_OK);
+}
+
 static void edge_cases(void)
 {
 	netcond_stop_blocking_profile sp;
@@ -357,6 +467,7 @@ static void edge_cases(void)
 	CHECK_RC(netcond_cle_admission_poll(&m, NULL, 0, &d), NETCOND_E_NULL);
 	CHECK_RC(netcond_cle_admission_admission(&never), NETCOND_E_NULL);
 	CHECK_RC(netcond_cle_admission_admission(NULL), NETCOND_E_NULL);
+	egress_cases();
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -557,6 +668,52 @@ static void streams(uint64_t seed)
 		}
 		print_line("stopblock", 0u, &r1);
 		print_line("cle", 0u, &r2);
+	}
+	/* Egress measurement (20 ms intervals) and the decision point, Controlled
+	 * Load with recording and Single Marking with suppression. */
+	{
+		unsigned b;
+		for (b = 0; b < 2u; b++) {
+			netcond_egress_profile ep;
+			netcond_egress_params e = egress_params(b);
+			netcond_egress m;
+			netcond_decision_profile dp;
+			netcond_decision_params dd = decision_params(b);
+			netcond_decision_point pt;
+			netcond_egress_report r;
+			netcond_decision dec;
+			struct run run;
+			uint64_t now = 0;
+			unsigned i, f;
+			e.t_meas_ns = 20000000;
+			if (b == 1u) {
+				e.suppression = 1;
+				e.t_maxsuppress_ns = 100000000;
+				e.cle_reporting_threshold_q31 =
+					(uint32_t)(((uint64_t)100 << 31) / 1000);
+			}
+			rng_state = seed;
+			CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_OK);
+			CHECK_RC(netcond_egress_config(&m, &ep, 0), NETCOND_OK);
+			CHECK_RC(netcond_decision_profile_config(&dp, &dd), NETCOND_OK);
+			CHECK_RC(netcond_decision_config(&pt), NETCOND_OK);
+			run_start(&run);
+			for (i = 0; i < PACKETS; i++) {
+				struct pkt k = next_pkt(&now);
+				netcond_egress_on_packet(&m, &ep, k.now, k.len, k.mark,
+							 (uint32_t)(k.now >> 20) % 40u);
+				if (netcond_egress_poll(&m, &ep, k.now, &r) == 1) {
+					CHECK_RC(netcond_decision_on_report(&pt, &dp, &r, &dec),
+						 NETCOND_OK);
+					run_add(&run, dec.admission + 2u * dec.termination);
+					run.hash = (run.hash ^ r.nm_bytes ^ (r.etm_rate << 7) ^
+						    dec.sar ^ r.end) * 0x100000001b3ull;
+					for (f = 0; f < r.n_etm_flows; f++)
+						run.hash = (run.hash ^ r.etm_flows[f]) * 0x100000001b3ull;
+				}
+			}
+			print_line("egress", b, &run);
+		}
 	}
 }
 
