@@ -353,6 +353,7 @@ fn draining_starts_an_idle_period() {
 /// At a constant queue the marks per class arrival follow each class's
 /// max_p: the mark fraction is 1 / E[gap] for the class's p_b.
 #[test]
+#[ignore = "long sweep: cargo test --workspace -- --ignored"]
 #[cfg_attr(
     miri,
     ignore = "statistics over 2.4 million arrivals: arithmetic, not memory safety; runs natively"

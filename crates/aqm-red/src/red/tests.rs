@@ -578,6 +578,7 @@ fn idle_decay_is_not_counted_twice_and_ignores_backwards_clocks() {
 /// The long-run drop fraction at a constant p_b, for every spreading, against
 /// 1 / E[gap] from the reference gap distribution, over many seeds.
 #[test]
+#[ignore = "long sweep: cargo test --workspace -- --ignored"]
 #[cfg_attr(
     miri,
     ignore = "statistics over 60 million arrivals: arithmetic, not memory safety; runs natively"
