@@ -68,8 +68,8 @@ describe() {
   esac
 }
 
-echo "| entry point | what | flash, opt \"s\" (own / reachable) | flash, opt 3 (own / reachable) | flash, M0 opt \"s\" (reachable) | M0 helpers called | profile (B) | state (B) | stack, opt \"s\" / 3 / M0 (B) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| entry point | what | flash, opt \"s\" (own / reachable) | flash, opt 3 (own / reachable) | flash, M0 opt \"s\" (reachable) | M0 helpers called | profile (B) | state (B) | stack, opt \"s\" / 3 / M0 (B) | instructions per call, opt \"s\" / 3 / M0 |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 while read -r ep own total panics rest; do
   read -r own3 total3 panics3 <<<"$(awk -v e="$ep" '$1 == e { print $2, $3, $4 }' "$work/v7em-3.sizes")"
   total0=$(awk -v e="$ep" '$1 == e { print $3 }' "$work/v6m-s.sizes")
@@ -85,10 +85,11 @@ while read -r ep own total panics rest; do
   esac)
   read -r psize ssize <<<"$sizes"
   st() { awk -v e="$ep" '$1 == "stack" && $2 == "per-packet" && $3 == e ":" { print $4 }' "$1"; }
+  ins() { awk -v e="$ep" '$1 == "insns" && $2 == "per-packet" && $3 == e ":" { print $4 }' "$1"; }
   panic_note="" panic_note3=""
   [ "$panics" = 0 ] || panic_note=" ($panics panic calls)"
   [ "$panics3" = 0 ] || panic_note3=" ($panics3 panic calls)"
-  echo "| \`$ep\` | $(describe "$ep") | $own / $total$panic_note | $own3 / $total3$panic_note3 | $total0 | ${helpers:--} | $psize | $ssize | $(st "$work/v7em-s.log") / $(st "$work/v7em-3.log") / $(st "$work/v6m-s.log") |"
+  echo "| \`$ep\` | $(describe "$ep") | $own / $total$panic_note | $own3 / $total3$panic_note3 | $total0 | ${helpers:--} | $psize | $ssize | $(st "$work/v7em-s.log") / $(st "$work/v7em-3.log") / $(st "$work/v6m-s.log") | $(ins "$work/v7em-s.log") / $(ins "$work/v7em-3.log") / $(ins "$work/v6m-s.log") |"
 done <"$work/v7em-s.sizes"
 echo
 echo "Configuration (stack, bytes, opt \"s\" / 3 / M0):"

@@ -127,6 +127,10 @@ fn main() -> ! {
             values,
         );
     }
+    match cortex_m::Peripherals::take() {
+        Some(p) => stack::start_clock(p.SYST),
+        None => hprintln!("FAIL: the core peripherals were taken"),
+    }
     failed += stack::report();
     stack::sizes();
     if failed == 0 {

@@ -5,6 +5,8 @@
 
 use crate::cases::{self, ep, Clock, Desc, AECN_N, RAS_N, RBCC_N};
 use core::mem::size_of;
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m::peripheral::SYST;
 use cortex_m_semihosting::hprintln;
 use netcond::core::{Color, Instant, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
@@ -42,7 +44,7 @@ extern "C" {
 /// and its result. `f` is inlined here, so the calls it makes are made from
 /// this frame, whose stack pointer does not move after the prologue.
 #[inline(never)]
-fn stack_use<R>(f: impl FnOnce() -> R) -> (usize, R) {
+fn stack_use<R>(f: impl FnOnce() -> R) -> (Measure, R) {
     let sp: usize;
     // The stack pointer after this function's prologue: it does not move
     // again until the epilogue (no dynamic allocation on the stack).
@@ -58,17 +60,50 @@ fn stack_use<R>(f: impl FnOnce() -> R) -> (usize, R) {
         unsafe { (a as *mut u32).write_volatile(PATTERN) };
         a += 4;
     }
+    let start = SYST::get_current();
     let r = f();
+    let end = SYST::get_current();
+    // SysTick counts down from 2^24 - 1 at 1 MHz; the loops take far less
+    // than a period.
+    let us = start.wrapping_sub(end) & 0x00FF_FFFF;
     let mut a = low;
     // SAFETY: as above; reading the painted words back.
     while a < sp && unsafe { (a as *const u32).read_volatile() } == PATTERN {
         a += 4;
     }
-    if a == low {
-        // Every painted word was overwritten: the depth is at least PAINT.
-        return (usize::MAX, r);
+    // If every painted word was overwritten, the depth is at least PAINT.
+    let depth = if a == low { usize::MAX } else { sp - a };
+    (Measure { depth, us }, r)
+}
+
+/// What one measurement found.
+#[derive(Clone, Copy)]
+pub struct Measure {
+    /// The deepest stack use, bytes (`usize::MAX`: at least `PAINT`).
+    pub depth: usize,
+    /// The time `f` took on SysTick's 1 MHz reference clock, in microseconds.
+    pub us: u32,
+}
+
+impl Measure {
+    /// The larger depth and time of two measurements.
+    fn max(self, other: Measure) -> Measure {
+        Measure {
+            depth: self.depth.max(other.depth),
+            us: self.us.max(other.us),
+        }
     }
-    (sp - a, r)
+}
+
+/// Starts SysTick on its 1 MHz reference clock, free running, no interrupt.
+/// Under QEMU with `-icount shift=5` virtual time advances 32 ns per
+/// instruction executed, so a microsecond of it is 31.25 instructions.
+pub fn start_clock(mut syst: SYST) {
+    syst.set_clock_source(SystClkSource::External);
+    syst.set_reload(0x00FF_FFFF);
+    syst.clear_current();
+    syst.enable_counter();
+    while SYST::get_current() == 0 {}
 }
 
 /// The adversarial inputs every stack measurement runs, drawn before the
@@ -99,7 +134,7 @@ fn mark(r: u64) -> PcnMark {
 fn pcn_depth<M: PcnMeter>(
     p: &M::Profile,
     f: fn(&mut M, &M::Profile, Instant, u32, PcnMark) -> PcnMark,
-) -> usize {
+) -> Measure {
     let mut m = M::start(p, Instant::ZERO);
     let input = inputs();
     stack_use(|| {
@@ -258,7 +293,7 @@ fn profiles() -> Option<Profiles> {
 fn config_depth<C, T>(build: fn(&C) -> T, cfg: C) -> usize {
     let build = core::hint::black_box(build);
     let cfg = core::hint::black_box(cfg);
-    stack_use(|| core::hint::black_box(build(&cfg))).0
+    stack_use(|| core::hint::black_box(build(&cfg))).0.depth
 }
 
 fn show(what: &str, name: &str, bytes: usize) {
@@ -352,7 +387,13 @@ pub fn report() -> u32 {
             });
             (enq, deq)
         }
-        Err(_) => (usize::MAX, usize::MAX),
+        Err(_) => {
+            let none = Measure {
+                depth: usize::MAX,
+                us: 0,
+            };
+            (none, none)
+        }
     };
     let rbcc_depth = {
         let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p.rbcc);
@@ -379,7 +420,7 @@ pub fn report() -> u32 {
         excess: p.etm,
         threshold: p.thm,
     };
-    let per_packet: [(&str, usize); 21] = [
+    let per_packet: [(&str, Measure); 21] = [
         (
             "fw_trtcm_color_blind",
             tcm_depth!(p.tr, TrTcm, ep::fw_trtcm_color_blind),
@@ -444,12 +485,39 @@ pub fn report() -> u32 {
         ("fw_ras_dequeue", sr_deq.max(tr_deq)),
         ("fw_rbcc_stamp", rbcc_depth),
     ];
+    // The loop's own instructions: the same inputs, no call.
+    let base = {
+        let input = inputs();
+        stack_use(|| {
+            for x in &input {
+                core::hint::black_box(x);
+            }
+        })
+        .0
+        .us
+    };
+    // Calibration: a loop of 2 x 10,000 instructions should take 640 us.
+    let (cal, _) = stack_use(|| {
+        let mut n: u32 = 10_000;
+        // SAFETY: a register-only countdown loop.
+        unsafe {
+            core::arch::asm!("2:", "subs {0}, #1", "bne 2b", inout(reg) n, options(nomem, nostack));
+        }
+        n
+    });
+    hprintln!(
+        "insns clock: 20000 instructions took {} us on SysTick (640 under QEMU -icount shift=5)",
+        cal.us
+    );
     let mut over = 0;
-    for (name, d) in per_packet {
-        show("per-packet", name, d);
-        if d >= PER_PACKET_LIMIT {
+    for (name, m) in per_packet {
+        show("per-packet", name, m.depth);
+        if m.depth >= PER_PACKET_LIMIT {
             over += 1;
         }
+        // Tenths of an instruction per call: (us - base) * 31.25 / CALLS.
+        let tenths = u64::from(m.us.saturating_sub(base)) * 3125 / (10 * CALLS as u64);
+        hprintln!("insns per-packet {}: {}.{}", name, tenths / 10, tenths % 10);
     }
     let config: [(&str, usize); 15] = [
         (
