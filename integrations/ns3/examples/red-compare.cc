@@ -35,7 +35,7 @@ const Metric kMetrics[] = {
     {"early", "early drops + marks", 0.10, 20},
     {"forced_drops", "forced drops (avg >= 2 max_th)", 0.25, 10},
     {"overflow_drops", "buffer-overflow drops", 0.50, 60},
-    {"avg_queue_pkts", "time-average queue (packets)", 0.30, 0.5},
+    {"avg_queue_pkts", "time-average queue (packets)", 0.10, 0.5},
     {"goodput_mbps", "aggregate goodput (Mbit/s)", 0.01, 0},
     {"jain", "Jain fairness index", 0, 0.02},
 };
@@ -179,17 +179,18 @@ main(int argc, char* argv[])
             {
                 std::snprintf(t, sizeof t, "-");
             }
-            std::string rel = x.Mean() != 0
-                                  ? " (" + std::to_string(int(std::lround(100 * d / x.Mean()))) +
-                                        " %)"
-                                  : "";
+            char rel[32] = "";
+            if (x.Mean() != 0)
+            {
+                std::snprintf(rel, sizeof rel, " (%+.1f %%)", 100 * d / x.Mean());
+            }
             char fj[64] = "-";
             if (nc > 0)
             {
                 std::snprintf(fj, sizeof fj, "%.4g ± %.2g", z.Mean(), z.Sd());
             }
             std::printf("| %s | %.4g ± %.2g | %.4g ± %.2g | %+.4g%s | %s | ± %.3g | %s | %s |\n",
-                        m.title, x.Mean(), x.Sd(), y.Mean(), y.Sd(), d, rel.c_str(), t, tol,
+                        m.title, x.Mean(), x.Sd(), y.Mean(), y.Sd(), d, rel, t, tol,
                         ok ? "ok" : "OUT", fj);
         }
     }

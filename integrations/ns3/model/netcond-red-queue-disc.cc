@@ -344,10 +344,12 @@ NetcondRedQueueDisc::DoDequeue()
 {
     Ptr<QueueDisc::InternalQueue> q = GetInternalQueue(0);
     Ptr<QueueDiscItem> item = q->Dequeue();
-    if (!item)
+    if (item && q->IsEmpty())
     {
-        // FJ93's q_time, at the same moment RedQueueDisc takes it: when the
-        // device asks for a packet and the queue has none.
+        // FJ93's q_time: the queue becomes empty when its last packet leaves
+        // for the device. The next arrival to the empty queue decays the
+        // average over the time since then (RedQueueDisc instead starts its
+        // idle time when the device next asks for a packet; README.md).
         netcond_red_queue_empty(&m_impl->state, netcond::NowNs());
     }
     return item;

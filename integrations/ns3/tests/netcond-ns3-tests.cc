@@ -362,9 +362,10 @@ TestRed()
                   "drops counted as \"Unforced drop\", none forced");
         }
 
-        // Idle decay, FJ93: the queue empties at t0 (the dequeue that finds
-        // it empty), stays empty for 1000 s, and the next arrival sees the
-        // average times (1 - w_q)^(1000 s / s), s = 1500 B at 10 Mbit/s.
+        // Idle decay, FJ93: the queue empties at t0 = 1 s (the dequeue that
+        // takes its last packet), stays empty for 1000 s = 1.2 s, and the
+        // next arrival sees the average times (1 - w_q)^1000, s = 1500 B at
+        // 10 Mbit/s.
         if (!ecn)
         {
             double before = 0;
