@@ -106,30 +106,68 @@ pub fn start_clock(mut syst: SYST) {
     while SYST::get_current() == 0 {}
 }
 
-/// The adversarial inputs every stack measurement runs, drawn before the
-/// measurement so that drawing them is not measured: (time, length, random).
-type Inputs = [(Instant, u32, u64); CALLS];
+/// One call's inputs, every one derived before the measurement so that
+/// deriving them (divisions among others) is neither measured nor counted.
+#[derive(Clone, Copy)]
+struct In {
+    now: Instant,
+    len: u32,
+    color: Color,
+    mark: PcnMark,
+    ecn: Ecn,
+    class: FlowClass,
+    /// A queue length for RED, 0..90.
+    q: u32,
+    /// Queue lengths by color for RIO.
+    q3: [u32; 3],
+    /// A flow id for RBCC, 0..24.
+    flow: u32,
+    /// A requested rate for RBCC.
+    rate: FixedRate,
+}
+
+/// The adversarial inputs every measurement runs.
+type Inputs = [In; CALLS];
 
 fn inputs() -> Inputs {
     let mut clock = Clock::new(99, u64::MAX - 1_000_000_000, 2_000_000);
     let mut rng = SplitMix64::new(98);
-    let mut v = [(Instant::ZERO, 0, 0); CALLS];
-    for x in &mut v {
-        *x = (clock.next(), cases::length(&mut rng), rng.next_u64());
+    let first = In {
+        now: Instant::ZERO,
+        len: 0,
+        color: Color::Green,
+        mark: PcnMark::Nm,
+        ecn: Ecn::NotEct,
+        class: FlowClass::Robust,
+        q: 0,
+        q3: [0; 3],
+        flow: 0,
+        rate: FixedRate::UNLIMITED,
+    };
+    let mut v = [first; CALLS];
+    for (i, x) in v.iter_mut().enumerate() {
+        let now = clock.next();
+        let len = cases::length(&mut rng);
+        let r = rng.next_u64();
+        let i = i as u32;
+        *x = In {
+            now,
+            len,
+            color: Color::ALL[(r % 3) as usize],
+            mark: [PcnMark::NotPcn, PcnMark::Nm, PcnMark::Thm, PcnMark::Etm][(r % 4) as usize],
+            ecn: Ecn::from_bits((r >> 8) as u8 & 3),
+            class: FlowClass::ALL[((r >> 16) % 3) as usize],
+            q: (i * 7) % 90,
+            q3: [(i * 5) % 500, (i * 3) % 400, ((r >> 24) % 300) as u32],
+            flow: ((r >> 32) % 24) as u32,
+            rate: FixedRate::from_raw(r >> ((r >> 40) % 40)),
+        };
     }
     v
 }
 
 /// Calls per entry point in each measurement.
 const CALLS: usize = 300;
-
-fn color(r: u64) -> Color {
-    Color::ALL[(r % 3) as usize]
-}
-
-fn mark(r: u64) -> PcnMark {
-    [PcnMark::NotPcn, PcnMark::Nm, PcnMark::Thm, PcnMark::Etm][(r % 4) as usize]
-}
 
 fn pcn_depth<M: PcnMeter>(
     p: &M::Profile,
@@ -138,8 +176,8 @@ fn pcn_depth<M: PcnMeter>(
     let mut m = M::start(p, Instant::ZERO);
     let input = inputs();
     stack_use(|| {
-        for &(now, len, r) in &input {
-            core::hint::black_box(f(&mut m, p, now, len, mark(r)));
+        for x in &input {
+            core::hint::black_box(f(&mut m, p, x.now, x.len, x.mark));
         }
     })
     .0
@@ -151,8 +189,8 @@ macro_rules! tcm_depth {
         let mut s = <$state>::new(&p, Instant::ZERO);
         let input = inputs();
         stack_use(|| {
-            for &(now, len, _) in &input {
-                core::hint::black_box($f(&mut s, &p, now, len));
+            for x in &input {
+                core::hint::black_box($f(&mut s, &p, x.now, x.len));
             }
         })
         .0
@@ -162,8 +200,8 @@ macro_rules! tcm_depth {
         let mut s = <$state>::new(&p, Instant::ZERO);
         let input = inputs();
         stack_use(|| {
-            for &(now, len, r) in &input {
-                core::hint::black_box($f(&mut s, &p, now, len, color(r)));
+            for x in &input {
+                core::hint::black_box($f(&mut s, &p, x.now, x.len, x.color));
             }
         })
         .0
@@ -316,13 +354,13 @@ pub fn report() -> u32 {
         let mut s: Ras<u32, RAS_N> = Ras::new(Instant::ZERO);
         let input = inputs();
         let (enq, _) = stack_use(|| {
-            for &(now, len, _) in &input {
-                let _ = core::hint::black_box(ep::fw_ras_enqueue(&mut s, rp, now, len % 3000));
+            for x in &input {
+                let _ = core::hint::black_box(ep::fw_ras_enqueue(&mut s, rp, x.now, x.len));
             }
         });
         let (deq, _) = stack_use(|| {
-            for &(now, _, _) in &input {
-                core::hint::black_box(ep::fw_ras_dequeue(&mut s, rp, now));
+            for x in &input {
+                core::hint::black_box(ep::fw_ras_dequeue(&mut s, rp, x.now));
             }
         });
         (enq, deq)
@@ -334,10 +372,11 @@ pub fn report() -> u32 {
         let mut rng = SplitMix64::new(5);
         let input = inputs();
         stack_use(|| {
-            for (i, &(now, len, x)) in input.iter().enumerate() {
-                let q = (i as u32 * 7) % 90;
-                let pkt = Packet::new(len, Ecn::from_bits(x as u8 & 3));
-                core::hint::black_box(ep::fw_red_arrival(&mut r, &p.red, now, q, pkt, &mut rng));
+            for x in &input {
+                let pkt = Packet::new(x.len, x.ecn);
+                core::hint::black_box(ep::fw_red_arrival(
+                    &mut r, &p.red, x.now, x.q, pkt, &mut rng,
+                ));
             }
         })
         .0
@@ -347,17 +386,10 @@ pub fn report() -> u32 {
         let mut rng = SplitMix64::new(6);
         let input = inputs();
         stack_use(|| {
-            for (i, &(now, len, x)) in input.iter().enumerate() {
-                let q = [(i as u32 * 5) % 500, (i as u32 * 3) % 400, (x % 300) as u32];
-                let pkt = Packet::new(len, Ecn::from_bits(x as u8 & 3));
+            for x in &input {
+                let pkt = Packet::new(x.len, x.ecn);
                 core::hint::black_box(ep::fw_rio_arrival(
-                    &mut r,
-                    &p.rio,
-                    now,
-                    q,
-                    color(x >> 8),
-                    pkt,
-                    &mut rng,
+                    &mut r, &p.rio, x.now, x.q3, x.color, pkt, &mut rng,
                 ));
             }
         })
@@ -368,21 +400,21 @@ pub fn report() -> u32 {
             let mut rng = SplitMix64::new(7);
             let input = inputs();
             let (enq, _) = stack_use(|| {
-                for &(now, len, x) in &input {
+                for x in &input {
                     let d = Desc {
-                        class: FlowClass::ALL[(x % 3) as usize],
-                        ecn: Ecn::from_bits((x >> 8) as u8 & 3),
-                        len,
+                        class: x.class,
+                        ecn: x.ecn,
+                        len: x.len,
                     };
                     let _ = core::hint::black_box(ep::fw_aecn_enqueue(
-                        &mut q, &p.aecn, now, d, &mut rng,
+                        &mut q, &p.aecn, x.now, d, &mut rng,
                     ));
                 }
             });
             let input = inputs();
             let (deq, _) = stack_use(|| {
-                for &(now, _, _) in &input {
-                    core::hint::black_box(ep::fw_aecn_dequeue(&mut q, now));
+                for x in &input {
+                    core::hint::black_box(ep::fw_aecn_dequeue(&mut q, x.now));
                 }
             });
             (enq, deq)
@@ -399,14 +431,10 @@ pub fn report() -> u32 {
         let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p.rbcc);
         let input = inputs();
         stack_use(|| {
-            for &(now, _, x) in &input {
-                let mut h = RateHeader::new(FixedRate::from_raw(x >> (x % 40)));
+            for x in &input {
+                let mut h = RateHeader::new(x.rate);
                 let _ = core::hint::black_box(ep::fw_rbcc_stamp(
-                    &mut ifc,
-                    &p.rbcc,
-                    now,
-                    (x % 24) as u32,
-                    &mut h,
+                    &mut ifc, &p.rbcc, x.now, x.flow, &mut h,
                 ));
             }
         })
