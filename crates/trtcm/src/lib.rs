@@ -420,14 +420,14 @@ pub(crate) fn signs_of(input: Color) -> (i64, i64) {
 }
 
 /// The color from two signs: `not_green` negative unless the packet is green,
-/// `red` negative if it is red (and then `not_green` is too). The sum of the
-/// two sign bits is the color's index (0 green, 1 yellow, 2 red), and
-/// [`Color::from_index`] of a value the compiler knows to be at most 2 is that
-/// value itself: no branch and no table load (one load and two instructions
-/// fewer per packet than a table indexed by the signs).
+/// `red` negative if it is red (and then `not_green` is too). A table lookup
+/// indexed by the two sign bits, so that it never becomes a branch (a `match`
+/// on the same index, `Color::from_index`, compiles to compares and jumps:
+/// 12 instructions per packet more on the trTCM bench).
 #[inline(always)]
 pub(crate) fn color_of_signs(not_green: i64, red: i64) -> Color {
-    Color::from_index(((not_green as u64 >> 63) + (red as u64 >> 63)) as usize)
+    const BY_SIGNS: [Color; 4] = [Color::Green, Color::Yellow, Color::Red, Color::Red];
+    BY_SIGNS[((not_green as u64 >> 63) + (red as u64 >> 63)) as usize]
 }
 
 // The per-flow states stay at 24 bytes (two token counts and a timestamp).
