@@ -37,7 +37,7 @@
 //! adds a whole number of units (`netcond_core::BucketProfile`'s scale) and `k`
 //! makes 3sM's proportional reduction `s * size / MTU` whole too: nothing is
 //! ever rounded, and every meter agrees exactly, packet by packet, with a plain
-//! `i128` model of its source text ([`reference`](mod@reference)). Sizes (`TB.size`, `s`,
+//! `i128` model of its source text (module `reference`, feature `reference`). Sizes (`TB.size`, `s`,
 //! `MTU`, thresholds) are in bytes, including RFC 5670's bucket sizes, which the
 //! RFC gives in bits. A not-PCN packet is never metered or marked.
 //!

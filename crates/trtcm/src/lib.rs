@@ -50,8 +50,8 @@
 //! the figure (as DPDK does, and as RFC 2697/2698 do with `>= 0`);
 //! [`Rfc4115Profile::with_ties`] with [`Rfc4115Ties::Text`] gives the text's rule.
 //!
-//! [`reference`](mod@reference) holds exact `u128` models written as plainly as the RFC text, and
-//! [`invariants`] the checks shared by the proptests and the fuzz targets.
+//! `reference` (feature `reference`) holds exact `u128` models written as plainly as the RFC text, and
+//! `invariants` (feature `invariants`) the checks shared by the proptests and the fuzz targets.
 //!
 //! # Performance
 //!
