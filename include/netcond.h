@@ -45,6 +45,15 @@
 // Size in bytes of an RFC 5670 node marker state (excess and threshold meters).
 #define NETCOND_NODE_RFC5670_SIZE 40
 
+// 1 bit/s in the Q48.16 rates of the RBCC headers.
+#define NETCOND_RBCC_ONE_BPS 65536
+
+// Rows of an RBCC interface table.
+#define NETCOND_RBCC_FLOWS 256
+
+// Size in bytes of a `netcond_rbcc_interface`.
+#define NETCOND_RBCC_INTERFACE_SIZE 24576
+
 // 1.0 in the 32.32 fixed point of probabilities and weights.
 #define NETCOND_PROB_ONE 4294967296
 
@@ -246,6 +255,18 @@ typedef enum netcond_status {
   NETCOND_E_EDGE_FRACTION_ABOVE_ONE = -403,
   // PCN edge: U is not above one.
   NETCOND_E_EDGE_U_NOT_ABOVE_ONE = -404,
+  // RBCC: the node id is zero.
+  NETCOND_E_RBCC_NO_NODE_ID = -600,
+  // RBCC: the capacity is zero.
+  NETCOND_E_RBCC_ZERO_CAPACITY = -601,
+  // RBCC: the capacity is 2^47 bit/s or more.
+  NETCOND_E_RBCC_CAPACITY_TOO_LARGE = -602,
+  // RBCC: the data packet size is zero.
+  NETCOND_E_RBCC_ZERO_DATA_BYTES = -603,
+  // RBCC: the ACK size is not below the data packet size.
+  NETCOND_E_RBCC_ACK_NOT_SMALLER = -604,
+  // RBCC: the idle timeout is zero.
+  NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT = -605,
 } netcond_status;
 
 // RFC 4115's rule for a packet exactly as large as a bucket's tokens.
@@ -326,6 +347,15 @@ typedef enum netcond_edge_behaviour {
   // Single Marking, RFC 6662 (with its factor U).
   NETCOND_EDGE_SINGLE_MARKING = 1,
 } netcond_edge_behaviour;
+
+// How acknowledgement traffic enters an interface's allocation.
+typedef enum netcond_rbcc_ack_model {
+  // ACK load is outside load of `ack/data` times its returned rate (the
+  // model of the TRUMP/RBCC scenario tables).
+  NETCOND_RBCC_ACK_OUTSIDE_LOAD = 0,
+  // Strict coupled max-min: ACK rows take part with weight `ack/data`.
+  NETCOND_RBCC_ACK_COUPLED = 1,
+} netcond_rbcc_ack_model;
 
 // A validated stop-blocking profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_stop_blocking_profile {
@@ -640,6 +670,60 @@ typedef struct netcond_node_rfc5670 {
   // Opaque.
   uint64_t opaque[5];
 } netcond_node_rfc5670;
+
+// A validated RBCC interface profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_rbcc_profile {
+  // Opaque.
+  uint64_t opaque[16];
+} netcond_rbcc_profile;
+
+// The parameters of one RBCC output interface.
+typedef struct netcond_rbcc_params {
+  // The interface's capacity C, bits per second.
+  uint64_t capacity_bps;
+  // Rows not seen for this long are removed by `netcond_rbcc_expire`, ns
+  // (`UINT64_MAX`: never).
+  uint64_t idle_timeout_ns;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // The id stamped into the bottleneck field (not zero).
+  uint32_t node;
+  // Bytes of acknowledgement per data packet.
+  uint32_t ack_bytes;
+  // Bytes of a data packet.
+  uint32_t data_bytes;
+  // A `netcond_rbcc_ack_model`.
+  uint32_t ack_model;
+} netcond_rbcc_params;
+
+// One output interface's allocation table (opaque; must be started by
+// `netcond_rbcc_config`).
+typedef struct NETCOND_ALIGNED(64) netcond_rbcc_interface {
+  // Opaque.
+  uint64_t opaque[3072];
+} netcond_rbcc_interface;
+
+// The congestion fields of a data packet.
+typedef struct netcond_rbcc_rate_header {
+  // The rate the source asks for (Q48.16 bit/s); routers never change it.
+  uint64_t requested;
+  // The rate field, lowered by each router to its allocation (Q48.16 bit/s).
+  uint64_t rate;
+  // The router that last lowered `rate` (0: none).
+  uint32_t bottleneck;
+  // Reserved.
+  uint32_t reserved;
+} netcond_rbcc_rate_header;
+
+// The congestion fields of an acknowledgement.
+typedef struct netcond_rbcc_ack_header {
+  // The return rate (Q48.16 bit/s).
+  uint64_t rate;
+  // The router that set it (0: none).
+  uint32_t bottleneck;
+  // Reserved.
+  uint32_t reserved;
+} netcond_rbcc_ack_header;
 
 // The crate's seedable generator (SplitMix64), 8 bytes (opaque).
 typedef struct netcond_rng {
@@ -1294,6 +1378,92 @@ enum netcond_pcn_mark netcond_node_rfc5670_mark(struct netcond_node_rfc5670 *m,
                                                 uint32_t pkt_len,
                                                 int pkt_mark);
 
+// Validates `params` and writes the RBCC profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+// `NETCOND_E_RBCC_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_rbcc_profile_config(struct netcond_rbcc_profile *p,
+                                const struct netcond_rbcc_params *params);
+
+// Starts interface table `t` on profile `p`: empty, advertising the capacity.
+// Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `t` and `p` are NULL or point to valid structs of their types.
+int netcond_rbcc_config(struct netcond_rbcc_interface *t, const struct netcond_rbcc_profile *p);
+
+// A data packet of `flow` leaves by this interface at `now`: its rate field
+// is lowered to the advertised rate (and the bottleneck set) when that is
+// smaller, and the flow's row learns its requested rate. Returns 0, 1 if the
+// table is full and the flow is new (the header is still stamped), or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// Each pointer is NULL or valid; `t` is used by one thread during the call.
+int netcond_rbcc_on_data(struct netcond_rbcc_interface *t,
+                         const struct netcond_rbcc_profile *p,
+                         uint64_t now,
+                         uint32_t flow,
+                         struct netcond_rbcc_rate_header *hdr);
+
+// The acknowledgement of `flow` came back through this interface at `now`
+// (its data row learns the returned rate). Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// Each pointer is NULL or valid; `t` is used by one thread during the call.
+int netcond_rbcc_on_return(struct netcond_rbcc_interface *t,
+                           const struct netcond_rbcc_profile *p,
+                           uint64_t now,
+                           uint32_t flow,
+                           const struct netcond_rbcc_ack_header *ack);
+
+// An acknowledgement of `flow` leaves by this interface at `now` (coupled
+// model: its return rate is lowered like a data packet's rate field). Returns
+// 0, 1 if the table is full and the ACK flow is new (the ACK is unchanged), or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// Each pointer is NULL or valid; `t` is used by one thread during the call.
+int netcond_rbcc_on_ack(struct netcond_rbcc_interface *t,
+                        const struct netcond_rbcc_profile *p,
+                        uint64_t now,
+                        uint32_t flow,
+                        struct netcond_rbcc_ack_header *ack);
+
+// `flow` closed: its rows leave the table. Returns 1 if a row was removed, 0
+// if none was, or `NETCOND_E_NULL`.
+//
+// # Safety
+// `t` and `p` are NULL or valid; `t` is used by one thread during the call.
+int netcond_rbcc_close(struct netcond_rbcc_interface *t,
+                       const struct netcond_rbcc_profile *p,
+                       uint32_t flow);
+
+// Removes every row not seen for the idle timeout by `now` (call it
+// periodically, not per packet: it visits every row). Returns how many rows
+// left (at most `NETCOND_RBCC_FLOWS`), or `NETCOND_E_NULL`.
+//
+// # Safety
+// `t` and `p` are NULL or valid; `t` is used by one thread during the call.
+int netcond_rbcc_expire(struct netcond_rbcc_interface *t,
+                        const struct netcond_rbcc_profile *p,
+                        uint64_t now);
+
+// The rate the interface advertises (Q48.16 bit/s): every flow bottlenecked
+// here gets it. 0 on a NULL or unstarted table.
+//
+// # Safety
+// `t` is NULL or valid.
+uint64_t netcond_rbcc_advertised(const struct netcond_rbcc_interface *t);
+
+// The rows in use in table `t` (0 on NULL or unstarted).
+//
+// # Safety
+// `t` is NULL or valid.
+uint32_t netcond_rbcc_len(const struct netcond_rbcc_interface *t);
+
 // Seeds generator `rng` (SplitMix64; the Rust `SplitMix64::new(seed)`).
 // Does nothing if `rng` is NULL.
 //
@@ -1929,6 +2099,11 @@ NETCOND_CHECK_LAYOUT(netcond_egress_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_egress_report, 152, 8);
 NETCOND_CHECK_LAYOUT(netcond_decision_params, 24, 4);
 NETCOND_CHECK_LAYOUT(netcond_decision, 16, 8);
+NETCOND_CHECK_LAYOUT(netcond_rbcc_profile, 128, 64);
+NETCOND_CHECK_LAYOUT(netcond_rbcc_interface, NETCOND_RBCC_INTERFACE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_rbcc_params, 40, 8);
+NETCOND_CHECK_LAYOUT(netcond_rbcc_rate_header, 24, 8);
+NETCOND_CHECK_LAYOUT(netcond_rbcc_ack_header, 16, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_as_marker_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);

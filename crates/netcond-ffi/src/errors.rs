@@ -8,6 +8,7 @@ use core::ffi::{c_int, CStr};
 
 use aqm_red::RedError;
 use pcn_meter::{AsMarkerError, EdgeError, EtMarkerError, Rfc5670Error};
+use rbcc_rate::RbccError;
 use trtcm::{CompactError, PremiumPolicerError, Rfc4115Error, SrTcmError, TrTcmError};
 
 use crate::{const_cstr, OK_MSG};
@@ -138,6 +139,18 @@ pub enum netcond_status {
     NETCOND_E_EDGE_FRACTION_ABOVE_ONE = -403,
     /// PCN edge: U is not above one.
     NETCOND_E_EDGE_U_NOT_ABOVE_ONE = -404,
+    /// RBCC: the node id is zero.
+    NETCOND_E_RBCC_NO_NODE_ID = -600,
+    /// RBCC: the capacity is zero.
+    NETCOND_E_RBCC_ZERO_CAPACITY = -601,
+    /// RBCC: the capacity is 2^47 bit/s or more.
+    NETCOND_E_RBCC_CAPACITY_TOO_LARGE = -602,
+    /// RBCC: the data packet size is zero.
+    NETCOND_E_RBCC_ZERO_DATA_BYTES = -603,
+    /// RBCC: the ACK size is not below the data packet size.
+    NETCOND_E_RBCC_ACK_NOT_SMALLER = -604,
+    /// RBCC: the idle timeout is zero.
+    NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT = -605,
 }
 
 pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
@@ -248,6 +261,18 @@ pub(crate) const NETCOND_E_EDGE_FRACTION_ABOVE_ONE: c_int =
     netcond_status::NETCOND_E_EDGE_FRACTION_ABOVE_ONE as c_int;
 pub(crate) const NETCOND_E_EDGE_U_NOT_ABOVE_ONE: c_int =
     netcond_status::NETCOND_E_EDGE_U_NOT_ABOVE_ONE as c_int;
+pub(crate) const NETCOND_E_RBCC_NO_NODE_ID: c_int =
+    netcond_status::NETCOND_E_RBCC_NO_NODE_ID as c_int;
+pub(crate) const NETCOND_E_RBCC_ZERO_CAPACITY: c_int =
+    netcond_status::NETCOND_E_RBCC_ZERO_CAPACITY as c_int;
+pub(crate) const NETCOND_E_RBCC_CAPACITY_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_RBCC_CAPACITY_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_RBCC_ZERO_DATA_BYTES: c_int =
+    netcond_status::NETCOND_E_RBCC_ZERO_DATA_BYTES as c_int;
+pub(crate) const NETCOND_E_RBCC_ACK_NOT_SMALLER: c_int =
+    netcond_status::NETCOND_E_RBCC_ACK_NOT_SMALLER as c_int;
+pub(crate) const NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT: c_int =
+    netcond_status::NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT as c_int;
 
 /// Defines, from one list, each Rust error's code and each code's message.
 macro_rules! status_table {
@@ -369,6 +394,14 @@ status_table! {
         ContinueAboveStop = NETCOND_E_EDGE_CONTINUE_ABOVE_STOP,
         FractionAboveOne = NETCOND_E_EDGE_FRACTION_ABOVE_ONE,
         UNotAboveOne = NETCOND_E_EDGE_U_NOT_ABOVE_ONE,
+    }
+    RbccError => rbcc_code {
+        NoNodeId = NETCOND_E_RBCC_NO_NODE_ID,
+        ZeroCapacity = NETCOND_E_RBCC_ZERO_CAPACITY,
+        CapacityTooLarge = NETCOND_E_RBCC_CAPACITY_TOO_LARGE,
+        ZeroDataBytes = NETCOND_E_RBCC_ZERO_DATA_BYTES,
+        AckNotSmaller = NETCOND_E_RBCC_ACK_NOT_SMALLER,
+        ZeroIdleTimeout = NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT,
     }
 }
 

@@ -43,12 +43,14 @@ use core::mem::{align_of, size_of};
 mod edge_ffi;
 mod errors;
 mod pcn_ffi;
+mod rbcc_ffi;
 mod red_ffi;
 mod trtcm_ffi;
 
 pub use edge_ffi::*;
 pub use errors::netcond_status;
 pub use pcn_ffi::*;
+pub use rbcc_ffi::*;
 pub use red_ffi::*;
 pub use trtcm_ffi::*;
 

@@ -1090,3 +1090,96 @@ mod pcn {
         }
     }
 }
+
+// ------------------------------------------------------------- RBCC
+
+mod rbcc {
+    use super::*;
+    use rbcc_rate::{
+        AckHeader, AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
+    };
+
+    const PACKETS: u32 = 100_000;
+    const FNV: u64 = 0x0100_0000_01b3;
+
+    /// The C side's streams.
+    fn rust_streams(seed: u64) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (model, ack_model) in [AckModel::OutsideLoad, AckModel::Coupled]
+            .into_iter()
+            .enumerate()
+        {
+            let p = RbccProfile::new(&RbccConfig {
+                node: NodeId(7),
+                capacity: Rate::from_bits_per_sec(10_000_000),
+                ack_bytes: 40,
+                data_bytes: 1500,
+                ack_model,
+                idle_timeout_ns: 2_000_000_000,
+                tick: HZ,
+            })
+            .unwrap();
+            let mut table = Box::new(RbccInterface::<256>::new(&p));
+            let mut rng = Rng(seed);
+            let (mut now, mut hash, mut full) = (0u64, 0xcbf2_9ce4_8422_2325u64, 0u64);
+            for i in 0..PACKETS {
+                let r = rng.next_u64();
+                let flow = (r % 160) as u32;
+                now += (r >> 10) % 200_000;
+                let requested = if flow % 4 == 0 {
+                    FixedRate::from_raw(u64::MAX)
+                } else {
+                    FixedRate::from_raw((u64::from(flow * 7919 % 3_000_000) + 1000) << 16)
+                };
+                let mut h = RateHeader::new(requested);
+                full += u64::from(table.on_data(&p, t(now), flow, &mut h).is_err());
+                hash = (hash ^ h.rate.raw() ^ (u64::from(h.bottleneck.0) << 60)).wrapping_mul(FNV);
+                let mut a = AckHeader {
+                    rate: h.rate,
+                    bottleneck: h.bottleneck,
+                };
+                if (r >> 50) & 1 == 1 {
+                    table.on_return(&p, t(now), flow, &a);
+                }
+                if (r >> 51) & 3 == 0 {
+                    full += u64::from(table.on_ack(&p, t(now), flow ^ 1, &mut a).is_err());
+                    hash = (hash ^ a.rate.raw()).wrapping_mul(FNV);
+                }
+                if (r >> 53) & 63 == 0 {
+                    hash = (hash ^ u64::from(table.close(&p, flow))).wrapping_mul(FNV);
+                }
+                if i % 1000 == 999 {
+                    hash = (hash ^ table.expire(&p, t(now)) as u64).wrapping_mul(FNV);
+                }
+                hash = (hash ^ table.advertised().raw()).wrapping_mul(FNV);
+            }
+            lines.push(format!("rbcc{model} {full} {} {hash:016x}", table.len()));
+        }
+        lines
+    }
+
+    #[test]
+    fn rbcc_cases_errors_and_bad_arguments() {
+        for san in variants() {
+            let exe = build_c("rbcc_test", "cases", san);
+            let out = run(&exe, &["cases"]);
+            assert!(out.contains("all RBCC cases passed"), "{out}");
+        }
+    }
+
+    #[test]
+    fn rbcc_streams_through_c_equal_streams_through_rust() {
+        for san in variants() {
+            let exe = build_c("rbcc_test", "stream", san);
+            for seed in [9u64, 0xabcd_ef01] {
+                let c = run(&exe, &["stream", &seed.to_string()]);
+                let c: Vec<&str> = c.lines().collect();
+                let rust = rust_streams(seed);
+                assert_eq!(c.len(), rust.len());
+                for (c, r) in c.iter().zip(&rust) {
+                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
+                }
+            }
+        }
+    }
+}

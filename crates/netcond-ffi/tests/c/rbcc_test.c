@@ -1,0 +1,222 @@
+/*
+ * C tests of netcond.h's RBCC interface table, run by tests/c_api.rs.
+ *
+ *   rbcc_test cases         every configuration error, NULL arguments, a fair
+ *                           share with known answer.
+ *   rbcc_test stream SEED   seeded streams of data packets, returned and
+ *                           forwarded ACKs, closes and expiries through both
+ *                           ACK models; one line each (a hash of every stamped
+ *                           header and advertised rate), compared by the Rust
+ *                           test with the Rust API.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netcond.h"
+
+static int failures;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+				__LINE__, #cond);                              \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+#define CHECK_RC(expr, want)                                                   \
+	do {                                                                   \
+		int rc_ = (expr);                                              \
+		if (rc_ != (want)) {                                           \
+			fprintf(stderr, "%s:%d: %s returned %d (%s), want %d\n", \
+				__FILE__, __LINE__, #expr, rc_,                \
+				netcond_strerror(rc_), (want));                \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+static netcond_rbcc_params params(unsigned model)
+{
+	netcond_rbcc_params p;
+	memset(&p, 0, sizeof p);
+	p.capacity_bps = 10000000;
+	p.idle_timeout_ns = 2000000000;
+	p.tick_hz = 1000000000;
+	p.node = 7;
+	p.ack_bytes = 40;
+	p.data_bytes = 1500;
+	p.ack_model = model;
+	return p;
+}
+
+/* The interface table is 24 kB: static, as a router would keep it. */
+static netcond_rbcc_interface table;
+
+static void cases(void)
+{
+	netcond_rbcc_profile prof, never;
+	netcond_rbcc_params p;
+	netcond_rbcc_rate_header h;
+	netcond_rbcc_ack_header a;
+	unsigned f;
+
+	p = params(0);
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_OK);
+	CHECK_RC(netcond_rbcc_profile_config(NULL, &p), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_profile_config(&prof, NULL), NETCOND_E_NULL);
+	p.node = 0;
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_E_RBCC_NO_NODE_ID);
+	p = params(0);
+	p.capacity_bps = 0;
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_E_RBCC_ZERO_CAPACITY);
+	p.capacity_bps = (uint64_t)1 << 47;
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_E_RBCC_CAPACITY_TOO_LARGE);
+	p = params(0);
+	p.data_bytes = 0;
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_E_RBCC_ZERO_DATA_BYTES);
+	p = params(0);
+	p.ack_bytes = 1500;
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_E_RBCC_ACK_NOT_SMALLER);
+	p = params(0);
+	p.idle_timeout_ns = 0;
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT);
+	p = params(2);
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_E_ENUM);
+	p = params(0);
+	p.tick_hz = 0;
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_E_TICK);
+
+	/* Four greedy flows on 10 Mbit/s (ACK load outside, k = 40/1500): each
+	 * gets at most C / 4, and the rate fields say so. */
+	p = params(0);
+	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_OK);
+	CHECK_RC(netcond_rbcc_config(&table, &prof), NETCOND_OK);
+	CHECK(netcond_rbcc_advertised(&table) == 10000000ull * NETCOND_RBCC_ONE_BPS);
+	for (f = 0; f < 4; f++) {
+		h.requested = UINT64_MAX;
+		h.rate = UINT64_MAX;
+		h.bottleneck = 0;
+		h.reserved = 0;
+		CHECK_RC(netcond_rbcc_on_data(&table, &prof, f, f, &h), 0);
+	}
+	CHECK(netcond_rbcc_len(&table) == 4);
+	CHECK(netcond_rbcc_advertised(&table) <= 2500000ull * NETCOND_RBCC_ONE_BPS);
+	CHECK(netcond_rbcc_advertised(&table) > 2490000ull * NETCOND_RBCC_ONE_BPS);
+	h.requested = UINT64_MAX;
+	h.rate = UINT64_MAX;
+	h.bottleneck = 0;
+	CHECK_RC(netcond_rbcc_on_data(&table, &prof, 10, 0, &h), 0);
+	CHECK(h.rate == netcond_rbcc_advertised(&table) && h.bottleneck == 7);
+	a.rate = h.rate;
+	a.bottleneck = h.bottleneck;
+	a.reserved = 0;
+	CHECK_RC(netcond_rbcc_on_return(&table, &prof, 11, 0, &a), NETCOND_OK);
+	/* The ACK of flow 0 leaving by this interface gets a row of its own. */
+	CHECK_RC(netcond_rbcc_on_ack(&table, &prof, 11, 0, &a), 0);
+	CHECK(netcond_rbcc_len(&table) == 5);
+	CHECK(netcond_rbcc_close(&table, &prof, 3) == 1);
+	CHECK(netcond_rbcc_close(&table, &prof, 3) == 0);
+	CHECK(netcond_rbcc_len(&table) == 4);
+	CHECK(netcond_rbcc_expire(&table, &prof, 5000000000ull) == 4);
+	CHECK(netcond_rbcc_len(&table) == 0);
+
+	/* NULL and unstarted arguments. */
+	memset(&never, 0, sizeof never);
+	CHECK_RC(netcond_rbcc_config(NULL, &prof), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_config(&table, &never), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_on_data(NULL, &prof, 0, 0, &h), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_on_data(&table, NULL, 0, 0, &h), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_on_data(&table, &prof, 0, 0, NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_on_return(&table, &prof, 0, 0, NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_on_ack(NULL, &prof, 0, 0, &a), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_close(NULL, &prof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_expire(&table, NULL, 0), NETCOND_E_NULL);
+	CHECK(netcond_rbcc_advertised(NULL) == 0);
+	CHECK(netcond_rbcc_len(NULL) == 0);
+}
+
+static uint64_t rng_state;
+static uint64_t next_u64(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+#define PACKETS 100000u
+
+static void streams(uint64_t seed)
+{
+	unsigned model;
+	for (model = 0; model < 2u; model++) {
+		netcond_rbcc_profile prof;
+		netcond_rbcc_params p = params(model);
+		uint64_t now = 0, hash = 0xcbf29ce484222325ull, full = 0;
+		unsigned i;
+
+		rng_state = seed;
+		CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_OK);
+		CHECK_RC(netcond_rbcc_config(&table, &prof), NETCOND_OK);
+		for (i = 0; i < PACKETS; i++) {
+			uint64_t r = next_u64();
+			uint32_t flow = (uint32_t)(r % 160u);
+			netcond_rbcc_rate_header h;
+			netcond_rbcc_ack_header a;
+			int rc;
+			now += (r >> 10) % 200000u;
+			/* Each flow asks for its own fixed rate (or no limit). */
+			h.requested = flow % 4u == 0 ? UINT64_MAX
+						     : ((uint64_t)(flow * 7919u) % 3000000u + 1000u) *
+							       NETCOND_RBCC_ONE_BPS;
+			h.rate = h.requested;
+			h.bottleneck = 0;
+			h.reserved = 0;
+			rc = netcond_rbcc_on_data(&table, &prof, now, flow, &h);
+			full += (uint64_t)rc;
+			hash = (hash ^ h.rate ^ ((uint64_t)h.bottleneck << 60)) * 0x100000001b3ull;
+			a.rate = h.rate;
+			a.bottleneck = h.bottleneck;
+			a.reserved = 0;
+			if ((r >> 50) & 1u)
+				CHECK_RC(netcond_rbcc_on_return(&table, &prof, now, flow, &a),
+					 NETCOND_OK);
+			if (((r >> 51) & 3u) == 0) {
+				rc = netcond_rbcc_on_ack(&table, &prof, now, flow ^ 1u, &a);
+				full += (uint64_t)rc;
+				hash = (hash ^ a.rate) * 0x100000001b3ull;
+			}
+			if (((r >> 53) & 63u) == 0)
+				hash = (hash ^ (uint64_t)netcond_rbcc_close(&table, &prof, flow)) *
+				       0x100000001b3ull;
+			if (i % 1000u == 999u)
+				hash = (hash ^ (uint64_t)netcond_rbcc_expire(&table, &prof, now)) *
+				       0x100000001b3ull;
+			hash = (hash ^ netcond_rbcc_advertised(&table)) * 0x100000001b3ull;
+		}
+		printf("rbcc%u %" PRIu64 " %u %016" PRIx64 "\n", model, full,
+		       netcond_rbcc_len(&table), hash);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
+		cases();
+		if (failures) {
+			fprintf(stderr, "%d checks failed\n", failures);
+			return 1;
+		}
+		printf("all RBCC cases passed\n");
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "stream") == 0) {
+		streams(strtoull(argv[2], NULL, 0));
+		return failures ? 1 : 0;
+	}
+	fprintf(stderr, "usage: %s cases | stream SEED\n", argv[0]);
+	return 2;
+}
