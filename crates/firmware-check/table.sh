@@ -87,10 +87,16 @@ while read -r ep own total panics rest; do
   st() { awk -v e="$ep" '$1 == "stack" && $2 == "per-packet" && $3 == e ":" { print $4 }' "$1"; }
   ins() { awk -v e="$ep" '$1 == "insns" && $2 == "per-packet" && $3 == e ":" { print $4 }' "$1"; }
   panic_note="" panic_note3=""
-  [ "$panics" = 0 ] || panic_note=" ($panics panic calls)"
-  [ "$panics3" = 0 ] || panic_note3=" ($panics3 panic calls)"
+  [ "$panics" = 0 ] || panic_note=" (panic calls: $panics)"
+  [ "$panics3" = 0 ] || panic_note3=" (panic calls: $panics3)"
   echo "| \`$ep\` | $(describe "$ep") | $own / $total$panic_note | $own3 / $total3$panic_note3 | $total0 | ${helpers:--} | $psize | $ssize | $(st "$work/v7em-s.log") / $(st "$work/v7em-3.log") / $(st "$work/v6m-s.log") | $(ins "$work/v7em-s.log") / $(ins "$work/v7em-3.log") / $(ins "$work/v6m-s.log") |"
-done <"$work/v7em-s.sizes"
+done < <(for e in fw_trtcm_color_blind fw_trtcm_color_aware fw_srtcm_color_blind \
+  fw_srtcm_color_aware fw_rfc4115_color_blind fw_rfc4115_color_aware fw_ef_policer_offer \
+  fw_et_marker fw_et_marker_sim48 fw_as_marker fw_node_3sm fw_node_rfc5670 \
+  fw_rfc5670_threshold fw_rfc5670_excess fw_red_arrival fw_rio_arrival fw_aecn_enqueue \
+  fw_aecn_dequeue fw_ras_enqueue fw_ras_dequeue fw_rbcc_stamp; do
+  grep "^$e " "$work/v7em-s.sizes" || true
+done)
 echo
 echo "Configuration (stack, bytes, opt \"s\" / 3 / M0):"
 echo
