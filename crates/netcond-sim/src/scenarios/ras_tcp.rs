@@ -131,10 +131,6 @@ struct CustomerEgress {
     stats: QdiscStats,
 }
 
-fn color_code(c: Color) -> u8 {
-    c.index() as u8
-}
-
 impl Qdisc for CustomerEgress {
     fn enqueue(&mut self, now: Time, mut pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
@@ -142,7 +138,7 @@ impl Qdisc for CustomerEgress {
         let len = pkt.seg.wire_len;
         let r = match &mut self.stage {
             Stage::Plain(fifo) => {
-                pkt.color = color_code(self.meter.color_blind(&self.meter_profile, at, len));
+                pkt.color = self.meter.color_blind(&self.meter_profile, at, len);
                 fifo.push(pkt)
             }
             Stage::Ras(s) => s.enqueue(at, (len, pkt)).map_err(|e| e.1),
@@ -160,7 +156,7 @@ impl Qdisc for CustomerEgress {
                 Some(t) if t.ticks() > now => return Deq::Wait(t.ticks()),
                 Some(t) => match s.dequeue(at) {
                     Some((len, mut p)) => {
-                        p.color = color_code(self.meter.color_blind(&self.meter_profile, at, len));
+                        p.color = self.meter.color_blind(&self.meter_profile, at, len);
                         Some(p)
                     }
                     // Not released after all: ask again a tick later, never stall.
@@ -172,7 +168,7 @@ impl Qdisc for CustomerEgress {
                 Some(t) if t.ticks() > now => return Deq::Wait(t.ticks()),
                 Some(t) => match s.dequeue(at) {
                     Some(((_, mut p), c)) => {
-                        p.color = color_code(c);
+                        p.color = c;
                         Some(p)
                     }
                     None => return Deq::Wait(t.ticks().max(now + 1)),
@@ -181,7 +177,7 @@ impl Qdisc for CustomerEgress {
         };
         match out.take() {
             Some(p) => {
-                let c = usize::from(p.color).min(2);
+                let c = p.color.index();
                 self.stats.color_bytes[c] += u64::from(p.seg.wire_len);
                 Deq::Packet(p)
             }
@@ -215,7 +211,7 @@ struct RioQueue {
 impl Qdisc for RioQueue {
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
-        let c = usize::from(pkt.color).min(2);
+        let c = pkt.color.index();
         let d = self.rio.on_arrival(
             &self.profile,
             Instant::from_ticks(now),
@@ -250,7 +246,7 @@ impl Qdisc for RioQueue {
         let Some(p) = self.fifo.pop() else {
             return Deq::Empty;
         };
-        let c = usize::from(p.color).min(2);
+        let c = p.color.index();
         self.per_color[c] -= 1;
         if self.fifo.is_empty() {
             self.rio.on_queue_empty(Instant::from_ticks(now));

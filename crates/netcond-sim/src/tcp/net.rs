@@ -15,14 +15,15 @@ use std::any::Any;
 
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
 use crate::engine::{serialization_ns, EventQueue, Time};
+use netcond::core::Color;
 
 /// A data packet inside the network: the TCP segment plus per-hop tags.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// The TCP segment (its `ce` bit is the ECN field).
     pub seg: Segment,
-    /// Color set by a marker (0 green, 1 yellow, 2 red); green until marked.
-    pub color: u8,
+    /// Color set by a marker; green until marked.
+    pub color: Color,
     /// The flow's class (e.g. an AECN RTT class), copied from the flow.
     pub class: u8,
     /// Position along the route.
@@ -339,7 +340,7 @@ impl Network {
             let seg = self.out[i];
             let pkt = Packet {
                 seg,
-                color: 0,
+                color: Color::Green,
                 class,
                 hop: 0,
             };
