@@ -15,6 +15,8 @@ pub mod capture;
 pub mod chain;
 pub mod engine;
 pub mod flows;
+#[cfg(target_os = "linux")]
+pub mod nfqueue;
 pub mod packet;
 pub mod stats;
 pub mod synth;

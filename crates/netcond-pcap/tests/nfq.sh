@@ -94,16 +94,18 @@ ip netns exec "$RCV" iperf3 -s -D -I "$WORK/iperf3.pid" >/dev/null
 sleep 0.3
 PIDS+=("$(cat "$WORK/iperf3.pid" 2>/dev/null || true)")
 
-# One run: $1 name, $2 chain, $3 iperf3 client arguments. Leaves the summary
+# One run: $1 name, $2 chain, $3 iperf3 client arguments, $4 more
+# netcond-nfq arguments. Leaves the summary
 # in $WORK/$1.nfq, the receiver capture in $WORK/$1.pcapng.
 run() {
-  local name=$1 chain=$2 args=$3
+  local name=$1 chain=$2 args=$3 more=${4:-}
   ip netns exec "$RCV" tshark -q -n -i c0 -s 128 -f "src host 10.201.1.1" \
     -w "$WORK/$name.pcapng" 2>"$WORK/$name.tshark" &
   local tpid=$!
   PIDS+=("$tpid")
   for _ in $(seq 50); do grep -q "Capturing on" "$WORK/$name.tshark" 2>/dev/null && break; sleep 0.1; done
-  ip netns exec "$RTR" "$BIN" --queue 0 --duration $((T + 3)) --chain "$chain" >"$WORK/$name.nfq" 2>&1 &
+  # shellcheck disable=SC2086
+  ip netns exec "$RTR" "$BIN" --queue 0 --duration $((T + 3)) $more --chain "$chain" >"$WORK/$name.nfq" 2>&1 &
   local npid=$!
   PIDS+=("$npid")
   sleep 0.5
@@ -180,6 +182,18 @@ check "delivered <= CBS + EBS + CIR x (T + 10 ms)" "$g + $y <= $CBS + $EBS + $CI
 check "delivered >= CIR x T / 3" "$g + $y >= $CIR / 8 * $span / 3"
 check "no red packet delivered" "$r == 0"
 
+# --- UDP again through the built-in netlink client with batched verdicts ------
+# Accepted packets are unchanged (no dscp stage), so runs of them share one
+# NFQNL_MSG_VERDICT_BATCH; red ones are dropped one by one.
+CIR=5000000 PIR=10000000 CBS=32768 PBS=65536
+run udpb "trtcm cir=5mbit pir=10mbit cbs=32k pbs=64k -> drop-red" "-u -b 20M -l 1400" --batch-verdicts
+check_counts udpb
+read -r span < <(by_dscp udpb | awk '$1=="span" {print $2}')
+d=$(by_dscp udpb | awk '$1==0 {print $3}'); d=${d:-0}
+echo "udp, batched verdicts: receiver saw $d B over $span s; $(head -1 "$WORK/udpb.nfq")"
+check "delivered <= PBS + PIR x (T + 10 ms)" "$d <= $PBS + $PIR / 8 * ($span + 0.01)"
+check "delivered >= 0.9 PIR x T" "$d >= 0.9 * $PIR / 8 * $span"
+
 if [ "${NFQ_BENCH:-0}" = 1 ]; then
   # --- packets/s through the queue: small UDP packets as fast as iperf3 sends --
   ip netns exec "$RTR" "$BIN" --queue 0 --duration $((T + 2)) \
@@ -189,9 +203,21 @@ if [ "${NFQ_BENCH:-0}" = 1 ]; then
   sleep 0.5
   ip netns exec "$SND" iperf3 -c 10.201.2.1 -t "$T" -u -b 0 -l 64 >"$WORK/bench.iperf" 2>&1 || true
   wait "$npid" || true
-  echo "bench (NFQUEUE, one verdict message per packet):"
+  echo "bench (NFQUEUE, nfq crate, one verdict message per packet):"
   head -1 "$WORK/bench.nfq"
   grep -E "receiver" "$WORK/bench.iperf" | tail -1 || true
+  for mode in --own-client --batch-verdicts; do
+    # Metering only: every packet is accepted unchanged.
+    ip netns exec "$RTR" "$BIN" --queue 0 --duration $((T + 2)) $mode \
+      --chain "trtcm cir=10gbit pir=20gbit cbs=1m pbs=2m" >"$WORK/bench$mode.nfq" 2>&1 &
+    npid=$!; PIDS+=("$npid")
+    sleep 0.5
+    ip netns exec "$SND" iperf3 -c 10.201.2.1 -t "$T" -u -b 0 -l 64 >"$WORK/bench$mode.iperf" 2>&1 || true
+    wait "$npid" || true
+    echo "bench (NFQUEUE, $mode, metering only):"
+    head -1 "$WORK/bench$mode.nfq"
+    grep -E "receiver" "$WORK/bench$mode.iperf" | tail -1 || true
+  done
   # The same without the queue rule: the kernel alone.
   unqueue
   ip netns exec "$SND" iperf3 -c 10.201.2.1 -t "$T" -u -b 0 -l 64 >"$WORK/bench0.iperf" 2>&1 || true
@@ -199,5 +225,5 @@ if [ "${NFQ_BENCH:-0}" = 1 ]; then
   grep -E "receiver" "$WORK/bench0.iperf" | tail -1 || true
 fi
 
-[ "$failed" = 0 ] || { for n in udp tcp; do echo "--- $n"; cat "$WORK/$n.nfq"; done; die "checks failed"; }
+[ "$failed" = 0 ] || { for n in udp tcp udpb; do echo "--- $n"; cat "$WORK/$n.nfq"; done; die "checks failed"; }
 echo "nfq.sh: all checks passed"

@@ -31,6 +31,9 @@ Runs a netcond chain on the packets of NFQUEUE queue N, e.g. in a router:
   --duration SECS    stop after SECS seconds
   --fail-open        let the kernel accept packets when the queue is full
   --queue-len N      kernel queue length (default 4096)
+  --own-client       use netcond-pcap's own netlink client instead of the nfq crate
+  --batch-verdicts   own client, and one NFQNL_MSG_VERDICT_BATCH for each run of
+                     packets accepted unchanged among those waiting (up to 64)
 Prints its summary when --count or --duration ends the run (a signal ends it\nwithout one). The queue is polled: it waits 200 us when empty.";
 
     struct Verdict {
@@ -42,6 +45,164 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
             self.dropped = dropped;
             Ok(())
         }
+    }
+
+    fn summary(engine: &Engine, chain: &[netcond_pcap::chain::Stage]) {
+        let s = &engine.stats;
+        for (i, name) in engine.names.iter().enumerate() {
+            println!("{:<4} {name}", i + 1);
+            for (c, cat) in netcond_pcap::stats::categories(&chain[i])
+                .iter()
+                .enumerate()
+            {
+                let k = s.stage[i][c];
+                println!("{:<4} {:<12} {:>12} {:>14}", "", cat, k.packets, k.bytes);
+            }
+        }
+        println!(
+            "forwarded {} packets {} bytes",
+            s.forwarded.packets, s.forwarded.bytes
+        );
+        println!(
+            "dropped {} packets {} bytes",
+            s.dropped.packets, s.dropped.bytes
+        );
+        println!("forwarded IP packets by DSCP and ECN:");
+        println!(
+            "{:<5} {:<5} {:>12} {:>14}",
+            "dscp", "ecn", "packets", "bytes"
+        );
+        for (tos, k) in s.by_tos.iter().enumerate() {
+            if k.packets > 0 {
+                println!(
+                    "{:<5} {:<5} {:>12} {:>14}",
+                    tos >> 2,
+                    tos & 3,
+                    k.packets,
+                    k.bytes
+                );
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_own(
+        qnum: u16,
+        queue_len: u32,
+        batch: bool,
+        count: u64,
+        duration: Option<Duration>,
+        chain: &[netcond_pcap::chain::Stage],
+        engine: &mut Engine,
+    ) -> ExitCode {
+        use netcond_pcap::nfqueue::{NfQueue, Verdict as V};
+        let mut q = match NfQueue::open(qnum, queue_len) {
+            Ok(q) => q,
+            Err(e) => {
+                return fail(format!(
+                    "cannot bind queue {qnum}: {e} (needs CAP_NET_ADMIN)"
+                ))
+            }
+        };
+        let start = Instant::now();
+        let deadline = duration.map(|d| start + d);
+        let mut pk = Vec::with_capacity(64);
+        let mut buf = Vec::with_capacity(65536);
+        let mut v = Verdict { dropped: false };
+        let (mut n, mut msgs, mut datagrams, mut overruns) = (0u64, 0u64, 0u64, 0u64);
+        let (mut first_at, mut last_at) = (None, None);
+        while n < count {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            pk.clear();
+            q.clear();
+            match q.recv_batch(&mut pk, true) {
+                Ok(_) => {
+                    // Take what else is waiting, up to 64 packets, before
+                    // giving verdicts.
+                    while pk.len() < 64 {
+                        match q.recv_batch(&mut pk, false) {
+                            Ok(true) => datagrams += 1,
+                            _ => break,
+                        }
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    continue
+                }
+                // ENOBUFS: the socket overran and the kernel dropped packets
+                // (it says so once); carry on, as the nfq crate does.
+                Err(e) if e.raw_os_error() == Some(105) => {
+                    overruns += 1;
+                    continue;
+                }
+                Err(e) => return fail(format!("queue {qnum}: receive failed: {e}")),
+            }
+            datagrams += 1;
+            let mut pending: Option<u32> = None;
+            for p in &pk {
+                let now = Instant::now();
+                first_at.get_or_insert(now);
+                last_at = Some(now);
+                let ts = u64::try_from(now.duration_since(start).as_nanos()).unwrap_or(u64::MAX);
+                buf.clear();
+                buf.extend_from_slice(&q.buffer()[p.start..p.end]);
+                let len = buf.len() as u32;
+                v.dropped = false;
+                let pushed = engine.push(ts, Link::Raw, &mut buf, len, 0, &mut v);
+                let changed = buf[..] != q.buffer()[p.start..p.end];
+                let r = if pushed.is_ok() && v.dropped {
+                    flush(&mut q, &mut pending, &mut msgs)
+                        .and_then(|_| q.verdict(p.id, V::Drop, None))
+                } else if pushed.is_ok() && changed {
+                    flush(&mut q, &mut pending, &mut msgs)
+                        .and_then(|_| q.verdict(p.id, V::Accept, Some(&buf)))
+                } else if batch {
+                    pending = Some(p.id);
+                    msgs = msgs.wrapping_sub(1);
+                    Ok(())
+                } else {
+                    q.verdict(p.id, V::Accept, None)
+                };
+                msgs = msgs.wrapping_add(1);
+                if let Err(e) = r {
+                    return fail(format!("queue {qnum}: verdict failed: {e}"));
+                }
+                n += 1;
+            }
+            if let Err(e) = flush(&mut q, &mut pending, &mut msgs) {
+                return fail(format!("queue {qnum}: verdict failed: {e}"));
+            }
+        }
+        let secs = match (first_at, last_at) {
+            (Some(f), Some(l)) => l.duration_since(f).as_secs_f64(),
+            _ => 0.0,
+        };
+        println!(
+            "netcond-nfq: queue {qnum} (own client{}): {n} packets in {secs:.3} s ({:.0} packets/s from the first packet to the last), {datagrams} datagrams received, {msgs} verdict messages, {overruns} receive overruns",
+            if batch { ", batched verdicts" } else { "" },
+            if secs > 0.0 { n as f64 / secs } else { 0.0 }
+        );
+        summary(engine, chain);
+        ExitCode::SUCCESS
+    }
+
+    fn flush(
+        q: &mut netcond_pcap::nfqueue::NfQueue,
+        pending: &mut Option<u32>,
+        msgs: &mut u64,
+    ) -> std::io::Result<()> {
+        if let Some(id) = pending.take() {
+            *msgs += 1;
+            q.verdict_batch(id, netcond_pcap::nfqueue::Verdict::Accept)?;
+        }
+        Ok(())
     }
 
     fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -61,6 +222,8 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
         let mut fail_open = false;
         let mut queue_len = 4096u32;
         let mut explicit_classify = false;
+        let mut own_client = false;
+        let mut batch = false;
         while let Some(a) = args.next() {
             let mut val = || args.next().ok_or_else(|| format!("{a} needs a value"));
             let r: Result<(), String> = (|| {
@@ -95,6 +258,11 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
                         ))
                     }
                     "--fail-open" => fail_open = true,
+                    "--own-client" => own_client = true,
+                    "--batch-verdicts" => {
+                        own_client = true;
+                        batch = true;
+                    }
                     "--queue-len" => {
                         queue_len = val()?.parse().map_err(|_| "--queue-len: a number")?
                     }
@@ -130,6 +298,9 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
             Ok(e) => e,
             Err(e) => return fail(format!("bad chain: {}", e.0)),
         };
+        if own_client {
+            return run_own(qnum, queue_len, batch, count, duration, &chain, &mut engine);
+        }
         let mut q = match nfq::Queue::open() {
             Ok(q) => q,
             Err(e) => {
@@ -197,45 +368,11 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
             (Some(f), Some(l)) => l.duration_since(f).as_secs_f64(),
             _ => 0.0,
         };
-        let s = &engine.stats;
         println!(
             "netcond-nfq: queue {qnum}: {n} packets in {secs:.3} s ({:.0} packets/s from the first packet to the last)",
             if secs > 0.0 { n as f64 / secs } else { 0.0 }
         );
-        for (i, name) in engine.names.iter().enumerate() {
-            println!("{:<4} {name}", i + 1);
-            for (c, cat) in netcond_pcap::stats::categories(&chain[i])
-                .iter()
-                .enumerate()
-            {
-                let k = s.stage[i][c];
-                println!("{:<4} {:<12} {:>12} {:>14}", "", cat, k.packets, k.bytes);
-            }
-        }
-        println!(
-            "forwarded {} packets {} bytes",
-            s.forwarded.packets, s.forwarded.bytes
-        );
-        println!(
-            "dropped {} packets {} bytes",
-            s.dropped.packets, s.dropped.bytes
-        );
-        println!("forwarded IP packets by DSCP and ECN:");
-        println!(
-            "{:<5} {:<5} {:>12} {:>14}",
-            "dscp", "ecn", "packets", "bytes"
-        );
-        for (tos, k) in s.by_tos.iter().enumerate() {
-            if k.packets > 0 {
-                println!(
-                    "{:<5} {:<5} {:>12} {:>14}",
-                    tos >> 2,
-                    tos & 3,
-                    k.packets,
-                    k.bytes
-                );
-            }
-        }
+        summary(&engine, &chain);
         ExitCode::SUCCESS
     }
 }
