@@ -52,7 +52,7 @@ for ecn in 0 1; do
     echo "netcond $ecn $run" >>"$runs"
   done
 done
-rm -f "$OUT"/red-*.csv
+rm -f "$OUT"/red-*.csv "$OUT"/red-*.csv.tmp
 # One CSV per run; a run that fails leaves no CSV and fails the step.
 export OUT
 xargs -P "$JOBS" -L 1 sh -c '

@@ -313,9 +313,9 @@ main(int argc, char* argv[])
             y1 = std::max(y1, std::ceil(r.offered / 2) * 2);
         }
         std::ofstream svg(svgPath);
-        svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"400\" "
+        svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"860\" height=\"400\" "
                "font-family=\"sans-serif\" font-size=\"12\">\n"
-               "<rect width=\"760\" height=\"400\" fill=\"white\"/>\n"
+               "<rect width=\"860\" height=\"400\" fill=\"white\"/>\n"
                "<text x=\"60\" y=\"20\">PCN marking on one link (NetcondPcnQueueDisc, "
             << marker << "); egress rates per " << interval * 1000 << " ms</text>\n";
         for (int g = 0; g <= 4; g++)
@@ -334,7 +334,13 @@ main(int argc, char* argv[])
             svg << "<line x1=\"60\" x2=\"680\" y1=\"" << y << "\" y2=\"" << y
                 << "\" stroke=\"#999\" stroke-dasharray=\"2,3\"/>\n";
         }
-        svg << "<text x=\"370\" y=\"360\" text-anchor=\"middle\">time (s), 0 to " << x1
+        for (int sec = 0; sec <= int(x1); sec += 2)
+        {
+            double x = 60 + (sec - x0) / (x1 - x0) * 620;
+            svg << "<text x=\"" << x << "\" y=\"345\" text-anchor=\"middle\">" << sec
+                << "</text>\n";
+        }
+        svg << "<text x=\"370\" y=\"362\" text-anchor=\"middle\">time (s)"
             << "</text>\n<text x=\"15\" y=\"180\" transform=\"rotate(-90 15 180)\" "
                "text-anchor=\"middle\">Mbit/s</text>\n";
         svg << Polyline(rows, [](const Row& r) { return r.offered; }, x0, x1, y1, "#000", "5,3");
@@ -346,9 +352,9 @@ main(int argc, char* argv[])
         const char* colors[] = {"#000", "#2a7", "#e90", "#c22", "#999"};
         for (int i = 0; i < 5; i++)
         {
-            svg << "<line x1=\"" << 80 + i * 130 << "\" x2=\"" << 100 + i * 130
+            svg << "<line x1=\"" << 60 + i * 150 << "\" x2=\"" << 80 + i * 150
                 << "\" y1=\"385\" y2=\"385\" stroke=\"" << colors[i]
-                << "\" stroke-width=\"2\"/><text x=\"" << 105 + i * 130 << "\" y=\"389\">"
+                << "\" stroke-width=\"2\"/><text x=\"" << 85 + i * 150 << "\" y=\"389\">"
                 << names[i] << "</text>\n";
         }
         svg << "</svg>\n";

@@ -363,9 +363,9 @@ TestRed()
         }
 
         // Idle decay, FJ93: the queue empties at t0 = 1 s (the dequeue that
-        // takes its last packet), stays empty for 1000 s = 1.2 s, and the
-        // next arrival sees the average times (1 - w_q)^1000, s = 1500 B at
-        // 10 Mbit/s.
+        // takes its last packet) and stays empty for 1.2 s, 1000 times s
+        // (1500 B at 10 Mbit/s); the next arrival sees the average times
+        // (1 - w_q)^1000.
         if (!ecn)
         {
             double before = 0;
