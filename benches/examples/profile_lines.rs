@@ -14,6 +14,7 @@
 //! through it. The profile is only written before its range is printed, so
 //! every load lackey reports inside the range is a read by the packet path.
 use std::hint::black_box;
+use std::io::Write;
 
 use netcond::core::{Instant, SplitMix64};
 use netcond::pcn::{Node3sm, PcnMeter};
@@ -32,7 +33,11 @@ struct Line<T>(T);
 
 fn announce<T>(name: &str, b: &Line<T>) {
     let a = std::ptr::from_ref(&b.0) as usize;
-    eprintln!("profile-range {a:x} {} {name}", core::mem::size_of::<T>());
+    // One write, so that the line is not split by lackey's own lines.
+    let line = format!("profile-range {a:x} {} {name}\n", core::mem::size_of::<T>());
+    std::io::stderr()
+        .write_all(line.as_bytes())
+        .expect("stderr is writable");
 }
 
 fn meter<M: ThreeColorMarker>(name: &str, p: M::Profile) {

@@ -5,8 +5,8 @@ use core::mem::size_of;
 
 use netcond::pcn::{
     AsMarker, AsMarkerProfile, EtMarker, EtMarkerProfile, EtMarkerSim48, EtMarkerSim48Profile,
-    ExcessTrafficMeter, ExcessTrafficMeterProfile, Node3sm, NodeRfc5670, ThresholdMeter,
-    ThresholdMeterProfile,
+    ExcessTrafficMeter, ExcessTrafficMeterProfile, Node3sm, NodeProfile, NodeRfc5670,
+    ThresholdMeter, ThresholdMeterProfile,
 };
 use netcond::ras::{Ear, EarProfile, RasProfile};
 use netcond::rbcc::{FlowEntry, RbccInterface, RbccProfile, Rcp, RcpProfile};
@@ -73,11 +73,15 @@ fn main() {
         size_of::<ExcessTrafficMeter>(),
         size_of::<ExcessTrafficMeterProfile>(),
     );
-    row("3sM node marker (both meters)", size_of::<Node3sm>(), 0);
+    row(
+        "3sM node marker (both meters)",
+        size_of::<Node3sm>(),
+        size_of::<NodeProfile<EtMarkerProfile, AsMarkerProfile>>(),
+    );
     row(
         "RFC 5670 node marker (both meters)",
         size_of::<NodeRfc5670>(),
-        0,
+        size_of::<NodeProfile<ExcessTrafficMeterProfile, ThresholdMeterProfile>>(),
     );
     row("RED", size_of::<Red>(), size_of::<RedProfile>());
     row(

@@ -209,7 +209,10 @@ def cmd_budget(a):
         if ours in ops and theirs in ops and ops[ours]["ir"] <= ops[theirs]["ir"]:
             pairs[ours] = theirs
     out = {
-        "comment": old.get("comment", ""),
+        "comment": old.get("comment") or (
+            "Instructions per packet of each operation of benches/benches/instructions.rs, "
+            "written by `perf.py budget`; checked by `perf.py gate` (.ci/perf.sh). Lower a "
+            "budget in the commit that makes the code faster: docs/performance.md, 'The gate'."),
         "tolerance": old.get("tolerance", 0.03),
         "instructions_per_packet": {
             k: round(v["ir"], 2) for k, v in sorted(ops.items()) if not k.startswith("dpdk_")
