@@ -156,10 +156,10 @@ main(int argc, char* argv[])
             failed++;
             continue;
         }
-        std::printf("| metric | ns-3 RedQueueDisc (%zu seeds) | NetcondRedQueueDisc + guard "
-                    "(%zu seeds) | difference | Welch t | tolerance | | NetcondRedQueueDisc, FJ93 "
-                    "(%zu seeds) |\n|---|---|---|---|---|---|---|---|\n",
-                    na, nb, nc);
+        std::printf("| metric | ns-3 RedQueueDisc (%zu seed%s) | NetcondRedQueueDisc + guard "
+                    "(%zu seed%s) | difference | Welch t | tolerance | | NetcondRedQueueDisc, "
+                    "FJ93 (%zu seed%s) |\n|---|---|---|---|---|---|---|---|\n",
+                    na, na == 1 ? "" : "s", nb, nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
         for (const Metric& m : kMetrics)
         {
             const Sample& x = a[m.name];
