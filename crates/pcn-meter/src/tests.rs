@@ -1608,6 +1608,7 @@ fn excess_meter_charges_jumbo_packets_in_full() {
 /// (-4.6e9 bytes) the count used to be held at; every mark now agrees with
 /// the reference, which has no floor.
 #[test]
+#[cfg_attr(miri, ignore = "20,000 packets; Miri takes minutes")]
 fn et_marker_sim48_has_no_floor_on_fig9_stream() {
     let c = EtMarkerSim48Config {
         pcn_pt: Rate::from_bytes_per_sec(12_499_999_999),
@@ -1951,6 +1952,7 @@ fn caught(id: u32) -> bool {
 /// Every mutant of `crate::mutants` is caught by the invariants the fuzz
 /// targets run, and none of the detectors fires on the real code.
 #[test]
+#[cfg_attr(miri, ignore = "thousands of packets per detector; Miri takes minutes")]
 fn mutation_checks() {
     for id in 1..=10 {
         assert!(!caught(id), "detector {id} fires on the unbroken code");

@@ -1845,6 +1845,7 @@ fn aqm_caught(id: u32) -> bool {
 /// Every AQM mutant is caught by its fuzz target's check; no detector fires
 /// on the real code.
 #[test]
+#[cfg_attr(miri, ignore = "thousands of packets per detector; Miri takes minutes")]
 fn mutation_checks() {
     for id in 1..=5 {
         assert!(!aqm_caught(id), "detector {id} fires on the unbroken code");
