@@ -267,6 +267,26 @@ typedef enum netcond_status {
   NETCOND_E_RBCC_ACK_NOT_SMALLER = -604,
   // RBCC: the idle timeout is zero.
   NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT = -605,
+  // RCP: the node id is zero.
+  NETCOND_E_RCP_NO_NODE_ID = -610,
+  // RCP: the capacity is zero or 2^47 bit/s or more.
+  NETCOND_E_RCP_BAD_CAPACITY = -611,
+  // RCP: alpha or beta has a zero denominator.
+  NETCOND_E_RCP_ZERO_DENOMINATOR = -612,
+  // RCP: d0 or T is zero ticks.
+  NETCOND_E_RCP_ZERO_TIME = -613,
+  // RCP: T exceeds 2^16 d0.
+  NETCOND_E_RCP_INTERVAL_TOO_LONG = -614,
+  // RCP: the minimum rate is zero or above C.
+  NETCOND_E_RCP_BAD_MIN_RATE = -615,
+  // RCP: the initial rate is outside [minimum, C].
+  NETCOND_E_RCP_BAD_INITIAL = -616,
+  // RCP: alpha and beta are both zero.
+  NETCOND_E_RCP_NO_GAIN = -617,
+  // RCP: alpha is zero.
+  NETCOND_E_RCP_ZERO_ALPHA = -618,
+  // RCP: alpha is pi/2 or more.
+  NETCOND_E_RCP_ALPHA_UNSTABLE = -619,
 } netcond_status;
 
 // RFC 4115's rule for a packet exactly as large as a bucket's tokens.
@@ -724,6 +744,47 @@ typedef struct netcond_rbcc_ack_header {
   // Reserved.
   uint32_t reserved;
 } netcond_rbcc_ack_header;
+
+// A validated RCP profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_rcp_profile {
+  // Opaque.
+  uint64_t opaque[16];
+} netcond_rcp_profile;
+
+// The parameters of an RCP-style rate controller (Dukkipati et al.'s
+// `R <- R (1 + (T/d0) (alpha (C - y) - beta q / d0) / C)`).
+typedef struct netcond_rcp_params {
+  // Link capacity C, bits per second.
+  uint64_t capacity_bps;
+  // The mean round-trip time d0, ns.
+  uint64_t rtt_ns;
+  // The control interval T, ns.
+  uint64_t interval_ns;
+  // The rate before the first update, bits per second.
+  uint64_t initial_bps;
+  // The floor of the rate, bits per second.
+  uint64_t min_rate_bps;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // The id stamped into the bottleneck field (not zero).
+  uint32_t node;
+  // alpha's numerator (0.1 is 1 / 10).
+  uint32_t alpha_num;
+  // alpha's denominator.
+  uint32_t alpha_den;
+  // beta's numerator (1 is 1 / 1).
+  uint32_t beta_num;
+  // beta's denominator.
+  uint32_t beta_den;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_rcp_params;
+
+// One interface's RCP state: 24 bytes (opaque).
+typedef struct netcond_rcp {
+  // Opaque.
+  uint64_t opaque[3];
+} netcond_rcp;
 
 // The crate's seedable generator (SplitMix64), 8 bytes (opaque).
 typedef struct netcond_rng {
@@ -1464,6 +1525,50 @@ uint64_t netcond_rbcc_advertised(const struct netcond_rbcc_interface *t);
 // `t` is NULL or valid.
 uint32_t netcond_rbcc_len(const struct netcond_rbcc_interface *t);
 
+// Validates `params` and writes the RCP profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_RCP_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_rcp_profile_config(struct netcond_rcp_profile *p,
+                               const struct netcond_rcp_params *params);
+
+// Starts RCP state `m` at the initial rate, its first interval at `now`.
+// Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_rcp_config(struct netcond_rcp *m, const struct netcond_rcp_profile *p, uint64_t now);
+
+// A data packet of `pkt_len` bytes leaves by this interface: it counts toward
+// the input rate, and its rate field is lowered to R (with this node as the
+// bottleneck) when R is smaller. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// Each pointer is NULL or valid; `m` is used by one thread during the call.
+int netcond_rcp_on_data(struct netcond_rcp *m,
+                        const struct netcond_rcp_profile *p,
+                        uint64_t now,
+                        uint32_t pkt_len,
+                        struct netcond_rbcc_rate_header *hdr);
+
+// Runs the rate update if a control interval T has passed since the last one,
+// with `queue_bytes` the queue now. Returns 1 if it updated, 0 if not, or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+int netcond_rcp_control(struct netcond_rcp *m,
+                        const struct netcond_rcp_profile *p,
+                        uint64_t now,
+                        uint64_t queue_bytes);
+
+// The current rate R of `m` (Q48.16 bit/s; 0 on NULL).
+//
+// # Safety
+// `m` is NULL or valid.
+uint64_t netcond_rcp_rate(const struct netcond_rcp *m);
+
 // Seeds generator `rng` (SplitMix64; the Rust `SplitMix64::new(seed)`).
 // Does nothing if `rng` is NULL.
 //
@@ -2104,6 +2209,9 @@ NETCOND_CHECK_LAYOUT(netcond_rbcc_interface, NETCOND_RBCC_INTERFACE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_rbcc_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_rbcc_rate_header, 24, 8);
 NETCOND_CHECK_LAYOUT(netcond_rbcc_ack_header, 16, 8);
+NETCOND_CHECK_LAYOUT(netcond_rcp_profile, 128, 64);
+NETCOND_CHECK_LAYOUT(netcond_rcp, 24, 8);
+NETCOND_CHECK_LAYOUT(netcond_rcp_params, 72, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_as_marker_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);

@@ -8,7 +8,7 @@ use core::ffi::{c_int, CStr};
 
 use aqm_red::RedError;
 use pcn_meter::{AsMarkerError, EdgeError, EtMarkerError, Rfc5670Error};
-use rbcc_rate::RbccError;
+use rbcc_rate::{RbccError, RcpError};
 use trtcm::{CompactError, PremiumPolicerError, Rfc4115Error, SrTcmError, TrTcmError};
 
 use crate::{const_cstr, OK_MSG};
@@ -151,6 +151,26 @@ pub enum netcond_status {
     NETCOND_E_RBCC_ACK_NOT_SMALLER = -604,
     /// RBCC: the idle timeout is zero.
     NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT = -605,
+    /// RCP: the node id is zero.
+    NETCOND_E_RCP_NO_NODE_ID = -610,
+    /// RCP: the capacity is zero or 2^47 bit/s or more.
+    NETCOND_E_RCP_BAD_CAPACITY = -611,
+    /// RCP: alpha or beta has a zero denominator.
+    NETCOND_E_RCP_ZERO_DENOMINATOR = -612,
+    /// RCP: d0 or T is zero ticks.
+    NETCOND_E_RCP_ZERO_TIME = -613,
+    /// RCP: T exceeds 2^16 d0.
+    NETCOND_E_RCP_INTERVAL_TOO_LONG = -614,
+    /// RCP: the minimum rate is zero or above C.
+    NETCOND_E_RCP_BAD_MIN_RATE = -615,
+    /// RCP: the initial rate is outside [minimum, C].
+    NETCOND_E_RCP_BAD_INITIAL = -616,
+    /// RCP: alpha and beta are both zero.
+    NETCOND_E_RCP_NO_GAIN = -617,
+    /// RCP: alpha is zero.
+    NETCOND_E_RCP_ZERO_ALPHA = -618,
+    /// RCP: alpha is pi/2 or more.
+    NETCOND_E_RCP_ALPHA_UNSTABLE = -619,
 }
 
 pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
@@ -273,6 +293,24 @@ pub(crate) const NETCOND_E_RBCC_ACK_NOT_SMALLER: c_int =
     netcond_status::NETCOND_E_RBCC_ACK_NOT_SMALLER as c_int;
 pub(crate) const NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT: c_int =
     netcond_status::NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT as c_int;
+pub(crate) const NETCOND_E_RCP_NO_NODE_ID: c_int =
+    netcond_status::NETCOND_E_RCP_NO_NODE_ID as c_int;
+pub(crate) const NETCOND_E_RCP_BAD_CAPACITY: c_int =
+    netcond_status::NETCOND_E_RCP_BAD_CAPACITY as c_int;
+pub(crate) const NETCOND_E_RCP_ZERO_DENOMINATOR: c_int =
+    netcond_status::NETCOND_E_RCP_ZERO_DENOMINATOR as c_int;
+pub(crate) const NETCOND_E_RCP_ZERO_TIME: c_int = netcond_status::NETCOND_E_RCP_ZERO_TIME as c_int;
+pub(crate) const NETCOND_E_RCP_INTERVAL_TOO_LONG: c_int =
+    netcond_status::NETCOND_E_RCP_INTERVAL_TOO_LONG as c_int;
+pub(crate) const NETCOND_E_RCP_BAD_MIN_RATE: c_int =
+    netcond_status::NETCOND_E_RCP_BAD_MIN_RATE as c_int;
+pub(crate) const NETCOND_E_RCP_BAD_INITIAL: c_int =
+    netcond_status::NETCOND_E_RCP_BAD_INITIAL as c_int;
+pub(crate) const NETCOND_E_RCP_NO_GAIN: c_int = netcond_status::NETCOND_E_RCP_NO_GAIN as c_int;
+pub(crate) const NETCOND_E_RCP_ZERO_ALPHA: c_int =
+    netcond_status::NETCOND_E_RCP_ZERO_ALPHA as c_int;
+pub(crate) const NETCOND_E_RCP_ALPHA_UNSTABLE: c_int =
+    netcond_status::NETCOND_E_RCP_ALPHA_UNSTABLE as c_int;
 
 /// Defines, from one list, each Rust error's code and each code's message.
 macro_rules! status_table {
@@ -402,6 +440,18 @@ status_table! {
         ZeroDataBytes = NETCOND_E_RBCC_ZERO_DATA_BYTES,
         AckNotSmaller = NETCOND_E_RBCC_ACK_NOT_SMALLER,
         ZeroIdleTimeout = NETCOND_E_RBCC_ZERO_IDLE_TIMEOUT,
+    }
+    RcpError => rcp_code {
+        NoNodeId = NETCOND_E_RCP_NO_NODE_ID,
+        BadCapacity = NETCOND_E_RCP_BAD_CAPACITY,
+        ZeroDenominator = NETCOND_E_RCP_ZERO_DENOMINATOR,
+        ZeroTime = NETCOND_E_RCP_ZERO_TIME,
+        IntervalTooLong = NETCOND_E_RCP_INTERVAL_TOO_LONG,
+        BadMinRate = NETCOND_E_RCP_BAD_MIN_RATE,
+        BadInitial = NETCOND_E_RCP_BAD_INITIAL,
+        NoGain = NETCOND_E_RCP_NO_GAIN,
+        ZeroAlpha = NETCOND_E_RCP_ZERO_ALPHA,
+        AlphaUnstable = NETCOND_E_RCP_ALPHA_UNSTABLE,
     }
 }
 

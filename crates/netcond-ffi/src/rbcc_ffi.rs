@@ -1,6 +1,7 @@
 //! RBCC (TRUMP's router-based congestion control, crate `rbcc-rate`): an output
 //! interface's max-min fair allocation table, stamping the rate field of data
-//! packets and learning from the returned acknowledgements.
+//! packets and learning from the returned acknowledgements; and the RCP-style
+//! rate controller, which stamps one rate updated every control interval.
 //!
 //! Rates in the packet headers are Q48.16 fixed point bits per second in a
 //! `uint64_t` (`NETCOND_RBCC_ONE_BPS` is 1 bit/s; `UINT64_MAX` is "unlimited").
@@ -342,5 +343,174 @@ unsafe fn table<'a>(
             profile_mut::<_, RbccInterface<NETCOND_RBCC_FLOWS>>(t, TAG_RBCC_TABLE),
             profile::<_, RbccProfile>(p, TAG_RBCC),
         )
+    }
+}
+
+// ---------------------------------------------------------------- RCP
+
+/// The parameters of an RCP-style rate controller (Dukkipati et al.'s
+/// `R <- R (1 + (T/d0) (alpha (C - y) - beta q / d0) / C)`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct netcond_rcp_params {
+    /// Link capacity C, bits per second.
+    pub capacity_bps: u64,
+    /// The mean round-trip time d0, ns.
+    pub rtt_ns: u64,
+    /// The control interval T, ns.
+    pub interval_ns: u64,
+    /// The rate before the first update, bits per second.
+    pub initial_bps: u64,
+    /// The floor of the rate, bits per second.
+    pub min_rate_bps: u64,
+    /// Ticks per second of the timestamps.
+    pub tick_hz: u64,
+    /// The id stamped into the bottleneck field (not zero).
+    pub node: u32,
+    /// alpha's numerator (0.1 is 1 / 10).
+    pub alpha_num: u32,
+    /// alpha's denominator.
+    pub alpha_den: u32,
+    /// beta's numerator (1 is 1 / 1).
+    pub beta_num: u32,
+    /// beta's denominator.
+    pub beta_den: u32,
+    /// Reserved, set to 0.
+    pub reserved: u32,
+}
+
+/// A validated RCP profile (opaque).
+#[repr(C, align(64))]
+pub struct netcond_rcp_profile {
+    /// Opaque.
+    pub opaque: [u64; 16],
+}
+
+/// One interface's RCP state: 24 bytes (opaque).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct netcond_rcp {
+    /// Opaque.
+    pub opaque: [u64; 3],
+}
+
+const TAG_RCP: u64 = 0x6e63_5f72_6370_0001;
+
+/// Validates `params` and writes the RCP profile to `p`. Returns 0,
+/// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_RCP_*` code.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rcp_profile_config(
+    p: *mut netcond_rcp_profile,
+    params: *const netcond_rcp_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, params, TAG_RCP, |a| {
+            rbcc_rate::RcpProfile::new(&rbcc_rate::RcpConfig {
+                node: NodeId(a.node),
+                capacity: Rate::from_bits_per_sec(a.capacity_bps),
+                alpha: (a.alpha_num, a.alpha_den),
+                beta: (a.beta_num, a.beta_den),
+                rtt_ns: a.rtt_ns,
+                interval_ns: a.interval_ns,
+                initial: Rate::from_bits_per_sec(a.initial_bps),
+                min_rate: Rate::from_bits_per_sec(a.min_rate_bps),
+                tick: TickRate::from_hz(a.tick_hz).ok_or(NETCOND_E_TICK)?,
+            })
+            .map_err(crate::errors::rcp_code)
+        })
+    }
+}
+
+/// Starts RCP state `m` at the initial rate, its first interval at `now`.
+/// Returns 0 or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` and `p` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rcp_config(
+    m: *mut netcond_rcp,
+    p: *const netcond_rcp_profile,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe { crate::trtcm_ffi::start(m, p, TAG_RCP, now, rbcc_rate::Rcp::new) }
+}
+
+/// A data packet of `pkt_len` bytes leaves by this interface: it counts toward
+/// the input rate, and its rate field is lowered to R (with this node as the
+/// bottleneck) when R is smaller. Returns 0 or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// Each pointer is NULL or valid; `m` is used by one thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rcp_on_data(
+    m: *mut netcond_rcp,
+    p: *const netcond_rcp_profile,
+    now: u64,
+    pkt_len: u32,
+    hdr: *mut netcond_rbcc_rate_header,
+) -> c_int {
+    // SAFETY: caller contract.
+    let (Some(m), Some(p), Some(h)) = (unsafe {
+        (
+            crate::state::<_, rbcc_rate::Rcp>(m),
+            profile::<_, rbcc_rate::RcpProfile>(p, TAG_RCP),
+            hdr.as_mut(),
+        )
+    }) else {
+        return NETCOND_E_NULL;
+    };
+    m.arrive(pkt_len);
+    let mut r = RateHeader {
+        requested: FixedRate::from_raw(h.requested),
+        rate: FixedRate::from_raw(h.rate),
+        bottleneck: NodeId(h.bottleneck),
+    };
+    // RCP's stamping never fails (the signature is RBCC's).
+    let _ = m.on_data(p, Instant::from_ticks(now), 0, &mut r);
+    h.rate = r.rate.raw();
+    h.bottleneck = r.bottleneck.0;
+    NETCOND_OK
+}
+
+/// Runs the rate update if a control interval T has passed since the last one,
+/// with `queue_bytes` the queue now. Returns 1 if it updated, 0 if not, or
+/// `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rcp_control(
+    m: *mut netcond_rcp,
+    p: *const netcond_rcp_profile,
+    now: u64,
+    queue_bytes: u64,
+) -> c_int {
+    // SAFETY: caller contract.
+    match unsafe {
+        (
+            crate::state::<_, rbcc_rate::Rcp>(m),
+            profile::<_, rbcc_rate::RcpProfile>(p, TAG_RCP),
+        )
+    } {
+        (Some(m), Some(p)) => c_int::from(m.control(p, Instant::from_ticks(now), queue_bytes)),
+        _ => NETCOND_E_NULL,
+    }
+}
+
+/// The current rate R of `m` (Q48.16 bit/s; 0 on NULL).
+///
+/// # Safety
+/// `m` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rcp_rate(m: *const netcond_rcp) -> u64 {
+    // SAFETY: caller contract.
+    match unsafe { crate::state_ref::<_, rbcc_rate::Rcp>(m) } {
+        Some(m) => m.rate().raw(),
+        None => 0,
     }
 }

@@ -1165,7 +1165,47 @@ mod rbcc {
             }
             lines.push(format!("rbcc{model} {full} {} {hash:016x}", table.len()));
         }
+        lines.push(rcp_stream(seed));
         lines
+    }
+
+    /// The C side's RCP stream.
+    fn rcp_stream(seed: u64) -> String {
+        use rbcc_rate::{Rcp, RcpConfig, RcpProfile};
+        let p = RcpProfile::new(&RcpConfig {
+            node: NodeId(9),
+            capacity: Rate::from_bits_per_sec(10_000_000),
+            alpha: (1, 10),
+            beta: (1, 1),
+            rtt_ns: 100_000_000,
+            interval_ns: 10_000_000,
+            initial: Rate::from_bits_per_sec(10_000_000),
+            min_rate: Rate::from_bits_per_sec(1),
+            tick: HZ,
+        })
+        .unwrap();
+        let mut m = Rcp::new(&p, t(0));
+        let mut rng = Rng(seed);
+        let (mut now, mut hash, mut q, mut updates) = (0u64, 0xcbf2_9ce4_8422_2325u64, 0u64, 0u64);
+        for i in 0..PACKETS {
+            let r = rng.next_u64();
+            let len = 64 + (r % 1455) as u32;
+            let bps = 5_000_000 + u64::from(i / 20_000 % 3) * 5_000_000;
+            now += u64::from(len) * 8 * 1_000_000_000 / bps;
+            q += u64::from(len);
+            q = q.saturating_sub(1250);
+            let requested = if (r >> 32) % 2 == 1 {
+                FixedRate::from_raw(u64::MAX)
+            } else {
+                FixedRate::from_raw(((r >> 40) % 20_000_000 + 1) << 16)
+            };
+            let mut h = RateHeader::new(requested);
+            m.arrive(len);
+            let _ = m.on_data(&p, t(now), 0, &mut h);
+            updates += u64::from(m.control(&p, t(now), q));
+            hash = (hash ^ h.rate.raw() ^ (u64::from(h.bottleneck.0) << 60)).wrapping_mul(FNV);
+        }
+        format!("rcp {updates} {} {hash:016x}", m.rate().raw())
     }
 
     #[test]

@@ -138,6 +138,95 @@ static void cases(void)
 	CHECK(netcond_rbcc_len(NULL) == 0);
 }
 
+static netcond_rcp_params rcp_params(void)
+{
+	netcond_rcp_params p;
+	memset(&p, 0, sizeof p);
+	p.capacity_bps = 10000000;
+	p.rtt_ns = 100000000;
+	p.interval_ns = 10000000;
+	p.initial_bps = 10000000;
+	p.min_rate_bps = 1;
+	p.tick_hz = 1000000000;
+	p.node = 9;
+	p.alpha_num = 1;
+	p.alpha_den = 10;
+	p.beta_num = 1;
+	p.beta_den = 1;
+	return p;
+}
+
+static void rcp_cases(void)
+{
+	netcond_rcp_profile prof;
+	netcond_rcp_params p;
+	netcond_rcp m;
+	netcond_rbcc_rate_header h;
+
+	p = rcp_params();
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_OK);
+	CHECK_RC(netcond_rcp_profile_config(NULL, &p), NETCOND_E_NULL);
+	CHECK_RC(netcond_rcp_profile_config(&prof, NULL), NETCOND_E_NULL);
+	p.node = 0;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_NO_NODE_ID);
+	p = rcp_params();
+	p.capacity_bps = 0;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_BAD_CAPACITY);
+	p = rcp_params();
+	p.beta_den = 0;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_ZERO_DENOMINATOR);
+	p = rcp_params();
+	p.alpha_num = 0;
+	p.beta_num = 0;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_NO_GAIN);
+	p = rcp_params();
+	p.alpha_num = 0;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_ZERO_ALPHA);
+	p = rcp_params();
+	p.alpha_num = 16;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_ALPHA_UNSTABLE);
+	p = rcp_params();
+	p.rtt_ns = 0;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_ZERO_TIME);
+	p = rcp_params();
+	p.rtt_ns = 1;
+	p.interval_ns = 1000000;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_INTERVAL_TOO_LONG);
+	p = rcp_params();
+	p.min_rate_bps = 0;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_BAD_MIN_RATE);
+	p = rcp_params();
+	p.initial_bps = 20000000;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_RCP_BAD_INITIAL);
+	p = rcp_params();
+	p.tick_hz = 0;
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_E_TICK);
+
+	/* The rate starts at C; an idle interval with an empty queue keeps it at
+	 * C; a header asking for less is not touched, one asking for more is
+	 * lowered to R with this node as its bottleneck. */
+	p = rcp_params();
+	CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_OK);
+	CHECK_RC(netcond_rcp_config(&m, &prof, 0), NETCOND_OK);
+	CHECK(netcond_rcp_rate(&m) == 10000000ull * NETCOND_RBCC_ONE_BPS);
+	CHECK(netcond_rcp_control(&m, &prof, 5000000, 0) == 0);
+	CHECK(netcond_rcp_control(&m, &prof, 10000000, 0) == 1);
+	CHECK(netcond_rcp_rate(&m) == 10000000ull * NETCOND_RBCC_ONE_BPS);
+	h.requested = h.rate = 1000ull * NETCOND_RBCC_ONE_BPS;
+	h.bottleneck = 0;
+	h.reserved = 0;
+	CHECK_RC(netcond_rcp_on_data(&m, &prof, 10000001, 1500, &h), NETCOND_OK);
+	CHECK(h.rate == 1000ull * NETCOND_RBCC_ONE_BPS && h.bottleneck == 0);
+	h.requested = h.rate = UINT64_MAX;
+	CHECK_RC(netcond_rcp_on_data(&m, &prof, 10000002, 1500, &h), NETCOND_OK);
+	CHECK(h.rate == netcond_rcp_rate(&m) && h.bottleneck == 9);
+	CHECK_RC(netcond_rcp_config(NULL, &prof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_rcp_on_data(&m, &prof, 0, 1, NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_rcp_on_data(NULL, &prof, 0, 1, &h), NETCOND_E_NULL);
+	CHECK_RC(netcond_rcp_control(&m, NULL, 0, 0), NETCOND_E_NULL);
+	CHECK(netcond_rcp_rate(NULL) == 0);
+}
+
 static uint64_t rng_state;
 static uint64_t next_u64(void)
 {
@@ -200,12 +289,45 @@ static void streams(uint64_t seed)
 		printf("rbcc%u %" PRIu64 " %u %016" PRIx64 "\n", model, full,
 		       netcond_rbcc_len(&table), hash);
 	}
+	/* RCP: arrivals at 5..15 Mbit/s on a 10 Mbit/s link with a queue that
+	 * grows while they exceed it; control at every arrival. */
+	{
+		netcond_rcp_profile prof;
+		netcond_rcp_params p = rcp_params();
+		netcond_rcp m;
+		uint64_t now = 0, hash = 0xcbf29ce484222325ull, q = 0, updates = 0;
+		unsigned i;
+		rng_state = seed;
+		CHECK_RC(netcond_rcp_profile_config(&prof, &p), NETCOND_OK);
+		CHECK_RC(netcond_rcp_config(&m, &prof, 0), NETCOND_OK);
+		for (i = 0; i < PACKETS; i++) {
+			uint64_t r = next_u64();
+			netcond_rbcc_rate_header h;
+			uint32_t len = 64u + (uint32_t)(r % 1455u);
+			/* 8 len / (5..15 Mbit/s) seconds apart. */
+			uint64_t bps = 5000000u + (i / 20000u % 3u) * 5000000u;
+			now += (uint64_t)len * 8u * 1000000000u / bps;
+			q += len;
+			q = q > 1250u ? q - 1250u : 0; /* the link drains ~1 ms of 10 Mbit/s */
+			h.requested = h.rate = (r >> 32) % 2u ? UINT64_MAX
+						      : ((r >> 40) % 20000000u + 1u) *
+								NETCOND_RBCC_ONE_BPS;
+			h.bottleneck = 0;
+			h.reserved = 0;
+			CHECK_RC(netcond_rcp_on_data(&m, &prof, now, len, &h), NETCOND_OK);
+			updates += (uint64_t)netcond_rcp_control(&m, &prof, now, q);
+			hash = (hash ^ h.rate ^ ((uint64_t)h.bottleneck << 60)) * 0x100000001b3ull;
+		}
+		printf("rcp %" PRIu64 " %" PRIu64 " %016" PRIx64 "\n", updates,
+		       netcond_rcp_rate(&m), hash);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
 		cases();
+		rcp_cases();
 		if (failures) {
 			fprintf(stderr, "%d checks failed\n", failures);
 			return 1;
