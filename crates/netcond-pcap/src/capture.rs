@@ -345,7 +345,9 @@ impl<W: Write> Output<W> {
                             PcapWriter::with_header(
                                 w,
                                 PcapHeader {
-                                    snaplen: i.snaplen.max(1),
+                                    // At least 256 KiB: pcapng's snaplen 0 means no limit,
+                                    // and later interfaces may allow longer frames.
+                                    snaplen: i.snaplen.max(262_144),
                                     datalink: DataLink::from(i.linktype),
                                     ts_resolution: TsResolution::NanoSecond,
                                     ..PcapHeader::default()

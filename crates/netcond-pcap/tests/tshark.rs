@@ -249,11 +249,15 @@ fn pcapng_ipv6_vlan_options() {
     use pcap_file::pcapng::{Block, PcapNgWriter};
     use std::borrow::Cow;
     let d = dir("pcapng");
-    let (inp, out) = (d.join("in.pcapng"), d.join("out.pcapng"));
+    let (inp, out, out_pcap) = (
+        d.join("in.pcapng"),
+        d.join("out.pcapng"),
+        d.join("out.pcap"),
+    );
     let mut w = PcapNgWriter::new(std::fs::File::create(&inp).unwrap()).unwrap();
     w.write_block(&Block::InterfaceDescription(InterfaceDescriptionBlock {
         linktype: pcap_file::DataLink::ETHERNET,
-        snaplen: 65535,
+        snaplen: 0, // no limit
         options: vec![],
     }))
     .unwrap();
@@ -315,6 +319,18 @@ fn pcapng_ipv6_vlan_options() {
     assert_eq!(decoded_by_mark(&dec), summary_by_mark(&so));
     assert!(dec.iter().all(|p| matches!(p.dscp, Some(26 | 28 | 30))));
     assert_eq!(dec[1].time_ns - dec[0].time_ns, 1_000_000);
+    // The same to a pcap file (the pcapng snap length 0 means no limit).
+    let (rc, so2, se) = tool(&[
+        inp.to_str().unwrap(),
+        out_pcap.to_str().unwrap(),
+        "--classify",
+        "five-tuple",
+        "-c",
+        "trtcm cir=1mbit pir=2mbit cbs=2k pbs=4k -> dscp af31,af32,af33",
+    ]);
+    assert_eq!(rc, 0, "{se}");
+    assert_eq!(summary_by_mark(&so2), summary_by_mark(&so));
+    assert_eq!(decoded_by_mark(&tshark(&out_pcap)), summary_by_mark(&so));
 }
 
 /// A capture from the kernel's stack, made now: tcpdump on loopback while
