@@ -58,3 +58,42 @@ fn csv_sums_to_the_summary() {
         assert!(r[col("forwarded.bytes")] <= 126_000.0, "{r:?}");
     }
 }
+
+/// Progress goes to a terminal only: nothing on a pipe; a line on a pty.
+#[test]
+fn progress_only_on_a_terminal() {
+    let d = dir("progress");
+    let inp = d.join("in.pcap");
+    let s = Stream {
+        packets: 100,
+        ..Stream::default()
+    };
+    write_pcap(&s, BufWriter::new(std::fs::File::create(&inp).unwrap())).unwrap();
+    let chain = "srtcm cir=1mbit cbs=2k ebs=4k";
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_netcond-pcap"))
+        .args([inp.to_str().unwrap(), "-c", chain])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // `script` (util-linux) runs the tool on a pseudo-terminal.
+    let cmd = format!(
+        "{} {} -c '{chain}'",
+        env!("CARGO_BIN_EXE_netcond-pcap"),
+        inp.display()
+    );
+    match std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+    {
+        Ok(o) if o.status.success() => {
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(out.contains("100.0%  100 packets"), "{out}");
+        }
+        _ => println!("SKIPPED the terminal half of progress_only_on_a_terminal: no `script` here"),
+    }
+}
