@@ -45,6 +45,12 @@
 // Size in bytes of an RFC 5670 node marker state (excess and threshold meters).
 #define NETCOND_NODE_RFC5670_SIZE 40
 
+// The packets a shaper's queue holds.
+#define NETCOND_RAS_QUEUE 64
+
+// Size in bytes of a `netcond_ras`.
+#define NETCOND_RAS_SIZE 2048
+
 // 1 bit/s in the Q48.16 rates of the RBCC headers.
 #define NETCOND_RBCC_ONE_BPS 65536
 
@@ -287,6 +293,38 @@ typedef enum netcond_status {
   NETCOND_E_RCP_ZERO_ALPHA = -618,
   // RCP: alpha is pi/2 or more.
   NETCOND_E_RCP_ALPHA_UNSTABLE = -619,
+  // RAS: CIR is zero.
+  NETCOND_E_RAS_ZERO_CIR = -500,
+  // RAS: CIR exceeds MIR.
+  NETCOND_E_RAS_CIR_ABOVE_MIR = -501,
+  // RAS: MIR exceeds the line rate.
+  NETCOND_E_RAS_MIR_ABOVE_LINE_RATE = -502,
+  // RAS: CIR exceeds PIR.
+  NETCOND_E_RAS_CIR_ABOVE_PIR = -503,
+  // RAS: PIR exceeds MIR.
+  NETCOND_E_RAS_PIR_ABOVE_MIR = -504,
+  // RAS: CIR_th exceeds MIR_th.
+  NETCOND_E_RAS_CIR_TH_ABOVE_MIR_TH = -505,
+  // RAS: CIR_th exceeds PIR_th.
+  NETCOND_E_RAS_CIR_TH_ABOVE_PIR_TH = -506,
+  // RAS: PIR_th exceeds MIR_th.
+  NETCOND_E_RAS_PIR_TH_ABOVE_MIR_TH = -507,
+  // RAS: MIR_th exceeds the buffer.
+  NETCOND_E_RAS_MIR_TH_ABOVE_BUFFER = -508,
+  // RAS: the buffer is zero bytes.
+  NETCOND_E_RAS_ZERO_BUFFER = -509,
+  // RAS: K is below one tick.
+  NETCOND_E_RAS_ZERO_K = -510,
+  // RAS: K is 2^40 ticks or more.
+  NETCOND_E_RAS_K_TOO_LONG = -511,
+  // RAS: the line rate is 2^40 bytes per tick or more.
+  NETCOND_E_RAS_LINE_RATE_TOO_HIGH = -512,
+  // RAS: the maximum packet is zero bytes.
+  NETCOND_E_RAS_ZERO_MAX_PACKET = -513,
+  // RAS: the buffer cannot hold a maximum-size packet.
+  NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET = -514,
+  // RAS: a full buffer drains at CIR in 2^61 ticks or more.
+  NETCOND_E_RAS_DRAIN_TOO_SLOW = -515,
 } netcond_status;
 
 // RFC 4115's rule for a packet exactly as large as a bucket's tokens.
@@ -690,6 +728,71 @@ typedef struct netcond_node_rfc5670 {
   // Opaque.
   uint64_t opaque[5];
 } netcond_node_rfc5670;
+
+// A validated srRAS or trRAS profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_ras_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_ras_profile;
+
+// The parameters of a single-rate RAS (RFC 2963 section 2.2).
+typedef struct netcond_srras_params {
+  // CIR, bits per second.
+  uint64_t cir_bps;
+  // MIR, bits per second (0: the line rate).
+  uint64_t mir_bps;
+  // The line rate, bits per second.
+  uint64_t line_rate_bps;
+  // The buffer size, bytes.
+  uint64_t buffer_bytes;
+  // CIR_th, bytes (with `mir_th` 0 and 0: the RFC's defaults).
+  uint64_t cir_th;
+  // MIR_th, bytes.
+  uint64_t mir_th;
+  // The EAR constant K, ns (RFC 2963 section 2.3).
+  uint64_t k_ns;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // The largest packet, bytes.
+  uint32_t max_packet_bytes;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_srras_params;
+
+// The parameters of a two-rate RAS (RFC 2963 section 2.4).
+typedef struct netcond_trras_params {
+  // CIR, bits per second.
+  uint64_t cir_bps;
+  // PIR, bits per second.
+  uint64_t pir_bps;
+  // MIR, bits per second (0: the line rate).
+  uint64_t mir_bps;
+  // The line rate, bits per second.
+  uint64_t line_rate_bps;
+  // The buffer size, bytes.
+  uint64_t buffer_bytes;
+  // CIR_th, bytes (with `pir_th` and `mir_th` all 0: the RFC's defaults).
+  uint64_t cir_th;
+  // PIR_th, bytes.
+  uint64_t pir_th;
+  // MIR_th, bytes.
+  uint64_t mir_th;
+  // The EAR constant K, ns.
+  uint64_t k_ns;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // The largest packet, bytes.
+  uint32_t max_packet_bytes;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_trras_params;
+
+// One shaper: its queue of up to `NETCOND_RAS_QUEUE` packets and its rate
+// estimator (opaque; must be started by `netcond_ras_config`).
+typedef struct NETCOND_ALIGNED(64) netcond_ras {
+  // Opaque.
+  uint64_t opaque[256];
+} netcond_ras;
 
 // A validated RBCC interface profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_rbcc_profile {
@@ -1438,6 +1541,71 @@ enum netcond_pcn_mark netcond_node_rfc5670_mark(struct netcond_node_rfc5670 *m,
                                                 uint64_t now,
                                                 uint32_t pkt_len,
                                                 int pkt_mark);
+
+// Validates `params` and writes the srRAS profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_RAS_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_srras_profile_config(struct netcond_ras_profile *p,
+                                 const struct netcond_srras_params *params);
+
+// Validates `params` and writes the trRAS profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_RAS_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_trras_profile_config(struct netcond_ras_profile *p,
+                                 const struct netcond_trras_params *params);
+
+// Starts shaper `s` empty at `now`. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` is NULL or points to a writable `netcond_ras`.
+int netcond_ras_config(struct netcond_ras *s, uint64_t now);
+
+// A packet of `pkt_len` bytes with the caller's `cookie` arrives at `now`.
+// Returns 0 (queued), 1 (refused: the buffer or the queue is full; the packet
+// stays the caller's), or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+int netcond_ras_enqueue(struct netcond_ras *s,
+                        const struct netcond_ras_profile *p,
+                        uint64_t now,
+                        uint32_t pkt_len,
+                        uint64_t cookie);
+
+// When the head packet may leave: returns 1 and writes the instant to `*at`
+// (if not NULL), 0 if the queue is empty, or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `at` are NULL or valid.
+int netcond_ras_next_release(const struct netcond_ras *s, uint64_t *at);
+
+// Releases the head packet if its release instant has come by `now`: returns
+// 1 and writes its length and cookie (each if not NULL), 0 if nothing is due,
+// or `NETCOND_E_NULL`.
+//
+// # Safety
+// Each pointer is NULL or valid; `s` is used by one thread during the call.
+int netcond_ras_dequeue(struct netcond_ras *s,
+                        const struct netcond_ras_profile *p,
+                        uint64_t now,
+                        uint32_t *pkt_len,
+                        uint64_t *cookie);
+
+// The shaping rate now (bits per second; 0 on NULL or unstarted arguments).
+//
+// # Safety
+// `s` and `p` are NULL or valid.
+uint64_t netcond_ras_shaping_rate(const struct netcond_ras *s, const struct netcond_ras_profile *p);
+
+// The packets queued in `s` (0 on NULL or unstarted).
+//
+// # Safety
+// `s` is NULL or valid.
+uint32_t netcond_ras_len(const struct netcond_ras *s);
 
 // Validates `params` and writes the RBCC profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
@@ -2212,6 +2380,10 @@ NETCOND_CHECK_LAYOUT(netcond_rbcc_ack_header, 16, 8);
 NETCOND_CHECK_LAYOUT(netcond_rcp_profile, 128, 64);
 NETCOND_CHECK_LAYOUT(netcond_rcp, 24, 8);
 NETCOND_CHECK_LAYOUT(netcond_rcp_params, 72, 8);
+NETCOND_CHECK_LAYOUT(netcond_ras_profile, 256, 64);
+NETCOND_CHECK_LAYOUT(netcond_ras, NETCOND_RAS_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_srras_params, 72, 8);
+NETCOND_CHECK_LAYOUT(netcond_trras_params, 88, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_as_marker_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);

@@ -8,6 +8,7 @@ use core::ffi::{c_int, CStr};
 
 use aqm_red::RedError;
 use pcn_meter::{AsMarkerError, EdgeError, EtMarkerError, Rfc5670Error};
+use ras_shaper::RasError;
 use rbcc_rate::{RbccError, RcpError};
 use trtcm::{CompactError, PremiumPolicerError, Rfc4115Error, SrTcmError, TrTcmError};
 
@@ -171,6 +172,38 @@ pub enum netcond_status {
     NETCOND_E_RCP_ZERO_ALPHA = -618,
     /// RCP: alpha is pi/2 or more.
     NETCOND_E_RCP_ALPHA_UNSTABLE = -619,
+    /// RAS: CIR is zero.
+    NETCOND_E_RAS_ZERO_CIR = -500,
+    /// RAS: CIR exceeds MIR.
+    NETCOND_E_RAS_CIR_ABOVE_MIR = -501,
+    /// RAS: MIR exceeds the line rate.
+    NETCOND_E_RAS_MIR_ABOVE_LINE_RATE = -502,
+    /// RAS: CIR exceeds PIR.
+    NETCOND_E_RAS_CIR_ABOVE_PIR = -503,
+    /// RAS: PIR exceeds MIR.
+    NETCOND_E_RAS_PIR_ABOVE_MIR = -504,
+    /// RAS: CIR_th exceeds MIR_th.
+    NETCOND_E_RAS_CIR_TH_ABOVE_MIR_TH = -505,
+    /// RAS: CIR_th exceeds PIR_th.
+    NETCOND_E_RAS_CIR_TH_ABOVE_PIR_TH = -506,
+    /// RAS: PIR_th exceeds MIR_th.
+    NETCOND_E_RAS_PIR_TH_ABOVE_MIR_TH = -507,
+    /// RAS: MIR_th exceeds the buffer.
+    NETCOND_E_RAS_MIR_TH_ABOVE_BUFFER = -508,
+    /// RAS: the buffer is zero bytes.
+    NETCOND_E_RAS_ZERO_BUFFER = -509,
+    /// RAS: K is below one tick.
+    NETCOND_E_RAS_ZERO_K = -510,
+    /// RAS: K is 2^40 ticks or more.
+    NETCOND_E_RAS_K_TOO_LONG = -511,
+    /// RAS: the line rate is 2^40 bytes per tick or more.
+    NETCOND_E_RAS_LINE_RATE_TOO_HIGH = -512,
+    /// RAS: the maximum packet is zero bytes.
+    NETCOND_E_RAS_ZERO_MAX_PACKET = -513,
+    /// RAS: the buffer cannot hold a maximum-size packet.
+    NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET = -514,
+    /// RAS: a full buffer drains at CIR in 2^61 ticks or more.
+    NETCOND_E_RAS_DRAIN_TOO_SLOW = -515,
 }
 
 pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
@@ -311,6 +344,36 @@ pub(crate) const NETCOND_E_RCP_ZERO_ALPHA: c_int =
     netcond_status::NETCOND_E_RCP_ZERO_ALPHA as c_int;
 pub(crate) const NETCOND_E_RCP_ALPHA_UNSTABLE: c_int =
     netcond_status::NETCOND_E_RCP_ALPHA_UNSTABLE as c_int;
+pub(crate) const NETCOND_E_RAS_ZERO_CIR: c_int = netcond_status::NETCOND_E_RAS_ZERO_CIR as c_int;
+pub(crate) const NETCOND_E_RAS_CIR_ABOVE_MIR: c_int =
+    netcond_status::NETCOND_E_RAS_CIR_ABOVE_MIR as c_int;
+pub(crate) const NETCOND_E_RAS_MIR_ABOVE_LINE_RATE: c_int =
+    netcond_status::NETCOND_E_RAS_MIR_ABOVE_LINE_RATE as c_int;
+pub(crate) const NETCOND_E_RAS_CIR_ABOVE_PIR: c_int =
+    netcond_status::NETCOND_E_RAS_CIR_ABOVE_PIR as c_int;
+pub(crate) const NETCOND_E_RAS_PIR_ABOVE_MIR: c_int =
+    netcond_status::NETCOND_E_RAS_PIR_ABOVE_MIR as c_int;
+pub(crate) const NETCOND_E_RAS_CIR_TH_ABOVE_MIR_TH: c_int =
+    netcond_status::NETCOND_E_RAS_CIR_TH_ABOVE_MIR_TH as c_int;
+pub(crate) const NETCOND_E_RAS_CIR_TH_ABOVE_PIR_TH: c_int =
+    netcond_status::NETCOND_E_RAS_CIR_TH_ABOVE_PIR_TH as c_int;
+pub(crate) const NETCOND_E_RAS_PIR_TH_ABOVE_MIR_TH: c_int =
+    netcond_status::NETCOND_E_RAS_PIR_TH_ABOVE_MIR_TH as c_int;
+pub(crate) const NETCOND_E_RAS_MIR_TH_ABOVE_BUFFER: c_int =
+    netcond_status::NETCOND_E_RAS_MIR_TH_ABOVE_BUFFER as c_int;
+pub(crate) const NETCOND_E_RAS_ZERO_BUFFER: c_int =
+    netcond_status::NETCOND_E_RAS_ZERO_BUFFER as c_int;
+pub(crate) const NETCOND_E_RAS_ZERO_K: c_int = netcond_status::NETCOND_E_RAS_ZERO_K as c_int;
+pub(crate) const NETCOND_E_RAS_K_TOO_LONG: c_int =
+    netcond_status::NETCOND_E_RAS_K_TOO_LONG as c_int;
+pub(crate) const NETCOND_E_RAS_LINE_RATE_TOO_HIGH: c_int =
+    netcond_status::NETCOND_E_RAS_LINE_RATE_TOO_HIGH as c_int;
+pub(crate) const NETCOND_E_RAS_ZERO_MAX_PACKET: c_int =
+    netcond_status::NETCOND_E_RAS_ZERO_MAX_PACKET as c_int;
+pub(crate) const NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET: c_int =
+    netcond_status::NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET as c_int;
+pub(crate) const NETCOND_E_RAS_DRAIN_TOO_SLOW: c_int =
+    netcond_status::NETCOND_E_RAS_DRAIN_TOO_SLOW as c_int;
 
 /// Defines, from one list, each Rust error's code and each code's message.
 macro_rules! status_table {
@@ -452,6 +515,24 @@ status_table! {
         NoGain = NETCOND_E_RCP_NO_GAIN,
         ZeroAlpha = NETCOND_E_RCP_ZERO_ALPHA,
         AlphaUnstable = NETCOND_E_RCP_ALPHA_UNSTABLE,
+    }
+    RasError => ras_code {
+        ZeroCir = NETCOND_E_RAS_ZERO_CIR,
+        CirAboveMir = NETCOND_E_RAS_CIR_ABOVE_MIR,
+        MirAboveLineRate = NETCOND_E_RAS_MIR_ABOVE_LINE_RATE,
+        CirAbovePir = NETCOND_E_RAS_CIR_ABOVE_PIR,
+        PirAboveMir = NETCOND_E_RAS_PIR_ABOVE_MIR,
+        CirThAboveMirTh = NETCOND_E_RAS_CIR_TH_ABOVE_MIR_TH,
+        CirThAbovePirTh = NETCOND_E_RAS_CIR_TH_ABOVE_PIR_TH,
+        PirThAboveMirTh = NETCOND_E_RAS_PIR_TH_ABOVE_MIR_TH,
+        MirThAboveBuffer = NETCOND_E_RAS_MIR_TH_ABOVE_BUFFER,
+        ZeroBuffer = NETCOND_E_RAS_ZERO_BUFFER,
+        ZeroK = NETCOND_E_RAS_ZERO_K,
+        KTooLong = NETCOND_E_RAS_K_TOO_LONG,
+        LineRateTooHigh = NETCOND_E_RAS_LINE_RATE_TOO_HIGH,
+        ZeroMaxPacket = NETCOND_E_RAS_ZERO_MAX_PACKET,
+        BufferBelowMaxPacket = NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET,
+        DrainTooSlow = NETCOND_E_RAS_DRAIN_TOO_SLOW,
     }
 }
 

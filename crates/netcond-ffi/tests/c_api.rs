@@ -1233,3 +1233,97 @@ mod rbcc {
         }
     }
 }
+
+// ------------------------------------------------------------- RAS
+
+mod ras {
+    use super::*;
+    use core::time::Duration;
+    use ras_shaper::{Ras, RasProfile, SrRasConfig, SrRasProfile, TrRasConfig, TrRasProfile};
+
+    const PACKETS: u32 = 100_000;
+    const FNV: u64 = 0x0100_0000_01b3;
+
+    fn profiles() -> [RasProfile; 2] {
+        let sr = SrRasProfile::new(&SrRasConfig {
+            cir: Rate::from_bits_per_sec(1_000_000),
+            mir: Some(Rate::from_bits_per_sec(4_000_000)),
+            line_rate: Rate::from_bits_per_sec(10_000_000),
+            thresholds: None,
+            buffer_bytes: 60_000,
+            max_packet_bytes: 1500,
+            k: Duration::from_millis(100),
+            tick: HZ,
+        })
+        .unwrap();
+        let tr = TrRasProfile::new(&TrRasConfig {
+            cir: Rate::from_bits_per_sec(1_000_000),
+            pir: Rate::from_bits_per_sec(2_000_000),
+            mir: Some(Rate::from_bits_per_sec(4_000_000)),
+            line_rate: Rate::from_bits_per_sec(10_000_000),
+            thresholds: None,
+            buffer_bytes: 60_000,
+            max_packet_bytes: 1500,
+            k: Duration::from_millis(100),
+            tick: HZ,
+        })
+        .unwrap();
+        [sr.into(), tr.into()]
+    }
+
+    /// The C side's streams.
+    fn rust_streams(seed: u64) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (kind, p) in profiles().iter().enumerate() {
+            let mut s = Box::new(Ras::<(u32, u64), 64>::new(t(0)));
+            let mut rng = Rng(seed);
+            let (mut now, mut hash, mut refused, mut sent) =
+                (0u64, 0xcbf2_9ce4_8422_2325u64, 0u64, 0u64);
+            for i in 0..PACKETS {
+                let r = rng.next_u64();
+                let l = 64 + (r % 1437) as u32;
+                now += if (r >> 32) % 8 == 0 {
+                    (r >> 12) % 50_000_000
+                } else {
+                    u64::from(l) * 1000
+                };
+                while let Some(at) = s.next_release().filter(|a| a.ticks() <= now) {
+                    let (len, cookie) = s.dequeue(p, at).expect("due");
+                    hash = (hash ^ at.ticks() ^ (u64::from(len) << 40) ^ cookie).wrapping_mul(FNV);
+                    sent += 1;
+                }
+                refused += u64::from(s.enqueue(p, t(now), (l, u64::from(i))).is_err());
+            }
+            lines.push(format!(
+                "ras{kind} {sent} {refused} {} {hash:016x}",
+                s.len()
+            ));
+        }
+        lines
+    }
+
+    #[test]
+    fn ras_cases_errors_and_bad_arguments() {
+        for san in variants() {
+            let exe = build_c("ras_test", "cases", san);
+            let out = run(&exe, &["cases"]);
+            assert!(out.contains("all RAS cases passed"), "{out}");
+        }
+    }
+
+    #[test]
+    fn ras_streams_through_c_equal_streams_through_rust() {
+        for san in variants() {
+            let exe = build_c("ras_test", "stream", san);
+            for seed in seeds(san, 11, 0x5eed_1234) {
+                let c = run(&exe, &["stream", &seed.to_string()]);
+                let c: Vec<&str> = c.lines().collect();
+                let rust = rust_streams(seed);
+                assert_eq!(c.len(), rust.len());
+                for (c, r) in c.iter().zip(&rust) {
+                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! RFC 2963 rate adaptive shapers (crate `ras-shaper`): the single-rate
+//! (srRAS) and two-rate (trRAS) shapers, with the crate's fixed-capacity queue
+//! holding up to `NETCOND_RAS_QUEUE` packets, each its length and a 64-bit
+//! cookie of the caller's (a buffer index, an mbuf pointer cast to an integer).
+//!
+//! Per packet: `netcond_ras_enqueue` on arrival, `netcond_ras_next_release` for
+//! when to come back, `netcond_ras_dequeue` at or after that instant. Rates are
+//! in bits per second, sizes and thresholds in bytes, K in nanoseconds.
+
+use core::ffi::c_int;
+use core::time::Duration;
+
+use netcond_core::{Instant, Rate, TickRate};
+use ras_shaper::{
+    Ras, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig, TrRasProfile,
+    TrThresholds,
+};
+
+use crate::errors::{ras_code, NETCOND_E_NULL, NETCOND_E_TICK, NETCOND_OK};
+use crate::trtcm_ffi::configure;
+use crate::{profile, profile_mut, store_profile};
+
+/// The packets a shaper's queue holds.
+pub const NETCOND_RAS_QUEUE: usize = 64;
+/// Size in bytes of a `netcond_ras`.
+pub const NETCOND_RAS_SIZE: usize = 2048;
+
+/// The parameters of a single-rate RAS (RFC 2963 section 2.2).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct netcond_srras_params {
+    /// CIR, bits per second.
+    pub cir_bps: u64,
+    /// MIR, bits per second (0: the line rate).
+    pub mir_bps: u64,
+    /// The line rate, bits per second.
+    pub line_rate_bps: u64,
+    /// The buffer size, bytes.
+    pub buffer_bytes: u64,
+    /// CIR_th, bytes (with `mir_th` 0 and 0: the RFC's defaults).
+    pub cir_th: u64,
+    /// MIR_th, bytes.
+    pub mir_th: u64,
+    /// The EAR constant K, ns (RFC 2963 section 2.3).
+    pub k_ns: u64,
+    /// Ticks per second of the timestamps.
+    pub tick_hz: u64,
+    /// The largest packet, bytes.
+    pub max_packet_bytes: u32,
+    /// Reserved, set to 0.
+    pub reserved: u32,
+}
+
+/// The parameters of a two-rate RAS (RFC 2963 section 2.4).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct netcond_trras_params {
+    /// CIR, bits per second.
+    pub cir_bps: u64,
+    /// PIR, bits per second.
+    pub pir_bps: u64,
+    /// MIR, bits per second (0: the line rate).
+    pub mir_bps: u64,
+    /// The line rate, bits per second.
+    pub line_rate_bps: u64,
+    /// The buffer size, bytes.
+    pub buffer_bytes: u64,
+    /// CIR_th, bytes (with `pir_th` and `mir_th` all 0: the RFC's defaults).
+    pub cir_th: u64,
+    /// PIR_th, bytes.
+    pub pir_th: u64,
+    /// MIR_th, bytes.
+    pub mir_th: u64,
+    /// The EAR constant K, ns.
+    pub k_ns: u64,
+    /// Ticks per second of the timestamps.
+    pub tick_hz: u64,
+    /// The largest packet, bytes.
+    pub max_packet_bytes: u32,
+    /// Reserved, set to 0.
+    pub reserved: u32,
+}
+
+/// A validated srRAS or trRAS profile (opaque).
+#[repr(C, align(64))]
+pub struct netcond_ras_profile {
+    /// Opaque.
+    pub opaque: [u64; 32],
+}
+
+/// One shaper: its queue of up to `NETCOND_RAS_QUEUE` packets and its rate
+/// estimator (opaque; must be started by `netcond_ras_config`).
+#[repr(C, align(64))]
+pub struct netcond_ras {
+    /// Opaque.
+    pub opaque: [u64; 256],
+}
+
+const _: () = assert!(core::mem::size_of::<netcond_ras>() == NETCOND_RAS_SIZE);
+
+const TAG_RAS: u64 = 0x6e63_5f72_6173_0001;
+const TAG_RAS_STATE: u64 = 0x6e63_5f72_6173_0002;
+
+fn tick(hz: u64) -> Result<TickRate, c_int> {
+    TickRate::from_hz(hz).ok_or(NETCOND_E_TICK)
+}
+
+fn mir(bps: u64) -> Option<Rate> {
+    (bps != 0).then(|| Rate::from_bits_per_sec(bps))
+}
+
+/// Validates `params` and writes the srRAS profile to `p`. Returns 0,
+/// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_RAS_*` code.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_srras_profile_config(
+    p: *mut netcond_ras_profile,
+    params: *const netcond_srras_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, params, TAG_RAS, |a| {
+            let thresholds = (a.cir_th != 0 || a.mir_th != 0).then_some(SrThresholds {
+                cir_th: a.cir_th,
+                mir_th: a.mir_th,
+            });
+            SrRasProfile::new(&SrRasConfig {
+                cir: Rate::from_bits_per_sec(a.cir_bps),
+                mir: mir(a.mir_bps),
+                line_rate: Rate::from_bits_per_sec(a.line_rate_bps),
+                thresholds,
+                buffer_bytes: a.buffer_bytes,
+                max_packet_bytes: a.max_packet_bytes,
+                k: Duration::from_nanos(a.k_ns),
+                tick: tick(a.tick_hz)?,
+            })
+            .map(RasProfile::from)
+            .map_err(ras_code)
+        })
+    }
+}
+
+/// Validates `params` and writes the trRAS profile to `p`. Returns 0,
+/// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_RAS_*` code.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trras_profile_config(
+    p: *mut netcond_ras_profile,
+    params: *const netcond_trras_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, params, TAG_RAS, |a| {
+            let thresholds =
+                (a.cir_th != 0 || a.pir_th != 0 || a.mir_th != 0).then_some(TrThresholds {
+                    cir_th: a.cir_th,
+                    pir_th: a.pir_th,
+                    mir_th: a.mir_th,
+                });
+            TrRasProfile::new(&TrRasConfig {
+                cir: Rate::from_bits_per_sec(a.cir_bps),
+                pir: Rate::from_bits_per_sec(a.pir_bps),
+                mir: mir(a.mir_bps),
+                line_rate: Rate::from_bits_per_sec(a.line_rate_bps),
+                thresholds,
+                buffer_bytes: a.buffer_bytes,
+                max_packet_bytes: a.max_packet_bytes,
+                k: Duration::from_nanos(a.k_ns),
+                tick: tick(a.tick_hz)?,
+            })
+            .map(RasProfile::from)
+            .map_err(ras_code)
+        })
+    }
+}
+
+/// Starts shaper `s` empty at `now`. Returns 0 or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `s` is NULL or points to a writable `netcond_ras`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_config(s: *mut netcond_ras, now: u64) -> c_int {
+    if s.is_null() {
+        return NETCOND_E_NULL;
+    }
+    let r = Ras::<(u32, u64), NETCOND_RAS_QUEUE>::new(Instant::from_ticks(now));
+    // SAFETY: `s` is non-NULL and writable.
+    unsafe { store_profile(s, TAG_RAS_STATE, r) };
+    NETCOND_OK
+}
+
+/// A packet of `pkt_len` bytes with the caller's `cookie` arrives at `now`.
+/// Returns 0 (queued), 1 (refused: the buffer or the queue is full; the packet
+/// stays the caller's), or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_enqueue(
+    s: *mut netcond_ras,
+    p: *const netcond_ras_profile,
+    now: u64,
+    pkt_len: u32,
+    cookie: u64,
+) -> c_int {
+    // SAFETY: caller contract.
+    match unsafe { ras(s, p) } {
+        (Some(s), Some(p)) => c_int::from(
+            s.enqueue(p, Instant::from_ticks(now), (pkt_len, cookie))
+                .is_err(),
+        ),
+        _ => NETCOND_E_NULL,
+    }
+}
+
+/// When the head packet may leave: returns 1 and writes the instant to `*at`
+/// (if not NULL), 0 if the queue is empty, or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `s` and `at` are NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_next_release(s: *const netcond_ras, at: *mut u64) -> c_int {
+    // SAFETY: caller contract.
+    let Some(s) = (unsafe { profile::<_, Ras<(u32, u64), NETCOND_RAS_QUEUE>>(s, TAG_RAS_STATE) })
+    else {
+        return NETCOND_E_NULL;
+    };
+    match s.next_release() {
+        Some(t) => {
+            // SAFETY: `at` is NULL or writable (caller contract).
+            if let Some(o) = unsafe { at.as_mut() } {
+                *o = t.ticks();
+            }
+            1
+        }
+        None => 0,
+    }
+}
+
+/// Releases the head packet if its release instant has come by `now`: returns
+/// 1 and writes its length and cookie (each if not NULL), 0 if nothing is due,
+/// or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// Each pointer is NULL or valid; `s` is used by one thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_dequeue(
+    s: *mut netcond_ras,
+    p: *const netcond_ras_profile,
+    now: u64,
+    pkt_len: *mut u32,
+    cookie: *mut u64,
+) -> c_int {
+    // SAFETY: caller contract.
+    let (Some(s), Some(p)) = (unsafe { ras(s, p) }) else {
+        return NETCOND_E_NULL;
+    };
+    match s.dequeue(p, Instant::from_ticks(now)) {
+        Some((len, c)) => {
+            // SAFETY: each is NULL or writable (caller contract).
+            unsafe {
+                if let Some(o) = pkt_len.as_mut() {
+                    *o = len;
+                }
+                if let Some(o) = cookie.as_mut() {
+                    *o = c;
+                }
+            }
+            1
+        }
+        None => 0,
+    }
+}
+
+/// The shaping rate now (bits per second; 0 on NULL or unstarted arguments).
+///
+/// # Safety
+/// `s` and `p` are NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_shaping_rate(
+    s: *const netcond_ras,
+    p: *const netcond_ras_profile,
+) -> u64 {
+    // SAFETY: caller contract.
+    match unsafe {
+        (
+            profile::<_, Ras<(u32, u64), NETCOND_RAS_QUEUE>>(s, TAG_RAS_STATE),
+            profile::<_, RasProfile>(p, TAG_RAS),
+        )
+    } {
+        (Some(s), Some(p)) => p.units_to_bits_per_sec(s.shaping_rate(p)),
+        _ => 0,
+    }
+}
+
+/// The packets queued in `s` (0 on NULL or unstarted).
+///
+/// # Safety
+/// `s` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_len(s: *const netcond_ras) -> u32 {
+    // SAFETY: caller contract.
+    match unsafe { profile::<_, Ras<(u32, u64), NETCOND_RAS_QUEUE>>(s, TAG_RAS_STATE) } {
+        Some(s) => u32::try_from(s.len()).unwrap_or(u32::MAX),
+        None => 0,
+    }
+}
+
+/// The shaper and profile, if both are present and started.
+///
+/// # Safety
+/// `s` and `p` are NULL or valid; `s` is used by this call only.
+#[inline(always)]
+unsafe fn ras<'a>(
+    s: *mut netcond_ras,
+    p: *const netcond_ras_profile,
+) -> (
+    Option<&'a mut Ras<(u32, u64), NETCOND_RAS_QUEUE>>,
+    Option<&'a RasProfile>,
+) {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        (
+            profile_mut::<_, Ras<(u32, u64), NETCOND_RAS_QUEUE>>(s, TAG_RAS_STATE),
+            profile::<_, RasProfile>(p, TAG_RAS),
+        )
+    }
+}
