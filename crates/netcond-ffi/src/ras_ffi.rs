@@ -314,6 +314,9 @@ pub unsafe extern "C" fn netcond_ras_len(s: *const netcond_ras) -> u32 {
 ///
 /// # Safety
 /// `s` and `p` are NULL or valid; `s` is used by this call only.
+// A `type` alias would name it more briefly, but cbindgen reads aliases of
+// generic types in this crate as items to export and fails on them.
+#[allow(clippy::type_complexity)]
 #[inline(always)]
 unsafe fn ras<'a>(
     s: *mut netcond_ras,
