@@ -123,10 +123,9 @@ impl RcpProfile {
         if cfg.alpha.0 == 0 {
             return Err(RcpError::ZeroAlpha);
         }
-        // alpha < pi/2, exactly enough: alpha <= 1.5707963267 (pi/2 =
-        // 1.57079632679...; a u32 ratio at or above pi/2 is at least
-        // 1.5707963268 - 2^-64, so the two bounds agree for every ratio whose
-        // denominator is below 2^32... within 1e-10).
+        // alpha < pi/2 (= 1.57079632679...), checked as alpha <= 1.5707963267
+        // in integers: the ratios between that and pi/2, within 1e-10 of the
+        // limit, are refused too.
         if u128::from(cfg.alpha.0) * 10_000_000_000 > u128::from(cfg.alpha.1) * 15_707_963_267 {
             return Err(RcpError::AlphaUnstable);
         }
