@@ -99,9 +99,9 @@
 
 mod config;
 mod flowtable;
-mod mutants;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
+mod mutants;
 mod rate;
 pub mod rcp;
 pub mod solver;
