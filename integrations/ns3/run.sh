@@ -76,21 +76,27 @@ fi
 if [ "$ASAN" = 1 ]; then
   step "AddressSanitizer + UBSan build of the cross-check program"
   cmake -S "$here" -B "$build_asan" -DNETCOND_LIB_DIR="$libdir" -DNETCOND_ASAN=ON \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g1" >/dev/null
   targets=(netcond-red-dumbbell netcond-ns3-tests)
   [ -x "$build/netcond-pcn-cle" ] && targets+=(netcond-pcn-cle)
   cmake --build "$build_asan" -j "$JOBS" --target "${targets[@]}"
   step "ASan runs: the cross-check's NetcondRedQueueDisc (guard, ECN on, 60 s), the tests, the PCN example"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  "$build_asan/netcond-red-dumbbell" --disc=netcond-guard --ecn=1 --header &
+  "$build_asan/netcond-red-dumbbell" --disc=netcond-guard --ecn=1 --header >"$OUT/red-asan.csv" &
   p1=$!
-  "$build_asan/netcond-ns3-tests" >"$OUT/tests-asan.txt"
+  status=0
+  "$build_asan/netcond-ns3-tests" >"$OUT/tests-asan.txt" || status=1
   tail -1 "$OUT/tests-asan.txt"
   if [ -x "$build_asan/netcond-pcn-cle" ]; then
-    "$build_asan/netcond-pcn-cle" --csv="$OUT/pcn-cle-asan.csv" --svg=
+    "$build_asan/netcond-pcn-cle" --csv="$OUT/pcn-cle-asan.csv" --svg=none | tail -1 || status=1
   fi
-  wait $p1
+  wait $p1 || status=1
+  cat "$OUT/red-asan.csv"
+  if [ $status != 0 ]; then
+    echo "a sanitizer run failed" >&2
+    exit 1
+  fi
 fi
 
 step "done"

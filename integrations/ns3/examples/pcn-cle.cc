@@ -130,7 +130,7 @@ main(int argc, char* argv[])
     cmd.AddValue("marker", "Rfc5670 (threshold and excess-traffic meters) or ThreeState (3sM)",
                  marker);
     cmd.AddValue("csv", "CSV output path", csvPath);
-    cmd.AddValue("svg", "SVG output path (empty: none)", svgPath);
+    cmd.AddValue("svg", "SVG output path (none: no plot)", svgPath);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.Parse(argc, argv);
     RngSeedManager::SetSeed(seed);
@@ -303,7 +303,7 @@ main(int argc, char* argv[])
               std::to_string(etmSamples) + " intervals, worst " +
               std::to_string(100 * worstEtmError) + " %)");
 
-    if (!svgPath.empty())
+    if (!svgPath.empty() && svgPath != "none")
     {
         double x0 = 0;
         double x1 = rows.empty() ? 1 : rows.back().t;
