@@ -474,7 +474,7 @@ fn rbcc_stamp<const N: usize>(flows: u32, lookup: bool) -> Case {
             };
             let mut h = RateHeader::new(req);
             let _ = t.on_data(&p, Instant::from_ticks(now), black_box(f), &mut h);
-            acc += u64::from(black_box(h).rate.bps() & 1);
+            acc += black_box(h).rate.bps() & 1;
         }
         acc
     };
@@ -497,7 +497,7 @@ fn rcp_case() -> Case {
             let mut h = RateHeader::new(FixedRate::UNLIMITED);
             let _ = s.on_data(&rp, Instant::ZERO, f, &mut h);
             s.arrive(1500);
-            acc += u64::from(black_box(h).rate.bps() & 1);
+            acc += black_box(h).rate.bps() & 1;
         }
         acc
     };
@@ -514,7 +514,7 @@ fn recompute<const N: usize>(flows: u32) -> Case {
         (0..16)
             .map(|_| {
                 t.recompute(black_box(&p));
-                u64::from(black_box(t.advertised()).bps() & 1)
+                black_box(t.advertised()).bps() & 1
             })
             .sum()
     }))
@@ -622,6 +622,7 @@ fn case(name: &str) -> Case {
         "red_decision_ecn" => red_case(true, Spreading::Accumulated),
         "red_decision_uniform" => red_case(false, Spreading::Uniform),
         "red_decision_dpdk_law" => red_case(false, Spreading::AccumulatedDpdk),
+        "red_decision_dpdk_spreading" => red_case(false, Spreading::Dpdk),
         "rio_wred" => rio_case(RioMode::Wred),
         "rio_c" => rio_case(RioMode::Coupled),
         "aecn_pair" => aecn_case(),
@@ -850,6 +851,7 @@ mod dpdk_side {
 #[bench::red_decision_ecn_n245760(args = ("red_decision_ecn"), setup = case)]
 #[bench::red_decision_uniform_n245760(args = ("red_decision_uniform"), setup = case)]
 #[bench::red_decision_dpdk_law_n245760(args = ("red_decision_dpdk_law"), setup = case)]
+#[bench::red_decision_dpdk_spreading_n245760(args = ("red_decision_dpdk_spreading"), setup = case)]
 #[bench::rio_wred_n245760(args = ("rio_wred"), setup = case)]
 #[bench::rio_c_n245760(args = ("rio_c"), setup = case)]
 #[bench::aecn_pair_n245760(args = ("aecn_pair"), setup = case)]
