@@ -21,6 +21,16 @@
 // The version of the header: compare with `netcond_version()` at run time.
 #define NETCOND_VERSION 100
 
+// The packets a `netcond_aecn` queue holds (the profile's `limit` may not
+// exceed it).
+#define NETCOND_AECN_QUEUE 128
+
+// Size in bytes of a `netcond_aecn_profile`.
+#define NETCOND_AECN_PROFILE_SIZE 1280
+
+// Size in bytes of a `netcond_aecn` (its queue and RED state).
+#define NETCOND_AECN_SIZE 2176
+
 // 1.0 in the 1.31 fixed point of CLE fractions.
 #define NETCOND_Q31_ONE 2147483648
 
@@ -90,18 +100,6 @@
 // Size in bytes of the compact per-flow states.
 #define NETCOND_TCM_COMPACT_SIZE 16
 
-// The PCN state of a packet: the value of its ECN field (RFC 6660 section 3).
-typedef enum netcond_pcn_mark {
-  // `00`: not a PCN packet: never metered or marked.
-  NETCOND_PCN_NOT_PCN = 0,
-  // `01`: threshold-marked (ThM; admission-stop, AS, in 3sM).
-  NETCOND_PCN_THM = 1,
-  // `10`: not-marked (NM; NP in 3sM).
-  NETCOND_PCN_NM = 2,
-  // `11`: excess-traffic-marked (ETM; ET in 3sM).
-  NETCOND_PCN_ETM = 3,
-} netcond_pcn_mark;
-
 // The decision for an arriving packet.
 typedef enum netcond_red_decision {
   // Queue the packet unchanged.
@@ -114,6 +112,18 @@ typedef enum netcond_red_decision {
   // buffer is full. Also the answer to a NULL or unconfigured argument.
   NETCOND_DROP_FORCED = 3,
 } netcond_red_decision;
+
+// The PCN state of a packet: the value of its ECN field (RFC 6660 section 3).
+typedef enum netcond_pcn_mark {
+  // `00`: not a PCN packet: never metered or marked.
+  NETCOND_PCN_NOT_PCN = 0,
+  // `01`: threshold-marked (ThM; admission-stop, AS, in 3sM).
+  NETCOND_PCN_THM = 1,
+  // `10`: not-marked (NM; NP in 3sM).
+  NETCOND_PCN_NM = 2,
+  // `11`: excess-traffic-marked (ETM; ET in 3sM).
+  NETCOND_PCN_ETM = 3,
+} netcond_pcn_mark;
 
 // The color of a packet (RFC 2697, RFC 2698, RFC 4115), numbered as DPDK's
 // `enum rte_color`. Functions that take an input color take an `int`; any value
@@ -414,6 +424,71 @@ typedef enum netcond_rbcc_ack_model {
   // Strict coupled max-min: ACK rows take part with weight `ack/data`.
   NETCOND_RBCC_ACK_COUPLED = 1,
 } netcond_rbcc_ack_model;
+
+// AECN's flow classes (Zheng and Kinicki: e.g. from an RTT hint, short RTT
+// flows robust, long RTT flows fragile).
+typedef enum netcond_flow_class {
+  // Marked with `min(alpha base_max_p, 1)`.
+  NETCOND_FLOW_ROBUST = 0,
+  // Marked with `base_max_p`.
+  NETCOND_FLOW_AVERAGE = 1,
+  // Marked with `base_max_p / beta`.
+  NETCOND_FLOW_FRAGILE = 2,
+} netcond_flow_class;
+
+// A validated AECN profile (opaque; read-only once configured, shared by any
+// number of queues and threads).
+typedef struct NETCOND_ALIGNED(64) netcond_aecn_profile {
+  // Opaque.
+  uint64_t opaque[160];
+} netcond_aecn_profile;
+
+// The AECN parameters. The queue is counted in packets; probabilities,
+// weights, alpha and beta are 32.32 fixed point (`NETCOND_PROB_ONE` is 1.0).
+typedef struct netcond_aecn_params {
+  // w_q, in (0, 1].
+  uint64_t w_q;
+  // base_max_p, the average class's max_p, in [0, 1].
+  uint64_t base_max_p;
+  // alpha >= 1: the robust class's max_p is `min(alpha base_max_p, 1)`.
+  uint64_t alpha;
+  // beta >= 1: the fragile class's max_p is `base_max_p / beta`.
+  uint64_t beta;
+  // FJ93's `s`: the typical transmission time of a packet, in caller ticks.
+  uint64_t idle_tx_ticks;
+  // min_th in packets.
+  uint32_t min_th;
+  // max_th in packets: at or above it arrivals are dropped.
+  uint32_t max_th;
+  // The buffer size in packets (at most `NETCOND_AECN_QUEUE`).
+  uint32_t limit;
+  // A `netcond_red_spreading`, applied within each class.
+  uint32_t spreading;
+} netcond_aecn_params;
+
+// One AECN queue: up to `NETCOND_AECN_QUEUE` descriptors, the average, a
+// count per class (opaque; must be started by `netcond_aecn_config`).
+typedef struct NETCOND_ALIGNED(64) netcond_aecn {
+  // Opaque.
+  uint64_t opaque[272];
+} netcond_aecn;
+
+// The crate's seedable generator (SplitMix64), 8 bytes (opaque).
+typedef struct netcond_rng {
+  // Opaque.
+  uint64_t opaque[1];
+} netcond_rng;
+
+// A queued packet as AECN sees it.
+typedef struct netcond_aecn_pkt {
+  // The caller's handle of the packet (a buffer index, a pointer cast to an
+  // integer); never read by netcond.
+  uint64_t cookie;
+  // A `netcond_flow_class`.
+  uint32_t flow_class;
+  // The two-bit ECN field: 3 (CE) once marked.
+  uint32_t ecn;
+} netcond_aecn_pkt;
 
 // A validated stop-blocking profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_stop_blocking_profile {
@@ -889,12 +964,6 @@ typedef struct netcond_rcp {
   uint64_t opaque[3];
 } netcond_rcp;
 
-// The crate's seedable generator (SplitMix64), 8 bytes (opaque).
-typedef struct netcond_rng {
-  // Opaque.
-  uint64_t opaque[1];
-} netcond_rng;
-
 // A validated RED profile (opaque; read-only once configured, shared by any
 // number of queues and threads).
 typedef struct NETCOND_ALIGNED(64) netcond_red_profile {
@@ -1177,6 +1246,96 @@ const char *netcond_strerror(int code);
 
 // The version of this library as `major * 10000 + minor * 100 + patch`.
 uint32_t netcond_version(void);
+
+// Validates `params` and writes the AECN profile to `p`.
+//
+// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` (`spreading`) or a
+// `NETCOND_E_RED_*` code (`ZERO_BETA`, `BETA_BELOW_ONE`, `ZERO_ALPHA`,
+// `ALPHA_BELOW_ONE` among them); on error `p` is left unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_aecn_profile_config(struct netcond_aecn_profile *p,
+                                const struct netcond_aecn_params *params);
+
+// The max_p of `flow_class` in profile `p`, 32.32 fixed point (0 on a NULL or
+// unconfigured profile or a class out of range).
+//
+// # Safety
+// `p` is NULL or points to a valid `netcond_aecn_profile`.
+uint64_t netcond_aecn_max_p(const struct netcond_aecn_profile *p, uint32_t flow_class);
+
+// Starts queue `q` for profile `p`, empty and idle since `now`. Returns 0,
+// `NETCOND_E_NULL` (either NULL, or `p` not configured) or
+// `NETCOND_E_RED_LIMIT_ABOVE_CAPACITY` (the profile's limit exceeds
+// `NETCOND_AECN_QUEUE`).
+//
+// # Safety
+// `q` is NULL or points to a writable `netcond_aecn`; `p` is NULL or valid.
+int netcond_aecn_config(struct netcond_aecn *q, const struct netcond_aecn_profile *p, uint64_t now);
+
+// A packet of flow class `flow_class` with ECN field `ecn` (a value above 3
+// counts as not-ECT) and the caller's `cookie` arrives at `now`; draws come
+// from `rng`.
+//
+// `NETCOND_ENQUEUE`: queued. `NETCOND_MARK`: queued, and the first unmarked
+// ECN-capable packet of its class was marked CE (possibly this one; the mark
+// shows on its descriptor at dequeue). `NETCOND_DROP_EARLY` /
+// `NETCOND_DROP_FORCED`: not queued, the packet stays the caller's. Also
+// `NETCOND_DROP_FORCED` on a NULL or unstarted argument or a class out of
+// range.
+//
+// # Safety
+// Each pointer is NULL or valid; `q` and `rng` are used by no other thread
+// during the call.
+enum netcond_red_decision netcond_aecn_enqueue(struct netcond_aecn *q,
+                                               const struct netcond_aecn_profile *p,
+                                               uint64_t now,
+                                               uint64_t cookie,
+                                               uint32_t flow_class,
+                                               uint32_t ecn,
+                                               struct netcond_rng *rng);
+
+// As `netcond_aecn_enqueue`, with `draw` (a uniform 32-bit value) for the
+// random draws the decision may take.
+//
+// # Safety
+// As `netcond_aecn_enqueue`.
+enum netcond_red_decision netcond_aecn_enqueue_draw(struct netcond_aecn *q,
+                                                    const struct netcond_aecn_profile *p,
+                                                    uint64_t now,
+                                                    uint64_t cookie,
+                                                    uint32_t flow_class,
+                                                    uint32_t ecn,
+                                                    uint32_t draw);
+
+// Takes the packet at the front of `q` at `now`: returns 1 and writes its
+// descriptor to `*out` (if not NULL; its `ecn` is 3 if it was marked), 0 if
+// the queue is empty, or `NETCOND_E_NULL` if `q` is NULL or unstarted.
+//
+// # Safety
+// `q` and `out` are NULL or valid; `q` is used by one thread during the call.
+int netcond_aecn_dequeue(struct netcond_aecn *q, uint64_t now, struct netcond_aecn_pkt *out);
+
+// The packets queued in `q` (0 on NULL or unstarted).
+//
+// # Safety
+// `q` is NULL or valid.
+uint32_t netcond_aecn_len(const struct netcond_aecn *q);
+
+// The average queue length of `q` in packets, 32.32 fixed point (0 on a NULL
+// or unstarted argument).
+//
+// # Safety
+// `q` and `p` are NULL or valid.
+uint64_t netcond_aecn_avg(const struct netcond_aecn *q, const struct netcond_aecn_profile *p);
+
+// The counts since each class's last mark, written to `counts[3]` (indexed by
+// `netcond_flow_class`). Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `q` is NULL or valid; `counts` is NULL or points to three writable values.
+int netcond_aecn_counts(const struct netcond_aecn *q, uint32_t *counts);
 
 // Validates `params` and writes the stop-blocking profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
@@ -2388,5 +2547,9 @@ NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_as_marker_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);
 NETCOND_CHECK_LAYOUT(netcond_excess_meter_params, 32, 8);
+NETCOND_CHECK_LAYOUT(netcond_aecn_profile, NETCOND_AECN_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_aecn, NETCOND_AECN_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_aecn_params, 56, 8);
+NETCOND_CHECK_LAYOUT(netcond_aecn_pkt, 16, 8);
 
 #endif /* NETCOND_H */

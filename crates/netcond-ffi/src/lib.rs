@@ -40,6 +40,7 @@
 use core::ffi::{c_char, c_int, CStr};
 use core::mem::{align_of, size_of};
 
+mod aecn_ffi;
 mod edge_ffi;
 mod errors;
 mod pcn_ffi;
@@ -48,6 +49,7 @@ mod rbcc_ffi;
 mod red_ffi;
 mod trtcm_ffi;
 
+pub use aecn_ffi::*;
 pub use edge_ffi::*;
 pub use errors::netcond_status;
 pub use pcn_ffi::*;

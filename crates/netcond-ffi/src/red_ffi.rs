@@ -235,7 +235,7 @@ fn unit(v: u32) -> Result<QueueUnit, c_int> {
     }
 }
 
-fn spreading(v: u32) -> Result<Spreading, c_int> {
+pub(crate) fn spreading(v: u32) -> Result<Spreading, c_int> {
     Ok(match v {
         0 => Spreading::Accumulated,
         1 => Spreading::AccumulatedDpdk,
