@@ -164,6 +164,10 @@ fuzz_target!(|input: Input| {
                 || c >= 1 << 47
                 || cfg.alpha.1 == 0
                 || cfg.beta.1 == 0
+                // NoGain and ZeroAlpha; AlphaUnstable (alpha <= 1.5707963267).
+                || cfg.alpha.0 == 0
+                || u128::from(cfg.alpha.0) * 10_000_000_000
+                    > u128::from(cfg.alpha.1) * 15_707_963_267
                 || cfg.tick.ticks_from_nanos(cfg.rtt_ns) == 0
                 || cfg.tick.ticks_from_nanos(cfg.interval_ns) == 0
                 || u128::from(cfg.tick.ticks_from_nanos(cfg.interval_ns))
