@@ -91,6 +91,9 @@
 // Size in bytes of a `netcond_rng`.
 #define NETCOND_RNG_SIZE 8
 
+// Size in bytes of a `netcond_et_marker_sim48` state.
+#define NETCOND_ET48_STATE_SIZE 24
+
 // Size in bytes of every three-color marker profile struct.
 #define NETCOND_TCM_PROFILE_SIZE 256
 
@@ -245,6 +248,13 @@ typedef enum netcond_status {
   NETCOND_E_ET_ZERO_RATE = -303,
   // ET-marker: TB.size is zero.
   NETCOND_E_ET_ZERO_BUCKET = -304,
+  // ET-marker as simulated (`netcond_et_marker_sim48`): pcn_tb or pcn_px
+  // does not fit the token counter.
+  NETCOND_E_ET48_TOO_LARGE = -305,
+  // ET-marker as simulated: pcn_pt is zero.
+  NETCOND_E_ET48_ZERO_RATE = -306,
+  // ET-marker as simulated: pcn_tb is zero.
+  NETCOND_E_ET48_ZERO_BUCKET = -307,
   // AS-marker: the bucket does not fit the token counter.
   NETCOND_E_AS_TOO_LARGE = -310,
   // AS-marker: TB.threshold exceeds TB.size.
@@ -1062,6 +1072,30 @@ typedef struct NETCOND_ALIGNED(64) netcond_adaptive_red {
   // Opaque.
   uint64_t opaque[160];
 } netcond_adaptive_red;
+
+// A validated section 4.8 ET-marker profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_et_marker_sim48_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_et_marker_sim48_profile;
+
+// The parameters of the ET-marker as simulated (section 4.8 names).
+typedef struct netcond_et_marker_sim48_params {
+  // `pcn_pt`: the preemption threshold rate, bytes per second.
+  uint64_t pcn_pt;
+  // `pcn_tb`: the bucket depth, bytes; the bucket starts full.
+  uint64_t pcn_tb;
+  // `pcn_px`: bytes added after each mark.
+  uint64_t pcn_px;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+} netcond_et_marker_sim48_params;
+
+// One link's section 4.8 ET-marker state: 24 bytes (opaque).
+typedef struct netcond_et_marker_sim48 {
+  // Opaque.
+  uint64_t opaque[3];
+} netcond_et_marker_sim48;
 
 // A validated srTCM profile (opaque; filled by `netcond_srtcm_profile_config`,
 // then read-only and shareable by any number of flows and threads).
@@ -2090,6 +2124,46 @@ uint64_t netcond_adaptive_red_max_p(const struct netcond_adaptive_red *q);
 // `q` is NULL or valid.
 uint64_t netcond_adaptive_red_avg(const struct netcond_adaptive_red *q);
 
+// Validates `params` and writes the profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_ET48_*` code; on error
+// `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_et_marker_sim48_profile_config(struct netcond_et_marker_sim48_profile *p,
+                                           const struct netcond_et_marker_sim48_params *params);
+
+// Starts state `m` with a full bucket (`pcn_tb`) at `now`. Returns 0 or
+// `NETCOND_E_NULL` (`m` or `p` NULL, or `p` not configured).
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_et_marker_sim48_config(struct netcond_et_marker_sim48 *m,
+                                   const struct netcond_et_marker_sim48_profile *p,
+                                   uint64_t now);
+
+// Meters a packet of `pkt_len` bytes in state `pkt_mark` (a
+// `netcond_pcn_mark`) arriving at `now`; returns the state it leaves in. A
+// `pkt_mark` outside 0..3, a NULL or an unconfigured argument give
+// `NETCOND_PCN_NOT_PCN` and change nothing.
+//
+// # Safety
+// `m` and `p` are NULL or valid; `m` is used by one thread during the call.
+enum netcond_pcn_mark netcond_et_marker_sim48_mark(struct netcond_et_marker_sim48 *m,
+                                                   const struct netcond_et_marker_sim48_profile *p,
+                                                   uint64_t now,
+                                                   uint32_t pkt_len,
+                                                   int pkt_mark);
+
+// The token count of `m` in bytes, rounded toward minus infinity and held
+// within `INT64_MIN..INT64_MAX` (negative after an overdraft; up to `pcn_tb +
+// pcn_px` after a mark). 0 on a NULL or unconfigured argument.
+//
+// # Safety
+// `m` and `p` are NULL or valid.
+int64_t netcond_et_marker_sim48_tokens(const struct netcond_et_marker_sim48 *m,
+                                       const struct netcond_et_marker_sim48_profile *p);
+
 // Validates `params` and writes the srTCM profile to `p`.
 //
 // Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_SRTCM_*` code;
@@ -2551,5 +2625,8 @@ NETCOND_CHECK_LAYOUT(netcond_aecn_profile, NETCOND_AECN_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_aecn, NETCOND_AECN_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_aecn_params, 56, 8);
 NETCOND_CHECK_LAYOUT(netcond_aecn_pkt, 16, 8);
+NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48_profile, NETCOND_PCN_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48, NETCOND_ET48_STATE_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48_params, 32, 8);
 
 #endif /* NETCOND_H */

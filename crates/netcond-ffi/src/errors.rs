@@ -7,7 +7,7 @@
 use core::ffi::{c_int, CStr};
 
 use aqm_red::RedError;
-use pcn_meter::{AsMarkerError, EdgeError, EtMarkerError, Rfc5670Error};
+use pcn_meter::{AsMarkerError, EdgeError, EtMarkerError, EtMarkerSim48Error, Rfc5670Error};
 use ras_shaper::RasError;
 use rbcc_rate::{RbccError, RcpError};
 use trtcm::{CompactError, PremiumPolicerError, Rfc4115Error, SrTcmError, TrTcmError};
@@ -114,6 +114,13 @@ pub enum netcond_status {
     NETCOND_E_ET_ZERO_RATE = -303,
     /// ET-marker: TB.size is zero.
     NETCOND_E_ET_ZERO_BUCKET = -304,
+    /// ET-marker as simulated (`netcond_et_marker_sim48`): pcn_tb or pcn_px
+    /// does not fit the token counter.
+    NETCOND_E_ET48_TOO_LARGE = -305,
+    /// ET-marker as simulated: pcn_pt is zero.
+    NETCOND_E_ET48_ZERO_RATE = -306,
+    /// ET-marker as simulated: pcn_tb is zero.
+    NETCOND_E_ET48_ZERO_BUCKET = -307,
     /// AS-marker: the bucket does not fit the token counter.
     NETCOND_E_AS_TOO_LARGE = -310,
     /// AS-marker: TB.threshold exceeds TB.size.
@@ -290,6 +297,12 @@ pub(crate) const NETCOND_E_ET_MTU_ABOVE_BUCKET: c_int =
 pub(crate) const NETCOND_E_ET_ZERO_RATE: c_int = netcond_status::NETCOND_E_ET_ZERO_RATE as c_int;
 pub(crate) const NETCOND_E_ET_ZERO_BUCKET: c_int =
     netcond_status::NETCOND_E_ET_ZERO_BUCKET as c_int;
+pub(crate) const NETCOND_E_ET48_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_ET48_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_ET48_ZERO_RATE: c_int =
+    netcond_status::NETCOND_E_ET48_ZERO_RATE as c_int;
+pub(crate) const NETCOND_E_ET48_ZERO_BUCKET: c_int =
+    netcond_status::NETCOND_E_ET48_ZERO_BUCKET as c_int;
 pub(crate) const NETCOND_E_AS_TOO_LARGE: c_int = netcond_status::NETCOND_E_AS_TOO_LARGE as c_int;
 pub(crate) const NETCOND_E_AS_THRESHOLD_ABOVE_SIZE: c_int =
     netcond_status::NETCOND_E_AS_THRESHOLD_ABOVE_SIZE as c_int;
@@ -476,6 +489,11 @@ status_table! {
         MtuAboveBucket = NETCOND_E_ET_MTU_ABOVE_BUCKET,
         ZeroRate = NETCOND_E_ET_ZERO_RATE,
         ZeroBucket = NETCOND_E_ET_ZERO_BUCKET,
+    }
+    EtMarkerSim48Error => et48_code {
+        TooLarge = NETCOND_E_ET48_TOO_LARGE,
+        ZeroRate = NETCOND_E_ET48_ZERO_RATE,
+        ZeroBucket = NETCOND_E_ET48_ZERO_BUCKET,
     }
     AsMarkerError => as_code {
         TooLarge = NETCOND_E_AS_TOO_LARGE,

@@ -47,6 +47,7 @@ mod pcn_ffi;
 mod ras_ffi;
 mod rbcc_ffi;
 mod red_ffi;
+mod sim48_ffi;
 mod trtcm_ffi;
 
 pub use aecn_ffi::*;
@@ -56,6 +57,7 @@ pub use pcn_ffi::*;
 pub use ras_ffi::*;
 pub use rbcc_ffi::*;
 pub use red_ffi::*;
+pub use sim48_ffi::*;
 pub use trtcm_ffi::*;
 
 /// The color of a packet (RFC 2697, RFC 2698, RFC 4115), numbered as DPDK's

@@ -227,7 +227,7 @@ const TAG_AS: u64 = 0x6e63_5f70_636e_0002;
 const TAG_TM: u64 = 0x6e63_5f70_636e_0003;
 const TAG_ETM: u64 = 0x6e63_5f70_636e_0004;
 
-fn tick(hz: u64) -> Result<TickRate, c_int> {
+pub(crate) fn tick(hz: u64) -> Result<TickRate, c_int> {
     TickRate::from_hz(hz).ok_or(NETCOND_E_TICK)
 }
 
@@ -298,7 +298,7 @@ fn etm_profile(p: &netcond_excess_meter_params) -> Result<ExcessTrafficMeterProf
 /// The packet's state from the caller's `int`: 0..3 as the ECN codepoint;
 /// anything else is not a valid state and is passed as not-PCN.
 #[inline(always)]
-fn mark_in(m: c_int) -> PcnMark {
+pub(crate) fn mark_in(m: c_int) -> PcnMark {
     match m {
         0..=3 => PcnMark::from_ecn(m as u8),
         _ => PcnMark::NotPcn,
@@ -306,7 +306,7 @@ fn mark_in(m: c_int) -> PcnMark {
 }
 
 #[inline(always)]
-fn mark_out(m: PcnMark) -> netcond_pcn_mark {
+pub(crate) fn mark_out(m: PcnMark) -> netcond_pcn_mark {
     match m {
         PcnMark::NotPcn => netcond_pcn_mark::NETCOND_PCN_NOT_PCN,
         PcnMark::Thm => netcond_pcn_mark::NETCOND_PCN_THM,
