@@ -37,6 +37,12 @@
 // The most ETM flows an egress report records per interval (the most recent).
 #define NETCOND_EGRESS_MAX_FLOWS 16
 
+// The aggregates a `netcond_egress3sm` table holds.
+#define NETCOND_EGRESS3SM_AGGS 64
+
+// Size in bytes of a `netcond_egress3sm`.
+#define NETCOND_EGRESS3SM_SIZE 1600
+
 // Size in bytes of every PCN meter profile struct.
 #define NETCOND_PCN_PROFILE_SIZE 256
 
@@ -446,6 +452,16 @@ typedef enum netcond_flow_class {
   NETCOND_FLOW_FRAGILE = 2,
 } netcond_flow_class;
 
+// What the egress signals for one packet.
+typedef enum netcond_egress3sm_action {
+  // Nothing (a not-marked or not-PCN packet, or an index out of range).
+  NETCOND_EGRESS3SM_NOTHING = 0,
+  // An AS packet: block admission to the aggregate.
+  NETCOND_EGRESS3SM_BLOCK = 1,
+  // An ET packet: terminate the packet's flow.
+  NETCOND_EGRESS3SM_TERMINATE = 2,
+} netcond_egress3sm_action;
+
 // A validated AECN profile (opaque; read-only once configured, shared by any
 // number of queues and threads).
 typedef struct NETCOND_ALIGNED(64) netcond_aecn_profile {
@@ -670,6 +686,25 @@ typedef struct netcond_decision {
   // The sustainable aggregate rate (bytes per second), with termination 2.
   uint64_t sar;
 } netcond_decision;
+
+// A table of aggregates with their stop-blocking timers (opaque; must be
+// started by `netcond_egress3sm_config`).
+typedef struct NETCOND_ALIGNED(64) netcond_egress3sm {
+  // Opaque.
+  uint64_t opaque[200];
+} netcond_egress3sm;
+
+// The signal of one packet.
+typedef struct netcond_egress3sm_signal {
+  // The flow to terminate (the caller's `flow`, for
+  // `NETCOND_EGRESS3SM_TERMINATE`; 0 otherwise).
+  uint64_t flow;
+  // A `netcond_egress3sm_action`.
+  uint32_t action;
+  // 1 if this packet blocked an admitting aggregate (a new blocking
+  // period), else 0.
+  uint32_t new_block_period;
+} netcond_egress3sm_signal;
 
 // A validated ET-marker profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_et_marker_profile {
@@ -1529,6 +1564,82 @@ int netcond_decision_on_report(struct netcond_decision_point *d,
                                const struct netcond_decision_profile *p,
                                const struct netcond_egress_report *r,
                                struct netcond_decision *out);
+
+// Starts table `e` empty. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `e` is NULL or points to a writable `netcond_egress3sm`.
+int netcond_egress3sm_config(struct netcond_egress3sm *e);
+
+// Registers aggregate `key` (admitting), or finds it if registered: returns 0
+// and writes its index to `*index` (if not NULL), 1 if the table is full, or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `e` and `index` are NULL or valid; `e` is used by one thread.
+int netcond_egress3sm_add(struct netcond_egress3sm *e, uint32_t key, uint32_t *index);
+
+// A packet of aggregate `key` and flow `flow` leaves the PCN domain at `now`
+// in state `pkt_mark` (a `netcond_pcn_mark`; a value outside 0..3 counts as
+// not-PCN). Returns 0 and writes the signal to `*out` (if not NULL), 1 if
+// `key` is not registered, or `NETCOND_E_NULL`.
+//
+// # Safety
+// Each pointer is NULL or valid; `e` is used by one thread during the call.
+int netcond_egress3sm_on_packet(struct netcond_egress3sm *e,
+                                const struct netcond_stop_blocking_profile *p,
+                                uint64_t now,
+                                uint32_t key,
+                                uint64_t flow,
+                                int pkt_mark,
+                                struct netcond_egress3sm_signal *out);
+
+// As `netcond_egress3sm_on_packet` with the aggregate's index from
+// `netcond_egress3sm_add` (no search); an index out of range signals
+// nothing. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// As `netcond_egress3sm_on_packet`.
+int netcond_egress3sm_on_packet_at(struct netcond_egress3sm *e,
+                                   const struct netcond_stop_blocking_profile *p,
+                                   uint64_t now,
+                                   uint32_t index,
+                                   uint64_t flow,
+                                   int pkt_mark,
+                                   struct netcond_egress3sm_signal *out);
+
+// Plays every timer up to `now`: returns 1 and writes one aggregate whose
+// admission resumed and the instant (each if not NULL), 0 if none, or
+// `NETCOND_E_NULL`. Call until it returns 0.
+//
+// # Safety
+// Each pointer is NULL or valid; `e` is used by one thread during the call.
+int netcond_egress3sm_poll(struct netcond_egress3sm *e,
+                           const struct netcond_stop_blocking_profile *p,
+                           uint64_t now,
+                           uint32_t *key,
+                           uint64_t *resumed_at);
+
+// When `netcond_egress3sm_poll` next has something to do: returns 1 and
+// writes the instant to `*at` (if not NULL), 0 if every aggregate is idle, or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `e` and `at` are NULL or valid.
+int netcond_egress3sm_next_wakeup(const struct netcond_egress3sm *e, uint64_t *at);
+
+// The admission state of aggregate `key` as last advanced: 0 admit, 1 block,
+// 2 if `key` is not registered, or `NETCOND_E_NULL`.
+//
+// # Safety
+// `e` is NULL or valid.
+int netcond_egress3sm_admission(const struct netcond_egress3sm *e, uint32_t key);
+
+// The number of registered aggregates (0 on NULL or unstarted).
+//
+// # Safety
+// `e` is NULL or valid.
+uint32_t netcond_egress3sm_len(const struct netcond_egress3sm *e);
 
 // Validates `params` and writes the ET-marker profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
@@ -2628,5 +2739,7 @@ NETCOND_CHECK_LAYOUT(netcond_aecn_pkt, 16, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48_profile, NETCOND_PCN_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48, NETCOND_ET48_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48_params, 32, 8);
+NETCOND_CHECK_LAYOUT(netcond_egress3sm, NETCOND_EGRESS3SM_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_egress3sm_signal, 16, 8);
 
 #endif /* NETCOND_H */

@@ -104,7 +104,7 @@ pub struct netcond_cle_admission {
     pub opaque: [u64; 16],
 }
 
-const TAG_STOP: u64 = 0x6e63_5f65_6467_0001;
+pub(crate) const TAG_STOP: u64 = 0x6e63_5f65_6467_0001;
 const TAG_CLE: u64 = 0x6e63_5f65_6467_0002;
 const TAG_CLE_STATE: u64 = 0x6e63_5f65_6467_0003;
 
@@ -112,7 +112,7 @@ fn tick(hz: u64) -> Result<TickRate, c_int> {
     TickRate::from_hz(hz).ok_or(NETCOND_E_TICK)
 }
 
-fn admission(a: Admission) -> u32 {
+pub(crate) fn admission(a: Admission) -> u32 {
     match a {
         Admission::Admit => 0,
         Admission::Block => 1,

@@ -42,6 +42,7 @@ use core::mem::{align_of, size_of};
 
 mod aecn_ffi;
 mod edge_ffi;
+mod egress3sm_ffi;
 mod errors;
 mod pcn_ffi;
 mod ras_ffi;
@@ -52,6 +53,7 @@ mod trtcm_ffi;
 
 pub use aecn_ffi::*;
 pub use edge_ffi::*;
+pub use egress3sm_ffi::*;
 pub use errors::netcond_status;
 pub use pcn_ffi::*;
 pub use ras_ffi::*;
