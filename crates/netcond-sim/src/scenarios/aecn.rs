@@ -249,9 +249,6 @@ impl Qdisc for RedQueue {
     fn reset_stats(&mut self) {
         self.stats = QdiscStats::default();
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// A queued packet as AECN sees it.
@@ -312,9 +309,6 @@ impl Qdisc for AecnQdisc {
     }
     fn reset_stats(&mut self) {
         self.stats = QdiscStats::default();
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 

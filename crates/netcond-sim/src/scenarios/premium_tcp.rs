@@ -207,9 +207,6 @@ impl Qdisc for PremiumQueue {
     fn reset_stats(&mut self) {
         self.stats = QdiscStats::default();
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 fn case_sizes(case: &str) -> (u64, u64) {

@@ -191,9 +191,6 @@ impl Qdisc for CustomerEgress {
     fn reset_stats(&mut self) {
         self.stats = QdiscStats::default();
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// ER1's three-color RIO queue on the bottleneck, counting bytes per router and color.
@@ -203,8 +200,6 @@ struct RioQueue {
     fifo: DropTail,
     per_color: [u32; 3],
     rng: Rng,
-    /// Bytes sent per customer router (the packet's class) and color.
-    sent: [[u64; 3]; 10],
     stats: QdiscStats,
 }
 
@@ -251,8 +246,6 @@ impl Qdisc for RioQueue {
         if self.fifo.is_empty() {
             self.rio.on_queue_empty(Instant::from_ticks(now));
         }
-        let k = usize::from(p.class).min(9);
-        self.sent[k][c] += u64::from(p.seg.wire_len);
         self.stats.color_bytes[c] += u64::from(p.seg.wire_len);
         Deq::Packet(p)
     }
@@ -262,10 +255,6 @@ impl Qdisc for RioQueue {
     }
     fn reset_stats(&mut self) {
         self.stats = QdiscStats::default();
-        self.sent = [[0; 3]; 10];
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 
@@ -340,7 +329,6 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
             fifo: DropTail::packets(usize::MAX),
             per_color: [0; 3],
             rng: rng.fork(1),
-            sent: [[0; 3]; 10],
             stats: QdiscStats::default(),
         }),
     );
@@ -389,21 +377,20 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
         t = next;
     }
     let span = crate::engine::to_secs(end.saturating_sub(warm)).max(1e-9);
-    let rio = net.links[bottleneck as usize]
-        .qdisc
-        .as_any()
-        .downcast_ref::<RioQueue>()
-        .ok_or_else(|| SimError::Config("bottleneck queue type".into()))?;
+    // Bytes the bottleneck sent per customer router (the packet's class) and color.
+    let link = &net.links[bottleneck as usize];
+    let sent = link.stats.class_color_bytes;
+    let rio = *link.qdisc.stats();
     let mut out = RasOutcome {
         shaper,
         cbs_kb,
-        drops: (rio.stats.early_drops, rio.stats.forced_drops),
+        drops: (rio.early_drops, rio.forced_drops),
         events: net.events(),
         ..RasOutcome::default()
     };
-    for k in 0..10 {
-        for c in 0..3 {
-            out.colors[k][c] = rio.sent[k][c] as f64 * 8.0 / span / 1e6;
+    for (row, bytes) in out.colors.iter_mut().zip(&sent) {
+        for (mbps, &b) in row.iter_mut().zip(bytes) {
+            *mbps = b as f64 * 8.0 / span / 1e6;
         }
     }
     for (i, f) in net.flows.iter().enumerate() {

@@ -11,8 +11,6 @@
 //! that wrap the workspace crates; the network only moves packets and runs the
 //! TCP state machines and their timers.
 
-use std::any::Any;
-
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
 use crate::engine::{serialization_ns, EventQueue, Time};
 use netcond::core::Color;
@@ -81,8 +79,6 @@ pub trait Qdisc: Send {
     fn stats(&self) -> &QdiscStats;
     /// Zero the counters (end of warm-up).
     fn reset_stats(&mut self);
-    /// For reading discipline-specific state after a run.
-    fn as_any(&self) -> &dyn Any;
 }
 
 /// A tail-drop FIFO of at most `cap_pkts` packets and `cap_bytes` bytes.
@@ -176,8 +172,27 @@ impl Qdisc for DropTail {
     fn reset_stats(&mut self) {
         self.stats = QdiscStats::default();
     }
-    fn as_any(&self) -> &dyn Any {
-        self
+}
+
+/// Packet classes a link counts separately ([`LinkStats::class_color_bytes`]);
+/// higher classes are counted with the last one.
+pub const CLASSES: usize = 10;
+
+/// What a link transmitted (since the last stats reset).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Bytes transmitted.
+    pub tx_bytes: u64,
+    /// Bytes transmitted per packet class and color (green, yellow, red).
+    pub class_color_bytes: [[u64; 3]; CLASSES],
+}
+
+impl LinkStats {
+    fn count(&mut self, pkt: &Packet) {
+        let len = u64::from(pkt.seg.wire_len);
+        self.tx_bytes += len;
+        let k = usize::from(pkt.class).min(CLASSES - 1);
+        self.class_color_bytes[k][pkt.color.index()] += len;
     }
 }
 
@@ -193,8 +208,8 @@ pub struct Link {
     /// An unlimited FIFO: no discipline, departures computed at arrival.
     pipe: bool,
     free_at: Time,
-    /// Bytes transmitted (since the last stats reset).
-    pub tx_bytes: u64,
+    /// What it transmitted (since the last stats reset).
+    pub stats: LinkStats,
 }
 
 /// A bulk TCP flow: its sender, its receiver, its route and ACK delay.
@@ -262,7 +277,7 @@ impl Network {
             wake_at: None,
             pipe: false,
             free_at: 0,
-            tx_bytes: 0,
+            stats: LinkStats::default(),
         });
         (self.links.len() - 1) as u32
     }
@@ -327,7 +342,7 @@ impl Network {
     /// Zero the link and discipline counters (flows keep theirs: take snapshots).
     pub fn reset_link_stats(&mut self) {
         for l in &mut self.links {
-            l.tx_bytes = 0;
+            l.stats = LinkStats::default();
             l.qdisc.reset_stats();
         }
     }
@@ -365,7 +380,7 @@ impl Network {
         let l = &mut self.links[link as usize];
         if l.pipe {
             let len = pkt.seg.wire_len;
-            l.tx_bytes += u64::from(len);
+            l.stats.count(&pkt);
             l.free_at = l.free_at.max(now) + serialization_ns(len, l.rate_bps);
             let at = l.free_at + l.delay;
             self.forward(at, pkt);
@@ -397,7 +412,7 @@ impl Network {
                 l.busy = true;
                 l.in_service = Some(p);
                 let len = p.seg.wire_len;
-                l.tx_bytes += u64::from(len);
+                l.stats.count(&p);
                 let done = now + serialization_ns(len, l.rate_bps);
                 let arrive = done + l.delay;
                 self.q.schedule(done, Ev::TxDone(link));

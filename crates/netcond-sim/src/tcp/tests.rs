@@ -4,7 +4,6 @@
 use super::net::{jain_index, Deq, DropTail, Network, Packet, Qdisc, QdiscStats};
 use super::*;
 use crate::engine::{Time, MS, SEC};
-use std::any::Any;
 
 fn seg(seq: u64) -> Segment {
     Segment {
@@ -340,9 +339,6 @@ impl Qdisc for TestQueue {
     fn reset_stats(&mut self) {
         self.stats = QdiscStats::default();
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 /// `n` flows over one bottleneck of `mbps` with `rtt` (no queueing) and a queue of `cap`.
@@ -381,7 +377,7 @@ fn single_flow_fills_the_bottleneck() {
     net.reset_link_stats();
     let g0 = net.flows[0].receiver.goodput_bytes();
     net.run_until(25 * SEC);
-    let util = net.links[0].tx_bytes as f64 * 8.0 / 20.0 / 10e6;
+    let util = net.links[0].stats.tx_bytes as f64 * 8.0 / 20.0 / 10e6;
     let good = (net.flows[0].receiver.goodput_bytes() - g0) as f64 * 8.0 / 20.0 / 10e6;
     assert!(util > 0.95, "utilisation {util}");
     assert!(good > 0.9, "goodput share {good}");
@@ -404,7 +400,7 @@ fn two_equal_flows_share_fairly() {
         .collect();
     let j = jain_index(&g);
     assert!(j > 0.95, "Jain {j}: {g:?}");
-    let util = net.links[0].tx_bytes as f64 * 8.0 / 60.0 / 10e6;
+    let util = net.links[0].stats.tx_bytes as f64 * 8.0 / 60.0 / 10e6;
     assert!(util > 0.9, "utilisation {util}");
 }
 
@@ -467,7 +463,7 @@ fn ecn_halves_without_loss() {
         assert_eq!(st.retransmits, 0);
         assert_eq!(st.timeouts, 0);
     }
-    let util = net.links[0].tx_bytes as f64 * 8.0 / 30.0 / 10e6;
+    let util = net.links[0].stats.tx_bytes as f64 * 8.0 / 30.0 / 10e6;
     assert!(util > 0.9, "utilisation {util}");
 }
 
@@ -482,7 +478,7 @@ fn delayed_acks_still_fill_the_pipe() {
     net.run_until(30 * SEC);
     let r = net.flows[0].receiver.stats();
     assert!(r.acks_sent < r.received * 3 / 4, "{r:?}");
-    let util = net.links[0].tx_bytes as f64 * 8.0 / 30.0 / 10e6;
+    let util = net.links[0].stats.tx_bytes as f64 * 8.0 / 30.0 / 10e6;
     assert!(util > 0.9, "utilisation {util}");
 }
 
