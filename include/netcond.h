@@ -43,6 +43,9 @@
 // Size in bytes of a `netcond_egress3sm`.
 #define NETCOND_EGRESS3SM_SIZE 1600
 
+// Size in bytes of a `netcond_green_ras`.
+#define NETCOND_GREEN_RAS_SIZE 2560
+
 // Size in bytes of every PCN meter profile struct.
 #define NETCOND_PCN_PROFILE_SIZE 256
 
@@ -122,18 +125,6 @@ typedef enum netcond_red_decision {
   NETCOND_DROP_FORCED = 3,
 } netcond_red_decision;
 
-// The PCN state of a packet: the value of its ECN field (RFC 6660 section 3).
-typedef enum netcond_pcn_mark {
-  // `00`: not a PCN packet: never metered or marked.
-  NETCOND_PCN_NOT_PCN = 0,
-  // `01`: threshold-marked (ThM; admission-stop, AS, in 3sM).
-  NETCOND_PCN_THM = 1,
-  // `10`: not-marked (NM; NP in 3sM).
-  NETCOND_PCN_NM = 2,
-  // `11`: excess-traffic-marked (ETM; ET in 3sM).
-  NETCOND_PCN_ETM = 3,
-} netcond_pcn_mark;
-
 // The color of a packet (RFC 2697, RFC 2698, RFC 4115), numbered as DPDK's
 // `enum rte_color`. Functions that take an input color take an `int`; any value
 // other than these three is treated as `NETCOND_RED`.
@@ -145,6 +136,18 @@ typedef enum netcond_color {
   // Exceeds both.
   NETCOND_RED = 2,
 } netcond_color;
+
+// The PCN state of a packet: the value of its ECN field (RFC 6660 section 3).
+typedef enum netcond_pcn_mark {
+  // `00`: not a PCN packet: never metered or marked.
+  NETCOND_PCN_NOT_PCN = 0,
+  // `01`: threshold-marked (ThM; admission-stop, AS, in 3sM).
+  NETCOND_PCN_THM = 1,
+  // `10`: not-marked (NM; NP in 3sM).
+  NETCOND_PCN_NM = 2,
+  // `11`: excess-traffic-marked (ETM; ET in 3sM).
+  NETCOND_PCN_ETM = 3,
+} netcond_pcn_mark;
 
 // A policer's verdict on a packet.
 typedef enum netcond_policer_verdict {
@@ -706,6 +709,45 @@ typedef struct netcond_egress3sm_signal {
   uint32_t new_block_period;
 } netcond_egress3sm_signal;
 
+// One green shaper: its queue of up to `NETCOND_RAS_QUEUE` packets, its rate
+// estimator and T2 state (opaque; must be started by
+// `netcond_green_ras_config`).
+typedef struct NETCOND_ALIGNED(64) netcond_green_ras {
+  // Opaque.
+  uint64_t opaque[320];
+} netcond_green_ras;
+
+// A validated srRAS or trRAS profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_ras_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_ras_profile;
+
+// A validated srTCM profile (opaque; filled by `netcond_srtcm_profile_config`,
+// then read-only and shareable by any number of flows and threads).
+typedef struct NETCOND_ALIGNED(64) netcond_srtcm_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_srtcm_profile;
+
+// One flow's srTCM state: 24 bytes, 8-aligned (opaque).
+typedef struct netcond_srtcm {
+  // Opaque.
+  uint64_t opaque[3];
+} netcond_srtcm;
+
+// A validated trTCM profile (opaque; see `netcond_srtcm_profile`).
+typedef struct NETCOND_ALIGNED(64) netcond_trtcm_profile {
+  // Opaque.
+  uint64_t opaque[32];
+} netcond_trtcm_profile;
+
+// One flow's trTCM state: 24 bytes, 8-aligned (opaque).
+typedef struct netcond_trtcm {
+  // Opaque.
+  uint64_t opaque[3];
+} netcond_trtcm;
+
 // A validated ET-marker profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_et_marker_profile {
   // Opaque.
@@ -848,12 +890,6 @@ typedef struct netcond_node_rfc5670 {
   // Opaque.
   uint64_t opaque[5];
 } netcond_node_rfc5670;
-
-// A validated srRAS or trRAS profile (opaque).
-typedef struct NETCOND_ALIGNED(64) netcond_ras_profile {
-  // Opaque.
-  uint64_t opaque[32];
-} netcond_ras_profile;
 
 // The parameters of a single-rate RAS (RFC 2963 section 2.2).
 typedef struct netcond_srras_params {
@@ -1132,13 +1168,6 @@ typedef struct netcond_et_marker_sim48 {
   uint64_t opaque[3];
 } netcond_et_marker_sim48;
 
-// A validated srTCM profile (opaque; filled by `netcond_srtcm_profile_config`,
-// then read-only and shareable by any number of flows and threads).
-typedef struct NETCOND_ALIGNED(64) netcond_srtcm_profile {
-  // Opaque.
-  uint64_t opaque[32];
-} netcond_srtcm_profile;
-
 // The parameters of an srTCM (RFC 2697 section 2), as DPDK's
 // `rte_meter_srtcm_params` plus the clock.
 typedef struct netcond_srtcm_params {
@@ -1153,12 +1182,6 @@ typedef struct netcond_srtcm_params {
   uint64_t tick_hz;
 } netcond_srtcm_params;
 
-// One flow's srTCM state: 24 bytes, 8-aligned (opaque).
-typedef struct netcond_srtcm {
-  // Opaque.
-  uint64_t opaque[3];
-} netcond_srtcm;
-
 // A copy of a three-color marker state's contents.
 typedef struct netcond_tcm_tokens {
   // Tokens of bucket C, in units of 1/scale byte (scale chosen at profile
@@ -1169,12 +1192,6 @@ typedef struct netcond_tcm_tokens {
   // The time of the last update, in ticks.
   uint64_t last;
 } netcond_tcm_tokens;
-
-// A validated trTCM profile (opaque; see `netcond_srtcm_profile`).
-typedef struct NETCOND_ALIGNED(64) netcond_trtcm_profile {
-  // Opaque.
-  uint64_t opaque[32];
-} netcond_trtcm_profile;
 
 // The parameters of a trTCM (RFC 2698 section 2), as DPDK's
 // `rte_meter_trtcm_params` plus the clock.
@@ -1190,12 +1207,6 @@ typedef struct netcond_trtcm_params {
   // Ticks per second of the timestamps.
   uint64_t tick_hz;
 } netcond_trtcm_params;
-
-// One flow's trTCM state: 24 bytes, 8-aligned (opaque).
-typedef struct netcond_trtcm {
-  // Opaque.
-  uint64_t opaque[3];
-} netcond_trtcm;
 
 // A validated RFC 4115 profile (opaque; see `netcond_srtcm_profile`).
 typedef struct NETCOND_ALIGNED(64) netcond_rfc4115_profile {
@@ -1640,6 +1651,81 @@ int netcond_egress3sm_admission(const struct netcond_egress3sm *e, uint32_t key)
 // # Safety
 // `e` is NULL or valid.
 uint32_t netcond_egress3sm_len(const struct netcond_egress3sm *e);
+
+// Starts green shaper `s` empty at `now`. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` is NULL or points to a writable `netcond_green_ras`.
+int netcond_green_ras_config(struct netcond_green_ras *s, uint64_t now);
+
+// G-srRAS: a packet of `pkt_len` bytes with the caller's `cookie` arrives at
+// `now`; `meter` (with profile `mp`) is the srTCM downstream. Returns 0
+// (queued), 1 (refused: buffer or queue full; the packet stays the caller's)
+// or `NETCOND_E_NULL`.
+//
+// # Safety
+// Each pointer is NULL or valid; `s` is used by one thread during the call.
+int netcond_gsrras_enqueue(struct netcond_green_ras *s,
+                           const struct netcond_ras_profile *p,
+                           const struct netcond_srtcm_profile *mp,
+                           const struct netcond_srtcm *meter,
+                           uint64_t now,
+                           uint32_t pkt_len,
+                           uint64_t cookie);
+
+// G-srRAS: releases the head packet if due at `now`, colors it with `meter`
+// (color-blind): returns 1 and writes its length, cookie and color (each if
+// not NULL), 0 if nothing is due, or `NETCOND_E_NULL`.
+//
+// # Safety
+// Each pointer is NULL or valid; `s` and `meter` are used by one thread.
+int netcond_gsrras_dequeue(struct netcond_green_ras *s,
+                           const struct netcond_ras_profile *p,
+                           const struct netcond_srtcm_profile *mp,
+                           struct netcond_srtcm *meter,
+                           uint64_t now,
+                           uint32_t *pkt_len,
+                           uint64_t *cookie,
+                           enum netcond_color *color);
+
+// G-trRAS: as `netcond_gsrras_enqueue` with a trTCM downstream.
+//
+// # Safety
+// As `netcond_gsrras_enqueue`.
+int netcond_gtrras_enqueue(struct netcond_green_ras *s,
+                           const struct netcond_ras_profile *p,
+                           const struct netcond_trtcm_profile *mp,
+                           const struct netcond_trtcm *meter,
+                           uint64_t now,
+                           uint32_t pkt_len,
+                           uint64_t cookie);
+
+// G-trRAS: as `netcond_gsrras_dequeue` with a trTCM downstream.
+//
+// # Safety
+// As `netcond_gsrras_dequeue`.
+int netcond_gtrras_dequeue(struct netcond_green_ras *s,
+                           const struct netcond_ras_profile *p,
+                           const struct netcond_trtcm_profile *mp,
+                           struct netcond_trtcm *meter,
+                           uint64_t now,
+                           uint32_t *pkt_len,
+                           uint64_t *cookie,
+                           enum netcond_color *color);
+
+// When the head packet may leave (`min(T1, T2)`): returns 1 and writes the
+// instant to `*at` (if not NULL), 0 if the queue is empty, or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `at` are NULL or valid.
+int netcond_green_ras_next_release(const struct netcond_green_ras *s, uint64_t *at);
+
+// The packets queued in `s` (0 on NULL or unstarted).
+//
+// # Safety
+// `s` is NULL or valid.
+uint32_t netcond_green_ras_len(const struct netcond_green_ras *s);
 
 // Validates `params` and writes the ET-marker profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
@@ -2741,5 +2827,6 @@ NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48, NETCOND_ET48_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48_params, 32, 8);
 NETCOND_CHECK_LAYOUT(netcond_egress3sm, NETCOND_EGRESS3SM_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_egress3sm_signal, 16, 8);
+NETCOND_CHECK_LAYOUT(netcond_green_ras, NETCOND_GREEN_RAS_SIZE, 64);
 
 #endif /* NETCOND_H */

@@ -98,7 +98,7 @@ pub struct netcond_ras {
 
 const _: () = assert!(core::mem::size_of::<netcond_ras>() == NETCOND_RAS_SIZE);
 
-const TAG_RAS: u64 = 0x6e63_5f72_6173_0001;
+pub(crate) const TAG_RAS: u64 = 0x6e63_5f72_6173_0001;
 const TAG_RAS_STATE: u64 = 0x6e63_5f72_6173_0002;
 
 fn tick(hz: u64) -> Result<TickRate, c_int> {

@@ -255,8 +255,8 @@ pub struct netcond_policer_tokens {
     pub last: u64,
 }
 
-const TAG_SRTCM: u64 = 0x6e63_5f73_7274_636d;
-const TAG_TRTCM: u64 = 0x6e63_5f74_7274_636d;
+pub(crate) const TAG_SRTCM: u64 = 0x6e63_5f73_7274_636d;
+pub(crate) const TAG_TRTCM: u64 = 0x6e63_5f74_7274_636d;
 const TAG_RFC4115: u64 = 0x6e63_5f34_3131_3500;
 const TAG_SRTCM_COMPACT: u64 = 0x6e63_5f73_7274_6300;
 const TAG_TRTCM_COMPACT: u64 = 0x6e63_5f74_7274_6300;
