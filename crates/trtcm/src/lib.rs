@@ -130,6 +130,7 @@ pub mod compact;
 mod counters;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
+mod mutants;
 pub mod policer;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;

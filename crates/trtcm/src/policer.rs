@@ -270,6 +270,7 @@ impl PremiumPolicer {
         let conforming = b.fits;
         self.tokens = b.tokens - (cost & conforming);
         let room = crate::fits(profile.pbs.saturating_sub(self.backlog), u64::from(len));
+        let conforming = conforming | crate::mask(cfg!(test) && crate::mutants::on(5));
         let admitted = conforming & room;
         self.backlog += u64::from(len) & admitted;
         // Index 1 if nonconforming, 2 if conforming but not admitted, else 0.

@@ -324,15 +324,16 @@ impl Rfc4115 {
         let te = fill(&p.e, self.te, dt);
         let cost_c = len * p.c.scale();
         let cost_e = len * p.e.scale();
-        let dc = margin(tc, cost_c + STRICT);
-        let de = margin(te, cost_e + STRICT);
+        let strict = STRICT ^ u64::from(cfg!(test) && crate::mutants::on(4));
+        let dc = margin(tc, cost_c + strict);
+        let de = margin(te, cost_e + strict);
         // Negative unless green: C refuses it, or it came yellow or red.
         let not_green = dc | yellow_in;
         // Negative if red: not green, and E refuses it or it came red.
         let red = not_green & (de | red_in);
-        self.tc = settle(dc, STRICT, cost_c, not_green);
+        self.tc = settle(dc, strict, cost_c, not_green);
         // E pays for a yellow packet only.
-        self.te = settle(de, STRICT, cost_e, !(not_green ^ red));
+        self.te = settle(de, strict, cost_e, !(not_green ^ red));
         color_of_signs(not_green, red)
     }
 
