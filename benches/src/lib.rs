@@ -1,4 +1,4 @@
-//! Shared helpers for the netcond benchmarks: deterministic packet streams,
+//! Code shared by the netcond benchmarks: deterministic packet streams,
 //! the per-burst loops that the criterion benches, the instruction counts and
 //! the `contention` example all run, and baselines.
 // The only unsafe code: a prefetch hint.
