@@ -13,6 +13,7 @@
 
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
 use crate::engine::{serialization_ns, EventQueue, Time};
+use crate::net::VirtualFifo;
 use netcond::core::Color;
 
 /// A data packet inside the network: the TCP segment plus per-hop tags.
@@ -205,9 +206,9 @@ pub struct Link {
     busy: bool,
     in_service: Option<Packet>,
     wake_at: Option<Time>,
-    /// An unlimited FIFO: no discipline, departures computed at arrival.
-    pipe: bool,
-    free_at: Time,
+    /// An unlimited FIFO: no discipline, departures computed at arrival
+    /// (the PCN scenarios' [`VirtualFifo`]).
+    pipe: Option<VirtualFifo>,
     /// What it transmitted (since the last stats reset).
     pub stats: LinkStats,
 }
@@ -275,8 +276,7 @@ impl Network {
             busy: false,
             in_service: None,
             wake_at: None,
-            pipe: false,
-            free_at: 0,
+            pipe: None,
             stats: LinkStats::default(),
         });
         (self.links.len() - 1) as u32
@@ -287,7 +287,7 @@ impl Network {
     /// of two; the same timing as a [`DropTail`] that never fills).
     pub fn add_pipe_link(&mut self, rate_bps: u64, delay: Time) -> u32 {
         let id = self.add_link(rate_bps, delay, Box::new(DropTail::packets(0)));
-        self.links[id as usize].pipe = true;
+        self.links[id as usize].pipe = Some(VirtualFifo::new(rate_bps));
         id
     }
 
@@ -378,11 +378,9 @@ impl Network {
     fn arrive(&mut self, link: u32, pkt: Packet) {
         let now = self.q.now();
         let l = &mut self.links[link as usize];
-        if l.pipe {
-            let len = pkt.seg.wire_len;
+        if let Some(fifo) = &mut l.pipe {
             l.stats.count(&pkt);
-            l.free_at = l.free_at.max(now) + serialization_ns(len, l.rate_bps);
-            let at = l.free_at + l.delay;
+            let at = fifo.depart(now, pkt.seg.wire_len) + l.delay;
             self.forward(at, pkt);
             return;
         }
