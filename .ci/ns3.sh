@@ -15,10 +15,15 @@ echo "== ns3: install (libns3-dev cmake g++ pkg-config libgsl-dev libsqlite3-dev
 # on the packages that hold them.
 pkgs=(libns3-dev cmake g++ pkg-config libgsl-dev libsqlite3-dev)
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-cache policy libns3-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+# (the policy text is read whole: grep -q on a pipe under pipefail can fail
+# the pipeline when it stops reading early)
+candidate() { apt-cache policy libns3-dev 2>/dev/null | awk '/Candidate:/ { print $2 }'; }
+c=$(candidate)
+if [ -z "$c" ] || [ "$c" = "(none)" ]; then
   apt-get update -o DPkg::Lock::Timeout=900 >/dev/null
+  c=$(candidate)
 fi
-if ! apt-cache policy libns3-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+if [ -z "$c" ] || [ "$c" = "(none)" ]; then
   echo "SKIP: libns3-dev is not available from this machine's Debian sources"
   exit 0
 fi

@@ -89,7 +89,7 @@ if [ "$ASAN" = 1 ]; then
   "$build_asan/netcond-ns3-tests" >"$OUT/tests-asan.txt" || status=1
   tail -1 "$OUT/tests-asan.txt"
   if [ -x "$build_asan/netcond-pcn-cle" ]; then
-    "$build_asan/netcond-pcn-cle" --csv="$OUT/pcn-cle-asan.csv" --svg=none | tail -1 || status=1
+    "$build_asan/netcond-pcn-cle" --pktSize=1000 --csv="$OUT/pcn-cle-asan.csv" --svg=none | tail -1 || status=1
   fi
   wait $p1 || status=1
   cat "$OUT/red-asan.csv"
