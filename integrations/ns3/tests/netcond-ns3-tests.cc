@@ -278,7 +278,8 @@ TestPolicer()
 Ptr<NetcondRedQueueDisc>
 MakeRed(bool ecn)
 {
-    // Seed 002's router: min_th 10, max_th 30, max_p 0.5, w_q 0.001, 50 packets.
+    // aqm-red's documented example: min_th 10, max_th 30, max_p 0.5, w_q 0.001,
+    // 50 packets.
     Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
     q->SetAttribute("MinTh", DoubleValue(10));
     q->SetAttribute("MaxTh", DoubleValue(30));
