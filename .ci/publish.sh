@@ -9,8 +9,9 @@
 #              a local registry: Cargo >= 1.90);
 #  3. machete: no unused dependency in the library crates (cargo-machete from
 #              crates.io; the rest of the repository is reported only);
-#  4. the long sweeps kept out of the default `cargo test` (#[ignore]), for the
-#              library crates.
+#
+# The long sweeps that the default `cargo test` skips (#[ignore]) run in
+# .ci/run, right after the workspace's tests, on the same build.
 #
 # Needs network access to crates.io and rustup's server. Exits non-zero on any
 # failure. Prints how long each part took.
@@ -83,13 +84,9 @@ cp .cargo/config.toml "$msrv_dir/.cargo/config.toml"
 (
   cd "$msrv_dir"
   export CARGO_TARGET_DIR=$msrv_dir/target
-  # Default features, then every feature. Known gap: aqm-red's `reference`
-  # feature calls f64::abs, which no_std code has only since Rust 1.84
-  # (src/reference.rs); until it uses libm::fabs, that one feature is left out.
+  # Default features, then every feature.
   cargo "+$msrv" check --workspace
-  cargo "+$msrv" check --workspace --all-features --exclude aqm-red --exclude netcond
-  cargo "+$msrv" check -p aqm-red --features std,serde,defmt,invariants
-  cargo "+$msrv" check -p netcond --features std,serde,defmt,invariants
+  cargo "+$msrv" check --workspace --all-features
 )
 # Registry packages (name version) of a lockfile.
 lock_pkgs() {
@@ -147,12 +144,6 @@ cargo machete "${LIB_CRATES[@]/#/crates/}"
 # reported here, not failed on; it was clean when this step was written.
 echo "the whole repository, for information:"
 cargo machete || echo "note: cargo-machete reports unused dependencies outside the library crates (above)"
-
-# ---------------------------------------------------------------------------
-part "ignored tests: the long sweeps of the library crates"
-# `cargo test --workspace` skips them (#[ignore = "long sweep ..."]); CI runs
-# them here, with the same test profile (optimised, overflow checks on).
-cargo test "${pkg_args[@]}" -- --ignored
 
 part ""
 printf '\n==== publish: all parts took %d s\n' $((SECONDS - start_all))

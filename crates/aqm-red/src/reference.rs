@@ -122,7 +122,7 @@ impl RefRedAvg {
     /// bound of the model's.
     #[must_use]
     pub fn matches(&self, avg: f64) -> bool {
-        (avg - self.avg.avg).abs() <= self.bound
+        libm::fabs(avg - self.avg.avg) <= self.bound
     }
 }
 

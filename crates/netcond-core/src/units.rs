@@ -1,6 +1,6 @@
 //! Rates and byte sizes written the way Linux `tc` writes them.
 //!
-//! [`Rate`] and [`ByteSize`] implement [`FromStr`](core::str::FromStr) with the
+//! [`Rate`] and [`ByteSize`] implement [`FromStr`] with the
 //! unit suffixes of tc(8), case-insensitively, so that a command line or a
 //! configuration file can say `cir=10mbit cbs=32k` as a tc user would:
 //!
