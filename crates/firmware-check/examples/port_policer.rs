@@ -23,7 +23,7 @@ use cortex_m::peripheral::{SCB, SYST};
 use cortex_m_rt::{entry, exception};
 use cortex_m_semihosting::{debug, hprintln};
 use heapless::Vec;
-use netcond::core::{Color, Instant, Rate, TickRate};
+use netcond::base::{Color, Instant, Rate, TickRate};
 use netcond::trtcm::{Counters, TrTcm, TrTcmConfig, TrTcmProfile};
 
 /// The number of ports.

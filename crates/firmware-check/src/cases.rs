@@ -14,7 +14,7 @@
 //! clocks stepping backwards and jumping by more than half the range (which
 //! reads as backwards), lengths 0 and `u32::MAX` (4 GiB - 1).
 
-use netcond::core::{Color, Instant, Rate, SplitMix64, TickRate};
+use netcond::base::{Color, Instant, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
     AsMarker, AsMarkerConfig, AsMarkerProfile, EtMarker, EtMarkerConfig, EtMarkerProfile,
     EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Profile, ExcessMode, ExcessTrafficMeter,

@@ -3,7 +3,7 @@
 //! documents for the other families, adversarial inputs included.
 
 use crate::cases::{ep, Desc, AECN_N, RAS_N, RBCC_N};
-use netcond::core::{Color, Instant, Rate, SplitMix64, TickRate};
+use netcond::base::{Color, Instant, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
     AsMarker, AsMarkerConfig, AsMarkerProfile, EtMarker, EtMarkerConfig, EtMarkerProfile,
     ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, PcnMark,

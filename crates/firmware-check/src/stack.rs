@@ -8,7 +8,7 @@ use core::mem::size_of;
 use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m::peripheral::SYST;
 use cortex_m_semihosting::hprintln;
-use netcond::core::{Color, Instant, Rate, SplitMix64, TickRate};
+use netcond::base::{Color, Instant, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
     AsMarker, AsMarkerConfig, AsMarkerProfile, EtMarker, EtMarkerConfig, EtMarkerProfile,
     EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Profile, ExcessMode, ExcessTrafficMeter,

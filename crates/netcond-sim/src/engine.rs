@@ -4,7 +4,7 @@
 //! conditioners use by default (`TickRate::NANOS`), so an event's time is passed
 //! to a conditioner unchanged as an `Instant`.
 
-use netcond::core::{Instant, RandomSource, SplitMix64};
+use netcond::base::{Instant, RandomSource, SplitMix64};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 

@@ -12,7 +12,7 @@
 //! lists the scenario's parameters with unit, range and default.
 
 use clap::{Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
-use netcond::core::ByteSize;
+use netcond::base::ByteSize;
 use netcond_sim::engine::derive_seed;
 use netcond_sim::params::{describe, help_text};
 use netcond_sim::progress::Progress;

@@ -117,7 +117,7 @@ impl Unit {
         match self {
             Unit::Bytes | Unit::KiloBytes => Some(
                 value
-                    .parse::<netcond::core::ByteSize>()
+                    .parse::<netcond::base::ByteSize>()
                     .map(|b| {
                         if self == Unit::Bytes {
                             b.bytes().to_string()
@@ -129,7 +129,7 @@ impl Unit {
             ),
             Unit::Kbps | Unit::Mbps => Some(
                 value
-                    .parse::<netcond::core::Rate>()
+                    .parse::<netcond::base::Rate>()
                     .map(|r| {
                         let den = if self == Unit::Kbps { 1000 } else { 1_000_000 };
                         exact(u128::from(r.bits_per_sec()), den)

@@ -13,7 +13,7 @@
 
 use crate::engine::{instant, Time};
 use crate::SimError;
-use netcond::core::{Instant, Rate, TickRate};
+use netcond::base::{Instant, Rate, TickRate};
 use netcond::pcn::{self, PcnMeter};
 
 pub use netcond::pcn::PcnMark;

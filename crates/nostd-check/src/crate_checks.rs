@@ -1,7 +1,7 @@
 //! One operation per algorithm crate, each checked against a known answer.
 
 use core::hint::black_box;
-use netcond::core::{Color, Instant, Rate, TickRate};
+use netcond::base::{Color, Instant, Rate, TickRate};
 
 fn trtcm_checks() -> i32 {
     use netcond::trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
@@ -59,7 +59,7 @@ fn red_checks() -> i32 {
         return 1;
     };
     let mut red = Red::new();
-    let mut rng = netcond::core::SplitMix64::new(1);
+    let mut rng = netcond::base::SplitMix64::new(1);
     // Below min_th nothing is dropped.
     let d = red.on_arrival(&p, Instant::ZERO, black_box(5), Packet::new(1500, Ecn::NotEct), &mut rng);
     i32::from(d != Decision::Enqueue)

@@ -8,7 +8,7 @@
 #![no_main]
 
 use core::hint::black_box;
-use netcond::core::{BucketProfile, Instant, Rate, SplitMix64, TickRate};
+use netcond::base::{BucketProfile, Instant, Rate, SplitMix64, TickRate};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {

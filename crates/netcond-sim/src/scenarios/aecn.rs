@@ -23,7 +23,7 @@
 
 use rayon::prelude::*;
 
-use netcond::core::{Instant, Rate, TickRate};
+use netcond::base::{Instant, Rate, TickRate};
 use netcond::red::{
     AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Decision, Ecn, FlowClass,
     Packet as AqmPacket, Red, RedConfig, RedProfile, Spreading,

@@ -25,7 +25,7 @@
 
 use rayon::prelude::*;
 
-use netcond::core::{Instant, Rate, TickRate};
+use netcond::base::{Instant, Rate, TickRate};
 use netcond::trtcm::{PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile};
 
 use crate::engine::{secs, Time, MS, SEC};

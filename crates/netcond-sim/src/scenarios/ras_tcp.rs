@@ -25,7 +25,7 @@
 
 use rayon::prelude::*;
 
-use netcond::core::{Color, Instant, Rate, TickRate};
+use netcond::base::{Color, Instant, Rate, TickRate};
 use netcond::ras::{GreenRasShaper, RasShaper, TrRasConfig, TrRasProfile, TrThresholds};
 use netcond::red::{Decision, Ecn, Packet as AqmPacket, Rio, RioConfig, RioProfile};
 use netcond::trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};

@@ -43,7 +43,7 @@ use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::tcp::{self, TcpConfig, TcpReceiver, TcpSender};
 use crate::SimError;
-use netcond::core::Rate;
+use netcond::base::Rate;
 use netcond::rbcc::solver::Network;
 use netcond::rbcc::{
     AckHeader, AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,

@@ -14,7 +14,7 @@
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
 use crate::engine::{serialization_ns, EventQueue, Time};
 use crate::net::VirtualFifo;
-use netcond::core::Color;
+use netcond::base::Color;
 
 /// A data packet inside the network: the TCP segment plus per-hop tags.
 #[derive(Clone, Copy, Debug)]
