@@ -28,7 +28,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use netcond::core::{Instant, SplitMix64};
+use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Packet, Red, Spreading};
 use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,

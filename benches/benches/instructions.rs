@@ -25,8 +25,8 @@ use gungraun::{
     library_benchmark, library_benchmark_group, main, Callgrind, CallgrindMetrics,
     LibraryBenchmarkConfig,
 };
-use netcond::core::RandomSource;
-use netcond::core::{Instant, Rate, SplitMix64};
+use netcond::base::RandomSource;
+use netcond::base::{Instant, Rate, SplitMix64};
 use netcond::pcn::{
     AsForm, AsMarker, ClassicTie, EtMarker, EtMarkerSim48, EtMarkerSim48Config,
     EtMarkerSim48Profile, EtMarking, ExcessMode, ExcessTrafficMeter, Node3sm, NodeProfile,

@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use netcond::core::Instant;
+use netcond::base::Instant;
 use netcond::pcn::{Node3sm, PcnMeter};
 use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,

@@ -11,7 +11,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use netcond::core::Instant;
+use netcond::base::Instant;
 use netcond::pcn::{
     AsForm, AsMarker, ClassicTie, EtMarker, EtMarkerSim48, EtMarkerSim48Config,
     EtMarkerSim48Profile, EtMarking, ExcessMode, ExcessTrafficMeter, Node3sm, NodeProfile,

@@ -14,7 +14,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use netcond::core::Instant;
+use netcond::base::Instant;
 use netcond::ras::{Ear, EarProfile, GreenMeter, Ras, RasProfile};
 use netcond::trtcm::{SrTcm, TrTcm};
 use netcond_benches::ras_stream::{

@@ -2,7 +2,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use netcond::core::{Instant, RandomSource, Rate, SplitMix64};
+use netcond::base::{Instant, RandomSource, Rate, SplitMix64};
 use netcond::rbcc::rcp::{Rcp, RcpConfig, RcpProfile};
 use netcond::rbcc::{
     AckHeader, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,

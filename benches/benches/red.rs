@@ -24,7 +24,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use netcond::core::{Instant, SplitMix64};
+use netcond::base::{Instant, SplitMix64};
 use netcond::red::{
     AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Ecn, FlowClass, Packet, Red, Rio, RioMode,
     Spreading, U32F32,

@@ -9,7 +9,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use netcond::core::{Instant, Rate};
+use netcond::base::{Instant, Rate};
 use netcond::trtcm::{
     Compact, CompactProfile, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile, Rfc4115,
     Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm,

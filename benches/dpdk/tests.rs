@@ -2,7 +2,7 @@
 //! netcond's, on the bench streams: the profile the shim fills against
 //! `librte_meter`'s own, the stream constants, DPDK's single-packet facts,
 //! the colors, and RED's drop fractions. Runs only with the `dpdk` feature.
-use netcond::core::{Instant, SplitMix64};
+use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Packet, Red, Spreading};
 use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,

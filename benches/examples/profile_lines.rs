@@ -16,7 +16,7 @@
 use std::hint::black_box;
 use std::io::Write;
 
-use netcond::core::{Instant, SplitMix64};
+use netcond::base::{Instant, SplitMix64};
 use netcond::pcn::{Node3sm, PcnMeter};
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
 use netcond::trtcm::{

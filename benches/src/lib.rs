@@ -5,7 +5,7 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
-use netcond::core::{RandomSource, SplitMix64};
+use netcond::base::{RandomSource, SplitMix64};
 
 pub mod meter_stream;
 pub mod million;
@@ -36,8 +36,8 @@ pub fn flow_indices(n: usize, flows: u32, seed: u64) -> Vec<u32> {
 
 /// A table of `n` pre-colors, 6 green, 1 yellow and 1 red in 8 on average.
 #[must_use]
-pub fn precolors(n: usize, seed: u64) -> Vec<netcond::core::Color> {
-    use netcond::core::Color;
+pub fn precolors(n: usize, seed: u64) -> Vec<netcond::base::Color> {
+    use netcond::base::Color;
     flow_indices(n, 8, seed)
         .into_iter()
         .map(|c| match c {
@@ -70,7 +70,7 @@ pub const BENCH_TICKS_PER_PACKET: u64 = 2_300_000_000 * IMIX_MEAN / 80_000_000;
 /// stream. DPDK itself runs beside netcond with the `dpdk` feature
 /// (`benches/dpdk/`, docs/performance.md).
 pub mod division_baseline {
-    use netcond::core::{Color, Instant};
+    use netcond::base::{Color, Instant};
     use netcond::trtcm::ThreeColorMarker;
 
     /// Periods below this many ticks are scaled up (DPDK uses 100).
@@ -200,7 +200,7 @@ pub mod division_baseline {
 /// (reading the length and color tables, the clock, the accumulator), so that
 /// a marker's figure can be read as harness plus marker.
 pub mod harness_floor {
-    use netcond::core::{Color, Instant};
+    use netcond::base::{Color, Instant};
     use netcond::trtcm::ThreeColorMarker;
 
     /// The per-flow "state": the last timestamp.
@@ -245,7 +245,7 @@ pub mod harness_floor {
 #[cfg(test)]
 mod tests {
     use super::division_baseline::{Profile, TrTcm};
-    use netcond::core::{Color, Instant};
+    use netcond::base::{Color, Instant};
     use netcond::trtcm::ThreeColorMarker;
 
     #[test]

@@ -1,7 +1,7 @@
 //! The meter benches' stream and per-burst loops (docs/performance.md):
 //! shared by `benches/trtcm.rs` and the `contention` example, so that both
 //! time the same code.
-use netcond::core::{Color, Instant, TickRate};
+use netcond::base::{Color, Instant, TickRate};
 use netcond::trtcm::ThreeColorMarker;
 
 use crate::{flow_indices, imix_lengths, precolors, BENCH_TICKS_PER_PACKET};

@@ -7,7 +7,7 @@
 //! Two ways to run a burst: `*_plain` calls the per-packet method for each
 //! packet in turn; `*_burst` hands the whole burst to the burst API
 //! (`trtcm::burst`, `pcn_meter::burst`).
-use netcond::core::{Color, Instant};
+use netcond::base::{Color, Instant};
 use netcond::pcn::burst::mark_burst;
 use netcond::pcn::{PcnMark, PcnMeter};
 use netcond::trtcm::burst::color_blind_burst;

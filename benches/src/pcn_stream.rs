@@ -3,7 +3,7 @@
 //! example, so that all of them run the same code.
 use std::hint::black_box;
 
-use netcond::core::{Instant, Rate, SplitMix64, TickRate};
+use netcond::base::{Instant, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
     AsForm, AsMarkerConfig, AsMarkerProfile, EtMarkerConfig, EtMarkerProfile, EtMarking,
     ExcessMode, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, Node3sm, NodeProfile, PcnMark,

@@ -1,6 +1,6 @@
 //! The RAS benches' profiles and per-burst loops (docs/performance.md):
 //! shared by `benches/ras.rs` and the `contention` example.
-use netcond::core::{Instant, Rate, TickRate};
+use netcond::base::{Instant, Rate, TickRate};
 use netcond::ras::{
     GreenMeter, GreenRas, Ras, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig,
     TrRasProfile, TrThresholds,

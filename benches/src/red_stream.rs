@@ -1,6 +1,6 @@
 //! The RED family's bench stream and per-step loops (docs/performance.md):
 //! shared by `benches/red.rs` and the `contention` example.
-use netcond::core::{Color, Instant, SplitMix64};
+use netcond::base::{Color, Instant, SplitMix64};
 use netcond::red::{
     Packet, Precedence, Red, RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading,
     U32F32,

@@ -28,11 +28,6 @@
 
 pub use netcond_core as base;
 
-// The former name of `base`, hidden and kept only until the code that still
-// writes `netcond::core::...` has moved to `netcond::base::...`; then removed.
-#[doc(hidden)]
-pub use netcond_core as core;
-
 #[cfg(feature = "trtcm")]
 pub use trtcm;
 
