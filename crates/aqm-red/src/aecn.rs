@@ -1,4 +1,4 @@
-//! Adaptive ECN (seed 002, Zheng and Kinicki): RED/ECN with a max_p per flow
+//! Adaptive ECN (the AECN slides (Zheng and Kinicki), Zheng and Kinicki): RED/ECN with a max_p per flow
 //! class and mark-front over a fixed-capacity FIFO of packet descriptors.
 
 use fixed::types::U32F32;
@@ -9,7 +9,7 @@ use crate::fx::{ewma, Curve, Region, Spreading, ONE};
 use crate::red::{check_curve, Common, CommonCfg, QueueUnit};
 use crate::{Decision, Ecn, RedError};
 
-/// The flow classes of seed 002 (slide 20), e.g. from an RTT hint: short RTT
+/// The flow classes of the AECN slides (Zheng and Kinicki) (slide 20), e.g. from an RTT hint: short RTT
 /// flows are robust, long RTT flows fragile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -47,7 +47,7 @@ pub trait AecnDescriptor {
     fn set_ce(&mut self);
 }
 
-/// An AECN configuration (seed 002 slides 9, 12, 20, 21). The queue is
+/// An AECN configuration (the AECN slides (Zheng and Kinicki) 9, 12, 20, 21). The queue is
 /// counted in packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -73,7 +73,7 @@ pub struct AecnConfig {
 }
 
 impl AecnConfig {
-    /// Seed 002's router (slide 12): w_q 0.001, min_th 10, max_th 30, buffer
+    /// The AECN slides' router (slide 12): w_q 0.001, min_th 10, max_th 30, buffer
     /// 50 packets, alpha = beta = 2.5, with `base_max_p`; `s` = 1500 bytes at
     /// 90 Mbit/s in nanoseconds (133,333); ns-2's spreading.
     #[must_use]
@@ -204,7 +204,7 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
         })
     }
 
-    /// Seed 002 slide 20: the average is updated; at or above max_th the
+    /// The AECN slides (Zheng and Kinicki), slide 20: the average is updated; at or above max_th the
     /// arrival is dropped as ECN does; otherwise it is queued, and between
     /// min_th and max_th, with its class's probability (and the count since
     /// its class's last mark), the first unmarked ECN-capable packet of its

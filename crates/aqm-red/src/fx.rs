@@ -525,7 +525,7 @@ pub enum Spreading {
     /// FJ93's pseudo-code taken literally (figure 2: `count` is incremented
     /// before `p_a` is computed, so the first packet after a drop has
     /// `count = 1`): gaps uniform on `1..=1/p_b - 1`, drop fraction `2 p_b`.
-    /// This is what ns-2's RED does, and so the RED and ECN runs of seed 002.
+    /// This is what ns-2's RED does, and so the RED and ECN runs of the AECN slides (Zheng and Kinicki).
     UniformCountFirst,
     /// DPDK's `rte_red` formula `p_a = p_b / (2 - count p_b)` (with this
     /// crate's count): gaps uniform on `1..=2/p_b`, drop fraction about `p_b`.

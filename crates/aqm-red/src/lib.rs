@@ -26,7 +26,7 @@
 //!   RFC 2963 appendix A.1's setting as [`RioConfig::rfc2963`].
 //! - [`AdaptiveRed`]: Floyd, Gummadi and Shenker's (2001) periodic adaptation
 //!   of `max_p` toward a target band of the average.
-//! - [`AecnQueue`] / [`AecnProfile`]: seed 002's Adaptive ECN, with per-class
+//! - [`AecnQueue`] / [`AecnProfile`]: the AECN slides' Adaptive ECN, with per-class
 //!   `max_p` and mark-front over a fixed-capacity descriptor FIFO.
 //!
 //! Every per-packet path uses integers and fixed point only, no division, and is
@@ -71,7 +71,7 @@
 //! use aqm_red::{Decision, Ecn, Packet, Red, RedConfig, RedProfile};
 //! use netcond_core::{Instant, SplitMix64};
 //!
-//! // Seed 002's router: w_q 0.001, min_th 10, max_th 30, buffer 50 packets,
+//! // the AECN slides' router: w_q 0.001, min_th 10, max_th 30, buffer 50 packets,
 //! // max_p 0.5, with ECN marking.
 //! let mut cfg = RedConfig::packets(10, 30, RedConfig::prob(0.5), RedConfig::prob(0.001), 50);
 //! cfg.ecn = true;
@@ -158,15 +158,15 @@ netcond_core::config_error! {
         PrecedenceOrder => "a lower drop precedence must never get a higher drop probability \
                             than a higher one at the same average (RFC 2597 section 2)",
         /// AECN's `beta` is zero.
-        ZeroBeta => "AECN's beta must be greater than 0 (seed 002: max_p_fragile = base_max_p / beta)",
+        ZeroBeta => "AECN's beta must be greater than 0 (the AECN slides (Zheng and Kinicki): max_p_fragile = base_max_p / beta)",
         /// AECN's `beta` is below one (but not zero).
-        BetaBelowOne => "AECN's beta must be at least 1 (seed 002 slide 21: max_p_fragile = \
+        BetaBelowOne => "AECN's beta must be at least 1 (the AECN slides (Zheng and Kinicki), slide 21: max_p_fragile = \
                          base_max_p / beta must not exceed the average class's base_max_p)",
         /// AECN's `alpha` is zero.
-        ZeroAlpha => "AECN's alpha must be greater than 0 (seed 002 slide 21: max_p_robust = \
+        ZeroAlpha => "AECN's alpha must be greater than 0 (the AECN slides (Zheng and Kinicki), slide 21: max_p_robust = \
                       alpha base_max_p would be 0, and robust flows never marked)",
         /// AECN's `alpha` is below one (but not zero).
-        AlphaBelowOne => "AECN's alpha must be at least 1 (seed 002 slide 21: max_p_robust = \
+        AlphaBelowOne => "AECN's alpha must be at least 1 (the AECN slides (Zheng and Kinicki), slide 21: max_p_robust = \
                           alpha base_max_p must not be below the average class's base_max_p)",
         /// `ecn_drop_th` is below `min_th` (of some color, for RIO).
         EcnDropBelowMinTh => "ecn_drop_th must be at least min_th (RFC 3168 section 7: drop \

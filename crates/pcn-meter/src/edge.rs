@@ -1,6 +1,6 @@
 //! The PCN edge: what the egress does with the marks, and the decision point.
 //!
-//! - [`StopBlockingTimer`] and [`Egress3sm`]: seed 000 section 2.3. Each AS
+//! - [`StopBlockingTimer`] and [`Egress3sm`]: draft-babiarz-pcn-explicit-marking-01 section 2.3. Each AS
 //!   (ThM) packet signals "block" for its ingress-egress aggregate; the
 //!   stop-blocking timer restarts while blocks keep coming and admission resumes
 //!   after one silent timeout; each ET (ETM) packet terminates its flow.
@@ -140,15 +140,15 @@ impl Interval {
 }
 
 // ---------------------------------------------------------------------------
-// Seed 000 section 2.3: block on AS, stop-blocking timer, terminate on ET
+// draft-babiarz-pcn-explicit-marking-01 section 2.3: block on AS, stop-blocking timer, terminate on ET
 // ---------------------------------------------------------------------------
 
-/// Configuration of seed 000's egress traffic control (section 2.3).
+/// Configuration of draft-babiarz-pcn-explicit-marking-01's egress traffic control (section 2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct StopBlockingConfig {
-    /// The stop-blocking timeout in nanoseconds (1 s in seed 000 section 3.2).
+    /// The stop-blocking timeout in nanoseconds (1 s in draft-babiarz-pcn-explicit-marking-01 section 3.2).
     pub timeout_ns: u64,
     /// Section 2.3: "a flow termination signal will also generate a block
     /// admission signal" when admission control is modelled at the same time.
@@ -158,7 +158,7 @@ pub struct StopBlockingConfig {
 }
 
 impl StopBlockingConfig {
-    /// Seed 000's setting: 1 s timeout, ET also blocks, nanosecond clock.
+    /// draft-babiarz-pcn-explicit-marking-01's setting: 1 s timeout, ET also blocks, nanosecond clock.
     #[must_use]
     pub const fn seed000() -> StopBlockingConfig {
         StopBlockingConfig {
@@ -174,7 +174,7 @@ netcond_core::config_error! {
     pub enum EdgeError {
         /// A timer or interval of zero ticks.
         ZeroDuration => "timeouts and measurement intervals must be at least one clock tick \
-                         (seed 000 section 2.3; RFC 6661 section 3.5)",
+                         (draft-babiarz-pcn-explicit-marking-01 section 2.3; RFC 6661 section 3.5)",
         /// A timer or interval longer than [`MAX_DURATION_TICKS`](crate::MAX_DURATION_TICKS).
         DurationTooLong => "timeouts and measurement intervals must not exceed 2^62 clock \
                             ticks: deadlines are compared over half the 64-bit tick range",
@@ -212,7 +212,7 @@ impl StopBlockingProfile {
     }
 }
 
-/// The stop-blocking timer of one aggregate (seed 000 section 2.3).
+/// The stop-blocking timer of one aggregate (draft-babiarz-pcn-explicit-marking-01 section 2.3).
 ///
 /// A block signal on an admitting aggregate blocks it and starts the timer. At
 /// each timeout, if at least one more block signal came during that period the
@@ -316,7 +316,7 @@ impl StopBlockingTimer {
     }
 }
 
-/// What the egress control signals for one packet (seed 000 section 2.3).
+/// What the egress control signals for one packet (draft-babiarz-pcn-explicit-marking-01 section 2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -340,7 +340,7 @@ pub enum EgressSignal<F> {
     },
 }
 
-/// Seed 000's egress traffic control for up to `N` ingress-egress aggregates,
+/// draft-babiarz-pcn-explicit-marking-01's egress traffic control for up to `N` ingress-egress aggregates,
 /// keyed by `K`: one [`StopBlockingTimer`] per aggregate, and one flow
 /// termination per ET packet.
 ///

@@ -19,15 +19,15 @@
 //!
 //! | type | source | marks |
 //! |---|---|---|
-//! | [`EtMarker`] | seed 000 s1.2; draft-babiarz-pcn-3sm-01 s3.1.2 and appendix A.1.5 | ET when `fill < size` (tail) or `fill < MTU` (size independent), then adds `s` (or `s * size / MTU`) |
-//! | [`EtMarkerSim48`] | seed 000 s4.8, Figure 9 (what the seed's simulations ran) | takes the packet first; ET when the bucket is at or below zero, then adds `pcn_px` |
-//! | [`AsMarker`] | seed 000 s1.2 ([`AsForm::Seed000`]) or 3sm-01 s3.2.2 ([`AsForm::Draft3sm01`]) | AS below the threshold; meters only non-ET packets |
+//! | [`EtMarker`] | draft-babiarz-pcn-explicit-marking-01 section 1.2; draft-babiarz-pcn-3sm-01 s3.1.2 and appendix A.1.5 | ET when `fill < size` (tail) or `fill < MTU` (size independent), then adds `s` (or `s * size / MTU`) |
+//! | [`EtMarkerSim48`] | draft-babiarz-pcn-explicit-marking-01 section 4.8, Figure 9 (what the seed's simulations ran) | takes the packet first; ET when the bucket is at or below zero, then adds `pcn_px` |
+//! | [`AsMarker`] | draft-babiarz-pcn-explicit-marking-01 section 1.2 ([`AsForm::Seed000`]) or 3sm-01 s3.2.2 ([`AsForm::Draft3sm01`]) | AS below the threshold; meters only non-ET packets |
 //! | [`ThresholdMeter`] | RFC 5670 s2.3, appendix A.1 | ThM when `F_tm < threshold` after taking the packet; meters all PCN packets |
 //! | [`ExcessTrafficMeter`] | RFC 5670 s2.4, appendix A.2 | ETM, size independent (bucket may go one packet negative) or classic |
 //! | [`NodeMarker`] | RFC 6660 s5.2.2 | both stages of a link, excess first: [`Node3sm`], [`Node3smSim48`], [`NodeRfc5670`] |
 //!
 //! Where the sources disagree, both are here under their own names:
-//! seed 000's ET-marker of section 1.2 ([`EtMarker`]) and the one its section 4
+//! draft-babiarz-pcn-explicit-marking-01's ET-marker of section 1.2 ([`EtMarker`]) and the one its section 4
 //! simulations ran ([`EtMarkerSim48`]); the AS-marker of the seed and of 3sm-01
 //! ([`AsForm`]); RFC 5670's section 2.4 and appendix B.6 tie rule for the classic
 //! excess meter ([`ClassicTie`]; section 2.4, marking a packet of exactly the
@@ -51,7 +51,7 @@
 //!
 //! # Edge
 //!
-//! [`edge`] holds seed 000's egress ([`Egress3sm`]: a block signal per AS packet,
+//! [`edge`] holds draft-babiarz-pcn-explicit-marking-01's egress ([`Egress3sm`]: a block signal per AS packet,
 //! the stop-blocking timer, a flow termination per ET packet), the 3sM draft's
 //! CLE-based option ([`CleAdmission`]), and RFC 6661 (CL) / RFC 6662 (SM)
 //! measurement per `T_meas` ([`EgressMeter`]) and decision point
@@ -68,7 +68,7 @@
 //!     StopBlockingProfile,
 //! };
 //!
-//! // One link of seed 000: SR 1 Mbps with a 10 kB bucket and s = 1064 B;
+//! // One link of draft-babiarz-pcn-explicit-marking-01: SR 1 Mbps with a 10 kB bucket and s = 1064 B;
 //! // AR 0.8 Mbps with a 20 kB bucket and a 10 kB threshold. Nanosecond clock.
 //! let node = NodeProfile {
 //!     excess: EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_kbps(1000), 10_000, 1064))

@@ -35,7 +35,7 @@ pub enum PcnMark {
     Etm = 0b11,
 }
 
-/// The three states of three-state PCN marking (3sM, seed 000 section 1.1).
+/// The three states of three-state PCN marking (3sM, draft-babiarz-pcn-explicit-marking-01 section 1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -81,7 +81,7 @@ pub struct NodeProfile<E, T> {
 /// a threshold (AS / ThM) meter run on each packet, excess first.
 ///
 /// Order: the excess stage sees the packet as it arrived, because RFC 5670
-/// section 2.4 and 3sM (seed 000 section 1.2) both skip packets that were
+/// section 2.4 and 3sM (draft-babiarz-pcn-explicit-marking-01 section 1.2) both skip packets that were
 /// already ETM/ET *on arrival*. The threshold stage then sees the result: the
 /// RFC 5670 threshold meter meters every PCN packet and does not threshold-mark
 /// an ETM one (appendix A.1; ETM takes precedence, RFC 6660 section 5.2.2); the
@@ -163,11 +163,11 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
     }
 }
 
-/// The 3sM node of seed 000 section 1.2: [`EtMarker`](crate::EtMarker) then
+/// The 3sM node of draft-babiarz-pcn-explicit-marking-01 section 1.2: [`EtMarker`](crate::EtMarker) then
 /// [`AsMarker`](crate::AsMarker).
 pub type Node3sm = NodeMarker<crate::EtMarker, crate::AsMarker>;
 
-/// The 3sM node with the ET-marker as simulated in seed 000 section 4.8.
+/// The 3sM node with the ET-marker as simulated in draft-babiarz-pcn-explicit-marking-01 section 4.8.
 pub type Node3smSim48 = NodeMarker<crate::EtMarkerSim48, crate::AsMarker>;
 
 /// The RFC 5670 node: [`ExcessTrafficMeter`](crate::ExcessTrafficMeter) then

@@ -14,7 +14,7 @@
 //! and fuzz targets), not to be fast. Time never wraps here: an `Instant` older
 //! than the last one adds no time and leaves the last one.
 //!
-//! The two buckets that may go negative (seed 000 section 4.8 and RFC 5670
+//! The two buckets that may go negative (draft-babiarz-pcn-explicit-marking-01 section 4.8 and RFC 5670
 //! appendix A.2) follow their texts with no limit: every packet takes its
 //! whole size, and the level has no floor. Their units are the fast meters'
 //! (`1 / (8 hz / g)` byte, below 2^62 units per byte), so a packet is below
@@ -70,7 +70,7 @@ fn same_level(a: i128, b: i128, c: i128, d: u64) -> bool {
     a % b == 0 && c % d == 0 && a / b == c / d
 }
 
-/// Reference 3sM ET-marker (seed 000 section 1.2, 3sm-01 section 3.1.2 and
+/// Reference 3sM ET-marker (draft-babiarz-pcn-explicit-marking-01 section 1.2, 3sm-01 section 3.1.2 and
 /// appendix A.1.5).
 #[derive(Clone, Copy, Debug)]
 pub struct RefEtMarker {
@@ -156,7 +156,7 @@ impl RefEtMarker {
     }
 }
 
-/// Reference ET-marker of seed 000 section 4.8 (Figure 9).
+/// Reference ET-marker of draft-babiarz-pcn-explicit-marking-01 section 4.8 (Figure 9).
 #[derive(Clone, Copy, Debug)]
 pub struct RefEtMarkerSim48 {
     c: EtMarkerSim48Config,

@@ -366,7 +366,7 @@ fn run_cbr<M: PcnMeter>(
     (arrived, marked, marks, (n - 1) * gap)
 }
 
-/// Seed 000 section 3.1.1's node: SR 40 Mbps, TB.size 50,000 B, G.711 packets
+/// draft-babiarz-pcn-explicit-marking-01 section 3.1.1's node: SR 40 Mbps, TB.size 50,000 B, G.711 packets
 /// of 200 B at twice SR (one every 20 us), nanosecond clock.
 const SR_40M: u64 = 40;
 const G711: u32 = 200;
@@ -586,7 +586,7 @@ fn sim48_marks_once_per_px_of_excess() {
 
 #[test]
 fn as_marks_every_packet_above_ar_and_none_well_below() {
-    // Seed 000 section 3.2: TB.size 20 KB, threshold 10 KB; AR 1 Mbps; 200 B packets.
+    // draft-babiarz-pcn-explicit-marking-01 section 3.2: TB.size 20 KB, threshold 10 KB; AR 1 Mbps; 200 B packets.
     for form in [AsForm::Seed000, AsForm::Draft3sm01] {
         let c = AsMarkerConfig {
             ar: Rate::from_mbps(1),
@@ -1374,7 +1374,7 @@ fn excess_meter_debt_is_exact() {
     }
 }
 
-/// The ET-marker of seed 000 section 4.8 with packets of more than 2^62
+/// The ET-marker of draft-babiarz-pcn-explicit-marking-01 section 4.8 with packets of more than 2^62
 /// units: fast and reference both charge them exactly (no floor).
 #[test]
 fn et_marker_sim48_debt_is_exact() {
@@ -1536,7 +1536,7 @@ fn lengths_that_fit_are_not_held_with_the_same_results() {
     }
 }
 
-/// Seed 000's AS-marker with a held length whose cost plus the threshold
+/// draft-babiarz-pcn-explicit-marking-01's AS-marker with a held length whose cost plus the threshold
 /// exceeds an empty fill by more than 2^63 (a 1-byte bucket of about 2^61.6
 /// units): still marked, as the reference model says (the test of
 /// `fill < size + threshold` once read the sign of a difference that wrapped).
@@ -1603,7 +1603,7 @@ fn excess_meter_charges_jumbo_packets_in_full() {
     });
 }
 
-/// Seed 000 Fig. 9 at 12,499,999,999 B/s on a ns clock with packets of about
+/// draft-babiarz-pcn-explicit-marking-01 Fig. 9 at 12,499,999,999 B/s on a ns clock with packets of about
 /// 1.2 GB: the exact count goes to about -5.2e9 bytes, below the -2^62 units
 /// (-4.6e9 bytes) the count used to be held at; every mark now agrees with
 /// the reference, which has no floor.

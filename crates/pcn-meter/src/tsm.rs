@@ -1,5 +1,5 @@
 //! Three-state PCN marking (3sM): the SR-meter / ET-marker and the AR-meter /
-//! AS-marker of seed 000 (draft-babiarz-pcn-explicit-marking-01) and of
+//! AS-marker of draft-babiarz-pcn-explicit-marking-01 (draft-babiarz-pcn-explicit-marking-01) and of
 //! draft-babiarz-pcn-3sm-01.
 
 use crate::mark::PcnMark;
@@ -16,7 +16,7 @@ use netcond_core::{gcd, Instant, Rate, TickRate};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum EtMarking {
-    /// Tail marking (seed 000 section 1.2; 3sm-01 section 3.1.2): mark ET when
+    /// Tail marking (draft-babiarz-pcn-explicit-marking-01 section 1.2; 3sm-01 section 3.1.2): mark ET when
     /// `fill < packet.size`, then `fill = min(size, fill + s)`.
     TailMarking,
     /// Packet-size-independent marking with proportional reduction (3sm-01
@@ -41,7 +41,7 @@ pub struct EtMarkerConfig {
     /// bucket gains `s` tokens (or `s * size / MTU`), so that under overload about
     /// one packet is marked per `s` + packet size bytes of excess traffic.
     pub s: u64,
-    /// Seed 000 section 1.2: "If an ET-marked packet arrives, the TB's fill state
+    /// draft-babiarz-pcn-explicit-marking-01 section 1.2: "If an ET-marked packet arrives, the TB's fill state
     /// is also incremented by s" (proportionally, `s * size / MTU`, with
     /// [`EtMarking::SizeIndependent`], as in 3sm-01 appendix A.1.5). Off, an
     /// arriving ET packet only lets time refill the bucket.
@@ -53,7 +53,7 @@ pub struct EtMarkerConfig {
 }
 
 impl EtMarkerConfig {
-    /// The ET-marker of seed 000 section 1.2: tail marking, already-ET packets
+    /// The ET-marker of draft-babiarz-pcn-explicit-marking-01 section 1.2: tail marking, already-ET packets
     /// add `s`, nanosecond clock.
     #[must_use]
     pub const fn seed000(sr: Rate, bucket_size: u64, s: u64) -> EtMarkerConfig {
@@ -114,10 +114,10 @@ netcond_core::config_error! {
         MtuAboveBucket => "TB.size must be at least MTU with size-independent marking (3sm-01 \
                            appendix A.1.5: the test fill >= MTU must be reachable)",
         /// SR is zero.
-        ZeroRate => "SR must be greater than zero (seed 000 section 1.2, as RFC 5670 section \
+        ZeroRate => "SR must be greater than zero (draft-babiarz-pcn-explicit-marking-01 section 1.2, as RFC 5670 section \
                      2.4: tokens are added at the configured rate; at zero none ever is)",
         /// TB.size is zero.
-        ZeroBucket => "TB.size must be greater than zero (seed 000 section 1.2, as RFC 5670 \
+        ZeroBucket => "TB.size must be greater than zero (draft-babiarz-pcn-explicit-marking-01 section 1.2, as RFC 5670 \
                        section 2.4: a bucket of depth 0 holds no token)",
     }
 }
@@ -355,7 +355,7 @@ impl EtMarkerProfile {
 
 /// Per-link state of a 3sM ET-marker: the bucket fill and the last update.
 ///
-/// Seed 000 section 1.2, 3sm-01 section 3.1.2 (tail marking) and appendix A.1.5
+/// draft-babiarz-pcn-explicit-marking-01 section 1.2, 3sm-01 section 3.1.2 (tail marking) and appendix A.1.5
 /// (size independent), on each PCN packet, after the refill
 /// `fill = min(size, fill + SR * dt)`:
 ///
@@ -515,10 +515,10 @@ impl PcnMeter for EtMarker {
 }
 
 // ---------------------------------------------------------------------------
-// ET-marker as simulated (seed 000 section 4.8, Figure 9)
+// ET-marker as simulated (draft-babiarz-pcn-explicit-marking-01 section 4.8, Figure 9)
 // ---------------------------------------------------------------------------
 
-/// Configuration of the ET-marker as simulated in seed 000 section 4.8,
+/// Configuration of the ET-marker as simulated in draft-babiarz-pcn-explicit-marking-01 section 4.8,
 /// with the seed's parameter names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -542,10 +542,10 @@ netcond_core::config_error! {
         TooLarge => "pcn_tb and pcn_px times the clock resolution must stay below 2^62 token \
                      units; use a coarser clock or a smaller bucket",
         /// pcn_pt is zero.
-        ZeroRate => "pcn_pt must be greater than zero (seed 000 section 4.8, as RFC 5670 \
+        ZeroRate => "pcn_pt must be greater than zero (draft-babiarz-pcn-explicit-marking-01 section 4.8, as RFC 5670 \
                      section 2.4: tokens are added at the preemption threshold rate)",
         /// pcn_tb is zero.
-        ZeroBucket => "pcn_tb must be greater than zero (seed 000 section 4.8, as RFC 5670 \
+        ZeroBucket => "pcn_tb must be greater than zero (draft-babiarz-pcn-explicit-marking-01 section 4.8, as RFC 5670 \
                        section 2.4: a bucket of depth 0 holds no token)",
     }
 }
@@ -590,7 +590,7 @@ impl EtMarkerSim48Profile {
     }
 }
 
-/// Per-link state of the ET-marker exactly as simulated in seed 000 section
+/// Per-link state of the ET-marker exactly as simulated in draft-babiarz-pcn-explicit-marking-01 section
 /// 4.8 (Figure 9), which differs from section 1.2: the packet is always taken
 /// from the bucket first and the bucket may go negative.
 ///
@@ -765,7 +765,7 @@ impl PcnMeter for EtMarkerSim48 {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum AsForm {
-    /// Seed 000 section 1.2 (the form its admission-control runs used): mark AS
+    /// draft-babiarz-pcn-explicit-marking-01 section 1.2 (the form its admission-control runs used): mark AS
     /// if `fill < packet.size` (bucket untouched); else `fill -= packet.size` and
     /// mark AS if then `fill < threshold`.
     Seed000,
@@ -792,7 +792,7 @@ pub struct AsMarkerConfig {
 }
 
 impl AsMarkerConfig {
-    /// The AS-marker of seed 000 section 1.2 on a nanosecond clock.
+    /// The AS-marker of draft-babiarz-pcn-explicit-marking-01 section 1.2 on a nanosecond clock.
     #[must_use]
     pub const fn seed000(ar: Rate, bucket_size: u64, threshold: u64) -> AsMarkerConfig {
         AsMarkerConfig {
@@ -824,13 +824,13 @@ netcond_core::config_error! {
         TooLarge => "TB.size times the clock resolution must stay below 2^62 token units; use a \
                      coarser clock or a smaller bucket",
         /// The threshold lies above the bucket.
-        ThresholdAboveSize => "TB.threshold must not exceed TB.size (seed 000 section 1.2: an \
+        ThresholdAboveSize => "TB.threshold must not exceed TB.size (draft-babiarz-pcn-explicit-marking-01 section 1.2: an \
                                intermediate depth of the bucket)",
         /// AR is zero.
-        ZeroRate => "AR must be greater than zero (seed 000 section 1.2, as RFC 5670 section \
+        ZeroRate => "AR must be greater than zero (draft-babiarz-pcn-explicit-marking-01 section 1.2, as RFC 5670 section \
                      2.3: tokens are added at the admissible rate; at zero none ever is)",
         /// TB.size is zero.
-        ZeroBucket => "TB.size must be greater than zero (seed 000 section 1.2, as RFC 5670 \
+        ZeroBucket => "TB.size must be greater than zero (draft-babiarz-pcn-explicit-marking-01 section 1.2, as RFC 5670 \
                        section 2.3: a bucket of depth 0 holds no token, so every packet is marked)",
     }
 }
@@ -848,7 +848,7 @@ pub struct AsMarkerProfile {
     u: Units,
     threshold: u64,
     form: AsForm,
-    /// Seed 000's form and lengths that fit (`Units::lens_fit`): the common
+    /// draft-babiarz-pcn-explicit-marking-01's form and lengths that fit (`Units::lens_fit`): the common
     /// case, tested first, alone.
     seed_fit: bool,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
@@ -905,7 +905,7 @@ impl AsMarkerProfile {
 }
 
 /// Per-link state of a 3sM AS-marker. Only PCN packets that are not ET on
-/// arrival are metered (seed 000 section 1.2); time refills the bucket for every
+/// arrival are metered (draft-babiarz-pcn-explicit-marking-01 section 1.2); time refills the bucket for every
 /// call. A metered packet leaves as ThM (AS) if marked, else unchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -969,7 +969,7 @@ impl AsMarker {
         // metered, which then leaves the fill as it is. fill <= cap < 2^62,
         // cost < 2^63, threshold <= cap: fill - cost is exact as an i64.
         let (after, marked) = if p.seed_fit {
-            // The common case first, with one test of the profile: seed 000,
+            // The common case first, with one test of the profile: draft-babiarz-pcn-explicit-marking-01,
             // lengths that fit, so not held (see `Units::held`).
             let cost = u64::from(len) * p.scale_by_mark[e];
             let d = fill.wrapping_sub(cost);
@@ -979,7 +979,7 @@ impl AsMarker {
                 below(fill, cost + p.threshold),
             )
         } else if p.u.lens_fit {
-            // 3sm-01 (seed 000 with lengths that fit was the case above).
+            // 3sm-01 (draft-babiarz-pcn-explicit-marking-01 with lengths that fit was the case above).
             let cost = u64::from(len) * p.scale_by_mark[e];
             (p.u.sat_sub(fill, cost), below(fill, p.threshold))
         } else {

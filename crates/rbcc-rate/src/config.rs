@@ -8,7 +8,7 @@ use netcond_core::{gcd, Rate, TickRate};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum AckModel {
-    /// Seed 004's model: an ACK flow is outside load of `ack/data` times its
+    /// Toomey's RBCC report's model: an ACK flow is outside load of `ack/data` times its
     /// returned rate on the interface it leaves by, and is never bottlenecked
     /// there. With `n` forward flows and one reverse flow on one full-duplex
     /// link of capacity `C` this gives `x = C / (n (1 + k))` per forward flow and
@@ -19,7 +19,7 @@ pub enum AckModel {
     /// its ACKs leave by, and can be bottlenecked there; the interface lowers the
     /// ACK's return rate like a data packet's rate field. Scenario 7 then gives
     /// `C / (2 + k)` = 31578.95 bit/s and `C / (3 + k)` = 21145.37 bit/s. Not the
-    /// model of seed 004's table.
+    /// model of Toomey's RBCC report's table.
     Coupled,
 }
 
@@ -32,9 +32,9 @@ pub struct RbccConfig {
     pub node: NodeId,
     /// The interface's capacity `C`.
     pub capacity: Rate,
-    /// Bytes of acknowledgement per data packet (40 in seed 004).
+    /// Bytes of acknowledgement per data packet (40 in Toomey's RBCC report).
     pub ack_bytes: u32,
-    /// Bytes of a data packet (1500 in seed 004).
+    /// Bytes of a data packet (1500 in Toomey's RBCC report).
     pub data_bytes: u32,
     /// How ACK load is counted.
     pub ack_model: AckModel,
@@ -46,7 +46,7 @@ pub struct RbccConfig {
 }
 
 impl RbccConfig {
-    /// Seed 004's interface: `capacity`, 40-byte ACKs per 1500-byte data packet,
+    /// Toomey's RBCC report's interface: `capacity`, 40-byte ACKs per 1500-byte data packet,
     /// [`AckModel::OutsideLoad`], a 10 s idle timeout, nanosecond ticks.
     #[must_use]
     pub const fn seed004(node: NodeId, capacity: Rate) -> RbccConfig {

@@ -490,7 +490,7 @@ pub enum TableOp {
     Recompute,
 }
 
-/// A row of the plain model: the RBCC allocated-bandwidth table of seed 004,
+/// A row of the plain model: the RBCC allocated-bandwidth table of Toomey's RBCC report,
 /// one entry per data flow and per ACK flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ModelRow {

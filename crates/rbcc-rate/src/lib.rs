@@ -3,7 +3,7 @@
 //!
 //! # The algorithm
 //!
-//! RBCC (Toomey's rate-based congestion control, seed 004) keeps, for every
+//! RBCC (Toomey's rate-based congestion control, Toomey's RBCC report) keeps, for every
 //! output interface of a router, an allocated-bandwidth table of the flows
 //! crossing it ([`RbccInterface`]). TRUMP data packets carry a requested rate, a
 //! rate field and a bottleneck-node id ([`RateHeader`]); every router lowers the
@@ -18,7 +18,7 @@
 //! interface learns that a flow is held elsewhere from the returned ACK
 //! ([`RbccInterface::on_return`]). ACKs leaving by an interface are charged to it
 //! as outside load of `k = ack/data` times their rate ([`RbccInterface::on_ack`],
-//! [`AckModel::OutsideLoad`], the model of seed 004's table); a strict coupled
+//! [`AckModel::OutsideLoad`], the model of Toomey's RBCC report's table); a strict coupled
 //! max-min, where ACK flows can be bottlenecked too, is offered as
 //! [`AckModel::Coupled`].
 //!
@@ -37,7 +37,7 @@
 //! [`rcp::Rcp`], an RCP-style controller with no per-flow state and the same
 //! stamping interface.
 //!
-//! # Example: seed 004, Scenario 7
+//! # Example: Toomey's RBCC report, Scenario 7
 //!
 //! Flows 5 and 7 cross the 64 kbit/s link from router 2 to router 3 and flow 8
 //! crosses it the other way; each flow's ACKs cross it in the opposite direction.
@@ -86,7 +86,7 @@
 //!
 //! # Sources
 //!
-//! Seed 004 (TRUMP/RBCC on REAL, Scenario 7 and its optimum-rate table); the ACK
+//! Toomey's RBCC report (TRUMP/RBCC on REAL, Scenario 7 and its optimum-rate table); the ACK
 //! model and the exact values are those of the project's algorithms notes
 //! (rbcc-rate section). The RCP update is `R <- R (1 + (T/d0)(alpha (C - y) -
 //! beta q/d0)/C)`, alpha 0.1, beta 1.

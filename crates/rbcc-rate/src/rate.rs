@@ -12,7 +12,7 @@ pub const ONE_BPS: u64 = 1 << FRAC_BITS;
 /// bits per second times 2^16.
 ///
 /// The resolution is 2^-16 bit/s (about 1.5e-5 bit/s) and the range reaches
-/// 2^48 bit/s (about 281 Tbit/s), so a rate such as 2400000/77 bit/s of seed 004's
+/// 2^48 bit/s (about 281 Tbit/s), so a rate such as 2400000/77 bit/s of Toomey's RBCC report's
 /// Scenario 7 is held to within one unit of its exact value. The all-ones value
 /// [`FixedRate::UNLIMITED`] means "no limit" (a source asking for as much as the
 /// network gives). Arithmetic on the per-packet path is comparison only.

@@ -294,7 +294,7 @@ impl<const N: usize> RbccInterface<N> {
     /// An acknowledgement of `flow` (whose data goes the other way) leaves by
     /// this interface.
     ///
-    /// [`AckModel::OutsideLoad`] (seed 004): the ACK flow's load, `k` times the
+    /// [`AckModel::OutsideLoad`] (Toomey's RBCC report): the ACK flow's load, `k` times the
     /// return rate it carries, is counted as outside load and the ACK is not
     /// changed. [`AckModel::Coupled`]: the ACK flow shares the interface with
     /// weight `k` and its return rate is lowered to the advertised rate like a
@@ -411,7 +411,7 @@ impl<const N: usize> RbccInterface<N> {
                 EntryKind::Data => (e.constraint().raw(), den, false),
                 EntryKind::Ack if coupled => (e.requested.raw(), num, true),
                 EntryKind::Ack => {
-                    // Seed 004: ACK load is outside load on this interface.
+                    // Toomey's RBCC report: ACK load is outside load on this interface.
                     outside += u128::from(num) * u128::from(e.requested.raw());
                     continue;
                 }

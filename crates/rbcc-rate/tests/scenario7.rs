@@ -1,4 +1,4 @@
-//! Seed 004, Scenario 7: the optimum-rate table, reproduced by the per-router
+//! Toomey's RBCC report, Scenario 7: the optimum-rate table, reproduced by the per-router
 //! computation of routers 2 and 3 and by the network solver.
 
 use netcond_core::{Instant, Rate};

@@ -13,9 +13,9 @@
 //! In color-aware mode a pre-colored packet is never promoted: a yellow packet can
 //! only stay yellow or become red, and a red one stays red.
 //!
-//! [`PremiumPolicer`] is seed 003's EF policer: one token bucket (TBs, committed
+//! [`PremiumPolicer`] is the premium TCP test's EF policer: one token bucket (TBs, committed
 //! rate) in front of a premium buffer of PBs bytes, with verdicts admitted / policer
-//! drop / buffer drop; see [`policer`] for seed 003's `PBs > TBs + one packet`
+//! drop / buffer drop; see [`policer`] for the premium TCP test's `PBs > TBs + one packet`
 //! rule, the exact bound behind it (`PBs >= TBs + one packet - 1 byte` suffices
 //! when the buffer is served at least at the committed rate), and why the caller
 //! reports departures with [`PremiumPolicer::dequeued`].

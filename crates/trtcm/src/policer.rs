@@ -1,4 +1,4 @@
-//! The single-rate EF ("premium") policer in front of a premium buffer (seed 003).
+//! The single-rate EF ("premium") policer in front of a premium buffer (the premium TCP test).
 //!
 //! A token bucket of `TBs` bytes filled at the committed rate decides whether a
 //! packet conforms; conforming packets go on to a premium buffer of `PBs` bytes,
@@ -8,7 +8,7 @@
 //! # Buffer accounting: the caller reports departures
 //!
 //! The policer keeps the number of bytes in the premium buffer, but it does not
-//! model the scheduler that empties it: in seed 003 the premium queue gets a
+//! model the scheduler that empties it: in the premium TCP test the premium queue gets a
 //! weighted share of a PPP link, and only the scheduler knows when a packet has
 //! left. So the caller reports each departure with
 //! [`PremiumPolicer::dequeued`]. This keeps the policer exact for any scheduler
@@ -19,9 +19,9 @@
 //! that is when its buffer space is free. Reported at the start of transmission
 //! instead, the occupancy reads up to one packet lower.
 //!
-//! # Seed 003's rule, and the exact bound
+//! # The premium TCP test's rule, and the exact bound
 //!
-//! Seed 003 states that with `PBs > TBs + one packet` a single premium stream sees
+//! The premium TCP test states that with `PBs > TBs + one packet` a single premium stream sees
 //! no buffer drop. With the buffer served at a rate `R` at least the committed
 //! rate `r`, and departures reported at end of transmission, the occupancy just
 //! before a conforming arrival plus that packet is at most
@@ -36,9 +36,9 @@
 
 use netcond_core::{BucketError, BucketProfile, Instant, Rate, TickRate};
 
-/// The parameters of the premium policer, named as in seed 003.
+/// The parameters of the premium policer, named as in the premium TCP test.
 ///
-/// `Default` is seed 003's case A at 8% of a 2048 kbit/s PPP link: committed rate
+/// `Default` is the premium TCP test's case A at 8% of a 2048 kbit/s PPP link: committed rate
 /// 163,840 bit/s, TBs 11,000 bytes, PBs 13,000 bytes, largest packet 1500 bytes,
 /// nanosecond ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -51,7 +51,7 @@ pub struct PremiumPolicerConfig {
     pub tbs: u64,
     /// Premium Buffer size (PBs) in bytes.
     pub pbs: u64,
-    /// The largest packet of the stream in bytes (the "one packet" of seed 003's
+    /// The largest packet of the stream in bytes (the "one packet" of the premium TCP test's
     /// rule); both TBs and PBs must hold one.
     pub max_packet: u32,
     /// The clock of the timestamps passed to the policer.
@@ -74,18 +74,18 @@ netcond_core::config_error! {
     /// Why a [`PremiumPolicerConfig`] was refused.
     pub enum PremiumPolicerError {
         /// The committed rate is zero.
-        ZeroRate => "the committed rate must be greater than zero (seed 003: the premium \
+        ZeroRate => "the committed rate must be greater than zero (the premium TCP test: the premium \
                      stream's committed rate)",
         /// TBs is zero.
-        ZeroTbs => "the token bucket size TBs must be greater than zero (seed 003)",
+        ZeroTbs => "the token bucket size TBs must be greater than zero (the premium TCP test)",
         /// The largest packet size is zero.
         ZeroMaxPacket => "the largest packet size must be greater than zero",
         /// TBs cannot hold the largest packet.
         TbsBelowMaxPacket => "TBs must be at least the largest packet, or such packets never \
-                              conform (seed 003; RFC 2697 section 2 makes the same recommendation)",
+                              conform (the premium TCP test; RFC 2697 section 2 makes the same recommendation)",
         /// PBs cannot hold the largest packet.
         PbsBelowMaxPacket => "the premium buffer PBs must hold at least the largest packet \
-                              (seed 003; PBs > TBs + one packet avoids buffer drops)",
+                              (the premium TCP test; PBs > TBs + one packet avoids buffer drops)",
         /// The bucket does not fit the token counter.
         TooLarge => "TBs times the clock's resolution does not fit the 2^62-unit token counter \
                      (bytes * 8 * tick_hz / gcd(rate bits, 8 * tick_hz)); use a coarser clock \
@@ -155,7 +155,7 @@ impl PremiumPolicerProfile {
         self.max_packet
     }
 
-    /// Seed 003's rule `PBs > TBs + one packet`: when it holds and the premium
+    /// The premium TCP test's rule `PBs > TBs + one packet`: when it holds and the premium
     /// buffer is served at least at the committed rate, a single conforming stream
     /// never sees a buffer drop.
     #[must_use]
@@ -415,7 +415,7 @@ mod tests {
             }),
             E::TooLarge
         );
-        // Seed 003 case B passes the rule; PBs = TBs + packet exactly does not.
+        // the premium TCP test case B passes the rule; PBs = TBs + packet exactly does not.
         let b = PremiumPolicerConfig {
             tbs: 43_000,
             pbs: 45_000,

@@ -1,4 +1,4 @@
-//! Seed 003's rule for the premium policer: with `PBs > TBs + one packet` and the
+//! The premium TCP test's rule for the premium policer: with `PBs > TBs + one packet` and the
 //! premium buffer served at least at the committed rate, a single conforming
 //! stream never sees a buffer drop; and counterexamples when the buffer is
 //! smaller.
@@ -104,7 +104,7 @@ fn stream_strategy(max_packet: u32) -> impl Strategy<Value = Vec<(u64, u32)>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// Seed 003: PBs > TBs + one packet, service rate >= committed rate: no buffer drop.
+    /// The premium TCP test: PBs > TBs + one packet, service rate >= committed rate: no buffer drop.
     #[test]
     fn seed_rule_means_no_buffer_drop(
         rate in 1_000u64..10_000_000,
@@ -197,7 +197,7 @@ fn buffer_smaller_than_bucket_drops() {
     let c = simulate(&cfg, 20_480, &[(0, 1375); 8]);
     assert_eq!(c.packets(PolicerVerdict::PolicerDrop), 0);
     assert_eq!(c.packets(PolicerVerdict::BufferDrop), 1);
-    // The same burst into seed 003's case A buffer (13,000 bytes) fits.
+    // The same burst into the premium TCP test's case A buffer (13,000 bytes) fits.
     let a = PremiumPolicerConfig { pbs: 13_000, ..cfg };
     let c = simulate(&a, 20_480, &[(0, 1375); 8]);
     assert_eq!(c.packets(PolicerVerdict::BufferDrop), 0);

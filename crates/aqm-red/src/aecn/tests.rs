@@ -331,7 +331,7 @@ fn drops_at_and_above_max_th_and_when_full() {
 
 #[test]
 fn draining_starts_an_idle_period() {
-    // Seed 002's w_q 0.001 and s = 133,333 ns: after 1 s idle the average is
+    // the AECN slides' w_q 0.001 and s = 133,333 ns: after 1 s idle the average is
     // 20 (1 - 0.001)^(10^9 / 133,333).
     let mut c = AecnConfig::seed002(prob(0.5));
     c.spreading = Spreading::Geometric;

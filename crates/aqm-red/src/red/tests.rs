@@ -1383,7 +1383,7 @@ proptest! {
 
 /// The differential test on fixed configurations, with many packets: the
 /// benchmark's (w_q = 2^-9, thresholds 32 and 128 of 256, ECN or not, every
-/// spreading), seed 002's (w_q = 0.001: the general EWMA with the short
+/// spreading), the AECN slides' (w_q = 0.001: the general EWMA with the short
 /// decision), gentle, bytes, byte mode, and a weight of one.
 #[test]
 fn short_paths_equal_the_general_path_at_length() {
