@@ -18,6 +18,9 @@
 //! - [`Color`]: the green / yellow / red of the three-color markers.
 //! - [`SplitMix64`] and the [`RandomSource`] trait: a small seedable PRNG for the
 //!   RED family, or any source the caller supplies (a hardware RNG, a replayed trace).
+//! - [`branchless`]: masks from the borrow of a subtraction (`fits`, `borrow`,
+//!   `mask`), `select` and a saturation, for per-packet decisions that follow the
+//!   traffic and so must not become conditional branches.
 //! - [`config_error!`]: the convention for configuration errors: small `Copy` enums,
 //!   one variant per rule, each with a message naming the rule it enforces.
 //!
@@ -44,6 +47,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+pub mod branchless;
 mod bucket;
 mod color;
 mod error;
