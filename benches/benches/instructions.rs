@@ -292,7 +292,7 @@ impl AecnDescriptor for Desc {
 
 /// `benches/red.rs`'s AECN loop: one enqueue and one dequeue per packet.
 fn aecn_case() -> Case {
-    let mut cfg = AecnConfig::seed002(U32F32::from_num(0.1));
+    let mut cfg = AecnConfig::zheng_kinicki(U32F32::from_num(0.1));
     cfg.w_q = w_q();
     cfg.min_th = 32;
     cfg.max_th = 128;
@@ -422,7 +422,7 @@ fn green_case(tr: bool, backlog: bool) -> Case {
 }
 
 fn rbcc_profile() -> RbccProfile {
-    RbccProfile::new(&RbccConfig::seed004(NodeId(1), Rate::from_mbps(10_000))).unwrap()
+    RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(1), Rate::from_mbps(10_000))).unwrap()
 }
 
 /// `benches/rbcc.rs`'s table of `flows` flows.
@@ -587,8 +587,8 @@ fn case(name: &str) -> Case {
             .unwrap();
             pcn_case::<EtMarkerSim48>(p, name.ends_with("65536"))
         }
-        "pcn_as_seed000_1link" | "pcn_as_seed000_65536" => {
-            pcn_case::<AsMarker>(pcn::as_marker(AsForm::Seed000), name.ends_with("65536"))
+        "pcn_as_explicit_marking_1link" | "pcn_as_explicit_marking_65536" => {
+            pcn_case::<AsMarker>(pcn::as_marker(AsForm::DraftExplicitMarking01), name.ends_with("65536"))
         }
         "pcn_as_3sm01_1link" | "pcn_as_3sm01_65536" => {
             pcn_case::<AsMarker>(pcn::as_marker(AsForm::Draft3sm01), name.ends_with("65536"))
@@ -832,8 +832,8 @@ mod dpdk_side {
 #[bench::pcn_et_size_independent_65536_n16384(args = ("pcn_et_size_independent_65536"), setup = case)]
 #[bench::pcn_et_sim48_1link_n16384(args = ("pcn_et_sim48_1link"), setup = case)]
 #[bench::pcn_et_sim48_65536_n16384(args = ("pcn_et_sim48_65536"), setup = case)]
-#[bench::pcn_as_seed000_1link_n16384(args = ("pcn_as_seed000_1link"), setup = case)]
-#[bench::pcn_as_seed000_65536_n16384(args = ("pcn_as_seed000_65536"), setup = case)]
+#[bench::pcn_as_explicit_marking_1link_n16384(args = ("pcn_as_explicit_marking_1link"), setup = case)]
+#[bench::pcn_as_explicit_marking_65536_n16384(args = ("pcn_as_explicit_marking_65536"), setup = case)]
 #[bench::pcn_as_3sm01_1link_n16384(args = ("pcn_as_3sm01_1link"), setup = case)]
 #[bench::pcn_as_3sm01_65536_n16384(args = ("pcn_as_3sm01_65536"), setup = case)]
 #[bench::pcn_rfc5670_threshold_1link_n16384(args = ("pcn_rfc5670_threshold_1link"), setup = case)]

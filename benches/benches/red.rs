@@ -120,7 +120,7 @@ impl AecnDescriptor for Desc {
 fn bench_aecn(c: &mut Criterion) {
     let mut g = c.benchmark_group("aecn");
     g.throughput(Throughput::Elements(STEP));
-    let mut cfg = AecnConfig::seed002(U32F32::from_num(0.1));
+    let mut cfg = AecnConfig::zheng_kinicki(U32F32::from_num(0.1));
     cfg.w_q = w_q();
     cfg.min_th = 32;
     cfg.max_th = 128;

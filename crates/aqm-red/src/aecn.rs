@@ -77,7 +77,7 @@ impl AecnConfig {
     /// 50 packets, alpha = beta = 2.5, with `base_max_p`; `s` = 1500 bytes at
     /// 90 Mbit/s in nanoseconds (133,333); ns-2's spreading.
     #[must_use]
-    pub const fn seed002(base_max_p: U32F32) -> AecnConfig {
+    pub const fn zheng_kinicki(base_max_p: U32F32) -> AecnConfig {
         AecnConfig {
             w_q: U32F32::lit("0.001"),
             min_th: 10,

@@ -93,6 +93,38 @@
 //! assert_eq!(red.avg(&profile), 20);
 //! assert!((39_000..41_000).contains(&marks));
 //! ```
+//!
+//! # Sources
+//!
+//! - Sally Floyd and Van Jacobson, "Random Early Detection Gateways for
+//!   Congestion Avoidance", IEEE/ACM Transactions on Networking 1(4),
+//!   pp. 397-413, August 1993 ("FJ93"): the average, the curve, the spreading
+//!   of drops (section 7), byte mode and the idle-time decay (section 4).
+//! - B. Braden et al., "Recommendations on Queue Management and Congestion
+//!   Avoidance in the Internet", RFC 2309, April 1998 (section 3: RED), and
+//!   F. Baker and G. Fairhurst (eds.), "IETF Recommendations Regarding Active
+//!   Queue Management", RFC 7567 (BCP 197), July 2015 (section 4.4: byte mode
+//!   not recommended).
+//! - K. Ramakrishnan, S. Floyd and D. Black, "The Addition of Explicit
+//!   Congestion Notification (ECN) to IP", RFC 3168, September 2001
+//!   (sections 5 and 7: marking instead of dropping, and the hard threshold).
+//! - David D. Clark and Wenjia Fang, "Explicit Allocation of Best-Effort
+//!   Packet Delivery Service", IEEE/ACM Transactions on Networking 6(4),
+//!   pp. 362-373, August 1998: RIO, RED with in and out profiles
+//!   ([`RioMode::Coupled`], [`RioMode::Decoupled`]); J. Heinanen, F. Baker, W. Weiss
+//!   and J. Wroclawski, "Assured Forwarding PHB Group", RFC 2597, June 1999
+//!   (section 2: three drop precedences); O. Bonaventure and S. De Cnodder,
+//!   "A Rate Adaptive Shaper for Differentiated Services", RFC 2963, October
+//!   2000 (appendix A.1: [`RioConfig::rfc2963`]).
+//! - Sally Floyd, Ramakrishna Gummadi and Scott Shenker, "Adaptive RED: An
+//!   Algorithm for Increasing the Robustness of RED's Active Queue
+//!   Management", ICSI technical report, August 2001: [`AdaptiveRed`].
+//! - Zici Zheng and Robert Kinicki, "Adaptive Explicit Congestion
+//!   Notification (AECN)", slides, Computer Science Department, Worcester
+//!   Polytechnic Institute: [`AecnQueue`] and [`AecnConfig::zheng_kinicki`]
+//!   (the router of slide 12, the class `max_p` values of slide 21).
+//! - DPDK's `rte_red` (DPDK 22.11): the law `p_b / (2 - count p_b)`
+//!   ([`Spreading::Dpdk`], [`Spreading::AccumulatedDpdk`]).
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]

@@ -501,10 +501,10 @@ fn pcn_run<M: PcnMeter>(
 const SR: Rate = Rate::from_kbps(1000);
 
 fn et_profile() -> Option<EtMarkerProfile> {
-    EtMarkerProfile::new(&EtMarkerConfig::seed000(SR, 10_000, 1064)).ok()
+    EtMarkerProfile::new(&EtMarkerConfig::draft_explicit_marking_01(SR, 10_000, 1064)).ok()
 }
 fn as_profile() -> Option<AsMarkerProfile> {
-    AsMarkerProfile::new(&AsMarkerConfig::seed000(
+    AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(
         Rate::from_kbps(800),
         10_000,
         5_000,
@@ -709,7 +709,7 @@ pub fn rio_stream(out: &mut dyn Sink) {
 /// AECN (seed 002's router at base max_p 0.5, with a faster average): arrivals
 /// of the three classes, a dequeue every other step.
 pub fn aecn_stream(out: &mut dyn Sink) {
-    let mut cfg = AecnConfig::seed002(U32F32::from_bits(1 << 31));
+    let mut cfg = AecnConfig::zheng_kinicki(U32F32::from_bits(1 << 31));
     cfg.w_q = U32F32::from_bits(1 << 28);
     let Ok(p) = AecnProfile::new(&cfg) else {
         out.put(u64::MAX);
@@ -805,7 +805,7 @@ pub fn ras_stream(out: &mut dyn Sink) {
 /// RBCC: up to 24 flows through a 16-entry table (so that some are refused),
 /// data packets stamped, ACKs returned and forwarded, idle flows expired.
 pub fn rbcc_stream(out: &mut dyn Sink) {
-    let Ok(p) = RbccProfile::new(&RbccConfig::seed004(NodeId(23), Rate::from_mbps(10))) else {
+    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(23), Rate::from_mbps(10))) else {
         out.put(u64::MAX);
         return;
     };

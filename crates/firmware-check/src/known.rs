@@ -351,7 +351,7 @@ fn ef(n: &mut Notes) {
 }
 
 fn pcn_3sm(n: &mut Notes) {
-    let Ok(et) = EtMarkerProfile::new(&EtMarkerConfig::seed000(
+    let Ok(et) = EtMarkerProfile::new(&EtMarkerConfig::draft_explicit_marking_01(
         Rate::from_kbps(1000),
         10_000,
         1064,
@@ -398,7 +398,7 @@ fn pcn_3sm(n: &mut Notes) {
     );
     // AS-marker (seed 000 form), AR 800 kbit/s, 10 kB bucket, threshold 5 kB:
     // 1000-byte packets leave 9000, ..., 5000 unmarked, then 4000 < 5000: AS.
-    let Ok(asp) = AsMarkerProfile::new(&AsMarkerConfig::seed000(
+    let Ok(asp) = AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(
         Rate::from_kbps(800),
         10_000,
         5_000,
@@ -638,7 +638,7 @@ fn rio(n: &mut Notes) {
 }
 
 fn aecn(n: &mut Notes) {
-    let Ok(p) = AecnProfile::new(&AecnConfig::seed002(U32F32::from_bits(1 << 31))) else {
+    let Ok(p) = AecnProfile::new(&AecnConfig::zheng_kinicki(U32F32::from_bits(1 << 31))) else {
         n.check("AECN profile", false, true);
         return;
     };
@@ -730,7 +730,7 @@ fn ras(n: &mut Notes) {
 }
 
 fn rbcc(n: &mut Notes) {
-    let Ok(p) = RbccProfile::new(&RbccConfig::seed004(NodeId(23), Rate::from_kbps(64))) else {
+    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(23), Rate::from_kbps(64))) else {
         n.check("RBCC profile", false, true);
         return;
     };

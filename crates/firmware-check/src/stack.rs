@@ -249,7 +249,7 @@ fn r4115_cfg() -> Rfc4115Config {
     }
 }
 fn et_cfg() -> EtMarkerConfig {
-    EtMarkerConfig::seed000(Rate::from_kbps(1000), 10_000, 1064)
+    EtMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(1000), 10_000, 1064)
 }
 fn et48_cfg() -> EtMarkerSim48Config {
     EtMarkerSim48Config {
@@ -260,7 +260,7 @@ fn et48_cfg() -> EtMarkerSim48Config {
     }
 }
 fn as_cfg() -> AsMarkerConfig {
-    AsMarkerConfig::seed000(Rate::from_kbps(800), 10_000, 5_000)
+    AsMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(800), 10_000, 5_000)
 }
 fn thm_cfg() -> ThresholdMeterConfig {
     ThresholdMeterConfig {
@@ -288,7 +288,7 @@ fn rio_cfg() -> RioConfig {
     c
 }
 fn aecn_cfg() -> AecnConfig {
-    AecnConfig::seed002(RedConfig::prob(0.5))
+    AecnConfig::zheng_kinicki(RedConfig::prob(0.5))
 }
 fn srras_cfg() -> SrRasConfig {
     SrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(34), 64_000)
@@ -302,7 +302,7 @@ fn trras_cfg() -> TrRasConfig {
     )
 }
 fn rbcc_cfg() -> RbccConfig {
-    RbccConfig::seed004(NodeId(23), Rate::from_mbps(10))
+    RbccConfig::toomey_scenario7(NodeId(23), Rate::from_mbps(10))
 }
 
 fn profiles() -> Option<Profiles> {

@@ -847,7 +847,7 @@ mod pcn {
             let mut m = EtMarker::new(&p, t(0));
             lines.push(stream("et", v, seed, |n, l, k| m.mark(&p, t(n), l, k)));
         }
-        for (v, form) in [AsForm::Seed000, AsForm::Draft3sm01]
+        for (v, form) in [AsForm::DraftExplicitMarking01, AsForm::Draft3sm01]
             .into_iter()
             .enumerate()
         {
@@ -1359,7 +1359,7 @@ mod aecn {
 
     /// The C side's `aecn_params` with spreading `v`.
     fn config(v: u64) -> AecnConfig {
-        let mut c = AecnConfig::seed002(U32F32::from_bits(1 << 31));
+        let mut c = AecnConfig::zheng_kinicki(U32F32::from_bits(1 << 31));
         c.w_q = U32F32::from_bits((1u64 << 32) / 1000);
         c.spreading = [
             Spreading::Accumulated,

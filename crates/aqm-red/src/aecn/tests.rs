@@ -29,12 +29,12 @@ fn class_max_p_follow_alpha_and_beta() {
         (0.0, 0.0, 0.0),
         (1.0, 1.0, 0.4),
     ] {
-        let p = AecnProfile::new(&AecnConfig::seed002(prob(base))).unwrap();
+        let p = AecnProfile::new(&AecnConfig::zheng_kinicki(prob(base))).unwrap();
         assert!(close(p.max_p(FlowClass::Robust), robust), "{base}");
         assert!(close(p.max_p(FlowClass::Average), base), "{base}");
         assert!(close(p.max_p(FlowClass::Fragile), fragile), "{base}");
     }
-    let mut c = AecnConfig::seed002(prob(0.5));
+    let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.alpha = prob(1.0);
     c.beta = prob(1.0);
     let p = AecnProfile::new(&c).unwrap();
@@ -45,7 +45,7 @@ fn class_max_p_follow_alpha_and_beta() {
 
 #[test]
 fn configuration_errors() {
-    let ok = AecnConfig::seed002(prob(0.5));
+    let ok = AecnConfig::zheng_kinicki(prob(0.5));
     let with = |f: &dyn Fn(&mut AecnConfig)| {
         let mut c = ok;
         f(&mut c);
@@ -145,7 +145,7 @@ fn filled(p: &AecnProfile, len: u32) -> AecnQueue<TestDescriptor, 64> {
 
 #[test]
 fn marks_the_front_packet_of_the_arriving_class() {
-    let mut c = AecnConfig::seed002(prob(0.5));
+    let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.spreading = Spreading::Geometric;
     let p = AecnProfile::new(&c).unwrap();
     let mut q = filled(&p, 20);
@@ -211,7 +211,7 @@ fn marks_the_front_packet_of_the_arriving_class() {
 
 #[test]
 fn skips_marked_and_not_ect_packets_and_may_mark_the_arrival() {
-    let mut c = AecnConfig::seed002(prob(0.5));
+    let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.spreading = Spreading::Geometric;
     let p = AecnProfile::new(&c).unwrap();
     let mut q = AecnQueue::<TestDescriptor, 64>::new(&p).unwrap();
@@ -273,7 +273,7 @@ fn skips_marked_and_not_ect_packets_and_may_mark_the_arrival() {
 #[test]
 fn drops_at_and_above_max_th_and_when_full() {
     // w_q = 1: the average is the queue each arrival sees.
-    let mut c = AecnConfig::seed002(prob(0.5));
+    let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.w_q = U32F32::ONE;
     let p = AecnProfile::new(&c).unwrap();
     let mut q = AecnQueue::<TestDescriptor, 64>::new(&p).unwrap();
@@ -300,7 +300,7 @@ fn drops_at_and_above_max_th_and_when_full() {
         );
     }
     // A full buffer (limit 50) with a low average.
-    let mut c = AecnConfig::seed002(prob(0.5));
+    let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.w_q = U32F32::from_bits(1);
     let p = AecnProfile::new(&c).unwrap();
     let mut q = AecnQueue::<TestDescriptor, 50>::new(&p).unwrap();
@@ -333,7 +333,7 @@ fn drops_at_and_above_max_th_and_when_full() {
 fn draining_starts_an_idle_period() {
     // the AECN slides' w_q 0.001 and s = 133,333 ns: after 1 s idle the average is
     // 20 (1 - 0.001)^(10^9 / 133,333).
-    let mut c = AecnConfig::seed002(prob(0.5));
+    let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.spreading = Spreading::Geometric;
     let p = AecnProfile::new(&c).unwrap();
     let mut q = filled(&p, 20);
@@ -365,7 +365,7 @@ fn marks_each_class_with_its_probability() {
         (0.8, Spreading::Uniform),
         (0.5, Spreading::Accumulated),
     ] {
-        let mut c = AecnConfig::seed002(prob(base));
+        let mut c = AecnConfig::zheng_kinicki(prob(base));
         c.spreading = spreading;
         c.min_th = 10;
         let p = AecnProfile::new(&c).unwrap();
@@ -417,7 +417,7 @@ fn marks_each_class_with_its_probability() {
 /// `new_at` decays its average over an idle period as one at zero does.
 #[test]
 fn idle_decay_on_clocks_past_2_pow_63() {
-    let mut c = AecnConfig::seed002(prob(0.5));
+    let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.spreading = Spreading::Geometric;
     let p = AecnProfile::new(&c).unwrap();
     for base in [1u64 << 63, u64::MAX - 3_000_000_000] {

@@ -28,7 +28,7 @@ fn cfg(min_th: u32, max_th: u32, max_p: f64, w_q: f64, limit: u32) -> RedConfig 
     )
 }
 
-fn seed002() -> RedConfig {
+fn zheng_kinicki_router() -> RedConfig {
     cfg(10, 30, 0.5, 0.001, 50)
 }
 
@@ -539,7 +539,7 @@ fn idle_decay_matches_the_closed_form() {
 
 #[test]
 fn idle_decay_is_not_counted_twice_and_ignores_backwards_clocks() {
-    let p = RedProfile::new(&seed002()).unwrap();
+    let p = RedProfile::new(&zheng_kinicki_router()).unwrap();
     let mut a = settle(&p, 25, 30_000);
     let mut b = a;
     a.on_queue_empty(t(1_000_000_000));
@@ -733,7 +733,7 @@ fn gaps_between_drops_follow_the_derived_distribution() {
 
 #[test]
 fn same_seed_same_decisions() {
-    let p = RedProfile::new(&seed002()).unwrap();
+    let p = RedProfile::new(&zheng_kinicki_router()).unwrap();
     // Miri interprets every instruction: a shorter run there.
     let n = if cfg!(miri) { 700 } else { 20_000u64 };
     let run = |seed| {
@@ -860,7 +860,7 @@ fn queue_in_bytes() {
 #[test]
 fn ecn_marks_instead_of_dropping() {
     // Geometric spreading: a draw r picks exactly when r < p_b 2^32.
-    let mut base = seed002();
+    let mut base = zheng_kinicki_router();
     base.spreading = Spreading::Geometric;
     let mut ecn = base;
     ecn.ecn = true;
@@ -925,7 +925,7 @@ fn ecn_marks_instead_of_dropping() {
 
 #[test]
 fn configuration_errors() {
-    let ok = seed002();
+    let ok = zheng_kinicki_router();
     assert!(RedProfile::new(&ok).is_ok());
     let with = |f: &dyn Fn(&mut RedConfig)| {
         let mut c = ok;
@@ -983,7 +983,7 @@ fn configuration_errors() {
         RedError::ZeroMaxPacketSize
     );
     assert!(with(&|c| c.limit = u32::MAX).is_ok());
-    // RFC 3168 section 7's hard threshold (seed002: min_th 10, max_th 30, limit 50).
+    // RFC 3168 section 7's hard threshold (the AECN router: min_th 10, max_th 30, limit 50).
     let ecn = |th: Option<u32>| {
         with(&|c| {
             c.ecn = true;
@@ -1067,7 +1067,7 @@ fn extreme_inputs_do_not_panic() {
 
 #[test]
 fn adaptive_red_steps_and_bounds() {
-    let mut c = seed002();
+    let mut c = zheng_kinicki_router();
     c.max_p = RedConfig::prob(0.1);
     let ac = AdaptiveConfig {
         interval_ticks: 1000,
@@ -1140,7 +1140,7 @@ fn adaptive_red_steps_and_bounds() {
 )]
 fn adaptive_red_moves_the_average_into_the_band() {
     for start in [0.5, 0.01] {
-        let mut c = seed002();
+        let mut c = zheng_kinicki_router();
         c.max_p = RedConfig::prob(start);
         c.w_q = RedConfig::prob(0.002);
         let mut a = AdaptiveRed::new(
@@ -1401,7 +1401,7 @@ fn short_paths_equal_the_general_path_at_length() {
     let mut g = cfg(5, 15, 0.3, 1.0 / 16.0, 40);
     g.gentle = true;
     configs.push(g);
-    configs.push(seed002());
+    configs.push(zheng_kinicki_router());
     let mut bytes = cfg(20_000, 60_000, 0.2, 1.0 / 256.0, 100_000);
     bytes.unit = QueueUnit::Bytes;
     configs.push(bytes);
@@ -1599,7 +1599,7 @@ fn short_path_conditions() {
     let c = &p.common;
     assert!(!c.short(0) && c.short(1) && c.short(255) && !c.short(256) && !c.short(u32::MAX));
     // Not a power of two, or in bytes: never.
-    let p = RedProfile::new(&seed002()).unwrap();
+    let p = RedProfile::new(&zheng_kinicki_router()).unwrap();
     assert!(!p.common.short(20));
     let mut b = cfg(100, 200, 0.1, 1.0 / 512.0, 1000);
     b.unit = QueueUnit::Bytes;
@@ -1799,7 +1799,7 @@ fn aqm_caught(id: u32) -> bool {
             3 => {
                 // The buffer at max_th, a slow average: the queue reaches the
                 // buffer before the average reaches max_th.
-                let mut ac = crate::AecnConfig::seed002(RedConfig::prob(0.5));
+                let mut ac = crate::AecnConfig::zheng_kinicki(RedConfig::prob(0.5));
                 ac.limit = ac.max_th;
                 ac.w_q = RedConfig::prob(0.002);
                 let p = crate::AecnProfile::new(&ac).unwrap();
