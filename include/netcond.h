@@ -70,6 +70,9 @@
 // Size in bytes of a `netcond_ras`.
 #define NETCOND_RAS_SIZE 2048
 
+// Size in bytes of a `netcond_ras_core`.
+#define NETCOND_RAS_CORE_SIZE 128
+
 // 1 bit/s in the Q48.16 rates of the RBCC headers.
 #define NETCOND_RBCC_ONE_BPS 65536
 
@@ -949,6 +952,38 @@ typedef struct NETCOND_ALIGNED(64) netcond_ras {
   // Opaque.
   uint64_t opaque[256];
 } netcond_ras;
+
+// One srRAS or trRAS whose packet queue the caller keeps (opaque; must be
+// started by `netcond_ras_core_config`): the rate estimator, the buffer
+// occupancy, the packet count and the release schedule. The caller appends
+// the packets `netcond_ras_core_enqueue` accepts to its own queue and removes
+// its head when `netcond_ras_core_dequeue` releases it.
+typedef struct NETCOND_ALIGNED(64) netcond_ras_core {
+  // Opaque.
+  uint64_t opaque[16];
+} netcond_ras_core;
+
+// What a `netcond_ras_core` holds, for logs and tests.
+typedef struct netcond_ras_core_info {
+  // Packets in the caller's queue, as the shaper counts them.
+  uint64_t packets;
+  // Bytes in the caller's queue (the buffer occupancy).
+  uint64_t bytes;
+  // The rate estimate, in units of 2^-(S + 16) bytes per tick (S: the
+  // profile's rate scale).
+  uint64_t ear_raw;
+  // The last arrival the rate estimate counted, in ticks.
+  uint64_t ear_last;
+  // The head's release point, whole ticks (meaningless when empty).
+  uint64_t head_at;
+  // The earliest start of the next head (last release plus its
+  // transmission time), whole ticks.
+  uint64_t next_at;
+  // The fraction of a tick of `head_at`, in 2^-32 tick.
+  uint32_t head_frac;
+  // The fraction of a tick of `next_at`, in 2^-32 tick.
+  uint32_t next_frac;
+} netcond_ras_core_info;
 
 // A validated RBCC interface profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_rbcc_profile {
@@ -1997,6 +2032,59 @@ uint64_t netcond_ras_shaping_rate(const struct netcond_ras *s, const struct netc
 // `s` is NULL or valid.
 uint32_t netcond_ras_len(const struct netcond_ras *s);
 
+// Starts `s` empty at `now`, for a caller's queue of at most `capacity`
+// packets (`UINT32_MAX`: only the buffer size limits it). Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` is NULL or points to a writable `netcond_ras_core`.
+int netcond_ras_core_config(struct netcond_ras_core *s, uint64_t now, uint32_t capacity);
+
+// A packet of `pkt_len` bytes arrives at `now`. Returns 0 (accepted: append
+// it to your queue), 1 (refused: the buffer or your queue is full; the rate
+// estimate still counts it), or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+int netcond_ras_core_enqueue(struct netcond_ras_core *s,
+                             const struct netcond_ras_profile *p,
+                             uint64_t now,
+                             uint32_t pkt_len);
+
+// When the head of your queue may leave: returns 1 and writes the instant to
+// `*at` (if not NULL), 0 if the queue is empty, or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `at` are NULL or valid.
+int netcond_ras_core_next_release(const struct netcond_ras_core *s, uint64_t *at);
+
+// Releases the head of your queue, of `head_len` bytes, if its release
+// instant has come by `now`: returns 1 (remove the head from your queue), 0
+// if nothing is due or the queue is empty, or `NETCOND_E_NULL`.
+// `next_arrival` is the arrival time of the packet behind the head, which
+// becomes the head; it is ignored when the head is the last packet.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+int netcond_ras_core_dequeue(struct netcond_ras_core *s,
+                             const struct netcond_ras_profile *p,
+                             uint64_t now,
+                             uint32_t head_len,
+                             uint64_t next_arrival);
+
+// The shaping rate now (bits per second; 0 on NULL or unstarted arguments).
+//
+// # Safety
+// `s` and `p` are NULL or valid.
+uint64_t netcond_ras_core_shaping_rate(const struct netcond_ras_core *s,
+                                       const struct netcond_ras_profile *p);
+
+// Writes what `s` holds to `*info`. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `info` are NULL or valid.
+int netcond_ras_core_info_get(const struct netcond_ras_core *s, struct netcond_ras_core_info *info);
+
 // Validates `params` and writes the RBCC profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
 // `NETCOND_E_RBCC_*` code.
@@ -2812,6 +2900,8 @@ NETCOND_CHECK_LAYOUT(netcond_rcp, 24, 8);
 NETCOND_CHECK_LAYOUT(netcond_rcp_params, 72, 8);
 NETCOND_CHECK_LAYOUT(netcond_ras_profile, 256, 64);
 NETCOND_CHECK_LAYOUT(netcond_ras, NETCOND_RAS_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_ras_core, NETCOND_RAS_CORE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_ras_core_info, 56, 8);
 NETCOND_CHECK_LAYOUT(netcond_srras_params, 72, 8);
 NETCOND_CHECK_LAYOUT(netcond_trras_params, 88, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_params, 48, 8);

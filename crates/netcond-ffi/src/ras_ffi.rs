@@ -6,13 +6,19 @@
 //! Per packet: `netcond_ras_enqueue` on arrival, `netcond_ras_next_release` for
 //! when to come back, `netcond_ras_dequeue` at or after that instant. Rates are
 //! in bits per second, sizes and thresholds in bytes, K in nanoseconds.
+//!
+//! `netcond_ras_core_*` is the same shaper without its queue
+//! (`ras_shaper::RasCore`): the caller keeps the packets in a queue of its own
+//! and tells the shaper each arrival's length and, on release, the head's
+//! length and the next packet's arrival time; the decisions and release
+//! instants are those of `netcond_ras_*`.
 
 use core::ffi::c_int;
 use core::time::Duration;
 
 use netcond_core::{Instant, Rate, TickRate};
 use ras_shaper::{
-    Ras, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig, TrRasProfile,
+    Ras, RasCore, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig, TrRasProfile,
     TrThresholds,
 };
 
@@ -329,6 +335,219 @@ unsafe fn ras<'a>(
     unsafe {
         (
             profile_mut::<_, Ras<(u32, u64), NETCOND_RAS_QUEUE>>(s, TAG_RAS_STATE),
+            profile::<_, RasProfile>(p, TAG_RAS),
+        )
+    }
+}
+
+/// Size in bytes of a `netcond_ras_core`.
+pub const NETCOND_RAS_CORE_SIZE: usize = 128;
+
+/// One srRAS or trRAS whose packet queue the caller keeps (opaque; must be
+/// started by `netcond_ras_core_config`): the rate estimator, the buffer
+/// occupancy, the packet count and the release schedule. The caller appends
+/// the packets `netcond_ras_core_enqueue` accepts to its own queue and removes
+/// its head when `netcond_ras_core_dequeue` releases it.
+#[repr(C, align(64))]
+pub struct netcond_ras_core {
+    /// Opaque.
+    pub opaque: [u64; 16],
+}
+
+const _: () = assert!(core::mem::size_of::<netcond_ras_core>() == NETCOND_RAS_CORE_SIZE);
+
+/// What a `netcond_ras_core` holds, for logs and tests.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct netcond_ras_core_info {
+    /// Packets in the caller's queue, as the shaper counts them.
+    pub packets: u64,
+    /// Bytes in the caller's queue (the buffer occupancy).
+    pub bytes: u64,
+    /// The rate estimate, in units of 2^-(S + 16) bytes per tick (S: the
+    /// profile's rate scale).
+    pub ear_raw: u64,
+    /// The last arrival the rate estimate counted, in ticks.
+    pub ear_last: u64,
+    /// The head's release point, whole ticks (meaningless when empty).
+    pub head_at: u64,
+    /// The earliest start of the next head (last release plus its
+    /// transmission time), whole ticks.
+    pub next_at: u64,
+    /// The fraction of a tick of `head_at`, in 2^-32 tick.
+    pub head_frac: u32,
+    /// The fraction of a tick of `next_at`, in 2^-32 tick.
+    pub next_frac: u32,
+}
+
+const TAG_RAS_CORE: u64 = 0x6e63_5f72_6173_0003;
+
+/// Starts `s` empty at `now`, for a caller's queue of at most `capacity`
+/// packets (`UINT32_MAX`: only the buffer size limits it). Returns 0 or
+/// `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `s` is NULL or points to a writable `netcond_ras_core`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_core_config(
+    s: *mut netcond_ras_core,
+    now: u64,
+    capacity: u32,
+) -> c_int {
+    if s.is_null() {
+        return NETCOND_E_NULL;
+    }
+    let capacity = if capacity == u32::MAX {
+        usize::MAX
+    } else {
+        usize::try_from(capacity).unwrap_or(usize::MAX)
+    };
+    // SAFETY: `s` is non-NULL and writable.
+    unsafe {
+        store_profile(
+            s,
+            TAG_RAS_CORE,
+            RasCore::new(Instant::from_ticks(now), capacity),
+        )
+    };
+    NETCOND_OK
+}
+
+/// A packet of `pkt_len` bytes arrives at `now`. Returns 0 (accepted: append
+/// it to your queue), 1 (refused: the buffer or your queue is full; the rate
+/// estimate still counts it), or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_core_enqueue(
+    s: *mut netcond_ras_core,
+    p: *const netcond_ras_profile,
+    now: u64,
+    pkt_len: u32,
+) -> c_int {
+    // SAFETY: caller contract.
+    match unsafe { ras_core(s, p) } {
+        (Some(s), Some(p)) => c_int::from(!s.enqueue(p, Instant::from_ticks(now), pkt_len)),
+        _ => NETCOND_E_NULL,
+    }
+}
+
+/// When the head of your queue may leave: returns 1 and writes the instant to
+/// `*at` (if not NULL), 0 if the queue is empty, or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `s` and `at` are NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_core_next_release(
+    s: *const netcond_ras_core,
+    at: *mut u64,
+) -> c_int {
+    // SAFETY: caller contract.
+    let Some(s) = (unsafe { profile::<_, RasCore>(s, TAG_RAS_CORE) }) else {
+        return NETCOND_E_NULL;
+    };
+    match s.next_release() {
+        Some(t) => {
+            // SAFETY: `at` is NULL or writable (caller contract).
+            if let Some(o) = unsafe { at.as_mut() } {
+                *o = t.ticks();
+            }
+            1
+        }
+        None => 0,
+    }
+}
+
+/// Releases the head of your queue, of `head_len` bytes, if its release
+/// instant has come by `now`: returns 1 (remove the head from your queue), 0
+/// if nothing is due or the queue is empty, or `NETCOND_E_NULL`.
+/// `next_arrival` is the arrival time of the packet behind the head, which
+/// becomes the head; it is ignored when the head is the last packet.
+///
+/// # Safety
+/// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_core_dequeue(
+    s: *mut netcond_ras_core,
+    p: *const netcond_ras_profile,
+    now: u64,
+    head_len: u32,
+    next_arrival: u64,
+) -> c_int {
+    // SAFETY: caller contract.
+    match unsafe { ras_core(s, p) } {
+        (Some(s), Some(p)) => c_int::from(s.dequeue(
+            p,
+            Instant::from_ticks(now),
+            head_len,
+            Instant::from_ticks(next_arrival),
+        )),
+        _ => NETCOND_E_NULL,
+    }
+}
+
+/// The shaping rate now (bits per second; 0 on NULL or unstarted arguments).
+///
+/// # Safety
+/// `s` and `p` are NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_core_shaping_rate(
+    s: *const netcond_ras_core,
+    p: *const netcond_ras_profile,
+) -> u64 {
+    // SAFETY: caller contract.
+    match unsafe {
+        (
+            profile::<_, RasCore>(s, TAG_RAS_CORE),
+            profile::<_, RasProfile>(p, TAG_RAS),
+        )
+    } {
+        (Some(s), Some(p)) => p.units_to_bits_per_sec(s.shaping_rate(p)),
+        _ => 0,
+    }
+}
+
+/// Writes what `s` holds to `*info`. Returns 0 or `NETCOND_E_NULL`.
+///
+/// # Safety
+/// `s` and `info` are NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_ras_core_info_get(
+    s: *const netcond_ras_core,
+    info: *mut netcond_ras_core_info,
+) -> c_int {
+    // SAFETY: caller contract.
+    let (Some(s), Some(out)) = (unsafe { (profile::<_, RasCore>(s, TAG_RAS_CORE), info.as_mut()) })
+    else {
+        return NETCOND_E_NULL;
+    };
+    *out = netcond_ras_core_info {
+        packets: u64::try_from(s.len()).unwrap_or(u64::MAX),
+        bytes: s.bytes(),
+        ear_raw: s.ear().raw(),
+        ear_last: s.ear().last_arrival().ticks(),
+        head_at: s.head_schedule().at.ticks(),
+        next_at: s.next_start().at.ticks(),
+        head_frac: s.head_schedule().frac,
+        next_frac: s.next_start().frac,
+    };
+    NETCOND_OK
+}
+
+/// The core and profile, if both are present and started.
+///
+/// # Safety
+/// `s` and `p` are NULL or valid; `s` is used by this call only.
+#[inline(always)]
+unsafe fn ras_core<'a>(
+    s: *mut netcond_ras_core,
+    p: *const netcond_ras_profile,
+) -> (Option<&'a mut RasCore>, Option<&'a RasProfile>) {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        (
+            profile_mut::<_, RasCore>(s, TAG_RAS_CORE),
             profile::<_, RasProfile>(p, TAG_RAS),
         )
     }

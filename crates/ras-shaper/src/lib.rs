@@ -31,6 +31,12 @@
 //! [`MeteredRasShaper`] is a plain RAS followed by its meter with the same calls
 //! as [`GreenRasShaper`] (`dequeue` returns the packet and its color).
 //!
+//! [`RasCore`] is an srRAS or trRAS without its queue, for callers that keep
+//! the packets themselves (a descriptor ring, a list of buffers): it is told
+//! each arrival's length and, on release, the head's length and the next
+//! packet's arrival time, and makes the decisions [`Ras`] makes (`Ras` is a
+//! `RasCore` with the crate's FIFO).
+//!
 //! # Configuration
 //!
 //! Every MUST of sections 2.2 and 2.4 is checked, one [`RasError`] variant per
@@ -135,5 +141,5 @@ pub use green::{
     ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper, MeteredRasShaper, T2Cache,
 };
 pub use shaper::{
-    transmission_time, PacketLen, Ras, RasShaper, Schedule, SrRas, TrRas, MAX_GAP_TICKS,
+    transmission_time, PacketLen, Ras, RasCore, RasShaper, Schedule, SrRas, TrRas, MAX_GAP_TICKS,
 };

@@ -119,40 +119,67 @@ pub fn transmission_time(len: u32, rate: u64, scale: u32) -> (u64, u32) {
     }
 }
 
-/// One queued packet and its arrival time.
-#[derive(Clone, Debug)]
-struct Slot<P> {
-    pkt: P,
-    arrival: Instant,
-}
-
-/// The state of one srRAS or trRAS (the profile says which): a tail-drop FIFO
-/// of at most `N` descriptors and `buffer_bytes` bytes, the EAR, and the release
-/// schedule.
+/// The state of one srRAS or trRAS without its packet queue: the EAR, the
+/// buffer occupancy, the packet count and the release schedule. The caller
+/// keeps the packets in a queue of its own (a descriptor ring, a list of
+/// mbufs) and tells the core what happens to it; [`Ras`] is this core with
+/// the crate's fixed-capacity FIFO, and makes the same decisions at the same
+/// instants.
 ///
-/// # Release schedule
+/// Per packet:
 ///
-/// The shaper releases packets back to back at the shaping rate, GCRA style:
-/// when a packet is released at `T`, the next may leave no sooner than
-/// `T + L/R`, where `L` is the length of the packet just released and `R` the
-/// shaping rate `max(EAR, F(occupancy))` at that moment (occupancy after the
-/// release). A packet reaching the head of the queue gets `T1 = max(arrival,
-/// previous release + L/R)`, computed once, when it reaches the head; a packet
-/// arriving to an idle shaper leaves at once. Fractions of a tick are carried
-/// (2^-32 tick), so the schedule does not drift; the release instant is the
-/// first whole tick not before it.
+/// 1. On arrival, [`enqueue`](Self::enqueue)`(p, now, len)`: the EAR counts
+///    the packet; `true` means it is accepted and the caller appends it to its
+///    queue, `false` that it is dropped (tail drop: the buffer or the caller's
+///    queue, of [`capacity`](Self::capacity) packets, is full).
+/// 2. [`next_release`](Self::next_release): when the head of the caller's
+///    queue may leave (`None` when the queue is empty).
+/// 3. At or after that instant, [`dequeue`](Self::dequeue)`(p, now, head_len,
+///    next_arrival)`, with the head's length and the arrival time of the
+///    packet behind it: `true` means the head leaves now and the caller
+///    removes it from its queue; `false` that it is not due yet.
 ///
-/// The schedule follows the release times it computed, not the times at which
-/// `dequeue` was called: a caller that polls late gets the backlog it missed at
-/// once. Call `dequeue` at [`next_release`](Self::next_release) to see the
-/// shaped output exactly.
+/// The caller's queue must follow these answers: append exactly the packets
+/// accepted, in order, and remove the head exactly when `dequeue` says so. A
+/// caller that passes other lengths or arrival times gets another schedule,
+/// never a panic.
 ///
-/// The EAR is updated on every arrival, dropped or not (section 2.3 averages the
-/// incoming traffic).
-#[derive(Clone, Debug)]
-pub struct Ras<P, const N: usize> {
-    queue: Deque<Slot<P>, N>,
+/// ```
+/// use std::collections::VecDeque;
+/// use netcond_core::{Instant, Rate};
+/// use ras_shaper::{RasCore, SrRasConfig, SrRasProfile};
+///
+/// let p = SrRasProfile::new(&SrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(34), 64_000)).unwrap();
+/// let mut core = RasCore::new(Instant::ZERO, 128);
+/// // The caller's queue: (length, arrival).
+/// let mut queue: VecDeque<(u32, Instant)> = VecDeque::new();
+/// for i in 0..10u64 {
+///     let now = Instant::from_ticks(i * 1_200_000);
+///     if core.enqueue(&p, now, 1500) {
+///         queue.push_back((1500, now));
+///     }
+/// }
+/// let mut out = Vec::new();
+/// while let Some(at) = core.next_release() {
+///     let (len, _) = queue[0];
+///     let behind = queue.get(1).map_or(Instant::ZERO, |x| x.1);
+///     assert!(core.dequeue(&p, at, len, behind));
+///     queue.pop_front();
+///     out.push(at);
+/// }
+/// assert_eq!(out.len(), 10);
+/// // About 2 Mbit/s: 6 ms per 1500-byte packet once backlogged.
+/// assert!(out[9].ticks() - out[8].ticks() >= 5_000_000);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RasCore {
+    /// Bytes queued.
     bytes: u64,
+    /// Packets queued.
+    packets: usize,
+    /// The most packets the queue holds.
+    capacity: usize,
     ear: Ear,
     /// The head's T1.
     t1: Schedule,
@@ -166,18 +193,15 @@ pub struct Ras<P, const N: usize> {
     next: Schedule,
 }
 
-/// srRAS state: a [`Ras`] driven by an [`SrRasProfile`](crate::SrRasProfile).
-pub type SrRas<P, const N: usize> = Ras<P, N>;
-/// trRAS state: a [`Ras`] driven by a [`TrRasProfile`](crate::TrRasProfile).
-pub type TrRas<P, const N: usize> = Ras<P, N>;
-
-impl<P: PacketLen, const N: usize> Ras<P, N> {
-    /// An empty shaper whose clock starts at `now`.
+impl RasCore {
+    /// An empty shaper whose clock starts at `now`, for a queue of at most
+    /// `capacity` packets (`usize::MAX`: only the buffer size limits it).
     #[must_use]
-    pub const fn new(now: Instant) -> Self {
-        Ras {
-            queue: Deque::new(),
+    pub const fn new(now: Instant, capacity: usize) -> RasCore {
+        RasCore {
             bytes: 0,
+            packets: 0,
+            capacity,
             ear: Ear::new(now),
             t1: Schedule::whole(now),
             t2: None,
@@ -187,102 +211,104 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         }
     }
 
-    /// Offers a packet at `now`. The EAR counts it; it is queued unless the FIFO
-    /// already holds `N` packets or the packet would take it past the buffer size
-    /// (tail drop), in which case it is handed back.
+    /// A packet of `len` bytes arrives at `now`. The EAR counts it; `true`
+    /// when it is accepted (the caller appends it to its queue), `false` when
+    /// it is dropped because it would take the buffer past its size or the
+    /// queue already holds [`capacity`](Self::capacity) packets.
     #[inline(always)]
-    pub fn enqueue(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<(), P> {
-        if self.push(p, now, pkt)? {
-            self.schedule_head(now, |_| None);
+    pub fn enqueue(&mut self, p: &RasProfile, now: Instant, len: u32) -> bool {
+        match self.arrive(p, now, len) {
+            Some(head) => {
+                if head {
+                    self.schedule_head(now, now);
+                }
+                true
+            }
+            None => false,
         }
-        Ok(())
     }
 
     /// The instant at which the head packet may leave (`None` when empty).
     #[inline(always)]
     #[must_use]
     pub fn next_release(&self) -> Option<Instant> {
-        if self.queue.is_empty() {
+        if self.packets == 0 {
             None
         } else {
             Some(self.release)
         }
     }
 
-    /// Releases the head packet if its release instant is not after `now`.
+    /// Releases the head packet, of `head_len` bytes, if its release instant
+    /// is not after `now`: `true` when it leaves (the caller removes it from
+    /// its queue). `next_arrival` is the arrival time of the packet behind
+    /// the head, which becomes the head; it is not read when the head is the
+    /// last packet.
     #[inline(always)]
-    pub fn dequeue(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
-        let pkt = self.pop(p, now)?;
-        if !self.queue.is_empty() {
-            self.schedule_head(now, |_| None);
+    pub fn dequeue(
+        &mut self,
+        p: &RasProfile,
+        now: Instant,
+        head_len: u32,
+        next_arrival: Instant,
+    ) -> bool {
+        if !self.due(now) || self.packets == 0 {
+            return false;
         }
-        Some(pkt)
+        self.released(p, head_len);
+        if self.packets != 0 {
+            self.schedule_head(now, next_arrival);
+        }
+        true
     }
 
-    /// Counts the arrival in the EAR and queues the packet; `Ok(true)` when it
-    /// became the head.
+    /// Counts the arrival in the EAR and takes the packet into the buffer;
+    /// `Some(true)` when it became the head, `None` when it is dropped.
     #[inline(always)]
-    pub(crate) fn push(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<bool, P> {
-        let len = pkt.packet_len();
+    pub(crate) fn arrive(&mut self, p: &RasProfile, now: Instant, len: u32) -> Option<bool> {
         self.ear.update(p.ear(), now, len);
         let bytes = self.bytes.saturating_add(len as u64);
-        if bytes > p.buffer_bytes() {
-            return Err(pkt);
-        }
-        let was_empty = self.queue.is_empty();
-        match self.queue.push_back(Slot { pkt, arrival: now }) {
-            Ok(()) => {
-                self.bytes = bytes;
-                Ok(was_empty)
-            }
-            Err(s) => Err(s.pkt),
-        }
-    }
-
-    /// Removes the head if it is due, and schedules the gap after it.
-    #[inline(always)]
-    pub(crate) fn pop(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
-        // Not due: the release lies after `now`. With nothing queued,
-        // `release` is stale, but either way the answer is `None` (here or
-        // from `pop_front`), so emptiness is tested only by `pop_front`.
-        if self.release.ticks_since(now) != 0 {
+        if bytes > p.buffer_bytes() || self.packets >= self.capacity {
             return None;
         }
-        let slot = self.queue.pop_front()?;
-        let len = slot.pkt.packet_len();
+        self.bytes = bytes;
+        self.packets += 1;
+        Some(self.packets == 1)
+    }
+
+    /// Takes back an arrival of `len` bytes that the queue could not hold
+    /// after all (the EAR keeps counting it, as for any dropped packet).
+    #[inline]
+    pub(crate) fn unarrive(&mut self, len: u32) {
+        self.bytes = self.bytes.saturating_sub(len as u64);
+        self.packets = self.packets.saturating_sub(1);
+    }
+
+    /// True when the head's release instant is not after `now` (with nothing
+    /// queued, the instant is stale; the caller tests emptiness).
+    #[inline(always)]
+    pub(crate) fn due(&self, now: Instant) -> bool {
+        self.release.ticks_since(now) == 0
+    }
+
+    /// The head, of `len` bytes, leaves: schedules the gap after it.
+    #[inline(always)]
+    pub(crate) fn released(&mut self, p: &RasProfile, len: u32) {
+        self.packets = self.packets.saturating_sub(1);
         self.bytes = self.bytes.saturating_sub(len as u64);
         self.next = self.head.plus(p.gap(&self.ear, self.bytes, len));
-        Some(slot.pkt)
     }
 
-    /// Computes T1 for the (new) head, then its release point min(T1, T2). `t2`
-    /// is asked for T2 (given the head's length) only when T1 is still in the
-    /// future at `now`: T2 is never before `now`, so it cannot win otherwise.
+    /// Sets T1 of a new head that arrived at `arrival`, and its release
+    /// point (a plain shaper: T1).
     #[inline(always)]
-    pub(crate) fn schedule_head(&mut self, now: Instant, t2: impl FnOnce(u32) -> Option<Instant>) {
-        if let Some((t1, len, ask)) = self.t1_for_head(now) {
-            let t2 = if ask { t2(len) } else { None };
-            self.set_head(t1, t2);
-        }
-    }
-
-    /// The first half of [`schedule_head`](Self::schedule_head): T1 of the
-    /// head (`None` when empty), its length, and whether T2 is to be asked
-    /// (T1 still in the future at `now`). The green shapers call the halves
-    /// themselves, so that the meter is read without a closure that LLVM
-    /// might leave out of line.
-    #[inline(always)]
-    pub(crate) fn t1_for_head(&self, now: Instant) -> Option<(Schedule, u32, bool)> {
-        let h = self.queue.front()?;
-        let (t1, ask) = self.t1_for(h.arrival, now);
-        Some((t1, h.pkt.packet_len(), ask))
+    pub(crate) fn schedule_head(&mut self, now: Instant, arrival: Instant) {
+        let (t1, _) = self.t1_for(arrival, now);
+        self.set_head(t1, None);
     }
 
     /// T1 of a head that arrived at `arrival`, and whether T2 is to be asked
-    /// (T1 still in the future at `now`). [`GreenRas`](crate::GreenRas)
-    /// calls it directly for a packet that has just become the head of an
-    /// empty queue (`arrival = now`, and its length is known), rather than
-    /// reading the queue back.
+    /// (T1 still in the future at `now`).
     #[inline(always)]
     pub(crate) fn t1_for(&self, arrival: Instant, now: Instant) -> (Schedule, bool) {
         // T1 = next if `whole(arrival).not_after(next)`, else whole(arrival).
@@ -335,11 +361,229 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
         self.release = Instant::from_ticks((at & win) | (ceil1 & !win));
     }
 
-    /// The second half of [`schedule_head`](Self::schedule_head): records T1
-    /// and T2 and sets the release point min(T1, T2).
+    /// Records T1 and T2 and sets the release point min(T1, T2).
     #[inline(always)]
     pub(crate) fn set_head(&mut self, t1: Schedule, t2: Option<Instant>) {
         self.set_head_if(t1, t2, true);
+    }
+
+    /// Packets queued.
+    #[inline]
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.packets
+    }
+
+    /// True when no packet is queued.
+    #[inline]
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.packets == 0
+    }
+
+    /// The most packets the queue holds.
+    #[inline]
+    #[must_use]
+    pub const fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Bytes queued (the buffer occupancy of sections 2.3 and 2.5).
+    #[inline]
+    #[must_use]
+    pub const fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The EAR estimator.
+    #[inline]
+    #[must_use]
+    pub const fn ear(&self) -> &Ear {
+        &self.ear
+    }
+
+    /// The shaping rate the shaper would use now, in the profile's rate units.
+    #[inline]
+    #[must_use]
+    pub fn shaping_rate(&self, p: &RasProfile) -> u64 {
+        p.shaping_rate(&self.ear, self.bytes)
+    }
+
+    /// The head's rate schedule T1 (meaningless when empty).
+    #[inline]
+    #[must_use]
+    pub const fn head_t1(&self) -> Schedule {
+        self.t1
+    }
+
+    /// The head's green schedule T2: `None` for infinity, for a plain shaper,
+    /// and when T2 was not evaluated because T1 was already due.
+    #[inline]
+    #[must_use]
+    pub const fn head_t2(&self) -> Option<Instant> {
+        self.t2
+    }
+
+    /// The head's release point min(T1, T2), with its fraction of a tick.
+    #[inline]
+    #[must_use]
+    pub const fn head_schedule(&self) -> Schedule {
+        self.head
+    }
+
+    /// The earliest start of the next head: the last release plus its
+    /// transmission time.
+    #[inline]
+    #[must_use]
+    pub const fn next_start(&self) -> Schedule {
+        self.next
+    }
+}
+
+/// One queued packet and its arrival time.
+#[derive(Clone, Debug)]
+struct Slot<P> {
+    pkt: P,
+    arrival: Instant,
+}
+
+/// The state of one srRAS or trRAS (the profile says which): a [`RasCore`]
+/// with a tail-drop FIFO of at most `N` descriptors and `buffer_bytes` bytes.
+///
+/// # Release schedule
+///
+/// The shaper releases packets back to back at the shaping rate, GCRA style:
+/// when a packet is released at `T`, the next may leave no sooner than
+/// `T + L/R`, where `L` is the length of the packet just released and `R` the
+/// shaping rate `max(EAR, F(occupancy))` at that moment (occupancy after the
+/// release). A packet reaching the head of the queue gets `T1 = max(arrival,
+/// previous release + L/R)`, computed once, when it reaches the head; a packet
+/// arriving to an idle shaper leaves at once. Fractions of a tick are carried
+/// (2^-32 tick), so the schedule does not drift; the release instant is the
+/// first whole tick not before it.
+///
+/// The schedule follows the release times it computed, not the times at which
+/// `dequeue` was called: a caller that polls late gets the backlog it missed at
+/// once. Call `dequeue` at [`next_release`](Self::next_release) to see the
+/// shaped output exactly.
+///
+/// The EAR is updated on every arrival, dropped or not (section 2.3 averages the
+/// incoming traffic).
+#[derive(Clone, Debug)]
+pub struct Ras<P, const N: usize> {
+    core: RasCore,
+    queue: Deque<Slot<P>, N>,
+}
+
+/// srRAS state: a [`Ras`] driven by an [`SrRasProfile`](crate::SrRasProfile).
+pub type SrRas<P, const N: usize> = Ras<P, N>;
+/// trRAS state: a [`Ras`] driven by a [`TrRasProfile`](crate::TrRasProfile).
+pub type TrRas<P, const N: usize> = Ras<P, N>;
+
+impl<P: PacketLen, const N: usize> Ras<P, N> {
+    /// An empty shaper whose clock starts at `now`.
+    #[must_use]
+    pub const fn new(now: Instant) -> Self {
+        Ras {
+            core: RasCore::new(now, N),
+            queue: Deque::new(),
+        }
+    }
+
+    /// Offers a packet at `now`. The EAR counts it; it is queued unless the FIFO
+    /// already holds `N` packets or the packet would take it past the buffer size
+    /// (tail drop), in which case it is handed back.
+    #[inline(always)]
+    pub fn enqueue(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<(), P> {
+        if self.push(p, now, pkt)? {
+            self.core.schedule_head(now, now);
+        }
+        Ok(())
+    }
+
+    /// The instant at which the head packet may leave (`None` when empty).
+    #[inline(always)]
+    #[must_use]
+    pub fn next_release(&self) -> Option<Instant> {
+        self.core.next_release()
+    }
+
+    /// Releases the head packet if its release instant is not after `now`.
+    #[inline(always)]
+    pub fn dequeue(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
+        let pkt = self.pop(p, now)?;
+        if let Some(h) = self.queue.front() {
+            self.core.schedule_head(now, h.arrival);
+        }
+        Some(pkt)
+    }
+
+    /// Counts the arrival in the EAR and queues the packet; `Ok(true)` when it
+    /// became the head.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, p: &RasProfile, now: Instant, pkt: P) -> Result<bool, P> {
+        let len = pkt.packet_len();
+        let Some(head) = self.core.arrive(p, now, len) else {
+            return Err(pkt);
+        };
+        // The core counts at most `N` packets, so the FIFO has room; were it
+        // full, the arrival is taken back and the packet refused.
+        match self.queue.push_back(Slot { pkt, arrival: now }) {
+            Ok(()) => Ok(head),
+            Err(s) => {
+                self.core.unarrive(len);
+                Err(s.pkt)
+            }
+        }
+    }
+
+    /// Removes the head if it is due, and schedules the gap after it.
+    #[inline(always)]
+    pub(crate) fn pop(&mut self, p: &RasProfile, now: Instant) -> Option<P> {
+        // Not due: the release lies after `now`. With nothing queued,
+        // `release` is stale, but either way the answer is `None` (here or
+        // from `pop_front`), so emptiness is tested only by `pop_front`.
+        if !self.core.due(now) {
+            return None;
+        }
+        let slot = self.queue.pop_front()?;
+        self.core.released(p, slot.pkt.packet_len());
+        Some(slot.pkt)
+    }
+
+    /// T1 of the head (`None` when empty), its length, and whether T2 is to
+    /// be asked (T1 still in the future at `now`). The green shapers call it
+    /// and then [`set_head_if`](Self::set_head_if), so that the meter is read
+    /// without a closure that LLVM might leave out of line.
+    #[inline(always)]
+    pub(crate) fn t1_for_head(&self, now: Instant) -> Option<(Schedule, u32, bool)> {
+        let h = self.queue.front()?;
+        let (t1, ask) = self.core.t1_for(h.arrival, now);
+        Some((t1, h.pkt.packet_len(), ask))
+    }
+
+    /// T1 of a head that arrived at `arrival`, and whether T2 is to be asked
+    /// (T1 still in the future at `now`). [`GreenRas`](crate::GreenRas)
+    /// calls it directly for a packet that has just become the head of an
+    /// empty queue (`arrival = now`, and its length is known), rather than
+    /// reading the queue back.
+    #[inline(always)]
+    pub(crate) fn t1_for(&self, arrival: Instant, now: Instant) -> (Schedule, bool) {
+        self.core.t1_for(arrival, now)
+    }
+
+    /// Records T1 and T2 (counted as infinite unless `ask`) and sets the
+    /// release point min(T1, T2).
+    #[inline(always)]
+    pub(crate) fn set_head_if(&mut self, t1: Schedule, t2: Option<Instant>, ask: bool) {
+        self.core.set_head_if(t1, t2, ask);
+    }
+
+    /// The queue-less part of the state: EAR, occupancy, schedule.
+    #[inline]
+    #[must_use]
+    pub fn core(&self) -> &RasCore {
+        &self.core
     }
 
     /// The head packet, if any.
@@ -360,7 +604,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     #[inline]
     #[must_use]
     pub fn head_t1(&self) -> Schedule {
-        self.t1
+        self.core.head_t1()
     }
 
     /// The head's green schedule T2: `None` for infinity, for a plain shaper, and
@@ -368,14 +612,14 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     #[inline]
     #[must_use]
     pub fn head_t2(&self) -> Option<Instant> {
-        self.t2
+        self.core.head_t2()
     }
 
     /// The head's release point min(T1, T2), with its fraction of a tick.
     #[inline]
     #[must_use]
     pub fn head_schedule(&self) -> Schedule {
-        self.head
+        self.core.head_schedule()
     }
 
     /// Packets queued.
@@ -396,21 +640,21 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     #[inline]
     #[must_use]
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.core.bytes()
     }
 
     /// The EAR estimator.
     #[inline]
     #[must_use]
     pub fn ear(&self) -> &Ear {
-        &self.ear
+        self.core.ear()
     }
 
     /// The shaping rate the shaper would use now, in the profile's rate units.
     #[inline]
     #[must_use]
     pub fn shaping_rate(&self, p: &RasProfile) -> u64 {
-        p.shaping_rate(&self.ear, self.bytes)
+        self.core.shaping_rate(p)
     }
 
     /// The queued packets, head first.
@@ -428,7 +672,7 @@ impl<P: PacketLen, const N: usize> Ras<P, N> {
     #[inline]
     #[must_use]
     pub fn next_start(&self) -> Schedule {
-        self.next
+        self.core.next_start()
     }
 }
 
@@ -497,7 +741,7 @@ mod tests {
         }
     }
 
-    /// `schedule_head` picks min(T1, T2) exactly as the comparison does, on
+    /// The head's release point is min(T1, T2) exactly as the comparison does, on
     /// every serial-time edge: T2 equal to T1's whole tick, one tick either
     /// side, and half the tick range away (where `T1.at - T2` is `i64::MIN`
     /// and T1 is kept), with and without a fraction on T1.
@@ -539,8 +783,10 @@ mod tests {
                             arrival: now,
                         })
                         .unwrap();
-                    s.next = t1;
-                    s.schedule_head(now, |_| t2);
+                    s.core.packets = 1;
+                    s.core.next = t1;
+                    let (head_t1, _, ask) = s.t1_for_head(now).unwrap();
+                    s.set_head_if(head_t1, t2, ask);
                     assert_eq!(s.head_t1(), t1);
                     let want = head_by_comparison(t1, t2);
                     assert_eq!(s.head_schedule(), want, "t1 {t1:?} t2 {t2:?}");
@@ -572,7 +818,7 @@ mod tests {
                 t2s.push(None);
                 for t2 in t2s {
                     for ask in [false, true] {
-                        let mut a: Ras<u32, 4> = Ras::new(Instant::ZERO);
+                        let mut a = RasCore::new(Instant::ZERO, 4);
                         let mut b = a.clone();
                         a.set_head_if(t1, t2, ask);
                         b.set_head(t1, if ask { t2 } else { None });
@@ -655,7 +901,8 @@ mod tests {
                     let want = if a.not_after(next) { next } else { a };
                     let mut s: Ras<u32, 4> = Ras::new(arrival);
                     s.queue.push_back(Slot { pkt: 1, arrival }).unwrap();
-                    s.next = next;
+                    s.core.packets = 1;
+                    s.core.next = next;
                     let (t1, len, _) = s.t1_for_head(arrival).unwrap();
                     assert_eq!((t1, len), (want, 1), "arrival {base} next {next:?}");
                     checked += 1;

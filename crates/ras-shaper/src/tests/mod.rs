@@ -10,6 +10,8 @@ use proptest::prelude::*;
 use trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, TrTcm, TrTcmConfig, TrTcmProfile};
 
 use crate::invariants;
+
+mod caller_queue;
 use crate::{
     transmission_time, GreenRas, PacketLen, Ras, RasProfile, Schedule, SrRasConfig, SrRasProfile,
     SrThresholds, TrRasConfig, TrRasProfile, TrThresholds,
