@@ -404,8 +404,9 @@ typedef enum netcond_rio_mode {
 
 // The ET-marker's marking test.
 typedef enum netcond_et_marking {
-  // Tail marking: mark ET when `fill < packet size` (seed document section
-  // 1.2; 3sm-01 section 3.1.2).
+  // Tail marking: mark ET when `fill < packet size`
+  // (draft-babiarz-pcn-explicit-marking-01 section 1.2; 3sm-01 section
+  // 3.1.2).
   NETCOND_ET_TAIL = 0,
   // Packet-size-independent marking with proportional reduction (3sm-01
   // appendix A.1.5): mark when `fill < MTU`.
@@ -534,7 +535,8 @@ typedef struct netcond_stop_blocking_params {
   uint64_t timeout_ns;
   // Ticks per second of the timestamps.
   uint64_t tick_hz;
-  // 1 if an ET mark blocks as an AS mark does (the seed document), else 0.
+  // 1 if an ET mark blocks as an AS mark does (draft-babiarz-pcn-explicit-marking-01
+  // section 2.3), else 0.
   uint32_t et_blocks;
   // Reserved, set to 0.
   uint32_t reserved;
@@ -767,8 +769,9 @@ typedef struct netcond_et_marker_params {
   uint64_t s;
   // Ticks per second of the timestamps.
   uint64_t tick_hz;
-  // 1: an arriving ET packet also adds `s` (the seed document and 3sm-01
-  // appendix A.1.5); 0: it does not (3sm-01 section 3.1.2).
+  // 1: an arriving ET packet also adds `s`
+  // (draft-babiarz-pcn-explicit-marking-01 section 1.2 and 3sm-01 appendix
+  // A.1.5); 0: it does not (3sm-01 section 3.1.2).
   uint32_t already_et_adds_s;
   // A `netcond_et_marking`.
   uint32_t marking;

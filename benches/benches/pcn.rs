@@ -57,7 +57,12 @@ fn markers(c: &mut Criterion) {
     })
     .unwrap();
     bench::<EtMarkerSim48>(c, "et_marker_sim48", &sim, &s);
-    bench::<AsMarker>(c, "as_marker_seed000", &as_marker(AsForm::Seed000), &s);
+    bench::<AsMarker>(
+        c,
+        "as_marker_explicit_marking",
+        &as_marker(AsForm::DraftExplicitMarking01),
+        &s,
+    );
     bench::<AsMarker>(c, "as_marker_3sm01", &as_marker(AsForm::Draft3sm01), &s);
     bench::<ThresholdMeter>(c, "rfc5670_threshold", &threshold(), &s);
     bench::<ExcessTrafficMeter>(
@@ -78,7 +83,7 @@ fn nodes(c: &mut Criterion) {
     let s = stream();
     let n3 = NodeProfile {
         excess: et_marker(EtMarking::TailMarking),
-        threshold: as_marker(AsForm::Seed000),
+        threshold: as_marker(AsForm::DraftExplicitMarking01),
     };
     bench::<Node3sm>(c, "node_3sm", &n3, &s);
     let nr = NodeProfile {

@@ -126,7 +126,7 @@ pub fn threshold() -> ThresholdMeterProfile {
 pub fn node_3sm() -> NodeProfile<EtMarkerProfile, AsMarkerProfile> {
     NodeProfile {
         excess: et_marker(EtMarking::TailMarking),
-        threshold: as_marker(AsForm::Seed000),
+        threshold: as_marker(AsForm::DraftExplicitMarking01),
     }
 }
 

@@ -30,7 +30,7 @@ fuzz_target!(|input: Input| {
         form: if input.draft {
             AsForm::Draft3sm01
         } else {
-            AsForm::Seed000
+            AsForm::DraftExplicitMarking01
         },
         tick: input.tick.get(),
     };

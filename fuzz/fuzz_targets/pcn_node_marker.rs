@@ -71,7 +71,7 @@ fn as_cfg(ar: RateSel, b: Burst, th: Burst, draft: bool, tick: TickSel) -> AsMar
         form: if draft {
             AsForm::Draft3sm01
         } else {
-            AsForm::Seed000
+            AsForm::DraftExplicitMarking01
         },
         tick: tick.get(),
     }

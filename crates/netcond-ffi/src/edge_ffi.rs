@@ -33,7 +33,8 @@ pub struct netcond_stop_blocking_params {
     pub timeout_ns: u64,
     /// Ticks per second of the timestamps.
     pub tick_hz: u64,
-    /// 1 if an ET mark blocks as an AS mark does (the seed document), else 0.
+    /// 1 if an ET mark blocks as an AS mark does (draft-babiarz-pcn-explicit-marking-01
+    /// section 2.3), else 0.
     pub et_blocks: u32,
     /// Reserved, set to 0.
     pub reserved: u32,

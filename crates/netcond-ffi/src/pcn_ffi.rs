@@ -52,8 +52,9 @@ pub enum netcond_pcn_mark {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum netcond_et_marking {
-    /// Tail marking: mark ET when `fill < packet size` (seed document section
-    /// 1.2; 3sm-01 section 3.1.2).
+    /// Tail marking: mark ET when `fill < packet size`
+    /// (draft-babiarz-pcn-explicit-marking-01 section 1.2; 3sm-01 section
+    /// 3.1.2).
     NETCOND_ET_TAIL = 0,
     /// Packet-size-independent marking with proportional reduction (3sm-01
     /// appendix A.1.5): mark when `fill < MTU`.
@@ -94,8 +95,9 @@ pub struct netcond_et_marker_params {
     pub s: u64,
     /// Ticks per second of the timestamps.
     pub tick_hz: u64,
-    /// 1: an arriving ET packet also adds `s` (the seed document and 3sm-01
-    /// appendix A.1.5); 0: it does not (3sm-01 section 3.1.2).
+    /// 1: an arriving ET packet also adds `s`
+    /// (draft-babiarz-pcn-explicit-marking-01 section 1.2 and 3sm-01 appendix
+    /// A.1.5); 0: it does not (3sm-01 section 3.1.2).
     pub already_et_adds_s: u32,
     /// A `netcond_et_marking`.
     pub marking: u32,
@@ -255,7 +257,7 @@ fn et_profile(p: &netcond_et_marker_params) -> Result<EtMarkerProfile, c_int> {
 
 fn as_profile(p: &netcond_as_marker_params) -> Result<AsMarkerProfile, c_int> {
     let form = match p.form {
-        0 => AsForm::Seed000,
+        0 => AsForm::DraftExplicitMarking01,
         1 => AsForm::Draft3sm01,
         _ => return Err(NETCOND_E_ENUM),
     };

@@ -31,10 +31,15 @@ pub enum Meter {
 }
 
 impl Meter {
-    /// The 3sM ET-marker of seed 000 section 1.2: SR in bits per second,
-    /// TB.size and s in bytes; already-ET packets add s.
+    /// The 3sM ET-marker of draft-babiarz-pcn-explicit-marking-01 section
+    /// 1.2: SR in bits per second, TB.size and s in bytes; already-ET packets
+    /// add s.
     pub fn et_3sm(sr_bps: u64, size: u64, s: u64) -> Result<Meter, SimError> {
-        let c = pcn::EtMarkerConfig::seed000(Rate::from_bits_per_sec(sr_bps), size, s);
+        let c = pcn::EtMarkerConfig::draft_explicit_marking_01(
+            Rate::from_bits_per_sec(sr_bps),
+            size,
+            s,
+        );
         let p = pcn::EtMarkerProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
         Ok(Meter::Et(p, pcn::EtMarker::new(&p, Instant::ZERO)))
     }
@@ -54,10 +59,14 @@ impl Meter {
         ))
     }
 
-    /// The AS-marker of seed 000 section 1.2: AR in bits per second, TB.size and
-    /// TB.threshold in bytes.
-    pub fn as_seed000(ar_bps: u64, size: u64, threshold: u64) -> Result<Meter, SimError> {
-        let c = pcn::AsMarkerConfig::seed000(Rate::from_bits_per_sec(ar_bps), size, threshold);
+    /// The AS-marker of draft-babiarz-pcn-explicit-marking-01 section 1.2: AR
+    /// in bits per second, TB.size and TB.threshold in bytes.
+    pub fn as_explicit_marking(ar_bps: u64, size: u64, threshold: u64) -> Result<Meter, SimError> {
+        let c = pcn::AsMarkerConfig::draft_explicit_marking_01(
+            Rate::from_bits_per_sec(ar_bps),
+            size,
+            threshold,
+        );
         let p = pcn::AsMarkerProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
         Ok(Meter::As(p, pcn::AsMarker::start(&p, Instant::ZERO)))
     }

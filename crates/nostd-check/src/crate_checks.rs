@@ -37,8 +37,11 @@ fn ras_checks() -> i32 {
 
 fn pcn_checks() -> i32 {
     use netcond::pcn::{EtMarker, EtMarkerConfig, EtMarkerProfile, PcnMark, PcnMeter};
-    let Ok(p) = EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_kbps(1000), 10_000, 1064))
-    else {
+    let Ok(p) = EtMarkerProfile::new(&EtMarkerConfig::draft_explicit_marking_01(
+        Rate::from_kbps(1000),
+        10_000,
+        1064,
+    )) else {
         return 1;
     };
     let mut m = EtMarker::start(&p, Instant::ZERO);
@@ -67,7 +70,7 @@ fn red_checks() -> i32 {
 
 fn rbcc_checks() -> i32 {
     use netcond::rbcc::{FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile};
-    let Ok(p) = RbccProfile::new(&RbccConfig::seed004(NodeId(23), Rate::from_kbps(64))) else {
+    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(23), Rate::from_kbps(64))) else {
         return 1;
     };
     let mut ifc: RbccInterface<4> = RbccInterface::new(&p);

@@ -101,7 +101,7 @@ mod tests {
                 ar: Rate::from_bytes_per_sec(50_000_000),
                 bucket_size: 20_000,
                 threshold: 10_000,
-                form: AsForm::Seed000,
+                form: AsForm::DraftExplicitMarking01,
                 tick: tick(),
             })
             .unwrap(),

@@ -160,7 +160,7 @@ pub struct StopBlockingConfig {
 impl StopBlockingConfig {
     /// draft-babiarz-pcn-explicit-marking-01's setting: 1 s timeout, ET also blocks, nanosecond clock.
     #[must_use]
-    pub const fn seed000() -> StopBlockingConfig {
+    pub const fn draft_explicit_marking_01() -> StopBlockingConfig {
         StopBlockingConfig {
             timeout_ns: 1_000_000_000,
             et_blocks: true,
@@ -1094,13 +1094,13 @@ mod tests {
         Instant::from_ticks(t)
     }
 
-    fn seed_timer() -> StopBlockingProfile {
-        StopBlockingProfile::new(&StopBlockingConfig::seed000()).unwrap()
+    fn draft_timer() -> StopBlockingProfile {
+        StopBlockingProfile::new(&StopBlockingConfig::draft_explicit_marking_01()).unwrap()
     }
 
     #[test]
     fn stop_blocking_timer_sequence() {
-        let p = seed_timer();
+        let p = draft_timer();
         let mut t = StopBlockingTimer::new();
         assert_eq!(t.next_wakeup(), None);
         assert!(t.on_block(&p, at(0)));
@@ -1126,7 +1126,7 @@ mod tests {
 
     #[test]
     fn stop_blocking_timer_called_late() {
-        let p = seed_timer();
+        let p = draft_timer();
         // Polled late: the restarts and the resumption are replayed in order.
         let mut t = StopBlockingTimer::new();
         t.on_block(&p, at(0));
@@ -1209,7 +1209,7 @@ mod tests {
 
     #[test]
     fn egress3sm_signals_and_capacity() {
-        let p = seed_timer();
+        let p = draft_timer();
         let mut e: Egress3sm<u32, 2> = Egress3sm::new();
         assert_eq!(e.add(10), Ok(0));
         assert_eq!(e.add(20), Ok(1));
@@ -1255,7 +1255,7 @@ mod tests {
         // Without et_blocks, ET only terminates.
         let q = StopBlockingProfile::new(&StopBlockingConfig {
             et_blocks: false,
-            ..StopBlockingConfig::seed000()
+            ..StopBlockingConfig::draft_explicit_marking_01()
         })
         .unwrap();
         let mut e: Egress3sm<u8, 1> = Egress3sm::default();
@@ -1271,7 +1271,7 @@ mod tests {
         assert_eq!(
             StopBlockingProfile::new(&StopBlockingConfig {
                 timeout_ns: 0,
-                ..StopBlockingConfig::seed000()
+                ..StopBlockingConfig::draft_explicit_marking_01()
             }),
             Err(EdgeError::ZeroDuration)
         );

@@ -20,15 +20,15 @@
 //! | type | source | marks |
 //! |---|---|---|
 //! | [`EtMarker`] | draft-babiarz-pcn-explicit-marking-01 section 1.2; draft-babiarz-pcn-3sm-01 s3.1.2 and appendix A.1.5 | ET when `fill < size` (tail) or `fill < MTU` (size independent), then adds `s` (or `s * size / MTU`) |
-//! | [`EtMarkerSim48`] | draft-babiarz-pcn-explicit-marking-01 section 4.8, Figure 9 (what the seed's simulations ran) | takes the packet first; ET when the bucket is at or below zero, then adds `pcn_px` |
-//! | [`AsMarker`] | draft-babiarz-pcn-explicit-marking-01 section 1.2 ([`AsForm::Seed000`]) or 3sm-01 s3.2.2 ([`AsForm::Draft3sm01`]) | AS below the threshold; meters only non-ET packets |
+//! | [`EtMarkerSim48`] | draft-babiarz-pcn-explicit-marking-01 section 4.8, Figure 9 (what the draft's simulations ran) | takes the packet first; ET when the bucket is at or below zero, then adds `pcn_px` |
+//! | [`AsMarker`] | draft-babiarz-pcn-explicit-marking-01 section 1.2 ([`AsForm::DraftExplicitMarking01`]) or 3sm-01 s3.2.2 ([`AsForm::Draft3sm01`]) | AS below the threshold; meters only non-ET packets |
 //! | [`ThresholdMeter`] | RFC 5670 s2.3, appendix A.1 | ThM when `F_tm < threshold` after taking the packet; meters all PCN packets |
 //! | [`ExcessTrafficMeter`] | RFC 5670 s2.4, appendix A.2 | ETM, size independent (bucket may go one packet negative) or classic |
 //! | [`NodeMarker`] | RFC 6660 s5.2.2 | both stages of a link, excess first: [`Node3sm`], [`Node3smSim48`], [`NodeRfc5670`] |
 //!
 //! Where the sources disagree, both are here under their own names:
 //! draft-babiarz-pcn-explicit-marking-01's ET-marker of section 1.2 ([`EtMarker`]) and the one its section 4
-//! simulations ran ([`EtMarkerSim48`]); the AS-marker of the seed and of 3sm-01
+//! simulations ran ([`EtMarkerSim48`]); the AS-marker of explicit-marking-01 and of 3sm-01
 //! ([`AsForm`]); RFC 5670's section 2.4 and appendix B.6 tie rule for the classic
 //! excess meter ([`ClassicTie`]; section 2.4, marking a packet of exactly the
 //! fill, is the default).
@@ -71,15 +71,15 @@
 //! // One link of draft-babiarz-pcn-explicit-marking-01: SR 1 Mbps with a 10 kB bucket and s = 1064 B;
 //! // AR 0.8 Mbps with a 20 kB bucket and a 10 kB threshold. Nanosecond clock.
 //! let node = NodeProfile {
-//!     excess: EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_kbps(1000), 10_000, 1064))
+//!     excess: EtMarkerProfile::new(&EtMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(1000), 10_000, 1064))
 //!         .unwrap(),
-//!     threshold: AsMarkerProfile::new(&AsMarkerConfig::seed000(Rate::from_kbps(800), 20_000, 10_000))
+//!     threshold: AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(800), 20_000, 10_000))
 //!         .unwrap(),
 //! };
 //! let mut link = Node3sm::start(&node, Instant::ZERO);
 //!
-//! // The egress of the one ingress-egress aggregate, with the seed's 1 s timer.
-//! let timer = StopBlockingProfile::new(&StopBlockingConfig::seed000()).unwrap();
+//! // The egress of the one ingress-egress aggregate, with the draft's 1 s timer.
+//! let timer = StopBlockingProfile::new(&StopBlockingConfig::draft_explicit_marking_01()).unwrap();
 //! let mut egress: Egress3sm<u32, 4> = Egress3sm::new();
 //! let agg = egress.add(7).unwrap();
 //!
@@ -112,6 +112,44 @@
 //! assert_eq!(key, 7);
 //! assert_eq!(egress.admission(7), Some(Admission::Admit));
 //! ```
+//!
+//! # Sources
+//!
+//! - J. Babiarz, X-G. Liu, "Simulations Results for 3sM",
+//!   draft-babiarz-pcn-explicit-marking-01, Internet-Draft (Informational, work
+//!   in progress), IETF, July 2007: section 1.2 (the AR-meter / AS-marker and
+//!   the SR-meter / ET-marker: [`AsForm::DraftExplicitMarking01`],
+//!   [`EtMarkerConfig::draft_explicit_marking_01`]), section 2.3 (the egress:
+//!   block signals, the stop-blocking timer, flow termination: [`Egress3sm`],
+//!   [`StopBlockingConfig::draft_explicit_marking_01`]), section 3.2 (the 1 s
+//!   timeout) and section 4.8, Figure 9 (the excess-marking algorithm its
+//!   simulations ran: [`EtMarkerSim48`]).
+//! - J. Babiarz et al., "Three State PCN Marking", draft-babiarz-pcn-3sm-01,
+//!   Internet-Draft (work in progress), IETF, 2007: section 3.1.2 and appendix
+//!   A.1.5 (ET-marker, [`EtMarkerConfig::draft_3sm01`] and
+//!   [`EtMarkerConfig::draft_3sm01_size_independent`]), section 3.2.2
+//!   (AS-marker, [`AsForm::Draft3sm01`]), and the CLE-based admission option
+//!   ([`CleAdmission`]).
+//! - P. Eardley, Ed., "Pre-Congestion Notification (PCN) Architecture",
+//!   RFC 5559, June 2009: the roles of PCN-interior and PCN-boundary nodes.
+//! - P. Eardley, Ed., "Metering and Marking Behaviour of PCN-Nodes", RFC 5670,
+//!   November 2009: section 2.3 and appendix A.1 ([`ThresholdMeter`]), section
+//!   2.4 and appendix A.2 ([`ExcessTrafficMeter`]), appendix B.6
+//!   ([`ClassicTie`]).
+//! - B. Briscoe, T. Moncaster, M. Menth, "Encoding Three Pre-Congestion
+//!   Notification (PCN) States in the IP Header Using a Single Diffserv
+//!   Codepoint (DSCP)", RFC 6660, July 2012: sections 3 and 5.2 ([`PcnMark`],
+//!   [`PcnDscps`]), section 5.2.2 ([`NodeMarker`]).
+//! - A. Charny, F. Huang, G. Karagiannis, M. Menth, T. Taylor, Ed.,
+//!   "Pre-Congestion Notification (PCN) Boundary-Node Behavior for the
+//!   Controlled Load (CL) Mode of Operation", RFC 6661 (Experimental), July
+//!   2012: sections 3.2 and 3.3 ([`EgressMeter`], [`DecisionPoint`] with
+//!   [`EdgeBehaviour::ControlledLoad`]).
+//! - A. Charny, J. Zhang, G. Karagiannis, M. Menth, T. Taylor, Ed.,
+//!   "Pre-Congestion Notification (PCN) Boundary-Node Behavior for the Single
+//!   Marking (SM) Mode of Operation", RFC 6662 (Experimental), July 2012:
+//!   sections 3.2 and 3.3 ([`EgressMeter`], [`DecisionPoint`] with
+//!   [`EdgeBehaviour::SingleMarking`]).
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]

@@ -250,7 +250,7 @@ impl RefAsMarker {
         let len = len as i128 * byte;
         let threshold = self.c.threshold as i128 * byte;
         let as_marked = match self.c.form {
-            AsForm::Seed000 => {
+            AsForm::DraftExplicitMarking01 => {
                 if self.fill < len {
                     true
                 } else {

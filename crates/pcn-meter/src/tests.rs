@@ -1,4 +1,4 @@
-//! Differential tests against the reference models, facts from the seed and the
+//! Differential tests against the reference models, facts from the source texts and the
 //! RFCs, and property tests of the invariants.
 
 use crate::invariants::*;
@@ -240,7 +240,7 @@ fn as_marker_matches_reference() {
             bucket_size: bucket,
             threshold: u64::from(cfgs.next_u32()) % (bucket + 1),
             form: if cfgs.below(2) == 0 {
-                AsForm::Seed000
+                AsForm::DraftExplicitMarking01
             } else {
                 AsForm::Draft3sm01
             },
@@ -378,7 +378,7 @@ const CBR_PACKETS: u64 = if cfg!(miri) { 1_000 } else { 100_000 };
 
 #[test]
 fn et_s0_marks_exactly_the_excess_beyond_the_bucket() {
-    let c = EtMarkerConfig::seed000(Rate::from_mbps(SR_40M), 50_000, 0);
+    let c = EtMarkerConfig::draft_explicit_marking_01(Rate::from_mbps(SR_40M), 50_000, 0);
     let p = EtMarkerProfile::new(&c).unwrap();
     let mut m = EtMarker::new(&p, ns(0));
     let (arrived, marked, _, t) = run_cbr(&p, &mut m, CBR_PACKETS, G711, GAP_2X);
@@ -439,7 +439,7 @@ fn et_s0_random_sizes_within_bucket_and_one_mtu() {
 #[test]
 fn et_s_marks_once_per_s_plus_packet_of_excess() {
     for s in [1064u64, 2064, 4064] {
-        let c = EtMarkerConfig::seed000(Rate::from_mbps(SR_40M), 50_000, s);
+        let c = EtMarkerConfig::draft_explicit_marking_01(Rate::from_mbps(SR_40M), 50_000, s);
         let p = EtMarkerProfile::new(&c).unwrap();
         let mut m = EtMarker::new(&p, ns(0));
         let (arrived, marked, marks, t) = run_cbr(&p, &mut m, CBR_PACKETS, G711, GAP_2X);
@@ -538,7 +538,7 @@ fn et_size_independent_proportional_reduction_is_exact() {
 #[test]
 fn et_already_et_option() {
     let mk = |adds| {
-        let mut c = EtMarkerConfig::seed000(Rate::from_mbps(1), 10_000, 1000);
+        let mut c = EtMarkerConfig::draft_explicit_marking_01(Rate::from_mbps(1), 10_000, 1000);
         c.already_et_adds_s = adds;
         EtMarkerProfile::new(&c).unwrap()
     };
@@ -587,7 +587,7 @@ fn sim48_marks_once_per_px_of_excess() {
 #[test]
 fn as_marks_every_packet_above_ar_and_none_well_below() {
     // draft-babiarz-pcn-explicit-marking-01 section 3.2: TB.size 20 KB, threshold 10 KB; AR 1 Mbps; 200 B packets.
-    for form in [AsForm::Seed000, AsForm::Draft3sm01] {
+    for form in [AsForm::DraftExplicitMarking01, AsForm::Draft3sm01] {
         let c = AsMarkerConfig {
             ar: Rate::from_mbps(1),
             bucket_size: 20_000,
@@ -624,8 +624,12 @@ fn as_marks_every_packet_above_ar_and_none_well_below() {
 
 #[test]
 fn as_meters_only_non_et_packets() {
-    let p =
-        AsMarkerProfile::new(&AsMarkerConfig::seed000(Rate::from_mbps(1), 20_000, 10_000)).unwrap();
+    let p = AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(
+        Rate::from_mbps(1),
+        20_000,
+        10_000,
+    ))
+    .unwrap();
     let mut m = AsMarker::new(&p, ns(0));
     let n = if cfg!(miri) { 100 } else { 1000 };
     for _ in 0..n {
@@ -633,7 +637,7 @@ fn as_meters_only_non_et_packets() {
         assert_eq!(m.mark(&p, ns(0), 1500, PcnMark::NotPcn), PcnMark::NotPcn);
     }
     assert_eq!(m.fill_units(), p.capacity_units());
-    // Seed form: a packet larger than the fill is marked and takes nothing;
+    // draft-babiarz-pcn-explicit-marking-01's form: a packet larger than the fill is marked and takes nothing;
     // draft form: the fill test comes first and the bucket empties.
     let mut a = AsMarker::new(&p, ns(0));
     assert_eq!(a.mark(&p, ns(0), 15_000, PcnMark::Nm), PcnMark::Thm);
@@ -789,9 +793,13 @@ fn node_marker_equals_its_stages_in_order() {
 #[test]
 fn node_3sm_et_first_then_as() {
     let p = NodeProfile {
-        excess: EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_mbps(1), 1000, 500))
-            .unwrap(),
-        threshold: AsMarkerProfile::new(&AsMarkerConfig::seed000(
+        excess: EtMarkerProfile::new(&EtMarkerConfig::draft_explicit_marking_01(
+            Rate::from_mbps(1),
+            1000,
+            500,
+        ))
+        .unwrap(),
+        threshold: AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(
             Rate::from_mbps(1),
             20_000,
             10_000,
@@ -845,10 +853,18 @@ impl PcnMeter for Plain {
 /// stage that keeps the default `mark_elapsed`.
 #[test]
 fn node_marker_shares_the_elapsed_time_only_when_it_may() {
-    let et =
-        EtMarkerProfile::new(&EtMarkerConfig::seed000(Rate::from_mbps(8), 20_000, 1064)).unwrap();
-    let at =
-        AsMarkerProfile::new(&AsMarkerConfig::seed000(Rate::from_mbps(6), 20_000, 10_000)).unwrap();
+    let et = EtMarkerProfile::new(&EtMarkerConfig::draft_explicit_marking_01(
+        Rate::from_mbps(8),
+        20_000,
+        1064,
+    ))
+    .unwrap();
+    let at = AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(
+        Rate::from_mbps(6),
+        20_000,
+        10_000,
+    ))
+    .unwrap();
     let p = NodeProfile {
         excess: et,
         threshold: at,
@@ -915,11 +931,11 @@ fn config_errors() {
     assert_eq!(EtMarkerProfile::new(&c), Err(EtMarkerError::ZeroMtu));
     c.marking = EtMarking::SizeIndependent { mtu: 1001 };
     assert_eq!(EtMarkerProfile::new(&c), Err(EtMarkerError::MtuAboveBucket));
-    let mut big = EtMarkerConfig::seed000(Rate::from_bits_per_sec(1), 1 << 40, 1);
+    let mut big = EtMarkerConfig::draft_explicit_marking_01(Rate::from_bits_per_sec(1), 1 << 40, 1);
     big.tick = TickRate::from_hz(1 << 30).unwrap();
     assert_eq!(EtMarkerProfile::new(&big), Err(EtMarkerError::TooLarge));
     assert_eq!(
-        AsMarkerProfile::new(&AsMarkerConfig::seed000(r, 100, 101)),
+        AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(r, 100, 101)),
         Err(AsMarkerError::ThresholdAboveSize)
     );
     assert_eq!(
@@ -1018,7 +1034,7 @@ proptest! {
             ar: Rate::from_bits_per_sec(rate),
             bucket_size: size,
             threshold: thr,
-            form: if draft { AsForm::Draft3sm01 } else { AsForm::Seed000 },
+            form: if draft { AsForm::Draft3sm01 } else { AsForm::DraftExplicitMarking01 },
             tick,
         };
         if let Ok(p) = AsMarkerProfile::new(&c) {
@@ -1039,8 +1055,8 @@ proptest! {
                                      apart in prop_oneof![Just(0u64), any::<u64>()],
                                      st in steps()) {
         let (r, r2) = (Rate::from_bits_per_sec(rate), Rate::from_bits_per_sec(rate / 2));
-        let et = EtMarkerProfile::new(&EtMarkerConfig { tick, ..EtMarkerConfig::seed000(r, size, 1064) });
-        let at = AsMarkerProfile::new(&AsMarkerConfig { tick, ..AsMarkerConfig::seed000(r2, size, size / 2) });
+        let et = EtMarkerProfile::new(&EtMarkerConfig { tick, ..EtMarkerConfig::draft_explicit_marking_01(r, size, 1064) });
+        let at = AsMarkerProfile::new(&AsMarkerConfig { tick, ..AsMarkerConfig::draft_explicit_marking_01(r2, size, size / 2) });
         let ex = ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
             excess_rate: r, bs_etm: size, mode: ExcessMode::SizeIndependent, tick });
         let th = ThresholdMeterProfile::new(&ThresholdMeterConfig {
@@ -1162,7 +1178,7 @@ fn edge_sizes(per_byte: u64) -> [u64; 4] {
 /// added), and so is any rate on that clock with that bucket.
 #[test]
 fn reference_as_marker_zero_rate_huge_clock() {
-    for form in [AsForm::Seed000, AsForm::Draft3sm01] {
+    for form in [AsForm::DraftExplicitMarking01, AsForm::Draft3sm01] {
         let mut c = AsMarkerConfig {
             ar: Rate::from_bits_per_sec(0),
             bucket_size: 2_596_939_812_627_471_323,
@@ -1236,7 +1252,7 @@ fn references_total_on_edge_configurations() {
                         );
                     }
                 }
-                for form in [AsForm::Seed000, AsForm::Draft3sm01] {
+                for form in [AsForm::DraftExplicitMarking01, AsForm::Draft3sm01] {
                     let c = AsMarkerConfig {
                         ar: rate,
                         bucket_size: size,
@@ -1486,7 +1502,7 @@ fn lengths_that_fit_are_not_held_with_the_same_results() {
                 );
             }
         }
-        for form in [AsForm::Seed000, AsForm::Draft3sm01] {
+        for form in [AsForm::DraftExplicitMarking01, AsForm::Draft3sm01] {
             let c = AsMarkerConfig {
                 ar: rate,
                 bucket_size: bucket,
@@ -1541,12 +1557,12 @@ fn lengths_that_fit_are_not_held_with_the_same_results() {
 /// units): still marked, as the reference model says (the test of
 /// `fill < size + threshold` once read the sign of a difference that wrapped).
 #[test]
-fn as_marker_seed000_huge_units_marks_an_empty_bucket() {
+fn as_marker_explicit_marking_huge_units_marks_an_empty_bucket() {
     let c = AsMarkerConfig {
         ar: Rate::from_bits_per_sec(1),
         bucket_size: 1,
         threshold: 1,
-        form: AsForm::Seed000,
+        form: AsForm::DraftExplicitMarking01,
         tick: TickRate::from_hz(450_000_000_000_000_001).unwrap(),
     };
     let p = AsMarkerProfile::new(&c).unwrap();
@@ -1671,7 +1687,9 @@ fn zero_rates_and_buckets_are_refused() {
     assert_eq!(em(Rate::ZERO, 1500), Some(Rfc5670Error::ZeroRate));
     assert_eq!(em(r, 0), Some(Rfc5670Error::ZeroBucket));
     assert_eq!(em(r, 1), None);
-    let et = |rate, bs| EtMarkerProfile::new(&EtMarkerConfig::seed000(rate, bs, 0)).err();
+    let et = |rate, bs| {
+        EtMarkerProfile::new(&EtMarkerConfig::draft_explicit_marking_01(rate, bs, 0)).err()
+    };
     assert_eq!(et(Rate::ZERO, 1500), Some(EtMarkerError::ZeroRate));
     assert_eq!(et(r, 0), Some(EtMarkerError::ZeroBucket));
     assert_eq!(et(r, 1), None);
@@ -1692,7 +1710,7 @@ fn zero_rates_and_buckets_are_refused() {
             ar: rate,
             bucket_size: bs,
             threshold: 0,
-            form: AsForm::Seed000,
+            form: AsForm::DraftExplicitMarking01,
             tick: t,
         })
         .err()
@@ -1868,7 +1886,7 @@ fn caught(id: u32) -> bool {
                 })
             }
             3 => {
-                let c = EtMarkerConfig::seed000(rate, 3000, 500);
+                let c = EtMarkerConfig::draft_explicit_marking_01(rate, 3000, 500);
                 let p = EtMarkerProfile::new(&c).unwrap();
                 diverges::<EtMarker, _>(&p, p.units_per_byte(), &pk, |t| RefEtMarker::new(c, t))
             }
@@ -1889,7 +1907,7 @@ fn caught(id: u32) -> bool {
                     ar: rate,
                     bucket_size: 3000,
                     threshold: 1500,
-                    form: AsForm::Seed000,
+                    form: AsForm::DraftExplicitMarking01,
                     tick,
                 };
                 let p = AsMarkerProfile::new(&c).unwrap();
@@ -1924,7 +1942,8 @@ fn caught(id: u32) -> bool {
                 })
             }
             7 => {
-                let p = StopBlockingProfile::new(&StopBlockingConfig::seed000()).unwrap();
+                let p = StopBlockingProfile::new(&StopBlockingConfig::draft_explicit_marking_01())
+                    .unwrap();
                 let mut timer = StopBlockingTimer::new();
                 pk.iter().any(|&(t, _, mark)| {
                     let now = ns(t * 1000);

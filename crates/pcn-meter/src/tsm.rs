@@ -28,7 +28,7 @@ pub enum EtMarking {
     },
 }
 
-/// Configuration of a 3sM SR-meter / ET-marker, in the seed's units.
+/// Configuration of a 3sM SR-meter / ET-marker, in the draft's units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -56,7 +56,7 @@ impl EtMarkerConfig {
     /// The ET-marker of draft-babiarz-pcn-explicit-marking-01 section 1.2: tail marking, already-ET packets
     /// add `s`, nanosecond clock.
     #[must_use]
-    pub const fn seed000(sr: Rate, bucket_size: u64, s: u64) -> EtMarkerConfig {
+    pub const fn draft_explicit_marking_01(sr: Rate, bucket_size: u64, s: u64) -> EtMarkerConfig {
         EtMarkerConfig {
             sr,
             bucket_size,
@@ -519,7 +519,7 @@ impl PcnMeter for EtMarker {
 // ---------------------------------------------------------------------------
 
 /// Configuration of the ET-marker as simulated in draft-babiarz-pcn-explicit-marking-01 section 4.8,
-/// with the seed's parameter names.
+/// with the draft's parameter names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -601,7 +601,7 @@ impl EtMarkerSim48Profile {
 /// ```
 ///
 /// As in the figure every PCN packet is metered, already-ET ones included
-/// (the seed's single-node runs had none). After `+ pcn_px` the fill may
+/// (the draft's single-node runs had none). After `+ pcn_px` the fill may
 /// exceed `pcn_tb` until the next refill caps it, as in the figure. The token
 /// count is an `i128` charged each packet's exact cost, as the figure's
 /// unbounded count: exact for any sequence of fewer than 2^33 packets (and
@@ -768,7 +768,7 @@ pub enum AsForm {
     /// draft-babiarz-pcn-explicit-marking-01 section 1.2 (the form its admission-control runs used): mark AS
     /// if `fill < packet.size` (bucket untouched); else `fill -= packet.size` and
     /// mark AS if then `fill < threshold`.
-    Seed000,
+    DraftExplicitMarking01,
     /// draft-babiarz-pcn-3sm-01 section 3.2.2: mark AS if `fill < threshold`
     /// (tested before taking the packet); then `fill = max(0, fill - packet.size)`.
     Draft3sm01,
@@ -794,12 +794,16 @@ pub struct AsMarkerConfig {
 impl AsMarkerConfig {
     /// The AS-marker of draft-babiarz-pcn-explicit-marking-01 section 1.2 on a nanosecond clock.
     #[must_use]
-    pub const fn seed000(ar: Rate, bucket_size: u64, threshold: u64) -> AsMarkerConfig {
+    pub const fn draft_explicit_marking_01(
+        ar: Rate,
+        bucket_size: u64,
+        threshold: u64,
+    ) -> AsMarkerConfig {
         AsMarkerConfig {
             ar,
             bucket_size,
             threshold,
-            form: AsForm::Seed000,
+            form: AsForm::DraftExplicitMarking01,
             tick: TickRate::NANOS,
         }
     }
@@ -850,7 +854,7 @@ pub struct AsMarkerProfile {
     form: AsForm,
     /// draft-babiarz-pcn-explicit-marking-01's form and lengths that fit (`Units::lens_fit`): the common
     /// case, tested first, alone.
-    seed_fit: bool,
+    explicit_marking_fit: bool,
     /// Per arriving ECN code: units per byte of a packet's cost, `scale` for
     /// NM and ThM, 0 for not-PCN and ET: not metered, they cost nothing. The
     /// length is held first, if it must be (see `Units::held`).
@@ -864,7 +868,7 @@ impl AsMarkerProfile {
     pub(crate) fn held_always(mut self) -> (Self, bool) {
         let fit = self.u.lens_fit;
         self.u.lens_fit = false;
-        self.seed_fit = false;
+        self.explicit_marking_fit = false;
         (self, fit)
     }
 
@@ -885,7 +889,7 @@ impl AsMarkerProfile {
             u,
             threshold,
             form: c.form,
-            seed_fit: c.form == AsForm::Seed000 && u.lens_fit,
+            explicit_marking_fit: c.form == AsForm::DraftExplicitMarking01 && u.lens_fit,
             scale_by_mark: by_mark(0, u.scale, u.scale, 0),
             out: OUT_AS,
         })
@@ -968,7 +972,7 @@ impl AsMarker {
         // beyond, held or not (see `Units::held`); 0 for a packet that is not
         // metered, which then leaves the fill as it is. fill <= cap < 2^62,
         // cost < 2^63, threshold <= cap: fill - cost is exact as an i64.
-        let (after, marked) = if p.seed_fit {
+        let (after, marked) = if p.explicit_marking_fit {
             // The common case first, with one test of the profile: draft-babiarz-pcn-explicit-marking-01,
             // lengths that fit, so not held (see `Units::held`).
             let cost = u64::from(len) * p.scale_by_mark[e];
@@ -986,7 +990,7 @@ impl AsMarker {
             cold_path();
             let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
             match p.form {
-                AsForm::Seed000 => {
+                AsForm::DraftExplicitMarking01 => {
                     let d = fill.wrapping_sub(cost);
                     // A held length costs up to cap + scale: cost + threshold
                     // may exceed the fill by 2^63 or more, where below()

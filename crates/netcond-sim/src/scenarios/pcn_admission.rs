@@ -352,13 +352,13 @@ fn simulate(
     let mut meters = net
         .ar
         .iter()
-        .map(|&ar| Meter::as_seed000(ar, p.u64("tb_bytes"), p.u64("threshold_bytes")))
+        .map(|&ar| Meter::as_explicit_marking(ar, p.u64("tb_bytes"), p.u64("threshold_bytes")))
         .collect::<Result<Vec<_>, _>>()?;
     // Unlimited buffers: each node's FIFO reduces to departure times.
     let mut links: Vec<VirtualFifo> = net.link.iter().map(|&l| VirtualFifo::new(l)).collect();
     let sb = StopBlockingProfile::new(&StopBlockingConfig {
         timeout_ns: secs(p.f64("timeout_s")),
-        ..StopBlockingConfig::seed000()
+        ..StopBlockingConfig::draft_explicit_marking_01()
     })
     .map_err(|e| SimError::Config(e.to_string()))?;
     let mut egress: Egress3sm<u8, 4> = Egress3sm::new();
