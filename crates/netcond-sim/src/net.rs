@@ -1,14 +1,64 @@
-//! Links and queues: a FIFO output port with a finite or unlimited buffer in
-//! front of a link of a given rate (serialization) and propagation delay.
+//! The network model every scenario runs on: links with a queue in front, and
+//! conditioners at their input.
 //!
-//! The port holds the packet being transmitted at its head. The caller drives
-//! it with two calls: [`Port::enqueue`] on arrival, which says when to schedule
-//! the end of transmission if the link was idle, and [`Port::complete`] at that
-//! time, which hands back the packet (to be delivered `prop_delay` later) and the
-//! next end of transmission, if any.
+//! - [`Packet`]: what a packet type tells the model (its length on the wire,
+//!   and for the per-class and per-color statistics its class and
+//!   [`Color`]). Scenarios carry their own packet types (a TCP segment, a PCN
+//!   packet with its mark, an RBCC packet with its header).
+//! - [`Conditioner`]: what runs on a packet as it enters a link (a PCN marker,
+//!   an RBCC interface's header update): one object for a whole network, told
+//!   the link, so a conditioner can see the state of other links of its node.
+//! - [`Link`]: a queue, a transmitter of `rate_bps` serializing one packet at a
+//!   time, and a propagation delay. The queue is one of three: a pipe (an
+//!   unlimited FIFO reduced to departure times, [`VirtualFifo`]: no event of its
+//!   own), a FIFO with a [`Buffer`] limit (the packet on the wire always fits),
+//!   or any [`Qdisc`] (RED-family queues, shapers, markers).
+//! - [`Network`]: the links and the conditioner. It never owns the event queue:
+//!   the scenario's event type wraps [`NetEv`], and the network schedules its
+//!   own events (end of transmission, a shaper's wake-up) through a
+//!   caller-given wrapper, so a scenario keeps one event queue and one loop for
+//!   its sources, sinks and signals.
+//!
+//! A packet that starts transmission is handed back twice: when it starts (with
+//! the time its last bit reaches the far end), and when its transmission ends
+//! ([`Network::on_event`]). A caller that schedules the far-end arrival at the
+//! start (the TCP network) ignores the second; one that handles the packet when
+//! it leaves (a FIFO port followed by an egress) ignores the first.
 
-use crate::engine::{serialization_ns, Time};
+use crate::engine::{serialization_ns, EventQueue, Time};
+use netcond::base::Color;
 use std::collections::VecDeque;
+
+/// A packet as the network model sees it.
+pub trait Packet: Copy {
+    /// Bytes on the wire.
+    fn wire_len(&self) -> u32;
+    /// The packet's class for [`LinkStats::class_color_bytes`] (0 unless told).
+    #[inline]
+    fn class(&self) -> u8 {
+        0
+    }
+    /// The packet's color for [`LinkStats::class_color_bytes`] (green unless told).
+    #[inline]
+    fn color(&self) -> Color {
+        Color::Green
+    }
+}
+
+/// What runs on a packet as it enters link `link` at `now`: a marker, a rate
+/// stamper; `false` drops the packet (a policer).
+pub trait Conditioner<P> {
+    /// Condition `pkt` entering `link`.
+    fn condition(&mut self, now: Time, link: u32, pkt: &mut P) -> bool;
+}
+
+/// No conditioner: every packet passes unchanged.
+impl<P> Conditioner<P> for () {
+    #[inline]
+    fn condition(&mut self, _now: Time, _link: u32, _pkt: &mut P) -> bool {
+        true
+    }
+}
 
 /// How much a port's buffer holds, not counting the packet on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,6 +219,459 @@ impl VirtualFifo {
     #[must_use]
     pub fn backlog(&self, now: Time) -> Time {
         self.busy_until.saturating_sub(now)
+    }
+}
+
+/// What a queueing discipline hands the link.
+#[derive(Clone, Copy, Debug)]
+pub enum Deq<P> {
+    /// Transmit this packet now.
+    Packet(P),
+    /// Nothing may leave before this time (a shaper's next release).
+    Wait(Time),
+    /// Empty.
+    Empty,
+}
+
+/// Counters every queueing discipline keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QdiscStats {
+    /// Packets offered.
+    pub arrived: u64,
+    /// Packets dropped by an early (probabilistic) decision.
+    pub early_drops: u64,
+    /// Packets dropped because the buffer (or a hard threshold) was full.
+    pub forced_drops: u64,
+    /// Packets dropped by a policer.
+    pub policer_drops: u64,
+    /// Packets ECN-marked.
+    pub marks: u64,
+}
+
+impl QdiscStats {
+    /// All drops.
+    #[must_use]
+    pub fn drops(&self) -> u64 {
+        self.early_drops + self.forced_drops + self.policer_drops
+    }
+}
+
+/// A queueing discipline in front of a link.
+pub trait Qdisc<P>: Send {
+    /// Offer a packet at `now`; `Err` hands it back when it is dropped (the
+    /// discipline counts the drop in its stats).
+    fn enqueue(&mut self, now: Time, pkt: P) -> Result<(), P>;
+    /// Take the next packet to transmit at `now`.
+    fn dequeue(&mut self, now: Time) -> Deq<P>;
+    /// The link finished transmitting `pkt` (its last bit left at `now`).
+    fn tx_done(&mut self, _now: Time, _pkt: &P) {}
+    /// Counters.
+    fn stats(&self) -> &QdiscStats;
+    /// Zero the counters (end of warm-up).
+    fn reset_stats(&mut self);
+}
+
+/// A tail-drop FIFO of at most `cap_pkts` packets and `cap_bytes` bytes.
+#[derive(Debug)]
+pub struct DropTail<P> {
+    q: VecDeque<P>,
+    bytes: u64,
+    cap_pkts: usize,
+    cap_bytes: u64,
+    stats: QdiscStats,
+}
+
+impl<P: Packet> DropTail<P> {
+    fn with_caps(cap_pkts: usize, cap_bytes: u64) -> DropTail<P> {
+        DropTail {
+            q: VecDeque::new(),
+            bytes: 0,
+            cap_pkts,
+            cap_bytes,
+            stats: QdiscStats::default(),
+        }
+    }
+
+    /// A FIFO limited to `cap_pkts` packets.
+    #[must_use]
+    pub fn packets(cap_pkts: usize) -> DropTail<P> {
+        DropTail::with_caps(cap_pkts, u64::MAX)
+    }
+
+    /// A FIFO limited to `cap_bytes` bytes.
+    #[must_use]
+    pub fn bytes(cap_bytes: u64) -> DropTail<P> {
+        DropTail::with_caps(usize::MAX, cap_bytes)
+    }
+
+    /// Packets queued.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    /// True when empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+
+    /// Bytes queued.
+    #[must_use]
+    pub fn queued_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Append without counting (for disciplines built on this FIFO).
+    /// Returns the packet back if it does not fit.
+    pub fn push(&mut self, pkt: P) -> Result<(), P> {
+        let len = u64::from(pkt.wire_len());
+        if self.q.len() >= self.cap_pkts || self.bytes + len > self.cap_bytes {
+            return Err(pkt);
+        }
+        self.bytes += len;
+        self.q.push_back(pkt);
+        Ok(())
+    }
+
+    /// Remove the head without counting.
+    pub fn pop(&mut self) -> Option<P> {
+        let p = self.q.pop_front()?;
+        self.bytes -= u64::from(p.wire_len());
+        Some(p)
+    }
+
+    /// The queued packets, head first.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut P> {
+        self.q.iter_mut()
+    }
+}
+
+impl<P: Packet + Send> Qdisc<P> for DropTail<P> {
+    fn enqueue(&mut self, _now: Time, pkt: P) -> Result<(), P> {
+        self.stats.arrived += 1;
+        self.push(pkt).inspect_err(|_| self.stats.forced_drops += 1)
+    }
+    fn dequeue(&mut self, _now: Time) -> Deq<P> {
+        match self.pop() {
+            Some(p) => Deq::Packet(p),
+            None => Deq::Empty,
+        }
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+    fn reset_stats(&mut self) {
+        self.stats = QdiscStats::default();
+    }
+}
+
+/// Packet classes a link counts separately ([`LinkStats::class_color_bytes`]);
+/// higher classes are counted with the last one.
+pub const CLASSES: usize = 10;
+
+/// What a link transmitted (since the last stats reset).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Bytes whose transmission started.
+    pub tx_bytes: u64,
+    /// Bytes whose transmission started, per packet class and color (green,
+    /// yellow, red).
+    pub class_color_bytes: [[u64; 3]; CLASSES],
+    /// Bytes whose transmission ended.
+    pub done_bytes: u64,
+    /// Packets whose transmission ended.
+    pub done_packets: u64,
+    /// Packets dropped by the link's FIFO buffer or its conditioner (a
+    /// [`Qdisc`] counts its own drops in [`QdiscStats`]).
+    pub drops: u64,
+}
+
+impl LinkStats {
+    #[inline]
+    fn count<P: Packet>(&mut self, pkt: &P) {
+        let len = u64::from(pkt.wire_len());
+        self.tx_bytes += len;
+        let k = usize::from(pkt.class()).min(CLASSES - 1);
+        self.class_color_bytes[k][pkt.color().index()] += len;
+    }
+}
+
+/// The queue in front of a link's transmitter.
+enum Queue<P> {
+    /// An unlimited FIFO reduced to departure times.
+    Pipe(VirtualFifo),
+    /// A FIFO with a buffer limit on the packets waiting behind the one on
+    /// the wire (the one on the wire always fits).
+    Fifo {
+        q: VecDeque<P>,
+        bytes: u64,
+        buffer: Buffer,
+    },
+    /// A queueing discipline.
+    Qdisc(Box<dyn Qdisc<P>>),
+}
+
+/// A link: a queue, a transmitter of `rate_bps` and a propagation delay.
+pub struct Link<P> {
+    queue: Queue<P>,
+    /// Link rate in bits per second (0: infinitely fast).
+    pub rate_bps: u64,
+    /// Propagation delay.
+    pub delay: Time,
+    in_service: Option<P>,
+    wake_at: Option<Time>,
+    /// What it transmitted and dropped (since the last stats reset).
+    pub stats: LinkStats,
+}
+
+impl<P: Packet> Link<P> {
+    fn with(queue: Queue<P>, rate_bps: u64, delay: Time) -> Link<P> {
+        Link {
+            queue,
+            rate_bps,
+            delay,
+            in_service: None,
+            wake_at: None,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// An uncongested link: an unlimited FIFO that never drops, so each
+    /// packet's departure is computed when it arrives (no event of its own).
+    #[must_use]
+    pub fn pipe(rate_bps: u64, delay: Time) -> Link<P> {
+        Link::with(Queue::Pipe(VirtualFifo::new(rate_bps)), rate_bps, delay)
+    }
+
+    /// A FIFO link whose buffer holds `buffer` behind the packet on the wire.
+    #[must_use]
+    pub fn fifo(rate_bps: u64, delay: Time, buffer: Buffer) -> Link<P> {
+        let queue = Queue::Fifo {
+            q: VecDeque::new(),
+            bytes: 0,
+            buffer,
+        };
+        Link::with(queue, rate_bps, delay)
+    }
+
+    /// A link fed by a queueing discipline.
+    #[must_use]
+    pub fn qdisc(rate_bps: u64, delay: Time, qdisc: Box<dyn Qdisc<P>>) -> Link<P> {
+        Link::with(Queue::Qdisc(qdisc), rate_bps, delay)
+    }
+
+    /// The discipline's counters (zero for a pipe or FIFO link).
+    #[must_use]
+    pub fn qdisc_stats(&self) -> QdiscStats {
+        match &self.queue {
+            Queue::Qdisc(d) => *d.stats(),
+            _ => QdiscStats::default(),
+        }
+    }
+
+    /// Packets in the link, including the one on the wire (a pipe: 0).
+    #[must_use]
+    pub fn len_packets(&self) -> usize {
+        let waiting = match &self.queue {
+            Queue::Fifo { q, .. } => q.len(),
+            Queue::Pipe(_) | Queue::Qdisc(_) => 0,
+        };
+        waiting + usize::from(self.in_service.is_some())
+    }
+
+    /// Zero the link and discipline counters.
+    pub fn reset_stats(&mut self) {
+        self.stats = LinkStats::default();
+        if let Queue::Qdisc(d) = &mut self.queue {
+            d.reset_stats();
+        }
+    }
+
+    /// Starts the next transmission if there is a packet to send, scheduling
+    /// its end; returns it with the time it reaches the far end.
+    #[inline]
+    fn try_send<E>(
+        &mut self,
+        id: u32,
+        q: &mut EventQueue<E>,
+        wrap: fn(NetEv) -> E,
+    ) -> Option<(Time, P)> {
+        let now = q.now();
+        debug_assert!(self.in_service.is_none());
+        let p = match &mut self.queue {
+            Queue::Pipe(_) => return None,
+            Queue::Fifo { q, bytes, .. } => {
+                let p = q.pop_front()?;
+                *bytes -= u64::from(p.wire_len());
+                p
+            }
+            Queue::Qdisc(d) => match d.dequeue(now) {
+                Deq::Packet(p) => p,
+                Deq::Wait(t) => {
+                    if self.wake_at.map_or(true, |w| t < w) {
+                        self.wake_at = Some(t);
+                        q.schedule(t, wrap(NetEv::Wake(id)));
+                    }
+                    return None;
+                }
+                Deq::Empty => return None,
+            },
+        };
+        self.in_service = Some(p);
+        self.stats.count(&p);
+        let done = now + serialization_ns(p.wire_len(), self.rate_bps);
+        q.schedule(done, wrap(NetEv::TxDone(id)));
+        Some((done + self.delay, p))
+    }
+
+    /// A packet arrives at `now` (the queue's clock); returns the packet that
+    /// starts transmission, if one does, and when it reaches the far end.
+    #[inline]
+    fn arrive<E>(
+        &mut self,
+        id: u32,
+        q: &mut EventQueue<E>,
+        wrap: fn(NetEv) -> E,
+        pkt: P,
+    ) -> Option<(Time, P)> {
+        let now = q.now();
+        let busy = self.in_service.is_some();
+        match &mut self.queue {
+            Queue::Pipe(fifo) => {
+                self.stats.count(&pkt);
+                self.stats.done_bytes += u64::from(pkt.wire_len());
+                self.stats.done_packets += 1;
+                return Some((fifo.depart(now, pkt.wire_len()) + self.delay, pkt));
+            }
+            Queue::Fifo { q, bytes, buffer } => {
+                let len = u64::from(pkt.wire_len());
+                let full = busy
+                    && match *buffer {
+                        Buffer::Unlimited => false,
+                        Buffer::Bytes(b) => *bytes + len > b,
+                        Buffer::Packets(n) => q.len() as u64 >= n,
+                    };
+                if full {
+                    self.stats.drops += 1;
+                    return None;
+                }
+                *bytes += len;
+                q.push_back(pkt);
+            }
+            Queue::Qdisc(d) => {
+                if d.enqueue(now, pkt).is_err() {
+                    return None;
+                }
+            }
+        }
+        if busy {
+            return None;
+        }
+        self.try_send(id, q, wrap)
+    }
+}
+
+/// The network's own events, wrapped in the scenario's event type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetEv {
+    /// The transmission on this link ends.
+    TxDone(u32),
+    /// This link's discipline may release a packet.
+    Wake(u32),
+}
+
+/// What a network event did.
+#[derive(Clone, Copy, Debug)]
+pub struct Done<P> {
+    /// The packet whose transmission ended, and when it reaches the far end.
+    pub finished: Option<(Time, P)>,
+    /// The packet whose transmission started, and when it reaches the far end.
+    pub started: Option<(Time, P)>,
+}
+
+/// Links and the conditioner at their inputs.
+pub struct Network<P, C = ()> {
+    /// Links, by index.
+    pub links: Vec<Link<P>>,
+    /// The conditioner run on every packet entering a link.
+    pub cond: C,
+}
+
+impl<P: Packet, C: Conditioner<P>> Network<P, C> {
+    /// A network without links.
+    pub fn new(cond: C) -> Network<P, C> {
+        Network {
+            links: Vec::new(),
+            cond,
+        }
+    }
+
+    /// Adds a link; returns its index.
+    pub fn add(&mut self, link: Link<P>) -> u32 {
+        self.links.push(link);
+        (self.links.len() - 1) as u32
+    }
+
+    /// `pkt` enters `link` at the clock of `q`: the conditioner runs, then the
+    /// link queues it (or drops it). Returns the packet that starts
+    /// transmission, if one does (on a pipe: this one, at once), and when it
+    /// reaches the far end. The link's events are scheduled on `q` wrapped by
+    /// `wrap`.
+    #[inline]
+    pub fn send<E>(
+        &mut self,
+        q: &mut EventQueue<E>,
+        wrap: fn(NetEv) -> E,
+        link: u32,
+        mut pkt: P,
+    ) -> Option<(Time, P)> {
+        let l = &mut self.links[link as usize];
+        if !self.cond.condition(q.now(), link, &mut pkt) {
+            l.stats.drops += 1;
+            return None;
+        }
+        l.arrive(link, q, wrap, pkt)
+    }
+
+    /// Handles one of the network's events at the clock of `q`.
+    #[inline]
+    pub fn on_event<E>(
+        &mut self,
+        q: &mut EventQueue<E>,
+        wrap: fn(NetEv) -> E,
+        ev: NetEv,
+    ) -> Done<P> {
+        let now = q.now();
+        match ev {
+            NetEv::TxDone(id) => {
+                let l = &mut self.links[id as usize];
+                let finished = l.in_service.take().map(|p| {
+                    l.stats.done_bytes += u64::from(p.wire_len());
+                    l.stats.done_packets += 1;
+                    if let Queue::Qdisc(d) = &mut l.queue {
+                        d.tx_done(now, &p);
+                    }
+                    (now + l.delay, p)
+                });
+                let started = l.try_send(id, q, wrap);
+                Done { finished, started }
+            }
+            NetEv::Wake(id) => {
+                let l = &mut self.links[id as usize];
+                let mut started = None;
+                if l.wake_at == Some(now) {
+                    l.wake_at = None;
+                    if l.in_service.is_none() {
+                        started = l.try_send(id, q, wrap);
+                    }
+                }
+                Done {
+                    finished: None,
+                    started,
+                }
+            }
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 //!   start-admission signals to the ingress RTT later.
 
 use crate::engine::{instant, Time};
+use crate::net::{Conditioner, Packet};
 use crate::SimError;
 use netcond::base::{Instant, Rate, TickRate};
 use netcond::pcn::{self, PcnMeter};
@@ -81,6 +82,76 @@ impl Meter {
             Meter::EtSim48(p, m) => m.mark(p, now, len, mark),
             Meter::As(p, m) => m.mark(p, now, len, mark),
         }
+    }
+}
+
+/// A packet of the PCN scenarios: its flow, length, aggregate, hop along the
+/// aggregate's route and PCN mark.
+#[derive(Clone, Copy, Debug)]
+pub struct PcnPacket {
+    /// Flow (a scenario's index or slot).
+    pub flow: u32,
+    /// Bytes on the wire.
+    pub len: u32,
+    /// Ingress-egress aggregate.
+    pub agg: u8,
+    /// Position along the aggregate's route.
+    pub hop: u8,
+    /// PCN marking state.
+    pub mark: PcnMark,
+}
+
+impl PcnPacket {
+    /// A not-marked packet at the first hop.
+    #[must_use]
+    pub fn new(flow: u32, len: u32, agg: u8) -> PcnPacket {
+        PcnPacket {
+            flow,
+            len,
+            agg,
+            hop: 0,
+            mark: PcnMark::Nm,
+        }
+    }
+}
+
+impl Packet for PcnPacket {
+    #[inline]
+    fn wire_len(&self) -> u32 {
+        self.len
+    }
+}
+
+/// The PCN nodes' markers as the network's conditioner: link `i` is the
+/// output of the node that runs `meters[i]`.
+#[derive(Clone, Debug)]
+pub struct Markers {
+    /// One meter per link.
+    pub meters: Vec<Meter>,
+    /// Packets that entered a meter not ET-marked and left it ET-marked.
+    pub et_marked: u64,
+}
+
+impl Markers {
+    /// Markers for links `0..meters.len()`.
+    #[must_use]
+    pub fn new(meters: Vec<Meter>) -> Markers {
+        Markers {
+            meters,
+            et_marked: 0,
+        }
+    }
+}
+
+impl Conditioner<PcnPacket> for Markers {
+    #[inline]
+    fn condition(&mut self, now: Time, link: u32, pkt: &mut PcnPacket) -> bool {
+        let m = self.meters[link as usize].mark(now, pkt.len, pkt.mark);
+        if m == PcnMark::Etm && pkt.mark != PcnMark::Etm {
+            self.et_marked += 1;
+        }
+        pkt.mark = m;
+        true
     }
 }
 

@@ -18,10 +18,10 @@
 //! from 10 s after each step to the next step (or the end, 45 s after the
 //! warm-up).
 
-use crate::engine::{derive_seed, secs, to_secs, EventQueue, Rng, MS};
-use crate::net::VirtualFifo;
+use crate::engine::{derive_seed, secs, serialization_ns, to_secs, EventQueue, Rng, MS};
+use crate::net::{Link, NetEv, Network};
 use crate::params::{ParamKind, ParamSpec, Params};
-use crate::pcn_loop::{Meter, PcnMark, Termination};
+use crate::pcn_loop::{Markers, Meter, PcnMark, PcnPacket, Termination};
 use crate::progress::Progress;
 use crate::report::{Axis, Plot, Report, RunRecord, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
@@ -102,6 +102,7 @@ enum Ev {
     Pkt(u32, u32),
     Stop(u32),
     Sample,
+    Net(NetEv),
 }
 
 /// One run's result.
@@ -134,17 +135,19 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<VideoResul
     let sr_bps = sr as u64;
     let tb = p.u64("pcn_tb_kb") * 1000;
     let px = p.u64("pcn_px_kb") * 1000;
-    let mut meter = if p.str("marker") == "sim48" {
+    let meter = if p.str("marker") == "sim48" {
         Meter::et_sim48(sr_bps, tb, px)?
     } else {
         Meter::et_3sm(sr_bps, tb, px)?
     };
+    // One PCN node: the marker, then a link of twice SR with an unlimited buffer.
+    let mut net = Network::new(Markers::new(vec![meter]));
+    let link = net.add(Link::pipe(2 * sr_bps, 0));
     let model = VideoModel::maglaris(p.f64("video_kbps") * 1e3);
     let warm = secs(p.f64("warmup_s"));
     let end = warm + secs(p.f64("duration_s"));
     let interval = secs(p.f64("interval_ms") / 1e3).max(1);
     let rtt = secs(p.f64("rtt_ms") / 1e3);
-    let mut link = VirtualFifo::new(2 * sr_bps);
     let mut rng = Rng::new(seed);
     let mut q: EventQueue<Ev> = EventQueue::new();
     progress.add_total(end / MS);
@@ -188,7 +191,7 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<VideoResul
                 let mut t = now;
                 for &len in &frame {
                     q.schedule(t, Ev::Pkt(f, len));
-                    t += crate::engine::serialization_ns(len, 2 * sr_bps);
+                    t += serialization_ns(len, 2 * sr_bps);
                 }
                 q.schedule(now + model.frame_interval(), Ev::Frame(f));
             }
@@ -197,13 +200,17 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<VideoResul
                     continue;
                 }
                 bytes += u64::from(len);
-                let mark = meter.mark(now, len, PcnMark::Nm);
-                let depart = link.depart(now, len);
-                if mark == PcnMark::Etm {
-                    if let Some(t) = term.on_et(f as usize, depart) {
-                        q.schedule(t, Ev::Stop(f));
+                let sent = net.send(&mut q, Ev::Net, link, PcnPacket::new(f, len, 0));
+                if let Some((depart, pk)) = sent {
+                    if pk.mark == PcnMark::Etm {
+                        if let Some(t) = term.on_et(f as usize, depart) {
+                            q.schedule(t, Ev::Stop(f));
+                        }
                     }
                 }
+            }
+            Ev::Net(e) => {
+                net.on_event(&mut q, Ev::Net, e);
             }
             Ev::Stop(f) => {
                 if alive[f as usize] {
