@@ -66,23 +66,21 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let cfg = RedConfig {
-        min_th: input.min_th.get(),
-        max_th: input.max_th.get(),
-        max_p: aqm::fx(input.max_p),
-        w_q: aqm::fx(input.w_q),
-        limit: input.limit.get(),
-        unit: aqm::unit(input.bytes),
-        gentle: input.gentle,
-        byte_mode: input.byte_mode.map(Units::get),
-        ecn: input.ecn,
-        ecn_drop_th: input.ecn_drop_th.map(Units::get),
-        idle_tx_ticks: input.idle_tx.get(),
-        spreading: aqm::spreading(input.spreading),
-    };
-    let ac = AdaptiveConfig {
-        interval_ticks: input.interval.get(),
-    };
+    let cfg = RedConfig::packets(
+        input.min_th.get(),
+        input.max_th.get(),
+        aqm::fx(input.max_p),
+        aqm::fx(input.w_q),
+        input.limit.get(),
+    )
+    .with_unit(aqm::unit(input.bytes))
+    .with_gentle(input.gentle)
+    .with_byte_mode(input.byte_mode.map(Units::get))
+    .with_ecn(input.ecn)
+    .with_ecn_drop_th(input.ecn_drop_th.map(Units::get))
+    .with_idle_tx_ticks(input.idle_tx.get())
+    .with_spreading(aqm::spreading(input.spreading));
+    let ac = AdaptiveConfig::new(input.interval.get());
     let ops = aqm::ops(&input.ops);
     if let Err(e) = check_adaptive(&cfg, &ac, input.start, &ops, input.seed) {
         panic!(

@@ -29,18 +29,18 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let cfg = AecnConfig {
-        w_q: aqm::fx(input.w_q),
-        min_th: input.min_th.get(),
-        max_th: input.max_th.get(),
-        base_max_p: aqm::fx(input.base_max_p),
-        alpha: aqm::fx(input.alpha),
-        beta: aqm::fx(input.beta),
+    let cfg = AecnConfig::new(
+        aqm::fx(input.w_q),
+        input.min_th.get(),
+        input.max_th.get(),
+        aqm::fx(input.base_max_p),
+        aqm::fx(input.alpha),
+        aqm::fx(input.beta),
         // Mostly within the queue's capacity of 64.
-        limit: input.limit.get() % 80,
-        idle_tx_ticks: input.idle_tx.get(),
-        spreading: aqm::spreading(input.spreading),
-    };
+        input.limit.get() % 80,
+    )
+    .with_idle_tx_ticks(input.idle_tx.get())
+    .with_spreading(aqm::spreading(input.spreading));
     let Ok(p) = AecnProfile::new(&cfg) else {
         return;
     };

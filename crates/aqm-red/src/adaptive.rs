@@ -17,15 +17,35 @@ const P_05: u64 = ONE / 2;
 const MAX_CATCH_UP: u32 = 128;
 
 /// The adaptation's timing.
+///
+/// Built with [`paper`](Self::paper) or [`new`](Self::new); new fields may be
+/// added.
+///
+/// ```
+/// use aqm_red::{AdaptiveConfig, AdaptiveRed, RedConfig};
+/// use netcond_core::{Instant, TickRate};
+///
+/// let cfg = RedConfig::packets(20, 60, RedConfig::prob(0.1), RedConfig::prob(0.002), 100);
+/// let paper = AdaptiveConfig::paper(TickRate::NANOS);
+/// assert_eq!(paper, AdaptiveConfig::new(500_000_000));
+/// assert!(AdaptiveRed::new(&cfg, &paper, Instant::ZERO).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct AdaptiveConfig {
     /// The adaptation interval in ticks (0.5 s in the paper).
     pub interval_ticks: u64,
 }
 
 impl AdaptiveConfig {
+    /// An adaptation every `interval_ticks` ticks.
+    #[must_use]
+    pub const fn new(interval_ticks: u64) -> AdaptiveConfig {
+        AdaptiveConfig { interval_ticks }
+    }
+
     /// The paper's interval, 0.5 s, on a clock of `tick`.
     #[must_use]
     pub const fn paper(tick: TickRate) -> AdaptiveConfig {

@@ -1,4 +1,4 @@
-//! Adaptive ECN (the AECN slides (Zheng and Kinicki), Zheng and Kinicki): RED/ECN with a max_p per flow
+//! Adaptive ECN (Zheng and Kinicki's AECN slides): RED/ECN with a max_p per flow
 //! class and mark-front over a fixed-capacity FIFO of packet descriptors.
 
 use fixed::types::U32F32;
@@ -9,7 +9,7 @@ use crate::fx::{ewma, Curve, Region, Spreading, ONE};
 use crate::red::{check_curve, Common, CommonCfg, QueueUnit};
 use crate::{Decision, Ecn, RedError};
 
-/// The flow classes of the AECN slides (Zheng and Kinicki) (slide 20), e.g. from an RTT hint: short RTT
+/// The flow classes of Zheng and Kinicki's AECN slides (slide 20), e.g. from an RTT hint: short RTT
 /// flows are robust, long RTT flows fragile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -47,12 +47,26 @@ pub trait AecnDescriptor {
     fn set_ce(&mut self);
 }
 
-/// An AECN configuration (the AECN slides (Zheng and Kinicki) 9, 12, 20, 21). The queue is
-/// counted in packets.
+/// An AECN configuration (Zheng and Kinicki's AECN slides 9, 12, 20, 21).
+/// The queue is counted in packets.
+///
+/// Built with [`zheng_kinicki`](Self::zheng_kinicki) or [`new`](Self::new)
+/// and the `with_*` methods (or by setting the public fields of a built
+/// value); new fields may be added.
+///
+/// ```
+/// use aqm_red::{AecnConfig, AecnProfile, FlowClass, RedConfig, Spreading};
+///
+/// // The slides' router with base_max_p 0.5 and FJ93's spreading.
+/// let cfg = AecnConfig::zheng_kinicki(RedConfig::prob(0.5)).with_spreading(Spreading::Accumulated);
+/// let profile = AecnProfile::new(&cfg).unwrap();
+/// assert_eq!(profile.max_p(FlowClass::Fragile), RedConfig::prob(0.2));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct AecnConfig {
-    /// w_q in `(0, 1]` (0.001 in the seed).
+    /// w_q in `(0, 1]` (0.001 on the slides).
     pub w_q: U32F32,
     /// min_th in packets (10).
     pub min_th: u32,
@@ -73,22 +87,61 @@ pub struct AecnConfig {
 }
 
 impl AecnConfig {
+    /// `w_q`, the thresholds, `base_max_p`, `alpha`, `beta` and the buffer
+    /// `limit` in packets; `s` = 1500 bytes at 90 Mbit/s in nanoseconds
+    /// (133,333) and ns-2's spreading ([`Spreading::UniformCountFirst`]), as
+    /// on the slides.
+    #[must_use]
+    pub const fn new(
+        w_q: U32F32,
+        min_th: u32,
+        max_th: u32,
+        base_max_p: U32F32,
+        alpha: U32F32,
+        beta: U32F32,
+        limit: u32,
+    ) -> AecnConfig {
+        AecnConfig {
+            w_q,
+            min_th,
+            max_th,
+            base_max_p,
+            alpha,
+            beta,
+            limit,
+            idle_tx_ticks: 133_333,
+            spreading: Spreading::UniformCountFirst,
+        }
+    }
+
+    /// Sets [`idle_tx_ticks`](Self::idle_tx_ticks).
+    #[must_use]
+    pub const fn with_idle_tx_ticks(mut self, ticks: u64) -> Self {
+        self.idle_tx_ticks = ticks;
+        self
+    }
+
+    /// Sets [`spreading`](Self::spreading).
+    #[must_use]
+    pub const fn with_spreading(mut self, spreading: Spreading) -> Self {
+        self.spreading = spreading;
+        self
+    }
+
     /// The AECN slides' router (slide 12): w_q 0.001, min_th 10, max_th 30, buffer
     /// 50 packets, alpha = beta = 2.5, with `base_max_p`; `s` = 1500 bytes at
     /// 90 Mbit/s in nanoseconds (133,333); ns-2's spreading.
     #[must_use]
     pub const fn zheng_kinicki(base_max_p: U32F32) -> AecnConfig {
-        AecnConfig {
-            w_q: U32F32::lit("0.001"),
-            min_th: 10,
-            max_th: 30,
+        AecnConfig::new(
+            U32F32::lit("0.001"),
+            10,
+            30,
             base_max_p,
-            alpha: U32F32::lit("2.5"),
-            beta: U32F32::lit("2.5"),
-            limit: 50,
-            idle_tx_ticks: 133_333,
-            spreading: Spreading::UniformCountFirst,
-        }
+            U32F32::lit("2.5"),
+            U32F32::lit("2.5"),
+            50,
+        )
     }
 }
 

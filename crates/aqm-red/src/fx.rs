@@ -473,6 +473,7 @@ impl Curve {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Spreading {
     /// FJ93's spreading with one uniform `U` per drop: the packet that brings
     /// the sum of the `p_b` seen since the last drop to `U` or more is dropped.

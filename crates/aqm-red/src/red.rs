@@ -10,6 +10,7 @@ use crate::{Decision, Packet, RedError};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum QueueUnit {
     /// Packets: a packet fits while `queue_len < limit`.
     #[default]
@@ -19,8 +20,26 @@ pub enum QueueUnit {
 }
 
 /// A RED configuration in the units of FJ93 section 4.
+///
+/// Built with [`packets`](Self::packets) and the `with_*` methods (or by
+/// setting the public fields of a built value); new fields may be added.
+///
+/// ```
+/// use aqm_red::{QueueUnit, RedConfig, RedProfile, Spreading};
+///
+/// // 20 to 60 kB in bytes, max_p 0.1, w_q 1/512, a 100 kB buffer, gentle,
+/// // ECN marking up to max_th, DPDK's law with one draw per drop.
+/// let cfg = RedConfig::packets(20_000, 60_000, RedConfig::prob(0.1), RedConfig::prob(1.0 / 512.0), 100_000)
+///     .with_unit(QueueUnit::Bytes)
+///     .with_gentle(true)
+///     .with_ecn(true)
+///     .with_ecn_drop_th(Some(60_000))
+///     .with_spreading(Spreading::AccumulatedDpdk);
+/// assert!(RedProfile::new(&cfg).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct RedConfig {
     /// min_th, in queue units.
     pub min_th: u32,
@@ -106,6 +125,80 @@ impl RedConfig {
         }
     }
 }
+
+/// The `with_*` methods of the settings RED and RIO share, and their one
+/// conversion to [`CommonCfg`]: the shared field list, written once.
+macro_rules! queue_settings {
+    ($cfg:ident) => {
+        impl $cfg {
+            /// Sets [`unit`](Self::unit).
+            #[must_use]
+            pub const fn with_unit(mut self, unit: QueueUnit) -> Self {
+                self.unit = unit;
+                self
+            }
+
+            /// Sets [`gentle`](Self::gentle).
+            #[must_use]
+            pub const fn with_gentle(mut self, gentle: bool) -> Self {
+                self.gentle = gentle;
+                self
+            }
+
+            /// Sets [`byte_mode`](Self::byte_mode).
+            #[must_use]
+            pub const fn with_byte_mode(mut self, max_len: Option<u32>) -> Self {
+                self.byte_mode = max_len;
+                self
+            }
+
+            /// Sets [`ecn`](Self::ecn).
+            #[must_use]
+            pub const fn with_ecn(mut self, ecn: bool) -> Self {
+                self.ecn = ecn;
+                self
+            }
+
+            /// Sets [`ecn_drop_th`](Self::ecn_drop_th).
+            #[must_use]
+            pub const fn with_ecn_drop_th(mut self, th: Option<u32>) -> Self {
+                self.ecn_drop_th = th;
+                self
+            }
+
+            /// Sets [`idle_tx_ticks`](Self::idle_tx_ticks).
+            #[must_use]
+            pub const fn with_idle_tx_ticks(mut self, ticks: u64) -> Self {
+                self.idle_tx_ticks = ticks;
+                self
+            }
+
+            /// Sets [`spreading`](Self::spreading).
+            #[must_use]
+            pub const fn with_spreading(mut self, spreading: Spreading) -> Self {
+                self.spreading = spreading;
+                self
+            }
+
+            /// The shared settings, for [`Common::new`].
+            pub(crate) const fn common_cfg(&self) -> CommonCfg {
+                CommonCfg {
+                    w_q: self.w_q,
+                    limit: self.limit,
+                    unit: self.unit,
+                    byte_mode: self.byte_mode,
+                    ecn: self.ecn,
+                    ecn_drop_th: self.ecn_drop_th,
+                    idle_tx_ticks: self.idle_tx_ticks,
+                    spreading: self.spreading,
+                }
+            }
+        }
+    };
+}
+pub(crate) use queue_settings;
+
+queue_settings!(RedConfig);
 
 /// The settings every RED-family queue has once, whatever its curves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -394,16 +487,7 @@ pub struct RedProfile {
 impl RedProfile {
     /// Checks `cfg` and precomputes the fixed-point constants.
     pub fn new(cfg: &RedConfig) -> Result<RedProfile, RedError> {
-        let common = Common::new(&CommonCfg {
-            w_q: cfg.w_q,
-            limit: cfg.limit,
-            unit: cfg.unit,
-            byte_mode: cfg.byte_mode,
-            ecn: cfg.ecn,
-            ecn_drop_th: cfg.ecn_drop_th,
-            idle_tx_ticks: cfg.idle_tx_ticks,
-            spreading: cfg.spreading,
-        })?;
+        let common = Common::new(&cfg.common_cfg())?;
         let curve = check_curve(&common, cfg.min_th, cfg.max_th, cfg.max_p, cfg.gentle)?;
         check_ecn_drop(cfg.ecn, cfg.ecn_drop_th, &[cfg.min_th], cfg.limit)?;
         Ok(RedProfile { common, curve })

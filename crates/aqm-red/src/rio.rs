@@ -12,6 +12,7 @@ use crate::{Decision, Packet, RedError};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum RioMode {
     /// RIO-C (coupled, Clark and Fang's RIO): a color's average counts the
     /// queued packets of its own and every better color (green: green only;
@@ -40,9 +41,46 @@ pub struct Precedence {
     pub max_p: U32F32,
 }
 
+impl Precedence {
+    /// One color's `min_th`, `max_th` and `max_p`.
+    #[must_use]
+    pub const fn new(min_th: u32, max_th: u32, max_p: U32F32) -> Precedence {
+        Precedence {
+            min_th,
+            max_th,
+            max_p,
+        }
+    }
+}
+
 /// A three-color RED configuration.
+///
+/// Built with [`new`](Self::new) or [`rfc2963`](Self::rfc2963) and the
+/// `with_*` methods (or by setting the public fields of a built value); new
+/// fields may be added.
+///
+/// ```
+/// use aqm_red::{Precedence, RedConfig, RioConfig, RioMode, RioProfile};
+///
+/// // WRED over a 300-packet buffer: green 150/300, yellow 100/300, red 50/300.
+/// let p = RedConfig::prob;
+/// let cfg = RioConfig::new(
+///     RioMode::Wred,
+///     p(0.002),
+///     [
+///         Precedence::new(150, 300, p(0.02)),
+///         Precedence::new(100, 300, p(0.05)),
+///         Precedence::new(50, 300, p(0.1)),
+///     ],
+///     300,
+/// )
+/// .with_ecn(true);
+/// assert!(RioProfile::new(&cfg).is_ok());
+/// assert!(RioProfile::new(&RioConfig::rfc2963(1000)).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct RioConfig {
     /// RIO-C, RIO-D or WRED.
     pub mode: RioMode,
@@ -68,7 +106,37 @@ pub struct RioConfig {
     pub spreading: Spreading,
 }
 
+crate::red::queue_settings!(RioConfig);
+
 impl RioConfig {
+    /// `mode` with `w_q`, the colors' thresholds (green, yellow, red) and the
+    /// buffer `limit`, in packets: not gentle, no byte mode, no ECN, FJ93
+    /// spreading ([`Spreading::Accumulated`]), and `s` = 1200 us in
+    /// nanosecond ticks, as [`RedConfig::packets`](crate::RedConfig::packets).
+    #[must_use]
+    pub const fn new(mode: RioMode, w_q: U32F32, colors: [Precedence; 3], limit: u32) -> RioConfig {
+        RioConfig {
+            mode,
+            w_q,
+            colors,
+            limit,
+            unit: QueueUnit::Packets,
+            gentle: false,
+            byte_mode: None,
+            ecn: false,
+            ecn_drop_th: None,
+            idle_tx_ticks: 1_200_000,
+            spreading: Spreading::Accumulated,
+        }
+    }
+
+    /// Sets [`mode`](Self::mode).
+    #[must_use]
+    pub const fn with_mode(mut self, mode: RioMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
     /// RFC 2963 appendix A.1: RIO extended to three drop priorities, red
     /// 100/200 packets max_p 0.1, yellow 200/400 max_p 0.05, green 400/800
     /// max_p 0.02, w_q 0.002; RIO-C, packets, FJ93 spreading
@@ -77,35 +145,17 @@ impl RioConfig {
     /// one 1500-byte packet on the 70 Mbit/s bottleneck in nanoseconds (171,429).
     #[must_use]
     pub const fn rfc2963(limit: u32) -> RioConfig {
-        RioConfig {
-            mode: RioMode::Coupled,
-            w_q: U32F32::lit("0.002"),
-            colors: [
-                Precedence {
-                    min_th: 400,
-                    max_th: 800,
-                    max_p: U32F32::lit("0.02"),
-                },
-                Precedence {
-                    min_th: 200,
-                    max_th: 400,
-                    max_p: U32F32::lit("0.05"),
-                },
-                Precedence {
-                    min_th: 100,
-                    max_th: 200,
-                    max_p: U32F32::lit("0.1"),
-                },
+        RioConfig::new(
+            RioMode::Coupled,
+            U32F32::lit("0.002"),
+            [
+                Precedence::new(400, 800, U32F32::lit("0.02")),
+                Precedence::new(200, 400, U32F32::lit("0.05")),
+                Precedence::new(100, 200, U32F32::lit("0.1")),
             ],
             limit,
-            unit: QueueUnit::Packets,
-            gentle: false,
-            byte_mode: None,
-            ecn: false,
-            ecn_drop_th: None,
-            idle_tx_ticks: 171_429,
-            spreading: Spreading::Accumulated,
-        }
+        )
+        .with_idle_tx_ticks(171_429)
     }
 }
 
@@ -122,16 +172,7 @@ impl RioProfile {
     /// at every average, green's drop probability is at most yellow's, and
     /// yellow's at most red's) and precomputes the constants.
     pub fn new(cfg: &RioConfig) -> Result<RioProfile, RedError> {
-        let common = Common::new(&CommonCfg {
-            w_q: cfg.w_q,
-            limit: cfg.limit,
-            unit: cfg.unit,
-            byte_mode: cfg.byte_mode,
-            ecn: cfg.ecn,
-            ecn_drop_th: cfg.ecn_drop_th,
-            idle_tx_ticks: cfg.idle_tx_ticks,
-            spreading: cfg.spreading,
-        })?;
+        let common = Common::new(&cfg.common_cfg())?;
         let mut curves = [Curve::new(&common.avg, 0, 1, 0, false); 3];
         for (i, p) in cfg.colors.iter().enumerate() {
             curves[i] = check_curve(&common, p.min_th, p.max_th, p.max_p, cfg.gentle)?;

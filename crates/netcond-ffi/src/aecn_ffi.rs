@@ -144,17 +144,17 @@ fn class(v: u32) -> Option<FlowClass> {
 }
 
 fn aecn_cfg(a: &netcond_aecn_params) -> Result<AecnConfig, c_int> {
-    Ok(AecnConfig {
-        w_q: U32F32::from_bits(a.w_q),
-        min_th: a.min_th,
-        max_th: a.max_th,
-        base_max_p: U32F32::from_bits(a.base_max_p),
-        alpha: U32F32::from_bits(a.alpha),
-        beta: U32F32::from_bits(a.beta),
-        limit: a.limit,
-        idle_tx_ticks: a.idle_tx_ticks,
-        spreading: spreading(a.spreading)?,
-    })
+    Ok(AecnConfig::new(
+        U32F32::from_bits(a.w_q),
+        a.min_th,
+        a.max_th,
+        U32F32::from_bits(a.base_max_p),
+        U32F32::from_bits(a.alpha),
+        U32F32::from_bits(a.beta),
+        a.limit,
+    )
+    .with_idle_tx_ticks(a.idle_tx_ticks)
+    .with_spreading(spreading(a.spreading)?))
 }
 
 const FORCED: netcond_red_decision = netcond_red_decision::NETCOND_DROP_FORCED;

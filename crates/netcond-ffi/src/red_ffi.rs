@@ -277,24 +277,17 @@ fn rio_cfg(p: &netcond_rio_params) -> Result<RioConfig, c_int> {
         _ => return Err(NETCOND_E_ENUM),
     };
     let [g, y, r] = p.colors;
-    let prec = |c: netcond_rio_precedence| Precedence {
-        min_th: c.min_th,
-        max_th: c.max_th,
-        max_p: prob(c.max_p),
-    };
-    Ok(RioConfig {
-        mode,
-        w_q: prob(p.w_q),
-        colors: [prec(g), prec(y), prec(r)],
-        limit: p.limit,
-        unit: unit(p.unit)?,
-        gentle: flag(p.gentle)?,
-        byte_mode: option(p.byte_mode),
-        ecn: flag(p.ecn)?,
-        ecn_drop_th: option(p.ecn_drop_th),
-        idle_tx_ticks: p.idle_tx_ticks,
-        spreading: spreading(p.spreading)?,
-    })
+    let prec = |c: netcond_rio_precedence| Precedence::new(c.min_th, c.max_th, prob(c.max_p));
+    Ok(
+        RioConfig::new(mode, prob(p.w_q), [prec(g), prec(y), prec(r)], p.limit)
+            .with_unit(unit(p.unit)?)
+            .with_gentle(flag(p.gentle)?)
+            .with_byte_mode(option(p.byte_mode))
+            .with_ecn(flag(p.ecn)?)
+            .with_ecn_drop_th(option(p.ecn_drop_th))
+            .with_idle_tx_ticks(p.idle_tx_ticks)
+            .with_spreading(spreading(p.spreading)?),
+    )
 }
 
 fn decision(d: Decision) -> netcond_red_decision {
@@ -647,7 +640,7 @@ pub unsafe extern "C" fn netcond_adaptive_red_config(
         crate::trtcm_ffi::configure(q, params, TAG_ADAPTIVE, |a| {
             AdaptiveRed::new(
                 &red_cfg(a)?,
-                &AdaptiveConfig { interval_ticks },
+                &AdaptiveConfig::new(interval_ticks),
                 Instant::from_ticks(now),
             )
             .map_err(red_code)

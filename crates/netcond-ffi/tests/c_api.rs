@@ -599,28 +599,20 @@ mod red {
     }
 
     fn rio(mode: RioMode) -> RioConfig {
-        let p = |min_th, max_th, max_p| Precedence {
-            min_th,
-            max_th,
-            max_p,
-        };
-        RioConfig {
+        let p = Precedence::new;
+        RioConfig::new(
             mode,
-            w_q: prob(1, 512),
-            colors: [
+            prob(1, 512),
+            [
                 p(40, 70, prob(1, 50)),
                 p(25, 50, prob(1, 10)),
                 p(10, 30, prob(1, 5)),
             ],
-            limit: 100,
-            unit: QueueUnit::Packets,
-            gentle: false,
-            byte_mode: None,
-            ecn: false,
-            ecn_drop_th: None,
-            idle_tx_ticks: 1_200_000,
-            spreading: Spreading::Accumulated,
-        }
+            100,
+        )
+        .with_unit(QueueUnit::Packets)
+        .with_idle_tx_ticks(1_200_000)
+        .with_spreading(Spreading::Accumulated)
     }
 
     /// The Rust side of `red_test stream SEED`.
@@ -683,14 +675,7 @@ mod red {
             }
             lines.push(tally.line("rio", i as u32, m.avg(&p, Color::Yellow)));
         }
-        let mut ar = AdaptiveRed::new(
-            &base(),
-            &AdaptiveConfig {
-                interval_ticks: 500_000_000,
-            },
-            t(0),
-        )
-        .unwrap();
+        let mut ar = AdaptiveRed::new(&base(), &AdaptiveConfig::new(500_000_000), t(0)).unwrap();
         let mut gen = SplitMix64::new(seed ^ 0x9999);
         let mut rng = Rng(seed);
         let (mut now, mut q) = (0, 0);

@@ -342,17 +342,17 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     let bottleneck: Box<dyn Qdisc> = match scheme.as_str() {
         "aecn" => {
             let a = p.f64("alpha");
-            let cfg = AecnConfig {
-                w_q: prob(p.f64("w_q")),
+            let cfg = AecnConfig::new(
+                prob(p.f64("w_q")),
                 min_th,
                 max_th,
-                base_max_p: prob(max_p),
-                alpha: prob(a),
-                beta: prob(a),
-                limit: buffer,
-                idle_tx_ticks: s_ticks,
-                spreading: Spreading::UniformCountFirst,
-            };
+                prob(max_p),
+                prob(a),
+                prob(a),
+                buffer,
+            )
+            .with_idle_tx_ticks(s_ticks)
+            .with_spreading(Spreading::UniformCountFirst);
             let profile = AecnProfile::new(&cfg).map_err(cfg_err)?;
             Box::new(AecnQdisc {
                 q: AecnQueue::new(&profile).map_err(cfg_err)?,
