@@ -41,7 +41,7 @@ fuzz_target!(|input: Input| {
     let Ok(p) = PremiumPolicerProfile::new(&cfg) else {
         return;
     };
-    let _ = p.meets_seed_rule();
+    let _ = p.pbs_exceeds_tbs_plus_packet();
     let mut now = input.start;
     let mut s = PremiumPolicer::new(&p, Instant::from_ticks(now));
     let mut r = PremiumPolicerRef::new(&cfg, now);

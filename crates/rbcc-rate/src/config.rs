@@ -49,7 +49,7 @@ impl RbccConfig {
     /// Toomey's RBCC report's interface: `capacity`, 40-byte ACKs per 1500-byte data packet,
     /// [`AckModel::OutsideLoad`], a 10 s idle timeout, nanosecond ticks.
     #[must_use]
-    pub const fn seed004(node: NodeId, capacity: Rate) -> RbccConfig {
+    pub const fn toomey_scenario7(node: NodeId, capacity: Rate) -> RbccConfig {
         RbccConfig {
             node,
             capacity,
@@ -174,7 +174,7 @@ mod tests {
 
     #[test]
     fn each_rule_is_checked() {
-        let ok = RbccConfig::seed004(NodeId(2), Rate::from_kbps(64));
+        let ok = RbccConfig::toomey_scenario7(NodeId(2), Rate::from_kbps(64));
         let p = RbccProfile::new(&ok).unwrap();
         assert_eq!(p.ack_ratio(), (2, 75));
         assert_eq!(p.capacity().bps(), 64_000);

@@ -41,15 +41,15 @@
 //!
 //! Flows 5 and 7 cross the 64 kbit/s link from router 2 to router 3 and flow 8
 //! crosses it the other way; each flow's ACKs cross it in the opposite direction.
-//! After a few round trips the rates are the seed's table: 2400000/77 bit/s for
+//! After a few round trips the rates are those of the report's optimum-rate table: 2400000/77 bit/s for
 //! each forward flow and 4800000/77 bit/s for the reverse flow.
 //!
 //! ```
 //! use netcond_core::{Instant, Rate};
 //! use rbcc_rate::{FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile};
 //!
-//! let p23 = RbccProfile::new(&RbccConfig::seed004(NodeId(23), Rate::from_kbps(64))).unwrap();
-//! let p32 = RbccProfile::new(&RbccConfig::seed004(NodeId(32), Rate::from_kbps(64))).unwrap();
+//! let p23 = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(23), Rate::from_kbps(64))).unwrap();
+//! let p32 = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(32), Rate::from_kbps(64))).unwrap();
 //! let mut r2: RbccInterface<16> = RbccInterface::new(&p23); // router 2 -> router 3
 //! let mut r3: RbccInterface<16> = RbccInterface::new(&p32); // router 3 -> router 2
 //! let now = Instant::ZERO;
@@ -86,10 +86,22 @@
 //!
 //! # Sources
 //!
-//! Toomey's RBCC report (TRUMP/RBCC on REAL, Scenario 7 and its optimum-rate table); the ACK
-//! model and the exact values are those of the project's algorithms notes
-//! (rbcc-rate section). The RCP update is `R <- R (1 + (T/d0)(alpha (C - y) -
-//! beta q/d0)/C)`, alpha 0.1, beta 1.
+//! - W. Toomey, TRUMP/RBCC: the TRUMP rate-based transport protocol and the RBCC
+//!   router rate calculation, compared with TCP Reno on S. Keshav's REAL network
+//!   simulator. Scenario 7 (four flows across a 64 kbit/s link between routers 2
+//!   and 3, 40-byte ACKs, 1500-byte data packets): the optimum-rate table of its
+//!   section 5.1 and the calculation of its Appendix B, which
+//!   [`RbccConfig::toomey_scenario7`] and `tests/scenario7.rs` reproduce.
+//! - A. Charny, "An Algorithm for Rate Allocation in a Packet-Switching Network
+//!   with Feedback", M.S. thesis, MIT, 1994: the advertised rate and its max-min
+//!   fixed point.
+//! - N. Dukkipati, M. Kobayashi, R. Zhang-Shen, N. McKeown, "Processor Sharing
+//!   Flows in the Internet", IWQoS 2005: the RCP update
+//!   `R <- R (1 + (T/d0)(alpha (C - y) - beta q/d0)/C)`, here with alpha 0.1 and
+//!   beta 1 ([`rcp`]).
+//!
+//! The ACK model ([`AckModel`]) and the exact rational values the tests check
+//! are derived in `docs/rbcc-rate.md`.
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]

@@ -147,7 +147,7 @@ fn converges_to_max_min_without_ack_load() {
 }
 
 #[test]
-fn converges_to_the_seed_model_with_ack_load() {
+fn converges_to_the_report_model_with_ack_load() {
     let mut rng = SplitMix64::new(0x5EED_0040);
     let mut mismatches = 0;
     let mut worst = 0;

@@ -20,7 +20,7 @@ impl Link {
     fn new(model: AckModel) -> Link {
         let cfg = |node| RbccConfig {
             ack_model: model,
-            ..RbccConfig::seed004(NodeId(node), Rate::from_kbps(64))
+            ..RbccConfig::toomey_scenario7(NodeId(node), Rate::from_kbps(64))
         };
         let p23 = RbccProfile::new(&cfg(23)).unwrap();
         let p32 = RbccProfile::new(&cfg(32)).unwrap();
@@ -81,9 +81,9 @@ fn within_one_unit(x: FixedRate, num: u128, den: u128) -> bool {
     lhs.abs_diff(rhs) < den
 }
 
-/// The seed model's forward rate with `n` forward flows and one reverse flow:
+/// The report's model's forward rate with `n` forward flows and one reverse flow:
 /// x = C / (n (1 + k)), k = 40/1500, as the fraction C 1500 / (n 1540).
-fn seed_x(n: u128) -> (u128, u128) {
+fn report_x(n: u128) -> (u128, u128) {
     (u128::from(C) * 1500, n * 1540)
 }
 
@@ -102,7 +102,7 @@ fn optimum_rate_table_outside_ack_load() {
     t += 6_000_000_000;
     let (r, rounds) = l.settle(t, &[5, 7], &[8]);
     assert!(rounds < 10, "{rounds} round trips");
-    let (xn, xd) = seed_x(2);
+    let (xn, xd) = report_x(2);
     assert!(within_one_unit(r[0], 2_400_000, 77), "{}", r[0]);
     assert!(within_one_unit(r[1], 2_400_000, 77), "{}", r[1]);
     assert!(within_one_unit(r[2], 4_800_000, 77), "{}", r[2]);
@@ -121,7 +121,7 @@ fn optimum_rate_table_outside_ack_load() {
     let (r, _) = l.settle(t, &[5, 7, 6], &[8]);
     for x in &r[..3] {
         assert!(within_one_unit(*x, 1_600_000, 77), "{x}");
-        assert!(within_one_unit(*x, seed_x(3).0, seed_x(3).1));
+        assert!(within_one_unit(*x, report_x(3).0, report_x(3).1));
     }
     assert!(within_one_unit(r[3], 4_800_000, 77), "{}", r[3]);
     assert_eq!(r[0].to_string(), "20779.221 bit/s");

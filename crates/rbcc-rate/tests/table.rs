@@ -151,7 +151,7 @@ fn recomputes_only_when_the_table_changes() {
     assert_eq!(
         a.rate,
         FixedRate::from_bps(3_000),
-        "seed model: ACKs are not lowered"
+        "the report's model: ACKs are not lowered"
     );
 }
 

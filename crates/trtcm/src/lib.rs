@@ -118,6 +118,25 @@
 //! assert!(passed <= 6000 + 2_000_000 && passed > 6000 + 2_000_000 - 1000);
 //! assert_eq!(counters.total_packets(), 4001);
 //! ```
+//!
+//! # Sources
+//!
+//! - J. Heinanen, R. Guerin, "A Single Rate Three Color Marker", RFC 2697,
+//!   September 1999: [`SrTcm`].
+//! - J. Heinanen, R. Guerin, "A Two Rate Three Color Marker", RFC 2698, September
+//!   1999: [`TrTcm`].
+//! - O. Aboul-Magd, S. Rabie, "A Differentiated Service Two-Rate, Three-Color Marker
+//!   with Efficient Handling of in-Profile Traffic", RFC 4115, July 2005: [`Rfc4115`].
+//! - A. Pinizzotto, "Test of a DiffServ Premium TCP stream varying the Committed
+//!   Rate": the token bucket (TBs) policer in front of a premium buffer (PBs) on a
+//!   2048 kbit/s PPP link, committed rates of 8 % to 19 % of the link, and the rule
+//!   `PBs > TBs + one packet` for no buffer drop: [`PremiumPolicer`],
+//!   [`PremiumPolicerProfile::pbs_exceeds_tbs_plus_packet`].
+//! - B. Davie et al., "An Expedited Forwarding PHB (Per-Hop Behavior)", RFC 3246,
+//!   March 2002: the EF behaviour the premium policer polices for.
+//! - O. Bonaventure, S. De Cnodder, "A Rate Adaptive Shaper for Differentiated
+//!   Services", RFC 2963, October 2000: its simulations (appendix A) meter TCP with a
+//!   trTCM in front of RIO, which `netcond-sim` reproduces with `TrTcm`.
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
@@ -151,24 +170,8 @@ pub use rfc4115::{
     Rfc4115, Rfc4115Config, Rfc4115Error, Rfc4115Meter, Rfc4115Profile, Rfc4115Ties,
 };
 
+use netcond_core::branchless::fits;
 use netcond_core::Instant;
-
-/// `!0` when `cost <= tokens`, else `0`: the mask is the borrow of a 128-bit
-/// subtraction. Written this way, rather than as a
-/// comparison, so that the compiler emits `sub`/`sbb` instead of a conditional
-/// branch: whether a packet fits depends on the traffic, and a branch on it
-/// mispredicts.
-#[inline(always)]
-pub(crate) fn fits(tokens: u64, cost: u64) -> u64 {
-    let d = u128::from(tokens).wrapping_sub(u128::from(cost));
-    !((d >> 64) as u64)
-}
-
-/// An all-ones mask if `b`, else zero.
-#[inline(always)]
-pub(crate) fn mask(b: bool) -> u64 {
-    0u64.wrapping_sub(u64::from(b))
-}
 
 /// The color from the masks of the two tests passed: `green` (a subset of
 /// `not_red`) and `not_red`, looked up in a table so that no branch is needed.

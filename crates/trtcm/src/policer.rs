@@ -28,11 +28,12 @@
 //! `TBs + r t - R t + (bytes already sent of the packet in service) < TBs + Lmax`
 //! over the current busy period of length `t`. In whole bytes: `PBs >= TBs + Lmax - 1`
 //! is enough, and for every smaller `PBs` a stream exists that overflows it (the
-//! tests build one). The seed's `PBs > TBs + Lmax` holds with two bytes to spare;
-//! [`PremiumPolicerProfile::meets_seed_rule`] checks it.
+//! tests build one). The test's `PBs > TBs + Lmax` holds with two bytes to spare;
+//! [`PremiumPolicerProfile::pbs_exceeds_tbs_plus_packet`] checks it.
 //!
 //! A conforming packet that is buffer-dropped has still spent its tokens: the
-//! policer sits upstream of the buffer, as in the seed's router.
+//! policer sits upstream of the buffer, as in the premium TCP test's router
+//! (DiffServ on the PPP interface's outgoing traffic).
 
 use netcond_core::{BucketError, BucketProfile, Instant, Rate, TickRate};
 
@@ -159,7 +160,7 @@ impl PremiumPolicerProfile {
     /// buffer is served at least at the committed rate, a single conforming stream
     /// never sees a buffer drop.
     #[must_use]
-    pub fn meets_seed_rule(&self) -> bool {
+    pub fn pbs_exceeds_tbs_plus_packet(&self) -> bool {
         let tbs = self.bucket.b.full() / self.bucket.b.scale();
         u128::from(self.pbs) > u128::from(tbs) + u128::from(self.max_packet)
     }
@@ -269,8 +270,12 @@ impl PremiumPolicer {
         );
         let conforming = b.fits;
         self.tokens = b.tokens - (cost & conforming);
-        let room = crate::fits(profile.pbs.saturating_sub(self.backlog), u64::from(len));
-        let conforming = conforming | crate::mask(cfg!(test) && crate::mutants::on(5));
+        let room = netcond_core::branchless::fits(
+            profile.pbs.saturating_sub(self.backlog),
+            u64::from(len),
+        );
+        let conforming =
+            conforming | netcond_core::branchless::mask(cfg!(test) && crate::mutants::on(5));
         let admitted = conforming & room;
         self.backlog += u64::from(len) & admitted;
         // Index 1 if nonconforming, 2 if conforming but not admitted, else 0.
@@ -379,7 +384,7 @@ mod tests {
     fn config_rules() {
         let ok = PremiumPolicerConfig::default();
         let p = PremiumPolicerProfile::new(&ok).unwrap();
-        assert!(p.meets_seed_rule());
+        assert!(p.pbs_exceeds_tbs_plus_packet());
         assert_eq!(p.pbs(), 13_000);
         let e = |c: PremiumPolicerConfig| PremiumPolicerProfile::new(&c).unwrap_err();
         use PremiumPolicerError as E;
@@ -421,13 +426,13 @@ mod tests {
             pbs: 45_000,
             ..ok
         };
-        assert!(PremiumPolicerProfile::new(&b).unwrap().meets_seed_rule());
+        assert!(PremiumPolicerProfile::new(&b).unwrap().pbs_exceeds_tbs_plus_packet());
         let edge = PremiumPolicerConfig {
             tbs: 43_000,
             pbs: 44_500,
             ..ok
         };
-        assert!(!PremiumPolicerProfile::new(&edge).unwrap().meets_seed_rule());
+        assert!(!PremiumPolicerProfile::new(&edge).unwrap().pbs_exceeds_tbs_plus_packet());
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! RFC 2697: the single rate three color marker (srTCM).
 
+use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::{
-    color_of, color_of_signs, fast_costs, fast_refill, forward, margin, mask, probe, settle,
-    signs_of, Bucket, Limits, Probe,
+    color_of, color_of_signs, fast_costs, fast_refill, forward, margin, probe, settle, signs_of,
+    Bucket, Limits, Probe,
 };
 
 /// The parameters of an srTCM, in the units of RFC 2697 section 2.

@@ -1,9 +1,10 @@
 //! RFC 2698: the two rate three color marker (trTCM).
 
+use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::{
-    color_of, color_of_signs, fast_costs, fast_refill, fill, forward, margin, mask, probe, settle,
+    color_of, color_of_signs, fast_costs, fast_refill, fill, forward, margin, probe, settle,
     signs_of, Bucket, Limits, Probe,
 };
 

@@ -106,7 +106,7 @@ proptest! {
 
     /// The premium TCP test: PBs > TBs + one packet, service rate >= committed rate: no buffer drop.
     #[test]
-    fn seed_rule_means_no_buffer_drop(
+    fn pbs_above_tbs_plus_packet_means_no_buffer_drop(
         rate in 1_000u64..10_000_000,
         extra in 0u64..2_000_000,
         max_packet in 1u32..9000,
@@ -122,7 +122,7 @@ proptest! {
             max_packet,
             tick: TickRate::NANOS,
         };
-        prop_assert!(PremiumPolicerProfile::new(&cfg).unwrap().meets_seed_rule());
+        prop_assert!(PremiumPolicerProfile::new(&cfg).unwrap().pbs_exceeds_tbs_plus_packet());
         let stream: Vec<(u64, u32)> =
             stream.into_iter().map(|(g, l)| (g, l.min(max_packet))).collect();
         let c = simulate(&cfg, rate + extra, &stream);
@@ -192,7 +192,7 @@ fn buffer_smaller_than_bucket_drops() {
         max_packet: 1500,
         tick: TickRate::NANOS,
     };
-    assert!(!PremiumPolicerProfile::new(&cfg).unwrap().meets_seed_rule());
+    assert!(!PremiumPolicerProfile::new(&cfg).unwrap().pbs_exceeds_tbs_plus_packet());
     // Eight 1375-byte packets at t = 0: 11,000 bytes, all conforming.
     let c = simulate(&cfg, 20_480, &[(0, 1375); 8]);
     assert_eq!(c.packets(PolicerVerdict::PolicerDrop), 0);

@@ -305,7 +305,7 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
     for (i, port) in ports.iter().enumerate() {
         if router_of_port(i).is_some() {
             let cap = (port.rate_bps as f64 * p.f64("rbcc_capacity_pct") / 100.0).round() as u64;
-            let c = RbccConfig::seed004(NodeId(i as u32 + 1), Rate::from_bits_per_sec(cap));
+            let c = RbccConfig::toomey_scenario7(NodeId(i as u32 + 1), Rate::from_bits_per_sec(cap));
             let pr = RbccProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
             ifaces.push(Some(RbccInterface::new(&pr)));
             profiles.push(Some(pr));
