@@ -36,74 +36,24 @@ pub(crate) const fn ewma(avg: u32, q_fx: u32, w: u64) -> u32 {
 }
 
 /// [`ewma`] for `w_q = 2^-n` (`w = 2^(32 - n)`) and a queue `q_fx` that is a
-/// multiple of `2^n`, with shifts instead of multiplications; `round` is
-/// `2^n - 1`. The result is `ewma(avg, q_fx, 2^(32 - n))` for every such input.
+/// multiple of `2^n`, with a shift instead of multiplications. The result is
+/// `ewma(avg, q_fx, 2^(32 - n))` for every such input.
 ///
-/// Proof. Write `a = avg`, `q = q_fx`, `W = 2^(32 - n)`. Since
-/// `a (2^32 - W) + q W = a 2^32 + (q - a) W` and `a` is an integer,
-/// `ewma = a + floor(((q - a) W + bias) / 2^32)`.
-/// - `q >= a`: `bias = 2^32 - 1`, and for an integer `x`,
-///   `floor((x + 2^32 - 1) / 2^32) = ceil(x / 2^32)`; with `x = (q - a) 2^(32 - n)`
-///   that is `ceil((q - a) / 2^n) = floor((q - a + 2^n - 1) / 2^n)`. Here
-///   `q - a + 2^n - 1 >= 0`, so a logical shift takes the floor, and
-///   `q + 2^n - 1 = q | round` because the low `n` bits of `q` are zero.
-/// - `q < a`: `bias = 0`, and `floor((q - a) 2^(32 - n) / 2^32) = floor((q - a) / 2^n)`:
-///   an arithmetic shift of the negative `q - a`.
-///
-/// The differences are in `(-2^32, 2^33)` and the result is between `a` and
-/// `q`, so nothing overflows and the `u32` cast is exact. Tested against
-/// [`ewma`] exhaustively on small values and at random (`ewma_shift_is_ewma`).
-///
-/// The choice is made before the shift, on the sign of `q - a`: for `q >= a`
-/// the ceiling's numerator `q - a + 2^n - 1` is nonnegative, so the
-/// arithmetic shift of the chosen value is the logical shift above. The
-/// ceiling's numerator is `down + round`, one addition on `down`: compilers
-/// select the addend (`round` or 0) on the sign of `down` and add it, so a
-/// step is a subtraction, a select, an addition, a shift and an addition,
-/// with one instruction fewer than computing `(q | round) - a` beside `down`
-/// (on x86-64, one `or` and one register copy of `round` fewer per step:
-/// three per packet in RIO-C) for the same five-cycle path from one average
-/// to the next (a select waits for the flags of `down`'s sign either way).
-/// One shift instead of the multiply form's two; the choice is a select, not
-/// a branch, since the sign of `q - avg` flips at random on a queue that
-/// hovers around its average.
-#[inline(always)]
-pub(crate) const fn ewma_shift(avg: u32, q_fx: u32, n: u32, round: u64) -> u32 {
-    let a = avg as i64;
-    let down = q_fx as i64 - a;
-    let up = down + round as i64;
-    (a + (if down >= 0 { up } else { down } >> n)) as u32
-}
-
-/// [`ewma_shift`] with the rounding folded into a carry: the same value for
-/// every input (`w_q = 2^-n`, `q_fx` a multiple of `2^n`), with no constant
-/// besides `n`. RIO's short path uses it in every mode (RIO-C steps up to
-/// three averages per packet; a mode left on [`ewma_shift`] would keep its
-/// constant live across the others' code).
-///
-/// Proof. Write `a = avg`, `q = q_fx`, `m = 2^n`, `x = q - a`. By
-/// [`ewma_shift`]'s proof, `ewma = a + ceil(x / m)` for `x >= 0` and
-/// `ewma = a + floor(x / m)` for `x < 0`. For an integer `x >= 0`,
-/// `ceil(x / m) = floor((x - 1) / m) + 1`: both are `floor((x + m - 1) / m)`,
-/// and at `x = 0` the floor of `-1 / m` is -1. With `c = 1` when `q >= a` and
-/// 0 otherwise, both cases are `(a + c) + floor((q - (a + c)) / m)`, and
-/// `floor(y / 2^n)` of an integer `y` is the arithmetic shift `y >> n`. The
-/// shifted value `q - (a + c)` is in `[-2^32, 2^32)` and the result is
-/// between `a` and `q`, so nothing overflows and the `u32` cast is exact.
-/// Tested against [`ewma`] and [`ewma_shift`] exhaustively on small values
+/// Proof. Write `a = avg`, `q = q_fx`, `m = 2^n`, `x = q - a`, `W = 2^(32 - n)`.
+/// Since `a (2^32 - W) + q W = a 2^32 + x W` and `a` is an integer,
+/// `ewma = a + floor((x W + bias) / 2^32)`. For `x >= 0`, `bias = 2^32 - 1`
+/// and, for an integer, `floor((y + 2^32 - 1) / 2^32) = ceil(y / 2^32)`: so
+/// `ewma = a + ceil(x / m)`. For `x < 0`, `bias = 0` and `ewma = a + floor(x
+/// / m)`. For an integer `x >= 0`, `ceil(x / m) = floor((x - 1) / m) + 1`:
+/// both are `floor((x + m - 1) / m)`, and at `x = 0` the floor of `-1 / m` is
+/// -1. With `c = 1` when `q >= a` and 0 otherwise, both cases are `(a + c) +
+/// floor((q - (a + c)) / m)`, and `floor(y / 2^n)` of an integer `y` is the
+/// arithmetic shift `y >> n`. The shifted value `q - (a + c)` is in `[-2^32,
+/// 2^32)` and the result is between `a` and `q`, so nothing overflows and the
+/// `u32` cast is exact. Tested against [`ewma`] exhaustively on small values
 /// and at random (`ewma_shift_is_ewma`, `ewma_shift_is_ewma_anywhere`).
-///
-/// Cost (x86-64): `c` is one comparison and `a + c` one `sbb` of its carry,
-/// then a subtraction, the shift and an addition: five integer operations,
-/// where [`ewma_shift`] takes six and holds two more constants (`2^n - 1`,
-/// and a zero for its select). On RIO-C's bench loop (three averages for a
-/// green packet) 68.4 instructions per packet instead of 77.6, and about
-/// 0.4 ns faster; on RED's (one average) one instruction fewer but about
-/// 0.1 ns slower (the `contention` example, 2026-11-30), so RED keeps
-/// [`ewma_shift`]. Both have a five-operation path from one average to the
-/// next.
 #[inline(always)]
-pub(crate) const fn ewma_carry(avg: u32, q_fx: u32, n: u32) -> u32 {
+pub(crate) const fn ewma_shift(avg: u32, q_fx: u32, n: u32) -> u32 {
     let c = (q_fx >= avg) as i64;
     let ac = avg as i64 + c;
     (ac + ((q_fx as i64 - ac) >> n)) as u32
@@ -121,8 +71,6 @@ pub(crate) struct AvgProfile {
     pub w_rest: u64,
     /// `n` when `w_q = 2^-n` ([`ewma_shift`]), [`NO_SHIFT`] otherwise.
     pub shift: u32,
-    /// `2^n - 1` when `w_q = 2^-n`, 0 otherwise.
-    pub round: u64,
     /// Fractional bits of the average.
     pub frac: u32,
     /// The buffer limit in queue units.
@@ -139,18 +87,16 @@ impl AvgProfile {
     /// `limit > 0` and `s > 0`.
     pub(crate) fn new(w: u64, limit: u32, s: u64) -> AvgProfile {
         let frac = limit.leading_zeros();
-        let (shift, round) = if w.is_power_of_two() {
+        let shift = if w.is_power_of_two() {
             // w = 2^(32 - n) with n in 0..=32.
-            let n = 32 - w.trailing_zeros();
-            (n, (1u64 << n) - 1)
+            32 - w.trailing_zeros()
         } else {
-            (NO_SHIFT, 0)
+            NO_SHIFT
         };
         AvgProfile {
             w,
             w_rest: ONE - w,
             shift,
-            round,
             frac,
             limit,
             limit_fx: limit << frac,
@@ -176,13 +122,7 @@ impl AvgProfile {
     /// [`shifts`](Self::shifts) and `q_fx` is a multiple of `1 << frac`.
     #[inline(always)]
     pub(crate) const fn step_shift(&self, avg: u32, q_fx: u32) -> u32 {
-        ewma_shift(avg, q_fx, self.shift, self.round)
-    }
-
-    /// [`step_shift`](Self::step_shift) by [`ewma_carry`]: the same value.
-    #[inline(always)]
-    pub(crate) const fn step_carry(&self, avg: u32, q_fx: u32) -> u32 {
-        ewma_carry(avg, q_fx, self.shift)
+        ewma_shift(avg, q_fx, self.shift)
     }
 
     /// One EWMA step toward `q_fx` with multiplications: [`ewma`] with
@@ -208,7 +148,7 @@ impl AvgProfile {
     /// The decay factor `(1 - w_q)^(dt / s)` in Q0.64, or `None` for `dt = 0`.
     /// At most 64 multiplications (one per set bit of `dt`), stopping early
     /// once the factor reaches zero. Kept out of line: it runs once per idle
-    /// period, and inlining it would crowd the per-packet path's registers.
+    /// period.
     #[cold]
     #[inline(never)]
     pub(crate) fn decay_factor(&self, dt: u64) -> Option<u64> {
@@ -359,10 +299,6 @@ pub(crate) struct Curve {
     /// where it does not: `avg - min_fx < fast_range` (wrapping) is then "in
     /// the first probabilistic region, short path allowed" in one comparison.
     pub fast_range: u64,
-    /// `max_fx` where the short path applies, `min_fx` where it does not:
-    /// `avg < fast_max` is "below min_th, or in the first probabilistic
-    /// region with the short path allowed".
-    pub fast_max: u64,
     /// `max_fx - min_fx` for the per-packet spreadings without byte mode, 0
     /// otherwise: their short path in the first probabilistic region.
     pub early_range: u64,
@@ -398,7 +334,6 @@ impl Curve {
             top_fx,
             seg: [Segment::default(); 2],
             fast_range: 0,
-            fast_max: min_fx as u64,
             early_range: 0,
             fast_half: 0,
             fast_sh: 0,
@@ -550,10 +485,7 @@ pub(crate) struct Spread {
     /// The count-based test's `K = 2^k_shift` ([`hit`](Self::hit)); with
     /// `budget`, the shift of p_b before it is taken from the budget: 1 for
     /// [`Spreading::AccumulatedDpdk`] (p_b / 2), 0 for
-    /// [`Spreading::Accumulated`]. One field for both, so that the general
-    /// path's halving reads a value the per-packet spreadings' short path
-    /// already holds: a separate field measured one more instruction per
-    /// draw on the default spreading's path (a constant spilled).
+    /// [`Spreading::Accumulated`].
     pub k_shift: u32,
     /// The state after a forced drop, and after an early drop or mark for
     /// the count-based spreadings ([`after_pick`](Self::after_pick)); below
@@ -618,9 +550,7 @@ impl Spread {
     /// next gap's budget, drawn now ([`fresh_budget`]), and `after_drop` for
     /// the others. Drawing at the pick rather than at the next packet keeps
     /// the law (the same uniform serves the same gap) and takes the test for
-    /// [`FRESH`] off the packet after a drop (RIO-C's bench loop ran 0.2-0.45
-    /// ns per packet faster, RED's 0.15-0.26 with the shift of the queue;
-    /// docs/aqm-red.md). A budget drawn at a drop and then dropped (the
+    /// [`FRESH`] off the packet after a drop. A budget drawn at a drop and then dropped (the
     /// average falls below min_th, or a forced drop, before the next packet
     /// in the region) is a draw the lazy form would not have made; the
     /// decisions for a seed then differ from it, not their law.
@@ -739,7 +669,7 @@ mod tests {
         assert_eq!(ewma(u32::MAX, 0, ONE), 0);
     }
 
-    /// `ewma_shift` and `ewma_carry` against `ewma` for `w = 2^(32 - n)`:
+    /// `ewma_shift` against `ewma` for `w = 2^(32 - n)`:
     /// every average and every multiple of `2^n` below 2^12 for n <= 12
     /// (below 2^5 for n <= 5 under Miri, which interprets every instruction),
     /// the edges of the range for every n <= 31.
@@ -747,9 +677,7 @@ mod tests {
     fn ewma_shift_is_ewma() {
         let check = |a: u32, q: u32, n: u32| {
             let w = 1u64 << (32 - n);
-            let got = ewma_shift(a, q, n, (1 << n) - 1);
-            assert_eq!(got, ewma(a, q, w), "a {a} q {q} n {n}");
-            assert_eq!(ewma_carry(a, q, n), got, "carry: a {a} q {q} n {n}");
+            assert_eq!(ewma_shift(a, q, n), ewma(a, q, w), "a {a} q {q} n {n}");
         };
         let bits = if cfg!(miri) { 5 } else { 12 };
         for n in 0..=bits {
@@ -801,8 +729,7 @@ mod tests {
         fn ewma_shift_is_ewma_anywhere(a in proptest::prelude::any::<u32>(), q in proptest::prelude::any::<u32>(), n in 0u32..=31) {
             let q = q >> n << n;
             let want = ewma(a, q, 1 << (32 - n));
-            proptest::prop_assert_eq!(ewma_shift(a, q, n, (1 << n) - 1), want);
-            proptest::prop_assert_eq!(ewma_carry(a, q, n), want);
+            proptest::prop_assert_eq!(ewma_shift(a, q, n), want);
         }
     }
 
@@ -827,7 +754,7 @@ mod tests {
     #[test]
     fn shift_parameters() {
         let a = AvgProfile::new(1 << 23, 256, 1000);
-        assert_eq!((a.shift, a.round, a.frac), (9, 511, 23));
+        assert_eq!((a.shift, a.frac), (9, 23));
         assert!(a.shifts());
         assert!(!AvgProfile::new(1 << 23, 1 << 24, 1000).shifts());
         assert!(AvgProfile::new(ONE, 1, 1000).shifts());

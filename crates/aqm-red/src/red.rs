@@ -387,39 +387,6 @@ impl Common {
         self.decide(curve, avg, count, pkt, rng)
     }
 
-    /// [`decide_fast`](Self::decide_fast) for RIO-D, where the curve and the
-    /// average change with the color from one packet to the next and so does
-    /// the region. (RIO-C and WRED use `decide_fast`, which measured faster
-    /// on their bench streams; RIO-D has no bench.)
-    /// Below min_th and in the first probabilistic region the average's
-    /// distance above min_th saturates at 0, and so does p_b; with the budget
-    /// taken as at least 1 below min_th, "below, or in the region and not
-    /// picked" is `avg < fast_max && p < budget`: two branches that depend on
-    /// the average and the picks, not on the color.
-    #[inline(always)]
-    pub(crate) fn decide_colors<R: RandomSource + ?Sized>(
-        &self,
-        curve: &Curve,
-        avg: u32,
-        count: &mut u32,
-        pkt: Packet,
-        rng: &mut R,
-    ) -> Decision {
-        let below = avg < curve.min_fx;
-        // 0 below min_th. The product is used only when avg < fast_max, where
-        // avg - min_fx < seg[0]'s run and slope * run < 2^64 (`fx::Segment`):
-        // exact there; above, it may wrap, and is ignored. The short path's
-        // shift, as in `decide_fast`.
-        let s = &curve.seg[0];
-        let p = (avg.saturating_sub(curve.min_fx) as u64).wrapping_mul(s.slope) >> curve.fast_sh;
-        let b = *count;
-        if (avg as u64) < curve.fast_max && p < (b | below as u32) as u64 {
-            *count = if below { 0 } else { b - p as u32 };
-            return Decision::Enqueue;
-        }
-        self.decide_fast(curve, avg, count, pkt, rng)
-    }
-
     /// FJ93 figure 2's decision for a packet whose average is `avg` on `curve`.
     #[inline(always)]
     pub(crate) fn decide<R: RandomSource + ?Sized>(
@@ -563,7 +530,6 @@ pub(crate) fn check_curve(
     c.set_fast_half(common.spread.halves());
     if common.fast {
         c.fast_range = c.max_fx - c.min_fx as u64;
-        c.fast_max = c.max_fx;
     } else if !common.spread.budget && common.bytes.max_len == 0 {
         c.early_range = c.max_fx - c.min_fx as u64;
     }

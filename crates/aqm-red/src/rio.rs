@@ -336,62 +336,35 @@ impl Rio {
         let (s0, s1, total) = (s0 as u32, s1 as u32, total as u32);
         let a = &c.avg;
         let u = a.frac;
-        // RIO-C first: the mode is the same from one packet to the next, and
-        // the first test is the one that costs least.
-        let avg = match profile.mode {
+        let (k, avg) = match profile.mode {
             RioMode::Coupled => {
-                // A branch on the color, first: the color is known as soon
-                // as the packet is (no arithmetic before it), so a
-                // mispredicted branch on it is resolved early, before the
-                // averages are, and costs less than its count suggests
-                // (selects read from masks in the profile, with no branch on
-                // the color, measured slower on the bench stream). Each
-                // color computes only the steps it needs (red one, yellow
-                // two, green three) and decides by RED's short path
-                // ([`Common::decide_fast`]), some fifteen instructions
-                // shorter than `decide_colors`' test of the two regions at
-                // once. The compiler may merge the three decisions into one
-                // with the color's index; its branches on the region then
-                // follow the color, which the branch history holds. The
-                // steps are `fx::ewma_carry` (no rounding constant: nine
-                // instructions fewer per packet than `ewma_shift`).
-                let n2 = a.step_carry(self.avg[2], total << u);
+                // Each color steps only the averages that count it (red
+                // one, yellow two, green three).
+                let n2 = a.step_shift(self.avg[2], total << u);
                 self.avg[2] = n2;
-                let (k, avg) = match color {
+                match color {
                     Color::Green => {
-                        self.avg[0] = a.step_carry(self.avg[0], s0 << u);
-                        self.avg[1] = a.step_carry(self.avg[1], s1 << u);
+                        self.avg[0] = a.step_shift(self.avg[0], s0 << u);
+                        self.avg[1] = a.step_shift(self.avg[1], s1 << u);
                         (0, self.avg[0])
                     }
                     Color::Yellow => {
-                        self.avg[1] = a.step_carry(self.avg[1], s1 << u);
+                        self.avg[1] = a.step_shift(self.avg[1], s1 << u);
                         (1, self.avg[1])
                     }
                     Color::Red => (2, n2),
-                };
-                return c.decide_fast(&profile.curves[k], avg, &mut self.count[k], pkt, rng);
+                }
             }
             RioMode::Wred => {
-                self.avg[0] = a.step_carry(self.avg[0], total << u);
-                // RED's short path with the color's curve, as RIO-C's: on
-                // the bench stream some fifteen instructions fewer per packet
-                // than `decide_colors`, for more mispredicted region
-                // branches (0.15 per packet, from 0.10, by a gshare model),
-                // and faster.
-                return c.decide_fast(
-                    &profile.curves[ci],
-                    self.avg[0],
-                    &mut self.count[ci],
-                    pkt,
-                    rng,
-                );
+                self.avg[0] = a.step_shift(self.avg[0], total << u);
+                (ci, self.avg[0])
             }
             RioMode::Decoupled => {
-                self.avg[ci] = a.step_carry(self.avg[ci], queue[ci] << u);
-                self.avg[ci]
+                self.avg[ci] = a.step_shift(self.avg[ci], queue[ci] << u);
+                (ci, self.avg[ci])
             }
         };
-        c.decide_colors(&profile.curves[ci], avg, &mut self.count[ci], pkt, rng)
+        c.decide_fast(&profile.curves[k], avg, &mut self.count[k], pkt, rng)
     }
 
     /// [`on_arrival`](Self::on_arrival) off the short path (see
