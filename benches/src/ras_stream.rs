@@ -31,10 +31,7 @@ pub fn sr_profile() -> RasProfile {
         Rate::from_bytes_per_sec(125_000_000),
         256_000,
     );
-    c.thresholds = Some(SrThresholds {
-        cir_th: 64_000,
-        mir_th: 192_000,
-    });
+    c.thresholds = Some(SrThresholds::new(64_000, 192_000));
     c.tick = tick();
     SrRasProfile::new(&c).unwrap().into()
 }
@@ -48,11 +45,7 @@ pub fn tr_profile() -> RasProfile {
         Rate::from_bytes_per_sec(125_000_000),
         256_000,
     );
-    c.thresholds = Some(TrThresholds {
-        cir_th: 64_000,
-        pir_th: 128_000,
-        mir_th: 192_000,
-    });
+    c.thresholds = Some(TrThresholds::new(64_000, 128_000, 192_000));
     c.tick = tick();
     TrRasProfile::new(&c).unwrap().into()
 }

@@ -35,26 +35,28 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let tick = input.tick.get();
-    let cfg = TrRasConfig {
-        cir: input.cir.get(),
-        pir: input.pir.get(),
-        mir: input.mir.map(RateSel::get),
-        line_rate: input.line.get(),
-        thresholds: input.thresholds.map(|(c, p, m)| TrThresholds {
-            cir_th: c.get(),
-            pir_th: p.get(),
-            mir_th: m.get(),
-        }),
-        buffer_bytes: input.buffer.get(),
-        // The largest packet at most the buffer (every buffer stays reachable).
-        max_packet_bytes: u32::try_from(input.buffer.get())
+    let mut cfg = TrRasConfig::new(
+        input.cir.get(),
+        input.pir.get(),
+        input.line.get(),
+        input.buffer.get(),
+    )
+    // The largest packet at most the buffer (every buffer stays reachable).
+    .with_max_packet_bytes(
+        u32::try_from(input.buffer.get())
             .unwrap_or(u32::MAX)
             .clamp(1, ras_shaper::DEFAULT_MAX_PACKET),
-        k: input
+    )
+    .with_k(
+        input
             .k_ns
             .map_or(ras_shaper::DEFAULT_K, Duration::from_nanos),
-        tick,
-    };
+    )
+    .with_tick(tick);
+    cfg.mir = input.mir.map(RateSel::get);
+    cfg.thresholds = input
+        .thresholds
+        .map(|(c, p, m)| TrThresholds::new(c.get(), p.get(), m.get()));
     let (cir, pir) = input
         .meter_rates
         .map_or((cfg.cir, cfg.pir), |(c, p)| (c.get(), p.get()));

@@ -26,24 +26,23 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let cfg = SrRasConfig {
-        cir: input.cir.get(),
-        mir: input.mir.map(RateSel::get),
-        line_rate: input.line.get(),
-        thresholds: input.thresholds.map(|(c, m)| SrThresholds {
-            cir_th: c.get(),
-            mir_th: m.get(),
-        }),
-        buffer_bytes: input.buffer.get(),
+    let mut cfg = SrRasConfig::new(input.cir.get(), input.line.get(), input.buffer.get())
         // The largest packet at most the buffer (every buffer stays reachable).
-        max_packet_bytes: u32::try_from(input.buffer.get())
-            .unwrap_or(u32::MAX)
-            .clamp(1, ras_shaper::DEFAULT_MAX_PACKET),
-        k: input
-            .k_ns
-            .map_or(ras_shaper::DEFAULT_K, Duration::from_nanos),
-        tick: input.tick.get(),
-    };
+        .with_max_packet_bytes(
+            u32::try_from(input.buffer.get())
+                .unwrap_or(u32::MAX)
+                .clamp(1, ras_shaper::DEFAULT_MAX_PACKET),
+        )
+        .with_k(
+            input
+                .k_ns
+                .map_or(ras_shaper::DEFAULT_K, Duration::from_nanos),
+        )
+        .with_tick(input.tick.get());
+    cfg.mir = input.mir.map(RateSel::get);
+    cfg.thresholds = input
+        .thresholds
+        .map(|(c, m)| SrThresholds::new(c.get(), m.get()));
     let Ok(p) = SrRasProfile::new(&cfg) else {
         return;
     };

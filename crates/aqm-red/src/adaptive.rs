@@ -4,7 +4,7 @@
 use fixed::types::U32F32;
 use netcond_core::{Instant, RandomSource, TickRate};
 
-use crate::ONE;
+use crate::fx::ONE;
 use crate::{Decision, Packet, Red, RedConfig, RedError, RedProfile};
 
 /// 0.01 in 2^-32 units (rounded to nearest): the cap of the additive increase

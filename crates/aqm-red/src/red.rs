@@ -3,11 +3,7 @@
 use fixed::types::U32F32;
 use netcond_core::{Instant, RandomSource, Rate, TickRate};
 
-use crate::average::AvgProfile;
-use crate::byte_mode::ByteMode;
-use crate::curve::{Curve, Region};
-use crate::spreading::{fresh_budget, Spread, Spreading, FRESH};
-use crate::ONE;
+use crate::fx::{fresh_budget, AvgProfile, ByteMode, Curve, Region, Spread, Spreading, FRESH, ONE};
 use crate::{Decision, Packet, RedError};
 
 /// What the queue length, the thresholds and the buffer limit count.
@@ -693,7 +689,7 @@ impl Red {
             let idle = self.q_time.advance_to(now);
             self.avg = c.avg.decay(self.avg, idle);
         } else {
-            self.avg = crate::average::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+            self.avg = crate::fx::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
         }
         if c.overflows(queue_len, pkt.len) {
             return Decision::DropForced;

@@ -4,11 +4,8 @@
 use fixed::types::U32F32;
 use netcond_core::{Color, Instant, RandomSource};
 
-use crate::average::ewma;
-use crate::curve::Curve;
+use crate::fx::{ewma, Curve, Spreading, ONE};
 use crate::red::{check_curve, region_p, Common, CommonCfg, QueueUnit};
-use crate::spreading::Spreading;
-use crate::ONE;
 use crate::{Decision, Packet, RedError};
 
 /// How the three colors' averages are kept.
@@ -392,7 +389,7 @@ impl Rio {
             let idle = self.q_time.advance_to(now);
             if let Some(f) = c.avg.decay_factor(idle) {
                 for a in &mut self.avg {
-                    *a = crate::average::apply_factor(*a, f);
+                    *a = crate::fx::apply_factor(*a, f);
                 }
             }
         } else {
@@ -478,7 +475,7 @@ impl Rio {
             let idle = self.q_time.advance_to(now);
             if let Some(f) = c.avg.decay_factor(idle) {
                 for a in &mut self.avg {
-                    *a = crate::average::apply_factor(*a, f);
+                    *a = crate::fx::apply_factor(*a, f);
                 }
             }
         } else {

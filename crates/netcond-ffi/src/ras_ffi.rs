@@ -128,22 +128,20 @@ pub unsafe extern "C" fn netcond_srras_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_RAS, |a| {
-            let thresholds = (a.cir_th != 0 || a.mir_th != 0).then_some(SrThresholds {
-                cir_th: a.cir_th,
-                mir_th: a.mir_th,
-            });
-            SrRasProfile::new(&SrRasConfig {
-                cir: Rate::from_bits_per_sec(a.cir_bps),
-                mir: mir(a.mir_bps),
-                line_rate: Rate::from_bits_per_sec(a.line_rate_bps),
-                thresholds,
-                buffer_bytes: a.buffer_bytes,
-                max_packet_bytes: a.max_packet_bytes,
-                k: Duration::from_nanos(a.k_ns),
-                tick: tick(a.tick_hz)?,
-            })
-            .map(RasProfile::from)
-            .map_err(ras_code)
+            let mut cfg = SrRasConfig::new(
+                Rate::from_bits_per_sec(a.cir_bps),
+                Rate::from_bits_per_sec(a.line_rate_bps),
+                a.buffer_bytes,
+            )
+            .with_max_packet_bytes(a.max_packet_bytes)
+            .with_k(Duration::from_nanos(a.k_ns))
+            .with_tick(tick(a.tick_hz)?);
+            cfg.mir = mir(a.mir_bps);
+            cfg.thresholds =
+                (a.cir_th != 0 || a.mir_th != 0).then_some(SrThresholds::new(a.cir_th, a.mir_th));
+            SrRasProfile::new(&cfg)
+                .map(RasProfile::from)
+                .map_err(ras_code)
         })
     }
 }
@@ -161,25 +159,21 @@ pub unsafe extern "C" fn netcond_trras_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_RAS, |a| {
-            let thresholds =
-                (a.cir_th != 0 || a.pir_th != 0 || a.mir_th != 0).then_some(TrThresholds {
-                    cir_th: a.cir_th,
-                    pir_th: a.pir_th,
-                    mir_th: a.mir_th,
-                });
-            TrRasProfile::new(&TrRasConfig {
-                cir: Rate::from_bits_per_sec(a.cir_bps),
-                pir: Rate::from_bits_per_sec(a.pir_bps),
-                mir: mir(a.mir_bps),
-                line_rate: Rate::from_bits_per_sec(a.line_rate_bps),
-                thresholds,
-                buffer_bytes: a.buffer_bytes,
-                max_packet_bytes: a.max_packet_bytes,
-                k: Duration::from_nanos(a.k_ns),
-                tick: tick(a.tick_hz)?,
-            })
-            .map(RasProfile::from)
-            .map_err(ras_code)
+            let mut cfg = TrRasConfig::new(
+                Rate::from_bits_per_sec(a.cir_bps),
+                Rate::from_bits_per_sec(a.pir_bps),
+                Rate::from_bits_per_sec(a.line_rate_bps),
+                a.buffer_bytes,
+            )
+            .with_max_packet_bytes(a.max_packet_bytes)
+            .with_k(Duration::from_nanos(a.k_ns))
+            .with_tick(tick(a.tick_hz)?);
+            cfg.mir = mir(a.mir_bps);
+            cfg.thresholds = (a.cir_th != 0 || a.pir_th != 0 || a.mir_th != 0)
+                .then_some(TrThresholds::new(a.cir_th, a.pir_th, a.mir_th));
+            TrRasProfile::new(&cfg)
+                .map(RasProfile::from)
+                .map_err(ras_code)
         })
     }
 }

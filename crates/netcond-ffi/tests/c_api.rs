@@ -1229,29 +1229,33 @@ mod ras {
     const PACKETS: u32 = 100_000;
     const FNV: u64 = 0x0100_0000_01b3;
 
-    fn profiles() -> [RasProfile; 2] {
-        let sr = SrRasProfile::new(&SrRasConfig {
-            cir: Rate::from_bits_per_sec(1_000_000),
-            mir: Some(Rate::from_bits_per_sec(4_000_000)),
-            line_rate: Rate::from_bits_per_sec(10_000_000),
-            thresholds: None,
-            buffer_bytes: 60_000,
-            max_packet_bytes: 1500,
-            k: Duration::from_millis(100),
-            tick: HZ,
-        })
+    /// The C side's `sr()` and `tr()` shapers (also those of
+    /// `ras_core_test.c`).
+    pub(super) fn profiles() -> [RasProfile; 2] {
+        let sr = SrRasProfile::new(
+            &SrRasConfig::new(
+                Rate::from_bits_per_sec(1_000_000),
+                Rate::from_bits_per_sec(10_000_000),
+                60_000,
+            )
+            .with_mir(Rate::from_bits_per_sec(4_000_000))
+            .with_max_packet_bytes(1500)
+            .with_k(Duration::from_millis(100))
+            .with_tick(HZ),
+        )
         .unwrap();
-        let tr = TrRasProfile::new(&TrRasConfig {
-            cir: Rate::from_bits_per_sec(1_000_000),
-            pir: Rate::from_bits_per_sec(2_000_000),
-            mir: Some(Rate::from_bits_per_sec(4_000_000)),
-            line_rate: Rate::from_bits_per_sec(10_000_000),
-            thresholds: None,
-            buffer_bytes: 60_000,
-            max_packet_bytes: 1500,
-            k: Duration::from_millis(100),
-            tick: HZ,
-        })
+        let tr = TrRasProfile::new(
+            &TrRasConfig::new(
+                Rate::from_bits_per_sec(1_000_000),
+                Rate::from_bits_per_sec(2_000_000),
+                Rate::from_bits_per_sec(10_000_000),
+                60_000,
+            )
+            .with_mir(Rate::from_bits_per_sec(4_000_000))
+            .with_max_packet_bytes(1500)
+            .with_k(Duration::from_millis(100))
+            .with_tick(HZ),
+        )
         .unwrap();
         [sr.into(), tr.into()]
     }
@@ -1315,35 +1319,12 @@ mod ras {
 
 mod ras_core {
     use super::*;
-    use core::time::Duration;
-    use ras_shaper::{Ras, RasProfile, SrRasConfig, SrRasProfile, TrRasConfig, TrRasProfile};
+    use ras_shaper::Ras;
 
     const PACKETS: u32 = 100_000;
     const FNV: u64 = 0x0100_0000_01b3;
 
-    fn profiles() -> [RasProfile; 2] {
-        let mut sr = SrRasConfig::new(
-            Rate::from_bits_per_sec(1_000_000),
-            Rate::from_bits_per_sec(10_000_000),
-            60_000,
-        );
-        sr.mir = Some(Rate::from_bits_per_sec(4_000_000));
-        sr.k = Duration::from_millis(100);
-        sr.tick = HZ;
-        let mut tr = TrRasConfig::new(
-            Rate::from_bits_per_sec(1_000_000),
-            Rate::from_bits_per_sec(2_000_000),
-            Rate::from_bits_per_sec(10_000_000),
-            60_000,
-        );
-        tr.mir = Some(Rate::from_bits_per_sec(4_000_000));
-        tr.k = Duration::from_millis(100);
-        tr.tick = HZ;
-        [
-            SrRasProfile::new(&sr).unwrap().into(),
-            TrRasProfile::new(&tr).unwrap().into(),
-        ]
-    }
+    use super::ras::profiles;
 
     /// The C side's streams through the shaper with its own queue
     /// (`ras_core_test.c` ties the C queue-less shaper to it packet by packet):
@@ -1807,28 +1788,30 @@ mod green_ras {
 
     /// The C side's `sr()` / `tr()` shapers and `srm()` / `trm()` meters.
     fn profiles() -> (RasProfile, RasProfile, SrTcmProfile, TrTcmProfile) {
-        let sr = SrRasProfile::new(&SrRasConfig {
-            cir: Rate::from_bits_per_sec(1_000_000),
-            mir: Some(Rate::from_bits_per_sec(4_000_000)),
-            line_rate: Rate::from_bits_per_sec(10_000_000),
-            thresholds: None,
-            buffer_bytes: 60_000,
-            max_packet_bytes: 1500,
-            k: Duration::from_millis(100),
-            tick: HZ,
-        })
+        let sr = SrRasProfile::new(
+            &SrRasConfig::new(
+                Rate::from_bits_per_sec(1_000_000),
+                Rate::from_bits_per_sec(10_000_000),
+                60_000,
+            )
+            .with_mir(Rate::from_bits_per_sec(4_000_000))
+            .with_max_packet_bytes(1500)
+            .with_k(Duration::from_millis(100))
+            .with_tick(HZ),
+        )
         .unwrap();
-        let tr = TrRasProfile::new(&TrRasConfig {
-            cir: Rate::from_bits_per_sec(1_000_000),
-            pir: Rate::from_bits_per_sec(2_000_000),
-            mir: Some(Rate::from_bits_per_sec(4_000_000)),
-            line_rate: Rate::from_bits_per_sec(10_000_000),
-            thresholds: None,
-            buffer_bytes: 60_000,
-            max_packet_bytes: 1500,
-            k: Duration::from_millis(100),
-            tick: HZ,
-        })
+        let tr = TrRasProfile::new(
+            &TrRasConfig::new(
+                Rate::from_bits_per_sec(1_000_000),
+                Rate::from_bits_per_sec(2_000_000),
+                Rate::from_bits_per_sec(10_000_000),
+                60_000,
+            )
+            .with_mir(Rate::from_bits_per_sec(4_000_000))
+            .with_max_packet_bytes(1500)
+            .with_k(Duration::from_millis(100))
+            .with_tick(HZ),
+        )
         .unwrap();
         let sm = SrTcmProfile::new(&SrTcmConfig {
             cir: Rate::from_bytes_per_sec(125_000),

@@ -378,9 +378,9 @@ pub struct LinkStats {
     /// Bytes whose transmission started, per packet class and color (green,
     /// yellow, red).
     pub class_color_bytes: [[u64; 3]; CLASSES],
-    /// Bytes whose transmission ended (not counted on a pipe).
+    /// Bytes whose transmission ended.
     pub done_bytes: u64,
-    /// Packets whose transmission ended (not counted on a pipe).
+    /// Packets whose transmission ended.
     pub done_packets: u64,
     /// Packets dropped by the link's FIFO buffer or its conditioner (a
     /// [`Qdisc`] counts its own drops in [`QdiscStats`]).
@@ -527,7 +527,7 @@ impl<P: Packet> Link<P> {
 
     /// A packet arrives at `now` (the queue's clock); returns the packet that
     /// starts transmission, if one does, and when it reaches the far end.
-    #[inline(always)]
+    #[inline]
     fn arrive<E>(
         &mut self,
         id: u32,
@@ -540,6 +540,8 @@ impl<P: Packet> Link<P> {
         match &mut self.queue {
             Queue::Pipe(fifo) => {
                 self.stats.count(&pkt);
+                self.stats.done_bytes += u64::from(pkt.wire_len());
+                self.stats.done_packets += 1;
                 return Some((fifo.depart(now, pkt.wire_len()) + self.delay, pkt));
             }
             Queue::Fifo { q, bytes, buffer } => {
@@ -616,7 +618,7 @@ impl<P: Packet, C: Conditioner<P>> Network<P, C> {
     /// transmission, if one does (on a pipe: this one, at once), and when it
     /// reaches the far end. The link's events are scheduled on `q` wrapped by
     /// `wrap`.
-    #[inline(always)]
+    #[inline]
     pub fn send<E>(
         &mut self,
         q: &mut EventQueue<E>,

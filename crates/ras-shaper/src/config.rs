@@ -67,9 +67,22 @@ netcond_core::config_error! {
 }
 
 /// The two buffer thresholds of an srRAS, in bytes (RFC 2963 section 2.2).
+///
+/// ```
+/// use netcond_core::Rate;
+/// use ras_shaper::{RasError, SrRasConfig, SrRasProfile, SrThresholds};
+///
+/// let cfg = SrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(34), 64_000)
+///     .with_thresholds(SrThresholds::new(16_000, 48_000));
+/// assert_eq!(SrRasProfile::new(&cfg).unwrap().thresholds(), (16_000, 16_000, 48_000));
+/// // CIR_th above MIR_th breaks section 2.2.
+/// let bad = cfg.with_thresholds(SrThresholds::new(48_001, 48_000));
+/// assert_eq!(SrRasProfile::new(&bad), Err(RasError::CirThAboveMirTh));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct SrThresholds {
     /// CIR_th: below it the shaping rate is max(EAR, CIR).
     pub cir_th: u64,
@@ -77,10 +90,31 @@ pub struct SrThresholds {
     pub mir_th: u64,
 }
 
+impl SrThresholds {
+    /// CIR_th and MIR_th, in bytes.
+    #[must_use]
+    pub const fn new(cir_th: u64, mir_th: u64) -> SrThresholds {
+        SrThresholds { cir_th, mir_th }
+    }
+}
+
 /// The three buffer thresholds of a trRAS, in bytes (RFC 2963 section 2.4).
+///
+/// ```
+/// use netcond_core::Rate;
+/// use ras_shaper::{RasError, TrRasConfig, TrRasProfile, TrThresholds};
+///
+/// let cfg = TrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(4), Rate::from_mbps(34), 64_000)
+///     .with_thresholds(TrThresholds::new(6_000, 24_000, 48_000));
+/// assert_eq!(TrRasProfile::new(&cfg).unwrap().thresholds(), (6_000, 24_000, 48_000));
+/// // PIR_th above MIR_th breaks section 2.4.
+/// let bad = cfg.with_thresholds(TrThresholds::new(6_000, 48_001, 48_000));
+/// assert_eq!(TrRasProfile::new(&bad), Err(RasError::PirThAboveMirTh));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct TrThresholds {
     /// CIR_th: below it the shaping rate is max(EAR, CIR).
     pub cir_th: u64,
@@ -90,9 +124,42 @@ pub struct TrThresholds {
     pub mir_th: u64,
 }
 
+impl TrThresholds {
+    /// CIR_th, PIR_th and MIR_th, in bytes.
+    #[must_use]
+    pub const fn new(cir_th: u64, pir_th: u64, mir_th: u64) -> TrThresholds {
+        TrThresholds {
+            cir_th,
+            pir_th,
+            mir_th,
+        }
+    }
+}
+
 /// Configuration of an srRAS or G-srRAS (RFC 2963 sections 2.2 and 3.2).
+///
+/// Built by [`new`](Self::new) from what has no default (CIR, line rate,
+/// buffer size) and the `with_*` methods for the rest.
+///
+/// ```
+/// use core::time::Duration;
+/// use netcond_core::{Rate, TickRate};
+/// use ras_shaper::{SrRasConfig, SrRasProfile, SrThresholds};
+///
+/// // CIR 2 Mbit/s, MIR 20 Mbit/s on a 34 Mbit/s line, a 64 KB buffer, K =
+/// // 50 ms, timestamps in microseconds.
+/// let cfg = SrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(34), 64_000)
+///     .with_mir(Rate::from_mbps(20))
+///     .with_thresholds(SrThresholds::new(16_000, 48_000))
+///     .with_max_packet_bytes(9_000)
+///     .with_k(Duration::from_millis(50))
+///     .with_tick(TickRate::MICROS);
+/// let p = SrRasProfile::new(&cfg).unwrap();
+/// assert_eq!(p.tick_hz(), 1_000_000);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct SrRasConfig {
     /// Committed Information Rate (MUST be configurable; usually the CIR of the
     /// downstream srTCM).
@@ -130,11 +197,69 @@ impl SrRasConfig {
             tick: TickRate::NANOS,
         }
     }
+
+    /// MIR (by default the line rate).
+    #[must_use]
+    pub const fn with_mir(mut self, mir: Rate) -> SrRasConfig {
+        self.mir = Some(mir);
+        self
+    }
+
+    /// CIR_th and MIR_th (by default a quarter and three quarters of the
+    /// buffer).
+    #[must_use]
+    pub const fn with_thresholds(mut self, thresholds: SrThresholds) -> SrRasConfig {
+        self.thresholds = Some(thresholds);
+        self
+    }
+
+    /// The largest packet the buffer must hold (by default
+    /// [`DEFAULT_MAX_PACKET`]).
+    #[must_use]
+    pub const fn with_max_packet_bytes(mut self, bytes: u32) -> SrRasConfig {
+        self.max_packet_bytes = bytes;
+        self
+    }
+
+    /// The EAR constant K (by default [`DEFAULT_K`]).
+    #[must_use]
+    pub const fn with_k(mut self, k: Duration) -> SrRasConfig {
+        self.k = k;
+        self
+    }
+
+    /// The clock of the `Instant`s passed in (by default nanoseconds).
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> SrRasConfig {
+        self.tick = tick;
+        self
+    }
 }
 
 /// Configuration of a trRAS or G-trRAS (RFC 2963 sections 2.4 and 3.4).
+///
+/// Built by [`new`](Self::new) from what has no default (CIR, PIR, line
+/// rate, buffer size) and the `with_*` methods for the rest.
+///
+/// ```
+/// use core::time::Duration;
+/// use netcond_core::{Rate, TickRate};
+/// use ras_shaper::{TrRasConfig, TrRasProfile, TrThresholds};
+///
+/// // The customer router of RFC 2963 appendix A: CIR 2 Mbit/s, PIR 4 Mbit/s
+/// // on a 34 Mbit/s line; a 64 KB buffer.
+/// let cfg = TrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(4), Rate::from_mbps(34), 64_000)
+///     .with_mir(Rate::from_mbps(10))
+///     .with_thresholds(TrThresholds::new(6_000, 24_000, 48_000))
+///     .with_max_packet_bytes(1_500)
+///     .with_k(Duration::from_millis(100))
+///     .with_tick(TickRate::NANOS);
+/// let p = TrRasProfile::new(&cfg).unwrap();
+/// assert_eq!(p.thresholds(), (6_000, 24_000, 48_000));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct TrRasConfig {
     /// Committed Information Rate (usually the CIR of the downstream trTCM).
     pub cir: Rate,
@@ -174,11 +299,50 @@ impl TrRasConfig {
             tick: TickRate::NANOS,
         }
     }
+
+    /// MIR (by default the line rate).
+    #[must_use]
+    pub const fn with_mir(mut self, mir: Rate) -> TrRasConfig {
+        self.mir = Some(mir);
+        self
+    }
+
+    /// CIR_th, PIR_th and MIR_th (by default a quarter, a half and three
+    /// quarters of the buffer).
+    #[must_use]
+    pub const fn with_thresholds(mut self, thresholds: TrThresholds) -> TrRasConfig {
+        self.thresholds = Some(thresholds);
+        self
+    }
+
+    /// The largest packet the buffer must hold (by default
+    /// [`DEFAULT_MAX_PACKET`]).
+    #[must_use]
+    pub const fn with_max_packet_bytes(mut self, bytes: u32) -> TrRasConfig {
+        self.max_packet_bytes = bytes;
+        self
+    }
+
+    /// The EAR constant K (by default [`DEFAULT_K`]).
+    #[must_use]
+    pub const fn with_k(mut self, k: Duration) -> TrRasConfig {
+        self.k = k;
+        self
+    }
+
+    /// The clock of the `Instant`s passed in (by default nanoseconds).
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> TrRasConfig {
+        self.tick = tick;
+        self
+    }
 }
 
-/// Which shaper a profile configures.
+/// Which shaper a profile configures. More kinds may be added: a `match`
+/// outside this crate needs a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum RasKind {
     /// Single rate (srRAS, G-srRAS): F has one rising piece.
     SingleRate,

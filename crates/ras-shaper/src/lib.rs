@@ -77,8 +77,8 @@
 //!     tick: TickRate::NANOS,
 //! };
 //! let meter_profile = TrTcmProfile::new(&meter_cfg).unwrap();
-//! let mut cfg = TrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(4), Rate::from_mbps(34), 64_000);
-//! cfg.thresholds = Some(TrThresholds { cir_th: 6_000, pir_th: 24_000, mir_th: 48_000 });
+//! let cfg = TrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(4), Rate::from_mbps(34), 64_000)
+//!     .with_thresholds(TrThresholds::new(6_000, 24_000, 48_000));
 //! let profile = TrRasProfile::new(&cfg).unwrap();
 //!
 //! // trRAS, then the meter.

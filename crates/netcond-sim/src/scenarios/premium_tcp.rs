@@ -25,7 +25,7 @@
 
 use rayon::prelude::*;
 
-use netcond::base::{Instant, Rate};
+use netcond::base::{Instant, Rate, TickRate};
 use netcond::trtcm::{PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile};
 
 use crate::engine::{secs, Time, MS, SEC};
@@ -242,12 +242,13 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
         timestamps: p.bool("timestamps"),
         ..TcpConfig::default()
     };
-    let pol_cfg = PremiumPolicerConfig::new(
-        Rate::from_bits_per_sec(committed_bps),
+    let pol_cfg = PremiumPolicerConfig {
+        rate: Rate::from_bits_per_sec(committed_bps),
         tbs,
         pbs,
-        cfg.wire_bytes(),
-    );
+        max_packet: cfg.wire_bytes(),
+        tick: TickRate::NANOS,
+    };
     let profile =
         PremiumPolicerProfile::new(&pol_cfg).map_err(|e| SimError::Config(e.to_string()))?;
     let ppp_delay = secs(p.f64("ppp_delay_ms") / 1000.0);

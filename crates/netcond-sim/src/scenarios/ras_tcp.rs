@@ -278,11 +278,7 @@ fn customer(k: usize, shaper: &str, cbs: u64, line: Rate) -> Result<CustomerEgre
     let stage = if k < 5 || shaper == "none" {
         Stage::Plain(DropTail::packets(100_000))
     } else {
-        let th = TrThresholds {
-            cir_th: cbs,
-            pir_th: pbs,
-            mir_th: 2 * pbs,
-        };
+        let th = TrThresholds::new(cbs, pbs, 2 * pbs);
         let mut cfg = TrRasConfig::new(cir, pir, line, (2 * pbs).max(1024 * 1500));
         cfg.thresholds = Some(th);
         let profile = TrRasProfile::new(&cfg).map_err(cfg_err)?;
