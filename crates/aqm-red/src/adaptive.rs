@@ -4,7 +4,7 @@
 use fixed::types::U32F32;
 use netcond_core::{Instant, RandomSource, TickRate};
 
-use crate::fx::ONE;
+use crate::ONE;
 use crate::{Decision, Packet, Red, RedConfig, RedError, RedProfile};
 
 /// 0.01 in 2^-32 units (rounded to nearest): the cap of the additive increase
@@ -169,8 +169,7 @@ impl AdaptiveRed {
         } else {
             return;
         };
-        let a = self.profile.common.avg;
-        self.profile.curve.set_max_p(&a, new);
+        self.profile.set_max_p(new);
     }
 
     /// The current max_p.

@@ -5,8 +5,11 @@ use fixed::types::U32F32;
 use heapless::Deque;
 use netcond_core::{Instant, RandomSource};
 
-use crate::fx::{ewma, Curve, Region, Spreading, ONE};
+use crate::average::ewma;
+use crate::curve::{Curve, Region};
 use crate::red::{check_curve, Common, CommonCfg, QueueUnit};
+use crate::spreading::Spreading;
+use crate::ONE;
 use crate::{Decision, Ecn, RedError};
 
 /// The flow classes of Zheng and Kinicki's AECN slides (slide 20), e.g. from an RTT hint: short RTT

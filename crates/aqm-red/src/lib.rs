@@ -134,7 +134,9 @@
 
 mod adaptive;
 mod aecn;
-mod fx;
+mod average;
+mod byte_mode;
+mod curve;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mutants;
@@ -142,6 +144,7 @@ mod red;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod rio;
+mod spreading;
 
 /// The bench stream's queue: a triangle wave from 20 to 140 packets and back,
 /// one step per call (`q` the current length, `up` the direction), shared by
@@ -160,11 +163,14 @@ pub(crate) fn triangle_step(q: &mut u32, up: &mut bool) {
 pub use adaptive::{AdaptiveConfig, AdaptiveRed};
 pub use aecn::{AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, FlowClass, Rejected};
 pub use fixed::types::U32F32;
-pub use fx::Spreading;
 pub use red::{QueueUnit, Red, RedConfig, RedProfile};
 pub use rio::{Precedence, Rio, RioConfig, RioMode, RioProfile};
+pub use spreading::Spreading;
 
 use netcond_core::RandomSource;
+
+/// One in the 2^-32 units of probabilities and weights.
+pub(crate) const ONE: u64 = 1 << 32;
 
 netcond_core::config_error! {
     /// Why a RED, RIO, Adaptive RED or AECN configuration was refused.

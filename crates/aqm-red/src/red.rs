@@ -3,7 +3,11 @@
 use fixed::types::U32F32;
 use netcond_core::{Instant, RandomSource, Rate, TickRate};
 
-use crate::fx::{fresh_budget, AvgProfile, ByteMode, Curve, Region, Spread, Spreading, FRESH, ONE};
+use crate::average::AvgProfile;
+use crate::byte_mode::ByteMode;
+use crate::curve::{Curve, Region};
+use crate::spreading::{fresh_budget, Spread, Spreading, FRESH};
+use crate::ONE;
 use crate::{Decision, Packet, RedError};
 
 /// What the queue length, the thresholds and the buffer limit count.
@@ -220,7 +224,7 @@ pub(crate) struct Common {
     pub fit_limit: u64,
     /// `limit - 1` in packets with a `w_q` that [`AvgProfile::shifts`], 0
     /// otherwise: `queue_len - 1 < fit_short` (wrapping) is "the short path
-    /// applies, the queue is not empty and the arrival fits" ([`Common::short`]).
+    /// applies, the queue is not empty and the arrival fits" ([`FastLine::short`]).
     pub fit_short: u32,
 }
 
@@ -234,6 +238,95 @@ pub(crate) struct CommonCfg {
     pub ecn_drop_th: Option<u32>,
     pub idle_tx_ticks: u64,
     pub spreading: Spreading,
+}
+
+/// The constants the per-packet short path reads ([`Common::decide_fast`],
+/// [`Red::on_arrival`], [`Rio::on_arrival`](crate::Rio::on_arrival)), copied
+/// from a [`Common`] and one [`Curve`] into one 64-byte line: the first field
+/// of [`RedProfile`], one per color at the start of
+/// [`RioProfile`](crate::RioProfile). A packet on the short path reads this
+/// line and no other line of its profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct FastLine {
+    /// [`Curve::fast_range`].
+    pub fast_range: u64,
+    /// The slope of the curve's first segment.
+    pub slope: u64,
+    /// [`Curve::top_fx`].
+    pub top_fx: u64,
+    /// With ECN, [`Common::hard_fx`]; without, 0: an ECN-capable packet is
+    /// marked instead of dropped exactly when `avg < mark_below`.
+    pub mark_below: u64,
+    /// [`Curve::early_range`].
+    pub early_range: u64,
+    /// [`Common::fit_short`].
+    pub fit_short: u32,
+    /// [`Curve::min_fx`].
+    pub min_fx: u32,
+    /// [`Common::spread`].
+    pub spread: Spread,
+    /// The EWMA's shift ([`AvgProfile::shift`]) where the short path applies
+    /// (`fit_short > 0`), 0 otherwise.
+    pub shift: u8,
+    /// [`AvgProfile::frac`].
+    pub frac: u8,
+    /// [`Curve::fast_sh`].
+    pub fast_sh: u8,
+}
+
+const _: () = assert!(core::mem::size_of::<FastLine>() == 64);
+
+impl FastLine {
+    /// The short path's constants of `common` with `curve`.
+    pub(crate) const fn new(common: &Common, curve: &Curve) -> FastLine {
+        FastLine {
+            fast_range: curve.fast_range,
+            slope: curve.seg[0].slope,
+            top_fx: curve.top_fx,
+            mark_below: if common.ecn { common.hard_fx } else { 0 },
+            early_range: curve.early_range,
+            fit_short: common.fit_short,
+            min_fx: curve.min_fx,
+            spread: common.spread,
+            // shift <= 32 where the short path applies; frac <= 31 and
+            // fast_sh <= 63 always.
+            shift: if common.fit_short > 0 {
+                common.avg.shift as u8
+            } else {
+                0
+            },
+            frac: common.avg.frac as u8,
+            fast_sh: curve.fast_sh as u8,
+        }
+    }
+
+    /// True when the arrival takes the short path: packets, a `w_q` that
+    /// [`AvgProfile::shifts`], and `1 <= queue_len < limit` (no idle period,
+    /// the packet fits, and the queue needs no clamping). One comparison:
+    /// `queue_len = 0` wraps to `u32::MAX`, which is not below
+    /// `fit_short <= limit - 1 < u32::MAX`.
+    #[inline(always)]
+    pub(crate) const fn short(&self, queue_len: u32) -> bool {
+        queue_len.wrapping_sub(1) < self.fit_short
+    }
+
+    /// One EWMA step toward `q_fx` by [`ewma_shift`](crate::average::ewma_shift),
+    /// on the short path.
+    #[inline(always)]
+    pub(crate) const fn step(&self, avg: u32, q_fx: u32) -> u32 {
+        crate::average::ewma_shift(avg, q_fx, self.shift as u32)
+    }
+
+    /// [`Common::signal`] with the ECN settings folded into `mark_below`.
+    #[inline(always)]
+    pub(crate) const fn signal(&self, avg: u32, pkt: Packet, drop: Decision) -> Decision {
+        if pkt.ecn.is_capable() && (avg as u64) < self.mark_below {
+            Decision::Mark
+        } else {
+            drop
+        }
+    }
 }
 
 impl Common {
@@ -284,16 +377,6 @@ impl Common {
         })
     }
 
-    /// True when the arrival takes the short path: packets, a `w_q` that
-    /// [`AvgProfile::shifts`], and `1 <= queue_len < limit` (no idle period,
-    /// the packet fits, and the queue needs no clamping). One comparison:
-    /// `queue_len = 0` wraps to `u32::MAX`, which is not below
-    /// `fit_short <= limit - 1 < u32::MAX`.
-    #[inline(always)]
-    pub(crate) const fn short(&self, queue_len: u32) -> bool {
-        queue_len.wrapping_sub(1) < self.fit_short
-    }
-
     /// True when the arrival does not fit the buffer: `q >= limit` in
     /// packets, `q + len > limit` in bytes (written without a branch on the
     /// unit: `q + (len & mask) > limit - (1 in packets)`).
@@ -323,6 +406,7 @@ impl Common {
     #[inline(always)]
     pub(crate) fn decide_fast<R: RandomSource + ?Sized>(
         &self,
+        f: &FastLine,
         curve: &Curve,
         avg: u32,
         count: &mut u32,
@@ -330,16 +414,14 @@ impl Common {
         rng: &mut R,
     ) -> Decision {
         // avg - min_fx, wrapping: below min_fx it is at least 2^32 - min_fx >= fast_range.
-        let d = avg.wrapping_sub(curve.min_fx);
-        if (d as u64) < curve.fast_range {
+        let d = avg.wrapping_sub(f.min_fx);
+        if (d as u64) < f.fast_range {
             // seg[0] starts from 0 at min_th (seg[0].lo = min_fx): no base to
             // add. `fast_sh` is seg[0]'s shift, one more for AccumulatedDpdk:
-            // `Spread::pick`'s `p >> k_shift`.
-            let s = &curve.seg[0];
-            // Below 2^32: `Segment::at` is at most the exact p_b, which is
+            // `Spread::pick`'s `p >> k_shift`. Below 2^32: `Segment::at` is at most the exact p_b, which is
             // below max_p <= 1 before max_th. Compared with the budget in 32
             // bits, as the budget is kept.
-            let p = ((d as u64 * s.slope) >> curve.fast_sh) as u32;
+            let p = ((d as u64 * f.slope) >> f.fast_sh) as u32;
             // Spread::pick for the budget spreading, inline, with the test of
             // the budget first: p < b never holds for b = FRESH = 0.
             let mut b = *count;
@@ -356,30 +438,27 @@ impl Common {
             }
             // Spread::after_pick for a budget spreading: the next budget now.
             *count = fresh_budget(rng);
-            return self.signal(avg, pkt, Decision::DropEarly);
-        } else if avg < curve.min_fx {
+            return f.signal(avg, pkt, Decision::DropEarly);
+        } else if avg < f.min_fx {
             // FJ93: count = -1 below min_th (and a new budget for Accumulated).
             *count = 0;
             return Decision::Enqueue;
-        } else if avg as u64 >= curve.top_fx {
+        } else if avg as u64 >= f.top_fx {
             // `decide`'s forced region without its two other tests: here
             // avg >= min_fx, and top_fx >= max_fx (the thresholds are
             // saturated alike and 2 max_th >= max_th), so `region` is Forced.
-            *count = self.spread.after_drop;
-            return self.signal(avg, pkt, Decision::DropForced);
-        } else if (d as u64) < curve.early_range {
+            *count = f.spread.after_drop;
+            return f.signal(avg, pkt, Decision::DropForced);
+        } else if (d as u64) < f.early_range {
             // The per-packet spreadings in the first probabilistic region,
             // without byte mode: Spread::pick's draw and test, inline. Their
-            // `fast_half` is 0, so `fast_sh` is seg[0]'s shift (the value
-            // the budget path above uses: one constant fewer held across
-            // the loop).
-            let s = &curve.seg[0];
-            let p = (d as u64 * s.slope) >> curve.fast_sh;
+            // `fast_half` is 0, so `fast_sh` is seg[0]'s shift.
+            let p = (d as u64 * f.slope) >> f.fast_sh;
             let r = rng.next_u32();
-            if self.spread.hit(p, *count, r) {
+            if f.spread.hit(p, *count, r) {
                 // Spread::after_pick for a per-packet spreading.
-                *count = self.spread.after_drop;
-                return self.signal(avg, pkt, Decision::DropEarly);
+                *count = f.spread.after_drop;
+                return f.signal(avg, pkt, Decision::DropEarly);
             }
             *count = count.saturating_add(1);
             return Decision::Enqueue;
@@ -444,9 +523,12 @@ pub(crate) fn check_ecn_drop(
 }
 
 /// The precomputed constants of one RED configuration, shared by every queue
-/// that uses it.
+/// that uses it. Aligned to 64 bytes: the first line holds every constant a
+/// packet on the short path reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct RedProfile {
+    pub(crate) fast: FastLine,
     pub(crate) common: Common,
     pub(crate) curve: Curve,
 }
@@ -457,7 +539,11 @@ impl RedProfile {
         let common = Common::new(&cfg.common_cfg())?;
         let curve = check_curve(&common, cfg.min_th, cfg.max_th, cfg.max_p, cfg.gentle)?;
         check_ecn_drop(cfg.ecn, cfg.ecn_drop_th, &[cfg.min_th], cfg.limit)?;
-        Ok(RedProfile { common, curve })
+        Ok(RedProfile {
+            fast: FastLine::new(&common, &curve),
+            common,
+            curve,
+        })
     }
 
     /// `w_q` as represented (exactly the configured `U32F32`).
@@ -497,6 +583,12 @@ impl RedProfile {
     #[must_use]
     pub const fn limit(&self) -> u32 {
         self.common.avg.limit
+    }
+
+    /// Sets max_p (Adaptive RED), with the short path's copy of the curve.
+    pub(crate) fn set_max_p(&mut self, max_p: u64) {
+        self.curve.set_max_p(&self.common.avg, max_p);
+        self.fast = FastLine::new(&self.common, &self.curve);
     }
 }
 
@@ -590,14 +682,16 @@ impl Red {
         pkt: Packet,
         rng: &mut R,
     ) -> Decision {
-        let c = &profile.common;
-        if !c.short(queue_len) {
+        let f = &profile.fast;
+        if !f.short(queue_len) {
             return self.arrive_long(profile, now, queue_len, pkt, rng);
         }
         // 0 < queue_len < limit: queue_len << frac needs no clamp and stays
         // below limit << frac < 2^32.
-        self.avg = c.avg.step_shift(self.avg, queue_len << c.avg.frac);
-        c.decide_fast(&profile.curve, self.avg, &mut self.count, pkt, rng)
+        self.avg = f.step(self.avg, queue_len << f.frac);
+        profile
+            .common
+            .decide_fast(f, &profile.curve, self.avg, &mut self.count, pkt, rng)
     }
 
     /// [`on_arrival`](Self::on_arrival) off the short path: an empty queue,
@@ -629,7 +723,14 @@ impl Red {
         if c.overflows(queue_len, pkt.len) && !(cfg!(test) && crate::mutants::on(1)) {
             return Decision::DropForced;
         }
-        c.decide_fast(&profile.curve, self.avg, &mut self.count, pkt, rng)
+        c.decide_fast(
+            &profile.fast,
+            &profile.curve,
+            self.avg,
+            &mut self.count,
+            pkt,
+            rng,
+        )
     }
 
     /// Tells RED that the queue became empty at `now` (FJ93: `q_time`), so
@@ -689,7 +790,7 @@ impl Red {
             let idle = self.q_time.advance_to(now);
             self.avg = c.avg.decay(self.avg, idle);
         } else {
-            self.avg = crate::fx::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+            self.avg = crate::average::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
         }
         if c.overflows(queue_len, pkt.len) {
             return Decision::DropForced;

@@ -4,8 +4,11 @@
 use fixed::types::U32F32;
 use netcond_core::{Color, Instant, RandomSource};
 
-use crate::fx::{ewma, Curve, Spreading, ONE};
-use crate::red::{check_curve, region_p, Common, CommonCfg, QueueUnit};
+use crate::average::ewma;
+use crate::curve::Curve;
+use crate::red::{check_curve, region_p, Common, CommonCfg, FastLine, QueueUnit};
+use crate::spreading::Spreading;
+use crate::ONE;
 use crate::{Decision, Packet, RedError};
 
 /// How the three colors' averages are kept.
@@ -160,8 +163,13 @@ impl RioConfig {
 }
 
 /// The precomputed constants of a three-color configuration.
+///
+/// Aligned to 64 bytes: line `i` holds every constant a packet of color `i`
+/// (by [`Color::index`]) on the short path reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct RioProfile {
+    pub(crate) fast: [FastLine; 3],
     pub(crate) common: Common,
     pub(crate) curves: [Curve; 3],
     pub(crate) mode: RioMode,
@@ -185,6 +193,7 @@ impl RioProfile {
         let min_ths = cfg.colors.map(|p| p.min_th);
         crate::red::check_ecn_drop(cfg.ecn, cfg.ecn_drop_th, &min_ths, cfg.limit)?;
         Ok(RioProfile {
+            fast: curves.map(|c| FastLine::new(&common, &c)),
             common,
             curves,
             mode: cfg.mode,
@@ -328,43 +337,52 @@ impl Rio {
         let s0 = queue[0] as u64;
         let s1 = s0 + queue[1] as u64;
         let total = s1 + queue[2] as u64;
-        if total.wrapping_sub(1) >= c.fit_short as u64 {
+        // Every color's line holds the same `fit_short`, `frac` and `shift`:
+        // the packet's own line serves.
+        let f = &profile.fast[ci];
+        if total.wrapping_sub(1) >= f.fit_short as u64 {
             return self.arrive_long(profile, now, queue, color, pkt, rng);
         }
         // 0 < total < limit: every sum is below the limit, and no queue needs
         // clamping (nor overflows its shift by `frac`).
         let (s0, s1, total) = (s0 as u32, s1 as u32, total as u32);
-        let a = &c.avg;
-        let u = a.frac;
+        let u = f.frac;
         let (k, avg) = match profile.mode {
             RioMode::Coupled => {
                 // Each color steps only the averages that count it (red
                 // one, yellow two, green three).
-                let n2 = a.step_shift(self.avg[2], total << u);
+                let n2 = f.step(self.avg[2], total << u);
                 self.avg[2] = n2;
                 match color {
                     Color::Green => {
-                        self.avg[0] = a.step_shift(self.avg[0], s0 << u);
-                        self.avg[1] = a.step_shift(self.avg[1], s1 << u);
+                        self.avg[0] = f.step(self.avg[0], s0 << u);
+                        self.avg[1] = f.step(self.avg[1], s1 << u);
                         (0, self.avg[0])
                     }
                     Color::Yellow => {
-                        self.avg[1] = a.step_shift(self.avg[1], s1 << u);
+                        self.avg[1] = f.step(self.avg[1], s1 << u);
                         (1, self.avg[1])
                     }
                     Color::Red => (2, n2),
                 }
             }
             RioMode::Wred => {
-                self.avg[0] = a.step_shift(self.avg[0], total << u);
+                self.avg[0] = f.step(self.avg[0], total << u);
                 (ci, self.avg[0])
             }
             RioMode::Decoupled => {
-                self.avg[ci] = a.step_shift(self.avg[ci], queue[ci] << u);
+                self.avg[ci] = f.step(self.avg[ci], queue[ci] << u);
                 (ci, self.avg[ci])
             }
         };
-        c.decide_fast(&profile.curves[k], avg, &mut self.count[k], pkt, rng)
+        c.decide_fast(
+            &profile.fast[k],
+            &profile.curves[k],
+            avg,
+            &mut self.count[k],
+            pkt,
+            rng,
+        )
     }
 
     /// [`on_arrival`](Self::on_arrival) off the short path (see
@@ -389,7 +407,7 @@ impl Rio {
             let idle = self.q_time.advance_to(now);
             if let Some(f) = c.avg.decay_factor(idle) {
                 for a in &mut self.avg {
-                    *a = crate::fx::apply_factor(*a, f);
+                    *a = crate::average::apply_factor(*a, f);
                 }
             }
         } else {
@@ -418,7 +436,14 @@ impl Rio {
             RioMode::Wred => self.avg[0],
             _ => self.avg[ci],
         };
-        c.decide_fast(&profile.curves[ci], a, &mut self.count[ci], pkt, rng)
+        c.decide_fast(
+            &profile.fast[ci],
+            &profile.curves[ci],
+            a,
+            &mut self.count[ci],
+            pkt,
+            rng,
+        )
     }
 
     /// Tells the queue it became empty at `now`.
@@ -475,7 +500,7 @@ impl Rio {
             let idle = self.q_time.advance_to(now);
             if let Some(f) = c.avg.decay_factor(idle) {
                 for a in &mut self.avg {
-                    *a = crate::fx::apply_factor(*a, f);
+                    *a = crate::average::apply_factor(*a, f);
                 }
             }
         } else {

@@ -1439,7 +1439,7 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
         c.ecn_drop_th = if ecn { Some(128) } else { None };
         c.idle_tx_ticks = 1200;
         let p = RedProfile::new(&c).unwrap();
-        assert!(p.common.short(20) && p.common.short(140));
+        assert!(p.fast.short(20) && p.fast.short(140));
         let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
         let (mut a, mut b) = (Red::new(), Red::new());
         let (mut ra, mut rb) = (SplitMix64::new(1), SplitMix64::new(1));
@@ -1486,7 +1486,7 @@ fn short_path_at_max_p_one_equals_general_path() {
         c.spreading = s;
         let p = RedProfile::new(&c).unwrap();
         assert_eq!(p.max_p(), U32F32::ONE);
-        assert!(p.common.short(127));
+        assert!(p.fast.short(127));
         let pkt = Packet::not_ect(1500);
         let (mut a, mut b) = (Red::new(), Red::new());
         let (mut ra, mut rb) = (SplitMix64::new(7), SplitMix64::new(7));
@@ -1596,20 +1596,20 @@ fn byte_mode_with_the_dpdk_law() {
 #[test]
 fn short_path_conditions() {
     let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 512.0, 256)).unwrap();
-    let c = &p.common;
+    let c = &p.fast;
     assert!(!c.short(0) && c.short(1) && c.short(255) && !c.short(256) && !c.short(u32::MAX));
     // Not a power of two, or in bytes: never.
     let p = RedProfile::new(&zheng_kinicki_router()).unwrap();
-    assert!(!p.common.short(20));
+    assert!(!p.fast.short(20));
     let mut b = cfg(100, 200, 0.1, 1.0 / 512.0, 1000);
     b.unit = QueueUnit::Bytes;
-    assert!(!RedProfile::new(&b).unwrap().common.short(500));
+    assert!(!RedProfile::new(&b).unwrap().fast.short(500));
     // w_q = 2^-n needs n <= frac: 2^-9 with a limit of 2^23 packets has
     // frac = 8, not enough.
     let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 512.0, 1 << 23)).unwrap();
-    assert!(p.common.avg.frac == 8 && !p.common.short(20));
+    assert!(p.common.avg.frac == 8 && !p.fast.short(20));
     let p = RedProfile::new(&cfg(32, 128, 0.1, 1.0 / 256.0, 1 << 23)).unwrap();
-    assert!(p.common.short(20));
+    assert!(p.fast.short(20));
 }
 
 /// The short path's forced region (`avg >= top_fx`, tested before the early
