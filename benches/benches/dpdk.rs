@@ -45,16 +45,8 @@ const HZ: u64 = 2_300_000_000;
 
 fn meters(c: &mut Criterion) {
     let s = stream();
-    let tr = TrTcmProfile::new(&TrTcmConfig {
-        tick: tick(),
-        ..TrTcmConfig::default()
-    })
-    .unwrap();
-    let sr = SrTcmProfile::new(&SrTcmConfig {
-        tick: tick(),
-        ..SrTcmConfig::default()
-    })
-    .unwrap();
+    let tr = TrTcmProfile::new(&TrTcmConfig::default().with_tick(tick())).unwrap();
+    let sr = SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick())).unwrap();
     let dtr = dpdk::TrTcmProfile::new(HZ, 46_000_000, 69_000_000, 2048, 4096).unwrap();
     let dsr = dpdk::SrTcmProfile::new(HZ, 46_000_000, 2048, 4096).unwrap();
     let dv = division_baseline::Profile::new(HZ, 46_000_000, 69_000_000, 2048, 4096);

@@ -68,21 +68,9 @@ const REPS: usize = 4;
 const WAVE: usize = 240;
 
 fn trtcm_profiles() -> (SrTcmProfile, TrTcmProfile, Rfc4115Profile) {
-    let sr = SrTcmProfile::new(&SrTcmConfig {
-        tick: tick(),
-        ..SrTcmConfig::default()
-    })
-    .unwrap();
-    let tr = TrTcmProfile::new(&TrTcmConfig {
-        tick: tick(),
-        ..TrTcmConfig::default()
-    })
-    .unwrap();
-    let r4 = Rfc4115Profile::new(&Rfc4115Config {
-        tick: tick(),
-        ..Rfc4115Config::default()
-    })
-    .unwrap();
+    let sr = SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick())).unwrap();
+    let tr = TrTcmProfile::new(&TrTcmConfig::default().with_tick(tick())).unwrap();
+    let r4 = Rfc4115Profile::new(&Rfc4115Config::default().with_tick(tick())).unwrap();
     (sr, tr, r4)
 }
 
@@ -352,13 +340,10 @@ fn aecn_case() -> Case {
 
 fn policer_case() -> Case {
     let s = stream();
-    let p = PremiumPolicerProfile::new(&PremiumPolicerConfig {
-        rate: Rate::from_bytes_per_sec(64_000_000),
-        tbs: 16_384,
-        pbs: 20_000,
-        max_packet: 1518,
-        tick: tick(),
-    })
+    let p = PremiumPolicerProfile::new(
+        &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(64_000_000), 16_384, 20_000, 1518)
+            .with_tick(tick()),
+    )
     .unwrap();
     let (mut st, mut t) = (PremiumPolicer::new(&p, Instant::ZERO), 0u64);
     let mut burst = move || {
@@ -422,7 +407,11 @@ fn green_case(tr: bool, backlog: bool) -> Case {
 }
 
 fn rbcc_profile() -> RbccProfile {
-    RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(1), Rate::from_mbps(10_000))).unwrap()
+    RbccProfile::new(&RbccConfig::toomey_scenario7(
+        NodeId(1),
+        Rate::from_mbps(10_000),
+    ))
+    .unwrap()
 }
 
 /// `benches/rbcc.rs`'s table of `flows` flows.

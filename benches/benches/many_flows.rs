@@ -51,16 +51,8 @@ fn tcm<M: ThreeColorMarker>(c: &mut Criterion, name: &str, p: &M::Profile, s: &M
 
 fn markers(c: &mut Criterion) {
     let s = Million::new();
-    let tr = TrTcmProfile::new(&TrTcmConfig {
-        tick: tick(),
-        ..TrTcmConfig::default()
-    })
-    .unwrap();
-    let sr = SrTcmProfile::new(&SrTcmConfig {
-        tick: tick(),
-        ..SrTcmConfig::default()
-    })
-    .unwrap();
+    let tr = TrTcmProfile::new(&TrTcmConfig::default().with_tick(tick())).unwrap();
+    let sr = SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick())).unwrap();
     tcm::<TrTcm>(c, "trtcm", &tr, &s);
     tcm::<SrTcm>(c, "srtcm", &sr, &s);
 

@@ -83,21 +83,9 @@ fn many_flows<M: ThreeColorMarker, const AWARE: bool>(
 
 fn markers(c: &mut Criterion) {
     let s = stream();
-    let sr = SrTcmProfile::new(&SrTcmConfig {
-        tick: tick(),
-        ..SrTcmConfig::default()
-    })
-    .unwrap();
-    let tr = TrTcmProfile::new(&TrTcmConfig {
-        tick: tick(),
-        ..TrTcmConfig::default()
-    })
-    .unwrap();
-    let r4 = Rfc4115Profile::new(&Rfc4115Config {
-        tick: tick(),
-        ..Rfc4115Config::default()
-    })
-    .unwrap();
+    let sr = SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick())).unwrap();
+    let tr = TrTcmProfile::new(&TrTcmConfig::default().with_tick(tick())).unwrap();
+    let r4 = Rfc4115Profile::new(&Rfc4115Config::default().with_tick(tick())).unwrap();
     one_flow::<SrTcm, false>(c, "srtcm", &sr, &s);
     many_flows::<SrTcm, false>(c, "srtcm", &sr, &s);
     one_flow::<SrTcm, true>(c, "srtcm", &sr, &s);
@@ -133,13 +121,10 @@ fn markers(c: &mut Criterion) {
 /// 1518 bytes every other packet.
 fn policer(c: &mut Criterion) {
     let s = stream();
-    let p = PremiumPolicerProfile::new(&PremiumPolicerConfig {
-        rate: Rate::from_bytes_per_sec(64_000_000),
-        tbs: 16_384,
-        pbs: 20_000,
-        max_packet: 1518,
-        tick: tick(),
-    })
+    let p = PremiumPolicerProfile::new(
+        &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(64_000_000), 16_384, 20_000, 1518)
+            .with_tick(tick()),
+    )
     .unwrap();
     let mut g = c.benchmark_group("trtcm/policer");
     g.throughput(Throughput::Elements(PACKETS as u64));

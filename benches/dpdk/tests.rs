@@ -31,19 +31,11 @@ fn dpdk_sr() -> dpdk::SrTcmProfile {
 }
 
 fn netcond_tr() -> TrTcmProfile {
-    TrTcmProfile::new(&TrTcmConfig {
-        tick: tick(),
-        ..TrTcmConfig::default()
-    })
-    .unwrap()
+    TrTcmProfile::new(&TrTcmConfig::default().with_tick(tick())).unwrap()
 }
 
 fn netcond_sr() -> SrTcmProfile {
-    SrTcmProfile::new(&SrTcmConfig {
-        tick: tick(),
-        ..SrTcmConfig::default()
-    })
-    .unwrap()
+    SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick())).unwrap()
 }
 
 #[test]

@@ -53,16 +53,10 @@ fn median(v: &mut [f64]) -> f64 {
 #[allow(clippy::too_many_lines)]
 fn loops() -> Vec<Loop> {
     let mut v: Vec<Loop> = Vec::new();
-    let tr = TrTcmProfile::new(&TrTcmConfig {
-        tick: tick(),
-        ..TrTcmConfig::default()
-    })
-    .expect("the bench profile is valid");
-    let sr = SrTcmProfile::new(&SrTcmConfig {
-        tick: tick(),
-        ..SrTcmConfig::default()
-    })
-    .expect("the bench profile is valid");
+    let tr = TrTcmProfile::new(&TrTcmConfig::default().with_tick(tick()))
+        .expect("the bench profile is valid");
+    let sr = SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick()))
+        .expect("the bench profile is valid");
 
     let s = stream();
     let (mut one, mut t) = (TrTcm::new(&tr, Instant::ZERO), 0u64);

@@ -62,27 +62,15 @@ fn meter<M: ThreeColorMarker>(name: &str, p: M::Profile) {
 fn main() {
     meter::<TrTcm>(
         "trTCM",
-        TrTcmProfile::new(&TrTcmConfig {
-            tick: tick(),
-            ..TrTcmConfig::default()
-        })
-        .unwrap(),
+        TrTcmProfile::new(&TrTcmConfig::default().with_tick(tick())).unwrap(),
     );
     meter::<SrTcm>(
         "srTCM",
-        SrTcmProfile::new(&SrTcmConfig {
-            tick: tick(),
-            ..SrTcmConfig::default()
-        })
-        .unwrap(),
+        SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick())).unwrap(),
     );
     meter::<Rfc4115>(
         "RFC 4115",
-        Rfc4115Profile::new(&Rfc4115Config {
-            tick: tick(),
-            ..Rfc4115Config::default()
-        })
-        .unwrap(),
+        Rfc4115Profile::new(&Rfc4115Config::default().with_tick(tick())).unwrap(),
     );
 
     let s = pcn_stream::stream();

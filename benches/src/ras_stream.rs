@@ -53,25 +53,24 @@ pub fn tr_profile() -> RasProfile {
 /// The G-srRAS meter: CIR 40 MB/s, CBS 3000 B, EBS 6000 B.
 #[must_use]
 pub fn srtcm() -> SrTcmProfile {
-    SrTcmProfile::new(&SrTcmConfig {
-        cir: Rate::from_bytes_per_sec(40_000_000),
-        cbs: 3000,
-        ebs: 6000,
-        tick: tick(),
-    })
+    SrTcmProfile::new(
+        &SrTcmConfig::new(Rate::from_bytes_per_sec(40_000_000), 3000, 6000).with_tick(tick()),
+    )
     .unwrap()
 }
 
 /// The G-trRAS meter: CIR 40, PIR 60 MB/s, CBS 3000 B, PBS 6000 B.
 #[must_use]
 pub fn trtcm() -> TrTcmProfile {
-    TrTcmProfile::new(&TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(40_000_000),
-        pir: Rate::from_bytes_per_sec(60_000_000),
-        cbs: 3000,
-        pbs: 6000,
-        tick: tick(),
-    })
+    TrTcmProfile::new(
+        &TrTcmConfig::new(
+            Rate::from_bytes_per_sec(40_000_000),
+            Rate::from_bytes_per_sec(60_000_000),
+            3000,
+            6000,
+        )
+        .with_tick(tick()),
+    )
     .unwrap()
 }
 

@@ -31,13 +31,13 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let cfg = PremiumPolicerConfig {
-        rate: input.rate.get(),
-        tbs: input.tbs.get(),
-        pbs: input.pbs.get(),
-        max_packet: input.max_packet.get(),
-        tick: input.tick.get(),
-    };
+    let cfg = PremiumPolicerConfig::new(
+        input.rate.get(),
+        input.tbs.get(),
+        input.pbs.get(),
+        input.max_packet.get(),
+    )
+    .with_tick(input.tick.get());
     let Ok(p) = PremiumPolicerProfile::new(&cfg) else {
         return;
     };

@@ -51,12 +51,12 @@ fuzz_target!(|input: Input| {
     cfg.thresholds = input
         .thresholds
         .map(|(c, m)| SrThresholds::new(c.get(), m.get()));
-    let mc = SrTcmConfig {
-        cir: input.meter_cir.map_or(cfg.cir, RateSel::get),
-        cbs: input.cbs.get(),
-        ebs: input.ebs.get(),
-        tick,
-    };
+    let mc = SrTcmConfig::new(
+        input.meter_cir.map_or(cfg.cir, RateSel::get),
+        input.cbs.get(),
+        input.ebs.get(),
+    )
+    .with_tick(tick);
     let (Ok(p), Ok(mp)) = (SrRasProfile::new(&cfg), SrTcmProfile::new(&mc)) else {
         return;
     };

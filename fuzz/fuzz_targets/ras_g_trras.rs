@@ -60,13 +60,7 @@ fuzz_target!(|input: Input| {
     let (cir, pir) = input
         .meter_rates
         .map_or((cfg.cir, cfg.pir), |(c, p)| (c.get(), p.get()));
-    let mc = TrTcmConfig {
-        cir,
-        pir,
-        cbs: input.cbs.get(),
-        pbs: input.pbs.get(),
-        tick,
-    };
+    let mc = TrTcmConfig::new(cir, pir, input.cbs.get(), input.pbs.get()).with_tick(tick);
     let (Ok(p), Ok(mp)) = (TrRasProfile::new(&cfg), TrTcmProfile::new(&mc)) else {
         return;
     };

@@ -88,6 +88,8 @@ fuzz_target!(|input: Input| {
     let (x, settled) = match net.try_solve() {
         Ok(x) => (x, true),
         Err(SolveError::NotConverged(x)) => (x, false),
+        // A kind of failure this target does not know: nothing to check.
+        Err(_) => return,
     };
     assert_eq!(
         net.solve(),

@@ -92,19 +92,19 @@ fn flow_id(f: u8) -> u32 {
 }
 
 fuzz_target!(|input: Input| {
-    let cfg = RbccConfig {
-        node: NodeId(u32::from(input.node)),
-        capacity: input.capacity.get(),
-        ack_bytes: u32::from(input.ack_bytes),
-        data_bytes: u32::from(input.data_bytes),
-        ack_model: if input.coupled {
-            AckModel::Coupled
-        } else {
-            AckModel::OutsideLoad
-        },
-        idle_timeout_ns: input.idle_timeout_ns,
-        tick: input.tick.get(),
-    };
+    let cfg = RbccConfig::new(
+        NodeId(u32::from(input.node)),
+        input.capacity.get(),
+        u32::from(input.ack_bytes),
+        u32::from(input.data_bytes),
+    )
+    .with_ack_model(if input.coupled {
+        AckModel::Coupled
+    } else {
+        AckModel::OutsideLoad
+    })
+    .with_idle_timeout_ns(input.idle_timeout_ns)
+    .with_tick(input.tick.get());
     let Ok(p) = RbccProfile::new(&cfg) else {
         return;
     };

@@ -34,13 +34,13 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let cfg = Rfc4115Config {
-        cir: input.cir.get(),
-        eir: input.eir.get(),
-        cbs: input.cbs.get(),
-        ebs: input.ebs.get(),
-        tick: input.tick.get(),
-    };
+    let cfg = Rfc4115Config::new(
+        input.cir.get(),
+        input.eir.get(),
+        input.cbs.get(),
+        input.ebs.get(),
+    )
+    .with_tick(input.tick.get());
     let ties = if input.text_ties {
         Rfc4115Ties::Text
     } else {

@@ -31,12 +31,8 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let cfg = SrTcmConfig {
-        cir: input.cir.get(),
-        cbs: input.cbs.get(),
-        ebs: input.ebs.get(),
-        tick: input.tick.get(),
-    };
+    let cfg = SrTcmConfig::new(input.cir.get(), input.cbs.get(), input.ebs.get())
+        .with_tick(input.tick.get());
     let Ok(p) = SrTcmProfile::new(&cfg) else {
         return;
     };

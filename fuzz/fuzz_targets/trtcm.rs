@@ -33,13 +33,13 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let cfg = TrTcmConfig {
-        cir: input.cir.get(),
-        pir: input.pir.get(),
-        cbs: input.cbs.get(),
-        pbs: input.pbs.get(),
-        tick: input.tick.get(),
-    };
+    let cfg = TrTcmConfig::new(
+        input.cir.get(),
+        input.pir.get(),
+        input.cbs.get(),
+        input.pbs.get(),
+    )
+    .with_tick(input.tick.get());
     let Ok(p) = TrTcmProfile::new(&cfg) else {
         return;
     };

@@ -31,13 +31,13 @@ const PORTS: usize = 4;
 
 /// The meter configuration of every port: CIR 1 MB/s, PIR 2 MB/s, CBS 3000 B,
 /// PBS 6000 B, on the 1 MHz timer. A `const`: the configuration is plain data.
-const CONFIG: TrTcmConfig = TrTcmConfig {
-    cir: Rate::from_bytes_per_sec(1_000_000),
-    pir: Rate::from_bytes_per_sec(2_000_000),
-    cbs: 3000,
-    pbs: 6000,
-    tick: TickRate::MICROS,
-};
+const CONFIG: TrTcmConfig = TrTcmConfig::new(
+    Rate::from_bytes_per_sec(1_000_000),
+    Rate::from_bytes_per_sec(2_000_000),
+    3000,
+    6000,
+)
+.with_tick(TickRate::MICROS);
 
 /// The profile shared by every port. `TrTcmProfile::new` validates the
 /// configuration and precomputes its constants at run time (it is not a

@@ -412,12 +412,11 @@ tcm_stream!(
     ep::fw_srtcm_color_blind,
     ep::fw_srtcm_color_aware,
     SrTcm,
-    SrTcmProfile::new(&SrTcmConfig {
-        cir: Rate::from_bytes_per_sec(1_000_000),
-        cbs: 3000,
-        ebs: 6000,
-        tick: TickRate::NANOS,
-    })
+    SrTcmProfile::new(&SrTcmConfig::new(
+        Rate::from_bytes_per_sec(1_000_000),
+        3000,
+        6000
+    ))
 );
 
 tcm_stream!(
@@ -425,13 +424,12 @@ tcm_stream!(
     ep::fw_trtcm_color_blind,
     ep::fw_trtcm_color_aware,
     TrTcm,
-    TrTcmProfile::new(&TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(700_000),
-        pir: Rate::from_bytes_per_sec(1_100_000),
-        cbs: 3000,
-        pbs: 6000,
-        tick: TickRate::NANOS,
-    })
+    TrTcmProfile::new(&TrTcmConfig::new(
+        Rate::from_bytes_per_sec(700_000),
+        Rate::from_bytes_per_sec(1_100_000),
+        3000,
+        6000
+    ))
 );
 
 tcm_stream!(
@@ -439,13 +437,12 @@ tcm_stream!(
     ep::fw_rfc4115_color_blind,
     ep::fw_rfc4115_color_aware,
     Rfc4115,
-    Rfc4115Profile::new(&Rfc4115Config {
-        cir: Rate::from_bytes_per_sec(600_000),
-        eir: Rate::from_bytes_per_sec(400_000),
-        cbs: 3000,
-        ebs: 6000,
-        tick: TickRate::NANOS,
-    })
+    Rfc4115Profile::new(&Rfc4115Config::new(
+        Rate::from_bytes_per_sec(600_000),
+        Rate::from_bytes_per_sec(400_000),
+        3000,
+        6000
+    ))
 );
 
 /// The EF policer with seed 003's default profile; every third packet one
@@ -805,7 +802,10 @@ pub fn ras_stream(out: &mut dyn Sink) {
 /// RBCC: up to 24 flows through a 16-entry table (so that some are refused),
 /// data packets stamped, ACKs returned and forwarded, idle flows expired.
 pub fn rbcc_stream(out: &mut dyn Sink) {
-    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(23), Rate::from_mbps(10))) else {
+    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(
+        NodeId(23),
+        Rate::from_mbps(10),
+    )) else {
         out.put(u64::MAX);
         return;
     };

@@ -217,30 +217,31 @@ macro_rules! adversarial {
 }
 
 fn srtcm_profile(tick: TickRate) -> Result<SrTcmProfile, netcond::trtcm::SrTcmError> {
-    SrTcmProfile::new(&SrTcmConfig {
-        tick,
-        ..SrTcmConfig::default()
-    })
+    SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick))
 }
 
 fn trtcm_profile(tick: TickRate) -> Result<TrTcmProfile, netcond::trtcm::TrTcmError> {
-    TrTcmProfile::new(&TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(46_000_000),
-        pir: Rate::from_bytes_per_sec(69_000_000),
-        cbs: 2048,
-        pbs: 4096,
-        tick,
-    })
+    TrTcmProfile::new(
+        &TrTcmConfig::new(
+            Rate::from_bytes_per_sec(46_000_000),
+            Rate::from_bytes_per_sec(69_000_000),
+            2048,
+            4096,
+        )
+        .with_tick(tick),
+    )
 }
 
 fn rfc4115_profile(tick: TickRate) -> Result<Rfc4115Profile, netcond::trtcm::Rfc4115Error> {
-    Rfc4115Profile::new(&Rfc4115Config {
-        cir: Rate::from_bytes_per_sec(46_000_000),
-        eir: Rate::from_bytes_per_sec(69_000_000),
-        cbs: 2048,
-        ebs: 4096,
-        tick,
-    })
+    Rfc4115Profile::new(
+        &Rfc4115Config::new(
+            Rate::from_bytes_per_sec(46_000_000),
+            Rate::from_bytes_per_sec(69_000_000),
+            2048,
+            4096,
+        )
+        .with_tick(tick),
+    )
 }
 
 fn srtcm(n: &mut Notes) {
@@ -730,7 +731,10 @@ fn ras(n: &mut Notes) {
 }
 
 fn rbcc(n: &mut Notes) {
-    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(23), Rate::from_kbps(64))) else {
+    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(
+        NodeId(23),
+        Rate::from_kbps(64),
+    )) else {
         n.check("RBCC profile", false, true);
         return;
     };

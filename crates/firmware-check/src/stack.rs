@@ -231,22 +231,20 @@ fn sr_cfg() -> SrTcmConfig {
     SrTcmConfig::default()
 }
 fn tr_cfg() -> TrTcmConfig {
-    TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(46_000_000),
-        pir: Rate::from_bytes_per_sec(69_000_000),
-        cbs: 2048,
-        pbs: 4096,
-        tick: TickRate::NANOS,
-    }
+    TrTcmConfig::new(
+        Rate::from_bytes_per_sec(46_000_000),
+        Rate::from_bytes_per_sec(69_000_000),
+        2048,
+        4096,
+    )
 }
 fn r4115_cfg() -> Rfc4115Config {
-    Rfc4115Config {
-        cir: Rate::from_bytes_per_sec(46_000_000),
-        eir: Rate::from_bytes_per_sec(69_000_000),
-        cbs: 2048,
-        ebs: 4096,
-        tick: TickRate::NANOS,
-    }
+    Rfc4115Config::new(
+        Rate::from_bytes_per_sec(46_000_000),
+        Rate::from_bytes_per_sec(69_000_000),
+        2048,
+        4096,
+    )
 }
 fn et_cfg() -> EtMarkerConfig {
     EtMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(1000), 10_000, 1064)

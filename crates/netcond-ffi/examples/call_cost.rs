@@ -101,13 +101,12 @@ fn c_loop(f: CheckFn, p: &netcond_trtcm_profile, lens: &[u32], n: u64) -> [u64; 
 }
 
 fn main() {
-    let cfg = TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(46_000_000),
-        pir: Rate::from_bytes_per_sec(69_000_000),
-        cbs: 2048,
-        pbs: 4096,
-        tick: TickRate::NANOS,
-    };
+    let cfg = TrTcmConfig::new(
+        Rate::from_bytes_per_sec(46_000_000),
+        Rate::from_bytes_per_sec(69_000_000),
+        2048,
+        4096,
+    );
     let rp = TrTcmProfile::new(&cfg).expect("valid profile");
     let params = netcond_trtcm_params {
         cir: 46_000_000,

@@ -124,15 +124,17 @@ pub unsafe extern "C" fn netcond_rbcc_profile_config(
                 1 => AckModel::Coupled,
                 _ => return Err(NETCOND_E_ENUM),
             };
-            RbccProfile::new(&RbccConfig {
-                node: NodeId(a.node),
-                capacity: Rate::from_bits_per_sec(a.capacity_bps),
-                ack_bytes: a.ack_bytes,
-                data_bytes: a.data_bytes,
-                ack_model,
-                idle_timeout_ns: a.idle_timeout_ns,
-                tick: TickRate::from_hz(a.tick_hz).ok_or(NETCOND_E_TICK)?,
-            })
+            RbccProfile::new(
+                &RbccConfig::new(
+                    NodeId(a.node),
+                    Rate::from_bits_per_sec(a.capacity_bps),
+                    a.ack_bytes,
+                    a.data_bytes,
+                )
+                .with_ack_model(ack_model)
+                .with_idle_timeout_ns(a.idle_timeout_ns)
+                .with_tick(TickRate::from_hz(a.tick_hz).ok_or(NETCOND_E_TICK)?),
+            )
             .map_err(rbcc_code)
         })
     }
@@ -409,17 +411,19 @@ pub unsafe extern "C" fn netcond_rcp_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_RCP, |a| {
-            rbcc_rate::RcpProfile::new(&rbcc_rate::RcpConfig {
-                node: NodeId(a.node),
-                capacity: Rate::from_bits_per_sec(a.capacity_bps),
-                alpha: (a.alpha_num, a.alpha_den),
-                beta: (a.beta_num, a.beta_den),
-                rtt_ns: a.rtt_ns,
-                interval_ns: a.interval_ns,
-                initial: Rate::from_bits_per_sec(a.initial_bps),
-                min_rate: Rate::from_bits_per_sec(a.min_rate_bps),
-                tick: TickRate::from_hz(a.tick_hz).ok_or(NETCOND_E_TICK)?,
-            })
+            rbcc_rate::RcpProfile::new(
+                &rbcc_rate::RcpConfig::new(
+                    NodeId(a.node),
+                    Rate::from_bits_per_sec(a.capacity_bps),
+                    a.rtt_ns,
+                )
+                .with_alpha((a.alpha_num, a.alpha_den))
+                .with_beta((a.beta_num, a.beta_den))
+                .with_interval_ns(a.interval_ns)
+                .with_initial(Rate::from_bits_per_sec(a.initial_bps))
+                .with_min_rate(Rate::from_bits_per_sec(a.min_rate_bps))
+                .with_tick(TickRate::from_hz(a.tick_hz).ok_or(NETCOND_E_TICK)?),
+            )
             .map_err(crate::errors::rcp_code)
         })
     }

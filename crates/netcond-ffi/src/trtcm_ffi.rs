@@ -269,22 +269,17 @@ fn tick(hz: u64) -> Result<TickRate, c_int> {
 }
 
 fn srtcm_cfg(p: &netcond_srtcm_params) -> Result<SrTcmConfig, c_int> {
-    Ok(SrTcmConfig {
-        cir: Rate::from_bytes_per_sec(p.cir),
-        cbs: p.cbs,
-        ebs: p.ebs,
-        tick: tick(p.tick_hz)?,
-    })
+    Ok(SrTcmConfig::new(Rate::from_bytes_per_sec(p.cir), p.cbs, p.ebs).with_tick(tick(p.tick_hz)?))
 }
 
 fn trtcm_cfg(p: &netcond_trtcm_params) -> Result<TrTcmConfig, c_int> {
-    Ok(TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(p.cir),
-        pir: Rate::from_bytes_per_sec(p.pir),
-        cbs: p.cbs,
-        pbs: p.pbs,
-        tick: tick(p.tick_hz)?,
-    })
+    Ok(TrTcmConfig::new(
+        Rate::from_bytes_per_sec(p.cir),
+        Rate::from_bytes_per_sec(p.pir),
+        p.cbs,
+        p.pbs,
+    )
+    .with_tick(tick(p.tick_hz)?))
 }
 
 fn rfc4115_cfg(p: &netcond_rfc4115_params) -> Result<(Rfc4115Config, Rfc4115Ties), c_int> {
@@ -294,13 +289,13 @@ fn rfc4115_cfg(p: &netcond_rfc4115_params) -> Result<(Rfc4115Config, Rfc4115Ties
         _ => return Err(NETCOND_E_ENUM),
     };
     Ok((
-        Rfc4115Config {
-            cir: Rate::from_bytes_per_sec(p.cir),
-            eir: Rate::from_bytes_per_sec(p.eir),
-            cbs: p.cbs,
-            ebs: p.ebs,
-            tick: tick(p.tick_hz)?,
-        },
+        Rfc4115Config::new(
+            Rate::from_bytes_per_sec(p.cir),
+            Rate::from_bytes_per_sec(p.eir),
+            p.cbs,
+            p.ebs,
+        )
+        .with_tick(tick(p.tick_hz)?),
         ties,
     ))
 }
@@ -319,13 +314,10 @@ fn rfc4115_profile(p: &netcond_rfc4115_params) -> Result<Rfc4115Profile, c_int> 
 }
 
 fn policer_profile(p: &netcond_policer_params) -> Result<PremiumPolicerProfile, c_int> {
-    PremiumPolicerProfile::new(&PremiumPolicerConfig {
-        rate: Rate::from_bytes_per_sec(p.rate),
-        tbs: p.tbs,
-        pbs: p.pbs,
-        max_packet: p.max_packet,
-        tick: tick(p.tick_hz)?,
-    })
+    PremiumPolicerProfile::new(
+        &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(p.rate), p.tbs, p.pbs, p.max_packet)
+            .with_tick(tick(p.tick_hz)?),
+    )
     .map_err(policer_code)
 }
 

@@ -316,35 +316,34 @@ fn stream<S>(
 const HZ: TickRate = TickRate::NANOS;
 
 fn srtcm() -> SrTcmProfile {
-    SrTcmProfile::new(&SrTcmConfig {
-        cir: Rate::from_bytes_per_sec(46_000_000),
-        cbs: 2048,
-        ebs: 4096,
-        tick: HZ,
-    })
+    SrTcmProfile::new(
+        &SrTcmConfig::new(Rate::from_bytes_per_sec(46_000_000), 2048, 4096).with_tick(HZ),
+    )
     .unwrap()
 }
 
 fn trtcm() -> TrTcmProfile {
-    TrTcmProfile::new(&TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(46_000_000),
-        pir: Rate::from_bytes_per_sec(69_000_000),
-        cbs: 2048,
-        pbs: 4096,
-        tick: HZ,
-    })
+    TrTcmProfile::new(
+        &TrTcmConfig::new(
+            Rate::from_bytes_per_sec(46_000_000),
+            Rate::from_bytes_per_sec(69_000_000),
+            2048,
+            4096,
+        )
+        .with_tick(HZ),
+    )
     .unwrap()
 }
 
 fn rfc4115(ties: Rfc4115Ties) -> Rfc4115Profile {
     Rfc4115Profile::with_ties(
-        &Rfc4115Config {
-            cir: Rate::from_bytes_per_sec(46_000_000),
-            eir: Rate::from_bytes_per_sec(69_000_000),
-            cbs: 2048,
-            ebs: 4096,
-            tick: HZ,
-        },
+        &Rfc4115Config::new(
+            Rate::from_bytes_per_sec(46_000_000),
+            Rate::from_bytes_per_sec(69_000_000),
+            2048,
+            4096,
+        )
+        .with_tick(HZ),
         ties,
     )
     .unwrap()
@@ -433,13 +432,10 @@ fn rust_streams(seed: u64) -> Vec<String> {
         ),
     ];
     // The policer, as the C side drives it.
-    let pp = PremiumPolicerProfile::new(&PremiumPolicerConfig {
-        rate: Rate::from_bytes_per_sec(20_480),
-        tbs: 11_000,
-        pbs: 13_000,
-        max_packet: 1500,
-        tick: HZ,
-    })
+    let pp = PremiumPolicerProfile::new(
+        &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(20_480), 11_000, 13_000, 1500)
+            .with_tick(HZ),
+    )
     .unwrap();
     let mut m = PremiumPolicer::new(&pp, start);
     let mut rng = Rng(seed);
@@ -1104,15 +1100,12 @@ mod rbcc {
             .into_iter()
             .enumerate()
         {
-            let p = RbccProfile::new(&RbccConfig {
-                node: NodeId(7),
-                capacity: Rate::from_bits_per_sec(10_000_000),
-                ack_bytes: 40,
-                data_bytes: 1500,
-                ack_model,
-                idle_timeout_ns: 2_000_000_000,
-                tick: HZ,
-            })
+            let p = RbccProfile::new(
+                &RbccConfig::new(NodeId(7), Rate::from_bits_per_sec(10_000_000), 40, 1500)
+                    .with_ack_model(ack_model)
+                    .with_idle_timeout_ns(2_000_000_000)
+                    .with_tick(HZ),
+            )
             .unwrap();
             let mut table = Box::new(RbccInterface::<256>::new(&p));
             let mut rng = Rng(seed);
@@ -1157,17 +1150,15 @@ mod rbcc {
     /// The C side's RCP stream.
     fn rcp_stream(seed: u64) -> String {
         use rbcc_rate::{Rcp, RcpConfig, RcpProfile};
-        let p = RcpProfile::new(&RcpConfig {
-            node: NodeId(9),
-            capacity: Rate::from_bits_per_sec(10_000_000),
-            alpha: (1, 10),
-            beta: (1, 1),
-            rtt_ns: 100_000_000,
-            interval_ns: 10_000_000,
-            initial: Rate::from_bits_per_sec(10_000_000),
-            min_rate: Rate::from_bits_per_sec(1),
-            tick: HZ,
-        })
+        let p = RcpProfile::new(
+            &RcpConfig::new(NodeId(9), Rate::from_bits_per_sec(10_000_000), 100_000_000)
+                .with_alpha((1, 10))
+                .with_beta((1, 1))
+                .with_interval_ns(10_000_000)
+                .with_initial(Rate::from_bits_per_sec(10_000_000))
+                .with_min_rate(Rate::from_bits_per_sec(1))
+                .with_tick(HZ),
+        )
         .unwrap();
         let mut m = Rcp::new(&p, t(0));
         let mut rng = Rng(seed);
@@ -1813,20 +1804,19 @@ mod green_ras {
             .with_tick(HZ),
         )
         .unwrap();
-        let sm = SrTcmProfile::new(&SrTcmConfig {
-            cir: Rate::from_bytes_per_sec(125_000),
-            cbs: 3000,
-            ebs: 3000,
-            tick: HZ,
-        })
+        let sm = SrTcmProfile::new(
+            &SrTcmConfig::new(Rate::from_bytes_per_sec(125_000), 3000, 3000).with_tick(HZ),
+        )
         .unwrap();
-        let tm = TrTcmProfile::new(&TrTcmConfig {
-            cir: Rate::from_bytes_per_sec(125_000),
-            pir: Rate::from_bytes_per_sec(250_000),
-            cbs: 3000,
-            pbs: 3000,
-            tick: HZ,
-        })
+        let tm = TrTcmProfile::new(
+            &TrTcmConfig::new(
+                Rate::from_bytes_per_sec(125_000),
+                Rate::from_bytes_per_sec(250_000),
+                3000,
+                3000,
+            )
+            .with_tick(HZ),
+        )
         .unwrap();
         (sr.into(), tr.into(), sm, tm)
     }

@@ -139,34 +139,20 @@ impl Engine {
             names.push(describe(s));
             let rt = match *s {
                 Stage::TrTcm { cir, pir, cbs, pbs } => {
-                    let p = TrTcmProfile::new(&TrTcmConfig {
-                        cir,
-                        pir,
-                        cbs,
-                        pbs,
-                        tick,
-                    })
-                    .map_err(|e| tc(e, "trtcm"))?;
+                    let p =
+                        TrTcmProfile::new(&TrTcmConfig::new(cir, pir, cbs, pbs).with_tick(tick))
+                            .map_err(|e| tc(e, "trtcm"))?;
                     Rt::TrTcm(p, vec![TrTcm::new(&p, now); n])
                 }
                 Stage::SrTcm { cir, cbs, ebs } => {
-                    let p = SrTcmProfile::new(&SrTcmConfig {
-                        cir,
-                        cbs,
-                        ebs,
-                        tick,
-                    })
-                    .map_err(|e| tc(e, "srtcm"))?;
+                    let p = SrTcmProfile::new(&SrTcmConfig::new(cir, cbs, ebs).with_tick(tick))
+                        .map_err(|e| tc(e, "srtcm"))?;
                     Rt::SrTcm(p, vec![SrTcm::new(&p, now); n])
                 }
                 Stage::Rfc4115 { cir, eir, cbs, ebs } => {
-                    let p = Rfc4115Profile::new(&Rfc4115Config {
-                        cir,
-                        eir,
-                        cbs,
-                        ebs,
-                        tick,
-                    })
+                    let p = Rfc4115Profile::new(
+                        &Rfc4115Config::new(cir, eir, cbs, ebs).with_tick(tick),
+                    )
                     .map_err(|e| tc(e, "rfc4115"))?;
                     Rt::Rfc4115(p, vec![Rfc4115::new(&p, now); n])
                 }

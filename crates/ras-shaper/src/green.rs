@@ -5,9 +5,10 @@
 use netcond_core::{BucketProfile, Color, Instant};
 use trtcm::{SrTcm, SrTcmProfile, TrTcm, TrTcmProfile};
 
-use crate::config::RasProfile;
 use crate::fixed::{borrow_mask, hi, recip};
-use crate::shaper::{PacketLen, Ras, Schedule};
+use crate::profile::RasProfile;
+use crate::schedule::Schedule;
+use crate::shaper::{PacketLen, Ras};
 
 /// A meter downstream of a green shaper: it can tell, without changing
 /// anything, when a packet would be colored green, and it colors the packets the
@@ -730,21 +731,18 @@ mod tests {
             };
             let (cir, pir) = (rate(&mut r), rate(&mut r));
             let (cbs, pbs) = (1 + r.below(20_000) as u64, 1 + r.below(20_000) as u64);
-            let Ok(sp) = SrTcmProfile::new(&SrTcmConfig {
-                cir,
-                cbs,
-                ebs: pbs,
-                tick,
-            }) else {
+            let Ok(sp) = SrTcmProfile::new(&SrTcmConfig::new(cir, cbs, pbs).with_tick(tick)) else {
                 continue;
             };
-            let Ok(tp) = TrTcmProfile::new(&TrTcmConfig {
-                cir,
-                pir: Rate::from_bits_per_sec(cir.bits_per_sec().max(pir.bits_per_sec())),
-                cbs,
-                pbs,
-                tick,
-            }) else {
+            let Ok(tp) = TrTcmProfile::new(
+                &TrTcmConfig::new(
+                    cir,
+                    Rate::from_bits_per_sec(cir.bits_per_sec().max(pir.bits_per_sec())),
+                    cbs,
+                    pbs,
+                )
+                .with_tick(tick),
+            ) else {
                 continue;
             };
             let now = Instant::from_ticks(r.next_u32() as u64 * r.next_u32() as u64);
@@ -776,12 +774,9 @@ mod tests {
                 );
                 // A meter full on a four times larger bucket, read with this
                 // profile: its count lies above the bucket.
-                if let Ok(big) = SrTcmProfile::new(&SrTcmConfig {
-                    cir,
-                    cbs: 4 * cbs,
-                    ebs: pbs,
-                    tick,
-                }) {
+                if let Ok(big) =
+                    SrTcmProfile::new(&SrTcmConfig::new(cir, 4 * cbs, pbs).with_tick(tick))
+                {
                     let m = SrTcm::from_parts(&big, u64::MAX, 0, last);
                     assert!(m.tc() > sp.committed().full());
                     assert_eq!(

@@ -99,7 +99,11 @@ fn baseline(packets: u64) {
 }
 
 fn main() {
-    let p = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(1), Rate::from_mbps(10_000))).unwrap();
+    let p = RbccProfile::new(&RbccConfig::toomey_scenario7(
+        NodeId(1),
+        Rate::from_mbps(10_000),
+    ))
+    .unwrap();
     baseline(300_000_000);
     stamp::<32>(&p, 16, 300_000_000);
     stamp::<2048>(&p, 1024, 300_000_000);

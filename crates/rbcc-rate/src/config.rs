@@ -7,6 +7,7 @@ use netcond_core::{gcd, Rate, TickRate};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum AckModel {
     /// Toomey's RBCC report's model: an ACK flow is outside load of `ack/data` times its
     /// returned rate on the interface it leaves by, and is never bottlenecked
@@ -24,9 +25,23 @@ pub enum AckModel {
 }
 
 /// The human-unit configuration of one output interface's RBCC allocator.
+///
+/// # Example
+///
+/// ```
+/// use netcond_core::Rate;
+/// use rbcc_rate::{AckModel, NodeId, RbccConfig, RbccProfile};
+///
+/// let cfg = RbccConfig::new(NodeId(1), Rate::from_mbps(10), 40, 1500)
+///     .with_ack_model(AckModel::Coupled)
+///     .with_idle_timeout_ns(2_000_000_000);
+/// assert_eq!(cfg.ack_bytes, 40);
+/// assert!(RbccProfile::new(&cfg).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct RbccConfig {
     /// The id this interface stamps into the bottleneck field (not zero).
     pub node: NodeId,
@@ -50,15 +65,68 @@ impl RbccConfig {
     /// [`AckModel::OutsideLoad`], a 10 s idle timeout, nanosecond ticks.
     #[must_use]
     pub const fn toomey_scenario7(node: NodeId, capacity: Rate) -> RbccConfig {
+        RbccConfig::new(node, capacity, 40, 1500)
+    }
+
+    /// An interface `node` of `capacity`, with `ack_bytes` of acknowledgement per
+    /// `data_bytes` data packet, [`AckModel::OutsideLoad`], a 10 s idle timeout and
+    /// nanosecond ticks (the `with_` methods change those).
+    #[must_use]
+    pub const fn new(node: NodeId, capacity: Rate, ack_bytes: u32, data_bytes: u32) -> RbccConfig {
         RbccConfig {
             node,
             capacity,
-            ack_bytes: 40,
-            data_bytes: 1500,
+            ack_bytes,
+            data_bytes,
             ack_model: AckModel::OutsideLoad,
             idle_timeout_ns: 10_000_000_000,
             tick: TickRate::NANOS,
         }
+    }
+
+    /// This configuration with `node` set to `node`.
+    #[must_use]
+    pub const fn with_node(self, node: NodeId) -> RbccConfig {
+        RbccConfig { node, ..self }
+    }
+
+    /// This configuration with `capacity` set to `capacity`.
+    #[must_use]
+    pub const fn with_capacity(self, capacity: Rate) -> RbccConfig {
+        RbccConfig { capacity, ..self }
+    }
+
+    /// This configuration with `ack_bytes` set to `ack_bytes`.
+    #[must_use]
+    pub const fn with_ack_bytes(self, ack_bytes: u32) -> RbccConfig {
+        RbccConfig { ack_bytes, ..self }
+    }
+
+    /// This configuration with `data_bytes` set to `data_bytes`.
+    #[must_use]
+    pub const fn with_data_bytes(self, data_bytes: u32) -> RbccConfig {
+        RbccConfig { data_bytes, ..self }
+    }
+
+    /// This configuration with `ack_model` set to `ack_model`.
+    #[must_use]
+    pub const fn with_ack_model(self, ack_model: AckModel) -> RbccConfig {
+        RbccConfig { ack_model, ..self }
+    }
+
+    /// This configuration with `idle_timeout_ns` set to `idle_timeout_ns`.
+    #[must_use]
+    pub const fn with_idle_timeout_ns(self, idle_timeout_ns: u64) -> RbccConfig {
+        RbccConfig {
+            idle_timeout_ns,
+            ..self
+        }
+    }
+
+    /// This configuration with `tick` set to `tick`.
+    #[must_use]
+    pub const fn with_tick(self, tick: TickRate) -> RbccConfig {
+        RbccConfig { tick, ..self }
     }
 }
 

@@ -13,9 +13,24 @@ use netcond_core::{Instant, Rate, TickRate};
 use crate::rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader, FRAC_BITS};
 
 /// The configuration of an RCP interface.
+///
+/// # Example
+///
+/// ```
+/// use netcond_core::Rate;
+/// use rbcc_rate::{NodeId, RcpConfig, RcpProfile};
+///
+/// // 10 Mbit/s, 100 ms round trips, updated every 10 ms, alpha 0.4.
+/// let cfg = RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000)
+///     .with_interval_ns(10_000_000)
+///     .with_alpha((2, 5));
+/// assert_eq!(cfg.rtt_ns, 100_000_000);
+/// assert!(RcpProfile::new(&cfg).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct RcpConfig {
     /// The id stamped into the bottleneck field (not zero).
     pub node: NodeId,
@@ -53,6 +68,63 @@ impl RcpConfig {
             min_rate: Rate::from_bits_per_sec(1),
             tick: TickRate::NANOS,
         }
+    }
+
+    /// This configuration with `node` set to `node`.
+    #[must_use]
+    pub const fn with_node(self, node: NodeId) -> RcpConfig {
+        RcpConfig { node, ..self }
+    }
+
+    /// This configuration with `capacity` set to `capacity`.
+    #[must_use]
+    pub const fn with_capacity(self, capacity: Rate) -> RcpConfig {
+        RcpConfig { capacity, ..self }
+    }
+
+    /// This configuration with `alpha` set to `alpha`.
+    #[must_use]
+    pub const fn with_alpha(self, alpha: (u32, u32)) -> RcpConfig {
+        RcpConfig { alpha, ..self }
+    }
+
+    /// This configuration with `beta` set to `beta`.
+    #[must_use]
+    pub const fn with_beta(self, beta: (u32, u32)) -> RcpConfig {
+        RcpConfig { beta, ..self }
+    }
+
+    /// This configuration with `rtt_ns` set to `rtt_ns`.
+    #[must_use]
+    pub const fn with_rtt_ns(self, rtt_ns: u64) -> RcpConfig {
+        RcpConfig { rtt_ns, ..self }
+    }
+
+    /// This configuration with `interval_ns` set to `interval_ns`.
+    #[must_use]
+    pub const fn with_interval_ns(self, interval_ns: u64) -> RcpConfig {
+        RcpConfig {
+            interval_ns,
+            ..self
+        }
+    }
+
+    /// This configuration with `initial` set to `initial`.
+    #[must_use]
+    pub const fn with_initial(self, initial: Rate) -> RcpConfig {
+        RcpConfig { initial, ..self }
+    }
+
+    /// This configuration with `min_rate` set to `min_rate`.
+    #[must_use]
+    pub const fn with_min_rate(self, min_rate: Rate) -> RcpConfig {
+        RcpConfig { min_rate, ..self }
+    }
+
+    /// This configuration with `tick` set to `tick`.
+    #[must_use]
+    pub const fn with_tick(self, tick: TickRate) -> RcpConfig {
+        RcpConfig { tick, ..self }
     }
 }
 

@@ -22,6 +22,7 @@ pub enum LinkUse {
 /// Why a network description was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum NetworkError {
     /// All `L` links are in use.
     TooManyLinks,
@@ -47,6 +48,7 @@ pub struct Network<const L: usize, const F: usize> {
 
 /// Why [`Network::try_solve`] gave no allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SolveError<const F: usize> {
     /// The ACK-load iteration did not settle (see [`Network::solve`]); the last
     /// iterate, lowered to stay feasible, which need not be max-min.

@@ -1,7 +1,7 @@
 //! The distributed per-interface computation converges to the solver's max-min
 //! allocation on random topologies.
 
-use netcond_core::{Instant, RandomSource, Rate, SplitMix64, TickRate};
+use netcond_core::{Instant, RandomSource, Rate, SplitMix64};
 use rbcc_rate::invariants::{
     interface_is_max_min, interface_within_capacity, network_feasible, network_is_max_min,
     stamp_only_lowers,
@@ -81,15 +81,16 @@ fn solve(t: &Topology, ack_bytes: u32, model: AckModel) -> Vec<FixedRate> {
 fn distributed(t: &Topology, ack_bytes: u32, model: AckModel) -> (Vec<FixedRate>, usize) {
     let profiles: Vec<RbccProfile> = (0..2 * PAIRS)
         .map(|l| {
-            RbccProfile::new(&RbccConfig {
-                node: NodeId(l as u32 + 1),
-                capacity: Rate::from_bits_per_sec(t.caps[l / 2]),
-                ack_bytes,
-                data_bytes: 1500,
-                ack_model: model,
-                idle_timeout_ns: u64::MAX,
-                tick: TickRate::NANOS,
-            })
+            RbccProfile::new(
+                &RbccConfig::new(
+                    NodeId(l as u32 + 1),
+                    Rate::from_bits_per_sec(t.caps[l / 2]),
+                    ack_bytes,
+                    1500,
+                )
+                .with_ack_model(model)
+                .with_idle_timeout_ns(u64::MAX),
+            )
             .unwrap()
         })
         .collect();
@@ -280,6 +281,7 @@ fn large_ack_ratio_settles_or_is_reported() {
                             assert!(!network_in_max_min_domain(&net));
                             unsettled += 1;
                         }
+                        Err(e) => panic!("an error this test does not know: {e:?}"),
                     }
                 }
             }

@@ -18,9 +18,8 @@ struct Link {
 
 impl Link {
     fn new(model: AckModel) -> Link {
-        let cfg = |node| RbccConfig {
-            ack_model: model,
-            ..RbccConfig::toomey_scenario7(NodeId(node), Rate::from_kbps(64))
+        let cfg = |node| {
+            RbccConfig::toomey_scenario7(NodeId(node), Rate::from_kbps(64)).with_ack_model(model)
         };
         let p23 = RbccProfile::new(&cfg(23)).unwrap();
         let p32 = RbccProfile::new(&cfg(32)).unwrap();

@@ -1,7 +1,7 @@
 //! The allocated-bandwidth table: join, leave, expiry, capacity, recomputation
 //! only on change, totality; and proptests of the shared invariants.
 
-use netcond_core::{Instant, Rate, TickRate};
+use netcond_core::{Instant, Rate};
 use proptest::prelude::*;
 use rbcc_rate::invariants::{interface_is_max_min, interface_within_capacity, stamp_only_lowers};
 use rbcc_rate::{
@@ -9,15 +9,11 @@ use rbcc_rate::{
 };
 
 fn profile(model: AckModel, idle_ns: u64) -> RbccProfile {
-    RbccProfile::new(&RbccConfig {
-        node: NodeId(7),
-        capacity: Rate::from_kbps(64),
-        ack_bytes: 40,
-        data_bytes: 1500,
-        ack_model: model,
-        idle_timeout_ns: idle_ns,
-        tick: TickRate::NANOS,
-    })
+    RbccProfile::new(
+        &RbccConfig::new(NodeId(7), Rate::from_kbps(64), 40, 1500)
+            .with_ack_model(model)
+            .with_idle_timeout_ns(idle_ns),
+    )
     .unwrap()
 }
 
@@ -471,15 +467,16 @@ fn rbcc_and_rcp_share_the_stamping_trait() {
 /// The slack is now divided by the ACK row's weight `k`.
 #[test]
 fn coupled_lone_ack_row_held_below_the_level_is_not_the_bottleneck() {
-    let p = RbccProfile::new(&RbccConfig {
-        node: NodeId(40),
-        capacity: Rate::from_bits_per_sec(368_000_000),
-        ack_bytes: 2093,
-        data_bytes: 65535,
-        ack_model: AckModel::Coupled,
-        idle_timeout_ns: u64::MAX,
-        tick: TickRate::NANOS,
-    })
+    let p = RbccProfile::new(
+        &RbccConfig::new(
+            NodeId(40),
+            Rate::from_bits_per_sec(368_000_000),
+            2093,
+            65535,
+        )
+        .with_ack_model(AckModel::Coupled)
+        .with_idle_timeout_ns(u64::MAX),
+    )
     .unwrap();
     let (num, den) = p.ack_ratio();
     assert_eq!((num, den), (2093, 65535));
@@ -585,19 +582,18 @@ fn table_matches_its_plain_model() {
     use netcond_core::RandomSource;
     let mut r = netcond_core::SplitMix64::new(0x7ab1e);
     for i in 0..400 {
-        let cfg = RbccConfig {
-            node: NodeId(7),
-            capacity: Rate::from_bits_per_sec(1 + r.next_u64() % (1 << 40)),
-            ack_bytes: [0, 40, 1500][r.below(3) as usize],
-            data_bytes: [1, 1500][r.below(2) as usize],
-            ack_model: if i % 2 == 0 {
-                AckModel::OutsideLoad
-            } else {
-                AckModel::Coupled
-            },
-            idle_timeout_ns: 1 + u64::from(r.below(5_000_000)),
-            tick: TickRate::NANOS,
-        };
+        let cfg = RbccConfig::new(
+            NodeId(7),
+            Rate::from_bits_per_sec(1 + r.next_u64() % (1 << 40)),
+            [0, 40, 1500][r.below(3) as usize],
+            [1, 1500][r.below(2) as usize],
+        )
+        .with_ack_model(if i % 2 == 0 {
+            AckModel::OutsideLoad
+        } else {
+            AckModel::Coupled
+        })
+        .with_idle_timeout_ns(1 + u64::from(r.below(5_000_000)));
         let ops = table_ops(&mut r, 200);
         if let Err(e) = rbcc_rate::invariants::check_table::<8>(&cfg, r.next_u64(), &ops) {
             panic!("run {i}: {e}: {cfg:?}");

@@ -25,34 +25,29 @@ fn main() {
     let t0 = Instant::ZERO;
     let tick = TickRate::NANOS;
     let mut sr = SrTcmMeter::new(
-        &SrTcmConfig {
-            cir: Rate::from_bytes_per_sec(CIR),
-            cbs: 2048,
-            ebs: 4096,
-            tick,
-        },
+        &SrTcmConfig::new(Rate::from_bytes_per_sec(CIR), 2048, 4096).with_tick(tick),
         t0,
     )
     .expect("valid srTCM configuration");
     let mut tr = TrTcmMeter::new(
-        &TrTcmConfig {
-            cir: Rate::from_bytes_per_sec(CIR),
-            pir: Rate::from_bytes_per_sec(PIR),
-            cbs: 2048,
-            pbs: 4096,
-            tick,
-        },
+        &TrTcmConfig::new(
+            Rate::from_bytes_per_sec(CIR),
+            Rate::from_bytes_per_sec(PIR),
+            2048,
+            4096,
+        )
+        .with_tick(tick),
         t0,
     )
     .expect("valid trTCM configuration");
     let mut r4 = Rfc4115Meter::new(
-        &Rfc4115Config {
-            cir: Rate::from_bytes_per_sec(CIR),
-            eir: Rate::from_bytes_per_sec(PIR - CIR),
-            cbs: 2048,
-            ebs: 4096,
-            tick,
-        },
+        &Rfc4115Config::new(
+            Rate::from_bytes_per_sec(CIR),
+            Rate::from_bytes_per_sec(PIR - CIR),
+            2048,
+            4096,
+        )
+        .with_tick(tick),
         t0,
     )
     .expect("valid RFC 4115 configuration");

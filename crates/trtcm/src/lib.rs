@@ -96,13 +96,13 @@
 //! use trtcm::{Counters, TrTcmConfig, TrTcmMeter};
 //!
 //! // CIR 1 MB/s, PIR 2 MB/s, CBS 3000 B, PBS 6000 B, nanosecond ticks.
-//! let cfg = TrTcmConfig {
-//!     cir: Rate::from_bytes_per_sec(1_000_000),
-//!     pir: Rate::from_bytes_per_sec(2_000_000),
-//!     cbs: 3000,
-//!     pbs: 6000,
-//!     tick: TickRate::NANOS,
-//! };
+//! let cfg = TrTcmConfig::new(
+//!     Rate::from_bytes_per_sec(1_000_000),
+//!     Rate::from_bytes_per_sec(2_000_000),
+//!     3000,
+//!     6000,
+//! )
+//! .with_tick(TickRate::NANOS);
 //! let mut meter = TrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
 //! let mut counters = Counters::default();
 //! // 1000-byte packets every 250 us from 0 to 1 s: 4 MB/s offered.

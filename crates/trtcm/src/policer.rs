@@ -42,9 +42,23 @@ use netcond_core::{BucketError, BucketProfile, Instant, Rate, TickRate};
 /// `Default` is the premium TCP test's case A at 8% of a 2048 kbit/s PPP link: committed rate
 /// 163,840 bit/s, TBs 11,000 bytes, PBs 13,000 bytes, largest packet 1500 bytes,
 /// nanosecond ticks.
+///
+/// # Example
+///
+/// ```
+/// use netcond_core::Rate;
+/// use trtcm::{PremiumPolicerConfig, PremiumPolicerProfile};
+///
+/// // The premium TCP test's case A: 8 % of a 2048 kbit/s link, TBs 11,000 B, PBs 13,000 B.
+/// let cfg = PremiumPolicerConfig::new(Rate::from_bits_per_sec(163_840), 11_000, 13_000, 1500);
+/// assert_eq!(cfg, PremiumPolicerConfig::default());
+/// let p = PremiumPolicerProfile::new(&cfg).unwrap();
+/// assert!(p.pbs_exceeds_tbs_plus_packet());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct PremiumPolicerConfig {
     /// The committed rate: the fill rate of the token bucket.
     pub rate: Rate,
@@ -57,6 +71,52 @@ pub struct PremiumPolicerConfig {
     pub max_packet: u32,
     /// The clock of the timestamps passed to the policer.
     pub tick: TickRate,
+}
+
+impl PremiumPolicerConfig {
+    /// A policer with committed `rate`, token bucket `tbs` bytes, premium buffer
+    /// `pbs` bytes and largest packet `max_packet` bytes, on nanosecond ticks
+    /// ([`with_tick`](Self::with_tick) for another clock).
+    #[must_use]
+    pub const fn new(rate: Rate, tbs: u64, pbs: u64, max_packet: u32) -> PremiumPolicerConfig {
+        PremiumPolicerConfig {
+            rate,
+            tbs,
+            pbs,
+            max_packet,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// This configuration with `rate` set to `rate`.
+    #[must_use]
+    pub const fn with_rate(self, rate: Rate) -> PremiumPolicerConfig {
+        PremiumPolicerConfig { rate, ..self }
+    }
+
+    /// This configuration with `tbs` set to `tbs`.
+    #[must_use]
+    pub const fn with_tbs(self, tbs: u64) -> PremiumPolicerConfig {
+        PremiumPolicerConfig { tbs, ..self }
+    }
+
+    /// This configuration with `pbs` set to `pbs`.
+    #[must_use]
+    pub const fn with_pbs(self, pbs: u64) -> PremiumPolicerConfig {
+        PremiumPolicerConfig { pbs, ..self }
+    }
+
+    /// This configuration with `max_packet` set to `max_packet`.
+    #[must_use]
+    pub const fn with_max_packet(self, max_packet: u32) -> PremiumPolicerConfig {
+        PremiumPolicerConfig { max_packet, ..self }
+    }
+
+    /// This configuration with `tick` set to `tick`.
+    #[must_use]
+    pub const fn with_tick(self, tick: TickRate) -> PremiumPolicerConfig {
+        PremiumPolicerConfig { tick, ..self }
+    }
 }
 
 impl Default for PremiumPolicerConfig {
@@ -426,13 +486,17 @@ mod tests {
             pbs: 45_000,
             ..ok
         };
-        assert!(PremiumPolicerProfile::new(&b).unwrap().pbs_exceeds_tbs_plus_packet());
+        assert!(PremiumPolicerProfile::new(&b)
+            .unwrap()
+            .pbs_exceeds_tbs_plus_packet());
         let edge = PremiumPolicerConfig {
             tbs: 43_000,
             pbs: 44_500,
             ..ok
         };
-        assert!(!PremiumPolicerProfile::new(&edge).unwrap().pbs_exceeds_tbs_plus_packet());
+        assert!(!PremiumPolicerProfile::new(&edge)
+            .unwrap()
+            .pbs_exceeds_tbs_plus_packet());
     }
 
     #[test]

@@ -12,9 +12,23 @@ use crate::{
 ///
 /// `Default` is the configuration of DPDK's meter tests: CIR 46,000,000 bytes/s,
 /// CBS 2048 bytes, EBS 4096 bytes, nanosecond ticks.
+///
+/// # Example
+///
+/// ```
+/// use netcond_core::{Rate, TickRate};
+/// use trtcm::{SrTcmConfig, SrTcmProfile};
+///
+/// // CIR 1 MB/s, CBS 3000 B, EBS 6000 B, on a microsecond clock.
+/// let cfg = SrTcmConfig::new(Rate::from_bytes_per_sec(1_000_000), 3000, 6000)
+///     .with_tick(TickRate::MICROS);
+/// assert_eq!(cfg.cbs, 3000);
+/// assert!(SrTcmProfile::new(&cfg).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct SrTcmConfig {
     /// Committed Information Rate: the rate at which both buckets fill.
     pub cir: Rate,
@@ -24,6 +38,44 @@ pub struct SrTcmConfig {
     pub ebs: u64,
     /// The clock of the timestamps passed to the meter.
     pub tick: TickRate,
+}
+
+impl SrTcmConfig {
+    /// An srTCM with committed rate `cir`, committed burst `cbs` and excess burst
+    /// `ebs` bytes, on nanosecond ticks ([`with_tick`](Self::with_tick) for another clock).
+    #[must_use]
+    pub const fn new(cir: Rate, cbs: u64, ebs: u64) -> SrTcmConfig {
+        SrTcmConfig {
+            cir,
+            cbs,
+            ebs,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// This configuration with `cir` set to `cir`.
+    #[must_use]
+    pub const fn with_cir(self, cir: Rate) -> SrTcmConfig {
+        SrTcmConfig { cir, ..self }
+    }
+
+    /// This configuration with `cbs` set to `cbs`.
+    #[must_use]
+    pub const fn with_cbs(self, cbs: u64) -> SrTcmConfig {
+        SrTcmConfig { cbs, ..self }
+    }
+
+    /// This configuration with `ebs` set to `ebs`.
+    #[must_use]
+    pub const fn with_ebs(self, ebs: u64) -> SrTcmConfig {
+        SrTcmConfig { ebs, ..self }
+    }
+
+    /// This configuration with `tick` set to `tick`.
+    #[must_use]
+    pub const fn with_tick(self, tick: TickRate) -> SrTcmConfig {
+        SrTcmConfig { tick, ..self }
+    }
 }
 
 impl Default for SrTcmConfig {

@@ -12,9 +12,29 @@ use crate::{
 ///
 /// `Default` is the configuration of DPDK's meter tests: CIR 46,000,000 bytes/s,
 /// PIR 69,000,000 bytes/s, CBS 2048 bytes, PBS 4096 bytes, nanosecond ticks.
+///
+/// # Example
+///
+/// ```
+/// use netcond_core::Rate;
+/// use trtcm::{TrTcmConfig, TrTcmProfile};
+///
+/// // CIR 1 MB/s, PIR 2 MB/s, CBS 3000 B, PBS 6000 B, nanosecond ticks.
+/// let cfg = TrTcmConfig::new(
+///     Rate::from_bytes_per_sec(1_000_000),
+///     Rate::from_bytes_per_sec(2_000_000),
+///     3000,
+///     6000,
+/// );
+/// assert!(TrTcmProfile::new(&cfg).is_ok());
+/// // PIR below CIR is refused.
+/// let bad = cfg.with_pir(Rate::from_bytes_per_sec(500_000));
+/// assert!(TrTcmProfile::new(&bad).is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct TrTcmConfig {
     /// Committed Information Rate: the rate of bucket C.
     pub cir: Rate,
@@ -26,6 +46,51 @@ pub struct TrTcmConfig {
     pub pbs: u64,
     /// The clock of the timestamps passed to the meter.
     pub tick: TickRate,
+}
+
+impl TrTcmConfig {
+    /// A trTCM with rates `cir` and `pir` and bursts `cbs` and `pbs` bytes, on
+    /// nanosecond ticks ([`with_tick`](Self::with_tick) for another clock).
+    #[must_use]
+    pub const fn new(cir: Rate, pir: Rate, cbs: u64, pbs: u64) -> TrTcmConfig {
+        TrTcmConfig {
+            cir,
+            pir,
+            cbs,
+            pbs,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// This configuration with `cir` set to `cir`.
+    #[must_use]
+    pub const fn with_cir(self, cir: Rate) -> TrTcmConfig {
+        TrTcmConfig { cir, ..self }
+    }
+
+    /// This configuration with `pir` set to `pir`.
+    #[must_use]
+    pub const fn with_pir(self, pir: Rate) -> TrTcmConfig {
+        TrTcmConfig { pir, ..self }
+    }
+
+    /// This configuration with `cbs` set to `cbs`.
+    #[must_use]
+    pub const fn with_cbs(self, cbs: u64) -> TrTcmConfig {
+        TrTcmConfig { cbs, ..self }
+    }
+
+    /// This configuration with `pbs` set to `pbs`.
+    #[must_use]
+    pub const fn with_pbs(self, pbs: u64) -> TrTcmConfig {
+        TrTcmConfig { pbs, ..self }
+    }
+
+    /// This configuration with `tick` set to `tick`.
+    #[must_use]
+    pub const fn with_tick(self, tick: TickRate) -> TrTcmConfig {
+        TrTcmConfig { tick, ..self }
+    }
 }
 
 impl Default for TrTcmConfig {

@@ -12,9 +12,26 @@ use crate::{
 ///
 /// `Default` is the configuration of DPDK's meter tests: CIR 46,000,000 bytes/s,
 /// EIR 69,000,000 bytes/s, CBS 2048 bytes, EBS 4096 bytes, nanosecond ticks.
+///
+/// # Example
+///
+/// ```
+/// use netcond_core::Rate;
+/// use trtcm::{Rfc4115Config, Rfc4115Profile, Rfc4115Ties};
+///
+/// // CIR 1 MB/s, EIR 500 kB/s (independent of CIR), CBS 3000 B, EBS 1500 B.
+/// let cfg = Rfc4115Config::new(
+///     Rate::from_bytes_per_sec(1_000_000),
+///     Rate::from_bytes_per_sec(500_000),
+///     3000,
+///     1500,
+/// );
+/// assert!(Rfc4115Profile::with_ties(&cfg, Rfc4115Ties::Text).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct Rfc4115Config {
     /// Committed Information Rate: the rate of bucket C.
     pub cir: Rate,
@@ -26,6 +43,51 @@ pub struct Rfc4115Config {
     pub ebs: u64,
     /// The clock of the timestamps passed to the meter.
     pub tick: TickRate,
+}
+
+impl Rfc4115Config {
+    /// An RFC 4115 marker with rates `cir` and `eir` and bursts `cbs` and `ebs`
+    /// bytes, on nanosecond ticks ([`with_tick`](Self::with_tick) for another clock).
+    #[must_use]
+    pub const fn new(cir: Rate, eir: Rate, cbs: u64, ebs: u64) -> Rfc4115Config {
+        Rfc4115Config {
+            cir,
+            eir,
+            cbs,
+            ebs,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// This configuration with `cir` set to `cir`.
+    #[must_use]
+    pub const fn with_cir(self, cir: Rate) -> Rfc4115Config {
+        Rfc4115Config { cir, ..self }
+    }
+
+    /// This configuration with `eir` set to `eir`.
+    #[must_use]
+    pub const fn with_eir(self, eir: Rate) -> Rfc4115Config {
+        Rfc4115Config { eir, ..self }
+    }
+
+    /// This configuration with `cbs` set to `cbs`.
+    #[must_use]
+    pub const fn with_cbs(self, cbs: u64) -> Rfc4115Config {
+        Rfc4115Config { cbs, ..self }
+    }
+
+    /// This configuration with `ebs` set to `ebs`.
+    #[must_use]
+    pub const fn with_ebs(self, ebs: u64) -> Rfc4115Config {
+        Rfc4115Config { ebs, ..self }
+    }
+
+    /// This configuration with `tick` set to `tick`.
+    #[must_use]
+    pub const fn with_tick(self, tick: TickRate) -> Rfc4115Config {
+        Rfc4115Config { tick, ..self }
+    }
 }
 
 impl Default for Rfc4115Config {
@@ -72,6 +134,7 @@ impl From<BucketError> for Rfc4115Error {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Rfc4115Ties {
     /// Figure 1: a packet conforms to a bucket when `B <= T` (the default).
     #[default]

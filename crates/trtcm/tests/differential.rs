@@ -216,34 +216,17 @@ fn random_streams_match_the_reference() {
         let (cir, x) = (rate_from(&mut r), rate_from(&mut r));
         let (b1, b2) = (burst_from(&mut r), burst_from(&mut r));
 
-        let sr = SrTcmConfig {
-            cir,
-            cbs: b1,
-            ebs: b2,
-            tick,
-        };
+        let sr = SrTcmConfig::new(cir, b1, b2).with_tick(tick);
         configs[0] += usize::from(SrTcmProfile::new(&sr).is_ok());
         run_srtcm(&sr, start, &ops).unwrap();
 
         let pir = Rate::from_bits_per_sec(cir.bits_per_sec().saturating_add(x.bits_per_sec() / 3));
-        let tr = TrTcmConfig {
-            cir,
-            pir,
-            cbs: b1.max(1),
-            pbs: b2.max(1),
-            tick,
-        };
+        let tr = TrTcmConfig::new(cir, pir, b1.max(1), b2.max(1)).with_tick(tick);
         configs[1] += usize::from(TrTcmProfile::new(&tr).is_ok());
         run_trtcm(&tr, start, &ops).unwrap();
 
         let zero = if round % 5 == 0 { Rate::ZERO } else { cir };
-        let r4 = Rfc4115Config {
-            cir: zero,
-            eir: x,
-            cbs: b1,
-            ebs: b2,
-            tick,
-        };
+        let r4 = Rfc4115Config::new(zero, x, b1, b2).with_tick(tick);
         let ties = if round % 2 == 0 {
             Rfc4115Ties::Figure1
         } else {
@@ -252,13 +235,7 @@ fn random_streams_match_the_reference() {
         configs[2] += usize::from(Rfc4115Profile::with_ties(&r4, ties).is_ok());
         run_rfc4115(&r4, ties, start, &ops).unwrap();
 
-        let po = PremiumPolicerConfig {
-            rate: cir,
-            tbs: b1.max(1600),
-            pbs: b2.max(1600),
-            max_packet: 1600,
-            tick,
-        };
+        let po = PremiumPolicerConfig::new(cir, b1.max(1600), b2.max(1600), 1600).with_tick(tick);
         configs[3] += usize::from(PremiumPolicerProfile::new(&po).is_ok());
         run_policer(&po, start, &ops).unwrap();
     }
@@ -334,7 +311,7 @@ proptest! {
         tick in tick_strategy(), start in any::<u64>(),
         ops in proptest::collection::vec(op_strategy(), 1..300),
     ) {
-        let cfg = SrTcmConfig { cir, cbs, ebs, tick };
+        let cfg = SrTcmConfig::new(cir, cbs, ebs).with_tick(tick);
         prop_assert_eq!(run_srtcm(&cfg, start, &ops), Ok(()));
     }
 
@@ -345,7 +322,7 @@ proptest! {
         ops in proptest::collection::vec(op_strategy(), 1..300),
     ) {
         let pir = Rate::from_bits_per_sec(cir.bits_per_sec().saturating_add(extra >> (extra % 64)));
-        let cfg = TrTcmConfig { cir, pir, cbs, pbs, tick };
+        let cfg = TrTcmConfig::new(cir, pir, cbs, pbs).with_tick(tick);
         prop_assert_eq!(run_trtcm(&cfg, start, &ops), Ok(()));
     }
 
@@ -356,11 +333,7 @@ proptest! {
         tick in tick_strategy(), start in any::<u64>(),
         ops in proptest::collection::vec(op_strategy(), 1..300),
     ) {
-        let cfg = Rfc4115Config {
-            cir: if zero == 1 { Rate::ZERO } else { cir },
-            eir: if zero == 2 { Rate::ZERO } else { eir },
-            cbs, ebs, tick,
-        };
+        let cfg = Rfc4115Config::new(if zero == 1 { Rate::ZERO } else { cir }, if zero == 2 { Rate::ZERO } else { eir }, cbs, ebs).with_tick(tick);
         let ties = if text { Rfc4115Ties::Text } else { Rfc4115Ties::Figure1 };
         prop_assert_eq!(run_rfc4115(&cfg, ties, start, &ops), Ok(()));
     }
@@ -371,7 +344,7 @@ proptest! {
         tick in tick_strategy(), start in any::<u64>(),
         ops in proptest::collection::vec(op_strategy(), 1..300),
     ) {
-        let cfg = PremiumPolicerConfig { rate, tbs, pbs, max_packet: 1500, tick };
+        let cfg = PremiumPolicerConfig::new(rate, tbs, pbs, 1500).with_tick(tick);
         prop_assert_eq!(run_policer(&cfg, start, &ops), Ok(()));
     }
 }

@@ -45,7 +45,7 @@ proptest! {
         cir in any::<u64>(), cbs in any::<u64>(), ebs in any::<u64>(), tick in tick(),
         tc in any::<u64>(), te in any::<u64>(), last in any::<u64>(), pkts in packets(),
     ) {
-        let cfg = SrTcmConfig { cir: Rate::from_bits_per_sec(cir), cbs: cbs >> (cbs % 64), ebs: ebs >> (ebs % 64), tick };
+        let cfg = SrTcmConfig::new(Rate::from_bits_per_sec(cir), cbs >> (cbs % 64), ebs >> (ebs % 64)).with_tick(tick);
         if let Ok(p) = SrTcmProfile::new(&cfg) {
             let mut s = SrTcm::from_parts(&p, tc, te, Instant::from_ticks(last));
             for (t, len, input) in pkts {
@@ -60,13 +60,7 @@ proptest! {
         tick in tick(), tc in any::<u64>(), tp in any::<u64>(), last in any::<u64>(),
         pkts in packets(),
     ) {
-        let cfg = TrTcmConfig {
-            cir: Rate::from_bits_per_sec(cir.min(pir)),
-            pir: Rate::from_bits_per_sec(cir.max(pir)),
-            cbs: cbs >> (cbs % 64),
-            pbs: pbs >> (pbs % 64),
-            tick,
-        };
+        let cfg = TrTcmConfig::new(Rate::from_bits_per_sec(cir.min(pir)), Rate::from_bits_per_sec(cir.max(pir)), cbs >> (cbs % 64), pbs >> (pbs % 64)).with_tick(tick);
         if let Ok(p) = TrTcmProfile::new(&cfg) {
             let mut s = TrTcm::from_parts(&p, tc, tp, Instant::from_ticks(last));
             for (t, len, input) in pkts {
@@ -81,13 +75,7 @@ proptest! {
         text in any::<bool>(), tick in tick(), tc in any::<u64>(), te in any::<u64>(),
         last in any::<u64>(), pkts in packets(),
     ) {
-        let cfg = Rfc4115Config {
-            cir: Rate::from_bits_per_sec(cir >> (cir % 64)),
-            eir: Rate::from_bits_per_sec(eir >> (eir % 64)),
-            cbs: cbs >> (cbs % 64),
-            ebs: ebs >> (ebs % 64),
-            tick,
-        };
+        let cfg = Rfc4115Config::new(Rate::from_bits_per_sec(cir >> (cir % 64)), Rate::from_bits_per_sec(eir >> (eir % 64)), cbs >> (cbs % 64), ebs >> (ebs % 64)).with_tick(tick);
         let ties = if text { Rfc4115Ties::Text } else { Rfc4115Ties::Figure1 };
         if let Ok(p) = Rfc4115Profile::with_ties(&cfg, ties) {
             let mut s = Rfc4115::from_parts(&p, tc, te, Instant::from_ticks(last));
@@ -102,13 +90,7 @@ proptest! {
         rate in any::<u64>(), tbs in any::<u64>(), pbs in any::<u64>(), max_packet in any::<u32>(),
         tick in tick(), last in any::<u64>(), pkts in packets(),
     ) {
-        let cfg = PremiumPolicerConfig {
-            rate: Rate::from_bits_per_sec(rate),
-            tbs: tbs >> (tbs % 64),
-            pbs: pbs >> (pbs % 64),
-            max_packet: max_packet >> (max_packet % 32),
-            tick,
-        };
+        let cfg = PremiumPolicerConfig::new(Rate::from_bits_per_sec(rate), tbs >> (tbs % 64), pbs >> (pbs % 64), max_packet >> (max_packet % 32)).with_tick(tick);
         if let Ok(p) = PremiumPolicerProfile::new(&cfg) {
             let mut s = PremiumPolicer::new(&p, Instant::from_ticks(last));
             for (t, len, input) in pkts {
@@ -146,17 +128,9 @@ fn backwards_time_creates_nothing() {
 #[test]
 fn huge_configurations_are_refused() {
     let tick = TickRate::from_hz(u64::MAX).unwrap();
-    let sr = SrTcmConfig {
-        cbs: u64::MAX,
-        tick,
-        ..SrTcmConfig::default()
-    };
+    let sr = SrTcmConfig::default().with_cbs(u64::MAX).with_tick(tick);
     assert_eq!(SrTcmProfile::new(&sr), Err(trtcm::SrTcmError::TooLarge));
-    let tr = TrTcmConfig {
-        pbs: u64::MAX,
-        tick,
-        ..TrTcmConfig::default()
-    };
+    let tr = TrTcmConfig::default().with_pbs(u64::MAX).with_tick(tick);
     assert_eq!(TrTcmProfile::new(&tr), Err(trtcm::TrTcmError::TooLarge));
 }
 
@@ -168,11 +142,7 @@ fn invariant_checks_can_fail() {
     assert!(!never_promotes(Color::Red, Color::Yellow));
     // A state whose tokens exceed a smaller profile's buckets is reported.
     let big = SrTcmProfile::new(&SrTcmConfig::default()).unwrap();
-    let small = SrTcmProfile::new(&SrTcmConfig {
-        cbs: 100,
-        ..SrTcmConfig::default()
-    })
-    .unwrap();
+    let small = SrTcmProfile::new(&SrTcmConfig::default().with_cbs(100)).unwrap();
     let mut s = SrTcm::new(&big, Instant::ZERO);
     assert_eq!(
         srtcm_step(&small, &mut s, Instant::ZERO, 1, None),

@@ -5,7 +5,7 @@
 //! `T = (N - 1) dt`. All comparisons are exact, in units of `1/(8 x 10^9)` byte
 //! (`u128`), where a rate of `R` bit/s adds `R` units per nanosecond.
 
-use netcond_core::{Color, Instant, Rate, TickRate};
+use netcond_core::{Color, Instant, Rate};
 use trtcm::{Rfc4115Config, Rfc4115Meter, SrTcmConfig, SrTcmMeter, TrTcmConfig, TrTcmMeter};
 
 const N: u64 = 1_000_000_000;
@@ -58,12 +58,7 @@ fn bytes(packets: u64) -> u64 {
 #[test]
 #[ignore = "long sweep: cargo test --workspace -- --ignored"]
 fn srtcm_green_is_cbs_plus_cir_t() {
-    let cfg = SrTcmConfig {
-        cir: Rate::from_bytes_per_sec(CIR),
-        cbs: 1300,
-        ebs: 4000,
-        tick: TickRate::NANOS,
-    };
+    let cfg = SrTcmConfig::new(Rate::from_bytes_per_sec(CIR), 1300, 4000);
     let mut m = SrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
     let dt = 1000;
     let n = run(dt, |now| m.color_blind(now, LEN));
@@ -86,13 +81,12 @@ fn srtcm_green_is_cbs_plus_cir_t() {
 #[test]
 #[ignore = "long sweep: cargo test --workspace -- --ignored"]
 fn trtcm_overload_peak_exact_committed_short() {
-    let cfg = TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(CIR),
-        pir: Rate::from_bytes_per_sec(PIR),
-        cbs: 1300,
-        pbs: 4000,
-        tick: TickRate::NANOS,
-    };
+    let cfg = TrTcmConfig::new(
+        Rate::from_bytes_per_sec(CIR),
+        Rate::from_bytes_per_sec(PIR),
+        1300,
+        4000,
+    );
     let mut m = TrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
     let dt = 1000;
     let n = run(dt, |now| m.color_blind(now, LEN));
@@ -128,13 +122,12 @@ fn trtcm_overload_peak_exact_committed_short() {
 #[test]
 #[ignore = "long sweep: cargo test --workspace -- --ignored"]
 fn rfc4115_overload_committed_exact() {
-    let cfg = Rfc4115Config {
-        cir: Rate::from_bytes_per_sec(CIR),
-        eir: Rate::from_bytes_per_sec(PIR - CIR),
-        cbs: 1300,
-        ebs: 2700,
-        tick: TickRate::NANOS,
-    };
+    let cfg = Rfc4115Config::new(
+        Rate::from_bytes_per_sec(CIR),
+        Rate::from_bytes_per_sec(PIR - CIR),
+        1300,
+        2700,
+    );
     let mut m = Rfc4115Meter::new(&cfg, Instant::ZERO).unwrap();
     let dt = 1000;
     let n = run(dt, |now| m.color_blind(now, LEN));
@@ -152,13 +145,12 @@ fn rfc4115_overload_committed_exact() {
 #[test]
 #[ignore = "long sweep: cargo test --workspace -- --ignored"]
 fn trtcm_between_cir_and_pir_committed_exact() {
-    let cfg = TrTcmConfig {
-        cir: Rate::from_bytes_per_sec(CIR),
-        pir: Rate::from_bytes_per_sec(PIR),
-        cbs: 2000,
-        pbs: 4000,
-        tick: TickRate::NANOS,
-    };
+    let cfg = TrTcmConfig::new(
+        Rate::from_bytes_per_sec(CIR),
+        Rate::from_bytes_per_sec(PIR),
+        2000,
+        4000,
+    );
     let mut m = TrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
     let dt = 2500;
     let n = run(dt, |now| m.color_blind(now, LEN));

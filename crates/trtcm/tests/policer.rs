@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use netcond_core::{Instant, RandomSource, Rate, SplitMix64, TickRate};
+use netcond_core::{Instant, RandomSource, Rate, SplitMix64};
 use proptest::prelude::*;
 use trtcm::{
     PolicerCounters, PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile,
@@ -115,13 +115,7 @@ proptest! {
         stream in stream_strategy(9000),
     ) {
         let tbs = u64::from(max_packet) + tbs_extra;
-        let cfg = PremiumPolicerConfig {
-            rate: Rate::from_bytes_per_sec(rate),
-            tbs,
-            pbs: tbs + u64::from(max_packet) + pbs_extra,
-            max_packet,
-            tick: TickRate::NANOS,
-        };
+        let cfg = PremiumPolicerConfig::new(Rate::from_bytes_per_sec(rate), tbs, tbs + u64::from(max_packet) + pbs_extra, max_packet);
         prop_assert!(PremiumPolicerProfile::new(&cfg).unwrap().pbs_exceeds_tbs_plus_packet());
         let stream: Vec<(u64, u32)> =
             stream.into_iter().map(|(g, l)| (g, l.min(max_packet))).collect();
@@ -138,13 +132,7 @@ proptest! {
         stream in stream_strategy(3000),
     ) {
         let tbs = u64::from(max_packet) + tbs_extra;
-        let cfg = PremiumPolicerConfig {
-            rate: Rate::from_bytes_per_sec(rate),
-            tbs,
-            pbs: (tbs + u64::from(max_packet) - 1).max(u64::from(max_packet)),
-            max_packet,
-            tick: TickRate::NANOS,
-        };
+        let cfg = PremiumPolicerConfig::new(Rate::from_bytes_per_sec(rate), tbs, (tbs + u64::from(max_packet) - 1).max(u64::from(max_packet)), max_packet);
         let stream: Vec<(u64, u32)> =
             stream.into_iter().map(|(g, l)| (g, l.min(max_packet))).collect();
         let c = simulate(&cfg, rate, &stream);
@@ -157,13 +145,8 @@ proptest! {
 #[test]
 fn random_streams_are_not_vacuous() {
     let mut r = SplitMix64::new(3);
-    let cfg = PremiumPolicerConfig {
-        rate: Rate::from_bytes_per_sec(20_480), // 8% of 2048 kbit/s
-        tbs: 11_000,
-        pbs: 13_000,
-        max_packet: 1500,
-        tick: TickRate::NANOS,
-    };
+    // Rate: 8% of 2048 kbit/s.
+    let cfg = PremiumPolicerConfig::new(Rate::from_bytes_per_sec(20_480), 11_000, 13_000, 1500);
     // Offered at about 3x the committed rate, in bursts.
     let stream: Vec<(u64, u32)> = (0..200_000)
         .map(|_| {
@@ -185,20 +168,17 @@ fn random_streams_are_not_vacuous() {
 /// PBs < TBs: one burst of TBs conforming bytes at once overflows the buffer.
 #[test]
 fn buffer_smaller_than_bucket_drops() {
-    let cfg = PremiumPolicerConfig {
-        rate: Rate::from_bytes_per_sec(20_480),
-        tbs: 11_000,
-        pbs: 10_000,
-        max_packet: 1500,
-        tick: TickRate::NANOS,
-    };
-    assert!(!PremiumPolicerProfile::new(&cfg).unwrap().pbs_exceeds_tbs_plus_packet());
+    // Rate: 8% of 2048 kbit/s.
+    let cfg = PremiumPolicerConfig::new(Rate::from_bytes_per_sec(20_480), 11_000, 10_000, 1500);
+    assert!(!PremiumPolicerProfile::new(&cfg)
+        .unwrap()
+        .pbs_exceeds_tbs_plus_packet());
     // Eight 1375-byte packets at t = 0: 11,000 bytes, all conforming.
     let c = simulate(&cfg, 20_480, &[(0, 1375); 8]);
     assert_eq!(c.packets(PolicerVerdict::PolicerDrop), 0);
     assert_eq!(c.packets(PolicerVerdict::BufferDrop), 1);
     // The same burst into the premium TCP test's case A buffer (13,000 bytes) fits.
-    let a = PremiumPolicerConfig { pbs: 13_000, ..cfg };
+    let a = cfg.with_pbs(13_000);
     let c = simulate(&a, 20_480, &[(0, 1375); 8]);
     assert_eq!(c.packets(PolicerVerdict::BufferDrop), 0);
 }
@@ -208,13 +188,7 @@ fn buffer_smaller_than_bucket_drops() {
 /// Rates: 1000 B/s on a nanosecond clock, i.e. one byte per millisecond.
 #[test]
 fn one_packet_of_slack_is_needed() {
-    let cfg = |pbs| PremiumPolicerConfig {
-        rate: Rate::from_bytes_per_sec(1000),
-        tbs: 3000,
-        pbs,
-        max_packet: 1500,
-        tick: TickRate::NANOS,
-    };
+    let cfg = |pbs| PremiumPolicerConfig::new(Rate::from_bytes_per_sec(1000), 3000, pbs, 1500);
     let ms = 1_000_000;
     // A: 1500 bytes at 0, in service until 1500 ms. At 1499 ms the bucket holds
     // 1500 + 1499 bytes: B (1500) and C (1499) conform.
@@ -230,13 +204,7 @@ fn one_packet_of_slack_is_needed() {
 /// A server slower than the committed rate breaks the rule too.
 #[test]
 fn slow_service_drops() {
-    let cfg = PremiumPolicerConfig {
-        rate: Rate::from_bytes_per_sec(100_000),
-        tbs: 3000,
-        pbs: 4501,
-        max_packet: 1500,
-        tick: TickRate::NANOS,
-    };
+    let cfg = PremiumPolicerConfig::new(Rate::from_bytes_per_sec(100_000), 3000, 4501, 1500);
     // 1000-byte packets at exactly the committed rate (every 10 ms), served at
     // 90% of it.
     let stream = vec![(10_000_000u64, 1000u32); 2000];

@@ -266,13 +266,7 @@ fn customer(k: usize, shaper: &str, cbs: u64, line: Rate) -> Result<CustomerEgre
     let cir = Rate::from_mbps(CIR_MBPS[k % 5]);
     let pir = Rate::from_mbps(2 * CIR_MBPS[k % 5]);
     let pbs = 2 * cbs;
-    let meter_cfg = TrTcmConfig {
-        cir,
-        pir,
-        cbs,
-        pbs,
-        tick: TickRate::NANOS,
-    };
+    let meter_cfg = TrTcmConfig::new(cir, pir, cbs, pbs);
     let meter_profile = TrTcmProfile::new(&meter_cfg).map_err(cfg_err)?;
     let t0 = Instant::ZERO;
     let stage = if k < 5 || shaper == "none" {

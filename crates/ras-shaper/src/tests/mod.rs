@@ -65,24 +65,17 @@ fn sr_profile() -> RasProfile {
 }
 
 fn trtcm_profile(cbs: u64) -> TrTcmProfile {
-    TrTcmProfile::new(&TrTcmConfig {
-        cir: Rate::from_mbps(2),
-        pir: Rate::from_mbps(4),
+    TrTcmProfile::new(&TrTcmConfig::new(
+        Rate::from_mbps(2),
+        Rate::from_mbps(4),
         cbs,
-        pbs: 2 * cbs,
-        tick: TickRate::NANOS,
-    })
+        2 * cbs,
+    ))
     .unwrap()
 }
 
 fn srtcm_profile(cbs: u64) -> SrTcmProfile {
-    SrTcmProfile::new(&SrTcmConfig {
-        cir: Rate::from_mbps(2),
-        cbs,
-        ebs: 2 * cbs,
-        tick: TickRate::NANOS,
-    })
-    .unwrap()
+    SrTcmProfile::new(&SrTcmConfig::new(Rate::from_mbps(2), cbs, 2 * cbs)).unwrap()
 }
 
 /// `native` natively; `miri` under Miri, which interprets every instruction,
@@ -1201,12 +1194,14 @@ fn cached_t2_divisors_match_the_uncached_path() {
         let tick = random_tick(&mut r);
         let sp: Vec<SrTcmProfile> = (0..2)
             .filter_map(|_| {
-                SrTcmProfile::new(&SrTcmConfig {
-                    cir: random_rate(&mut r),
-                    cbs: 1 + r.below(100_000) as u64,
-                    ebs: r.below(100_000) as u64,
-                    tick,
-                })
+                SrTcmProfile::new(
+                    &SrTcmConfig::new(
+                        random_rate(&mut r),
+                        1 + r.below(100_000) as u64,
+                        r.below(100_000) as u64,
+                    )
+                    .with_tick(tick),
+                )
                 .ok()
             })
             .collect();
@@ -1217,15 +1212,17 @@ fn cached_t2_divisors_match_the_uncached_path() {
         let tp: Vec<TrTcmProfile> = (0..2)
             .filter_map(|_| {
                 let cir = random_rate(&mut r);
-                TrTcmProfile::new(&TrTcmConfig {
-                    cir,
-                    pir: Rate::from_bits_per_sec(
-                        cir.bits_per_sec() + random_rate(&mut r).bits_per_sec() / 4,
-                    ),
-                    cbs: 1 + r.below(100_000) as u64,
-                    pbs: 1 + r.below(100_000) as u64,
-                    tick,
-                })
+                TrTcmProfile::new(
+                    &TrTcmConfig::new(
+                        cir,
+                        Rate::from_bits_per_sec(
+                            cir.bits_per_sec() + random_rate(&mut r).bits_per_sec() / 4,
+                        ),
+                        1 + r.below(100_000) as u64,
+                        1 + r.below(100_000) as u64,
+                    )
+                    .with_tick(tick),
+                )
                 .ok()
             })
             .collect();
@@ -1501,23 +1498,22 @@ fn green_shapers_match_the_plain_model_packet_by_packet() {
         let tick = TickRate::from_hz(p.tick_hz()).unwrap();
         let cbs = 64 + r.below(30_000) as u64;
         let cir = random_rate(&mut r);
-        if let Ok(mp) = SrTcmProfile::new(&SrTcmConfig {
-            cir,
-            cbs,
-            ebs: r.below(30_000) as u64,
-            tick,
-        }) {
+        if let Ok(mp) =
+            SrTcmProfile::new(&SrTcmConfig::new(cir, cbs, r.below(30_000) as u64).with_tick(tick))
+        {
             let (n, w) = green_matches_model::<SrTcm>(&mut r, &p, &mp, idle, pick(600, 40));
             sr += n;
             t2_wins[0][idle as usize] += w;
         }
-        if let Ok(mp) = TrTcmProfile::new(&TrTcmConfig {
-            cir,
-            pir: Rate::from_bits_per_sec(cir.bits_per_sec() + random_rate(&mut r).bits_per_sec()),
-            cbs,
-            pbs: 64 + r.below(30_000) as u64,
-            tick,
-        }) {
+        if let Ok(mp) = TrTcmProfile::new(
+            &TrTcmConfig::new(
+                cir,
+                Rate::from_bits_per_sec(cir.bits_per_sec() + random_rate(&mut r).bits_per_sec()),
+                cbs,
+                64 + r.below(30_000) as u64,
+            )
+            .with_tick(tick),
+        ) {
             let (n, w) = green_matches_model::<TrTcm>(&mut r, &p, &mp, idle, pick(600, 40));
             tr += n;
             t2_wins[1][idle as usize] += w;
