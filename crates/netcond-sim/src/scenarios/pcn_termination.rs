@@ -24,9 +24,9 @@
 //! stops RTT after its marked packet leaves the node (queueing delay included).
 
 use crate::engine::{derive_seed, secs, to_secs, EventQueue, Rng, Time, MS};
-use crate::net::{Buffer, Enqueue, Port};
+use crate::net::{Buffer, Link, NetEv, Network};
 use crate::params::{ParamKind, ParamSpec, Params};
-use crate::pcn_loop::{Meter, PcnMark, Termination};
+use crate::pcn_loop::{Markers, Meter, PcnMark, PcnPacket, Termination};
 use crate::progress::Progress;
 use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
@@ -344,21 +344,14 @@ enum Ev {
     Src(u32),
     Start(u32),
     Stop(u32),
-    TxDone,
     Sample,
+    Net(NetEv),
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Flow {
     src: VoiceSource,
     alive: bool,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Pkt {
-    flow: u32,
-    len: u32,
-    mark: PcnMark,
 }
 
 /// Flow counts per codec for `pct` % of `sr_bps` (rounded, at least one per
@@ -381,23 +374,22 @@ fn meter_for(cfg: &TermConfig) -> Result<Meter, SimError> {
     }
 }
 
-/// Simulates one run.
-pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<TermResult, SimError> {
-    let mut meter = meter_for(cfg)?;
-    let mut rng = Rng::new(seed);
-    let mut q: EventQueue<Ev> = EventQueue::new();
-    let t0 = cfg.warmup;
-    let end = t0 + cfg.duration;
-    progress.add_total(end / MS);
-
-    // Flows: base load from t = 0, rerouted flows from t0.
+/// The flows at 100 % of SR, sending from t = 0, then the rerouted ones,
+/// starting from the overload at `t0`; returns them, how many are base load
+/// and how many of those are sending at t = 0.
+fn setup_flows(
+    cfg: &TermConfig,
+    t0: Time,
+    rng: &mut Rng,
+    q: &mut EventQueue<Ev>,
+) -> (Vec<Flow>, usize, i64) {
     let base = flow_counts(cfg.mix, cfg.sr_bps, 100);
     let extra = flow_counts(cfg.mix, cfg.sr_bps, cfg.load_pct - 100);
     let mut flows: Vec<Flow> = Vec::new();
     let mut sending: i64 = 0;
     for &(c, n) in &base {
         for _ in 0..n {
-            let (src, first) = VoiceSource::start(c, 0, &mut rng);
+            let (src, first) = VoiceSource::start(c, 0, rng);
             if src.is_on() {
                 sending += 1;
             }
@@ -412,7 +404,7 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
             added.push(c);
         }
     }
-    let starts = cfg.reroute.start_times(added.len(), t0, &mut rng);
+    let starts = cfg.reroute.start_times(added.len(), t0, rng);
     // Shuffle the codec order so slow reroutes mix codecs evenly over time.
     for i in (1..added.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
@@ -428,23 +420,33 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
         // Keep the codec; the real start happens at the event.
         flows[idx as usize].src.codec = *c;
     }
-    let flows_added = added.len();
+    (flows, flows_base, sending)
+}
 
-    let mut port: Port<Pkt> = Port::new(
-        cfg.fwd_bps,
-        0,
-        if cfg.fwd_bps == 0 {
-            Buffer::Unlimited
-        } else {
-            Buffer::Bytes(cfg.buffer_bytes)
-        },
-    );
+/// Simulates one run.
+pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<TermResult, SimError> {
+    let meter = meter_for(cfg)?;
+    let mut rng = Rng::new(seed);
+    let mut q: EventQueue<Ev> = EventQueue::new();
+    let t0 = cfg.warmup;
+    let end = t0 + cfg.duration;
+    progress.add_total(end / MS);
+    let (mut flows, flows_base, mut sending) = setup_flows(cfg, t0, &mut rng, &mut q);
+    let flows_added = flows.len() - flows_base;
+
+    // The PCN node: the ET-marker, then the outgoing link (no limit: a pipe
+    // of unlimited rate, the packet leaves as it arrives).
+    let mut node = Network::new(Markers::new(vec![meter]));
+    node.add(if cfg.fwd_bps == 0 {
+        Link::pipe(0, 0)
+    } else {
+        Link::fifo(cfg.fwd_bps, 0, Buffer::Bytes(cfg.buffer_bytes))
+    });
     let mut term = Termination::new(flows.len(), cfg.rtt);
     let mut alive = flows_base as i64;
     let mut offered_bytes = 0u64;
     let mut fwd_bytes = 0u64;
     let mut samples = Vec::with_capacity((end / cfg.interval) as usize + 1);
-    let mut et_packets = 0u64;
     let mut packets = 0u64;
     let mut flows_at_overload = 0usize;
     let mut overload_seen = false;
@@ -452,7 +454,7 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
 
     let mut first_et: Option<Time> = None;
     let mut first_stop: Option<Time> = None;
-    let mut egress = |pkt: Pkt, now: Time, q: &mut EventQueue<Ev>, term: &mut Termination| {
+    let mut egress = |pkt: PcnPacket, now: Time, q: &mut EventQueue<Ev>, term: &mut Termination| {
         if pkt.mark == PcnMark::Etm {
             first_et.get_or_insert(now);
             if let Some(t) = term.on_et(pkt.flow as usize, now) {
@@ -476,19 +478,11 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
                 if let Some(len) = pkt {
                     packets += 1;
                     offered_bytes += u64::from(len);
-                    let mark = meter.mark(now, len, PcnMark::Nm);
-                    if mark == PcnMark::Etm {
-                        et_packets += 1;
-                    }
-                    let p = Pkt { flow: f, len, mark };
-                    if cfg.fwd_bps == 0 {
+                    let sent = node.send(&mut q, Ev::Net, 0, PcnPacket::new(f, len, 0));
+                    // A FIFO link hands the packet over when it leaves (Ev::Net).
+                    if let (Some((t, p)), 0) = (sent, cfg.fwd_bps) {
                         fwd_bytes += u64::from(len);
-                        egress(p, now, &mut q, &mut term);
-                    } else {
-                        match port.enqueue(now, p, len) {
-                            Enqueue::Started(t) => q.schedule(t, Ev::TxDone),
-                            Enqueue::Queued | Enqueue::Dropped(_) => {}
-                        }
+                        egress(p, t, &mut q, &mut term);
                     }
                 }
             }
@@ -517,13 +511,10 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
                     }
                 }
             }
-            Ev::TxDone => {
-                if let Some((p, next)) = port.complete(now) {
-                    if let Some(t) = next {
-                        q.schedule(t, Ev::TxDone);
-                    }
+            Ev::Net(e) => {
+                if let Some((t, p)) = node.on_event(&mut q, Ev::Net, e).finished {
                     fwd_bytes += u64::from(p.len);
-                    egress(p, now, &mut q, &mut term);
+                    egress(p, t, &mut q, &mut term);
                 }
             }
             Ev::Sample => {
@@ -545,7 +536,33 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
     if !overload_seen {
         flows_at_overload = alive as usize;
     }
+    let (times, [avg, max, min, var]) = summarize(cfg, &samples);
+    Ok(TermResult {
+        times,
+        avg,
+        max,
+        min,
+        var,
+        samples,
+        flows_base,
+        flows_added,
+        flows_end: alive.max(0) as usize,
+        flows_at_overload,
+        terminations: term.signals,
+        et_packets: node.cond.et_marked,
+        drops: node.links[0].stats.drops,
+        packets,
+        events: q.events(),
+        t_overload: to_secs(t0),
+        first_et,
+        first_stop,
+    })
+}
 
+/// The times from the overload to 150 / 125 / 110 / 100 % of SR, and the
+/// statistics window's average, max, min and variance.
+fn summarize(cfg: &TermConfig, samples: &[Sample]) -> ([Option<f64>; 4], [f64; 4]) {
+    let t0 = cfg.warmup;
     // Times to thresholds: first interval ending after the overload whose rate is
     // at or below the threshold.
     let sr = cfg.sr_bps as f64 / 1e6;
@@ -573,26 +590,7 @@ pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<Term
     let var = win.iter().map(|x| (x - avg) * (x - avg)).sum::<f64>() / n;
     let max = win.iter().copied().fold(f64::NAN, f64::max);
     let min = win.iter().copied().fold(f64::NAN, f64::min);
-    Ok(TermResult {
-        times,
-        avg,
-        max,
-        min,
-        var,
-        samples,
-        flows_base,
-        flows_added,
-        flows_end: alive.max(0) as usize,
-        flows_at_overload,
-        terminations: term.signals,
-        et_packets,
-        drops: port.drops,
-        packets,
-        events: q.events(),
-        t_overload: t0s,
-        first_et,
-        first_stop,
-    })
+    (times, [avg, max, min, var])
 }
 
 /// A figure row of the seed: name, parameters, and the document's numbers
