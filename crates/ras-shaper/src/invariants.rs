@@ -4,9 +4,10 @@
 
 use netcond_core::{Color, Instant};
 
-use crate::config::RasProfile;
 use crate::ear::{Ear, EAR_EXTRA_BITS};
-use crate::shaper::{PacketLen, Ras, Schedule};
+use crate::profile::RasProfile;
+use crate::schedule::Schedule;
+use crate::shaper::{PacketLen, Ras};
 
 /// F and the shaping rate stay within `[CIR, MIR]`, F is non-decreasing from
 /// `occupancy` to `occupancy + 1`, and the shaping rate is at least F and at

@@ -69,13 +69,8 @@
 //!
 //! // The customer router of RFC 2963 appendix A: CIR 2 Mbit/s, PIR 4 Mbit/s,
 //! // CBS 3 KB, PBS 6 KB, on a 34 Mbit/s line; times in nanoseconds.
-//! let meter_cfg = TrTcmConfig {
-//!     cir: Rate::from_mbps(2),
-//!     pir: Rate::from_mbps(4),
-//!     cbs: 3000,
-//!     pbs: 6000,
-//!     tick: TickRate::NANOS,
-//! };
+//! let meter_cfg = TrTcmConfig::new(Rate::from_mbps(2), Rate::from_mbps(4), 3000, 6000)
+//!     .with_tick(TickRate::NANOS);
 //! let meter_profile = TrTcmProfile::new(&meter_cfg).unwrap();
 //! let cfg = TrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(4), Rate::from_mbps(34), 64_000)
 //!     .with_thresholds(TrThresholds::new(6_000, 24_000, 48_000));
@@ -127,19 +122,22 @@ mod green;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mutants;
+mod profile;
+mod ras_core;
+mod schedule;
 mod shaper;
 #[cfg(test)]
 mod tests;
 
 pub use config::{
-    RasError, RasKind, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig,
-    TrRasProfile, TrThresholds, DEFAULT_K, DEFAULT_MAX_PACKET, LINE_BITS, MAX_DRAIN_TICKS,
-    MAX_SCALE,
+    RasError, RasKind, SrRasConfig, SrThresholds, TrRasConfig, TrThresholds, DEFAULT_K,
+    DEFAULT_MAX_PACKET, LINE_BITS, MAX_DRAIN_TICKS, MAX_SCALE,
 };
 pub use ear::{Ear, EarProfile};
 pub use green::{
     ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper, MeteredRasShaper, T2Cache,
 };
-pub use shaper::{
-    transmission_time, PacketLen, Ras, RasCore, RasShaper, Schedule, SrRas, TrRas, MAX_GAP_TICKS,
-};
+pub use profile::{RasProfile, SrRasProfile, TrRasProfile};
+pub use ras_core::RasCore;
+pub use schedule::{transmission_time, Schedule, MAX_GAP_TICKS};
+pub use shaper::{PacketLen, Ras, RasShaper, SrRas, TrRas};
