@@ -36,7 +36,7 @@
 //! (1500 on the wire), ACK every segment, receiver window 64 KB (chosen).
 
 use crate::engine::{derive_seed, instant, secs, to_secs, EventQueue, Time, MS, SEC};
-use crate::net::{Buffer, Enqueue, Port};
+use crate::net::{self, Buffer, Conditioner, Link, NetEv, Packet};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
@@ -229,15 +229,110 @@ struct Pkt {
     body: Body,
 }
 
+impl Packet for Pkt {
+    #[inline]
+    fn wire_len(&self) -> u32 {
+        self.len
+    }
+}
+
+/// The routers' RBCC interfaces as the network's conditioner: data packets
+/// are stamped by each interface they leave by, ACKs too and, passing back
+/// through the router the data left, tell its interface the returned rate
+/// (`on_return`); FIN and FIN-ACK remove the flow's rows.
+struct Rbcc {
+    ifaces: Vec<Option<RbccInterface<16>>>,
+    profiles: Vec<Option<RbccProfile>>,
+    data_paths: [[usize; 3]; 4],
+}
+
+impl Conditioner<Pkt> for Rbcc {
+    fn condition(&mut self, now: Time, link: u32, pkt: &mut Pkt) -> bool {
+        let port = link as usize;
+        let (Some(ifc), Some(pr)) = (self.ifaces[port].as_mut(), self.profiles[port].as_ref())
+        else {
+            return true;
+        };
+        let t = instant(now);
+        let f = u32::from(pkt.flow);
+        match &mut pkt.body {
+            Body::Data(h) => {
+                let _ = ifc.on_data(pr, t, f, h);
+            }
+            Body::Ack(a) => {
+                let _ = ifc.on_ack(pr, t, f, a);
+                // The ACK passes back through the router its data left by.
+                let r = router_of_port(port);
+                let path = &self.data_paths[pkt.flow as usize];
+                if let Some(&dp) = path.iter().find(|&&dp| router_of_port(dp) == r) {
+                    if let (Some(di), Some(dpr)) =
+                        (self.ifaces[dp].as_mut(), self.profiles[dp].as_ref())
+                    {
+                        di.on_return(dpr, t, f, a);
+                    }
+                }
+            }
+            Body::Fin | Body::FinAck => {
+                ifc.close(pr, f);
+            }
+            Body::Seg(_) | Body::TAck(_) => {}
+        }
+        true
+    }
+}
+
+/// Hosts' interfaces (unlimited), the routers' interfaces to the hosts and
+/// the bottleneck in both directions, each router interface with RBCC.
+fn build_network(
+    p: &Params,
+    data_paths: [[usize; 3]; 4],
+) -> Result<net::Network<Pkt, Rbcc>, SimError> {
+    let bott = (p.f64("bottleneck_kbps") * 1e3).round() as u64;
+    let lat = secs(p.f64("bottleneck_latency_s"));
+    let buf = p.u64("buffer_bytes");
+    let mut links = Vec::new();
+    for _ in 0..8 {
+        links.push(Link::fifo(10_000_000, 0, Buffer::Unlimited));
+    }
+    for _ in 0..8 {
+        links.push(Link::fifo(10_000_000, 0, Buffer::Bytes(buf)));
+    }
+    links.push(Link::fifo(bott, lat, Buffer::Bytes(buf)));
+    links.push(Link::fifo(bott, lat, Buffer::Bytes(buf)));
+    let mut rbcc = Rbcc {
+        ifaces: Vec::new(),
+        profiles: Vec::new(),
+        data_paths,
+    };
+    for (i, link) in links.iter().enumerate() {
+        if router_of_port(i).is_some() {
+            let cap = (link.rate_bps as f64 * p.f64("rbcc_capacity_pct") / 100.0).round() as u64;
+            let c =
+                RbccConfig::toomey_scenario7(NodeId(i as u32 + 1), Rate::from_bits_per_sec(cap));
+            let pr = RbccProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
+            rbcc.ifaces.push(Some(RbccInterface::new(&pr)));
+            rbcc.profiles.push(Some(pr));
+        } else {
+            rbcc.ifaces.push(None);
+            rbcc.profiles.push(None);
+        }
+    }
+    let mut net = net::Network::new(rbcc);
+    for l in links {
+        net.add(l);
+    }
+    Ok(net)
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     Start(u8),
     Stop(u8),
     Send(u8),
-    TxDone(u8),
     Arrive(Pkt),
     Timer(u8),
     Sample,
+    Net(NetEv),
 }
 
 struct FlowState {
@@ -287,33 +382,8 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
     let sample = secs(p.f64("sample_ms") / 1e3).max(1);
     let util_period = secs(p.f64("util_period_s")).max(1);
     let bott = (p.f64("bottleneck_kbps") * 1e3).round() as u64;
-    let lat = secs(p.f64("bottleneck_latency_s"));
-    let buf = p.u64("buffer_bytes");
     progress.add_total(end / MS);
 
-    let mut ports: Vec<Port<Pkt>> = Vec::new();
-    for _ in 0..8 {
-        ports.push(Port::new(10_000_000, 0, Buffer::Unlimited));
-    }
-    for _ in 0..8 {
-        ports.push(Port::new(10_000_000, 0, Buffer::Bytes(buf)));
-    }
-    ports.push(Port::new(bott, lat, Buffer::Bytes(buf)));
-    ports.push(Port::new(bott, lat, Buffer::Bytes(buf)));
-    let mut profiles = Vec::new();
-    let mut ifaces: Vec<Option<RbccInterface<16>>> = Vec::new();
-    for (i, port) in ports.iter().enumerate() {
-        if router_of_port(i).is_some() {
-            let cap = (port.rate_bps as f64 * p.f64("rbcc_capacity_pct") / 100.0).round() as u64;
-            let c = RbccConfig::toomey_scenario7(NodeId(i as u32 + 1), Rate::from_bits_per_sec(cap));
-            let pr = RbccProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
-            ifaces.push(Some(RbccInterface::new(&pr)));
-            profiles.push(Some(pr));
-        } else {
-            ifaces.push(None);
-            profiles.push(None);
-        }
-    }
     let tcfg = TcpConfig {
         mss: DATA_BYTES - 40,
         header: 40,
@@ -336,6 +406,7 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
             timer_at: None,
         })
         .collect();
+    let mut net = build_network(p, [0, 1, 2, 3].map(|i| flows[i].data_path))?;
     let mut q: EventQueue<Ev> = EventQueue::new();
     for (i, f) in FLOWS.iter().enumerate() {
         q.schedule(secs(f.start), Ev::Start(i as u8));
@@ -349,49 +420,6 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
     let mut util_bytes_mark = 0u64;
     let mut next_util = util_period;
     let mut segs: Vec<tcp::Segment> = Vec::new();
-
-    // Puts `pkt` on port `port` at `now`, running the router's RBCC hooks.
-    #[allow(clippy::too_many_arguments)]
-    fn enqueue(
-        now: Time,
-        port: usize,
-        mut pkt: Pkt,
-        ports: &mut [Port<Pkt>],
-        ifaces: &mut [Option<RbccInterface<16>>],
-        profiles: &[Option<RbccProfile>],
-        flows: &[FlowState],
-        q: &mut EventQueue<Ev>,
-    ) {
-        if let (Some(ifc), Some(pr)) = (ifaces[port].as_mut(), profiles[port].as_ref()) {
-            let t = instant(now);
-            let f = u32::from(pkt.flow);
-            match &mut pkt.body {
-                Body::Data(h) => {
-                    let _ = ifc.on_data(pr, t, f, h);
-                }
-                Body::Ack(a) => {
-                    let _ = ifc.on_ack(pr, t, f, a);
-                    // The ACK passes back through the router its data left by.
-                    let r = router_of_port(port);
-                    let fl = &flows[pkt.flow as usize];
-                    if let Some(&dp) = fl.data_path.iter().find(|&&dp| router_of_port(dp) == r) {
-                        let a = *a;
-                        if let (Some(di), Some(dpr)) = (ifaces[dp].as_mut(), profiles[dp].as_ref())
-                        {
-                            di.on_return(dpr, t, f, &a);
-                        }
-                    }
-                }
-                Body::Fin | Body::FinAck => {
-                    ifc.close(pr, f);
-                }
-                Body::Seg(_) | Body::TAck(_) => {}
-            }
-        }
-        if let Enqueue::Started(t) = ports[port].enqueue(now, pkt, pkt.len) {
-            q.schedule(t, Ev::TxDone(port as u8));
-        }
-    }
 
     macro_rules! send {
         ($now:expr, $flow:expr, $len:expr, $body:expr) => {{
@@ -409,16 +437,8 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
                 sent: $now,
                 body,
             };
-            enqueue(
-                $now,
-                first,
-                pkt,
-                &mut ports,
-                &mut ifaces,
-                &profiles,
-                &flows,
-                &mut q,
-            );
+            // Every link is a FIFO: the packet is handed over when it leaves.
+            let _ = net.send(&mut q, Ev::Net, first as u32, pkt);
         }};
     }
 
@@ -468,13 +488,9 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
                     Body::Data(RateHeader::new(FixedRate::UNLIMITED))
                 );
             }
-            Ev::TxDone(port) => {
-                let port = port as usize;
-                if let Some((pkt, next)) = ports[port].complete(now) {
-                    if let Some(t) = next {
-                        q.schedule(t, Ev::TxDone(port as u8));
-                    }
-                    q.schedule(now + ports[port].prop_delay, Ev::Arrive(pkt));
+            Ev::Net(e) => {
+                if let Some((t, pkt)) = net.on_event(&mut q, Ev::Net, e).finished {
+                    q.schedule(t, Ev::Arrive(pkt));
                 }
             }
             Ev::Arrive(mut pkt) => {
@@ -486,16 +502,7 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
                     } else {
                         fl.ack_path[pkt.hop as usize]
                     };
-                    enqueue(
-                        now,
-                        next,
-                        pkt,
-                        &mut ports,
-                        &mut ifaces,
-                        &profiles,
-                        &flows,
-                        &mut q,
-                    );
+                    let _ = net.send(&mut q, Ev::Net, next as u32, pkt);
                     continue;
                 }
                 // Delivered to a host.
@@ -576,14 +583,14 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
                         0.0
                     };
                 }
-                let qlen = ports[R2R3].len_packets() as u32;
+                let qlen = net.links[R2R3].len_packets() as u32;
                 if now >= 20 * SEC {
                     res.max_queue = res.max_queue.max(qlen);
                 }
                 res.samples.push((to_secs(now), rates, qlen));
                 res.throughput.push((to_secs(now), thr));
                 if now >= next_util {
-                    let b = ports[R2R3].tx_bytes;
+                    let b = net.links[R2R3].stats.done_bytes;
                     res.util.push((
                         to_secs(now),
                         (b - util_bytes_mark) as f64 * 8.0 / (bott as f64 * to_secs(util_period)),
@@ -605,7 +612,7 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
             }
         }
     }
-    res.drops = ports[8..].iter().map(|p| p.drops).sum();
+    res.drops = net.links[8..].iter().map(|l| l.stats.drops).sum();
     res.events = q.events();
     Ok(res)
 }
