@@ -567,18 +567,16 @@ fn case(name: &str) -> Case {
             name.ends_with("65536"),
         ),
         "pcn_et_sim48_1link" | "pcn_et_sim48_65536" => {
-            let p = EtMarkerSim48Profile::new(&EtMarkerSim48Config {
-                pcn_pt: pcn::sr(),
-                pcn_tb: 50_000,
-                pcn_px: 2064,
-                tick: tick(),
-            })
+            let p = EtMarkerSim48Profile::new(
+                &EtMarkerSim48Config::new(pcn::sr(), 50_000, 2064).with_tick(tick()),
+            )
             .unwrap();
             pcn_case::<EtMarkerSim48>(p, name.ends_with("65536"))
         }
-        "pcn_as_explicit_marking_1link" | "pcn_as_explicit_marking_65536" => {
-            pcn_case::<AsMarker>(pcn::as_marker(AsForm::DraftExplicitMarking01), name.ends_with("65536"))
-        }
+        "pcn_as_explicit_marking_1link" | "pcn_as_explicit_marking_65536" => pcn_case::<AsMarker>(
+            pcn::as_marker(AsForm::DraftExplicitMarking01),
+            name.ends_with("65536"),
+        ),
         "pcn_as_3sm01_1link" | "pcn_as_3sm01_65536" => {
             pcn_case::<AsMarker>(pcn::as_marker(AsForm::Draft3sm01), name.ends_with("65536"))
         }

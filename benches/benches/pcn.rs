@@ -49,13 +49,9 @@ fn markers(c: &mut Criterion) {
         &et_marker(EtMarking::SizeIndependent { mtu: 1518 }),
         &s,
     );
-    let sim = EtMarkerSim48Profile::new(&EtMarkerSim48Config {
-        pcn_pt: sr(),
-        pcn_tb: 50_000,
-        pcn_px: 2064,
-        tick: tick(),
-    })
-    .unwrap();
+    let sim =
+        EtMarkerSim48Profile::new(&EtMarkerSim48Config::new(sr(), 50_000, 2064).with_tick(tick()))
+            .unwrap();
     bench::<EtMarkerSim48>(c, "et_marker_sim48", &sim, &s);
     bench::<AsMarker>(
         c,

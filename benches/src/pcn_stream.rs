@@ -72,52 +72,42 @@ pub fn marks(n: usize, seed: u64) -> Vec<PcnMark> {
 /// The 3sM ET-marker's profile.
 #[must_use]
 pub fn et_marker(marking: EtMarking) -> EtMarkerProfile {
-    EtMarkerProfile::new(&EtMarkerConfig {
-        sr: sr(),
-        bucket_size: 50_000,
-        s: 1064,
-        already_et_adds_s: true,
-        marking,
-        tick: tick(),
-    })
+    EtMarkerProfile::new(
+        &EtMarkerConfig::draft_3sm01(sr(), 50_000, 1064)
+            .with_already_et_adds_s(true)
+            .with_marking(marking)
+            .with_tick(tick()),
+    )
     .unwrap()
 }
 
 /// The 3sM AS-marker's profile.
 #[must_use]
 pub fn as_marker(form: AsForm) -> AsMarkerProfile {
-    AsMarkerProfile::new(&AsMarkerConfig {
-        ar: ar(),
-        bucket_size: 20_000,
-        threshold: 10_000,
-        form,
-        tick: tick(),
-    })
+    AsMarkerProfile::new(
+        &AsMarkerConfig::draft_3sm01(ar(), 20_000, 10_000)
+            .with_form(form)
+            .with_tick(tick()),
+    )
     .unwrap()
 }
 
 /// The RFC 5670 excess-traffic meter's profile.
 #[must_use]
 pub fn excess(mode: ExcessMode) -> ExcessTrafficMeterProfile {
-    ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
-        excess_rate: sr(),
-        bs_etm: 50_000,
-        mode,
-        tick: tick(),
-    })
+    ExcessTrafficMeterProfile::new(
+        &ExcessTrafficMeterConfig::new(sr(), 50_000)
+            .with_mode(mode)
+            .with_tick(tick()),
+    )
     .unwrap()
 }
 
 /// The RFC 5670 threshold meter's profile.
 #[must_use]
 pub fn threshold() -> ThresholdMeterProfile {
-    ThresholdMeterProfile::new(&ThresholdMeterConfig {
-        threshold_rate: ar(),
-        bs_tm: 20_000,
-        threshold: 10_000,
-        tick: tick(),
-    })
-    .unwrap()
+    ThresholdMeterProfile::new(&ThresholdMeterConfig::new(ar(), 20_000, 10_000).with_tick(tick()))
+        .unwrap()
 }
 
 /// The 3sM node marker's profile (ET-marker with tail marking, AS-marker of

@@ -23,17 +23,13 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let c = AsMarkerConfig {
-        ar: input.ar.get(),
-        bucket_size: input.bucket.get(),
-        threshold: input.threshold.get(),
-        form: if input.draft {
+    let c = AsMarkerConfig::draft_3sm01(input.ar.get(), input.bucket.get(), input.threshold.get())
+        .with_form(if input.draft {
             AsForm::Draft3sm01
         } else {
             AsForm::DraftExplicitMarking01
-        },
-        tick: input.tick.get(),
-    };
+        })
+        .with_tick(input.tick.get());
     let Ok(p) = AsMarkerProfile::new(&c) else {
         return;
     };

@@ -40,11 +40,7 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let c = StopBlockingConfig {
-        timeout_ns: input.timeout_ns,
-        et_blocks: input.et_blocks,
-        tick: input.tick.get(),
-    };
+    let c = StopBlockingConfig::new(input.timeout_ns, input.et_blocks).with_tick(input.tick.get());
     let Ok(p) = StopBlockingProfile::new(&c) else {
         return;
     };

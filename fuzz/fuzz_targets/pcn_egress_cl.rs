@@ -55,28 +55,27 @@ fuzz_target!(|input: Input| {
             u: U16F16::from_bits(u),
         },
     };
-    let ec = EgressMeterConfig {
-        behaviour,
-        t_meas_ns: input.t_meas_ns,
-        record_etm_flows: input.record_etm_flows,
-        suppression: input.suppression.map(|(f, t)| Suppression {
-            cle_reporting_threshold: U1F31::from_bits(f.u1f31_bits()),
-            t_maxsuppress_ns: t,
-        }),
-        tick,
-    };
-    let dc = DecisionConfig {
-        behaviour,
-        cle_limit: U1F31::from_bits(input.cle_limit.u1f31_bits()),
-        admission_enabled: input.admission_enabled,
-        termination_enabled: input.termination_enabled,
-    };
-    let cc = CleAdmissionConfig {
-        interval_ns: input.cle_interval_ns,
-        stop: U1F31::from_bits(input.stop.u1f31_bits()),
-        resume: U1F31::from_bits(input.resume.u1f31_bits()),
-        tick,
-    };
+    let ec = EgressMeterConfig::controlled_load()
+        .with_behaviour(behaviour)
+        .with_t_meas_ns(input.t_meas_ns)
+        .with_record_etm_flows(input.record_etm_flows)
+        .with_suppression(
+            input
+                .suppression
+                .map(|(f, t)| Suppression::new(U1F31::from_bits(f.u1f31_bits()), t)),
+        )
+        .with_tick(tick);
+    let dc = DecisionConfig::controlled_load()
+        .with_behaviour(behaviour)
+        .with_cle_limit(U1F31::from_bits(input.cle_limit.u1f31_bits()))
+        .with_admission_enabled(input.admission_enabled)
+        .with_termination_enabled(input.termination_enabled);
+    let cc = CleAdmissionConfig::new(
+        input.cle_interval_ns,
+        U1F31::from_bits(input.stop.u1f31_bits()),
+        U1F31::from_bits(input.resume.u1f31_bits()),
+    )
+    .with_tick(tick);
     let ops: Vec<EgressOp> = bounded(&input.ops)
         .iter()
         .scan(input.start, |now, op| {

@@ -27,19 +27,15 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let c = EtMarkerConfig {
-        sr: input.sr.get(),
-        bucket_size: input.bucket.get(),
-        s: input.s.get(),
-        already_et_adds_s: input.already_et_adds_s,
-        marking: match input.mtu {
+    let c = EtMarkerConfig::draft_3sm01(input.sr.get(), input.bucket.get(), input.s.get())
+        .with_already_et_adds_s(input.already_et_adds_s)
+        .with_marking(match input.mtu {
             None => EtMarking::TailMarking,
             Some(mtu) => EtMarking::SizeIndependent {
                 mtu: u32::from(mtu),
             },
-        },
-        tick: input.tick.get(),
-    };
+        })
+        .with_tick(input.tick.get());
     let Ok(p) = EtMarkerProfile::new(&c) else {
         return;
     };

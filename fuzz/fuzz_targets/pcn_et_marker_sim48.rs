@@ -22,12 +22,8 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let c = EtMarkerSim48Config {
-        pcn_pt: input.pcn_pt.get(),
-        pcn_tb: input.pcn_tb.get(),
-        pcn_px: input.pcn_px.get(),
-        tick: input.tick.get(),
-    };
+    let c = EtMarkerSim48Config::new(input.pcn_pt.get(), input.pcn_tb.get(), input.pcn_px.get())
+        .with_tick(input.tick.get());
     let Ok(p) = EtMarkerSim48Profile::new(&c) else {
         return;
     };

@@ -32,16 +32,13 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let c = ExcessTrafficMeterConfig {
-        excess_rate: input.rate.get(),
-        bs_etm: input.bs_etm.get(),
-        mode: match input.mode {
+    let c = ExcessTrafficMeterConfig::new(input.rate.get(), input.bs_etm.get())
+        .with_mode(match input.mode {
             Mode::SizeIndependent => ExcessMode::SizeIndependent,
             Mode::Section2_4 => ExcessMode::Classic(ClassicTie::Section2_4),
             Mode::AppendixB6 => ExcessMode::Classic(ClassicTie::AppendixB6),
-        },
-        tick: input.tick.get(),
-    };
+        })
+        .with_tick(input.tick.get());
     let Ok(p) = ExcessTrafficMeterProfile::new(&c) else {
         return;
     };

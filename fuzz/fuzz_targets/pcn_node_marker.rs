@@ -64,17 +64,13 @@ struct Input {
 }
 
 fn as_cfg(ar: RateSel, b: Burst, th: Burst, draft: bool, tick: TickSel) -> AsMarkerConfig {
-    AsMarkerConfig {
-        ar: ar.get(),
-        bucket_size: b.get(),
-        threshold: th.get(),
-        form: if draft {
+    AsMarkerConfig::draft_3sm01(ar.get(), b.get(), th.get())
+        .with_form(if draft {
             AsForm::Draft3sm01
         } else {
             AsForm::DraftExplicitMarking01
-        },
-        tick: tick.get(),
-    }
+        })
+        .with_tick(tick.get())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -133,19 +129,15 @@ fuzz_target!(|input: Input| {
             threshold,
             draft,
         } => {
-            let ec = EtMarkerConfig {
-                sr: sr.get(),
-                bucket_size: et_bucket.get(),
-                s: s.get(),
-                already_et_adds_s: adds_s,
-                marking: match mtu {
+            let ec = EtMarkerConfig::draft_3sm01(sr.get(), et_bucket.get(), s.get())
+                .with_already_et_adds_s(adds_s)
+                .with_marking(match mtu {
                     None => EtMarking::TailMarking,
                     Some(mtu) => EtMarking::SizeIndependent {
                         mtu: u32::from(mtu),
                     },
-                },
-                tick: tick.get(),
-            };
+                })
+                .with_tick(tick.get());
             let ac = as_cfg(ar, as_bucket, threshold, draft, tick);
             let (Ok(e), Ok(t)) = (EtMarkerProfile::new(&ec), AsMarkerProfile::new(&ac)) else {
                 return;
@@ -173,12 +165,7 @@ fuzz_target!(|input: Input| {
             threshold,
             draft,
         } => {
-            let ec = EtMarkerSim48Config {
-                pcn_pt: pt.get(),
-                pcn_tb: tb.get(),
-                pcn_px: px.get(),
-                tick: tick.get(),
-            };
+            let ec = EtMarkerSim48Config::new(pt.get(), tb.get(), px.get()).with_tick(tick.get());
             let ac = as_cfg(ar, as_bucket, threshold, draft, tick);
             let (Ok(e), Ok(t)) = (EtMarkerSim48Profile::new(&ec), AsMarkerProfile::new(&ac)) else {
                 return;
@@ -205,22 +192,15 @@ fuzz_target!(|input: Input| {
             bs_tm,
             threshold,
         } => {
-            let ec = ExcessTrafficMeterConfig {
-                excess_rate: excess_rate.get(),
-                bs_etm: bs_etm.get(),
-                mode: match mode % 3 {
+            let ec = ExcessTrafficMeterConfig::new(excess_rate.get(), bs_etm.get())
+                .with_mode(match mode % 3 {
                     0 => ExcessMode::SizeIndependent,
                     1 => ExcessMode::Classic(ClassicTie::Section2_4),
                     _ => ExcessMode::Classic(ClassicTie::AppendixB6),
-                },
-                tick: tick.get(),
-            };
-            let tc = ThresholdMeterConfig {
-                threshold_rate: threshold_rate.get(),
-                bs_tm: bs_tm.get(),
-                threshold: threshold.get(),
-                tick: tick.get(),
-            };
+                })
+                .with_tick(tick.get());
+            let tc = ThresholdMeterConfig::new(threshold_rate.get(), bs_tm.get(), threshold.get())
+                .with_tick(tick.get());
             let (Ok(e), Ok(t)) = (
                 ExcessTrafficMeterProfile::new(&ec),
                 ThresholdMeterProfile::new(&tc),

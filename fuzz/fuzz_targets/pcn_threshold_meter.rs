@@ -22,12 +22,8 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let c = ThresholdMeterConfig {
-        threshold_rate: input.rate.get(),
-        bs_tm: input.bs_tm.get(),
-        threshold: input.threshold.get(),
-        tick: input.tick.get(),
-    };
+    let c = ThresholdMeterConfig::new(input.rate.get(), input.bs_tm.get(), input.threshold.get())
+        .with_tick(input.tick.get());
     let Ok(p) = ThresholdMeterProfile::new(&c) else {
         return;
     };

@@ -509,21 +509,17 @@ fn as_profile() -> Option<AsMarkerProfile> {
     .ok()
 }
 fn thm_profile() -> Option<ThresholdMeterProfile> {
-    ThresholdMeterProfile::new(&ThresholdMeterConfig {
-        threshold_rate: Rate::from_kbps(800),
-        bs_tm: 10_000,
-        threshold: 5_000,
-        tick: TickRate::NANOS,
-    })
+    ThresholdMeterProfile::new(
+        &ThresholdMeterConfig::new(Rate::from_kbps(800), 10_000, 5_000).with_tick(TickRate::NANOS),
+    )
     .ok()
 }
 fn etm_profile(mode: ExcessMode) -> Option<ExcessTrafficMeterProfile> {
-    ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
-        excess_rate: SR,
-        bs_etm: 10_000,
-        mode,
-        tick: TickRate::NANOS,
-    })
+    ExcessTrafficMeterProfile::new(
+        &ExcessTrafficMeterConfig::new(SR, 10_000)
+            .with_mode(mode)
+            .with_tick(TickRate::NANOS),
+    )
     .ok()
 }
 
@@ -541,12 +537,9 @@ pub fn pcn_3sm_stream(out: &mut dyn Sink) {
         Ok(p) => pcn_run::<EtMarker>(out, &p, 11, ep::fw_et_marker),
         Err(_) => out.put(u64::MAX),
     }
-    match EtMarkerSim48Profile::new(&EtMarkerSim48Config {
-        pcn_pt: SR,
-        pcn_tb: 10_000,
-        pcn_px: 1064,
-        tick: TickRate::NANOS,
-    }) {
+    match EtMarkerSim48Profile::new(
+        &EtMarkerSim48Config::new(SR, 10_000, 1064).with_tick(TickRate::NANOS),
+    ) {
         Ok(p) => pcn_run::<EtMarkerSim48>(out, &p, 12, ep::fw_et_marker_sim48),
         Err(_) => out.put(u64::MAX),
     }

@@ -437,12 +437,9 @@ fn pcn_3sm(n: &mut Notes) {
 }
 
 fn rfc5670(n: &mut Notes) {
-    let Ok(thm) = ThresholdMeterProfile::new(&ThresholdMeterConfig {
-        threshold_rate: Rate::from_kbps(800),
-        bs_tm: 10_000,
-        threshold: 5_000,
-        tick: TickRate::NANOS,
-    }) else {
+    let Ok(thm) = ThresholdMeterProfile::new(
+        &ThresholdMeterConfig::new(Rate::from_kbps(800), 10_000, 5_000).with_tick(TickRate::NANOS),
+    ) else {
         n.check("ThM profile", false, true);
         return;
     };
@@ -471,12 +468,11 @@ fn rfc5670(n: &mut Notes) {
         ep::fw_rfc5670_threshold(&mut m, &thm, t, u32::MAX, PcnMark::NotPcn),
         PcnMark::NotPcn,
     );
-    let Ok(etm) = ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
-        excess_rate: Rate::from_kbps(1000),
-        bs_etm: 10_000,
-        mode: ExcessMode::SizeIndependent,
-        tick: TickRate::NANOS,
-    }) else {
+    let Ok(etm) = ExcessTrafficMeterProfile::new(
+        &ExcessTrafficMeterConfig::new(Rate::from_kbps(1000), 10_000)
+            .with_mode(ExcessMode::SizeIndependent)
+            .with_tick(TickRate::NANOS),
+    ) else {
         n.check("ETM profile", false, true);
         return;
     };

@@ -250,31 +250,18 @@ fn et_cfg() -> EtMarkerConfig {
     EtMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(1000), 10_000, 1064)
 }
 fn et48_cfg() -> EtMarkerSim48Config {
-    EtMarkerSim48Config {
-        pcn_pt: Rate::from_kbps(1000),
-        pcn_tb: 10_000,
-        pcn_px: 1064,
-        tick: TickRate::NANOS,
-    }
+    EtMarkerSim48Config::new(Rate::from_kbps(1000), 10_000, 1064).with_tick(TickRate::NANOS)
 }
 fn as_cfg() -> AsMarkerConfig {
     AsMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(800), 10_000, 5_000)
 }
 fn thm_cfg() -> ThresholdMeterConfig {
-    ThresholdMeterConfig {
-        threshold_rate: Rate::from_kbps(800),
-        bs_tm: 10_000,
-        threshold: 5_000,
-        tick: TickRate::NANOS,
-    }
+    ThresholdMeterConfig::new(Rate::from_kbps(800), 10_000, 5_000).with_tick(TickRate::NANOS)
 }
 fn etm_cfg() -> ExcessTrafficMeterConfig {
-    ExcessTrafficMeterConfig {
-        excess_rate: Rate::from_kbps(1000),
-        bs_etm: 10_000,
-        mode: ExcessMode::SizeIndependent,
-        tick: TickRate::NANOS,
-    }
+    ExcessTrafficMeterConfig::new(Rate::from_kbps(1000), 10_000)
+        .with_mode(ExcessMode::SizeIndependent)
+        .with_tick(TickRate::NANOS)
 }
 fn red_cfg() -> RedConfig {
     // max_p and w_q from f64 at configuration time, as an application would.

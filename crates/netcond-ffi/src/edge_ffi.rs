@@ -18,7 +18,9 @@ use pcn_meter::{
     StopBlockingProfile, StopBlockingTimer,
 };
 
-use crate::errors::{edge_code, NETCOND_E_ENUM, NETCOND_E_NULL, NETCOND_E_TICK, NETCOND_OK};
+use crate::errors::{
+    edge_code, NETCOND_E_ENUM, NETCOND_E_NULL, NETCOND_E_TICK, NETCOND_E_UNKNOWN, NETCOND_OK,
+};
 use crate::trtcm_ffi::configure;
 use crate::{profile, profile_mut, state, state_ref, store_profile, store_state};
 
@@ -139,11 +141,9 @@ pub unsafe extern "C" fn netcond_stop_blocking_profile_config(
                 1 => true,
                 _ => return Err(NETCOND_E_ENUM),
             };
-            StopBlockingProfile::new(&StopBlockingConfig {
-                timeout_ns: a.timeout_ns,
-                et_blocks,
-                tick: tick(a.tick_hz)?,
-            })
+            StopBlockingProfile::new(
+                &StopBlockingConfig::new(a.timeout_ns, et_blocks).with_tick(tick(a.tick_hz)?),
+            )
             .map_err(edge_code)
         })
     }
@@ -248,12 +248,14 @@ pub unsafe extern "C" fn netcond_cle_admission_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_CLE, |a| {
-            CleAdmissionProfile::new(&CleAdmissionConfig {
-                interval_ns: a.interval_ns,
-                stop: fixed::types::U1F31::from_bits(a.stop_q31),
-                resume: fixed::types::U1F31::from_bits(a.resume_q31),
-                tick: tick(a.tick_hz)?,
-            })
+            CleAdmissionProfile::new(
+                &CleAdmissionConfig::new(
+                    a.interval_ns,
+                    fixed::types::U1F31::from_bits(a.stop_q31),
+                    fixed::types::U1F31::from_bits(a.resume_q31),
+                )
+                .with_tick(tick(a.tick_hz)?),
+            )
             .map_err(edge_code)
         })
     }
@@ -549,22 +551,21 @@ pub unsafe extern "C" fn netcond_egress_profile_config(
     unsafe {
         configure(p, params, TAG_EGRESS, |a| {
             let suppression = if flag(a.suppression)? {
-                Some(pcn_meter::Suppression {
-                    cle_reporting_threshold: fixed::types::U1F31::from_bits(
-                        a.cle_reporting_threshold_q31,
-                    ),
-                    t_maxsuppress_ns: a.t_maxsuppress_ns,
-                })
+                Some(pcn_meter::Suppression::new(
+                    fixed::types::U1F31::from_bits(a.cle_reporting_threshold_q31),
+                    a.t_maxsuppress_ns,
+                ))
             } else {
                 None
             };
-            pcn_meter::EgressMeterProfile::new(&pcn_meter::EgressMeterConfig {
-                behaviour: behaviour(a.behaviour, a.u_q16)?,
-                t_meas_ns: a.t_meas_ns,
-                record_etm_flows: flag(a.record_etm_flows)?,
-                suppression,
-                tick: tick(a.tick_hz)?,
-            })
+            pcn_meter::EgressMeterProfile::new(
+                &pcn_meter::EgressMeterConfig::controlled_load()
+                    .with_behaviour(behaviour(a.behaviour, a.u_q16)?)
+                    .with_t_meas_ns(a.t_meas_ns)
+                    .with_record_etm_flows(flag(a.record_etm_flows)?)
+                    .with_suppression(suppression)
+                    .with_tick(tick(a.tick_hz)?),
+            )
             .map_err(edge_code)
         })
     }
@@ -681,12 +682,13 @@ pub unsafe extern "C" fn netcond_decision_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_DECISION, |a| {
-            pcn_meter::DecisionProfile::new(&pcn_meter::DecisionConfig {
-                behaviour: behaviour(a.behaviour, a.u_q16)?,
-                cle_limit: fixed::types::U1F31::from_bits(a.cle_limit_q31),
-                admission_enabled: flag(a.admission_enabled)?,
-                termination_enabled: flag(a.termination_enabled)?,
-            })
+            pcn_meter::DecisionProfile::new(
+                &pcn_meter::DecisionConfig::controlled_load()
+                    .with_behaviour(behaviour(a.behaviour, a.u_q16)?)
+                    .with_cle_limit(fixed::types::U1F31::from_bits(a.cle_limit_q31))
+                    .with_admission_enabled(flag(a.admission_enabled)?)
+                    .with_termination_enabled(flag(a.termination_enabled)?),
+            )
             .map_err(edge_code)
         })
     }
@@ -708,7 +710,9 @@ pub unsafe extern "C" fn netcond_decision_config(d: *mut netcond_decision_point)
 }
 
 /// Decides on egress report `r` (RFC 6661 / 6662 section 3.3) and writes the
-/// decision to `*out`. Returns 0 or `NETCOND_E_NULL` (nothing decided).
+/// decision to `*out`. Returns 0, `NETCOND_E_NULL` (nothing decided) or
+/// `NETCOND_E_UNKNOWN` (a termination step this header does not name; `*out`
+/// untouched).
 ///
 /// # Safety
 /// Each pointer is NULL or valid; `d` is used by one thread during the call.
@@ -749,6 +753,8 @@ pub unsafe extern "C" fn netcond_decision_on_report(
         pcn_meter::Termination::None => (0, 0),
         pcn_meter::Termination::RequestSentRate => (1, 0),
         pcn_meter::Termination::Terminate { sar } => (2, sar),
+        // A termination step this header does not name.
+        _ => return NETCOND_E_UNKNOWN,
     };
     *out = netcond_decision {
         admission: admission(dec.admission),

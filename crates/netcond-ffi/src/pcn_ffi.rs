@@ -244,14 +244,12 @@ fn et_profile(p: &netcond_et_marker_params) -> Result<EtMarkerProfile, c_int> {
         1 => true,
         _ => return Err(NETCOND_E_ENUM),
     };
-    EtMarkerProfile::new(&EtMarkerConfig {
-        sr: Rate::from_bytes_per_sec(p.sr),
-        bucket_size: p.bucket_size,
-        s: p.s,
-        already_et_adds_s,
-        marking,
-        tick: tick(p.tick_hz)?,
-    })
+    EtMarkerProfile::new(
+        &EtMarkerConfig::draft_3sm01(Rate::from_bytes_per_sec(p.sr), p.bucket_size, p.s)
+            .with_already_et_adds_s(already_et_adds_s)
+            .with_marking(marking)
+            .with_tick(tick(p.tick_hz)?),
+    )
     .map_err(et_code)
 }
 
@@ -261,23 +259,23 @@ fn as_profile(p: &netcond_as_marker_params) -> Result<AsMarkerProfile, c_int> {
         1 => AsForm::Draft3sm01,
         _ => return Err(NETCOND_E_ENUM),
     };
-    AsMarkerProfile::new(&AsMarkerConfig {
-        ar: Rate::from_bytes_per_sec(p.ar),
-        bucket_size: p.bucket_size,
-        threshold: p.threshold,
-        form,
-        tick: tick(p.tick_hz)?,
-    })
+    AsMarkerProfile::new(
+        &AsMarkerConfig::draft_3sm01(Rate::from_bytes_per_sec(p.ar), p.bucket_size, p.threshold)
+            .with_form(form)
+            .with_tick(tick(p.tick_hz)?),
+    )
     .map_err(as_code)
 }
 
 fn tm_profile(p: &netcond_threshold_meter_params) -> Result<ThresholdMeterProfile, c_int> {
-    ThresholdMeterProfile::new(&ThresholdMeterConfig {
-        threshold_rate: Rate::from_bytes_per_sec(p.threshold_rate),
-        bs_tm: p.bs_tm,
-        threshold: p.threshold,
-        tick: tick(p.tick_hz)?,
-    })
+    ThresholdMeterProfile::new(
+        &ThresholdMeterConfig::new(
+            Rate::from_bytes_per_sec(p.threshold_rate),
+            p.bs_tm,
+            p.threshold,
+        )
+        .with_tick(tick(p.tick_hz)?),
+    )
     .map_err(rfc5670_code)
 }
 
@@ -288,12 +286,11 @@ fn etm_profile(p: &netcond_excess_meter_params) -> Result<ExcessTrafficMeterProf
         2 => ExcessMode::Classic(ClassicTie::AppendixB6),
         _ => return Err(NETCOND_E_ENUM),
     };
-    ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
-        excess_rate: Rate::from_bytes_per_sec(p.excess_rate),
-        bs_etm: p.bs_etm,
-        mode,
-        tick: tick(p.tick_hz)?,
-    })
+    ExcessTrafficMeterProfile::new(
+        &ExcessTrafficMeterConfig::new(Rate::from_bytes_per_sec(p.excess_rate), p.bs_etm)
+            .with_mode(mode)
+            .with_tick(tick(p.tick_hz)?),
+    )
     .map_err(rfc5670_code)
 }
 

@@ -71,12 +71,10 @@ pub unsafe extern "C" fn netcond_et_marker_sim48_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_ET48, |a| {
-            EtMarkerSim48Profile::new(&EtMarkerSim48Config {
-                pcn_pt: Rate::from_bytes_per_sec(a.pcn_pt),
-                pcn_tb: a.pcn_tb,
-                pcn_px: a.pcn_px,
-                tick: tick(a.tick_hz)?,
-            })
+            EtMarkerSim48Profile::new(
+                &EtMarkerSim48Config::new(Rate::from_bytes_per_sec(a.pcn_pt), a.pcn_tb, a.pcn_px)
+                    .with_tick(tick(a.tick_hz)?),
+            )
             .map_err(et48_code)
         })
     }

@@ -169,19 +169,15 @@ impl Engine {
                     dscps,
                 } => {
                     let p = NodeProfile {
-                        excess: ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
-                            excess_rate: excess,
-                            bs_etm: ebs,
-                            mode: ExcessMode::SizeIndependent,
-                            tick,
-                        })
+                        excess: ExcessTrafficMeterProfile::new(
+                            &ExcessTrafficMeterConfig::new(excess, ebs)
+                                .with_mode(ExcessMode::SizeIndependent)
+                                .with_tick(tick),
+                        )
                         .map_err(|e| tc(e, "pcn-node excess"))?,
-                        threshold: ThresholdMeterProfile::new(&ThresholdMeterConfig {
-                            threshold_rate: threshold,
-                            bs_tm: tbs,
-                            threshold: depth,
-                            tick,
-                        })
+                        threshold: ThresholdMeterProfile::new(
+                            &ThresholdMeterConfig::new(threshold, tbs, depth).with_tick(tick),
+                        )
                         .map_err(|e| tc(e, "pcn-node threshold"))?,
                     };
                     let mut set = PcnDscps::NONE;

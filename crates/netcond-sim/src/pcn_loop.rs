@@ -47,12 +47,8 @@ impl Meter {
 
     /// The ET-marker of seed 000 section 4.8 (`pcn_pt`, `pcn_tb`, `pcn_px`).
     pub fn et_sim48(pt_bps: u64, tb: u64, px: u64) -> Result<Meter, SimError> {
-        let c = pcn::EtMarkerSim48Config {
-            pcn_pt: Rate::from_bits_per_sec(pt_bps),
-            pcn_tb: tb,
-            pcn_px: px,
-            tick: TickRate::NANOS,
-        };
+        let c = pcn::EtMarkerSim48Config::new(Rate::from_bits_per_sec(pt_bps), tb, px)
+            .with_tick(TickRate::NANOS);
         let p = pcn::EtMarkerSim48Profile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
         Ok(Meter::EtSim48(
             p,

@@ -52,22 +52,18 @@ fn main() {
     };
     let rate = Rate::from_bits_per_sec(bits);
     let out = if which.starts_with("etm") {
-        let p = ExcessTrafficMeterProfile::new(&ExcessTrafficMeterConfig {
-            excess_rate: rate,
-            bs_etm: 30_000,
-            mode: ExcessMode::SizeIndependent,
-            tick: TickRate::NANOS,
-        })
+        let p = ExcessTrafficMeterProfile::new(
+            &ExcessTrafficMeterConfig::new(rate, 30_000)
+                .with_mode(ExcessMode::SizeIndependent)
+                .with_tick(TickRate::NANOS),
+        )
         .expect("valid");
         let mut m = ExcessTrafficMeter::new(&p, Instant::ZERO);
         run_etm(black_box(&p), &mut m, &lens)
     } else {
-        let p = EtMarkerSim48Profile::new(&EtMarkerSim48Config {
-            pcn_pt: rate,
-            pcn_tb: 30_000,
-            pcn_px: 3000,
-            tick: TickRate::NANOS,
-        })
+        let p = EtMarkerSim48Profile::new(
+            &EtMarkerSim48Config::new(rate, 30_000, 3000).with_tick(TickRate::NANOS),
+        )
         .expect("valid");
         let mut m = EtMarkerSim48::new(&p, Instant::ZERO);
         run_sim(black_box(&p), &mut m, &lens)

@@ -144,9 +144,23 @@ impl Interval {
 // ---------------------------------------------------------------------------
 
 /// Configuration of draft-babiarz-pcn-explicit-marking-01's egress traffic control (section 2.3).
+///
+/// ```
+/// use netcond_core::TickRate;
+/// use pcn_meter::{StopBlockingConfig, StopBlockingProfile};
+///
+/// // The draft's 1 s timeout, ET also blocking; here on a microsecond clock.
+/// let c = StopBlockingConfig::draft_explicit_marking_01().with_tick(TickRate::MICROS);
+/// assert_eq!(StopBlockingProfile::new(&c).unwrap().timeout_ticks(), 1_000_000);
+/// // A 500 ms timeout where ET marks only terminate.
+/// let c = StopBlockingConfig::new(500_000_000, false);
+/// assert!(!c.et_blocks);
+/// assert!(StopBlockingProfile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct StopBlockingConfig {
     /// The stop-blocking timeout in nanoseconds (1 s in draft-babiarz-pcn-explicit-marking-01 section 3.2).
     pub timeout_ns: u64,
@@ -161,11 +175,39 @@ impl StopBlockingConfig {
     /// draft-babiarz-pcn-explicit-marking-01's setting: 1 s timeout, ET also blocks, nanosecond clock.
     #[must_use]
     pub const fn draft_explicit_marking_01() -> StopBlockingConfig {
+        StopBlockingConfig::new(1_000_000_000, true)
+    }
+
+    /// A timeout of `timeout_ns` nanoseconds, ET blocking or not, nanosecond
+    /// clock.
+    #[must_use]
+    pub const fn new(timeout_ns: u64, et_blocks: bool) -> StopBlockingConfig {
         StopBlockingConfig {
-            timeout_ns: 1_000_000_000,
-            et_blocks: true,
+            timeout_ns,
+            et_blocks,
             tick: TickRate::NANOS,
         }
+    }
+
+    /// The same configuration with a timeout of `timeout_ns` nanoseconds.
+    #[must_use]
+    pub const fn with_timeout_ns(mut self, timeout_ns: u64) -> StopBlockingConfig {
+        self.timeout_ns = timeout_ns;
+        self
+    }
+
+    /// The same configuration with `et_blocks` set.
+    #[must_use]
+    pub const fn with_et_blocks(mut self, et_blocks: bool) -> StopBlockingConfig {
+        self.et_blocks = et_blocks;
+        self
+    }
+
+    /// The same configuration on the clock `tick`.
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> StopBlockingConfig {
+        self.tick = tick;
+        self
     }
 }
 
@@ -465,8 +507,19 @@ impl<K: Copy + Eq, const N: usize> Egress3sm<K, N> {
 // ---------------------------------------------------------------------------
 
 /// Configuration of the 3sM draft's CLE-based admission option.
+///
+/// ```
+/// use netcond_core::TickRate;
+/// use pcn_meter::{per_mille, CleAdmissionConfig, CleAdmissionProfile};
+///
+/// // 100 ms intervals; block at a CLE of 10 %, resume below 5 %; microsecond clock.
+/// let c = CleAdmissionConfig::new(100_000_000, per_mille(100), per_mille(50))
+///     .with_tick(TickRate::MICROS);
+/// assert!(CleAdmissionProfile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct CleAdmissionConfig {
     /// The measurement interval in nanoseconds.
     pub interval_ns: u64,
@@ -478,6 +531,27 @@ pub struct CleAdmissionConfig {
     pub resume: U1F31,
     /// The clock of the `Instant`s passed in.
     pub tick: TickRate,
+}
+
+impl CleAdmissionConfig {
+    /// Intervals of `interval_ns` nanoseconds, the admission-stop and
+    /// admission-continue thresholds, nanosecond clock.
+    #[must_use]
+    pub const fn new(interval_ns: u64, stop: U1F31, resume: U1F31) -> CleAdmissionConfig {
+        CleAdmissionConfig {
+            interval_ns,
+            stop,
+            resume,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// The same configuration on the clock `tick`.
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> CleAdmissionConfig {
+        self.tick = tick;
+        self
+    }
 }
 
 /// The precomputed constants of a [`CleAdmission`].
@@ -620,6 +694,7 @@ impl CleAdmission {
 /// Which PCN boundary-node behaviour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum EdgeBehaviour {
     /// Controlled Load, RFC 6661: CLE = (ThM + ETM) / (NM + ThM + ETM);
     /// SAR = NM-rate + ThM-rate; termination triggered by a non-zero ETM-rate.
@@ -633,8 +708,18 @@ pub enum EdgeBehaviour {
 }
 
 /// Optional report suppression (RFC 6661 / 6662 section 3.2.3).
+///
+/// ```
+/// use pcn_meter::{per_mille, EgressMeterConfig, Suppression};
+///
+/// // Suppress reports of a CLE at or below 0 for up to 4 s.
+/// let s = Suppression::new(per_mille(0), 4_000_000_000);
+/// let c = EgressMeterConfig::controlled_load().with_suppression(Some(s));
+/// assert_eq!(c.suppression, Some(s));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct Suppression {
     /// CLE-reporting-threshold; the RFC default is 0. It must not exceed the
     /// decision point's CLE-limit (not checkable here: a deployment rule).
@@ -643,9 +728,33 @@ pub struct Suppression {
     pub t_maxsuppress_ns: u64,
 }
 
+impl Suppression {
+    /// CLE-reporting-threshold and T_maxsuppress in nanoseconds.
+    #[must_use]
+    pub const fn new(cle_reporting_threshold: U1F31, t_maxsuppress_ns: u64) -> Suppression {
+        Suppression {
+            cle_reporting_threshold,
+            t_maxsuppress_ns,
+        }
+    }
+}
+
 /// Configuration of an RFC 6661 / 6662 PCN-egress-node measurement.
+///
+/// ```
+/// use netcond_core::TickRate;
+/// use pcn_meter::{EgressMeterConfig, EgressMeterProfile};
+///
+/// // RFC 6661 with T_meas 100 ms on a microsecond clock, ETM flows not recorded.
+/// let c = EgressMeterConfig::controlled_load()
+///     .with_t_meas_ns(100_000_000)
+///     .with_record_etm_flows(false)
+///     .with_tick(TickRate::MICROS);
+/// assert!(EgressMeterProfile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct EgressMeterConfig {
     /// CL or SM.
     pub behaviour: EdgeBehaviour,
@@ -689,6 +798,42 @@ impl EgressMeterConfig {
             suppression: None,
             tick: TickRate::NANOS,
         }
+    }
+
+    /// The same configuration with the behaviour `behaviour` (CL, or SM with
+    /// its U).
+    #[must_use]
+    pub const fn with_behaviour(mut self, behaviour: EdgeBehaviour) -> EgressMeterConfig {
+        self.behaviour = behaviour;
+        self
+    }
+
+    /// The same configuration with a T_meas of `t_meas_ns` nanoseconds.
+    #[must_use]
+    pub const fn with_t_meas_ns(mut self, t_meas_ns: u64) -> EgressMeterConfig {
+        self.t_meas_ns = t_meas_ns;
+        self
+    }
+
+    /// The same configuration with `record_etm_flows` set.
+    #[must_use]
+    pub const fn with_record_etm_flows(mut self, record_etm_flows: bool) -> EgressMeterConfig {
+        self.record_etm_flows = record_etm_flows;
+        self
+    }
+
+    /// The same configuration with report suppression `suppression`.
+    #[must_use]
+    pub const fn with_suppression(mut self, suppression: Option<Suppression>) -> EgressMeterConfig {
+        self.suppression = suppression;
+        self
+    }
+
+    /// The same configuration on the clock `tick`.
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> EgressMeterConfig {
+        self.tick = tick;
+        self
     }
 }
 
@@ -886,8 +1031,22 @@ impl<F: Copy + Eq, const M: usize> EgressMeter<F, M> {
 }
 
 /// Configuration of an RFC 6661 / 6662 Decision Point for its aggregates.
+///
+/// ```
+/// use fixed::types::U16F16;
+/// use pcn_meter::{per_mille, DecisionConfig, DecisionProfile, EdgeBehaviour};
+///
+/// // RFC 6662 with U = 2 and a CLE-limit of 3 %, termination off.
+/// let c = DecisionConfig::single_marking()
+///     .with_behaviour(EdgeBehaviour::SingleMarking { u: U16F16::from_num(2) })
+///     .with_cle_limit(per_mille(30))
+///     .with_termination_enabled(false);
+/// assert!(c.admission_enabled);
+/// assert!(DecisionProfile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct DecisionConfig {
     /// CL or SM (SM carries U).
     pub behaviour: EdgeBehaviour,
@@ -924,6 +1083,35 @@ impl DecisionConfig {
             admission_enabled: true,
             termination_enabled: true,
         }
+    }
+
+    /// The same configuration with the behaviour `behaviour` (CL, or SM with
+    /// its U).
+    #[must_use]
+    pub const fn with_behaviour(mut self, behaviour: EdgeBehaviour) -> DecisionConfig {
+        self.behaviour = behaviour;
+        self
+    }
+
+    /// The same configuration with the CLE-limit `cle_limit`.
+    #[must_use]
+    pub const fn with_cle_limit(mut self, cle_limit: U1F31) -> DecisionConfig {
+        self.cle_limit = cle_limit;
+        self
+    }
+
+    /// The same configuration with PCN-based flow admission on or off.
+    #[must_use]
+    pub const fn with_admission_enabled(mut self, admission_enabled: bool) -> DecisionConfig {
+        self.admission_enabled = admission_enabled;
+        self
+    }
+
+    /// The same configuration with PCN-based flow termination on or off.
+    #[must_use]
+    pub const fn with_termination_enabled(mut self, termination_enabled: bool) -> DecisionConfig {
+        self.termination_enabled = termination_enabled;
+        self
     }
 }
 
@@ -982,6 +1170,7 @@ impl DecisionProfile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Termination {
     /// Nothing to do.
     None,

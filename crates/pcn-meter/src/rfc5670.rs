@@ -35,9 +35,22 @@ netcond_core::config_error! {
 // ---------------------------------------------------------------------------
 
 /// Configuration of an RFC 5670 threshold meter.
+///
+/// ```
+/// use netcond_core::{Rate, TickRate};
+/// use pcn_meter::{ThresholdMeterConfig, ThresholdMeterProfile};
+///
+/// // PCN-threshold-rate 8 Mbit/s, BS_tm 10 kB, threshold 5 kB, on a
+/// // microsecond clock.
+/// let c = ThresholdMeterConfig::new(Rate::from_mbps(8), 10_000, 5_000)
+///     .with_tick(TickRate::MICROS);
+/// assert_eq!(c.bs_tm, 10_000);
+/// assert!(ThresholdMeterProfile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct ThresholdMeterConfig {
     /// PCN-threshold-rate (the PCN-admissible-rate with RFC 6661).
     pub threshold_rate: Rate,
@@ -47,6 +60,27 @@ pub struct ThresholdMeterConfig {
     pub threshold: u64,
     /// The clock of the `Instant`s passed in.
     pub tick: TickRate,
+}
+
+impl ThresholdMeterConfig {
+    /// PCN-threshold-rate, BS_tm and `threshold` (bytes), on a nanosecond
+    /// clock.
+    #[must_use]
+    pub const fn new(threshold_rate: Rate, bs_tm: u64, threshold: u64) -> ThresholdMeterConfig {
+        ThresholdMeterConfig {
+            threshold_rate,
+            bs_tm,
+            threshold,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// The same configuration on the clock `tick`.
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> ThresholdMeterConfig {
+        self.tick = tick;
+        self
+    }
 }
 
 /// The precomputed constants of a [`ThresholdMeter`].
@@ -261,6 +295,7 @@ pub enum ClassicTie {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum ExcessMode {
     /// "Packet size independent marking" (the SHOULD of section 2.4, appendix
     /// A.2): if `F_etm < 0` mark and take no tokens, else take the packet's
@@ -271,9 +306,24 @@ pub enum ExcessMode {
 }
 
 /// Configuration of an RFC 5670 excess-traffic meter.
+///
+/// ```
+/// use netcond_core::{Rate, TickRate};
+/// use pcn_meter::{ClassicTie, ExcessMode, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile};
+///
+/// // PCN-excess-rate 10 Mbit/s, BS_etm 15 kB, size-independent marking.
+/// let c = ExcessTrafficMeterConfig::new(Rate::from_mbps(10), 15_000);
+/// assert_eq!(c.mode, ExcessMode::SizeIndependent);
+/// // The classic meter with appendix B.6's tie rule, on a microsecond clock.
+/// let c = c
+///     .with_mode(ExcessMode::Classic(ClassicTie::AppendixB6))
+///     .with_tick(TickRate::MICROS);
+/// assert!(ExcessTrafficMeterProfile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct ExcessTrafficMeterConfig {
     /// PCN-excess-rate (the PCN-supportable-rate with RFC 6661).
     pub excess_rate: Rate,
@@ -283,6 +333,34 @@ pub struct ExcessTrafficMeterConfig {
     pub mode: ExcessMode,
     /// The clock of the `Instant`s passed in.
     pub tick: TickRate,
+}
+
+impl ExcessTrafficMeterConfig {
+    /// PCN-excess-rate and BS_etm (bytes) with the packet-size-independent
+    /// marking that section 2.4 recommends, on a nanosecond clock.
+    #[must_use]
+    pub const fn new(excess_rate: Rate, bs_etm: u64) -> ExcessTrafficMeterConfig {
+        ExcessTrafficMeterConfig {
+            excess_rate,
+            bs_etm,
+            mode: ExcessMode::SizeIndependent,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// The same configuration with the behaviour `mode`.
+    #[must_use]
+    pub const fn with_mode(mut self, mode: ExcessMode) -> ExcessTrafficMeterConfig {
+        self.mode = mode;
+        self
+    }
+
+    /// The same configuration on the clock `tick`.
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> ExcessTrafficMeterConfig {
+        self.tick = tick;
+        self
+    }
 }
 
 /// The precomputed constants of an [`ExcessTrafficMeter`].

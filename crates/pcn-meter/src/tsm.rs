@@ -15,6 +15,7 @@ use netcond_core::{gcd, Instant, Rate, TickRate};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum EtMarking {
     /// Tail marking (draft-babiarz-pcn-explicit-marking-01 section 1.2; 3sm-01 section 3.1.2): mark ET when
     /// `fill < packet.size`, then `fill = min(size, fill + s)`.
@@ -29,9 +30,30 @@ pub enum EtMarking {
 }
 
 /// Configuration of a 3sM SR-meter / ET-marker, in the draft's units.
+///
+/// Built from a named profile of its source and adjusted with the `with_*`
+/// setters; the fields stay readable.
+///
+/// ```
+/// use netcond_core::{Rate, TickRate};
+/// use pcn_meter::{EtMarkerConfig, EtMarkerProfile, EtMarking};
+///
+/// // draft-babiarz-pcn-explicit-marking-01 section 1.2: SR 1 Mbit/s, a 10 kB
+/// // bucket, s = 1064 B; here on a microsecond clock.
+/// let c = EtMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(1000), 10_000, 1064)
+///     .with_tick(TickRate::MICROS);
+/// assert!(c.already_et_adds_s);
+/// assert_eq!(c.marking, EtMarking::TailMarking);
+/// assert!(EtMarkerProfile::new(&c).is_ok());
+///
+/// // The same bucket with 3sm-01's size-independent marking (MTU 1500 B).
+/// let c = c.with_marking(EtMarking::SizeIndependent { mtu: 1500 });
+/// assert!(EtMarkerProfile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct EtMarkerConfig {
     /// SR, the supportable rate: the token rate TB.rate.
     pub sr: Rate,
@@ -98,6 +120,27 @@ impl EtMarkerConfig {
             marking: EtMarking::SizeIndependent { mtu },
             tick: TickRate::NANOS,
         }
+    }
+
+    /// The same configuration with `already_et_adds_s` set.
+    #[must_use]
+    pub const fn with_already_et_adds_s(mut self, already_et_adds_s: bool) -> EtMarkerConfig {
+        self.already_et_adds_s = already_et_adds_s;
+        self
+    }
+
+    /// The same configuration with this marking test.
+    #[must_use]
+    pub const fn with_marking(mut self, marking: EtMarking) -> EtMarkerConfig {
+        self.marking = marking;
+        self
+    }
+
+    /// The same configuration on the clock `tick`.
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> EtMarkerConfig {
+        self.tick = tick;
+        self
     }
 }
 
@@ -520,9 +563,21 @@ impl PcnMeter for EtMarker {
 
 /// Configuration of the ET-marker as simulated in draft-babiarz-pcn-explicit-marking-01 section 4.8,
 /// with the draft's parameter names.
+///
+/// ```
+/// use netcond_core::{Rate, TickRate};
+/// use pcn_meter::{EtMarkerSim48Config, EtMarkerSim48Profile};
+///
+/// // pcn_pt 1 Mbit/s, pcn_tb 10 kB, pcn_px 1064 B, on a microsecond clock.
+/// let c = EtMarkerSim48Config::new(Rate::from_kbps(1000), 10_000, 1064)
+///     .with_tick(TickRate::MICROS);
+/// assert_eq!(c.pcn_px, 1064);
+/// assert!(EtMarkerSim48Profile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct EtMarkerSim48Config {
     /// `pcn_pt`: the preemption threshold (SR) rate.
     pub pcn_pt: Rate,
@@ -533,6 +588,26 @@ pub struct EtMarkerSim48Config {
     pub pcn_px: u64,
     /// The clock of the `Instant`s passed in.
     pub tick: TickRate,
+}
+
+impl EtMarkerSim48Config {
+    /// `pcn_pt`, `pcn_tb` and `pcn_px` on a nanosecond clock.
+    #[must_use]
+    pub const fn new(pcn_pt: Rate, pcn_tb: u64, pcn_px: u64) -> EtMarkerSim48Config {
+        EtMarkerSim48Config {
+            pcn_pt,
+            pcn_tb,
+            pcn_px,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// The same configuration on the clock `tick`.
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> EtMarkerSim48Config {
+        self.tick = tick;
+        self
+    }
 }
 
 netcond_core::config_error! {
@@ -764,6 +839,7 @@ impl PcnMeter for EtMarkerSim48 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum AsForm {
     /// draft-babiarz-pcn-explicit-marking-01 section 1.2 (the form its admission-control runs used): mark AS
     /// if `fill < packet.size` (bucket untouched); else `fill -= packet.size` and
@@ -775,9 +851,24 @@ pub enum AsForm {
 }
 
 /// Configuration of a 3sM AR-meter / AS-marker.
+///
+/// ```
+/// use netcond_core::{Rate, TickRate};
+/// use pcn_meter::{AsForm, AsMarkerConfig, AsMarkerProfile};
+///
+/// // AR 800 kbit/s, a 20 kB bucket, a 10 kB threshold; 3sm-01's form on a
+/// // microsecond clock.
+/// let c = AsMarkerConfig::draft_3sm01(Rate::from_kbps(800), 20_000, 10_000)
+///     .with_tick(TickRate::MICROS);
+/// assert_eq!(c.form, AsForm::Draft3sm01);
+/// assert!(AsMarkerProfile::new(&c).is_ok());
+/// let c = c.with_form(AsForm::DraftExplicitMarking01);
+/// assert!(AsMarkerProfile::new(&c).is_ok());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct AsMarkerConfig {
     /// AR, the admissible rate: the token rate TB.rate.
     pub ar: Rate,
@@ -818,6 +909,20 @@ impl AsMarkerConfig {
             form: AsForm::Draft3sm01,
             tick: TickRate::NANOS,
         }
+    }
+
+    /// The same configuration in the form `form`.
+    #[must_use]
+    pub const fn with_form(mut self, form: AsForm) -> AsMarkerConfig {
+        self.form = form;
+        self
+    }
+
+    /// The same configuration on the clock `tick`.
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> AsMarkerConfig {
+        self.tick = tick;
+        self
     }
 }
 

@@ -356,10 +356,9 @@ fn simulate(
         .collect::<Result<Vec<_>, _>>()?;
     // Unlimited buffers: each node's FIFO reduces to departure times.
     let mut links: Vec<VirtualFifo> = net.link.iter().map(|&l| VirtualFifo::new(l)).collect();
-    let sb = StopBlockingProfile::new(&StopBlockingConfig {
-        timeout_ns: secs(p.f64("timeout_s")),
-        ..StopBlockingConfig::draft_explicit_marking_01()
-    })
+    let sb = StopBlockingProfile::new(
+        &StopBlockingConfig::draft_explicit_marking_01().with_timeout_ns(secs(p.f64("timeout_s"))),
+    )
     .map_err(|e| SimError::Config(e.to_string()))?;
     let mut egress: Egress3sm<u8, 4> = Egress3sm::new();
     for a in 0..net.aggs.len() {
