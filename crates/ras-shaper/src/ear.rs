@@ -43,9 +43,10 @@
 //! better than 1e-5 down to `2^-38` times the line rate (K long and packets
 //! sparse beyond that lose resolution, never range).
 
+use netcond_core::branchless::saturate_u64;
 use netcond_core::Instant;
 
-use crate::fixed::{exp2_neg_q64, h_q64, hi, normalize_ratio, recip_guess, sat64};
+use crate::fixed::{exp2_neg_q64, h_q64, hi, normalize_ratio, recip_guess};
 
 /// K must be below 2^40 ticks (see [`EarProfile`]).
 pub const MAX_K_TICKS: u64 = 1 << 40;
@@ -192,7 +193,7 @@ impl Ear {
     }
 }
 
-/// `L/K` in EAR units: `sat64(len * lk_m >> lk_sh)`.
+/// `L/K` in EAR units: `saturate_u64(len * lk_m >> lk_sh)`.
 ///
 /// For `len < 2^lk_sh` it is computed as the high word of `(len << lk_up) *
 /// lk_m` with `lk_up = 64 - lk_sh`: `len << lk_up < 2^64`, and `floor(len 2^lk_up
@@ -210,7 +211,7 @@ fn l_over_k(p: &EarProfile, len: u32) -> u64 {
         hi(l << (p.lk_up & 63), p.lk_m)
     } else {
         // lk_sh < 64: one double-word shift, no select.
-        sat64((len as u128 * p.lk_m as u128) >> (p.lk_sh & 63))
+        saturate_u64((len as u128 * p.lk_m as u128) >> (p.lk_sh & 63))
     }
 }
 
@@ -219,7 +220,7 @@ fn l_over_k(p: &EarProfile, len: u32) -> u64 {
 #[inline(never)]
 fn long_gap(p: &EarProfile, ear: u64, t: u64, len: u32) -> (u64, u64) {
     // x = u log2(e) in Q32; w = 2^-x in Q64 (zero beyond x = 64).
-    let x = sat64((t as u128 * p.c_m as u128) >> p.c_sh);
+    let x = saturate_u64((t as u128 * p.c_m as u128) >> p.c_sh);
     let w = exp2_neg_q64(x);
     let v = if w == 0 { u64::MAX } else { w.wrapping_neg() };
     // 1/T from the table guess alone (relative error below 4e-6).
@@ -227,7 +228,10 @@ fn long_gap(p: &EarProfile, ear: u64, t: u64, len: u32) -> (u64, u64) {
     // (1 - w) L / T in EAR units = (1-w) y L 2^(lz - 126 + S + 16); the
     // shift lt_base - lz lies in [0, 110].
     let a = hi(v, y) as u128;
-    (sat64((a * len as u128) >> (p.lt_base - lz)), hi(w, ear))
+    (
+        saturate_u64((a * len as u128) >> (p.lt_base - lz)),
+        hi(w, ear),
+    )
 }
 
 #[cfg(test)]
@@ -319,7 +323,7 @@ mod tests {
         }
     }
 
-    /// `l_over_k` equals the general `sat64(len lk_m >> lk_sh)` for every
+    /// `l_over_k` equals the general `saturate_u64(len lk_m >> lk_sh)` for every
     /// shift the profiles produce (K from 1 tick to 2^40, scales 0 to 47) and
     /// lengths on both sides of its `2^lk_sh` switch, the extremes included.
     #[test]
@@ -341,7 +345,7 @@ mod tests {
                 lens.extend((0..if cfg!(miri) { 2 } else { 50 }).map(|_| r.next_u32() as u64));
                 for len in lens.into_iter().filter(|&l| l <= u32::MAX as u64) {
                     let len = len as u32;
-                    let want = sat64((len as u128 * p.lk_m as u128) >> p.lk_sh);
+                    let want = saturate_u64((len as u128 * p.lk_m as u128) >> p.lk_sh);
                     assert_eq!(l_over_k(&p, len), want, "K {k} S {scale} len {len}");
                 }
             }

@@ -1,6 +1,16 @@
 //! Fixed-point helpers: compile-time tables of `1/x` and `2^-x`, a division-free
 //! reciprocal, and the configuration-time normalisation of ratios.
 //!
+//! These are not a fixed-point number type, and the `fixed` crate (a
+//! dependency elsewhere in the workspace) does not replace them: it has no
+//! table-and-Newton reciprocal and no `2^-x` or `h(u)` tables, and its
+//! quotients are divisions of the widened bits, which this crate keeps off the
+//! per-packet path. The results here are pinned bit for bit by this crate's
+//! tests (the reciprocal's error bound, `transmission_time` against its
+//! `u128` form, the precomputed gaps against the exact quotients, the EAR
+//! against its `u128` forms); the branch-free masks come from
+//! `netcond_core::branchless`.
+//!
 //! The tables hold values in `[0, 1]` in Q63 (`1.0 = 2^63`). The per-packet
 //! code works in Q64 fractions (values below 1, `1.0 = 2^64`) and keeps the high
 //! word of each 64 x 64-bit product, which costs no shift at all.
@@ -312,26 +322,6 @@ impl ConstGap {
     }
 }
 
-/// `!0` when `a < b`, else 0: the borrow of a 128-bit subtraction. Written this
-/// way rather than as a comparison because LLVM turns a comparison that feeds a
-/// select or a mask back into a select, and on x86 its cmov converter often
-/// makes that a branch; where the outcome follows the traffic, the branch
-/// mispredicts.
-#[inline(always)]
-pub(crate) fn borrow_mask(a: u64, b: u64) -> u64 {
-    ((a as u128).wrapping_sub(b as u128) >> 64) as u64
-}
-
-/// Saturating conversion of a `u128` to `u64`.
-#[inline(always)]
-pub(crate) fn sat64(x: u128) -> u64 {
-    if x > u64::MAX as u128 {
-        u64::MAX
-    } else {
-        x as u64
-    }
-}
-
 /// Configuration time: `num / den = m * 2^-e` with `m` in `[2^63, 2^64)`, `m`
 /// rounded down. `None` if `num == 0`, `den == 0` or `den >= 2^127`.
 pub(crate) fn normalize_ratio(num: u128, den: u128) -> Option<(u64, i32)> {
@@ -513,6 +503,5 @@ mod tests {
         assert!(m >= 1 << 63 && e < 0);
         assert!(normalize_ratio(0, 1).is_none());
         assert!(normalize_ratio(1, 0).is_none());
-        assert_eq!(sat64(1 << 70), u64::MAX);
     }
 }

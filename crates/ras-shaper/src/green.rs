@@ -5,7 +5,9 @@
 use netcond_core::{BucketProfile, Color, Instant};
 use trtcm::{SrTcm, SrTcmProfile, TrTcm, TrTcmProfile};
 
-use crate::fixed::{borrow_mask, hi, recip};
+use netcond_core::branchless::borrow;
+
+use crate::fixed::{hi, recip};
 use crate::profile::RasProfile;
 use crate::schedule::Schedule;
 use crate::shaper::{PacketLen, Ras};
@@ -116,7 +118,7 @@ impl IncDivisor {
     #[inline(always)]
     fn ceil_div_sub(&self, need: u64, tokens: u64) -> u64 {
         // !0 when tokens < need, that is when n = need - tokens >= 1.
-        let more = borrow_mask(tokens, need);
+        let more = borrow(tokens, need);
         // n - 1 when n >= 1; otherwise a value whose quotient is masked off
         // (`<< 1` and the multiply wrap harmlessly).
         let n1 = need.wrapping_sub(tokens).wrapping_sub(1);
@@ -230,7 +232,7 @@ fn wait_after(now: Instant, last: Instant, w: u64) -> Instant {
     let dt = now.ticks_since(last);
     // (w - dt)^+: the mask is !0 when dt < w, from a compare that does not
     // wait for the subtraction.
-    now.wrapping_add(w.wrapping_sub(dt) & borrow_mask(dt, w))
+    now.wrapping_add(w.wrapping_sub(dt) & borrow(dt, w))
 }
 
 /// Exactly [`BucketProfile::ticks_until`] (the whole ticks of refill after which
@@ -366,7 +368,7 @@ impl GreenMeter for TrTcm {
 fn later(a: Instant, b: Instant) -> Instant {
     let d = b.ticks().wrapping_sub(a.ticks());
     // All ones when 1 <= d <= 2^63 - 1.
-    let take_b = borrow_mask(d.wrapping_sub(1), i64::MAX as u64);
+    let take_b = borrow(d.wrapping_sub(1), i64::MAX as u64);
     Instant::from_ticks(a.ticks() ^ ((a.ticks() ^ b.ticks()) & take_b))
 }
 

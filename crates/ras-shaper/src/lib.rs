@@ -60,6 +60,13 @@
 //! bucket's rate is first seen. [`ticks_until`] gives the same ceiling without
 //! a cache, from the table reciprocal.
 //!
+//! This arithmetic is the crate's own (a private module of tables, a
+//! reciprocal and precomputed multipliers) rather than the `fixed` crate's:
+//! `fixed` provides fixed-point number types whose quotients divide, and none
+//! of the division-free reciprocals, tables and multipliers above, whose
+//! rounding the tests pin bit for bit. The branch-free masks are
+//! `netcond_core::branchless`.
+//!
 //! # Example: a trRAS in front of a trTCM
 //!
 //! ```

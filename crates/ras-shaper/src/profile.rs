@@ -5,6 +5,7 @@
 
 use core::time::Duration;
 
+use netcond_core::branchless::saturate_u64;
 use netcond_core::{Rate, TickRate};
 
 use crate::config::{
@@ -470,7 +471,7 @@ impl RasProfile {
     #[must_use]
     pub fn units_to_bits_per_sec(&self, units: u64) -> u64 {
         let v = ((units as u128) * 8 * self.hz as u128) >> self.scale;
-        crate::fixed::sat64(v)
+        saturate_u64(v)
     }
 }
 

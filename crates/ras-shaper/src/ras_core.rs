@@ -3,10 +3,10 @@
 //! the packets themselves. [`Ras`](crate::Ras) is this core with the crate's
 //! FIFO.
 
+use netcond_core::branchless::borrow;
 use netcond_core::Instant;
 
 use crate::ear::Ear;
-use crate::fixed::borrow_mask;
 use crate::profile::RasProfile;
 use crate::schedule::Schedule;
 
@@ -207,7 +207,7 @@ impl RasCore {
         // (wrapping) below 2^63: equal ticks compare `0 <= next.frac`, always
         // true. Whether a packet waits follows the traffic, so the choice is
         // a borrow mask rather than a branch.
-        let keep = borrow_mask(self.next.at.ticks().wrapping_sub(arrival.ticks()), 1 << 63);
+        let keep = borrow(self.next.at.ticks().wrapping_sub(arrival.ticks()), 1 << 63);
         let t1 = Schedule {
             at: Instant::from_ticks((self.next.at.ticks() & keep) | (arrival.ticks() & !keep)),
             frac: self.next.frac & keep as u32,

@@ -8,10 +8,10 @@ use std::collections::VecDeque;
 use std::vec::Vec;
 
 use heapless::Deque;
+use netcond_core::branchless::borrow;
 use netcond_core::{Instant, RandomSource, SplitMix64};
 
 use super::{pick, random_ras_profile, t, Pkt};
-use crate::fixed::borrow_mask;
 use crate::{Ear, PacketLen, Ras, RasCore, RasKind, RasProfile, Schedule};
 
 /// One queued packet and its arrival time.
@@ -104,7 +104,7 @@ impl<P: PacketLen, const N: usize> FifoBefore<P, N> {
             return;
         };
         let arrival = h.arrival;
-        let keep = borrow_mask(self.next.at.ticks().wrapping_sub(arrival.ticks()), 1 << 63);
+        let keep = borrow(self.next.at.ticks().wrapping_sub(arrival.ticks()), 1 << 63);
         let t1 = Schedule {
             at: Instant::from_ticks((self.next.at.ticks() & keep) | (arrival.ticks() & !keep)),
             frac: self.next.frac & keep as u32,
