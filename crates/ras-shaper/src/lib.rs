@@ -112,9 +112,23 @@
 //!
 //! # Sources
 //!
-//! RFC 2963 sections 2 and 3 (configuration, behaviour, green shapers); the EAR
-//! is the estimator section 2.3 cites (Stoica, Shenker and Zhang, SIGCOMM 1998).
-//! RFC 2697 and 2698 for the meters (crate `trtcm`).
+//! - O. Bonaventure and S. De Cnodder, "A Rate Adaptive Shaper for
+//!   Differentiated Services", RFC 2963 (Informational), IETF, October 2000,
+//!   <https://www.rfc-editor.org/rfc/rfc2963>. Sections 2.2 to 2.5 (srRAS and
+//!   trRAS: configuration, the rate function F of figures 2 and 3, the EAR),
+//!   section 3 (G-srRAS and G-trRAS, T1 and T2), the appendix (the customer
+//!   routers of figure A.1 and table A.1; the examples use C1).
+//! - I. Stoica, S. Shenker and H. Zhang, "Core-Stateless Fair Queueing:
+//!   Achieving Approximately Fair Bandwidth Allocations in High Speed
+//!   Networks", Proceedings of ACM SIGCOMM '98, Vancouver, September 1998,
+//!   pp. 118-130: the exponential average rate estimator that RFC 2963
+//!   section 2.3 uses for the EAR ([`ear`]).
+//! - J. Heinanen and R. Guerin, "A Single Rate Three Color Marker", RFC 2697,
+//!   September 1999, and "A Two Rate Three Color Marker", RFC 2698, September
+//!   1999: the downstream meters (crate `trtcm`), read by the green shapers.
+//! - S. De Cnodder, "Rate Adaptive Shapers for Data Traffic in DiffServ
+//!   Networks", NetWorld+Interop 2000 Engineers Conference, Las Vegas, May
+//!   2000: the simulations RFC 2963 summarises (cited, not implemented here).
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]

@@ -13,7 +13,7 @@ use crate::schedule::Schedule;
 /// The state of one srRAS or trRAS without its packet queue: the EAR, the
 /// buffer occupancy, the packet count and the release schedule. The caller
 /// keeps the packets in a queue of its own (a descriptor ring, a list of
-/// mbufs) and tells the core what happens to it; [`Ras`] is this core with
+/// mbufs) and tells the core what happens to it; [`Ras`](crate::Ras) is this core with
 /// the crate's fixed-capacity FIFO, and makes the same decisions at the same
 /// instants.
 ///

@@ -44,7 +44,8 @@ fn t(x: u64) -> Instant {
     Instant::from_ticks(x)
 }
 
-/// The seed-001 customer router: CIR 2 Mbit/s, PIR 4, line 34, 64 KB buffer.
+/// The customer router of RFC 2963 appendix A: CIR 2 Mbit/s, PIR 4, line 34,
+/// 64 KB buffer.
 fn tr_cfg() -> TrRasConfig {
     let mut c = TrRasConfig::new(
         Rate::from_mbps(2),
