@@ -71,118 +71,6 @@ pub enum Buffer {
     Packets(u64),
 }
 
-/// What happened to an arriving packet.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Enqueue<T> {
-    /// The link was idle: transmission ends at this time (schedule `complete`).
-    Started(Time),
-    /// The packet waits behind others.
-    Queued,
-    /// The buffer was full: the packet is handed back (tail drop).
-    Dropped(T),
-}
-
-/// A FIFO output port feeding one link.
-#[derive(Clone, Debug)]
-pub struct Port<T> {
-    /// Link rate in bits per second (0: infinitely fast).
-    pub rate_bps: u64,
-    /// Propagation delay.
-    pub prop_delay: Time,
-    /// Buffer limit.
-    pub buffer: Buffer,
-    queue: VecDeque<(T, u32)>,
-    waiting_bytes: u64,
-    /// Bytes that finished transmission.
-    pub tx_bytes: u64,
-    /// Packets that finished transmission.
-    pub tx_packets: u64,
-    /// Packets dropped at the tail.
-    pub drops: u64,
-}
-
-impl<T> Port<T> {
-    /// An idle port.
-    #[must_use]
-    pub fn new(rate_bps: u64, prop_delay: Time, buffer: Buffer) -> Port<T> {
-        Port {
-            rate_bps,
-            prop_delay,
-            buffer,
-            queue: VecDeque::new(),
-            waiting_bytes: 0,
-            tx_bytes: 0,
-            tx_packets: 0,
-            drops: 0,
-        }
-    }
-
-    /// Packets in the port, including the one on the wire.
-    #[must_use]
-    pub fn len_packets(&self) -> usize {
-        self.queue.len()
-    }
-
-    /// Packets waiting behind the one on the wire.
-    #[must_use]
-    pub fn waiting_packets(&self) -> usize {
-        self.queue.len().saturating_sub(1)
-    }
-
-    /// Bytes waiting behind the one on the wire.
-    #[must_use]
-    pub fn waiting_bytes(&self) -> u64 {
-        self.waiting_bytes
-    }
-
-    /// True when nothing is being transmitted.
-    #[must_use]
-    pub fn is_idle(&self) -> bool {
-        self.queue.is_empty()
-    }
-
-    /// Serialization time of `len` bytes on this link.
-    #[must_use]
-    pub fn tx_time(&self, len: u32) -> Time {
-        serialization_ns(len, self.rate_bps)
-    }
-
-    /// A packet of `len` bytes arrives at `now`.
-    pub fn enqueue(&mut self, now: Time, pkt: T, len: u32) -> Enqueue<T> {
-        if self.queue.is_empty() {
-            self.queue.push_back((pkt, len));
-            return Enqueue::Started(now + self.tx_time(len));
-        }
-        let full = match self.buffer {
-            Buffer::Unlimited => false,
-            Buffer::Bytes(b) => self.waiting_bytes + u64::from(len) > b,
-            Buffer::Packets(p) => self.waiting_packets() as u64 >= p,
-        };
-        if full {
-            self.drops += 1;
-            return Enqueue::Dropped(pkt);
-        }
-        self.waiting_bytes += u64::from(len);
-        self.queue.push_back((pkt, len));
-        Enqueue::Queued
-    }
-
-    /// The packet on the wire finishes at `now`: returns it (it arrives at the far
-    /// end at `now + prop_delay`) and the end time of the next transmission.
-    /// `None` if the port was idle (a spurious call).
-    pub fn complete(&mut self, now: Time) -> Option<(T, Option<Time>)> {
-        let (pkt, len) = self.queue.pop_front()?;
-        self.tx_bytes += u64::from(len);
-        self.tx_packets += 1;
-        let next = self.queue.front().map(|&(_, l)| l);
-        let next = next.map(|l| {
-            self.waiting_bytes -= u64::from(l);
-            now + self.tx_time(l)
-        });
-        Some((pkt, next))
-    }
-}
-
 /// A FIFO with an unlimited buffer reduced to its departure times: a packet
 /// arriving at `now` leaves at `max(now, previous departure) + serialization`.
 /// Exact for an unlimited FIFO when packets are offered in arrival order, and
@@ -378,9 +266,9 @@ pub struct LinkStats {
     /// Bytes whose transmission started, per packet class and color (green,
     /// yellow, red).
     pub class_color_bytes: [[u64; 3]; CLASSES],
-    /// Bytes whose transmission ended.
+    /// Bytes whose transmission ended (not counted on a pipe).
     pub done_bytes: u64,
-    /// Packets whose transmission ended.
+    /// Packets whose transmission ended (not counted on a pipe).
     pub done_packets: u64,
     /// Packets dropped by the link's FIFO buffer or its conditioner (a
     /// [`Qdisc`] counts its own drops in [`QdiscStats`]).
@@ -527,7 +415,7 @@ impl<P: Packet> Link<P> {
 
     /// A packet arrives at `now` (the queue's clock); returns the packet that
     /// starts transmission, if one does, and when it reaches the far end.
-    #[inline]
+    #[inline(always)]
     fn arrive<E>(
         &mut self,
         id: u32,
@@ -540,8 +428,6 @@ impl<P: Packet> Link<P> {
         match &mut self.queue {
             Queue::Pipe(fifo) => {
                 self.stats.count(&pkt);
-                self.stats.done_bytes += u64::from(pkt.wire_len());
-                self.stats.done_packets += 1;
                 return Some((fifo.depart(now, pkt.wire_len()) + self.delay, pkt));
             }
             Queue::Fifo { q, bytes, buffer } => {
@@ -618,7 +504,7 @@ impl<P: Packet, C: Conditioner<P>> Network<P, C> {
     /// transmission, if one does (on a pipe: this one, at once), and when it
     /// reaches the far end. The link's events are scheduled on `q` wrapped by
     /// `wrap`.
-    #[inline]
+    #[inline(always)]
     pub fn send<E>(
         &mut self,
         q: &mut EventQueue<E>,
@@ -680,55 +566,107 @@ mod tests {
     use super::*;
     use crate::engine::MS;
 
-    #[test]
-    fn serialization_back_to_back() {
-        // 10 Mbps: 1500 B take 1.2 ms.
-        let mut p: Port<u32> = Port::new(10_000_000, 5 * MS, Buffer::Packets(1));
-        assert_eq!(p.enqueue(0, 1, 1500), Enqueue::Started(1_200_000));
-        assert_eq!(p.enqueue(100, 2, 1500), Enqueue::Queued);
-        assert_eq!(p.enqueue(200, 3, 1500), Enqueue::Dropped(3));
-        assert_eq!(p.complete(1_200_000), Some((1, Some(2_400_000))));
-        assert_eq!(p.complete(2_400_000), Some((2, None)));
-        assert_eq!(p.complete(2_400_000), None);
-        assert_eq!((p.tx_packets, p.drops), (2, 1));
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct P(u32, u32);
+    impl Packet for P {
+        fn wire_len(&self) -> u32 {
+            self.1
+        }
+    }
+
+    #[derive(Debug, PartialEq, Eq)]
+    enum Ev {
+        Arrive(u32, u32),
+        Net(NetEv),
+    }
+
+    /// Offers `arrivals` (time, id, length) to one link and returns the packets
+    /// that finished, with the time they reach the far end.
+    fn drive(link: Link<P>, arrivals: &[(Time, u32, u32)]) -> (Vec<(Time, u32)>, LinkStats) {
+        let pipe = matches!(link.queue, Queue::Pipe(_));
+        let mut net = Network::new(());
+        net.add(link);
+        let mut q: EventQueue<Ev> = EventQueue::new();
+        for &(t, id, len) in arrivals {
+            q.schedule(t, Ev::Arrive(id, len));
+        }
+        let mut out = Vec::new();
+        while let Some((_, ev)) = q.pop() {
+            match ev {
+                Ev::Arrive(id, len) => {
+                    if let (Some((at, p)), true) = (net.send(&mut q, Ev::Net, 0, P(id, len)), pipe)
+                    {
+                        out.push((at, p.0));
+                    }
+                }
+                Ev::Net(e) => {
+                    if let Some((at, p)) = net.on_event(&mut q, Ev::Net, e).finished {
+                        out.push((at, p.0));
+                    }
+                }
+            }
+        }
+        (out, net.links[0].stats)
     }
 
     #[test]
-    fn virtual_fifo_matches_port() {
-        let mut v = VirtualFifo::new(1_000_000);
-        let mut p: Port<u32> = Port::new(1_000_000, 0, Buffer::Unlimited);
-        let arrivals = [(0u64, 125u32), (10, 250), (500_000, 125), (5_000_000, 125)];
-        let mut port_done = Vec::new();
-        let mut next = None;
-        for &(t, len) in &arrivals {
-            while let Some(d) = next {
-                if d > t {
-                    break;
-                }
-                let (_, n) = p.complete(d).unwrap();
-                port_done.push(d);
-                next = n;
-            }
-            if let Enqueue::Started(d) = p.enqueue(t, 0, len) {
-                next = Some(d);
-            }
-        }
-        while let Some(d) = next {
-            let (_, n) = p.complete(d).unwrap();
-            port_done.push(d);
-            next = n;
-        }
-        let virt: Vec<Time> = arrivals.iter().map(|&(t, l)| v.depart(t, l)).collect();
-        assert_eq!(virt, port_done);
-        assert_eq!(virt, vec![1_000_000, 3_000_000, 4_000_000, 6_000_000]);
+    fn serialization_back_to_back() {
+        // 10 Mbps: 1500 B take 1.2 ms; one packet waits, the third is dropped.
+        let link = Link::fifo(10_000_000, 5 * MS, Buffer::Packets(1));
+        let (out, st) = drive(link, &[(0, 1, 1500), (100, 2, 1500), (200, 3, 1500)]);
+        assert_eq!(out, vec![(6_200_000, 1), (7_400_000, 2)]);
+        assert_eq!((st.done_packets, st.drops, st.done_bytes), (2, 1, 3000));
+    }
+
+    #[test]
+    fn pipe_matches_fifo() {
+        let arrivals = [
+            (0u64, 0, 125u32),
+            (10, 1, 250),
+            (500_000, 2, 125),
+            (5_000_000, 3, 125),
+        ];
+        let (fifo, _) = drive(Link::fifo(1_000_000, 7, Buffer::Unlimited), &arrivals);
+        let (pipe, _) = drive(Link::pipe(1_000_000, 7), &arrivals);
+        assert_eq!(pipe, fifo);
+        let want = [1_000_007, 3_000_007, 4_000_007, 6_000_007];
+        assert_eq!(pipe.iter().map(|x| x.0).collect::<Vec<_>>(), want);
     }
 
     #[test]
     fn byte_buffer_and_unlimited_link() {
-        let mut p: Port<u8> = Port::new(0, 0, Buffer::Bytes(1000));
-        assert_eq!(p.enqueue(7, 0, 600), Enqueue::Started(7));
-        assert_eq!(p.enqueue(7, 1, 600), Enqueue::Queued);
-        assert_eq!(p.enqueue(7, 2, 600), Enqueue::Dropped(2));
-        assert_eq!(p.waiting_bytes(), 600);
+        // The packet on the wire always fits; 1000 waiting bytes do.
+        let link = Link::fifo(0, 0, Buffer::Bytes(1000));
+        let mut net = Network::new(());
+        net.add(link);
+        let mut q: EventQueue<Ev> = EventQueue::new();
+        assert!(net.send(&mut q, Ev::Net, 0, P(0, 1200)).is_some());
+        assert!(net.send(&mut q, Ev::Net, 0, P(1, 600)).is_none());
+        assert!(net.send(&mut q, Ev::Net, 0, P(2, 600)).is_none());
+        assert_eq!(net.links[0].len_packets(), 2);
+        assert_eq!(net.links[0].stats.drops, 1);
+    }
+
+    #[test]
+    fn conditioner_sees_each_packet_and_may_drop() {
+        struct Odd;
+        impl Conditioner<P> for Odd {
+            fn condition(&mut self, _now: Time, _link: u32, pkt: &mut P) -> bool {
+                pkt.1 += 1;
+                pkt.0 % 2 == 1
+            }
+        }
+        let mut net = Network::new(Odd);
+        net.add(Link::pipe(0, 3));
+        let mut q: EventQueue<Ev> = EventQueue::new();
+        assert_eq!(net.send(&mut q, Ev::Net, 0, P(0, 100)), None);
+        assert_eq!(
+            net.send(&mut q, Ev::Net, 0, P(1, 100)),
+            Some((3, P(1, 101)))
+        );
+        assert_eq!(
+            (net.links[0].stats.drops, net.links[0].stats.tx_bytes),
+            (1, 101)
+        );
     }
 }

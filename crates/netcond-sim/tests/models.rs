@@ -2,7 +2,7 @@
 //! mean rates and on/off statistics.
 
 use netcond_sim::engine::{EventQueue, Rng, Time, MS, SEC};
-use netcond_sim::net::{Buffer, Enqueue, Port};
+use netcond_sim::net::{Buffer, Link, NetEv, Network, Packet};
 use netcond_sim::traffic::{
     Codec, FlowArrivals, Reroute, VideoModel, VideoSource, VoiceSource, DUAL_RATE, G711_10_VBR,
     G711_20_CBR, G711_20_VBR, G729_20_VBR,
@@ -24,32 +24,41 @@ fn events_pop_in_time_then_schedule_order() {
     assert_eq!(q.events(), 10_000);
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pkt(u32);
+
+impl Packet for Pkt {
+    fn wire_len(&self) -> u32 {
+        1500
+    }
+}
+
 #[test]
 fn link_serialization_and_propagation_timing() {
     // 64 kbit/s, 1 s latency (seed 004's bottleneck): 1500 B take 187.5 ms.
-    let mut p: Port<u32> = Port::new(64_000, SEC, Buffer::Bytes(15_000));
-    let mut q: EventQueue<u32> = EventQueue::new();
+    let mut net = Network::new(());
+    let l = net.add(Link::fifo(64_000, SEC, Buffer::Bytes(15_000)));
+    let mut q: EventQueue<NetEv> = EventQueue::new();
     for i in 0..12 {
-        match p.enqueue(0, i, 1500) {
-            Enqueue::Started(t) => q.schedule(t, 0),
-            Enqueue::Queued => {}
-            Enqueue::Dropped(k) => assert!(k == 11, "only the 12th packet overflows 10 + 1"),
-        }
+        let started = net.send(&mut q, |e| e, l, Pkt(i));
+        assert_eq!(started.is_some(), i == 0, "only the first starts at once");
     }
+    assert_eq!(
+        net.links[0].stats.drops, 1,
+        "only the 12th packet overflows 10 + 1"
+    );
     let mut arrivals = Vec::new();
-    while let Some((now, _)) = q.pop() {
-        let (pkt, next) = p.complete(now).unwrap();
-        arrivals.push((pkt, now + p.prop_delay));
-        if let Some(t) = next {
-            q.schedule(t, 0);
+    while let Some((_, ev)) = q.pop() {
+        if let Some((at, pkt)) = net.on_event(&mut q, |e| e, ev).finished {
+            arrivals.push((pkt, at));
         }
     }
     assert_eq!(arrivals.len(), 11);
     for (k, &(pkt, at)) in arrivals.iter().enumerate() {
-        assert_eq!(pkt, k as u32);
+        assert_eq!(pkt, Pkt(k as u32));
         assert_eq!(at, (k as u64 + 1) * 187_500_000 + SEC);
     }
-    assert_eq!(p.drops, 1);
+    assert_eq!(net.links[0].stats.done_bytes, 11 * 1500);
 }
 
 /// Drives one voice flow for `secs` seconds; returns (bytes, on time fraction,
