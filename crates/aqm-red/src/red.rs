@@ -244,8 +244,8 @@ pub(crate) struct CommonCfg {
 /// [`Red::on_arrival`], [`Rio::on_arrival`](crate::Rio::on_arrival)), copied
 /// from a [`Common`] and one [`Curve`] into one 64-byte line: the first field
 /// of [`RedProfile`], one per color at the start of
-/// [`RioProfile`](crate::RioProfile). A packet on the short path reads this
-/// line and no other line of its profile.
+/// [`RioProfile`](crate::RioProfile). A RED packet on the short path reads
+/// this line and no other line of its profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub(crate) struct FastLine {

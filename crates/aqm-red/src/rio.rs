@@ -164,8 +164,10 @@ impl RioConfig {
 
 /// The precomputed constants of a three-color configuration.
 ///
-/// Aligned to 64 bytes: line `i` holds every constant a packet of color `i`
-/// (by [`Color::index`]) on the short path reads.
+/// Aligned to 64 bytes: line `i` holds the constants a packet of color `i`
+/// (by [`Color::index`]) on the short path reads; the ones every color shares
+/// (the EWMA's shift, the fixed-point bits, the fit test) are read from line
+/// 0, so a green packet reads one line of the profile and any other two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct RioProfile {
@@ -338,8 +340,8 @@ impl Rio {
         let s1 = s0 + queue[1] as u64;
         let total = s1 + queue[2] as u64;
         // Every color's line holds the same `fit_short`, `frac` and `shift`:
-        // the packet's own line serves.
-        let f = &profile.fast[ci];
+        // green's, at a fixed place, serves every packet.
+        let f = &profile.fast[0];
         if total.wrapping_sub(1) >= f.fit_short as u64 {
             return self.arrive_long(profile, now, queue, color, pkt, rng);
         }
