@@ -413,10 +413,12 @@ impl<P: Packet> Link<P> {
         Some((done + self.delay, p))
     }
 
-    /// A packet arrives at `now` (the queue's clock); returns the packet that
-    /// starts transmission, if one does, and when it reaches the far end.
+    /// A packet arrives at the clock of `q` (no conditioner: see
+    /// [`Network::send`]); returns the packet that starts transmission, if one
+    /// does, and when it reaches the far end. `id` is this link's index, for
+    /// the events it schedules on `q` wrapped by `wrap`.
     #[inline(always)]
-    fn arrive<E>(
+    pub fn send<E>(
         &mut self,
         id: u32,
         q: &mut EventQueue<E>,
@@ -455,6 +457,45 @@ impl<P: Packet> Link<P> {
             return None;
         }
         self.try_send(id, q, wrap)
+    }
+
+    /// Handles one of this link's events (`ev` names this link) at the clock
+    /// of `q`.
+    #[inline]
+    pub fn on_event<E>(
+        &mut self,
+        q: &mut EventQueue<E>,
+        wrap: fn(NetEv) -> E,
+        ev: NetEv,
+    ) -> Done<P> {
+        let now = q.now();
+        match ev {
+            NetEv::TxDone(id) => {
+                let finished = self.in_service.take().map(|p| {
+                    self.stats.done_bytes += u64::from(p.wire_len());
+                    self.stats.done_packets += 1;
+                    if let Queue::Qdisc(d) = &mut self.queue {
+                        d.tx_done(now, &p);
+                    }
+                    (now + self.delay, p)
+                });
+                let started = self.try_send(id, q, wrap);
+                Done { finished, started }
+            }
+            NetEv::Wake(id) => {
+                let mut started = None;
+                if self.wake_at == Some(now) {
+                    self.wake_at = None;
+                    if self.in_service.is_none() {
+                        started = self.try_send(id, q, wrap);
+                    }
+                }
+                Done {
+                    finished: None,
+                    started,
+                }
+            }
+        }
     }
 }
 
@@ -517,7 +558,7 @@ impl<P: Packet, C: Conditioner<P>> Network<P, C> {
             l.stats.drops += 1;
             return None;
         }
-        l.arrive(link, q, wrap, pkt)
+        l.send(link, q, wrap, pkt)
     }
 
     /// Handles one of the network's events at the clock of `q`.
@@ -528,36 +569,8 @@ impl<P: Packet, C: Conditioner<P>> Network<P, C> {
         wrap: fn(NetEv) -> E,
         ev: NetEv,
     ) -> Done<P> {
-        let now = q.now();
-        match ev {
-            NetEv::TxDone(id) => {
-                let l = &mut self.links[id as usize];
-                let finished = l.in_service.take().map(|p| {
-                    l.stats.done_bytes += u64::from(p.wire_len());
-                    l.stats.done_packets += 1;
-                    if let Queue::Qdisc(d) = &mut l.queue {
-                        d.tx_done(now, &p);
-                    }
-                    (now + l.delay, p)
-                });
-                let started = l.try_send(id, q, wrap);
-                Done { finished, started }
-            }
-            NetEv::Wake(id) => {
-                let l = &mut self.links[id as usize];
-                let mut started = None;
-                if l.wake_at == Some(now) {
-                    l.wake_at = None;
-                    if l.in_service.is_none() {
-                        started = l.try_send(id, q, wrap);
-                    }
-                }
-                Done {
-                    finished: None,
-                    started,
-                }
-            }
-        }
+        let (NetEv::TxDone(id) | NetEv::Wake(id)) = ev;
+        self.links[id as usize].on_event(q, wrap, ev)
     }
 }
 

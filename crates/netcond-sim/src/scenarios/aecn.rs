@@ -207,7 +207,7 @@ struct RedQueue {
     stats: QdiscStats,
 }
 
-impl Qdisc for RedQueue {
+impl Qdisc<Packet> for RedQueue {
     fn enqueue(&mut self, now: Time, mut pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
         let d = self.red.on_arrival(
@@ -275,7 +275,7 @@ struct AecnQdisc {
     stats: QdiscStats,
 }
 
-impl Qdisc for AecnQdisc {
+impl Qdisc<Packet> for AecnQdisc {
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
         match self.q.enqueue(
@@ -339,7 +339,7 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     let mut rng = Rng::new(seed);
     let qrng = rng.fork(1);
     let cfg_err = |e: netcond::red::RedError| SimError::Config(e.to_string());
-    let bottleneck: Box<dyn Qdisc> = match scheme.as_str() {
+    let bottleneck: Box<dyn Qdisc<Packet>> = match scheme.as_str() {
         "aecn" => {
             let a = p.f64("alpha");
             let cfg = AecnConfig::new(
@@ -445,7 +445,7 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     for k in 0..3 {
         per_class[k] /= cnt[k].max(1) as f64;
     }
-    let q = *net.links[b as usize].qdisc.stats();
+    let q = net.links[b as usize].qdisc_stats();
     let lo = per_flow.iter().cloned().fold(f64::MAX, f64::min);
     let hi = per_flow.iter().cloned().fold(f64::MIN, f64::max);
     let timeouts: u64 = net

@@ -25,7 +25,7 @@
 
 use rayon::prelude::*;
 
-use netcond::base::{Instant, Rate, TickRate};
+use netcond::base::{Instant, Rate};
 use netcond::trtcm::{PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile};
 
 use crate::engine::{secs, Time, MS, SEC};
@@ -176,7 +176,7 @@ struct PremiumQueue {
     stats: QdiscStats,
 }
 
-impl Qdisc for PremiumQueue {
+impl Qdisc<Packet> for PremiumQueue {
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
         match self
@@ -242,13 +242,12 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
         timestamps: p.bool("timestamps"),
         ..TcpConfig::default()
     };
-    let pol_cfg = PremiumPolicerConfig {
-        rate: Rate::from_bits_per_sec(committed_bps),
+    let pol_cfg = PremiumPolicerConfig::new(
+        Rate::from_bits_per_sec(committed_bps),
         tbs,
         pbs,
-        max_packet: cfg.wire_bytes(),
-        tick: TickRate::NANOS,
-    };
+        cfg.wire_bytes(),
+    );
     let profile =
         PremiumPolicerProfile::new(&pol_cfg).map_err(|e| SimError::Config(e.to_string()))?;
     let ppp_delay = secs(p.f64("ppp_delay_ms") / 1000.0);
@@ -285,7 +284,7 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
         net.run_until(t);
         progress.advance(step / MS);
     }
-    let q = *net.links[ppp as usize].qdisc.stats();
+    let q = net.links[ppp as usize].qdisc_stats();
     let f = &net.flows[0];
     Ok(PremiumOutcome {
         committed_kbps: committed_bps as f64 / 1000.0,

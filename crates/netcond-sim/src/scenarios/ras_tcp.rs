@@ -25,7 +25,7 @@
 
 use rayon::prelude::*;
 
-use netcond::base::{Color, Instant, Rate, TickRate};
+use netcond::base::{Color, Instant, Rate};
 use netcond::ras::{GreenRasShaper, RasShaper, TrRasConfig, TrRasProfile, TrThresholds};
 use netcond::red::{Decision, Ecn, Packet as AqmPacket, Rio, RioConfig, RioProfile};
 use netcond::trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
@@ -131,7 +131,7 @@ struct CustomerEgress {
     stats: QdiscStats,
 }
 
-impl Qdisc for CustomerEgress {
+impl Qdisc<Packet> for CustomerEgress {
     fn enqueue(&mut self, now: Time, mut pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
         let at = Instant::from_ticks(now);
@@ -176,11 +176,7 @@ impl Qdisc for CustomerEgress {
             },
         };
         match out.take() {
-            Some(p) => {
-                let c = p.color.index();
-                self.stats.color_bytes[c] += u64::from(p.seg.wire_len);
-                Deq::Packet(p)
-            }
+            Some(p) => Deq::Packet(p),
             None => Deq::Empty,
         }
     }
@@ -203,7 +199,7 @@ struct RioQueue {
     stats: QdiscStats,
 }
 
-impl Qdisc for RioQueue {
+impl Qdisc<Packet> for RioQueue {
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
         let c = pkt.color.index();
@@ -246,7 +242,6 @@ impl Qdisc for RioQueue {
         if self.fifo.is_empty() {
             self.rio.on_queue_empty(Instant::from_ticks(now));
         }
-        self.stats.color_bytes[c] += u64::from(p.seg.wire_len);
         Deq::Packet(p)
     }
 
@@ -370,7 +365,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
     // Bytes the bottleneck sent per customer router (the packet's class) and color.
     let link = &net.links[bottleneck as usize];
     let sent = link.stats.class_color_bytes;
-    let rio = *link.qdisc.stats();
+    let rio = link.qdisc_stats();
     let mut out = RasOutcome {
         shaper,
         cbs_kb,

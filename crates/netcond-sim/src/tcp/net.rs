@@ -7,14 +7,24 @@
 //! in the seed experiments the reverse direction carries only ACKs and is never
 //! congested, so queueing there would change nothing but the event count.
 //!
-//! Conditioners (markers, shapers, RED-family queues, policers) are [`Qdisc`]s
-//! that wrap the workspace crates; the network only moves packets and runs the
-//! TCP state machines and their timers.
+//! Links are the simulator's one link model ([`crate::net::Link`]);
+//! conditioners (markers, shapers, RED-family queues, policers) are
+//! [`Qdisc`]s that wrap the workspace crates; this network only moves packets
+//! along routes and runs the TCP state machines and their timers.
 
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
-use crate::engine::{serialization_ns, EventQueue, Time};
-use crate::net::VirtualFifo;
+use crate::engine::{EventQueue, Time};
+use crate::net::{self, NetEv};
 use netcond::base::Color;
+
+pub use crate::net::{LinkStats, Qdisc, QdiscStats, CLASSES};
+
+/// What a queueing discipline hands the link, for TCP packets.
+pub type Deq = net::Deq<Packet>;
+/// A tail-drop FIFO of TCP packets.
+pub type DropTail = net::DropTail<Packet>;
+/// A link carrying TCP packets.
+pub type Link = net::Link<Packet>;
 
 /// A data packet inside the network: the TCP segment plus per-hop tags.
 #[derive(Clone, Copy, Debug)]
@@ -29,188 +39,19 @@ pub struct Packet {
     pub hop: u8,
 }
 
-/// What a queueing discipline hands the link.
-#[derive(Clone, Copy, Debug)]
-pub enum Deq {
-    /// Transmit this packet now.
-    Packet(Packet),
-    /// Nothing may leave before this time (a shaper's next release).
-    Wait(Time),
-    /// Empty.
-    Empty,
-}
-
-/// Counters every queueing discipline keeps (bytes and packets are data packets).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct QdiscStats {
-    /// Packets offered.
-    pub arrived: u64,
-    /// Packets dropped by an early (probabilistic) decision.
-    pub early_drops: u64,
-    /// Packets dropped because the buffer (or a hard threshold) was full.
-    pub forced_drops: u64,
-    /// Packets dropped by a policer.
-    pub policer_drops: u64,
-    /// Packets ECN-marked.
-    pub marks: u64,
-    /// Bytes sent per color (green, yellow, red), for markers.
-    pub color_bytes: [u64; 3],
-    /// Bytes sent per color by retransmissions excluded (goodput-like), for markers.
-    pub color_new_bytes: [u64; 3],
-}
-
-impl QdiscStats {
-    /// All drops.
-    #[must_use]
-    pub fn drops(&self) -> u64 {
-        self.early_drops + self.forced_drops + self.policer_drops
+impl net::Packet for Packet {
+    #[inline]
+    fn wire_len(&self) -> u32 {
+        self.seg.wire_len
     }
-}
-
-/// A queueing discipline in front of a link.
-pub trait Qdisc: Send {
-    /// Offer a packet at `now`; `Err` hands it back when it is dropped (the
-    /// discipline counts the drop in its stats).
-    fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet>;
-    /// Take the next packet to transmit at `now`.
-    fn dequeue(&mut self, now: Time) -> Deq;
-    /// The link finished transmitting `pkt` (its last bit left at `now`).
-    fn tx_done(&mut self, _now: Time, _pkt: &Packet) {}
-    /// Counters.
-    fn stats(&self) -> &QdiscStats;
-    /// Zero the counters (end of warm-up).
-    fn reset_stats(&mut self);
-}
-
-/// A tail-drop FIFO of at most `cap_pkts` packets and `cap_bytes` bytes.
-#[derive(Debug, Default)]
-pub struct DropTail {
-    q: std::collections::VecDeque<Packet>,
-    bytes: u64,
-    cap_pkts: usize,
-    cap_bytes: u64,
-    stats: QdiscStats,
-}
-
-impl DropTail {
-    /// A FIFO limited to `cap_pkts` packets.
-    #[must_use]
-    pub fn packets(cap_pkts: usize) -> DropTail {
-        DropTail {
-            cap_pkts,
-            cap_bytes: u64::MAX,
-            ..DropTail::default()
-        }
+    #[inline]
+    fn class(&self) -> u8 {
+        self.class
     }
-
-    /// A FIFO limited to `cap_bytes` bytes.
-    #[must_use]
-    pub fn bytes(cap_bytes: u64) -> DropTail {
-        DropTail {
-            cap_pkts: usize::MAX,
-            cap_bytes,
-            ..DropTail::default()
-        }
+    #[inline]
+    fn color(&self) -> Color {
+        self.color
     }
-
-    /// Packets queued.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.q.len()
-    }
-
-    /// True when empty.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
-    }
-
-    /// Bytes queued.
-    #[must_use]
-    pub fn queued_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// Append without counting (for disciplines built on this FIFO).
-    /// Returns the packet back if it does not fit.
-    pub fn push(&mut self, pkt: Packet) -> Result<(), Packet> {
-        let len = u64::from(pkt.seg.wire_len);
-        if self.q.len() >= self.cap_pkts || self.bytes + len > self.cap_bytes {
-            return Err(pkt);
-        }
-        self.bytes += len;
-        self.q.push_back(pkt);
-        Ok(())
-    }
-
-    /// Remove the head without counting.
-    pub fn pop(&mut self) -> Option<Packet> {
-        let p = self.q.pop_front()?;
-        self.bytes -= u64::from(p.seg.wire_len);
-        Some(p)
-    }
-
-    /// The queued packets, head first.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Packet> {
-        self.q.iter_mut()
-    }
-}
-
-impl Qdisc for DropTail {
-    fn enqueue(&mut self, _now: Time, pkt: Packet) -> Result<(), Packet> {
-        self.stats.arrived += 1;
-        self.push(pkt).inspect_err(|_| self.stats.forced_drops += 1)
-    }
-    fn dequeue(&mut self, _now: Time) -> Deq {
-        match self.pop() {
-            Some(p) => Deq::Packet(p),
-            None => Deq::Empty,
-        }
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
-    fn reset_stats(&mut self) {
-        self.stats = QdiscStats::default();
-    }
-}
-
-/// Packet classes a link counts separately ([`LinkStats::class_color_bytes`]);
-/// higher classes are counted with the last one.
-pub const CLASSES: usize = 10;
-
-/// What a link transmitted (since the last stats reset).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LinkStats {
-    /// Bytes transmitted.
-    pub tx_bytes: u64,
-    /// Bytes transmitted per packet class and color (green, yellow, red).
-    pub class_color_bytes: [[u64; 3]; CLASSES],
-}
-
-impl LinkStats {
-    fn count(&mut self, pkt: &Packet) {
-        let len = u64::from(pkt.seg.wire_len);
-        self.tx_bytes += len;
-        let k = usize::from(pkt.class).min(CLASSES - 1);
-        self.class_color_bytes[k][pkt.color.index()] += len;
-    }
-}
-
-/// A link: a discipline, a transmitter of `rate_bps`, and a propagation delay.
-pub struct Link {
-    /// Its queueing discipline.
-    pub qdisc: Box<dyn Qdisc>,
-    rate_bps: u64,
-    delay: Time,
-    busy: bool,
-    in_service: Option<Packet>,
-    wake_at: Option<Time>,
-    /// An unlimited FIFO: no discipline, departures computed at arrival
-    /// (the PCN scenarios' [`VirtualFifo`]).
-    pipe: Option<VirtualFifo>,
-    /// What it transmitted (since the last stats reset).
-    pub stats: LinkStats,
 }
 
 /// A bulk TCP flow: its sender, its receiver, its route and ACK delay.
@@ -231,8 +72,7 @@ pub struct Flow {
 enum Ev {
     Start(u32),
     Arrive(u32, Packet),
-    TxDone(u32),
-    Wake(u32),
+    Net(NetEv),
     Deliver(Packet),
     Ack(Ack),
     SndTimer(u32),
@@ -267,18 +107,9 @@ impl Network {
         }
     }
 
-    /// Add a link; returns its index.
-    pub fn add_link(&mut self, rate_bps: u64, delay: Time, qdisc: Box<dyn Qdisc>) -> u32 {
-        self.links.push(Link {
-            qdisc,
-            rate_bps,
-            delay,
-            busy: false,
-            in_service: None,
-            wake_at: None,
-            pipe: None,
-            stats: LinkStats::default(),
-        });
+    /// Add a link fed by `qdisc`; returns its index.
+    pub fn add_link(&mut self, rate_bps: u64, delay: Time, qdisc: Box<dyn Qdisc<Packet>>) -> u32 {
+        self.links.push(Link::qdisc(rate_bps, delay, qdisc));
         (self.links.len() - 1) as u32
     }
 
@@ -286,9 +117,8 @@ impl Network {
     /// packet's departure is computed when it arrives (one event per hop instead
     /// of two; the same timing as a [`DropTail`] that never fills).
     pub fn add_pipe_link(&mut self, rate_bps: u64, delay: Time) -> u32 {
-        let id = self.add_link(rate_bps, delay, Box::new(DropTail::packets(0)));
-        self.links[id as usize].pipe = Some(VirtualFifo::new(rate_bps));
-        id
+        self.links.push(Link::pipe(rate_bps, delay));
+        (self.links.len() - 1) as u32
     }
 
     /// Add a bulk flow over `route`, whose ACKs take `ack_delay` back, starting at
@@ -342,8 +172,7 @@ impl Network {
     /// Zero the link and discipline counters (flows keep theirs: take snapshots).
     pub fn reset_link_stats(&mut self) {
         for l in &mut self.links {
-            l.stats = LinkStats::default();
-            l.qdisc.reset_stats();
+            l.reset_stats();
         }
     }
 
@@ -376,16 +205,9 @@ impl Network {
     }
 
     fn arrive(&mut self, link: u32, pkt: Packet) {
-        let now = self.q.now();
         let l = &mut self.links[link as usize];
-        if let Some(fifo) = &mut l.pipe {
-            l.stats.count(&pkt);
-            let at = fifo.depart(now, pkt.seg.wire_len) + l.delay;
-            self.forward(at, pkt);
-            return;
-        }
-        if l.qdisc.enqueue(now, pkt).is_ok() && !l.busy {
-            self.try_send(link);
+        if let Some((at, p)) = l.send(link, &mut self.q, Ev::Net, pkt) {
+            self.forward(at, p);
         }
     }
 
@@ -401,31 +223,6 @@ impl Network {
         }
     }
 
-    fn try_send(&mut self, link: u32) {
-        let now = self.q.now();
-        let l = &mut self.links[link as usize];
-        debug_assert!(!l.busy);
-        match l.qdisc.dequeue(now) {
-            Deq::Packet(p) => {
-                l.busy = true;
-                l.in_service = Some(p);
-                let len = p.seg.wire_len;
-                l.stats.count(&p);
-                let done = now + serialization_ns(len, l.rate_bps);
-                let arrive = done + l.delay;
-                self.q.schedule(done, Ev::TxDone(link));
-                self.forward(arrive, p);
-            }
-            Deq::Wait(t) => {
-                if l.wake_at.map_or(true, |w| t < w) {
-                    l.wake_at = Some(t);
-                    self.q.schedule(t, Ev::Wake(link));
-                }
-            }
-            Deq::Empty => {}
-        }
-    }
-
     /// Run until `until` (events at exactly `until` included).
     pub fn run_until(&mut self, until: Time) {
         while let Some((now, ev)) = self.q.pop_until(until) {
@@ -435,21 +232,11 @@ impl Network {
                     self.send_segments(f);
                 }
                 Ev::Arrive(link, pkt) => self.arrive(link, pkt),
-                Ev::TxDone(link) => {
+                Ev::Net(e) => {
+                    let (NetEv::TxDone(link) | NetEv::Wake(link)) = e;
                     let l = &mut self.links[link as usize];
-                    l.busy = false;
-                    if let Some(p) = l.in_service.take() {
-                        l.qdisc.tx_done(now, &p);
-                    }
-                    self.try_send(link);
-                }
-                Ev::Wake(link) => {
-                    let l = &mut self.links[link as usize];
-                    if l.wake_at == Some(now) {
-                        l.wake_at = None;
-                        if !l.busy {
-                            self.try_send(link);
-                        }
+                    if let Some((at, p)) = l.on_event(&mut self.q, Ev::Net, e).started {
+                        self.forward(at, p);
                     }
                 }
                 Ev::Deliver(p) => {

@@ -314,7 +314,7 @@ struct TestQueue {
     stats: QdiscStats,
 }
 
-impl Qdisc for TestQueue {
+impl Qdisc<Packet> for TestQueue {
     fn enqueue(&mut self, now: Time, mut pkt: Packet) -> Result<(), Packet> {
         self.stats.arrived += 1;
         if (self.drop)(now, &pkt) {
@@ -381,7 +381,7 @@ fn single_flow_fills_the_bottleneck() {
     let good = (net.flows[0].receiver.goodput_bytes() - g0) as f64 * 8.0 / 20.0 / 10e6;
     assert!(util > 0.95, "utilisation {util}");
     assert!(good > 0.9, "goodput share {good}");
-    assert!(net.links[0].qdisc.stats().drops() > 0, "it did probe");
+    assert!(net.links[0].qdisc_stats().drops() > 0, "it did probe");
     assert_eq!(net.flows[0].sender.stats().timeouts, 0);
 }
 
@@ -454,7 +454,7 @@ fn ecn_halves_without_loss() {
     // Mark above 40 packets (above the 33-packet BDP), buffer 200: never overflows.
     let mut net = pipe(2, cfg, 10, 40 * MS, 200, Some(40), Box::new(|_, _| false));
     net.run_until(30 * SEC);
-    let q = *net.links[0].qdisc.stats();
+    let q = net.links[0].qdisc_stats();
     assert!(q.marks > 0);
     assert_eq!(q.drops(), 0);
     for f in &net.flows {
