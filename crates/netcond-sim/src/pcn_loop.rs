@@ -14,7 +14,7 @@
 use crate::engine::{instant, Time};
 use crate::net::{Conditioner, Packet};
 use crate::SimError;
-use netcond::base::{Instant, Rate, TickRate};
+use netcond::base::{Instant, Rate};
 use netcond::pcn::{self, PcnMeter};
 
 pub use netcond::pcn::PcnMark;
@@ -47,8 +47,7 @@ impl Meter {
 
     /// The ET-marker of seed 000 section 4.8 (`pcn_pt`, `pcn_tb`, `pcn_px`).
     pub fn et_sim48(pt_bps: u64, tb: u64, px: u64) -> Result<Meter, SimError> {
-        let c = pcn::EtMarkerSim48Config::new(Rate::from_bits_per_sec(pt_bps), tb, px)
-            .with_tick(TickRate::NANOS);
+        let c = pcn::EtMarkerSim48Config::new(Rate::from_bits_per_sec(pt_bps), tb, px);
         let p = pcn::EtMarkerSim48Profile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
         Ok(Meter::EtSim48(
             p,
@@ -140,7 +139,7 @@ impl Markers {
 }
 
 impl Conditioner<PcnPacket> for Markers {
-    #[inline]
+    #[inline(always)]
     fn condition(&mut self, now: Time, link: u32, pkt: &mut PcnPacket) -> bool {
         let m = self.meters[link as usize].mark(now, pkt.len, pkt.mark);
         if m == PcnMark::Etm && pkt.mark != PcnMark::Etm {

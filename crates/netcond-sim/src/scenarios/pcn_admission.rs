@@ -28,9 +28,9 @@
 
 use crate::engine::{derive_seed, instant, secs, to_secs, EventQueue, Rng, Time, MS};
 use crate::erlang::erlang_b;
-use crate::net::VirtualFifo;
+use crate::net::{Link, NetEv, Network};
 use crate::params::{ParamKind, ParamSpec, Params};
-use crate::pcn_loop::{Meter, PcnMark};
+use crate::pcn_loop::{Markers, Meter, PcnPacket};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Axis, Comparison, Plot, Report, RunRecord, Series, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
@@ -250,10 +250,11 @@ enum Ev {
     Src(u32, u32),
     Activate(u32, u32),
     Depart(u32),
-    Hop(Pkt),
+    Hop(PcnPacket),
     Poll,
     Ingress(u8, bool),
     Sample,
+    Net(NetEv),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -271,15 +272,6 @@ struct Flow {
 struct Flows {
     slots: Vec<Flow>,
     free: Vec<u32>,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Pkt {
-    flow: u32,
-    len: u32,
-    agg: u8,
-    hop: u8,
-    mark: PcnMark,
 }
 
 /// One run's per-aggregate result.
@@ -349,13 +341,17 @@ fn simulate(
     let interval = secs(p.f64("interval_ms") / 1e3).max(1);
     let rtt = secs(p.f64("rtt_ms") / 1e3);
     progress.add_total(end / MS);
-    let mut meters = net
+    let meters = net
         .ar
         .iter()
         .map(|&ar| Meter::as_explicit_marking(ar, p.u64("tb_bytes"), p.u64("threshold_bytes")))
         .collect::<Result<Vec<_>, _>>()?;
-    // Unlimited buffers: each node's FIFO reduces to departure times.
-    let mut links: Vec<VirtualFifo> = net.link.iter().map(|&l| VirtualFifo::new(l)).collect();
+    // Node i: its AS-marker, then link i. Unlimited buffers: each node's FIFO
+    // reduces to departure times.
+    let mut nodes = Network::new(Markers::new(meters));
+    for &l in &net.link {
+        nodes.add(Link::pipe(l, 0));
+    }
     let sb = StopBlockingProfile::new(
         &StopBlockingConfig::draft_explicit_marking_01().with_timeout_ns(secs(p.f64("timeout_s"))),
     )
@@ -395,7 +391,7 @@ fn simulate(
 
     while let Some((now, ev)) = q.pop_until(end) {
         // A packet leaving the last node reaches the egress at `depart`.
-        let mut at_egress: Option<(Time, Pkt)> = None;
+        let mut at_egress: Option<(Time, PcnPacket)> = None;
         match ev {
             Ev::Arrival(ai) => {
                 let a = &net.aggs[ai as usize];
@@ -432,20 +428,14 @@ fn simulate(
                 if let Some(len) = pkt {
                     let ai = fl.agg as usize;
                     bytes[ai] += u64::from(len);
-                    let node = net.aggs[ai].route[0];
-                    let mark = meters[node].mark(now, len, PcnMark::Nm);
-                    let pk = Pkt {
-                        flow: f,
-                        len,
-                        agg: ai as u8,
-                        hop: 0,
-                        mark,
-                    };
-                    let d = links[node].depart(now, len);
-                    if net.aggs[ai].route.len() == 1 {
-                        at_egress = Some((d, pk));
-                    } else {
-                        q.schedule(d, Ev::Hop(pk));
+                    let node = net.aggs[ai].route[0] as u32;
+                    let pk = PcnPacket::new(f, len, ai as u8);
+                    if let Some((d, pk)) = nodes.send(&mut q, Ev::Net, node, pk) {
+                        if net.aggs[ai].route.len() == 1 {
+                            at_egress = Some((d, pk));
+                        } else {
+                            q.schedule(d, Ev::Hop(pk));
+                        }
                     }
                 }
             }
@@ -462,13 +452,13 @@ fn simulate(
             Ev::Hop(mut pk) => {
                 let route = &net.aggs[pk.agg as usize].route;
                 pk.hop += 1;
-                let node = route[pk.hop as usize];
-                pk.mark = meters[node].mark(now, pk.len, pk.mark);
-                let d = links[node].depart(now, pk.len);
-                if pk.hop as usize + 1 == route.len() {
-                    at_egress = Some((d, pk));
-                } else {
-                    q.schedule(d, Ev::Hop(pk));
+                let node = route[pk.hop as usize] as u32;
+                if let Some((d, pk)) = nodes.send(&mut q, Ev::Net, node, pk) {
+                    if pk.hop as usize + 1 == route.len() {
+                        at_egress = Some((d, pk));
+                    } else {
+                        q.schedule(d, Ev::Hop(pk));
+                    }
                 }
             }
             Ev::Poll => {
@@ -483,6 +473,9 @@ fn simulate(
                 }
             }
             Ev::Ingress(ai, b) => blocked[ai as usize] = b,
+            Ev::Net(e) => {
+                nodes.on_event(&mut q, Ev::Net, e);
+            }
             Ev::Sample => {
                 q.schedule(now + interval, Ev::Sample);
                 progress.advance(interval / MS);
