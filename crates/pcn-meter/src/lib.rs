@@ -157,21 +157,27 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+mod as_marker;
 pub mod burst;
 pub mod edge;
+mod et_marker;
+mod et_marker_sim48;
+mod excess_traffic_meter;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mark;
 mod mutants;
 mod node;
+mod out_table;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod rfc5670;
 #[cfg(test)]
 mod tests;
-mod tsm;
+mod threshold_meter;
 mod units;
 
+pub use as_marker::{AsForm, AsMarker, AsMarkerConfig, AsMarkerError, AsMarkerProfile};
 pub use edge::{
     amount_to_terminate, per_mille, Admission, Cle, CleAdmission, CleAdmissionConfig,
     CleAdmissionProfile, CleDecision, Decision, DecisionConfig, DecisionPoint, DecisionProfile,
@@ -179,16 +185,15 @@ pub use edge::{
     EgressSignal, Report, StopBlockingConfig, StopBlockingProfile, StopBlockingTimer, Suppression,
     Termination,
 };
+pub use et_marker::{EtMarker, EtMarkerConfig, EtMarkerError, EtMarkerProfile, EtMarking};
+pub use et_marker_sim48::{
+    EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Error, EtMarkerSim48Profile,
+};
+pub use excess_traffic_meter::{
+    ClassicTie, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile,
+};
 pub use mark::{dscp_of, ecn_of, remark_ecn, PcnDscps, PcnMark, ThreeState};
 pub use node::{Metered, Node3sm, Node3smSim48, NodeMarker, NodeProfile, NodeRfc5670, PcnMeter};
-pub use rfc5670::{
-    ClassicTie, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig,
-    ExcessTrafficMeterProfile, Rfc5670Error, ThresholdMeter, ThresholdMeterConfig,
-    ThresholdMeterProfile,
-};
-pub use tsm::{
-    AsForm, AsMarker, AsMarkerConfig, AsMarkerError, AsMarkerProfile, EtMarker, EtMarkerConfig,
-    EtMarkerError, EtMarkerProfile, EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Error,
-    EtMarkerSim48Profile, EtMarking,
-};
+pub use rfc5670::Rfc5670Error;
+pub use threshold_meter::{ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile};
 pub use units::{FLOOR, MAX_DURATION_TICKS};

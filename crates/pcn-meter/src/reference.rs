@@ -26,8 +26,8 @@
 //! exactly, as a comparison of fractions that cannot overflow.
 
 use crate::mark::PcnMark;
-use crate::rfc5670::{ClassicTie, ExcessMode, ExcessTrafficMeterConfig, ThresholdMeterConfig};
-use crate::tsm::{AsForm, AsMarkerConfig, EtMarkerConfig, EtMarkerSim48Config, EtMarking};
+use crate::{AsForm, AsMarkerConfig, EtMarkerConfig, EtMarkerSim48Config, EtMarking};
+use crate::{ClassicTie, ExcessMode, ExcessTrafficMeterConfig, ThresholdMeterConfig};
 use netcond_core::{Instant, Rate, TickRate};
 
 fn elapsed(last: &mut u64, now: Instant) -> i128 {

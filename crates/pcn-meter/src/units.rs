@@ -95,11 +95,6 @@ pub(crate) struct Units {
     /// packet's cost `len * scale` is at most 2^62 without holding the length
     /// at `len_over` (see [`held`](Self::held)).
     pub lens_fit: bool,
-    /// 0, the fill of an empty bucket. Read from the profile rather than
-    /// written as a literal: `if x >= y { x - y } else { 0 }` with a literal
-    /// is merged by the compiler into a saturating subtraction, which loses
-    /// the "unpredictable" hint of [`select`] and may then become a branch.
-    pub empty: u64,
 }
 
 impl Units {
@@ -128,7 +123,6 @@ impl Units {
             // scale >= 1: a byte is 8 hz / gcd(rate, 8 hz) >= 1 units.
             len_over: cap / scale + 1,
             lens_fit: u128::from(u32::MAX) * u128::from(scale) <= MAX_UNITS as u128,
-            empty: 0,
         })
     }
 
@@ -192,9 +186,6 @@ impl Units {
         if self.lens_fit {
             len
         } else {
-            // A branch, not a select (both arms at once would cost more than
-            // the hold alone) where the compiler does not split the loop.
-            cold_path();
             len.min(self.len_over)
         }
     }
@@ -224,37 +215,11 @@ impl Units {
     }
 }
 
-/// 1 if `a < b`, else 0, for `a, b < 2^63`: the sign of `a - b`. A shift,
-/// not a comparison: the compiler may turn a comparison into a select, and a
-/// select into a branch (it does when a side is a load or the condition is
-/// late), and the marking decisions follow the traffic, so a branch on them
-/// would mispredict.
+/// 1 if `a < b`, else 0, for `a, b < 2^63`: the sign of `a - b`, as an
+/// index into the output tables.
 #[inline(always)]
 pub(crate) const fn below(a: u64, b: u64) -> usize {
     (a.wrapping_sub(b) >> 63) as usize
-}
-
-/// `if c { a } else { b }`, computed without a branch: the compiler is told
-/// that `c` is unpredictable, so that it keeps a conditional move where it
-/// would otherwise trade it for a branch (LLVM's x86 cmov-to-branch pass does
-/// so in loops when the condition is on the critical path, which is exactly
-/// where a marking decision that follows the traffic is).
-#[cfg(pcn_select_unpredictable)]
-#[clippy::msrv = "1.88"]
-#[inline(always)]
-pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
-    core::hint::select_unpredictable(c, a, b)
-}
-
-/// Before Rust 1.88 (no `select_unpredictable`): the same value, no hint.
-#[cfg(not(pcn_select_unpredictable))]
-#[inline(always)]
-pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
-    if c {
-        a
-    } else {
-        b
-    }
 }
 
 impl Units {
@@ -265,69 +230,26 @@ impl Units {
         forward(last, now)
     }
 
-    /// [`elapsed`](Self::elapsed) as two conditional moves, no branch.
-    ///
-    /// The excess meter's size-independent mode, whose compiled loop comes
-    /// out longer around [`forward`]'s branch, keeps this form. The zero is
-    /// read from `empty`, which saves clearing a register in every iteration
-    /// of a loop short of registers; both selects use the flags of the one
-    /// subtraction.
-    #[inline(always)]
-    pub(crate) fn elapsed_select(&self, last: &mut Instant, now: Instant) -> u64 {
-        let d = now.ticks().wrapping_sub(last.ticks());
-        let back = (d as i64) < 0;
-        *last = select(back, *last, now);
-        select(back, self.empty, d)
-    }
-
-    /// `max(x - y, 0)`, branch-free (see [`select`] and `empty`).
+    /// `max(x - y, 0)`.
     #[inline(always)]
     pub(crate) fn sat_sub(&self, x: u64, y: u64) -> u64 {
-        // `x & empty` rather than `empty`: a register, not a memory operand.
-        // LLVM drops the "unpredictable" mark of a conditional move when it
-        // folds a spilled operand into it, and then turns it into a branch.
-        select(x >= y, x.wrapping_sub(y), x & self.empty)
+        x.saturating_sub(y)
     }
 }
 
 /// Moves `last` to `now` and returns the ticks elapsed, exactly as
 /// [`Instant::advance_to`]: a `now` more than 2^63 ticks "before" `last`
 /// (serial time, a clock stepping backwards) returns 0 and leaves `last`.
-///
-/// A clock stepping backwards is rare and does not follow the traffic, so it
-/// is a branch, marked cold so that the compiler keeps it one: the common
-/// case is one subtraction and a well-predicted branch on its sign, where
-/// two conditional moves (one for `last`, one for the zero) cost two more
-/// operations per packet.
 #[inline(always)]
 pub(crate) fn forward(last: &mut Instant, now: Instant) -> u64 {
     let d = now.ticks().wrapping_sub(last.ticks());
     if d > i64::MAX as u64 {
-        cold_path();
-        // A zero the compiler cannot see through, only on this path: a literal
-        // would let it merge the two arms into `max(d, 0)`, a conditional move
-        // computed on the common path too.
-        core::hint::black_box(0)
+        0
     } else {
         *last = now;
         d
     }
 }
-
-/// Marks the path it is on as rarely taken.
-#[cfg(pcn_cold_path)]
-#[clippy::msrv = "1.95"]
-#[inline(always)]
-pub(crate) fn cold_path() {
-    core::hint::cold_path()
-}
-
-/// Before Rust 1.95 (no `cold_path`): no hint; the compiler may then make
-/// [`forward`] two conditional moves, or a rare arm a select, with the same
-/// results.
-#[cfg(not(pcn_cold_path))]
-#[inline(always)]
-pub(crate) fn cold_path() {}
 
 /// True when serial time `now` has reached `deadline` (modulo 2^64, half range).
 #[inline(always)]
@@ -467,8 +389,6 @@ mod tests {
             assert_eq!(u.sat_sub(a, b), a.saturating_sub(b));
         }
         assert_eq!(u.sat_sub(u64::MAX, 1), u64::MAX - 1);
-        assert_eq!(select(true, 1, 2), 1);
-        assert_eq!(select(false, 1, 2), 2);
         for (last, now) in [
             (0, 0),
             (5, 3),
@@ -479,12 +399,10 @@ mod tests {
             (1 << 63, 0),
         ] {
             let (mut a, mut b) = (Instant::from_ticks(last), Instant::from_ticks(last));
-            let mut c = a;
             let now = Instant::from_ticks(now);
             let dt = b.advance_to(now);
             assert_eq!(u.elapsed(&mut a, now), dt, "{last} {now:?}");
-            assert_eq!(u.elapsed_select(&mut c, now), dt, "{last} {now:?}");
-            assert_eq!((a, c), (b, b));
+            assert_eq!(a, b);
         }
     }
 
