@@ -673,7 +673,7 @@ impl Red {
     /// last arrival to an empty queue); a packet that does not fit the buffer
     /// is [`Decision::DropForced`] without touching the count; otherwise RED's
     /// regions decide. Draws one random value only in a probabilistic region.
-    #[inline]
+    #[inline(always)]
     pub fn on_arrival<R: RandomSource + ?Sized>(
         &mut self,
         profile: &RedProfile,
@@ -697,7 +697,7 @@ impl Red {
     /// [`on_arrival`](Self::on_arrival) off the short path: an empty queue,
     /// bytes, a `w_q` that is not a power of two, or an arrival that does not
     /// fit.
-    #[inline(always)]
+    #[inline(never)]
     fn arrive_long<R: RandomSource + ?Sized>(
         &mut self,
         profile: &RedProfile,
