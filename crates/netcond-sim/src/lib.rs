@@ -6,7 +6,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`engine`] | time in nanoseconds, the event queue (time, then sequence number), the seeded RNG |
-//! | [`net`] | packets, links (rate, propagation delay, serialization) and FIFO queues |
+//! | [`net`] | the one network model of every scenario: links (rate, propagation delay; a pipe, a buffered FIFO or a queueing discipline), the conditioner trait, the links' events |
 //! | [`traffic`] | CBR, on/off and dual-rate voice codecs, AR(1) video, Poisson flow arrivals, reroute steps |
 //! | [`pcn_loop`] | the PCN edge control loop: signalling delay, admission blocking, flow termination |
 //! | [`erlang`] | Erlang-B blocking, the admission experiment's theoretical row |

@@ -374,16 +374,8 @@ fn fixed_interval(rate: FixedRate) -> Time {
     ((12_000u128 * 1_000_000_000 * 65_536) / raw) as Time
 }
 
-/// Simulates one run.
-pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, SimError> {
-    let _ = seed; // the scenario is deterministic: no random draw
-    let tcp_mode = p.str("protocol") == "tcp";
-    let end = secs(p.f64("duration_s"));
-    let sample = secs(p.f64("sample_ms") / 1e3).max(1);
-    let util_period = secs(p.f64("util_period_s")).max(1);
-    let bott = (p.f64("bottleneck_kbps") * 1e3).round() as u64;
-    progress.add_total(end / MS);
-
+/// The four flows in their initial state (TCP: a sender and a receiver each).
+fn make_flows(p: &Params, tcp_mode: bool) -> Vec<FlowState> {
     let tcfg = TcpConfig {
         mss: DATA_BYTES - 40,
         header: 40,
@@ -392,7 +384,7 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
         sack: false,
         ..TcpConfig::default()
     };
-    let mut flows: Vec<FlowState> = FLOWS
+    FLOWS
         .iter()
         .enumerate()
         .map(|(i, s)| FlowState {
@@ -405,7 +397,82 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
             tcp_rx: tcp_mode.then(|| TcpReceiver::new(tcfg, i as u32)),
             timer_at: None,
         })
-        .collect();
+        .collect()
+}
+
+/// TCP timers: keeps one event at each active sender's deadline.
+fn sync_tcp_timers(flows: &mut [FlowState], q: &mut EventQueue<Ev>) {
+    for (i, fl) in flows.iter_mut().enumerate() {
+        if let Some(d) = fl.tcp_tx.as_ref().and_then(TcpSender::deadline) {
+            if fl.active && fl.timer_at != Some(d) {
+                fl.timer_at = Some(d);
+                q.schedule(d, Ev::Timer(i as u8));
+            }
+        }
+    }
+}
+
+/// The periodic measurements: rates, router 2's queue, the bottleneck's
+/// utilisation.
+struct Sampler {
+    sample: Time,
+    util_period: Time,
+    bott: u64,
+    last_sent: [u64; 4],
+    util_mark: u64,
+    next_util: Time,
+}
+
+impl Sampler {
+    /// One sample at `now`; `r2r3` is router 2's interface to router 3.
+    fn take(
+        &mut self,
+        now: Time,
+        flows: &[FlowState],
+        r2r3: &Link<Pkt>,
+        tcp_mode: bool,
+        res: &mut S7Result,
+    ) {
+        let mut rates = [0f64; 4];
+        let mut thr = [0f64; 4];
+        for (i, fl) in flows.iter().enumerate() {
+            thr[i] = (fl.sent_bytes - self.last_sent[i]) as f64 * 8.0 / to_secs(self.sample);
+            self.last_sent[i] = fl.sent_bytes;
+            rates[i] = if tcp_mode {
+                thr[i]
+            } else if fl.active {
+                fl.rate.map_or(0.0, |r| r.raw() as f64 / 65_536.0)
+            } else {
+                0.0
+            };
+        }
+        let qlen = r2r3.len_packets() as u32;
+        if now >= 20 * SEC {
+            res.max_queue = res.max_queue.max(qlen);
+        }
+        res.samples.push((to_secs(now), rates, qlen));
+        res.throughput.push((to_secs(now), thr));
+        if now >= self.next_util {
+            let b = r2r3.stats.done_bytes;
+            let period = to_secs(self.util_period);
+            let bits = (b - self.util_mark) as f64 * 8.0;
+            res.util
+                .push((to_secs(now), bits / (self.bott as f64 * period)));
+            self.util_mark = b;
+            self.next_util += self.util_period;
+        }
+    }
+}
+
+/// Simulates one run.
+pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, SimError> {
+    let _ = seed; // the scenario is deterministic: no random draw
+    let tcp_mode = p.str("protocol") == "tcp";
+    let end = secs(p.f64("duration_s"));
+    let sample = secs(p.f64("sample_ms") / 1e3).max(1);
+    progress.add_total(end / MS);
+
+    let mut flows = make_flows(p, tcp_mode);
     let mut net = build_network(p, [0, 1, 2, 3].map(|i| flows[i].data_path))?;
     let mut q: EventQueue<Ev> = EventQueue::new();
     for (i, f) in FLOWS.iter().enumerate() {
@@ -416,9 +483,15 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
     }
     q.schedule(sample, Ev::Sample);
     let mut res = S7Result::default();
-    let mut last_sent = [0u64; 4];
-    let mut util_bytes_mark = 0u64;
-    let mut next_util = util_period;
+    let mut sampler = Sampler {
+        sample,
+        util_period: secs(p.f64("util_period_s")).max(1),
+        bott: (p.f64("bottleneck_kbps") * 1e3).round() as u64,
+        last_sent: [0; 4],
+        util_mark: 0,
+        next_util: 0,
+    };
+    sampler.next_util = sampler.util_period;
     let mut segs: Vec<tcp::Segment> = Vec::new();
 
     macro_rules! send {
@@ -570,46 +643,11 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
             Ev::Sample => {
                 q.schedule(now + sample, Ev::Sample);
                 progress.advance(sample / MS);
-                let mut rates = [0f64; 4];
-                let mut thr = [0f64; 4];
-                for (i, fl) in flows.iter().enumerate() {
-                    thr[i] = (fl.sent_bytes - last_sent[i]) as f64 * 8.0 / to_secs(sample);
-                    last_sent[i] = fl.sent_bytes;
-                    rates[i] = if tcp_mode {
-                        thr[i]
-                    } else if fl.active {
-                        fl.rate.map_or(0.0, |r| r.raw() as f64 / 65_536.0)
-                    } else {
-                        0.0
-                    };
-                }
-                let qlen = net.links[R2R3].len_packets() as u32;
-                if now >= 20 * SEC {
-                    res.max_queue = res.max_queue.max(qlen);
-                }
-                res.samples.push((to_secs(now), rates, qlen));
-                res.throughput.push((to_secs(now), thr));
-                if now >= next_util {
-                    let b = net.links[R2R3].stats.done_bytes;
-                    res.util.push((
-                        to_secs(now),
-                        (b - util_bytes_mark) as f64 * 8.0 / (bott as f64 * to_secs(util_period)),
-                    ));
-                    util_bytes_mark = b;
-                    next_util += util_period;
-                }
+                sampler.take(now, &flows, &net.links[R2R3], tcp_mode, &mut res);
             }
         }
-        // TCP timers: keep one event at each sender's deadline.
         if tcp_mode {
-            for (i, fl) in flows.iter_mut().enumerate() {
-                if let Some(d) = fl.tcp_tx.as_ref().and_then(TcpSender::deadline) {
-                    if fl.active && fl.timer_at != Some(d) {
-                        fl.timer_at = Some(d);
-                        q.schedule(d, Ev::Timer(i as u8));
-                    }
-                }
-            }
+            sync_tcp_timers(&mut flows, &mut q);
         }
     }
     res.drops = net.links[8..].iter().map(|l| l.stats.drops).sum();
