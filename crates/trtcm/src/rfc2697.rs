@@ -3,10 +3,10 @@
 use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{
-    color_of, color_of_signs, fast_costs, fast_refill, forward, margin, probe, settle, signs_of,
-    Bucket, Limits, Probe,
+use crate::fast_path::{
+    color_of_signs, fast_costs, fast_refill, forward, margin, settle, signs_of,
 };
+use crate::{color_of, probe, Bucket, Limits, Probe};
 
 /// The parameters of an srTCM, in the units of RFC 2697 section 2.
 ///
@@ -318,9 +318,9 @@ impl SrTcm {
         (c, e)
     }
 
-    /// The fast path (see [`fast_costs`](crate::fast_costs)): `dt` already
+    /// The fast path (see [`fast_costs`](crate::fast_path::fast_costs)): `dt` already
     /// clamped, no saturation, the length not clamped; `red_in` and `yellow_in`
-    /// are the signs of the pre-color (see [`signs_of`](crate::signs_of)).
+    /// are the signs of the pre-color (see [`signs_of`](crate::fast_path::signs_of)).
     #[inline(always)]
     fn fast(&mut self, p: &SrTcmProfile, dt: u64, len: u32, red_in: i64, yellow_in: i64) -> Color {
         // Tokens arrive into C; what overflows C goes into E. Computed without

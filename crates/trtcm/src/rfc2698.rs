@@ -3,10 +3,10 @@
 use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{
-    color_of, color_of_signs, fast_costs, fast_refill, fill, forward, margin, probe, settle,
-    signs_of, Bucket, Limits, Probe,
+use crate::fast_path::{
+    color_of_signs, fast_costs, fast_refill, fill, forward, margin, settle, signs_of,
 };
+use crate::{color_of, probe, Bucket, Limits, Probe};
 
 /// The parameters of a trTCM, in the units of RFC 2698 section 2.
 ///

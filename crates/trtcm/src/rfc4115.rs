@@ -3,10 +3,10 @@
 use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::{
-    color_of, color_of_signs, fast_costs, fast_refill, fill, forward, margin, probe, settle,
-    signs_of, Bucket, Limits, Probe,
+use crate::fast_path::{
+    color_of_signs, fast_costs, fast_refill, fill, forward, margin, settle, signs_of,
 };
+use crate::{color_of, probe, Bucket, Limits, Probe};
 
 /// The parameters of an RFC 4115 marker, in the units of RFC 4115 section 2.
 ///
@@ -370,10 +370,10 @@ impl Rfc4115 {
         (cost_c, c, cost_e, e)
     }
 
-    /// The fast path (see [`fast_costs`](crate::fast_costs)), for the tie rule
+    /// The fast path (see [`fast_costs`](crate::fast_path::fast_costs)), for the tie rule
     /// `STRICT` (the profile's `strict`): `dt` already clamped, no saturation, the
     /// length not clamped; `red_in` and `yellow_in` are the signs of the
-    /// pre-color (see [`signs_of`](crate::signs_of)).
+    /// pre-color (see [`signs_of`](crate::fast_path::signs_of)).
     #[inline(always)]
     fn fast<const STRICT: u64>(
         &mut self,
