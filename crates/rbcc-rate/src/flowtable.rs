@@ -1,18 +1,62 @@
-//! A fixed-capacity open-addressing table of rows keyed by flow
-//! and kind: linear probing from a multiplicative hash, rows stored in place (one
-//! cache line touched per lookup at moderate load), backward-shift deletion so
-//! that no tombstones accumulate.
+//! The rows of an RBCC allocated-bandwidth table and the fixed-capacity
+//! open-addressing table that stores them, keyed by flow and kind: linear
+//! probing from a multiplicative hash, rows stored in place (one cache line
+//! touched per lookup at moderate load), backward-shift deletion so that no
+//! tombstones accumulate.
 
-use crate::table::{EntryKind, Row};
+use netcond_core::Instant;
+
+use crate::rate::{FixedRate, FlowId};
+
+/// What a table entry stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EntryKind {
+    /// A data flow whose packets leave by this interface.
+    Data,
+    /// The acknowledgements of a flow whose data travels the other way.
+    Ack,
+}
+
+/// What the table stores per row (32 bytes); the allocation and the bottleneck
+/// flag follow from the constraint and the advertised rate, so a recomputation
+/// writes nothing per row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Row {
+    pub(crate) flow: FlowId,
+    pub(crate) kind: EntryKind,
+    pub(crate) requested: FixedRate,
+    pub(crate) elsewhere: FixedRate,
+    pub(crate) last_seen: Instant,
+}
+
+impl Row {
+    #[inline]
+    pub(crate) const fn constraint(&self) -> FixedRate {
+        self.requested.min(self.elsewhere)
+    }
+}
+
+/// The key of `flow`'s data row.
+#[inline]
+pub(crate) const fn data_key(flow: FlowId) -> u64 {
+    flow as u64
+}
+
+/// The key of `flow`'s ACK row.
+#[inline]
+pub(crate) const fn ack_key(flow: FlowId) -> u64 {
+    (flow as u64) | (1 << 32)
+}
 
 /// The key of a row: the flow id in the low 32 bits, bit 32 set for ACK rows.
 #[inline]
 pub(crate) const fn key_of(e: &Row) -> u64 {
-    (e.flow as u64)
-        | match e.kind {
-            EntryKind::Data => 0,
-            EntryKind::Ack => 1 << 32,
-        }
+    match e.kind {
+        EntryKind::Data => data_key(e.flow),
+        EntryKind::Ack => ack_key(e.flow),
+    }
 }
 
 #[derive(Clone)]
@@ -153,8 +197,7 @@ impl<const N: usize> FlowTable<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rate::FixedRate;
-    use netcond_core::{Instant, RandomSource, SplitMix64};
+    use netcond_core::{RandomSource, SplitMix64};
 
     fn row(flow: u32, ack: bool) -> Row {
         Row {

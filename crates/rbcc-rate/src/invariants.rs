@@ -4,10 +4,11 @@
 use netcond_core::Instant;
 
 use crate::config::{AckModel, RbccConfig, RbccProfile};
+use crate::flowtable::EntryKind;
 use crate::rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader};
 use crate::rcp::{Rcp, RcpProfile};
 use crate::solver::{LinkUse, Network};
-use crate::table::{EntryKind, RbccInterface};
+use crate::table::RbccInterface;
 
 /// Stamping only ever lowers the rate field, never touches the requested rate,
 /// and writes `node` into the bottleneck field exactly when it lowered the rate.

@@ -32,6 +32,18 @@
 //! Shares round down, so allocations never exceed capacity. On Scenario 7 every
 //! rate is within one unit of the exact rational value (tested in `u128`).
 //!
+//! [`FixedRate`] is a `u64` newtype rather than the `fixed` crate's `U48F16`
+//! (which other netcond crates use): the packet path only compares rates, and
+//! every computation on them (the water-filling of
+//! [`RbccInterface::recompute`], the ACK load `k x rate`, [`FixedRate::from_ratio`],
+//! the RCP update) is integer arithmetic on the raw values in `u128` or `i128`,
+//! with one rounding at the end, not a chain of Q48.16 products and quotients
+//! each rounded on its own, which is what `U48F16`'s operators give; its
+//! all-ones value means
+//! "unlimited", which a fixed-point number type would treat as an ordinary
+//! rate. Wrapping the same `u64` in `U48F16` would change no result and add a
+//! dependency to this crate.
+//!
 //! Also here: [`solver::Network`], the network-wide max-min allocation the
 //! distributed computation converges to (for tests and simulators), and
 //! [`rcp::Rcp`], an RCP-style controller with no per-flow state and the same
@@ -120,9 +132,10 @@ pub mod solver;
 mod table;
 
 pub use config::{AckModel, RbccConfig, RbccError, RbccProfile};
+pub use flowtable::EntryKind;
 pub use rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader, FRAC_BITS, ONE_BPS};
 pub use rcp::{Rcp, RcpConfig, RcpError, RcpProfile};
-pub use table::{EntryKind, FlowEntry, RbccInterface};
+pub use table::{FlowEntry, RbccInterface};
 
 use netcond_core::Instant;
 

@@ -3,29 +3,8 @@
 use netcond_core::Instant;
 
 use crate::config::{AckModel, RbccProfile};
-use crate::flowtable::FlowTable;
+use crate::flowtable::{ack_key, data_key, EntryKind, FlowTable, Row};
 use crate::rate::{AckHeader, FixedRate, FlowId, RateHeader};
-
-#[inline]
-const fn data_key(flow: FlowId) -> u64 {
-    flow as u64
-}
-
-#[inline]
-const fn ack_key(flow: FlowId) -> u64 {
-    (flow as u64) | (1 << 32)
-}
-
-/// What a table entry stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum EntryKind {
-    /// A data flow whose packets leave by this interface.
-    Data,
-    /// The acknowledgements of a flow whose data travels the other way.
-    Ack,
-}
 
 /// One row of the allocated-bandwidth table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -61,25 +40,6 @@ impl FlowEntry {
     #[inline]
     #[must_use]
     pub const fn constraint(&self) -> FixedRate {
-        self.requested.min(self.elsewhere)
-    }
-}
-
-/// What the table stores per row (32 bytes); the allocation and the bottleneck
-/// flag follow from the constraint and the advertised rate, so a recomputation
-/// writes nothing per row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Row {
-    pub(crate) flow: FlowId,
-    pub(crate) kind: EntryKind,
-    pub(crate) requested: FixedRate,
-    pub(crate) elsewhere: FixedRate,
-    pub(crate) last_seen: Instant,
-}
-
-impl Row {
-    #[inline]
-    const fn constraint(&self) -> FixedRate {
         self.requested.min(self.elsewhere)
     }
 }
@@ -210,6 +170,40 @@ impl<const N: usize> RbccInterface<N> {
             .sum()
     }
 
+    /// Records a packet of `flow` of `kind` seen at `now` carrying `rate` (the
+    /// requested rate of a data packet, the return rate of an ACK): a new row if
+    /// there is none (handing the flow back when the table is full), otherwise
+    /// the row's time and rate. True when the table changed (a new row, or a new
+    /// rate), that is, when the fair share must be recomputed.
+    #[inline]
+    fn observe(
+        &mut self,
+        kind: EntryKind,
+        flow: FlowId,
+        now: Instant,
+        rate: FixedRate,
+    ) -> Result<bool, FlowId> {
+        let key = match kind {
+            EntryKind::Data => data_key(flow),
+            EntryKind::Ack => ack_key(flow),
+        };
+        if let Some(e) = self.map.get_mut(key) {
+            e.last_seen.advance_to(now);
+            let changed = e.requested != rate;
+            e.requested = rate;
+            return Ok(changed);
+        }
+        let e = Row {
+            flow,
+            kind,
+            requested: rate,
+            elsewhere: FixedRate::UNLIMITED,
+            last_seen: now,
+        };
+        self.map.insert(e).map_err(|_| flow)?;
+        Ok(true)
+    }
+
     /// A data packet of `flow` leaves by this interface.
     ///
     /// Joins the flow on its first packet, records its requested rate and the
@@ -230,29 +224,7 @@ impl<const N: usize> RbccInterface<N> {
         flow: FlowId,
         hdr: &mut RateHeader,
     ) -> Result<(), FlowId> {
-        let changed = match self.map.get_mut(data_key(flow)) {
-            Some(e) => {
-                e.last_seen.advance_to(now);
-                if e.requested == hdr.requested {
-                    false
-                } else {
-                    e.requested = hdr.requested;
-                    true
-                }
-            }
-            None => {
-                let e = Row {
-                    flow,
-                    kind: EntryKind::Data,
-                    requested: hdr.requested,
-                    elsewhere: FixedRate::UNLIMITED,
-                    last_seen: now,
-                };
-                self.map.insert(e).map_err(|_| flow)?;
-                true
-            }
-        };
-        if changed {
+        if self.observe(EntryKind::Data, flow, now, hdr.requested)? {
             self.recompute_cold(p);
         }
         // Mutation check 1 (test builds): the header never lowered.
@@ -314,29 +286,7 @@ impl<const N: usize> RbccInterface<N> {
         if p.k_num == 0 {
             return Ok(());
         }
-        let changed = match self.map.get_mut(ack_key(flow)) {
-            Some(e) => {
-                e.last_seen.advance_to(now);
-                if e.requested == ack.rate {
-                    false
-                } else {
-                    e.requested = ack.rate;
-                    true
-                }
-            }
-            None => {
-                let e = Row {
-                    flow,
-                    kind: EntryKind::Ack,
-                    requested: ack.rate,
-                    elsewhere: FixedRate::UNLIMITED,
-                    last_seen: now,
-                };
-                self.map.insert(e).map_err(|_| flow)?;
-                true
-            }
-        };
-        if changed {
+        if self.observe(EntryKind::Ack, flow, now, ack.rate)? {
             self.recompute_cold(p);
         }
         if p.model == AckModel::Coupled && ack.rate > self.advertised {
