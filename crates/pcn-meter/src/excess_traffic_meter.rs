@@ -275,7 +275,7 @@ impl ExcessTrafficMeter {
                 let cost = (held * p.scale_by_mark[e]).min(p.cost_max) as i64;
                 // F < 0: marked, nothing taken. Else F - cost >= -2^62.
                 let marked = (fill as u64 >> 63) as usize;
-                self.fill = Wide::new((fill - select(fill < 0, 0, cost)) as i128);
+                self.fill = Wide::new((fill - select(fill < 0, p.u.empty as i64, cost)) as i128);
                 // Mutation check 2: a packet marked while F < 0 charged too.
                 #[cfg(test)]
                 if crate::mutants::on(2) {

@@ -13,6 +13,7 @@
 //! negative keep an `i128` level ([`Wide`]), charged each packet's exact cost
 //! (see [`FLOOR`]).
 
+use netcond_core::branchless::select;
 use netcond_core::{BucketProfile, Instant, Rate, TickRate};
 
 /// 2^62: the largest capacity (exclusive) and the cap of any per-packet amount.
@@ -95,6 +96,10 @@ pub(crate) struct Units {
     /// packet's cost `len * scale` is at most 2^62 without holding the length
     /// at `len_over` (see [`held`](Self::held)).
     pub lens_fit: bool,
+    /// 0, the fill of an empty bucket, read from the profile rather than
+    /// written as a literal, so that [`sat_sub`](Self::sat_sub) stays a
+    /// select rather than a saturating subtraction.
+    pub empty: u64,
 }
 
 impl Units {
@@ -123,6 +128,7 @@ impl Units {
             // scale >= 1: a byte is 8 hz / gcd(rate, 8 hz) >= 1 units.
             len_over: cap / scale + 1,
             lens_fit: u128::from(u32::MAX) * u128::from(scale) <= MAX_UNITS as u128,
+            empty: 0,
         })
     }
 
@@ -230,10 +236,11 @@ impl Units {
         forward(last, now)
     }
 
-    /// `max(x - y, 0)`.
+    /// `max(x - y, 0)`, as a select (see `empty`; `x & empty` keeps the zero
+    /// in a register).
     #[inline(always)]
     pub(crate) fn sat_sub(&self, x: u64, y: u64) -> u64 {
-        x.saturating_sub(y)
+        select(x >= y, x.wrapping_sub(y), x & self.empty)
     }
 }
 
@@ -244,7 +251,9 @@ impl Units {
 pub(crate) fn forward(last: &mut Instant, now: Instant) -> u64 {
     let d = now.ticks().wrapping_sub(last.ticks());
     if d > i64::MAX as u64 {
-        0
+        // A zero the compiler cannot see through, only on this rare path, so
+        // that the two arms are not merged into a select on the common one.
+        core::hint::black_box(0)
     } else {
         *last = now;
         d
