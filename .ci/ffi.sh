@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The C interface's CI step: installs what it needs (cbindgen, a C and C++
-# compiler, pkg-config, libdpdk-dev, the sanitizer runtimes, valgrind), checks
+# compiler, pkg-config, libdpdk-dev, the sanitizer runtimes), checks
 # that include/netcond.h is what cbindgen generates from crates/netcond-ffi,
 # runs the crate's tests (which compile and run the C tests, with
 # -fsanitize=address,undefined), builds and runs the DPDK client in
-# integrations/dpdk, and measures the C call against the Rust call (ns/packet
-# and callgrind instructions). Prints how long each part took.
+# integrations/dpdk, and times the C call against the Rust call (ns/packet,
+# interleaved in one process). Prints how long each part took.
 #
 #   bash .ci/ffi.sh           everything
 #   bash .ci/ffi.sh --regen   only regenerate include/netcond.h
@@ -44,7 +44,7 @@ total_start=$(date +%s)
 
 step "install packages"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    pkgs="build-essential pkg-config libdpdk-dev libasan8 libubsan1 valgrind"
+    pkgs="build-essential pkg-config libdpdk-dev libasan8 libubsan1"
     missing=""
     for p in $pkgs; do
         dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -139,24 +139,10 @@ else
 fi
 done_step
 
-step "C call against Rust call (trTCM color-blind)"
-cargo build --release -p netcond-ffi --example call_cost
-bin="$CARGO_TARGET_DIR/release/examples/call_cost"
-"$bin"
-if command -v valgrind >/dev/null; then
-    n=1000000
-    declare -A ir
-    for loop in inline rust c; do
-        ir[$loop]=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$loop" "$n" 2>&1 |
-            sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
-    done
-    # The three runs differ only in their loop; the setup's instructions cancel.
-    awk -v i="${ir[inline]}" -v r="${ir[rust]}" -v c="${ir[c]}" -v n="$n" 'BEGIN {
-        printf "    callgrind, instructions per packet: Rust call %.1f, C call %+.1f, Rust inlined in the loop %+.1f\n",
-            r / n, (c - r) / n, (i - r) / n }'
-else
-    echo "    no valgrind: instruction counts skipped"
-fi
+step "C call against Rust call (trTCM color-blind, benches/benches/c_call.rs)"
+# Interleaved in one process; the instruction counts of the same loops are the
+# ffi_* operations of .ci/perf.sh's gate.
+cargo bench --locked --manifest-path benches/Cargo.toml --bench c_call -- 21
 done_step
 
 echo "==> ffi: all done in $(( $(date +%s) - total_start )) s"

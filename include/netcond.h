@@ -176,7 +176,7 @@ typedef enum netcond_status {
   NETCOND_E_UNKNOWN = -3,
   // `tick_hz` is zero.
   NETCOND_E_TICK = -4,
-  // An array of states has zero elements.
+  // An array argument (of states, or of packets for a bulk call) has zero elements.
   NETCOND_E_COUNT = -5,
   // srTCM: CIR is zero.
   NETCOND_E_SRTCM_ZERO_CIR = -100,
@@ -1605,7 +1605,9 @@ int netcond_decision_profile_config(struct netcond_decision_profile *p,
 int netcond_decision_config(struct netcond_decision_point *d);
 
 // Decides on egress report `r` (RFC 6661 / 6662 section 3.3) and writes the
-// decision to `*out`. Returns 0 or `NETCOND_E_NULL` (nothing decided).
+// decision to `*out`. Returns 0, `NETCOND_E_NULL` (nothing decided) or
+// `NETCOND_E_UNKNOWN` (a termination step this header does not name; `*out`
+// untouched).
 //
 // # Safety
 // Each pointer is NULL or valid; `d` is used by one thread during the call.
@@ -2563,6 +2565,27 @@ enum netcond_color netcond_trtcm_color_aware_check(struct netcond_trtcm *m,
                                                    uint64_t time,
                                                    uint32_t pkt_len,
                                                    int pkt_color);
+
+// Colors a burst of `n` packets of one flow, color-blind: packet `i` has
+// `pkt_len[i]` bytes and arrives at `time[i]`, and its color (a
+// `netcond_color` value) is written to `color[i]`, exactly as `n` calls of
+// `netcond_trtcm_color_blind_check` in order would. The pointers and the
+// profile are checked once for the burst.
+//
+// Returns 0, `NETCOND_E_NULL` (a NULL pointer or an unconfigured profile;
+// nothing is written) or `NETCOND_E_COUNT` (`n` is 0).
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs; `time` and `pkt_len` are
+// NULL or point to `n` readable elements, `color` is NULL or points to `n`
+// writable bytes; `m` is used by no other thread during the call, and
+// `color` overlaps none of the other arguments.
+int netcond_trtcm_color_blind_bulk(struct netcond_trtcm *m,
+                                   const struct netcond_trtcm_profile *p,
+                                   const uint64_t *time,
+                                   const uint32_t *pkt_len,
+                                   uint8_t *color,
+                                   size_t n);
 
 // Copies the token counts (C, P) and last update of `m` to `out`.
 // Returns 0 or `NETCOND_E_NULL`.

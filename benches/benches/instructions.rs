@@ -630,6 +630,7 @@ fn case(name: &str) -> Case {
         "rbcc_recompute_16" => recompute::<32>(16),
         "rbcc_recompute_256" => recompute::<512>(256),
         "rbcc_recompute_1024" => recompute::<2048>(1024),
+        ffi if ffi.starts_with("ffi_") => Case(netcond_benches::c_call::counted(ffi)),
         #[cfg(feature = "dpdk")]
         other => dpdk_side::case(other),
         #[cfg(not(feature = "dpdk"))]
@@ -859,6 +860,9 @@ mod dpdk_side {
 #[bench::rbcc_recompute_16_n16(args = ("rbcc_recompute_16"), setup = case)]
 #[bench::rbcc_recompute_256_n16(args = ("rbcc_recompute_256"), setup = case)]
 #[bench::rbcc_recompute_1024_n16(args = ("rbcc_recompute_1024"), setup = case)]
+#[bench::ffi_rust_call_trtcm_blind_1flow_n16384(args = ("ffi_rust_call_trtcm_blind_1flow"), setup = case)]
+#[bench::ffi_c_call_trtcm_blind_1flow_n16384(args = ("ffi_c_call_trtcm_blind_1flow"), setup = case)]
+#[bench::ffi_c_bulk_trtcm_blind_1flow_n16384(args = ("ffi_c_bulk_trtcm_blind_1flow"), setup = case)]
 fn netcond_ops(mut c: Case) -> (u64, Case) {
     let r = (c.0)();
     (r, c)

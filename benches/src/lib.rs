@@ -7,6 +7,7 @@
 
 use netcond::base::{RandomSource, SplitMix64};
 
+pub mod c_call;
 pub mod meter_stream;
 pub mod million;
 pub mod pcn_stream;

@@ -30,7 +30,7 @@ pub enum netcond_status {
     NETCOND_E_UNKNOWN = -3,
     /// `tick_hz` is zero.
     NETCOND_E_TICK = -4,
-    /// An array of states has zero elements.
+    /// An array argument (of states, or of packets for a bulk call) has zero elements.
     NETCOND_E_COUNT = -5,
     /// srTCM: CIR is zero.
     NETCOND_E_SRTCM_ZERO_CIR = -100,
@@ -433,7 +433,7 @@ status_table! {
         NETCOND_E_ENUM => "an enum argument is out of range",
         NETCOND_E_UNKNOWN => "the configuration breaks a rule this version of netcond.h does not name",
         NETCOND_E_TICK => "tick_hz must be greater than zero",
-        NETCOND_E_COUNT => "the array must hold at least one state",
+        NETCOND_E_COUNT => "an array argument must hold at least one element (a state or a packet)",
     }
     SrTcmError => srtcm_code {
         ZeroCir = NETCOND_E_SRTCM_ZERO_CIR,

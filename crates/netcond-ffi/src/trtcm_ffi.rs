@@ -13,7 +13,7 @@ use netcond_core::{Instant, Rate, TickRate};
 use trtcm::{
     Compact, CompactProfile, PolicerVerdict, PremiumPolicer, PremiumPolicerConfig,
     PremiumPolicerProfile, Rfc4115, Rfc4115Config, Rfc4115Profile, Rfc4115Ties, SrTcm, SrTcmConfig,
-    SrTcmProfile, TrTcm, TrTcmConfig, TrTcmProfile,
+    SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
 };
 
 use crate::errors::{
@@ -255,13 +255,16 @@ pub struct netcond_policer_tokens {
     pub last: u64,
 }
 
-pub(crate) const TAG_SRTCM: u64 = 0x6e63_5f73_7274_636d;
-pub(crate) const TAG_TRTCM: u64 = 0x6e63_5f74_7274_636d;
-const TAG_RFC4115: u64 = 0x6e63_5f34_3131_3500;
-const TAG_SRTCM_COMPACT: u64 = 0x6e63_5f73_7274_6300;
-const TAG_TRTCM_COMPACT: u64 = 0x6e63_5f74_7274_6300;
-const TAG_RFC4115_COMPACT: u64 = 0x6e63_5f34_3131_3501;
-const TAG_POLICER: u64 = 0x6e63_5f70_6f6c_6963;
+// The per-packet tags are below 2^31, so that x86-64 compares the profile's
+// first word with a sign-extended 32-bit immediate (one `cmp` instead of a
+// 64-bit constant load and a `cmp`); the upper half of the word is zero.
+pub(crate) const TAG_SRTCM: u64 = 0x6e63_7372;
+pub(crate) const TAG_TRTCM: u64 = 0x6e63_7472;
+const TAG_RFC4115: u64 = 0x6e63_3431;
+const TAG_SRTCM_COMPACT: u64 = 0x6e63_7363;
+const TAG_TRTCM_COMPACT: u64 = 0x6e63_7463;
+const TAG_RFC4115_COMPACT: u64 = 0x6e63_3463;
+const TAG_POLICER: u64 = 0x6e63_706f;
 
 /// The tick clock of `hz`, or `NETCOND_E_TICK`.
 fn tick(hz: u64) -> Result<TickRate, c_int> {
@@ -429,9 +432,68 @@ pub(crate) unsafe fn with<O, S, PO, P, R>(
     f: impl FnOnce(&mut S, &P) -> R,
 ) -> R {
     // SAFETY: caller contract, passed on.
-    match unsafe { (state::<O, S>(m), profile::<PO, P>(p, tag)) } {
-        (Some(m), Some(p)) => f(m, p),
-        _ => none,
+    let Some(p) = (unsafe { profile::<PO, P>(p, tag) }) else {
+        return refused(none);
+    };
+    // SAFETY: caller contract, passed on.
+    let Some(m) = (unsafe { state::<O, S>(m) }) else {
+        return refused(none);
+    };
+    f(m, p)
+}
+
+/// The answer to a call with a NULL or unusable argument. Out of line and
+/// `#[cold]`, so that the compiler lays out the checks of [`with`] as
+/// branches not taken and loads no default answer on the fast path.
+#[cold]
+#[inline(never)]
+fn refused<R>(none: R) -> R {
+    // Opaque, so that the call (and with it the hint) is not folded away.
+    core::hint::black_box(none)
+}
+
+/// The body of every color-blind export: `NETCOND_RED` for a NULL or
+/// unusable argument.
+///
+/// # Safety
+/// As [`with`].
+#[inline(always)]
+unsafe fn blind<M: ThreeColorMarker, O, PO>(
+    m: *mut O,
+    p: *const PO,
+    tag: u64,
+    time: u64,
+    pkt_len: u32,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        with(m, p, tag, netcond_color::NETCOND_RED, |m: &mut M, p| {
+            m.color_blind(p, Instant::from_ticks(time), pkt_len).into()
+        })
+    }
+}
+
+/// The body of every color-aware export (`pkt_color` other than 0 or 1 is
+/// red): `NETCOND_RED` for a NULL or unusable argument.
+///
+/// # Safety
+/// As [`with`].
+#[inline(always)]
+unsafe fn aware<M: ThreeColorMarker, O, PO>(
+    m: *mut O,
+    p: *const PO,
+    tag: u64,
+    time: u64,
+    pkt_len: u32,
+    pkt_color: c_int,
+) -> netcond_color {
+    let input = crate::color_in(pkt_color);
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        with(m, p, tag, netcond_color::NETCOND_RED, |m: &mut M, p| {
+            m.color_aware(p, Instant::from_ticks(time), pkt_len, input)
+                .into()
+        })
     }
 }
 
@@ -501,15 +563,7 @@ pub unsafe extern "C" fn netcond_srtcm_color_blind_check(
     pkt_len: u32,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_SRTCM,
-            netcond_color::NETCOND_RED,
-            |m: &mut SrTcm, p| m.color_blind(p, Instant::from_ticks(time), pkt_len).into(),
-        )
-    }
+    unsafe { blind::<SrTcm, _, _>(m, p, TAG_SRTCM, time, pkt_len) }
 }
 
 /// Colors a packet pre-colored `pkt_color` (a `netcond_color`; any other value
@@ -525,20 +579,8 @@ pub unsafe extern "C" fn netcond_srtcm_color_aware_check(
     pkt_len: u32,
     pkt_color: c_int,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_SRTCM,
-            netcond_color::NETCOND_RED,
-            |m: &mut SrTcm, p| {
-                m.color_aware(p, Instant::from_ticks(time), pkt_len, input)
-                    .into()
-            },
-        )
-    }
+    unsafe { aware::<SrTcm, _, _>(m, p, TAG_SRTCM, time, pkt_len, pkt_color) }
 }
 
 /// Copies the token counts and last update time of `m` to `out`.
@@ -637,15 +679,7 @@ pub unsafe extern "C" fn netcond_trtcm_color_blind_check(
     pkt_len: u32,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_TRTCM,
-            netcond_color::NETCOND_RED,
-            |m: &mut TrTcm, p| m.color_blind(p, Instant::from_ticks(time), pkt_len).into(),
-        )
-    }
+    unsafe { blind::<TrTcm, _, _>(m, p, TAG_TRTCM, time, pkt_len) }
 }
 
 /// Colors a packet pre-colored `pkt_color`, color-aware. `NETCOND_RED` on a
@@ -661,19 +695,56 @@ pub unsafe extern "C" fn netcond_trtcm_color_aware_check(
     pkt_len: u32,
     pkt_color: c_int,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
+    // SAFETY: caller contract, passed on.
+    unsafe { aware::<TrTcm, _, _>(m, p, TAG_TRTCM, time, pkt_len, pkt_color) }
+}
+
+/// Colors a burst of `n` packets of one flow, color-blind: packet `i` has
+/// `pkt_len[i]` bytes and arrives at `time[i]`, and its color (a
+/// `netcond_color` value) is written to `color[i]`, exactly as `n` calls of
+/// `netcond_trtcm_color_blind_check` in order would. The pointers and the
+/// profile are checked once for the burst.
+///
+/// Returns 0, `NETCOND_E_NULL` (a NULL pointer or an unconfigured profile;
+/// nothing is written) or `NETCOND_E_COUNT` (`n` is 0).
+///
+/// # Safety
+/// `m` and `p` are NULL or point to valid structs; `time` and `pkt_len` are
+/// NULL or point to `n` readable elements, `color` is NULL or points to `n`
+/// writable bytes; `m` is used by no other thread during the call, and
+/// `color` overlaps none of the other arguments.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trtcm_color_blind_bulk(
+    m: *mut netcond_trtcm,
+    p: *const netcond_trtcm_profile,
+    time: *const u64,
+    pkt_len: *const u32,
+    color: *mut u8,
+    n: usize,
+) -> c_int {
+    if time.is_null() || pkt_len.is_null() || color.is_null() {
+        return NETCOND_E_NULL;
+    }
+    if n == 0 {
+        return NETCOND_E_COUNT;
+    }
+    // SAFETY: caller contract: the three arrays hold `n` elements, `color`
+    // is writable and overlaps nothing else.
+    let (times, lens, out) = unsafe {
+        (
+            core::slice::from_raw_parts(time, n),
+            core::slice::from_raw_parts(pkt_len, n),
+            core::slice::from_raw_parts_mut(color, n),
+        )
+    };
     // SAFETY: caller contract, passed on.
     unsafe {
-        with(
-            m,
-            p,
-            TAG_TRTCM,
-            netcond_color::NETCOND_RED,
-            |m: &mut TrTcm, p| {
-                m.color_aware(p, Instant::from_ticks(time), pkt_len, input)
-                    .into()
-            },
-        )
+        with(m, p, TAG_TRTCM, NETCOND_E_NULL, |m: &mut TrTcm, p| {
+            for ((&t, &len), c) in times.iter().zip(lens).zip(out.iter_mut()) {
+                *c = netcond_color::from(m.color_blind(p, Instant::from_ticks(t), len)) as u8;
+            }
+            NETCOND_OK
+        })
     }
 }
 
@@ -754,15 +825,7 @@ pub unsafe extern "C" fn netcond_rfc4115_color_blind_check(
     pkt_len: u32,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_RFC4115,
-            netcond_color::NETCOND_RED,
-            |m: &mut Rfc4115, p| m.color_blind(p, Instant::from_ticks(time), pkt_len).into(),
-        )
-    }
+    unsafe { blind::<Rfc4115, _, _>(m, p, TAG_RFC4115, time, pkt_len) }
 }
 
 /// Colors a packet pre-colored `pkt_color`, color-aware. `NETCOND_RED` on a
@@ -778,20 +841,8 @@ pub unsafe extern "C" fn netcond_rfc4115_color_aware_check(
     pkt_len: u32,
     pkt_color: c_int,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_RFC4115,
-            netcond_color::NETCOND_RED,
-            |m: &mut Rfc4115, p| {
-                m.color_aware(p, Instant::from_ticks(time), pkt_len, input)
-                    .into()
-            },
-        )
-    }
+    unsafe { aware::<Rfc4115, _, _>(m, p, TAG_RFC4115, time, pkt_len, pkt_color) }
 }
 
 /// Copies the token counts (C, E) and last update of `m` to `out`.
@@ -943,15 +994,7 @@ pub unsafe extern "C" fn netcond_srtcm_compact_color_blind_check(
     pkt_len: u32,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_SRTCM_COMPACT,
-            netcond_color::NETCOND_RED,
-            |m: &mut Compact<SrTcm>, p| m.color_blind(p, Instant::from_ticks(time), pkt_len).into(),
-        )
-    }
+    unsafe { blind::<Compact<SrTcm>, _, _>(m, p, TAG_SRTCM_COMPACT, time, pkt_len) }
 }
 
 /// Colors a pre-colored packet with a 16-byte srTCM state, color-aware.
@@ -966,20 +1009,8 @@ pub unsafe extern "C" fn netcond_srtcm_compact_color_aware_check(
     pkt_len: u32,
     pkt_color: c_int,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_SRTCM_COMPACT,
-            netcond_color::NETCOND_RED,
-            |m: &mut Compact<SrTcm>, p| {
-                m.color_aware(p, Instant::from_ticks(time), pkt_len, input)
-                    .into()
-            },
-        )
-    }
+    unsafe { aware::<Compact<SrTcm>, _, _>(m, p, TAG_SRTCM_COMPACT, time, pkt_len, pkt_color) }
 }
 
 /// Colors a packet with a 16-byte trTCM state, color-blind.
@@ -994,15 +1025,7 @@ pub unsafe extern "C" fn netcond_trtcm_compact_color_blind_check(
     pkt_len: u32,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_TRTCM_COMPACT,
-            netcond_color::NETCOND_RED,
-            |m: &mut Compact<TrTcm>, p| m.color_blind(p, Instant::from_ticks(time), pkt_len).into(),
-        )
-    }
+    unsafe { blind::<Compact<TrTcm>, _, _>(m, p, TAG_TRTCM_COMPACT, time, pkt_len) }
 }
 
 /// Colors a pre-colored packet with a 16-byte trTCM state, color-aware.
@@ -1017,20 +1040,8 @@ pub unsafe extern "C" fn netcond_trtcm_compact_color_aware_check(
     pkt_len: u32,
     pkt_color: c_int,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_TRTCM_COMPACT,
-            netcond_color::NETCOND_RED,
-            |m: &mut Compact<TrTcm>, p| {
-                m.color_aware(p, Instant::from_ticks(time), pkt_len, input)
-                    .into()
-            },
-        )
-    }
+    unsafe { aware::<Compact<TrTcm>, _, _>(m, p, TAG_TRTCM_COMPACT, time, pkt_len, pkt_color) }
 }
 
 /// Colors a packet with a 16-byte RFC 4115 state, color-blind.
@@ -1045,17 +1056,7 @@ pub unsafe extern "C" fn netcond_rfc4115_compact_color_blind_check(
     pkt_len: u32,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_RFC4115_COMPACT,
-            netcond_color::NETCOND_RED,
-            |m: &mut Compact<Rfc4115>, p| {
-                m.color_blind(p, Instant::from_ticks(time), pkt_len).into()
-            },
-        )
-    }
+    unsafe { blind::<Compact<Rfc4115>, _, _>(m, p, TAG_RFC4115_COMPACT, time, pkt_len) }
 }
 
 /// Colors a pre-colored packet with a 16-byte RFC 4115 state, color-aware.
@@ -1070,20 +1071,8 @@ pub unsafe extern "C" fn netcond_rfc4115_compact_color_aware_check(
     pkt_len: u32,
     pkt_color: c_int,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(
-            m,
-            p,
-            TAG_RFC4115_COMPACT,
-            netcond_color::NETCOND_RED,
-            |m: &mut Compact<Rfc4115>, p| {
-                m.color_aware(p, Instant::from_ticks(time), pkt_len, input)
-                    .into()
-            },
-        )
-    }
+    unsafe { aware::<Compact<Rfc4115>, _, _>(m, p, TAG_RFC4115_COMPACT, time, pkt_len, pkt_color) }
 }
 
 /// Copies a 16-byte trTCM state's counts (C, P, widened) and last update to

@@ -13,37 +13,7 @@
  *                           compared by the Rust test with the same streams
  *                           through the Rust API.
  */
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "netcond.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
-
-#define CHECK_RC(expr, want)                                                   \
-	do {                                                                   \
-		int rc_ = (expr);                                              \
-		if (rc_ != (want)) {                                           \
-			fprintf(stderr, "%s:%d: %s returned %d (%s), want %d\n", \
-				__FILE__, __LINE__, #expr, rc_,                \
-				netcond_strerror(rc_), (want));                \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
-
-/* 32.32 fixed point of num/den. */
-#define PROB(num, den) ((uint64_t)(((num) * NETCOND_PROB_ONE) / (den)))
+#include "check.h"
 
 /* The router of Zheng and Kinicki's simulations: w_q 0.001, min_th 10, max_th
  * 30, 50 packets, alpha = beta = 2.5, base_max_p 0.5, s = 1500 bytes at 90
@@ -225,17 +195,6 @@ static void decision_cases(void)
 
 /* ---------------------------------------------------------------- streams */
 
-static uint64_t rng_state;
-static uint64_t next_u64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-#define PACKETS 100000u
-
 /* The stream: one arrival per step, time advancing 0..2 ms; then 0, 1 or 2
  * departures, on average 0.75 in the first half of every 20 s of stream time
  * (the queue fills) and 1.125 in the second (it drains); one step in 4096
@@ -299,20 +258,7 @@ static void streams(uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
-		config_cases();
-		decision_cases();
-		if (failures) {
-			fprintf(stderr, "%d checks failed\n", failures);
-			return 1;
-		}
-		printf("all AECN cases passed\n");
-		return 0;
-	}
-	if (argc >= 3 && strcmp(argv[1], "stream") == 0) {
-		streams(strtoull(argv[2], NULL, 0));
-		return failures ? 1 : 0;
-	}
-	fprintf(stderr, "usage: %s cases | stream SEED\n", argv[0]);
-	return 2;
+	static void (*const all[])(void) = {config_cases, decision_cases, NULL};
+
+	return test_main(argc, argv, "AECN", all, streams);
 }

@@ -12,34 +12,7 @@
  *                           token count), compared by the Rust test with the
  *                           same streams through the Rust API.
  */
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "netcond.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
-
-#define CHECK_RC(expr, want)                                                   \
-	do {                                                                   \
-		int rc_ = (expr);                                              \
-		if (rc_ != (want)) {                                           \
-			fprintf(stderr, "%s:%d: %s returned %d (%s), want %d\n", \
-				__FILE__, __LINE__, #expr, rc_,                \
-				netcond_strerror(rc_), (want));                \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
+#include "check.h"
 
 static netcond_et_marker_sim48_params params(unsigned v)
 {
@@ -137,17 +110,6 @@ static void cases(void)
 
 /* ---------------------------------------------------------------- streams */
 
-static uint64_t rng_state;
-static uint64_t next_u64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-#define PACKETS 100000u
-
 /* Arrivals at about 1.3 times pcn_pt (0..1.215 ms apart, 64..1518 bytes),
  * the input state the two ECN bits (every state, not-PCN included), one
  * arrival in 1024 stepping the clock back 5000 ticks, one in 1024 of length 0
@@ -196,19 +158,7 @@ static void streams(uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
-		cases();
-		if (failures) {
-			fprintf(stderr, "%d checks failed\n", failures);
-			return 1;
-		}
-		printf("all ET48 cases passed\n");
-		return 0;
-	}
-	if (argc >= 3 && strcmp(argv[1], "stream") == 0) {
-		streams(strtoull(argv[2], NULL, 0));
-		return failures ? 1 : 0;
-	}
-	fprintf(stderr, "usage: %s cases | stream SEED\n", argv[0]);
-	return 2;
+	static void (*const all[])(void) = {cases, NULL};
+
+	return test_main(argc, argv, "ET48", all, streams);
 }

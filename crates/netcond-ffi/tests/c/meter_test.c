@@ -12,34 +12,7 @@
  *                       Rust test compares with the same streams through the
  *                       Rust API.
  */
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "netcond.h"
-
-static int failures;
-
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                          \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
-
-#define CHECK_RC(expr, want)                                               \
-	do {                                                               \
-		int rc_ = (expr);                                          \
-		if (rc_ != (want)) {                                       \
-			fprintf(stderr, "%s:%d: %s returned %d (%s), want %d\n", \
-				__FILE__, __LINE__, #expr, rc_,            \
-				netcond_strerror(rc_), (want));            \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#include "check.h"
 
 /* DPDK's app/test/test_meter.c parameters. */
 #define CIR 46000000u
@@ -391,6 +364,67 @@ static void rfc4115_color_cases(void)
 }
 
 /* NULL and unconfigured arguments on every path; bad input colors. */
+/*
+ * The trTCM bulk call against the per-packet call: the same colors and the
+ * same final state on 10,000 packets (lengths 0 to 9999, the clock stepping
+ * back now and then), in bursts of 1 to 64; and its bad arguments.
+ */
+static void bulk_cases(void)
+{
+	enum { N = 10000, BURST = 64 };
+	static uint64_t times[N];
+	static uint32_t lens[N];
+	static uint8_t colors[N];
+	netcond_trtcm_profile prof, never;
+	netcond_trtcm_params p = tparams();
+	netcond_trtcm a, b;
+	netcond_tcm_tokens ta, tb;
+	uint64_t now = 0;
+	unsigned i, done, mismatches = 0;
+
+	rng_state = 17;
+	memset(&never, 0, sizeof never);
+	CHECK_RC(netcond_trtcm_profile_config(&prof, &p), NETCOND_OK);
+	CHECK_RC(netcond_trtcm_config(&a, &prof, 0), NETCOND_OK);
+	CHECK_RC(netcond_trtcm_config(&b, &prof, 0), NETCOND_OK);
+	for (i = 0; i < N; i++) {
+		uint64_t r = next_u64();
+		now = (r % 16 == 0 && now > 50000) ? now - 50000 : now + r % 100000;
+		times[i] = now;
+		lens[i] = (uint32_t)((r >> 8) % 10000);
+	}
+	for (done = 0; done < N;) {
+		size_t n = 1 + next_u64() % BURST;
+		if (n > N - done)
+			n = N - done;
+		CHECK_RC(netcond_trtcm_color_blind_bulk(&b, &prof, times + done, lens + done,
+							colors + done, n),
+			 NETCOND_OK);
+		done += (unsigned)n;
+	}
+	for (i = 0; i < N; i++)
+		if (netcond_trtcm_color_blind_check(&a, &prof, times[i], lens[i]) !=
+		    (netcond_color)colors[i])
+			mismatches++;
+	CHECK(mismatches == 0);
+	CHECK_RC(netcond_trtcm_read(&a, &ta), NETCOND_OK);
+	CHECK_RC(netcond_trtcm_read(&b, &tb), NETCOND_OK);
+	CHECK(ta.tc == tb.tc && ta.te == tb.te && ta.last == tb.last);
+
+	/* Bad arguments: an error, nothing written, the state untouched. */
+	memset(colors, 0xee, 4);
+	CHECK_RC(netcond_trtcm_color_blind_bulk(NULL, &prof, times, lens, colors, 4), NETCOND_E_NULL);
+	CHECK_RC(netcond_trtcm_color_blind_bulk(&b, NULL, times, lens, colors, 4), NETCOND_E_NULL);
+	CHECK_RC(netcond_trtcm_color_blind_bulk(&b, &never, times, lens, colors, 4), NETCOND_E_NULL);
+	CHECK_RC(netcond_trtcm_color_blind_bulk(&b, &prof, NULL, lens, colors, 4), NETCOND_E_NULL);
+	CHECK_RC(netcond_trtcm_color_blind_bulk(&b, &prof, times, NULL, colors, 4), NETCOND_E_NULL);
+	CHECK_RC(netcond_trtcm_color_blind_bulk(&b, &prof, times, lens, NULL, 4), NETCOND_E_NULL);
+	CHECK_RC(netcond_trtcm_color_blind_bulk(&b, &prof, times, lens, colors, 0), NETCOND_E_COUNT);
+	CHECK(colors[0] == 0xee && colors[3] == 0xee);
+	CHECK_RC(netcond_trtcm_read(&b, &ta), NETCOND_OK);
+	CHECK(ta.tc == tb.tc && ta.te == tb.te && ta.last == tb.last);
+}
+
 static void bad_argument_cases(void)
 {
 	netcond_trtcm_profile prof, never;
@@ -501,16 +535,6 @@ static void strerror_cases(void)
 /* ---------------------------------------------------------------- streams */
 
 /* SplitMix64 (Steele, Lea and Flood 2014), as the Rust side of the test. */
-static uint64_t rng_state;
-static uint64_t next_u64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-#define PACKETS 100000u
 
 /* One packet of the stream: time step, length and input color. Mostly
  * 64..1518-byte packets 0..17.6 us apart (about 1.3 x PIR on nanosecond
@@ -672,28 +696,11 @@ static void streams(uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
-		srtcm_config_cases();
-		trtcm_config_cases();
-		rfc4115_config_cases();
-		policer_config_cases();
-		compact_config_cases();
-		srtcm_color_cases();
-		trtcm_color_cases();
-		rfc4115_color_cases();
-		bad_argument_cases();
-		strerror_cases();
-		if (failures) {
-			fprintf(stderr, "%d checks failed\n", failures);
-			return 1;
-		}
-		printf("all meter cases passed\n");
-		return 0;
-	}
-	if (argc >= 3 && strcmp(argv[1], "stream") == 0) {
-		streams(strtoull(argv[2], NULL, 0));
-		return failures ? 1 : 0;
-	}
-	fprintf(stderr, "usage: %s cases | stream SEED\n", argv[0]);
-	return 2;
+	static void (*const all[])(void) = {
+		srtcm_config_cases, trtcm_config_cases, rfc4115_config_cases,
+		policer_config_cases, compact_config_cases, srtcm_color_cases,
+		trtcm_color_cases, rfc4115_color_cases, bulk_cases,
+		bad_argument_cases, strerror_cases, NULL};
+
+	return test_main(argc, argv, "meter", all, streams);
 }

@@ -10,34 +10,7 @@
  *                          states packets leave in, a hash of them), compared
  *                          by the Rust test with the Rust API.
  */
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "netcond.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
-
-#define CHECK_RC(expr, want)                                                   \
-	do {                                                                   \
-		int rc_ = (expr);                                              \
-		if (rc_ != (want)) {                                           \
-			fprintf(stderr, "%s:%d: %s returned %d (%s), want %d\n", \
-				__FILE__, __LINE__, #expr, rc_,                \
-				netcond_strerror(rc_), (want));                \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
+#include "check.h"
 
 /* PCN rates of 1 MB/s (supportable) and 1.2 MB/s (admissible), nanosecond
  * ticks. */
@@ -472,17 +445,6 @@ static void edge_cases(void)
 
 /* ---------------------------------------------------------------- streams */
 
-static uint64_t rng_state;
-static uint64_t next_u64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-#define PACKETS 100000u
-
 /* Packets of 64..1518 bytes 0..0.9 ms apart (about 1.76 MB/s offered, of
  * which the three quarters that are NM or ThM, 1.32 MB/s, are metered: above
  * every meter's rate), in any of the four states (mostly NM), with a
@@ -719,21 +681,7 @@ static void streams(uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
-		config_cases();
-		argument_cases();
-		edge_cases();
-		if (failures) {
-			fprintf(stderr, "%d checks failed\n", failures);
-			return 1;
-		}
-		printf("all PCN cases passed\n");
-		return 0;
-	}
-	if (argc >= 3 && strcmp(argv[1], "stream") == 0) {
-		streams(strtoull(argv[2], NULL, 0));
-		return failures ? 1 : 0;
-	}
-	fprintf(stderr, "usage: %s cases | stream SEED\n", argv[0]);
-	return 2;
+	static void (*const all[])(void) = {config_cases, argument_cases, edge_cases, NULL};
+
+	return test_main(argc, argv, "PCN", all, streams);
 }
