@@ -273,6 +273,10 @@ pub(crate) struct FastLine {
     pub frac: u8,
     /// [`Curve::fast_sh`].
     pub fast_sh: u8,
+    /// RIO's mode (`RioMode as u8`), read from the first line by
+    /// [`Rio::on_arrival`](crate::Rio::on_arrival); 0 for RED, which does not
+    /// read it.
+    pub rio_mode: u8,
 }
 
 const _: () = assert!(core::mem::size_of::<FastLine>() == 64);
@@ -298,6 +302,7 @@ impl FastLine {
             },
             frac: common.avg.frac as u8,
             fast_sh: curve.fast_sh as u8,
+            rio_mode: 0,
         }
     }
 

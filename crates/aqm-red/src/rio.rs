@@ -32,6 +32,11 @@ pub enum RioMode {
     Wred,
 }
 
+/// [`RioMode`] as kept in a profile's first line ([`FastLine::rio_mode`]).
+const COUPLED: u8 = RioMode::Coupled as u8;
+/// See [`COUPLED`].
+const WRED: u8 = RioMode::Wred as u8;
+
 /// One color's RED thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -195,7 +200,10 @@ impl RioProfile {
         let min_ths = cfg.colors.map(|p| p.min_th);
         crate::red::check_ecn_drop(cfg.ecn, cfg.ecn_drop_th, &min_ths, cfg.limit)?;
         Ok(RioProfile {
-            fast: curves.map(|c| FastLine::new(&common, &c)),
+            fast: curves.map(|c| FastLine {
+                rio_mode: cfg.mode as u8,
+                ..FastLine::new(&common, &c)
+            }),
             common,
             curves,
             mode: cfg.mode,
@@ -349,8 +357,8 @@ impl Rio {
         // clamping (nor overflows its shift by `frac`).
         let (s0, s1, total) = (s0 as u32, s1 as u32, total as u32);
         let u = f.frac;
-        let (k, avg) = match profile.mode {
-            RioMode::Coupled => {
+        let (k, avg) = match f.rio_mode {
+            COUPLED => {
                 // Each color steps only the averages that count it (red
                 // one, yellow two, green three).
                 let n2 = f.step(self.avg[2], total << u);
@@ -368,11 +376,11 @@ impl Rio {
                     Color::Red => (2, n2),
                 }
             }
-            RioMode::Wred => {
+            WRED => {
                 self.avg[0] = f.step(self.avg[0], total << u);
                 (ci, self.avg[0])
             }
-            RioMode::Decoupled => {
+            _ => {
                 self.avg[ci] = f.step(self.avg[ci], queue[ci] << u);
                 (ci, self.avg[ci])
             }
