@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The C interface's CI step: installs what it needs (cbindgen, a C and C++
-# compiler, pkg-config, libdpdk-dev, the sanitizer runtimes), checks
+# compiler, pkg-config, CMake, libdpdk-dev, the sanitizer runtimes), checks
 # that include/netcond.h is what cbindgen generates from crates/netcond-ffi,
 # runs the crate's tests (which compile and run the C tests, with
-# -fsanitize=address,undefined), builds and runs the DPDK client in
+# -fsanitize=address,undefined), checks netcond.pc and the CMake snippet of
+# docs/c-api.md on the trTCM example, builds and runs the DPDK client in
 # integrations/dpdk, and times the C call against the Rust call (ns/packet,
 # interleaved in one process). Prints how long each part took.
 #
@@ -44,7 +45,7 @@ total_start=$(date +%s)
 
 step "install packages"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    pkgs="build-essential pkg-config libdpdk-dev libasan8 libubsan1"
+    pkgs="build-essential pkg-config cmake libdpdk-dev libasan8 libubsan1"
     missing=""
     for p in $pkgs; do
         dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -115,6 +116,48 @@ int main(void)
 C
 cc -std=c99 -Wall -Wextra -Werror -I include "$tmp/shared.c" -L "$CARGO_TARGET_DIR/release" -lnetcond -o "$tmp/shared"
 LD_LIBRARY_PATH="$CARGO_TARGET_DIR/release" "$tmp/shared"
+rm -rf "$tmp"
+done_step
+
+step "pkg-config file and CMake snippet (docs/c-api.md)"
+tmp=$(mktemp -d)
+mkdir -p "$tmp/prefix/include" "$tmp/prefix/lib/pkgconfig"
+cp include/netcond.h "$tmp/prefix/include/"
+cp "$CARGO_TARGET_DIR/release/libnetcond.a" "$CARGO_TARGET_DIR/release/libnetcond.so" "$tmp/prefix/lib/"
+sed "s|@PREFIX@|$tmp/prefix|" crates/netcond-ffi/netcond.pc.in > "$tmp/prefix/lib/pkgconfig/netcond.pc"
+export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Wextra -Werror crates/netcond-ffi/tests/c/trtcm_example.c \
+    $(pkg-config --cflags --libs netcond) -o "$tmp/shared"
+LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/shared" >/dev/null
+# Static: with only libnetcond.a installed, --static adds its system libraries.
+rm "$tmp/prefix/lib/libnetcond.so"
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Wextra -Werror crates/netcond-ffi/tests/c/trtcm_example.c \
+    $(pkg-config --cflags --libs --static netcond) -o "$tmp/static"
+"$tmp/static" >/dev/null
+echo "    pkg-config: the example builds and runs, shared and static"
+mkdir -p "$tmp/cmake"
+cp crates/netcond-ffi/tests/c/trtcm_example.c "$tmp/cmake/app.c"
+cat > "$tmp/cmake/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.11)
+project(netcond_cmake_check C)
+add_executable(my_app app.c)
+add_library(netcond STATIC IMPORTED)
+set_target_properties(netcond PROPERTIES
+  IMPORTED_LOCATION "\${NETCOND_DIR}/target/release/libnetcond.a"
+  INTERFACE_INCLUDE_DIRECTORIES "\${NETCOND_DIR}/include"
+  INTERFACE_LINK_LIBRARIES "gcc_s;util;rt;pthread;m;dl")
+target_link_libraries(my_app PRIVATE netcond)
+CMAKE
+# The snippet expects NETCOND_DIR/target/release and NETCOND_DIR/include.
+mkdir -p "$tmp/nc/target"
+ln -s "$CARGO_TARGET_DIR/release" "$tmp/nc/target/release"
+ln -s "$ROOT/include" "$tmp/nc/include"
+cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -DNETCOND_DIR="$tmp/nc" >/dev/null
+cmake --build "$tmp/cmake/build" >/dev/null
+"$tmp/cmake/build/my_app" >/dev/null
+echo "    CMake: the snippet builds the example, which runs"
 rm -rf "$tmp"
 done_step
 
