@@ -254,6 +254,103 @@ impl<P: Packet + Send> Qdisc<P> for DropTail<P> {
     }
 }
 
+/// What an active queue manager, policer or marker in front of a FIFO decides
+/// for an arriving packet ([`Aqm::on_arrival`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queue the packet.
+    Enqueue,
+    /// Queue the packet, counted as ECN-marked (the manager set its mark).
+    Mark,
+    /// Drop by an early (probabilistic) decision.
+    DropEarly,
+    /// Drop because a buffer or a hard threshold is full.
+    DropForced,
+    /// Drop by a policer.
+    PolicerDrop,
+}
+
+/// A conditioner that must see the queue it guards (RED, RIO, a policer that
+/// accounts for buffer space): plugged into an [`AqmQueue`], which owns the
+/// FIFO and the counters and asks the manager at each arrival and departure.
+pub trait Aqm<P>: Send {
+    /// Decide on `pkt` arriving at `now` in front of `fifo` (which may be
+    /// changed, e.g. ECN-marked).
+    fn on_arrival(&mut self, now: Time, fifo: &DropTail<P>, pkt: &mut P) -> Verdict;
+    /// `pkt` was queued.
+    fn on_enqueued(&mut self, _pkt: &P) {}
+    /// The link asked for a packet at `now`: `pkt` left `fifo` (`None`: it
+    /// was empty); `fifo` is as it is after.
+    fn on_dequeue(&mut self, _now: Time, _fifo: &DropTail<P>, _pkt: Option<&P>) {}
+    /// The link finished transmitting `pkt` (its last bit left at `now`).
+    fn tx_done(&mut self, _now: Time, _pkt: &P) {}
+}
+
+/// A [`Qdisc`] built from a FIFO and an [`Aqm`] deciding at its input.
+pub struct AqmQueue<P, A> {
+    fifo: DropTail<P>,
+    aqm: A,
+    stats: QdiscStats,
+}
+
+impl<P: Packet, A: Aqm<P>> AqmQueue<P, A> {
+    /// `aqm` in front of `fifo`.
+    #[must_use]
+    pub fn new(fifo: DropTail<P>, aqm: A) -> AqmQueue<P, A> {
+        AqmQueue {
+            fifo,
+            aqm,
+            stats: QdiscStats::default(),
+        }
+    }
+}
+
+impl<P: Packet + Send, A: Aqm<P>> Qdisc<P> for AqmQueue<P, A> {
+    fn enqueue(&mut self, now: Time, mut pkt: P) -> Result<(), P> {
+        self.stats.arrived += 1;
+        match self.aqm.on_arrival(now, &self.fifo, &mut pkt) {
+            Verdict::Enqueue => {}
+            Verdict::Mark => self.stats.marks += 1,
+            Verdict::DropEarly => {
+                self.stats.early_drops += 1;
+                return Err(pkt);
+            }
+            Verdict::DropForced => {
+                self.stats.forced_drops += 1;
+                return Err(pkt);
+            }
+            Verdict::PolicerDrop => {
+                self.stats.policer_drops += 1;
+                return Err(pkt);
+            }
+        }
+        match self.fifo.push(pkt) {
+            Ok(()) => {
+                self.aqm.on_enqueued(&pkt);
+                Ok(())
+            }
+            Err(p) => {
+                self.stats.forced_drops += 1;
+                Err(p)
+            }
+        }
+    }
+    fn dequeue(&mut self, now: Time) -> Deq<P> {
+        let p = self.fifo.pop();
+        self.aqm.on_dequeue(now, &self.fifo, p.as_ref());
+        p.map_or(Deq::Empty, Deq::Packet)
+    }
+    fn tx_done(&mut self, now: Time, pkt: &P) {
+        self.aqm.tx_done(now, pkt);
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+    fn reset_stats(&mut self) {
+        self.stats = QdiscStats::default();
+    }
+}
+
 /// Packet classes a link counts separately ([`LinkStats::class_color_bytes`]);
 /// higher classes are counted with the last one.
 pub const CLASSES: usize = 10;

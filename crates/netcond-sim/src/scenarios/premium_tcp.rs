@@ -33,7 +33,7 @@ use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Axis, Comparison, Plot, Report, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
-use crate::tcp::net::{Deq, DropTail, Network, Packet, Qdisc, QdiscStats};
+use crate::tcp::net::{Aqm, AqmQueue, DropTail, Network, Packet, Verdict};
 use crate::tcp::TcpConfig;
 use crate::SimError;
 
@@ -168,44 +168,27 @@ pub struct PremiumOutcome {
     pub pbs: u64,
 }
 
-/// The premium class at the PPP output: policer, then the premium FIFO.
-struct PremiumQueue {
+/// The premium policer at the PPP output, in front of the premium FIFO (it
+/// accounts for the FIFO's buffer space, so it sees the queue).
+struct PremiumAqm {
     profile: PremiumPolicerProfile,
     policer: PremiumPolicer,
-    fifo: DropTail,
-    stats: QdiscStats,
 }
 
-impl Qdisc<Packet> for PremiumQueue {
-    fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
-        self.stats.arrived += 1;
+impl Aqm<Packet> for PremiumAqm {
+    fn on_arrival(&mut self, now: Time, _fifo: &DropTail, pkt: &mut Packet) -> Verdict {
         match self
             .policer
             .offer(&self.profile, Instant::from_ticks(now), pkt.seg.wire_len)
         {
-            PolicerVerdict::Admitted => self.fifo.push(pkt),
-            PolicerVerdict::PolicerDrop => {
-                self.stats.policer_drops += 1;
-                Err(pkt)
-            }
-            PolicerVerdict::BufferDrop => {
-                self.stats.forced_drops += 1;
-                Err(pkt)
-            }
+            PolicerVerdict::Admitted => Verdict::Enqueue,
+            PolicerVerdict::PolicerDrop => Verdict::PolicerDrop,
+            PolicerVerdict::BufferDrop => Verdict::DropForced,
         }
-    }
-    fn dequeue(&mut self, _now: Time) -> Deq {
-        self.fifo.pop().map_or(Deq::Empty, Deq::Packet)
     }
     fn tx_done(&mut self, _now: Time, pkt: &Packet) {
         // Buffer space is free when the last bit has left (trtcm's policer docs).
         self.policer.dequeued(pkt.seg.wire_len);
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
-    fn reset_stats(&mut self) {
-        self.stats = QdiscStats::default();
     }
 }
 
@@ -257,12 +240,13 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
     let ppp = net.add_link(
         link_bps,
         ppp_delay,
-        Box::new(PremiumQueue {
-            profile,
-            policer: PremiumPolicer::new(&profile, Instant::ZERO),
-            fifo: DropTail::packets(usize::MAX),
-            stats: QdiscStats::default(),
-        }),
+        Box::new(AqmQueue::new(
+            DropTail::packets(usize::MAX),
+            PremiumAqm {
+                profile,
+                policer: PremiumPolicer::new(&profile, Instant::ZERO),
+            },
+        )),
     );
     let lan_b = net.add_pipe_link(100_000_000, lan_delay);
     // The reverse path carries only this stream's ACKs: propagation plus the

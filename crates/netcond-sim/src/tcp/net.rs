@@ -17,10 +17,12 @@ use crate::engine::{EventQueue, Time};
 use crate::net::{self, NetEv};
 use netcond::base::Color;
 
-pub use crate::net::{LinkStats, Qdisc, QdiscStats, CLASSES};
+pub use crate::net::{Aqm, LinkStats, Qdisc, QdiscStats, Verdict, CLASSES};
 
 /// What a queueing discipline hands the link, for TCP packets.
 pub type Deq = net::Deq<Packet>;
+/// A FIFO of TCP packets with an [`Aqm`] at its input.
+pub type AqmQueue<A> = net::AqmQueue<Packet, A>;
 /// A tail-drop FIFO of TCP packets.
 pub type DropTail = net::DropTail<Packet>;
 /// A link carrying TCP packets.
