@@ -34,7 +34,9 @@ use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Axis, Comparison, Plot, Report, RunRecord, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
-use crate::tcp::net::{jain_index, Deq, DropTail, Network, Packet, Qdisc, QdiscStats};
+use crate::tcp::net::{
+    jain_index, Aqm, AqmQueue, Deq, DropTail, Network, Packet, Qdisc, QdiscStats, Verdict,
+};
 use crate::tcp::TcpConfig;
 use crate::SimError;
 
@@ -198,56 +200,36 @@ fn ecn_of(p: &Packet) -> Ecn {
     }
 }
 
-/// RED or RED+ECN at the bottleneck.
-struct RedQueue {
+/// RED or RED+ECN in front of the bottleneck's FIFO.
+struct RedAqm {
     profile: RedProfile,
     red: Red,
-    fifo: DropTail,
     rng: Rng,
-    stats: QdiscStats,
 }
 
-impl Qdisc<Packet> for RedQueue {
-    fn enqueue(&mut self, now: Time, mut pkt: Packet) -> Result<(), Packet> {
-        self.stats.arrived += 1;
+impl Aqm<Packet> for RedAqm {
+    fn on_arrival(&mut self, now: Time, fifo: &DropTail, pkt: &mut Packet) -> Verdict {
         let d = self.red.on_arrival(
             &self.profile,
             Instant::from_ticks(now),
-            self.fifo.len() as u32,
-            AqmPacket::new(pkt.seg.wire_len, ecn_of(&pkt)),
+            fifo.len() as u32,
+            AqmPacket::new(pkt.seg.wire_len, ecn_of(pkt)),
             &mut self.rng,
         );
         match d {
-            Decision::Enqueue => {}
+            Decision::Enqueue => Verdict::Enqueue,
             Decision::Mark => {
                 pkt.seg.mark_ce();
-                self.stats.marks += 1;
+                Verdict::Mark
             }
-            Decision::DropEarly => {
-                self.stats.early_drops += 1;
-                return Err(pkt);
-            }
-            Decision::DropForced => {
-                self.stats.forced_drops += 1;
-                return Err(pkt);
-            }
+            Decision::DropEarly => Verdict::DropEarly,
+            Decision::DropForced => Verdict::DropForced,
         }
-        self.fifo
-            .push(pkt)
-            .inspect_err(|_| self.stats.forced_drops += 1)
     }
-    fn dequeue(&mut self, now: Time) -> Deq {
-        let p = self.fifo.pop();
-        if self.fifo.is_empty() {
+    fn on_dequeue(&mut self, now: Time, fifo: &DropTail, _pkt: Option<&Packet>) {
+        if fifo.is_empty() {
             self.red.on_queue_empty(Instant::from_ticks(now));
         }
-        p.map_or(Deq::Empty, Deq::Packet)
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
-    fn reset_stats(&mut self) {
-        self.stats = QdiscStats::default();
     }
 }
 
@@ -371,13 +353,14 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
                 cfg.ecn_drop_th = Some(max_th); // RFC 3168 section 7
             }
             let profile = RedProfile::new(&cfg).map_err(cfg_err)?;
-            Box::new(RedQueue {
-                profile,
-                red: Red::new(),
-                fifo: DropTail::packets(buffer as usize),
-                rng: qrng,
-                stats: QdiscStats::default(),
-            })
+            Box::new(AqmQueue::new(
+                DropTail::packets(buffer as usize),
+                RedAqm {
+                    profile,
+                    red: Red::new(),
+                    rng: qrng,
+                },
+            ))
         }
     };
     let mss = packet.saturating_sub(40).max(1);
