@@ -150,7 +150,10 @@ mod tests {
             PcnMark::NotPcn,
         ];
         let mut marked = 0;
-        for _ in 0..400 {
+        // Miri interprets every instruction: a few bursts still run each
+        // branch of the burst code there; the full stream runs natively.
+        let bursts = if cfg!(miri) { 12 } else { 400 };
+        for _ in 0..bursts {
             let n = r.below(3 * BURST as u32 + 1) as usize;
             let range = (links + links / 8 + 1) as u32;
             let ids: Vec<u32> = (0..n)
