@@ -12,7 +12,11 @@ use netcond_benches::{flow_indices, BENCH_TICKS_PER_PACKET};
 const BATCH: usize = 4096;
 
 fn profile() -> RbccProfile {
-    RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(1), Rate::from_mbps(10_000))).unwrap()
+    RbccProfile::new(&RbccConfig::toomey_scenario7(
+        NodeId(1),
+        Rate::from_mbps(10_000),
+    ))
+    .unwrap()
 }
 
 /// A table of `flows` flows; a third of them are held elsewhere at random
