@@ -35,7 +35,7 @@ use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Comparison, Plot, Report, RunRecord, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
-use crate::tcp::net::{Deq, DropTail, Network, Packet, Qdisc, QdiscStats};
+use crate::tcp::net::{Aqm, AqmQueue, Deq, DropTail, Network, Packet, Qdisc, QdiscStats, Verdict};
 use crate::tcp::TcpConfig;
 use crate::SimError;
 
@@ -189,67 +189,43 @@ impl Qdisc<Packet> for CustomerEgress {
     }
 }
 
-/// ER1's three-color RIO queue on the bottleneck, counting bytes per router and color.
-struct RioQueue {
+/// ER1's three-color RIO in front of the bottleneck's FIFO, counting the
+/// queued packets per color.
+struct RioAqm {
     profile: RioProfile,
     rio: Rio,
-    fifo: DropTail,
     per_color: [u32; 3],
     rng: Rng,
-    stats: QdiscStats,
 }
 
-impl Qdisc<Packet> for RioQueue {
-    fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
-        self.stats.arrived += 1;
-        let c = pkt.color.index();
+impl Aqm<Packet> for RioAqm {
+    fn on_arrival(&mut self, now: Time, _fifo: &DropTail, pkt: &mut Packet) -> Verdict {
         let d = self.rio.on_arrival(
             &self.profile,
             Instant::from_ticks(now),
             self.per_color,
-            Color::from_index(c),
+            Color::from_index(pkt.color.index()),
             AqmPacket::new(pkt.seg.wire_len, Ecn::NotEct),
             &mut self.rng,
         );
         match d {
-            Decision::DropEarly => {
-                self.stats.early_drops += 1;
-                Err(pkt)
-            }
-            Decision::DropForced => {
-                self.stats.forced_drops += 1;
-                Err(pkt)
-            }
-            _ => match self.fifo.push(pkt) {
-                Ok(()) => {
-                    self.per_color[c] += 1;
-                    Ok(())
-                }
-                Err(p) => {
-                    self.stats.forced_drops += 1;
-                    Err(p)
-                }
-            },
+            Decision::DropEarly => Verdict::DropEarly,
+            Decision::DropForced => Verdict::DropForced,
+            // Not ECN-capable: never marked, so a mark would only queue it.
+            Decision::Enqueue | Decision::Mark => Verdict::Enqueue,
         }
     }
-
-    fn dequeue(&mut self, now: Time) -> Deq {
-        let Some(p) = self.fifo.pop() else {
-            return Deq::Empty;
+    fn on_enqueued(&mut self, pkt: &Packet) {
+        self.per_color[pkt.color.index()] += 1;
+    }
+    fn on_dequeue(&mut self, now: Time, fifo: &DropTail, pkt: Option<&Packet>) {
+        let Some(p) = pkt else {
+            return;
         };
-        let c = p.color.index();
-        self.per_color[c] -= 1;
-        if self.fifo.is_empty() {
+        self.per_color[p.color.index()] -= 1;
+        if fifo.is_empty() {
             self.rio.on_queue_empty(Instant::from_ticks(now));
         }
-        Deq::Packet(p)
-    }
-
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
-    fn reset_stats(&mut self) {
-        self.stats = QdiscStats::default();
     }
 }
 
@@ -308,14 +284,15 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
     let bottleneck = net.add_link(
         bott_bps,
         10 * MS,
-        Box::new(RioQueue {
-            profile: rio_profile,
-            rio: Rio::new(),
-            fifo: DropTail::packets(usize::MAX),
-            per_color: [0; 3],
-            rng: rng.fork(1),
-            stats: QdiscStats::default(),
-        }),
+        Box::new(AqmQueue::new(
+            DropTail::packets(usize::MAX),
+            RioAqm {
+                profile: rio_profile,
+                rio: Rio::new(),
+                per_color: [0; 3],
+                rng: rng.fork(1),
+            },
+        )),
     );
     let lan = |net: &mut Network| net.add_pipe_link(10_000_000, MS);
     // ACK path: LAN, 34 Mbit/s, 70 Mbit/s, 34 Mbit/s, LAN, propagation plus a 40-byte ACK's serialization.
