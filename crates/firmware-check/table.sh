@@ -51,7 +51,7 @@ describe() {
     fw_rfc4115_color_aware) echo "RFC 4115 trTCM, color-aware" ;;
     fw_ef_policer_offer) echo "EF premium policer" ;;
     fw_et_marker) echo "3sM ET-marker" ;;
-    fw_et_marker_sim48) echo "3sM ET-marker (seed 000 s4.8)" ;;
+    fw_et_marker_sim48) echo "3sM ET-marker (explicit-marking-01 s4.8)" ;;
     fw_as_marker) echo "3sM AS-marker" ;;
     fw_node_3sm) echo "node marker, 3sM (ET + AS)" ;;
     fw_node_rfc5670) echo "node marker, RFC 5670 (ETM + ThM)" ;;

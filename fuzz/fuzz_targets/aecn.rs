@@ -1,4 +1,4 @@
-//! AECN (seed 002): RED average, per-class marking probabilities and
+//! AECN (Zheng and Kinicki): RED average, per-class marking probabilities and
 //! mark-front over a fixed-capacity queue of 64 descriptors. The configuration
 //! is validated, then `aqm_red::invariants::check_aecn` drives an
 //! `AecnQueue<_, 64>` through the decoded operations and checks the queue

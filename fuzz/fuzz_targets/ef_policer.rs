@@ -1,4 +1,5 @@
-//! Seed 003's single-rate EF / premium policer: invariants of
+//! The single-rate EF / premium policer of the premium TCP test ("Test of a
+//! DiffServ Premium TCP stream varying the Committed Rate"): invariants of
 //! `trtcm::invariants::policer_step` at every packet, and the exact reference
 //! model `trtcm::reference::PremiumPolicerRef` (verdicts, tokens and backlog
 //! after every operation). Operations are arrivals and departures from the

@@ -1,4 +1,5 @@
-//! 3sM AS-marker, both forms (seed 000 section 1.2 and 3sm-01 section 3.2.2):
+//! 3sM AS-marker, both forms (draft-babiarz-pcn-explicit-marking-01 section 1.2
+//! and 3sm-01 section 3.2.2):
 //! `pcn_meter::invariants::meter_step` and `not_pcn_is_not_metered` at every
 //! packet, and the exact reference model `pcn_meter::reference::RefAsMarker`
 //! when timestamps stay below 2^63.

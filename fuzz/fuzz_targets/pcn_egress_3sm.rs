@@ -1,6 +1,7 @@
-//! Seed 000 section 2.3's egress table (`Egress3sm<u8, 4>`: a stop-blocking
-//! timer per ingress-egress aggregate, block on AS, terminate on ET) under any
-//! sequence of registrations, packets and polls at any times. Each aggregate's
+//! The egress table of draft-babiarz-pcn-explicit-marking-01 section 2.3
+//! (`Egress3sm<u8, 4>`: a stop-blocking timer per ingress-egress aggregate,
+//! block on AS, terminate on ET) under any sequence of registrations, packets
+//! and polls at any times. Each aggregate's
 //! timer is mirrored by a standalone `StopBlockingTimer` driven with the same
 //! calls: the table's signals, admissions and resumptions must equal the
 //! timers', and every timer must pass

@@ -1,5 +1,5 @@
-//! 3sM ET-marker (seed 000 section 1.2; 3sm-01 section 3.1.2 and appendix
-//! A.1.5), tail or size-independent marking, with or without "an arriving ET
+//! 3sM ET-marker (draft-babiarz-pcn-explicit-marking-01 section 1.2; 3sm-01 section
+//! 3.1.2 and appendix A.1.5), tail or size-independent marking, with or without "an arriving ET
 //! packet adds s": `pcn_meter::invariants::meter_step` and
 //! `not_pcn_is_not_metered` at every packet, and the exact reference model
 //! `pcn_meter::reference::RefEtMarker` (marking and fill) when timestamps stay

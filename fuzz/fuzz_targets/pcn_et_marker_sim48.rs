@@ -1,5 +1,5 @@
-//! The ET-marker as simulated in seed 000 section 4.8 (Figure 9; the bucket may
-//! go negative): `pcn_meter::invariants::meter_step` and
+//! The ET-marker as simulated in draft-babiarz-pcn-explicit-marking-01 section 4.8
+//! (Figure 9; the bucket may go negative): `pcn_meter::invariants::meter_step` and
 //! `not_pcn_is_not_metered` at every packet, and the exact reference model
 //! `pcn_meter::reference::RefEtMarkerSim48` when timestamps stay below 2^63.
 #![no_main]

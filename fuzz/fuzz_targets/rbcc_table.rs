@@ -1,4 +1,4 @@
-//! The RBCC interface table and rate stamping (seed 004): flows join, change
+//! The RBCC interface table and rate stamping (Toomey's TRUMP/RBCC): flows join, change
 //! their requested rate, get the end-to-end rate back from their ACKs, send
 //! ACKs the other way, close and expire, in any order and at any time. After
 //! every operation: `rbcc_rate::invariants::interface_within_capacity` and

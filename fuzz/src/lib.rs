@@ -130,7 +130,7 @@ pub enum RateSel {
     Bytes(u32),
     /// Whole Mbit/s.
     Mbps(u16),
-    /// A rate from the RFCs and seeds.
+    /// A rate from the RFCs and the source documents.
     Preset(u8),
     /// Any bit rate.
     Any(u64),
@@ -149,8 +149,8 @@ impl RateSel {
                 [
                     368_000_000, // 46,000,000 B/s (DPDK test_meter CIR)
                     552_000_000, // 69,000,000 B/s (DPDK test_meter PIR)
-                    163_840,     // seed 003's committed rate
-                    64_000,      // seed 004's bottleneck
+                    163_840,     // the premium TCP test's committed rate
+                    64_000,      // Toomey's Scenario 7 bottleneck
                     10_000_000,
                     80_000, // G.711 at 20 ms: 10,000 B/s
                     1,
@@ -171,7 +171,7 @@ pub enum Burst {
     Small(u8),
     /// Up to 65,535 bytes.
     Typical(u16),
-    /// A size from the RFCs and seeds (2048, 4096, 1500, 11,000, 13,000, ...).
+    /// A size from the RFCs and the source documents (2048, 4096, 1500, 11,000, 13,000, ...).
     Preset(u8),
     /// Any `u32`.
     Large(u32),
@@ -434,7 +434,7 @@ pub mod aqm {
         Small(u8),
         /// 0 to 65,535.
         Medium(u16),
-        /// A value from the seeds (10, 30, 50, 100, 200, 400, 800, 1000).
+        /// A value from the source documents (10, 30, 50, 100, 200, 400, 800, 1000).
         Preset(u8),
         /// Any `u32`.
         Any(u32),

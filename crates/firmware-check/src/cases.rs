@@ -151,7 +151,7 @@ pub mod ep {
     ) -> PolicerVerdict {
         s.offer(p, now, len)
     }
-    /// 3sM ET-marker (seed 000 section 1.2 / 3sm-01).
+    /// 3sM ET-marker (draft-babiarz-pcn-explicit-marking-01 section 1.2 / 3sm-01).
     #[inline(never)]
     #[no_mangle]
     pub fn fw_et_marker(
@@ -163,7 +163,7 @@ pub mod ep {
     ) -> PcnMark {
         s.mark(p, now, len, m)
     }
-    /// 3sM ET-marker as simulated in seed 000 section 4.8.
+    /// 3sM ET-marker as simulated in draft-babiarz-pcn-explicit-marking-01 section 4.8.
     #[inline(never)]
     #[no_mangle]
     pub fn fw_et_marker_sim48(
@@ -445,7 +445,7 @@ tcm_stream!(
     ))
 );
 
-/// The EF policer with seed 003's default profile; every third packet one
+/// The EF policer with the premium TCP test's default profile; every third packet one
 /// packet's worth leaves the premium buffer.
 pub fn ef_stream(out: &mut dyn Sink) {
     let Ok(p) = PremiumPolicerProfile::new(&PremiumPolicerConfig::default()) else {
@@ -523,7 +523,8 @@ fn etm_profile(mode: ExcessMode) -> Option<ExcessTrafficMeterProfile> {
     .ok()
 }
 
-/// The 3sM markers: ET-marker (seed 000, 3sm-01 size-independent), the
+/// The 3sM markers: ET-marker (draft-babiarz-pcn-explicit-marking-01, 3sm-01
+/// size-independent), the
 /// section 4.8 ET-marker, both AS-marker forms, and the node marker.
 pub fn pcn_3sm_stream(out: &mut dyn Sink) {
     let (Some(et), Some(asp)) = (et_profile(), as_profile()) else {
@@ -696,7 +697,8 @@ pub fn rio_stream(out: &mut dyn Sink) {
     }
 }
 
-/// AECN (seed 002's router at base max_p 0.5, with a faster average): arrivals
+/// AECN (the router of Zheng and Kinicki's slides at base max_p 0.5, with a
+/// faster average): arrivals
 /// of the three classes, a dequeue every other step.
 pub fn aecn_stream(out: &mut dyn Sink) {
     let mut cfg = AecnConfig::zheng_kinicki(U32F32::from_bits(1 << 31));

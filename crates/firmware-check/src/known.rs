@@ -360,7 +360,7 @@ fn pcn_3sm(n: &mut Notes) {
         n.check("ET profile", false, true);
         return;
     };
-    // Seed 000 s1.2: a full 10 kB bucket passes fifty 200-byte packets
+    // draft-babiarz-pcn-explicit-marking-01 s1.2: a full 10 kB bucket passes fifty 200-byte packets
     // unmarked; the next finds fill 0 < 200 and is ET-marked, which adds s =
     // 1064 bytes, so the one after passes.
     let t = Instant::from_ticks(u64::MAX);
@@ -397,7 +397,8 @@ fn pcn_3sm(n: &mut Notes) {
         ep::fw_et_marker(&mut m, &et, t, 0, PcnMark::Etm),
         PcnMark::Etm,
     );
-    // AS-marker (seed 000 form), AR 800 kbit/s, 10 kB bucket, threshold 5 kB:
+    // AS-marker (draft-babiarz-pcn-explicit-marking-01 form), AR 800 kbit/s,
+    // 10 kB bucket, threshold 5 kB:
     // 1000-byte packets leave 9000, ..., 5000 unmarked, then 4000 < 5000: AS.
     let Ok(asp) = AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(
         Rate::from_kbps(800),
