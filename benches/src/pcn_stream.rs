@@ -111,7 +111,7 @@ pub fn threshold() -> ThresholdMeterProfile {
 }
 
 /// The 3sM node marker's profile (ET-marker with tail marking, AS-marker of
-/// seed 000's form).
+/// the form of draft-babiarz-pcn-explicit-marking-01).
 #[must_use]
 pub fn node_3sm() -> NodeProfile<EtMarkerProfile, AsMarkerProfile> {
     NodeProfile {

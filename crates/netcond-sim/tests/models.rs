@@ -35,7 +35,7 @@ impl Packet for Pkt {
 
 #[test]
 fn link_serialization_and_propagation_timing() {
-    // 64 kbit/s, 1 s latency (seed 004's bottleneck): 1500 B take 187.5 ms.
+    // 64 kbit/s, 1 s latency (the bottleneck of Toomey's Scenario 7): 1500 B take 187.5 ms.
     let mut net = Network::new(());
     let l = net.add(Link::fifo(64_000, SEC, Buffer::Bytes(15_000)));
     let mut q: EventQueue<NetEv> = EventQueue::new();

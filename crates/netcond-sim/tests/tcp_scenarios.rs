@@ -53,8 +53,8 @@ fn green_ras_not_worse_at_large_cbs() {
     assert!(sh >= 0.9 * unsh, "shaped {sh} vs unshaped {unsh}");
 }
 
-/// Seed 002: with 60 flows and max_p 0.5, AECN's Jain index exceeds ECN's, and
-/// ECN signals mostly by marks where RED drops.
+/// AECN slides (Zheng and Kinicki): with 60 flows and max_p 0.5, AECN's Jain
+/// index exceeds ECN's, and ECN signals mostly by marks where RED drops.
 #[test]
 fn aecn_fairer_than_ecn_at_60_flows() {
     let run = |scheme: &str| {
@@ -77,7 +77,7 @@ fn aecn_fairer_than_ecn_at_60_flows() {
     assert!(ecn.early_drops + ecn.forced_drops < red.early_drops + red.forced_drops);
 }
 
-/// Seed 003, case A at 8 %: about 152 kbit/s (within 10 %).
+/// Premium TCP test, case A at 8 %: about 152 kbit/s (within 10 %).
 #[test]
 fn premium_case_a_near_152_kbps() {
     let p = PremiumTcp
@@ -93,7 +93,7 @@ fn premium_case_a_near_152_kbps() {
     assert!(o.real_kbps <= o.committed_kbps * 1.01);
 }
 
-/// Seed 003's rule: PBs > TBs + one packet gives no buffer drop; a premium
+/// The premium TCP test's rule: PBs > TBs + one packet gives no buffer drop; a premium
 /// buffer smaller than the bucket does drop (the check can fail).
 #[test]
 fn premium_no_buffer_drop_when_pbs_exceeds_tbs_plus_a_packet() {
