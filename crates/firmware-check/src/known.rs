@@ -1,5 +1,5 @@
 //! Known answers that need no host: DPDK's `app/test/test_meter.c` cases for
-//! the three-color markers, and cases worked out from the RFCs and seed
+//! the three-color markers, and cases worked out from the RFCs and source
 //! documents for the other families, adversarial inputs included.
 
 use crate::cases::{ep, Desc, AECN_N, RAS_N, RBCC_N};
