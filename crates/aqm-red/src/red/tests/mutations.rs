@@ -1,0 +1,106 @@
+//! Mutation checks (see `crate::mutants` and docs/verification.md): every
+//! AQM mutant is caught by the check its fuzz target runs.
+
+use super::*;
+
+/// Random operations for the mutation checks: arrivals at queue lengths up
+/// to past the limit, departures, steps back.
+fn mutant_ops(r: &mut SplitMix64, limit: u32, n: usize) -> Vec<Op> {
+    (0..n)
+        .map(|_| match r.below(10) {
+            0 => Op::Depart {
+                dt: u64::from(r.below(1_000_000)),
+            },
+            1 => Op::ClockBack {
+                back: u64::from(r.below(1000)),
+            },
+            _ => Op::Arrive {
+                dt: u64::from(r.below(100_000)),
+                queue_len: r.below(limit + 3),
+                len: 1 + r.below(1500),
+                ecn: r.below(4) as u8,
+                color: r.below(3) as u8,
+            },
+        })
+        .collect()
+}
+
+/// Check `id`'s detector, the check its fuzz target runs: true if it fails.
+fn aqm_caught(id: u32) -> bool {
+    let mut r = SplitMix64::new(u64::from(id) + 7);
+    let c = cfg(10, 30, 0.1, 0.25, 40);
+    (0..20).any(|_| {
+        let ops = mutant_ops(&mut r, 40, 400);
+        let seed = r.next_u64();
+        match id {
+            1 => invariants::check_red(&RedProfile::new(&c).unwrap(), &ops, seed).is_err(),
+            2 => {
+                let mut rc = crate::RioConfig::rfc2963(40);
+                rc.colors = [crate::Precedence {
+                    min_th: 10,
+                    max_th: 30,
+                    max_p: c.max_p,
+                }; 3];
+                rc.w_q = c.w_q;
+                let p = crate::RioProfile::new(&rc).unwrap();
+                invariants::check_rio(&p, &ops, seed).is_err()
+            }
+            3 => {
+                // The buffer at max_th, a slow average: the queue reaches the
+                // buffer before the average reaches max_th.
+                let mut ac = crate::AecnConfig::zheng_kinicki(RedConfig::prob(0.5));
+                ac.limit = ac.max_th;
+                ac.w_q = RedConfig::prob(0.002);
+                let p = crate::AecnProfile::new(&ac).unwrap();
+                invariants::check_aecn(&p, &ops, seed).is_err()
+            }
+            4 => {
+                let ac = AdaptiveConfig {
+                    interval_ticks: 50_000,
+                };
+                invariants::check_adaptive(&c, &ac, 0, &ops, seed).is_err()
+            }
+            5 => {
+                // red_reference: the average against the exact EWMA with its
+                // idle decay, (1 - w_q)^(idle / s), after a filled queue
+                // empties and stays idle for 3 s.
+                let mut c = c;
+                c.idle_tx_ticks = 1_000_000;
+                let p = RedProfile::new(&c).unwrap();
+                let mut red = Red::new();
+                let wq = p.w_q().to_num::<f64>();
+                let mut model = RefAvg { avg: 0.0, w: wq };
+                for i in 0..50 {
+                    red.on_arrival(&p, t(i), 20, Packet::not_ect(1), &mut Supplied(u32::MAX));
+                    model.arrive(20.0);
+                }
+                red.on_queue_empty(t(100));
+                red.on_arrival(
+                    &p,
+                    t(3_000_000_100),
+                    0,
+                    Packet::not_ect(1),
+                    &mut Supplied(u32::MAX),
+                );
+                model.idle(3_000.0);
+                model.arrive(0.0);
+                (units(&p, &red) - model.avg).abs() > 1e-3
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Every AQM mutant is caught by its fuzz target's check; no detector fires
+/// on the real code.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of packets per detector; Miri takes minutes")]
+fn mutation_checks() {
+    for id in 1..=5 {
+        assert!(!aqm_caught(id), "detector {id} fires on the unbroken code");
+        assert!(
+            crate::mutants::with(id, || aqm_caught(id)),
+            "mutant {id} not caught"
+        );
+    }
+}
