@@ -4,7 +4,7 @@
 //! [`on`] is `false` and the compiler removes the broken branches.
 //!
 //! The switch is per thread, so the mutation tests run beside the others.
-//! Which check catches which mutant: `red::tests::mutation_checks`, and
+//! Which check catches which mutant: `red::tests::mutations::mutation_checks`, and
 //! docs/verification.md.
 
 #[cfg(test)]
