@@ -175,7 +175,7 @@ impl<const N: usize> RbccInterface<N> {
     /// there is none (handing the flow back when the table is full), otherwise
     /// the row's time and rate. True when the table changed (a new row, or a new
     /// rate), that is, when the fair share must be recomputed.
-    #[inline]
+    #[inline(always)]
     fn observe(
         &mut self,
         kind: EntryKind,
@@ -193,6 +193,20 @@ impl<const N: usize> RbccInterface<N> {
             e.requested = rate;
             return Ok(changed);
         }
+        self.join(kind, flow, now, rate)
+    }
+
+    /// [`observe`](Self::observe) for a flow without a row: its first packet,
+    /// out of the per-packet path.
+    #[cold]
+    #[inline(never)]
+    fn join(
+        &mut self,
+        kind: EntryKind,
+        flow: FlowId,
+        now: Instant,
+        rate: FixedRate,
+    ) -> Result<bool, FlowId> {
         let e = Row {
             flow,
             kind,
