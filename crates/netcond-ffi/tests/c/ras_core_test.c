@@ -14,34 +14,7 @@
  *                              final state) is compared by the Rust test with
  *                              the Rust API.
  */
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "netcond.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
-
-#define CHECK_RC(expr, want)                                                   \
-	do {                                                                   \
-		int rc_ = (expr);                                              \
-		if (rc_ != (want)) {                                           \
-			fprintf(stderr, "%s:%d: %s returned %d (%s), want %d\n", \
-				__FILE__, __LINE__, #expr, rc_,                \
-				netcond_strerror(rc_), (want));                \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
+#include "check.h"
 
 static netcond_srras_params sr(void)
 {
@@ -182,17 +155,6 @@ static void cases(void)
 	(void)cookie;
 }
 
-static uint64_t rng_state;
-static uint64_t next_u64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-#define PACKETS 100000u
-
 static void streams(uint64_t seed)
 {
 	int kind;
@@ -268,19 +230,7 @@ static void streams(uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && strcmp(argv[1], "cases") == 0) {
-		cases();
-		if (failures) {
-			fprintf(stderr, "%d checks failed\n", failures);
-			return 1;
-		}
-		printf("all RAS core cases passed\n");
-		return 0;
-	}
-	if (argc >= 3 && strcmp(argv[1], "stream") == 0) {
-		streams(strtoull(argv[2], NULL, 0));
-		return failures ? 1 : 0;
-	}
-	fprintf(stderr, "usage: %s cases | stream SEED\n", argv[0]);
-	return 2;
+	static void (*const all[])(void) = {cases, NULL};
+
+	return test_main(argc, argv, "RAS core", all, streams);
 }
