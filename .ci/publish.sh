@@ -129,7 +129,14 @@ for c in "${LIB_CRATES[@]}"; do
   done
 done
 echo "ok: every package lists README.md and LICENSE"
-# Builds every package from its .crate, siblings from a local registry.
+# Builds every package from its .crate, siblings from a local registry. Cargo
+# extracts that registry's crates under $CARGO_HOME/registry/src/-<hash>/ and
+# reuses an extraction of the same name and version, so a second run on this
+# machine would verify the first run's sources: drop our crates' extractions.
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+for c in "${LIB_CRATES[@]}"; do
+  rm -rf "$cargo_home"/registry/src/-*/"$c"-[0-9]*
+done
 cargo package "${allow_dirty[@]}" "${pkg_args[@]}"
 ls -l "$target_dir"/package/*.crate
 
