@@ -278,48 +278,19 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
         pkt: D,
         rng: &mut R,
     ) -> Result<Decision, Rejected<D>> {
-        let c = &profile.common;
+        let k = pkt.class();
         let len = self.fifo.len() as u32;
-        if len == 0 {
-            let idle = self.q_time.advance_to(now);
-            self.avg = c.avg.decay(self.avg, idle);
-        } else {
-            self.avg = ewma(self.avg, c.avg.q_fx(len), c.avg.w);
-        }
-        let k = pkt.class().index();
-        let hit = match profile.curves[k].region(self.avg) {
-            Region::Forced => {
-                self.count[k] = c.spread.after_drop;
-                return Err(Rejected {
-                    decision: Decision::DropForced,
-                    packet: pkt,
-                });
-            }
-            // Mutation check 3 (test builds): the buffer limit forgotten.
-            _ if c.overflows(len, 1) && !(cfg!(test) && crate::mutants::on(3)) => {
-                return Err(Rejected {
-                    decision: Decision::DropForced,
-                    packet: pkt,
-                });
-            }
-            Region::Below => {
-                self.count[k] = 0;
-                false
-            }
-            Region::Early(p) => {
-                let hit = c.spread.pick(p, &mut self.count[k], rng);
-                if hit {
-                    self.count[k] = c.spread.after_pick(rng);
-                }
-                hit
-            }
-        };
-        if hit && !pkt.ecn().is_capable() {
+        let (avg, count, q_time) = (&mut self.avg, &mut self.count, &mut self.q_time);
+        let capable = pkt.ecn().is_capable();
+        let decision = decide(profile, now, len, k, capable, (avg, count, q_time), rng);
+        if matches!(decision, Decision::DropEarly | Decision::DropForced) {
             return Err(Rejected {
-                decision: Decision::DropEarly,
+                decision,
                 packet: pkt,
             });
         }
+        let hit = decision == Decision::Mark;
+        let k = k.index();
         if let Err(packet) = self.fifo.push_back(pkt) {
             return Err(Rejected {
                 decision: Decision::DropForced,
@@ -401,6 +372,145 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
     #[must_use]
     pub const fn cursors(&self) -> [u32; 3] {
         self.cursor
+    }
+}
+
+/// The arrival decision shared by [`AecnQueue`] and [`Aecn`]: updates the
+/// average (decayed over an idle period when `len` is 0) and the class's
+/// count, and returns `Enqueue`, `Mark` (queue it, then mark front), or a drop.
+#[inline]
+fn decide<R: RandomSource + ?Sized>(
+    profile: &AecnProfile,
+    now: Instant,
+    len: u32,
+    class: FlowClass,
+    ecn_capable: bool,
+    (avg, count, q_time): (&mut u32, &mut [u32; 3], &mut Instant),
+    rng: &mut R,
+) -> Decision {
+    let c = &profile.common;
+    if len == 0 {
+        let idle = q_time.advance_to(now);
+        *avg = c.avg.decay(*avg, idle);
+    } else {
+        *avg = ewma(*avg, c.avg.q_fx(len), c.avg.w);
+    }
+    let k = class.index();
+    let hit = match profile.curves[k].region(*avg) {
+        Region::Forced => {
+            count[k] = c.spread.after_drop;
+            return Decision::DropForced;
+        }
+        // Mutation check 3 (test builds): the buffer limit forgotten.
+        _ if c.overflows(len, 1) && !(cfg!(test) && crate::mutants::on(3)) => {
+            return Decision::DropForced;
+        }
+        Region::Below => {
+            count[k] = 0;
+            false
+        }
+        Region::Early(p) => {
+            let hit = c.spread.pick(p, &mut count[k], rng);
+            if hit {
+                count[k] = c.spread.after_pick(rng);
+            }
+            hit
+        }
+    };
+    match (hit, ecn_capable) {
+        (false, _) => Decision::Enqueue,
+        (true, true) => Decision::Mark,
+        (true, false) => Decision::DropEarly,
+    }
+}
+
+/// AECN's state without a FIFO (the average, a count per class, the idle
+/// start), for a caller that keeps its own queue: [`on_arrival`](Self::on_arrival)
+/// decides exactly as [`AecnQueue::enqueue`] does for a queue of the given
+/// length; on [`Decision::Mark`] the caller queues the arrival and then marks
+/// CE the first unmarked ECN-capable packet of its class nearest the front
+/// (the arrival itself if there is no other).
+///
+/// ```
+/// use aqm_red::{Aecn, AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Ecn, FlowClass, RedConfig};
+/// use netcond_core::{Instant, SplitMix64};
+///
+/// #[derive(Clone, Copy)]
+/// struct D(FlowClass);
+/// impl AecnDescriptor for D {
+///     fn class(&self) -> FlowClass { self.0 }
+///     fn ecn(&self) -> Ecn { Ecn::Ect0 }
+///     fn set_ce(&mut self) {}
+/// }
+/// let p = AecnProfile::new(&AecnConfig::zheng_kinicki(RedConfig::prob(0.8))).unwrap();
+/// let mut q = AecnQueue::<D, 64>::new(&p).unwrap();
+/// let (mut state, mut len) = (Aecn::new_at(Instant::ZERO), 0u32);
+/// let (mut r1, mut r2) = (SplitMix64::new(7), SplitMix64::new(7));
+/// for i in 0..20_000u64 {
+///     let (now, class) = (Instant::from_ticks(i * 100_000), FlowClass::ALL[(i % 3) as usize]);
+///     let want = q.enqueue(&p, now, D(class), &mut r1).map_err(|r| r.decision);
+///     let got = state.on_arrival(&p, now, len, class, Ecn::Ect0, &mut r2);
+///     assert_eq!(want.unwrap_or_else(|d| d), got);
+///     len += u32::from(want.is_ok());
+///     if i % 2 == 0 && q.dequeue(now).is_some() {
+///         len -= 1;
+///         if len == 0 {
+///             state.on_queue_empty(now);
+///         }
+///     }
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Aecn {
+    avg: u32,
+    count: [u32; 3],
+    q_time: Instant,
+}
+
+impl Aecn {
+    /// A state for an empty queue, idle since `now`.
+    #[must_use]
+    pub const fn new_at(now: Instant) -> Aecn {
+        Aecn {
+            avg: 0,
+            count: [0; 3],
+            q_time: now,
+        }
+    }
+
+    /// The decision for a packet of `class` arriving at `now` in front of a
+    /// queue of `queue_len` packets: `Enqueue`, `Mark` (queue it, then mark
+    /// front), `DropEarly` (picked, not ECN-capable) or `DropForced` (average
+    /// at or above max_th, or the buffer limit reached).
+    #[inline]
+    pub fn on_arrival<R: RandomSource + ?Sized>(
+        &mut self,
+        profile: &AecnProfile,
+        now: Instant,
+        queue_len: u32,
+        class: FlowClass,
+        ecn: Ecn,
+        rng: &mut R,
+    ) -> Decision {
+        let state = (&mut self.avg, &mut self.count, &mut self.q_time);
+        decide(profile, now, queue_len, class, ecn.is_capable(), state, rng)
+    }
+
+    /// The queue became empty at `now` (the start of an idle period).
+    pub fn on_queue_empty(&mut self, now: Instant) {
+        let _ = self.q_time.advance_to(now);
+    }
+
+    /// The average queue length in packets.
+    #[must_use]
+    pub fn avg(&self, profile: &AecnProfile) -> U32F32 {
+        profile.common.avg.units_of(self.avg)
+    }
+
+    /// The counts since each class's last mark.
+    #[must_use]
+    pub const fn counts(&self) -> [u32; 3] {
+        self.count
     }
 }
 

@@ -161,7 +161,7 @@ pub(crate) fn triangle_step(q: &mut u32, up: &mut bool) {
 }
 
 pub use adaptive::{AdaptiveConfig, AdaptiveRed};
-pub use aecn::{AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, FlowClass, Rejected};
+pub use aecn::{Aecn, AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, FlowClass, Rejected};
 pub use fixed::types::U32F32;
 pub use red::{QueueUnit, Red, RedConfig, RedProfile};
 pub use rio::{Precedence, Rio, RioConfig, RioMode, RioProfile};
