@@ -61,30 +61,37 @@ fn aqm_caught(id: u32) -> bool {
                 invariants::check_adaptive(&c, &ac, 0, &ops, seed).is_err()
             }
             5 => {
-                // red_reference: the average against the exact EWMA with its
-                // idle decay, (1 - w_q)^(idle / s), after a filled queue
-                // empties and stays idle for 3 s.
+                // red_reference's own check: the average within the bound
+                // `RefRedAvg` tracks, after every call of a stream of
+                // arrivals, arrivals to an empty queue and queue-empty
+                // signals on a forward clock (the target's three operations).
                 let mut c = c;
                 c.idle_tx_ticks = 1_000_000;
                 let p = RedProfile::new(&c).unwrap();
                 let mut red = Red::new();
-                let wq = p.w_q().to_num::<f64>();
-                let mut model = RefAvg { avg: 0.0, w: wq };
-                for i in 0..50 {
-                    red.on_arrival(&p, t(i), 20, Packet::not_ect(1), &mut Supplied(u32::MAX));
-                    model.arrive(20.0);
-                }
-                red.on_queue_empty(t(100));
-                red.on_arrival(
-                    &p,
-                    t(3_000_000_100),
-                    0,
-                    Packet::not_ect(1),
-                    &mut Supplied(u32::MAX),
-                );
-                model.idle(3_000.0);
-                model.arrive(0.0);
-                (units(&p, &red) - model.avg).abs() > 1e-3
+                let mut model = crate::reference::RefRedAvg::new(&p, &c);
+                let mut now = 0u64;
+                let mut rng = SplitMix64::new(seed);
+                (0..400).any(|_| {
+                    now += u64::from(r.below(2_000_000));
+                    let at = t(now);
+                    match r.below(8) {
+                        0 => {
+                            red.on_queue_empty(at);
+                            model.queue_empty(now);
+                        }
+                        1 => {
+                            red.on_arrival(&p, at, 0, Packet::not_ect(1), &mut rng);
+                            model.arrive(now, 0);
+                        }
+                        _ => {
+                            let q = r.below(45);
+                            red.on_arrival(&p, at, q, Packet::not_ect(1), &mut rng);
+                            model.arrive(now, q);
+                        }
+                    }
+                    !model.matches(units(&p, &red))
+                })
             }
             _ => false,
         }
