@@ -65,6 +65,37 @@
 //!   the default; ns-2 increments `count` before using it
 //!   ([`Spreading::UniformCountFirst`], `2 p_b`).
 //!
+//! # Time
+//!
+//! [`Red::new_at`], [`Rio::new_at`], [`AecnQueue::new_at`] and
+//! [`AdaptiveRed::new`] start the queue's time-keeping (the idle period, and
+//! Adaptive RED's interval) at the instant given; [`Red::new`], [`Rio::new`] and
+//! [`AecnQueue::new`] start it at tick 0, for a clock that starts near zero.
+//! Time is serial ([`Instant`](netcond_core::Instant)): a step of 2^63 ticks or
+//! more reads as a step backwards, so no idle time passes, and none until the
+//! clock reads less than 2^63 ticks after the last instant the state has seen.
+//! A queue started at tick 0 on a clock that reads 2^63 ticks or more past zero
+//! would therefore never decay its average: start it with `new_at`.
+//!
+//! # Configuration rules
+//!
+//! A profile refuses a configuration with one [`RedError`] variant per rule:
+//! `WeightOutOfRange` (0 < w_q <= 1, FJ93 section 4), `ZeroLimit` (a buffer of at
+//! least 1), `ZeroTransmissionTime` (FJ93's `s` at least one tick),
+//! `ZeroMaxPacketSize` (byte mode's M at least 1), `MaxPOutOfRange` (every max_p in
+//! [0, 1]), `ThresholdOrder` (min_th < max_th), `ThresholdAboveLimit` (max_th at most
+//! the buffer, RFC 2309 section 3), `PrecedenceOrder` (RIO/WRED: green's p_b <=
+//! yellow's <= red's at every average, RFC 2597 section 2), `EcnDropWithoutEcn`
+//! (`ecn_drop_th` only with ECN on), `EcnDropBelowMinTh` (`ecn_drop_th` >= min_th:
+//! below it every ECN-capable packet RED picks would be dropped), `EcnDropAboveLimit`
+//! (`ecn_drop_th` at most the buffer), AECN's `ZeroBeta` and `BetaBelowOne` (beta >=
+//! 1: fragile flows' max_p is base_max_p / beta), `ZeroAlpha` and `AlphaBelowOne`
+//! (alpha >= 1: robust flows' max_p is alpha base_max_p, at least base_max_p),
+//! `LimitAboveCapacity` (the buffer fits the queue's capacity), and Adaptive RED's
+//! `ZeroInterval`. Accepted on purpose: max_p = 0, gentle with 2 max_th above the
+//! buffer, Adaptive RED starting outside [0.01, 0.5], a huge AECN alpha (max_p
+//! capped at 1).
+//!
 //! # Example
 //!
 //! ```

@@ -14,9 +14,11 @@
 //!
 //! so that one tick adds exactly `inc` units. Refilling `dt` ticks is one multiply
 //! (`dt * inc`), the cost of a `B`-byte packet is one multiply (`B * scale`), and
-//! nothing is ever rounded: over any interval the bucket hands out exactly
-//! `size + rate x time` bytes, with no drift however long it runs. The divisions
-//! above happen once, when the profile is built.
+//! nothing is ever rounded: over any interval whose timestamps are each less than
+//! 2^63 ticks after the one before (the serial-time rule of [`Instant`](crate::Instant)),
+//! the bucket hands out at most `size + rate x time` bytes, and exactly that, to
+//! within one packet, to a stream that keeps it busy, with no drift however long it
+//! runs. The divisions above happen once, when the profile is built.
 //!
 //! # Bounds
 //!

@@ -7,14 +7,19 @@
 //!   frequency is fixed when a profile is built (nanoseconds by default, or CPU
 //!   cycles, microseconds, ...). Elapsed time is computed with wrapping (serial
 //!   number) arithmetic, and a timestamp older than the last one seen counts as zero
-//!   elapsed time, so a clock that steps backwards never creates tokens.
+//!   elapsed time, so a clock that steps backwards never creates tokens. A step of
+//!   2^63 ticks or more (modulo 2^64) reads as a step backwards too: no time passes,
+//!   and none until the clock reads less than 2^63 ticks after the last instant
+//!   seen ([`Instant`] states the rule exactly).
 //! - [`Rate`]: an information rate, kept exactly in bits per second; it and
 //!   [`ByteSize`] parse tc's units (`10mbit`, `32k`, see [`units`]).
 //! - [`BucketProfile`]: the exact token bucket the meters share. Tokens are counted
 //!   in units of `1/scale` byte where `scale` is chosen at configuration time so that
 //!   one clock tick adds a whole number of units: refilling is one multiply, testing
-//!   a packet is one multiply, and there is no rounding at all. Over any interval the
-//!   bucket hands out exactly `size + rate x time` bytes.
+//!   a packet is one multiply, and there is no rounding at all. Over any interval whose
+//!   timestamps are each less than 2^63 ticks after the one before, the bucket hands
+//!   out at most `size + rate x time` bytes, and exactly that, to within one packet,
+//!   to a stream that keeps it busy.
 //! - [`Color`]: the green / yellow / red of the three-color markers.
 //! - [`SplitMix64`] and the [`RandomSource`] trait: a small seedable PRNG for the
 //!   RED family, or any source the caller supplies (a hardware RNG, a replayed trace).
@@ -23,6 +28,17 @@
 //!   traffic and so must not become conditional branches.
 //! - [`config_error!`]: the convention for configuration errors: small `Copy` enums,
 //!   one variant per rule, each with a message naming the rule it enforces.
+//!
+//! # Configuration rules
+//!
+//! [`BucketProfile::new`] refuses a byte or a bucket of 2^62 token units or more
+//! ([`BucketError::TooLarge`]); a zero rate (a bucket that never refills) and a zero
+//! size (a bucket that never holds a token) are accepted here and refused by the
+//! meters whose sources make them meaningless. A tick rate of 0 Hz cannot be
+//! built ([`TickRate::from_hz`] returns `None`). [`Rate`] and [`ByteSize`] parsing
+//! refuses, one [`ParseUnitError`] variant each: an empty value, a value that is not
+//! a number, a negative one, an unknown unit, a fraction of a bit per second or of
+//! a byte, and a value above `u64::MAX`.
 //!
 //! # Example
 //!

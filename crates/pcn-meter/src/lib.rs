@@ -41,6 +41,32 @@
 //! `MTU`, thresholds) are in bytes, including RFC 5670's bucket sizes, which the
 //! RFC gives in bits. A not-PCN packet is never metered or marked.
 //!
+//! # Time
+//!
+//! Every meter, marker and edge timer starts at the instant its constructor is
+//! given. Time is serial ([`Instant`](netcond_core::Instant)): a step of 2^63
+//! ticks or more reads as a step backwards, so no time passes (no token is
+//! added, no timer runs), and none until the clock reads less than 2^63 ticks
+//! after the last instant the state has seen. Timeouts and measurement intervals
+//! are at most 2^62 ticks ([`MAX_DURATION_TICKS`]), so a deadline is always less
+//! than 2^63 ticks ahead.
+//!
+//! # Configuration rules
+//!
+//! A profile refuses a configuration with one error variant per rule:
+//!
+//! | configuration | refused (variant) |
+//! |---|---|
+//! | [`ThresholdMeterConfig`], [`ExcessTrafficMeterConfig`] ([`Rfc5670Error`]) | a zero reference rate (`ZeroRate`: RFC 5670 sections 2.3 and 2.4 add tokens at that rate, so none would ever be added); a zero bucket (`ZeroBucket`: the bucket holds tokens "to a maximum value BS", none at 0); a threshold above BS_tm (`ThresholdAboveSize`, section 2.3); a bucket of 2^62 token units or more (`TooLarge`) |
+//! | [`EtMarkerConfig`] ([`EtMarkerError`]) | a zero SR or TB.size (`ZeroRate`, `ZeroBucket`, as RFC 5670 section 2.4); a zero MTU (`ZeroMtu`); with size-independent marking, TB.size below the MTU (`MtuAboveBucket`, 3sm-01 appendix A.1.5); units of 2^62 or more (`TooLarge`) |
+//! | [`EtMarkerSim48Config`] ([`EtMarkerSim48Error`]) | a zero `pcn_pt` or `pcn_tb` (`ZeroRate`, `ZeroBucket`); `pcn_tb` or `pcn_px` of 2^62 units or more (`TooLarge`) |
+//! | [`AsMarkerConfig`] ([`AsMarkerError`]) | a zero AR or TB.size (`ZeroRate`, `ZeroBucket`, as RFC 5670 section 2.3); a threshold above TB.size (`ThresholdAboveSize`); units of 2^62 or more (`TooLarge`) |
+//! | edge configurations ([`EdgeError`]) | a zero timeout or interval (`ZeroDuration`) or one above 2^62 ticks (`DurationTooLong`); admission-continue above admission-stop (`ContinueAboveStop`); a CLE-limit or threshold above 1 (`FractionAboveOne`); SM's U not above 1 (`UNotAboveOne`, RFC 6662 section 3.3.2) |
+//!
+//! Accepted on purpose: `pcn_px` = 0 (Fig. 9 adds no token after a mark) and `s` = 0
+//! (no proportional reduction). RFC 6661's "CLE-reporting-threshold must not exceed
+//! the CLE-limit" spans two nodes' configurations and cannot be checked here.
+//!
 //! # Encoding
 //!
 //! [`PcnMark`] is the RFC 6660 "3-in-1" state of the ECN field for a

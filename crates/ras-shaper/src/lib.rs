@@ -45,6 +45,20 @@
 //! (the RFC's typical value); the thresholds default to a quarter, a half
 //! (trRAS) and three quarters of the buffer; K to 100 ms ([`DEFAULT_K`]).
 //!
+//! All the rules: `ZeroCir` (CIR > 0, section 2.3), `CirAboveMir`, `CirAbovePir`,
+//! `PirAboveMir`, `MirAboveLineRate` (sections 2.2 and 2.4), `CirThAboveMirTh`,
+//! `CirThAbovePirTh`, `PirThAboveMirTh`, `MirThAboveBuffer`, `ZeroBuffer`,
+//! `ZeroMaxPacket` and `BufferBelowMaxPacket` (the buffer holds at least one packet
+//! of `max_packet_bytes`: a longer packet could never be queued), `ZeroK` and
+//! `KTooLong` (1 tick <= K < 2^40 ticks), `LineRateTooHigh` (below 2^40 bytes per
+//! tick) and `DrainTooSlow` (a full buffer drains at CIR within 2^61 ticks). The
+//! green shapers' meter profiles are checked by `trtcm`.
+//!
+//! Every shaper starts at the instant its constructor is given. Time is serial
+//! ([`Instant`](netcond_core::Instant)): a step of 2^63 ticks or more reads as a
+//! step backwards, so the rate estimator counts no time for it, and none until the
+//! clock reads less than 2^63 ticks after the last instant it has seen.
+//!
 //! # Numbers
 //!
 //! No floating point and no division on the per-packet path: rates are fixed

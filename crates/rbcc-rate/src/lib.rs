@@ -49,6 +49,24 @@
 //! [`rcp::Rcp`], an RCP-style controller with no per-flow state and the same
 //! stamping interface.
 //!
+//! # Time and configuration rules
+//!
+//! Time is serial ([`Instant`]): a step of 2^63 ticks or
+//! more reads as a step backwards, so no time passes (no row expires, no RCP
+//! interval ends), and none until the clock reads less than 2^63 ticks after the
+//! last instant the state has seen. [`Rcp::new`] starts its interval at the instant
+//! given.
+//!
+//! [`RbccProfile::new`] refuses, one [`RbccError`] variant per rule: `NoNodeId` (the
+//! id is not 0, which means "no bottleneck"), `ZeroCapacity`, `CapacityTooLarge`
+//! (below 2^47 bit/s), `ZeroDataBytes`, `AckNotSmaller` (k = ack/data < 1) and
+//! `ZeroIdleTimeout`. [`RcpProfile::new`] refuses, one [`RcpError`] variant each:
+//! `NoNodeId`, `BadCapacity`, `ZeroDenominator`, `ZeroTime`, `IntervalTooLong`
+//! (T <= 2^16 d0), `BadMinRate`, `BadInitial`, and the gains: `NoGain` (alpha =
+//! beta = 0 pins the rate at its initial value, C by default), `ZeroAlpha` (the rate
+//! could only fall) and `AlphaUnstable` (alpha < pi/2, the stability limit of RCP's
+//! fluid model linearised at the fair share; the derivation is in docs/rbcc-rate.md).
+//!
 //! # Example: Toomey's RBCC report, Scenario 7
 //!
 //! Flows 5 and 7 cross the 64 kbit/s link from router 2 to router 3 and flow 8

@@ -37,13 +37,18 @@
 //! Buckets are [`BucketProfile`](netcond_core::BucketProfile)s: tokens are counted
 //! in units of `1/scale` byte chosen so that one clock tick adds a whole number of
 //! units, so refilling is one multiply and testing a packet is one multiply, with
-//! no rounding and no division. Over any interval a bucket hands out exactly
-//! `size + rate x time` bytes: no drift, however long it runs (the `long_run`
+//! no rounding and no division. Over any interval whose timestamps are each less
+//! than 2^63 ticks after the one before, a bucket hands out at most
+//! `size + rate x time` bytes, and exactly that, to within one packet, to a stream
+//! that keeps it busy: no drift, however long it runs (the `long_run`
 //! tests push 10^9 packets). The RFCs add one whole token (byte) CIR times per
 //! second; here tokens arrive continuously in those fine units, which differs
 //! from the whole-byte model by less than one byte at any instant. Every per-packet method is total: any length
 //! (including 0 and `u32::MAX`), any timestamp (a clock stepping backwards
 //! elapses no time and creates no token), no panic, no overflow, no allocation.
+//! Time is serial ([`Instant`]): a step of 2^63 ticks or
+//! more reads as a step backwards, so no time passes, and none until the clock
+//! reads less than 2^63 ticks after the last instant the state has seen.
 //!
 //! Where the sources disagree: RFC 4115's text says a packet is green when
 //! `Tc - B > 0` and its figure 1 says `B <= Tc`. [`Rfc4115Profile::new`] follows
@@ -52,6 +57,31 @@
 //!
 //! `reference` (feature `reference`) holds exact `u128` models written as plainly as the RFC text, and
 //! `invariants` (feature `invariants`) the checks shared by the proptests and the fuzz targets.
+//!
+//! # Configuration rules
+//!
+//! A profile refuses a configuration with one error variant per rule:
+//!
+//! | configuration | variant | rule |
+//! |---|---|---|
+//! | [`SrTcmConfig`] | [`SrTcmError::ZeroCir`] | CIR > 0 (RFC 2697 section 2; a zero rate never refills) |
+//! | | [`SrTcmError::ZeroBursts`] | CBS > 0 or EBS > 0 (RFC 2697 section 2) |
+//! | [`TrTcmConfig`] | [`TrTcmError::ZeroCir`], [`ZeroPir`](TrTcmError::ZeroPir) | CIR > 0, PIR > 0 (RFC 2698 section 2) |
+//! | | [`TrTcmError::ZeroCbs`], [`ZeroPbs`](TrTcmError::ZeroPbs) | CBS > 0, PBS > 0 (RFC 2698 section 2) |
+//! | | [`TrTcmError::PirBelowCir`] | PIR >= CIR (RFC 2698 section 2) |
+//! | [`Rfc4115Config`] | [`Rfc4115Error::ZeroRates`] | CIR > 0 or EIR > 0 (RFC 4115 section 2; otherwise every packet is red) |
+//! | | [`Rfc4115Error::ZeroBursts`] | CBS > 0 or EBS > 0 (RFC 4115 section 2) |
+//! | [`PremiumPolicerConfig`] | [`PremiumPolicerError::ZeroRate`], [`ZeroTbs`](PremiumPolicerError::ZeroTbs), [`ZeroMaxPacket`](PremiumPolicerError::ZeroMaxPacket) | committed rate, TBs and the largest packet > 0 |
+//! | | [`PremiumPolicerError::TbsBelowMaxPacket`], [`PbsBelowMaxPacket`](PremiumPolicerError::PbsBelowMaxPacket) | TBs and PBs hold the largest packet |
+//! | all four | `...Error::TooLarge` | each bucket below 2^62 token units (`bytes x 8 x tick_hz / gcd(rate bits, 8 x tick_hz)`) |
+//! | [`CompactProfile`] | [`CompactError::TooLarge`] | each bucket below 2^32 token units (for the 16-byte state) |
+//!
+//! A zero tick rate cannot be built ([`TickRate::from_hz`](netcond_core::TickRate::from_hz)
+//! returns `None`). Accepted on purpose: one of srTCM's or RFC 4115's bursts zero, or
+//! one of RFC 4115's rates zero (that bucket then never holds a token), CBS above PBS,
+//! and buckets smaller than the largest packet (RFC 2697 and 2698 only recommend
+//! them at least that large; a packet longer than a bucket never takes from it).
+//! Tests: `config_rules` in `rfc2697.rs`, `rfc2698.rs`, `rfc4115.rs` and `policer.rs`.
 //!
 //! # Performance
 //!
