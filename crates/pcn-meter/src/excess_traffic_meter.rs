@@ -117,13 +117,16 @@ pub struct ExcessTrafficMeterProfile {
     scale_by_mark: [u64; 4],
     /// The length a packet is held at before the multiply: classic, `len_over`
     /// (exact up to BS_etm, above the capacity beyond); size independent,
-    /// `ceil(2^62 / scale)` (exact below 2^62 units, at least 2^62 beyond,
-    /// where the cost is held at 2^62; below 2^62 + scale < 2^63).
+    /// `ceil(2^62 / scale)`, read only on the path where every `u32` length
+    /// costs at most 2^62 units (`lens_fit`), so it never changes a cost
+    /// (profiles whose lengths do not fit take the 128-bit path, which charges
+    /// every packet its exact cost).
     len_lim: u64,
     /// Classic: 1 with the section 2.4 tie (marked when `F <= size`), 0 with
     /// appendix B.6's (`F < size`).
     tie: u64,
-    /// Size independent: 2^62, the most units a packet costs.
+    /// Size independent: 2^62, the most units a packet costs on the
+    /// `lens_fit` path (never reached there: a no-op bound for the `i64`).
     cost_max: u64,
     /// Size independent with every length fitting: `inc` held at the
     /// largest room, `cap + 2^62`.
@@ -149,9 +152,9 @@ impl ExcessTrafficMeterProfile {
         let room = u.cap + MAX_UNITS;
         let inc_room = u.inc.min(room);
         let (lim, tie) = match c.mode {
-            // A cost of 2^62 units or more is held at 2^62: a length of
-            // ceil(2^62 / scale) bytes costs at least that, and below it the
-            // product is exact; held there, the product is below 2^63.
+            // Read only where every length fits (`lens_fit`: u32::MAX *
+            // scale <= 2^62), so no length reaches the hold; it keeps the
+            // product below 2^63 by construction.
             ExcessMode::SizeIndependent => (MAX_UNITS.div_ceil(u.scale), 0),
             ExcessMode::Classic(ClassicTie::Section2_4) => (u.len_over, 1),
             ExcessMode::Classic(ClassicTie::AppendixB6) => (u.len_over, 0),
