@@ -262,6 +262,10 @@ pub enum Verdict {
     Enqueue,
     /// Queue the packet, counted as ECN-marked (the manager set its mark).
     Mark,
+    /// Queue the packet, then let the manager mark one queued packet
+    /// ([`Aqm::mark_queued`], e.g. AECN's mark-front), counted as ECN-marked
+    /// if it finds one.
+    MarkQueued,
     /// Drop by an early (probabilistic) decision.
     DropEarly,
     /// Drop because a buffer or a hard threshold is full.
@@ -279,6 +283,11 @@ pub trait Aqm<P>: Send {
     fn on_arrival(&mut self, now: Time, fifo: &DropTail<P>, pkt: &mut P) -> Verdict;
     /// `pkt` was queued.
     fn on_enqueued(&mut self, _pkt: &P) {}
+    /// After [`Verdict::MarkQueued`] and the arrival's queueing: mark one
+    /// packet of `fifo` (head first); false if none qualifies.
+    fn mark_queued(&mut self, _fifo: &mut DropTail<P>) -> bool {
+        false
+    }
     /// The link asked for a packet at `now`: `pkt` left `fifo` (`None`: it
     /// was empty); `fifo` is as it is after.
     fn on_dequeue(&mut self, _now: Time, _fifo: &DropTail<P>, _pkt: Option<&P>) {}
@@ -308,8 +317,9 @@ impl<P: Packet, A: Aqm<P>> AqmQueue<P, A> {
 impl<P: Packet + Send, A: Aqm<P>> Qdisc<P> for AqmQueue<P, A> {
     fn enqueue(&mut self, now: Time, mut pkt: P) -> Result<(), P> {
         self.stats.arrived += 1;
-        match self.aqm.on_arrival(now, &self.fifo, &mut pkt) {
-            Verdict::Enqueue => {}
+        let verdict = self.aqm.on_arrival(now, &self.fifo, &mut pkt);
+        match verdict {
+            Verdict::Enqueue | Verdict::MarkQueued => {}
             Verdict::Mark => self.stats.marks += 1,
             Verdict::DropEarly => {
                 self.stats.early_drops += 1;
@@ -327,6 +337,9 @@ impl<P: Packet + Send, A: Aqm<P>> Qdisc<P> for AqmQueue<P, A> {
         match self.fifo.push(pkt) {
             Ok(()) => {
                 self.aqm.on_enqueued(&pkt);
+                if verdict == Verdict::MarkQueued && self.aqm.mark_queued(&mut self.fifo) {
+                    self.stats.marks += 1;
+                }
                 Ok(())
             }
             Err(p) => {

@@ -25,8 +25,8 @@ use rayon::prelude::*;
 
 use netcond::base::{Instant, Rate, TickRate};
 use netcond::red::{
-    AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Decision, Ecn, FlowClass,
-    Packet as AqmPacket, Red, RedConfig, RedProfile, Spreading,
+    Aecn as AecnState, AecnConfig, AecnProfile, Decision, Ecn, FlowClass, Packet as AqmPacket, Red,
+    RedConfig, RedProfile, Spreading,
 };
 
 use crate::engine::{derive_seed, secs, Rng, Time, MS, SEC};
@@ -34,9 +34,7 @@ use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Axis, Comparison, Plot, Report, RunRecord, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
-use crate::tcp::net::{
-    jain_index, Aqm, AqmQueue, Deq, DropTail, Network, Packet, Qdisc, QdiscStats, Verdict,
-};
+use crate::tcp::net::{jain_index, Aqm, AqmQueue, DropTail, Network, Packet, Qdisc, Verdict};
 use crate::tcp::TcpConfig;
 use crate::SimError;
 
@@ -233,64 +231,67 @@ impl Aqm<Packet> for RedAqm {
     }
 }
 
-/// A queued packet as AECN sees it.
-#[derive(Clone, Copy, Debug)]
-struct Desc(Packet);
-
-impl AecnDescriptor for Desc {
-    fn class(&self) -> FlowClass {
-        FlowClass::ALL[usize::from(self.0.class).min(2)]
-    }
-    fn ecn(&self) -> Ecn {
-        ecn_of(&self.0)
-    }
-    fn set_ce(&mut self) {
-        self.0.seg.mark_ce();
-    }
+fn class_of(p: &Packet) -> FlowClass {
+    FlowClass::ALL[usize::from(p.class).min(2)]
 }
 
-/// The AECN queue at the bottleneck (capacity 256 descriptors).
-struct AecnQdisc {
+/// AECN in front of the bottleneck's FIFO: the aqm-red crate's decision, and
+/// its mark-front on the queue (a cursor per class: everything of that class
+/// before it is marked or not ECN-capable, so each packet is scanned at most
+/// once per class).
+struct AecnAqm {
     profile: AecnProfile,
-    q: AecnQueue<Desc, 256>,
+    aecn: AecnState,
+    cursor: [usize; 3],
+    class: usize,
     rng: Rng,
-    stats: QdiscStats,
 }
 
-impl Qdisc<Packet> for AecnQdisc {
-    fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
-        self.stats.arrived += 1;
-        match self.q.enqueue(
+impl Aqm<Packet> for AecnAqm {
+    fn on_arrival(&mut self, now: Time, fifo: &DropTail, pkt: &mut Packet) -> Verdict {
+        let class = class_of(pkt);
+        self.class = class.index();
+        let d = self.aecn.on_arrival(
             &self.profile,
             Instant::from_ticks(now),
-            Desc(pkt),
+            fifo.len() as u32,
+            class,
+            ecn_of(pkt),
             &mut self.rng,
-        ) {
-            Ok(Decision::Mark) => {
-                self.stats.marks += 1;
-                Ok(())
-            }
-            Ok(_) => Ok(()),
-            Err(r) => {
-                if r.decision == Decision::DropEarly {
-                    self.stats.early_drops += 1;
-                } else {
-                    self.stats.forced_drops += 1;
-                }
-                Err(r.packet.0)
-            }
+        );
+        match d {
+            Decision::Enqueue => Verdict::Enqueue,
+            Decision::Mark => Verdict::MarkQueued,
+            Decision::DropEarly => Verdict::DropEarly,
+            Decision::DropForced => Verdict::DropForced,
         }
     }
-    fn dequeue(&mut self, now: Time) -> Deq {
-        self.q
-            .dequeue(Instant::from_ticks(now))
-            .map_or(Deq::Empty, |d| Deq::Packet(d.0))
+    fn mark_queued(&mut self, fifo: &mut DropTail) -> bool {
+        let k = self.class;
+        let start = self.cursor[k];
+        let mut found = false;
+        let mut i = start;
+        for p in fifo.iter_mut().skip(start) {
+            i += 1;
+            if class_of(p).index() == k && matches!(ecn_of(p), Ecn::Ect0 | Ecn::Ect1) {
+                p.seg.mark_ce();
+                found = true;
+                break;
+            }
+        }
+        self.cursor[k] = i;
+        found
     }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
-    fn reset_stats(&mut self) {
-        self.stats = QdiscStats::default();
+    fn on_dequeue(&mut self, now: Time, fifo: &DropTail, pkt: Option<&Packet>) {
+        if pkt.is_none() {
+            return;
+        }
+        for c in &mut self.cursor {
+            *c = c.saturating_sub(1);
+        }
+        if fifo.is_empty() {
+            self.aecn.on_queue_empty(Instant::from_ticks(now));
+        }
     }
 }
 
@@ -336,12 +337,14 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
             .with_idle_tx_ticks(s_ticks)
             .with_spreading(Spreading::UniformCountFirst);
             let profile = AecnProfile::new(&cfg).map_err(cfg_err)?;
-            Box::new(AecnQdisc {
-                q: AecnQueue::new(&profile).map_err(cfg_err)?,
+            let aqm = AecnAqm {
                 profile,
+                aecn: AecnState::new_at(Instant::ZERO),
+                cursor: [0; 3],
+                class: 0,
                 rng: qrng,
-                stats: QdiscStats::default(),
-            })
+            };
+            Box::new(AqmQueue::new(DropTail::packets(buffer as usize), aqm))
         }
         _ => {
             let mut cfg =
