@@ -364,6 +364,87 @@ impl<P: Packet + Send, A: Aqm<P>> Qdisc<P> for AqmQueue<P, A> {
     }
 }
 
+/// A [`Conditioner`] run at a FIFO's input, as an [`Aqm`] of an [`AqmQueue`]:
+/// a marker or policer that needs no view of the queue (told link 0: a queue
+/// does not know its link); `false` is a policer drop.
+pub struct AtInput<C>(pub C);
+
+impl<P: Packet, C: Conditioner<P> + Send> Aqm<P> for AtInput<C> {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, _fifo: &DropTail<P>, pkt: &mut P) -> Verdict {
+        if self.0.condition(now, 0, pkt) {
+            Verdict::Enqueue
+        } else {
+            Verdict::PolicerDrop
+        }
+    }
+}
+
+/// A shaper: holds packets and releases each no earlier than it allows (an
+/// srRAS or trRAS, a G-trRAS that colors as it releases). Plugged into a link
+/// through a [`ShaperQueue`].
+pub trait Shaper<P>: Send {
+    /// Offer `pkt` at `now`; `Err` hands it back when there is no room.
+    fn enqueue(&mut self, now: Time, pkt: P) -> Result<(), P>;
+    /// When the head may leave; `None` when empty.
+    fn next_release(&self) -> Option<Time>;
+    /// Release the head at `now` (not before [`next_release`](Self::next_release));
+    /// `None` if it may not leave after all.
+    fn dequeue(&mut self, now: Time) -> Option<P>;
+}
+
+/// A [`Qdisc`] built from a [`Shaper`] and a [`Conditioner`] run on each
+/// packet it releases (a marker after the shaper; `()` for none; told link 0,
+/// `false` drops the packet as a policer).
+pub struct ShaperQueue<S, C = ()> {
+    shaper: S,
+    out: C,
+    stats: QdiscStats,
+}
+
+impl<S, C> ShaperQueue<S, C> {
+    /// `shaper`, then `out` on the packets it releases.
+    #[must_use]
+    pub fn new(shaper: S, out: C) -> ShaperQueue<S, C> {
+        ShaperQueue {
+            shaper,
+            out,
+            stats: QdiscStats::default(),
+        }
+    }
+}
+
+impl<P: Packet + Send, S: Shaper<P>, C: Conditioner<P> + Send> Qdisc<P> for ShaperQueue<S, C> {
+    fn enqueue(&mut self, now: Time, pkt: P) -> Result<(), P> {
+        self.stats.arrived += 1;
+        let r = self.shaper.enqueue(now, pkt);
+        r.inspect_err(|_| self.stats.forced_drops += 1)
+    }
+    fn dequeue(&mut self, now: Time) -> Deq<P> {
+        loop {
+            let t = match self.shaper.next_release() {
+                None => return Deq::Empty,
+                Some(t) if t > now => return Deq::Wait(t),
+                Some(t) => t,
+            };
+            // Not released after all: ask again a tick later, never stall.
+            let Some(mut p) = self.shaper.dequeue(now) else {
+                return Deq::Wait(t.max(now + 1));
+            };
+            if self.out.condition(now, 0, &mut p) {
+                return Deq::Packet(p);
+            }
+            self.stats.policer_drops += 1;
+        }
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+    fn reset_stats(&mut self) {
+        self.stats = QdiscStats::default();
+    }
+}
+
 /// Packet classes a link counts separately ([`LinkStats::class_color_bytes`]);
 /// higher classes are counted with the last one.
 pub const CLASSES: usize = 10;

@@ -31,11 +31,12 @@ use netcond::red::{Decision, Ecn, Packet as AqmPacket, Rio, RioConfig, RioProfil
 use netcond::trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
 
 use crate::engine::{derive_seed, secs, Rng, Time, MS, SEC};
+use crate::net::{AtInput, Conditioner, Shaper, ShaperQueue};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Comparison, Plot, Report, RunRecord, Table};
 use crate::scenarios::{ReproduceOpts, Scenario};
-use crate::tcp::net::{Aqm, AqmQueue, Deq, DropTail, Network, Packet, Qdisc, QdiscStats, Verdict};
+use crate::tcp::net::{Aqm, AqmQueue, DropTail, Network, Packet, Qdisc, Verdict};
 use crate::tcp::TcpConfig;
 use crate::SimError;
 
@@ -117,75 +118,51 @@ impl RasOutcome {
     }
 }
 
-enum Stage {
-    Plain(DropTail),
-    Ras(Box<RasShaper<(u32, Packet), 1024>>),
-    Green(Box<GreenRasShaper<(u32, Packet), TrTcm, 1024>>),
-}
-
-/// A customer router's egress: [shaper,] trTCM, then the 34 Mbit/s link.
-struct CustomerEgress {
-    meter_profile: TrTcmProfile,
+/// The customer routers' trTCM (color-blind), a conditioner.
+struct TrTcmMarker {
+    profile: TrTcmProfile,
     meter: TrTcm,
-    stage: Stage,
-    stats: QdiscStats,
 }
 
-impl Qdisc<Packet> for CustomerEgress {
-    fn enqueue(&mut self, now: Time, mut pkt: Packet) -> Result<(), Packet> {
-        self.stats.arrived += 1;
+impl Conditioner<Packet> for TrTcmMarker {
+    fn condition(&mut self, now: Time, _link: u32, pkt: &mut Packet) -> bool {
         let at = Instant::from_ticks(now);
-        let len = pkt.seg.wire_len;
-        let r = match &mut self.stage {
-            Stage::Plain(fifo) => {
-                pkt.color = self.meter.color_blind(&self.meter_profile, at, len);
-                fifo.push(pkt)
-            }
-            Stage::Ras(s) => s.enqueue(at, (len, pkt)).map_err(|e| e.1),
-            Stage::Green(s) => s.enqueue(at, (len, pkt)).map_err(|e| e.1),
-        };
-        r.inspect_err(|_| self.stats.forced_drops += 1)
+        pkt.color = self.meter.color_blind(&self.profile, at, pkt.seg.wire_len);
+        true
     }
+}
 
-    fn dequeue(&mut self, now: Time) -> Deq {
+/// The trRAS in front of a customer router's trTCM.
+struct Ras(Box<RasShaper<(u32, Packet), 1024>>);
+
+impl Shaper<Packet> for Ras {
+    fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
         let at = Instant::from_ticks(now);
-        let mut out = match &mut self.stage {
-            Stage::Plain(fifo) => fifo.pop(),
-            Stage::Ras(s) => match s.next_release() {
-                None => None,
-                Some(t) if t.ticks() > now => return Deq::Wait(t.ticks()),
-                Some(t) => match s.dequeue(at) {
-                    Some((len, mut p)) => {
-                        p.color = self.meter.color_blind(&self.meter_profile, at, len);
-                        Some(p)
-                    }
-                    // Not released after all: ask again a tick later, never stall.
-                    None => return Deq::Wait(t.ticks().max(now + 1)),
-                },
-            },
-            Stage::Green(s) => match s.next_release() {
-                None => None,
-                Some(t) if t.ticks() > now => return Deq::Wait(t.ticks()),
-                Some(t) => match s.dequeue(at) {
-                    Some(((_, mut p), c)) => {
-                        p.color = c;
-                        Some(p)
-                    }
-                    None => return Deq::Wait(t.ticks().max(now + 1)),
-                },
-            },
-        };
-        match out.take() {
-            Some(p) => Deq::Packet(p),
-            None => Deq::Empty,
-        }
+        self.0.enqueue(at, (pkt.seg.wire_len, pkt)).map_err(|e| e.1)
     }
+    fn next_release(&self) -> Option<Time> {
+        self.0.next_release().map(Instant::ticks)
+    }
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        self.0.dequeue(Instant::from_ticks(now)).map(|(_, p)| p)
+    }
+}
 
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
+/// The G-trRAS, which colors the packets it releases.
+struct GreenRas(Box<GreenRasShaper<(u32, Packet), TrTcm, 1024>>);
+
+impl Shaper<Packet> for GreenRas {
+    fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
+        let at = Instant::from_ticks(now);
+        self.0.enqueue(at, (pkt.seg.wire_len, pkt)).map_err(|e| e.1)
     }
-    fn reset_stats(&mut self) {
-        self.stats = QdiscStats::default();
+    fn next_release(&self) -> Option<Time> {
+        self.0.next_release().map(Instant::ticks)
+    }
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        let ((_, mut p), c) = self.0.dequeue(Instant::from_ticks(now))?;
+        p.color = c;
+        Some(p)
     }
 }
 
@@ -233,31 +210,38 @@ fn cfg_err<E: core::fmt::Display>(e: E) -> SimError {
     SimError::Config(e.to_string())
 }
 
-fn customer(k: usize, shaper: &str, cbs: u64, line: Rate) -> Result<CustomerEgress, SimError> {
+/// A customer router's egress queue: the trTCM, then a FIFO; or a trRAS (a
+/// G-trRAS) and then the trTCM (the G-trRAS's own meter).
+fn customer(
+    k: usize,
+    shaper: &str,
+    cbs: u64,
+    line: Rate,
+) -> Result<Box<dyn Qdisc<Packet>>, SimError> {
     let cir = Rate::from_mbps(CIR_MBPS[k % 5]);
     let pir = Rate::from_mbps(2 * CIR_MBPS[k % 5]);
     let pbs = 2 * cbs;
     let meter_cfg = TrTcmConfig::new(cir, pir, cbs, pbs);
     let meter_profile = TrTcmProfile::new(&meter_cfg).map_err(cfg_err)?;
     let t0 = Instant::ZERO;
-    let stage = if k < 5 || shaper == "none" {
-        Stage::Plain(DropTail::packets(100_000))
-    } else {
-        let th = TrThresholds::new(cbs, pbs, 2 * pbs);
-        let mut cfg = TrRasConfig::new(cir, pir, line, (2 * pbs).max(1024 * 1500));
-        cfg.thresholds = Some(th);
-        let profile = TrRasProfile::new(&cfg).map_err(cfg_err)?;
-        if shaper == "gtrras" {
-            Stage::Green(Box::new(GreenRasShaper::new(profile, meter_profile, t0)))
-        } else {
-            Stage::Ras(Box::new(RasShaper::new(profile, t0)))
-        }
-    };
-    Ok(CustomerEgress {
-        meter_profile,
+    let marker = TrTcmMarker {
+        profile: meter_profile,
         meter: TrTcm::new(&meter_profile, t0),
-        stage,
-        stats: QdiscStats::default(),
+    };
+    if k < 5 || shaper == "none" {
+        let fifo = DropTail::packets(100_000);
+        return Ok(Box::new(AqmQueue::new(fifo, AtInput(marker))));
+    }
+    let th = TrThresholds::new(cbs, pbs, 2 * pbs);
+    let mut cfg = TrRasConfig::new(cir, pir, line, (2 * pbs).max(1024 * 1500));
+    cfg.thresholds = Some(th);
+    let profile = TrRasProfile::new(&cfg).map_err(cfg_err)?;
+    Ok(if shaper == "gtrras" {
+        let s = GreenRasShaper::new(profile, meter_profile, t0);
+        Box::new(ShaperQueue::new(GreenRas(Box::new(s)), ()))
+    } else {
+        let s = RasShaper::new(profile, t0);
+        Box::new(ShaperQueue::new(Ras(Box::new(s)), marker))
     })
 }
 
@@ -300,11 +284,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
     let ack_delay =
         2 * MS + 5 * MS + 10 * MS + 2 * ser(10_000_000) + 2 * ser(34_000_000) + ser(bott_bps);
     for k in 0..10 {
-        let egress = net.add_link(
-            34_000_000,
-            2_500_000,
-            Box::new(customer(k, &shaper, cbs, line)?),
-        );
+        let egress = net.add_link(34_000_000, 2_500_000, customer(k, &shaper, cbs, line)?);
         let far = net.add_pipe_link(34_000_000, 2_500_000);
         for _ in 0..hosts {
             let a = lan(&mut net);
