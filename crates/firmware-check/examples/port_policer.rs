@@ -12,8 +12,8 @@
 //!
 //! Run: `cargo run --release --example port_policer` in crates/firmware-check
 //! (QEMU mps2-an386 with `-icount`). Exit status 0 if every port's green and
-//! green + yellow bytes came within one packet of their RFC 2698 bounds
-//! without passing them.
+//! green + yellow bytes stayed within their RFC 2698 bounds and, with what is
+//! left in the buckets, account for every byte the buckets were credited.
 #![no_std]
 #![no_main]
 
@@ -149,45 +149,60 @@ fn main() -> ! {
 
     // The receive loop: port i gets packets of 64 + 300 i bytes back to back.
     let run = 200_000; // microseconds
+    let mut first = [t0; PORTS];
     let mut t = t0;
     while t.ticks_since(t0) < run {
         for (i, port) in ports.iter_mut().enumerate() {
             t = now();
             let len = 64 + 300 * i as u32;
+            if port.counters.total_packets() == 0 {
+                first[i] = t;
+            }
             let color = port.meter.color_blind(profile, t, len);
             port.counters.record(color, len);
         }
     }
     let elapsed = t.ticks_since(t0);
 
-    // RFC 2698 over the run: green <= CBS + CIR t, green + yellow <= PBS + PIR t
-    // (t in microseconds: the rates are 1 and 2 bytes per tick). The buckets
-    // never sit full while packets arrive every few microseconds, so both
-    // reach their bound within one packet (`len` bytes), as the meter is
-    // exact. That needs a clock without gaps of milliseconds between packets:
-    // under QEMU, `-icount` (virtual time follows the instructions executed)
-    // rather than the host's clock, whose scheduling pauses the emulated core.
+    // The check, per port, at its own last packet `tl` (the meter's last
+    // update; t counts microseconds, so CIR and PIR are 1 and 2 bytes a tick).
+    // RFC 2698: green <= CBS + CIR t, green + yellow <= PBS + PIR t. And the
+    // meter is exact: every byte a bucket was credited is either in a packet of
+    // its colors or still in the bucket. The buckets start full at t0, so what
+    // they would have gained before the port's first packet `tf` was lost to
+    // the cap; after it, packets arrive every few microseconds, far above PIR,
+    // and neither bucket fills again. So, to the byte:
+    //   green          + C left + CIR (tf - t0) = CBS + CIR (tl - t0)
+    //   green + yellow + P left + PIR (tf - t0) = PBS + PIR (tl - t0)
+    // That needs a clock without gaps of milliseconds between packets: under
+    // QEMU, `-icount` (virtual time follows the instructions executed) rather
+    // than the host's clock, whose scheduling pauses the emulated core.
     let mut ok = elapsed >= run;
     for (i, port) in ports.iter().enumerate() {
         let g = port.counters.bytes(Color::Green);
         let y = port.counters.bytes(Color::Yellow);
         let r = port.counters.bytes(Color::Red);
-        let green_max = 3000 + elapsed;
-        let passed_max = 6000 + 2 * elapsed;
-        let len = u64::from(64 + 300 * i as u32);
+        let tl = port.meter.last().ticks_since(t0);
+        let tf = first[i].ticks_since(t0);
+        let c_left = profile.committed().whole_bytes(port.meter.tc());
+        let p_left = profile.peak().whole_bytes(port.meter.tp());
+        let green_max = 3000 + tl;
+        let passed_max = 6000 + 2 * tl;
         let port_ok = g <= green_max
             && g + y <= passed_max
-            && g + len > green_max
-            && g + y + len > passed_max
+            && g + c_left + tf == green_max
+            && g + y + p_left + 2 * tf == passed_max
             && r > 0;
         ok &= port_ok;
         hprintln!(
-            "port {}: {} packets; green {} B (bound {}), green + yellow {} B (bound {}), red {} B {}",
+            "port {}: {} packets; green {} B + {} B left in C (bound {}), green + yellow {} B + {} B left in P (bound {}), red {} B {}",
             i,
             port.counters.total_packets(),
             g,
+            c_left,
             green_max,
             g + y,
+            p_left,
             passed_max,
             r,
             if port_ok { "ok" } else { "FAIL" }

@@ -1,5 +1,6 @@
 //! Known answers that need no host: DPDK's `app/test/test_meter.c` cases for
-//! the three-color markers, and cases worked out from the RFCs and source
+//! the three-color markers (its configuration cases and its color-blind and
+//! color-aware checks), and cases worked out from the RFCs and source
 //! documents for the other families, adversarial inputs included.
 
 use crate::cases::{ep, Desc, AECN_N, RAS_N, RBCC_N};
@@ -17,8 +18,8 @@ use netcond::red::{
 };
 use netcond::trtcm::{
     PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile, Rfc4115,
-    Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, TrTcm, TrTcmConfig,
-    TrTcmProfile,
+    Rfc4115Config, Rfc4115Error, Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmError, SrTcmProfile,
+    TrTcm, TrTcmConfig, TrTcmError, TrTcmProfile,
 };
 
 /// Counts of passed and failed known answers.
@@ -114,7 +115,7 @@ pub const FAMILIES: &[Family] = &[
 // DPDK test_meter.c
 // ---------------------------------------------------------------------------
 
-/// DPDK's cases: a fresh meter (full buckets), one packet one second later,
+/// DPDK's check cases: a fresh meter (full buckets), one packet one second later,
 /// of CBS - 1, CBS + 1, EBS/PBS - 1 and EBS/PBS + 1 bytes (2047, 2049, 4095,
 /// 4097), color-blind and color-aware with each input color.
 const DPDK_LENS: [u32; 4] = [2047, 2049, 4095, 4097];
@@ -216,35 +217,136 @@ macro_rules! adversarial {
     }};
 }
 
-fn srtcm_profile(tick: TickRate) -> Result<SrTcmProfile, netcond::trtcm::SrTcmError> {
+fn srtcm_profile(tick: TickRate) -> Result<SrTcmProfile, SrTcmError> {
     SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick))
 }
 
-fn trtcm_profile(tick: TickRate) -> Result<TrTcmProfile, netcond::trtcm::TrTcmError> {
-    TrTcmProfile::new(
-        &TrTcmConfig::new(
-            Rate::from_bytes_per_sec(46_000_000),
-            Rate::from_bytes_per_sec(69_000_000),
-            2048,
-            4096,
-        )
-        .with_tick(tick),
+/// test_meter.c's trTCM parameters: CIR 46,000,000 B/s, PIR 69,000,000 B/s,
+/// CBS 2048 B, PBS 4096 B.
+fn trtcm_cfg() -> TrTcmConfig {
+    TrTcmConfig::new(
+        Rate::from_bytes_per_sec(46_000_000),
+        Rate::from_bytes_per_sec(69_000_000),
+        2048,
+        4096,
     )
 }
 
-fn rfc4115_profile(tick: TickRate) -> Result<Rfc4115Profile, netcond::trtcm::Rfc4115Error> {
-    Rfc4115Profile::new(
-        &Rfc4115Config::new(
-            Rate::from_bytes_per_sec(46_000_000),
-            Rate::from_bytes_per_sec(69_000_000),
-            2048,
-            4096,
-        )
-        .with_tick(tick),
+fn trtcm_profile(tick: TickRate) -> Result<TrTcmProfile, TrTcmError> {
+    TrTcmProfile::new(&trtcm_cfg().with_tick(tick))
+}
+
+/// test_meter.c's RFC 4115 parameters: CIR 46,000,000 B/s, EIR 69,000,000
+/// B/s, CBS 2048 B, EBS 4096 B.
+fn rfc4115_cfg() -> Rfc4115Config {
+    Rfc4115Config::new(
+        Rate::from_bytes_per_sec(46_000_000),
+        Rate::from_bytes_per_sec(69_000_000),
+        2048,
+        4096,
     )
+}
+
+fn rfc4115_profile(tick: TickRate) -> Result<Rfc4115Profile, Rfc4115Error> {
+    Rfc4115Profile::new(&rfc4115_cfg().with_tick(tick))
+}
+
+/// DPDK's `tm_test_srtcm_config`: CIR 0 and CBS = EBS = 0 are refused, one
+/// zero burst alone and the usual parameters are accepted; on every clock.
+fn srtcm_config(n: &mut Notes) {
+    for hz in CLOCKS {
+        let Some(tick) = TickRate::from_hz(hz) else {
+            n.check("srTCM config clock", false, true);
+            continue;
+        };
+        let ok = SrTcmConfig::default().with_tick(tick);
+        let e = |c: SrTcmConfig| SrTcmProfile::new(&c).err();
+        n.check(
+            "srTCM config CBS = EBS = 0",
+            e(ok.with_cbs(0).with_ebs(0)),
+            Some(SrTcmError::ZeroBursts),
+        );
+        n.check(
+            "srTCM config CIR 0",
+            e(ok.with_cir(Rate::ZERO)),
+            Some(SrTcmError::ZeroCir),
+        );
+        n.check("srTCM config EBS 0", e(ok.with_ebs(0)), None);
+        n.check("srTCM config CBS 0", e(ok.with_cbs(0)), None);
+        n.check("srTCM config usual", e(ok), None);
+    }
+}
+
+/// DPDK's `tm_test_trtcm_config`: CIR, CBS, PBS or PIR 0 and PIR = CIR - 1
+/// are refused, the usual parameters accepted; on every clock.
+fn trtcm_config(n: &mut Notes) {
+    for hz in CLOCKS {
+        let Some(tick) = TickRate::from_hz(hz) else {
+            n.check("trTCM config clock", false, true);
+            continue;
+        };
+        let ok = trtcm_cfg().with_tick(tick);
+        let e = |c: TrTcmConfig| TrTcmProfile::new(&c).err();
+        n.check(
+            "trTCM config CIR 0",
+            e(ok.with_cir(Rate::ZERO)),
+            Some(TrTcmError::ZeroCir),
+        );
+        n.check(
+            "trTCM config CBS 0",
+            e(ok.with_cbs(0)),
+            Some(TrTcmError::ZeroCbs),
+        );
+        n.check(
+            "trTCM config PBS 0",
+            e(ok.with_pbs(0)),
+            Some(TrTcmError::ZeroPbs),
+        );
+        n.check(
+            "trTCM config PIR 0",
+            e(ok.with_pir(Rate::ZERO)),
+            Some(TrTcmError::ZeroPir),
+        );
+        n.check(
+            "trTCM config PIR = CIR - 1",
+            e(ok.with_pir(Rate::from_bytes_per_sec(45_999_999))),
+            Some(TrTcmError::PirBelowCir),
+        );
+        n.check("trTCM config usual", e(ok), None);
+    }
+}
+
+/// DPDK's `tm_test_trtcm_rfc4115_config` as this crate answers it: the usual
+/// parameters are accepted, CIR = EIR = 0 and CBS = EBS = 0 refused. DPDK
+/// also refuses a zero CBS (or EBS) alone; RFC 4115 section 2 sets the two
+/// buckets independently and this crate accepts either alone at zero (that
+/// bucket then passes nothing), so those two cases check acceptance.
+fn rfc4115_config(n: &mut Notes) {
+    for hz in CLOCKS {
+        let Some(tick) = TickRate::from_hz(hz) else {
+            n.check("RFC 4115 config clock", false, true);
+            continue;
+        };
+        let ok = rfc4115_cfg().with_tick(tick);
+        let e = |c: Rfc4115Config| Rfc4115Profile::new(&c).err();
+        n.check("RFC 4115 config usual", e(ok), None);
+        n.check(
+            "RFC 4115 config CIR = EIR = 0",
+            e(ok.with_cir(Rate::ZERO).with_eir(Rate::ZERO)),
+            Some(Rfc4115Error::ZeroRates),
+        );
+        n.check(
+            "RFC 4115 config CBS = EBS = 0",
+            e(ok.with_cbs(0).with_ebs(0)),
+            Some(Rfc4115Error::ZeroBursts),
+        );
+        n.check("RFC 4115 config CBS 0 alone", e(ok.with_cbs(0)), None);
+        n.check("RFC 4115 config EBS 0 alone", e(ok.with_ebs(0)), None);
+    }
 }
 
 fn srtcm(n: &mut Notes) {
+    srtcm_config(n);
     dpdk!(
         n,
         "srTCM",
@@ -259,6 +361,7 @@ fn srtcm(n: &mut Notes) {
 }
 
 fn trtcm(n: &mut Notes) {
+    trtcm_config(n);
     dpdk!(
         n,
         "trTCM",
@@ -273,6 +376,7 @@ fn trtcm(n: &mut Notes) {
 }
 
 fn rfc4115(n: &mut Notes) {
+    rfc4115_config(n);
     dpdk!(
         n,
         "RFC 4115",

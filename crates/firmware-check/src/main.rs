@@ -8,44 +8,17 @@
 #![no_std]
 #![no_main]
 
-use cortex_m_rt::{entry, exception, ExceptionFrame};
+use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 
 #[allow(dead_code)]
 mod cases;
+mod fail;
 mod known;
 mod stack;
 
 mod expected {
     include!(concat!(env!("OUT_DIR"), "/expected.rs"));
-}
-
-#[panic_handler]
-fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    hprintln!("FAIL: panic: {}", info);
-    debug::exit(debug::EXIT_FAILURE);
-    loop {
-        cortex_m::asm::bkpt();
-    }
-}
-
-#[exception]
-unsafe fn HardFault(ef: &ExceptionFrame) -> ! {
-    hprintln!(
-        "FAIL: HardFault at pc {:#010x}, lr {:#010x}",
-        ef.pc(),
-        ef.lr()
-    );
-    debug::exit(debug::EXIT_FAILURE);
-    loop {
-        cortex_m::asm::bkpt();
-    }
-}
-
-#[exception]
-unsafe fn DefaultHandler(irqn: i16) {
-    hprintln!("FAIL: unexpected exception {}", irqn);
-    debug::exit(debug::EXIT_FAILURE);
 }
 
 /// Compares a stream's values with the host's as they come.
