@@ -67,8 +67,8 @@
 //!
 //! # Time
 //!
-//! [`Red::new_at`], [`Rio::new_at`], [`AecnQueue::new_at`] and
-//! [`AdaptiveRed::new`] start the queue's time-keeping (the idle period, and
+//! [`Red::new_at`], [`Rio::new_at`], [`AecnQueue::new_at`], [`Aecn::new_at`]
+//! and [`AdaptiveRed::new`] start the queue's time-keeping (the idle period, and
 //! Adaptive RED's interval) at the instant given; [`Red::new`], [`Rio::new`] and
 //! [`AecnQueue::new`] start it at tick 0, for a clock that starts near zero.
 //! Time is serial ([`Instant`](netcond_core::Instant)): a step of 2^63 ticks or
