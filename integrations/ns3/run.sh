@@ -5,9 +5,10 @@
 #   2. the RED cross-check: the dumbbell with ns-3's RedQueueDisc and with
 #      NetcondRedQueueDisc, SEEDS seeds each, without and with ECN, compared
 #      by netcond-red-compare against the tolerances of README.md;
-#   3. the PCN example (CSV and SVG in the output directory);
-#   4. the cross-check's NetcondRedQueueDisc run again built with
-#      AddressSanitizer and UBSan (ASAN=0 skips it).
+#   3. the PCN example, with RFC 5670's meters (CSV and SVG in the output
+#      directory) and with 3sM's markers (CSV);
+#   4. the cross-check's NetcondRedQueueDisc run, the tests and the PCN
+#      example again, built with AddressSanitizer and UBSan (ASAN=0 skips it).
 # Exits non-zero on any failure. Environment: CARGO_TARGET_DIR (default
 # <repo>/target), SEEDS (default 3), JOBS (default nproc), ASAN (default 1),
 # OUT (default $CARGO_TARGET_DIR/ns3/out).
@@ -66,20 +67,21 @@ done <"$runs"
 test $missing -eq 0
 "$build/netcond-red-compare" "$OUT"/red-*.csv | tee "$OUT/red-crosscheck.md"
 
-step "PCN example"
-if [ -x "$build/netcond-pcn-cle" ]; then
-  "$build/netcond-pcn-cle" --csv="$OUT/pcn-cle.csv" --svg="$OUT/pcn-cle.svg"
-else
-  echo "NOT BUILT: include/netcond.h has no PCN functions yet (see CMake's warning)"
+step "PCN example: RFC 5670 meters, then 3sM markers"
+if [ ! -x "$build/netcond-pcn-cle" ]; then
+  echo "the PCN example was not built: include/netcond.h has no PCN functions (see CMake's warning)" >&2
+  exit 1
 fi
+"$build/netcond-pcn-cle" --csv="$OUT/pcn-cle.csv" --svg="$OUT/pcn-cle.svg"
+"$build/netcond-pcn-cle" --marker=ThreeState --csv="$OUT/pcn-cle-3sm.csv" --svg=none | tail -3
 
 if [ "$ASAN" = 1 ]; then
   step "AddressSanitizer + UBSan build of the cross-check program"
   cmake -S "$here" -B "$build_asan" -DNETCOND_LIB_DIR="$libdir" -DNETCOND_ASAN=ON \
     -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g1" >/dev/null
-  targets=(netcond-red-dumbbell netcond-ns3-tests)
-  [ -x "$build/netcond-pcn-cle" ] && targets+=(netcond-pcn-cle)
-  cmake --build "$build_asan" -j "$JOBS" --target "${targets[@]}"
+  # Every target in one parallel build (naming several targets makes CMake
+  # build them one after the other).
+  cmake --build "$build_asan" -j "$JOBS"
   step "ASan runs: the cross-check's NetcondRedQueueDisc (guard, ECN on, 60 s), the tests, the PCN example"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -88,9 +90,7 @@ if [ "$ASAN" = 1 ]; then
   status=0
   "$build_asan/netcond-ns3-tests" >"$OUT/tests-asan.txt" || status=1
   tail -1 "$OUT/tests-asan.txt"
-  if [ -x "$build_asan/netcond-pcn-cle" ]; then
-    "$build_asan/netcond-pcn-cle" --pktSize=1000 --csv="$OUT/pcn-cle-asan.csv" --svg=none | tail -1 || status=1
-  fi
+  "$build_asan/netcond-pcn-cle" --pktSize=1000 --csv="$OUT/pcn-cle-asan.csv" --svg=none | tail -1 || status=1
   wait $p1 || status=1
   cat "$OUT/red-asan.csv"
   if [ $status != 0 ]; then

@@ -9,9 +9,15 @@
 // measurement interval) and an SVG plot; checks that
 //   - no packet is marked while the offered load is below the threshold rate,
 //   - threshold marking starts once the load has crossed the threshold rate,
+//     no later than the threshold bucket takes to drain from full to its
+//     depth at the load's excess over that rate (plus one interval),
 //   - no packet is excess-marked while the load is below the excess rate,
+//     and excess marking starts no later than the excess bucket takes to
+//     drain from full at the load's excess over the excess rate,
 //   - above the excess rate, the ETM rate is the load minus the excess rate
-//     (RFC 5670 section 2.4: the meter marks the traffic in excess).
+//     (RFC 5670 section 2.4: the meter marks the traffic in excess), or with
+//     --marker=ThreeState that times size / (size + s) (3sM's ET-marker
+//     adds s tokens after each mark).
 // and ends with "pcn-cle: N passed, N failed" (exit 1 if any failed).
 //
 //   sources -- ingress ==(bottleneck, PCN interior node)==> egress -- sinks
@@ -251,6 +257,17 @@ main(int argc, char* argv[])
         (ok ? passed : failed)++;
         std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
     };
+    // The share of the traffic in excess that leaves ETM: all of it with
+    // RFC 5670's excess-traffic meter; with 3sM's ET-marker, each mark
+    // adds s tokens, so of the excess (L - SR) only size / (size + s) is
+    // marked (draft-babiarz-pcn-3sm-01: the marking-frequency reduction).
+    double etmShare = 1;
+    if (marker == "ThreeState")
+    {
+        UintegerValue etS;
+        qd.Get(0)->GetAttribute("EtS", etS);
+        etmShare = lineOverhead / (lineOverhead + etS.Get());
+    }
     double firstThm = -1;
     double firstEtm = -1;
     bool markedBelowThreshold = false;
@@ -283,7 +300,7 @@ main(int argc, char* argv[])
         // have stopped (the excess bucket has drained by then).
         if (loadStart == loadEnd && loadEnd > exc * 1.05 && r.t > (nFlows + 1) * step + 1)
         {
-            double want = loadEnd - exc;
+            double want = (loadEnd - exc) * etmShare;
             worstEtmError = std::max(worstEtmError, std::fabs(r.etm - want) / want);
             etmSamples++;
         }
@@ -298,8 +315,41 @@ main(int argc, char* argv[])
           "excess marking starts after the load crosses the excess rate (first ETM at t = " +
               std::to_string(firstEtm) + " s, load " + std::to_string(offeredAt(firstEtm)) +
               " Mbit/s)");
+    // When marking must have started: the first flow start that takes the
+    // offered load above `rate`, plus the time a full bucket of `bucket`
+    // bytes, marking below `depth`, takes to drain at the load's excess over
+    // `rate`, plus one interval (the egress counts per interval) and the
+    // 11 ms path delay.
+    auto latest = [&](double rate, double bucket, double depth) {
+        for (double s : starts)
+        {
+            double load = offeredAt(s);
+            if (load > rate)
+            {
+                double drain = (bucket - depth) * 8 / ((load - rate) * 1e6);
+                return s + drain + interval + 0.011;
+            }
+        }
+        return -1.0;
+    };
+    UintegerValue bsTm;
+    UintegerValue depthTm;
+    UintegerValue bsEtm;
+    qd.Get(0)->GetAttribute("ThresholdBucket", bsTm);
+    qd.Get(0)->GetAttribute("ThresholdDepth", depthTm);
+    qd.Get(0)->GetAttribute("ExcessBucket", bsEtm);
+    const double thmBy = latest(thr, bsTm.Get(), depthTm.Get());
+    const double etmBy = latest(exc, bsEtm.Get(), 0);
+    check(firstThm > 0 && firstThm <= thmBy,
+          "threshold marking starts by t = " + std::to_string(thmBy) +
+              " s (crossing, plus the bucket's drain from BS_tm to the depth, plus one interval)");
+    check(firstEtm > 0 && firstEtm <= etmBy,
+          "excess marking starts by t = " + std::to_string(etmBy) +
+              " s (crossing, plus the bucket's drain from BS_etm, plus one interval)");
     check(etmSamples >= 5 && worstEtmError < 0.05,
-          "ETM rate = load - excess rate within 5 % in steady intervals (" +
+          std::string(marker == "ThreeState" ? "ETM rate = (load - excess rate) size / (size + s)"
+                                             : "ETM rate = load - excess rate") +
+              " within 5 % in steady intervals (" +
               std::to_string(etmSamples) + " intervals, worst " +
               std::to_string(100 * worstEtmError) + " %)");
 

@@ -74,6 +74,7 @@ main(int argc, char* argv[])
     std::string bottleneckDelay = "20ms";
     std::string accessRate = "100Mbps";
     std::string accessDelay = "2ms";
+    std::string redLinkBandwidth; // empty: bottleneckRate
     double minTh = 10;
     double maxTh = 30;
     double maxP = 0.1;
@@ -102,6 +103,10 @@ main(int argc, char* argv[])
     cmd.AddValue("bottleneckDelay", "bottleneck one-way delay", bottleneckDelay);
     cmd.AddValue("accessRate", "access link rate", accessRate);
     cmd.AddValue("accessDelay", "access link one-way delay", accessDelay);
+    cmd.AddValue("redLinkBandwidth",
+                 "the discs' LinkBandwidth attribute (the rate in FJ93's s and ns-3's idle "
+                 "formula); default: bottleneckRate",
+                 redLinkBandwidth);
     cmd.AddValue("minTh", "RED min_th (packets)", minTh);
     cmd.AddValue("maxTh", "RED max_th (packets)", maxTh);
     cmd.AddValue("maxP", "RED max_p", maxP);
@@ -135,6 +140,11 @@ main(int argc, char* argv[])
     if (disc != "ns3" && disc != "netcond" && disc != "netcond-guard")
     {
         NS_FATAL_ERROR("--disc must be ns3 or netcond, not " << disc);
+    }
+
+    if (redLinkBandwidth.empty())
+    {
+        redLinkBandwidth = bottleneckRate;
     }
 
     RngSeedManager::SetSeed(seed);
@@ -187,7 +197,7 @@ main(int argc, char* argv[])
                              "UseEcn", BooleanValue(ecn),
                              "UseHardDrop", BooleanValue(true),
                              "MeanPktSize", UintegerValue(uint32_t(meanPkt)),
-                             "LinkBandwidth", DataRateValue(DataRate(bottleneckRate)),
+                             "LinkBandwidth", DataRateValue(DataRate(redLinkBandwidth)),
                              "LinkDelay", TimeValue(Time(bottleneckDelay)));
     }
     else
@@ -204,7 +214,7 @@ main(int argc, char* argv[])
                              "UseEcn", BooleanValue(ecn),
                              "UseHardDrop", BooleanValue(true),
                              "MeanPktSize", UintegerValue(uint32_t(meanPkt)),
-                             "LinkBandwidth", DataRateValue(DataRate(bottleneckRate)));
+                             "LinkBandwidth", DataRateValue(DataRate(redLinkBandwidth)));
     }
     QueueDiscContainer redDiscs = red.Install(bottleneckDevs.Get(0));
     Ptr<QueueDisc> q = redDiscs.Get(0);

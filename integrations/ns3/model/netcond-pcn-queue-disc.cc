@@ -79,17 +79,37 @@ NetcondPcnQueueDisc::GetTypeId()
                           EnumValue(SIZE_INDEPENDENT),
                           MakeEnumAccessor(&NetcondPcnQueueDisc::m_excessMode),
                           MakeEnumChecker(SIZE_INDEPENDENT, "SizeIndependent", CLASSIC,
-                                          "Classic"))
+                                          "Classic", CLASSIC_B6, "ClassicB6"))
+            .AddAttribute("EtMarking",
+                          "3sM ET-marker's test: Tail (mark when the tokens are below the "
+                          "packet size) or SizeIndependent (below Mtu, proportional reduction)",
+                          EnumValue(ET_TAIL),
+                          MakeEnumAccessor(&NetcondPcnQueueDisc::m_etMarking),
+                          MakeEnumChecker(ET_TAIL, "Tail", ET_SIZE_INDEPENDENT, "SizeIndependent"))
             .AddAttribute("EtS",
                           "3sM: s, the tokens (bytes) the ET-marker adds after each mark",
                           UintegerValue(1500),
                           MakeUintegerAccessor(&NetcondPcnQueueDisc::m_etS),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EtArrivingEtAddsS",
+                          "3sM: a packet that arrives already ET-marked also adds s to the "
+                          "ET-marker's bucket (3sm-01 appendix A.1.5); false: it does not "
+                          "(3sm-01 section 3.1.2)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&NetcondPcnQueueDisc::m_etArrivingEtAddsS),
+                          MakeBooleanChecker())
             .AddAttribute("Mtu",
-                          "3sM: the MTU of the ET-marker's size-independent marking, bytes",
+                          "3sM: the MTU of the ET-marker's SizeIndependent marking, bytes",
                           UintegerValue(1500),
                           MakeUintegerAccessor(&NetcondPcnQueueDisc::m_mtu),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AsForm",
+                          "3sM: the AS-marker's form, ThreeSm01 (draft-babiarz-pcn-3sm-01) or "
+                          "ExplicitMarking01 (draft-babiarz-pcn-explicit-marking-01)",
+                          EnumValue(AS_3SM_01),
+                          MakeEnumAccessor(&NetcondPcnQueueDisc::m_asForm),
+                          MakeEnumChecker(AS_3SM_01, "ThreeSm01", AS_EXPLICIT_MARKING_01,
+                                          "ExplicitMarking01"))
             .AddAttribute("PcnDscp",
                           "The PCN-compatible DSCP (RFC 6660 section 3); packets with any "
                           "other DSCP pass unmetered and unmarked",
@@ -194,7 +214,8 @@ NetcondPcnQueueDisc::InitializeParams()
         e.bs_etm = m_excessBucket;
         e.tick_hz = hz;
         e.mode = m_excessMode == SIZE_INDEPENDENT ? NETCOND_EXCESS_SIZE_INDEPENDENT
-                                                  : NETCOND_EXCESS_CLASSIC;
+                 : m_excessMode == CLASSIC        ? NETCOND_EXCESS_CLASSIC
+                                                  : NETCOND_EXCESS_CLASSIC_B6;
         ex << "NetcondPcnQueueDisc: RFC 5670 excess-traffic meter (ExcessRate " << exc
            << " B/s, ExcessBucket " << m_excessBucket << " B)";
         netcond::CheckStatus(netcond_excess_meter_profile_config(&m.excessProfile, &e), ex.str());
@@ -220,11 +241,11 @@ NetcondPcnQueueDisc::InitializeParams()
         e.bucket_size = m_excessBucket;
         e.s = m_etS;
         e.tick_hz = hz;
-        e.already_et_adds_s = 1;
-        e.marking = NETCOND_ET_TAIL;
+        e.already_et_adds_s = m_etArrivingEtAddsS ? 1 : 0;
+        e.marking = m_etMarking == ET_TAIL ? NETCOND_ET_TAIL : NETCOND_ET_SIZE_INDEPENDENT;
         e.mtu = m_mtu;
         ex << "NetcondPcnQueueDisc: 3sM ET-marker (ExcessRate " << exc << " B/s, ExcessBucket "
-           << m_excessBucket << " B, EtS " << m_etS << " B)";
+           << m_excessBucket << " B, EtS " << m_etS << " B, Mtu " << m_mtu << " B)";
         netcond::CheckStatus(netcond_et_marker_profile_config(&m.etProfile, &e), ex.str());
         netcond::CheckStatus(netcond_et_marker_config(&m.et, &m.etProfile, now), ex.str());
 
@@ -233,7 +254,7 @@ NetcondPcnQueueDisc::InitializeParams()
         a.bucket_size = m_thresholdBucket;
         a.threshold = m_thresholdDepth;
         a.tick_hz = hz;
-        a.form = NETCOND_AS_3SM_01;
+        a.form = m_asForm == AS_3SM_01 ? NETCOND_AS_3SM_01 : NETCOND_AS_EXPLICIT_MARKING_01;
         th << "NetcondPcnQueueDisc: 3sM AS-marker (ThresholdRate " << thr
            << " B/s, ThresholdBucket " << m_thresholdBucket << " B, ThresholdDepth "
            << m_thresholdDepth << " B)";
@@ -245,6 +266,7 @@ NetcondPcnQueueDisc::InitializeParams()
 bool
 NetcondPcnQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(this << item);
     uint8_t tos = 0;
     if (netcond::GetDsField(item, tos))
     {
@@ -281,6 +303,7 @@ NetcondPcnQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
                 m_bytes[cp] += len;
             }
             m_markTrace(item, uint8_t(before), uint8_t(cp));
+            NS_LOG_LOGIC(len << " B: codepoint " << before << " -> " << cp);
         }
     }
     return GetInternalQueue(0)->Enqueue(item);

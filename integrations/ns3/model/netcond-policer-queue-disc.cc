@@ -288,6 +288,7 @@ StateOf(std::unordered_map<uint32_t, S>& states, uint32_t key, const P* profile,
 bool
 NetcondPolicerQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(this << item);
     const uint64_t now = netcond::NowNs();
     const uint32_t len = item->GetSize();
     uint32_t key = 0;
@@ -332,6 +333,7 @@ NetcondPolicerQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     m_packets[ci]++;
     m_bytes[ci] += len;
     m_colorTrace(item, uint8_t(ci));
+    NS_LOG_LOGIC("key " << key << ", " << len << " B: color " << ci);
 
     if (ci == RED && (m_action == DROP_RED || m_action == REMARK_DROP_RED))
     {

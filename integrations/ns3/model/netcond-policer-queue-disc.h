@@ -61,6 +61,10 @@ class NetcondPolicerQueueDisc : public QueueDisc
     /// Meter states in use (flows or DSCPs seen).
     size_t GetNStates() const;
 
+    /// Signature of the Color trace source: the item and its color (0 green,
+    /// 1 yellow, 2 red), before the action.
+    typedef void (*ColorTracedCallback)(Ptr<const QueueDiscItem> item, uint8_t color);
+
     /// Drop reason of a red packet.
     static constexpr const char* RED_DROP = "Red (policer)";
 

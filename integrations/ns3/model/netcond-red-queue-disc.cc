@@ -53,6 +53,12 @@ NetcondRedQueueDisc::GetTypeId()
                           DoubleValue(0.02),
                           MakeDoubleAccessor(&NetcondRedQueueDisc::m_maxP),
                           MakeDoubleChecker<double>())
+            .AddAttribute("LInterm",
+                          "RedQueueDisc's form of max_p: if positive, max_p = 1 / LInterm "
+                          "and MaxP is not used; 0 (the default): MaxP",
+                          DoubleValue(0),
+                          MakeDoubleAccessor(&NetcondRedQueueDisc::m_lInterm),
+                          MakeDoubleChecker<double>())
             .AddAttribute("QW",
                           "w_q: the weight of the average queue's EWMA, in (0, 1]",
                           DoubleValue(0.002),
@@ -234,7 +240,15 @@ NetcondRedQueueDisc::InitializeParams()
     netcond_red_params p{};
     p.min_th = WholeUnits(m_minTh, "MinTh");
     p.max_th = WholeUnits(m_maxTh, "MaxTh");
-    p.max_p = Fixed32(m_maxP);
+    if (!(m_lInterm >= 0))
+    {
+        std::ostringstream os;
+        os << "NetcondRedQueueDisc: LInterm = " << m_lInterm
+           << " is negative; it is 1 / max_p (or 0 to use MaxP)";
+        netcond::Refuse(os.str());
+    }
+    const double maxP = m_lInterm > 0 ? 1.0 / m_lInterm : m_maxP;
+    p.max_p = Fixed32(maxP);
     p.w_q = Fixed32(m_qW);
     p.idle_tx_ticks = s;
     p.limit = max.GetValue();
@@ -263,7 +277,7 @@ NetcondRedQueueDisc::InitializeParams()
     }
     std::ostringstream what;
     what << "NetcondRedQueueDisc (MinTh " << m_minTh << ", MaxTh " << m_maxTh << ", MaxP "
-         << m_maxP << ", QW " << m_qW << ", MaxSize " << max << ", s " << s << " ns)";
+         << maxP << ", QW " << m_qW << ", MaxSize " << max << ", s " << s << " ns)";
     netcond::CheckStatus(netcond_red_profile_config(&m_impl->profile, &p), what.str());
     netcond::CheckStatus(netcond_red_config(&m_impl->state, netcond::NowNs()),
                          "NetcondRedQueueDisc: the RED state");
@@ -279,6 +293,7 @@ NetcondRedQueueDisc::GetAverage() const
 bool
 NetcondRedQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(this << item);
     const uint64_t now = netcond::NowNs();
     Ptr<QueueDisc::InternalQueue> q = GetInternalQueue(0);
     const uint32_t qlen = q->GetCurrentSize().GetValue();
@@ -308,6 +323,7 @@ NetcondRedQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
             d = NETCOND_ENQUEUE;
         }
     }
+    NS_LOG_LOGIC("queue " << qlen << ", average " << GetAverage() << ": decision " << int(d));
     switch (d)
     {
     case NETCOND_ENQUEUE:

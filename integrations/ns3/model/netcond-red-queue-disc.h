@@ -5,8 +5,8 @@
 // A drop-in for ns3::RedQueueDisc in a TrafficControlHelper: the attributes
 // that mean the same thing have the same names (MinTh, MaxTh, QW, MaxSize,
 // Gentle, UseEcn, UseHardDrop, MeanPktSize, LinkBandwidth) and the drop and
-// mark reasons are RedQueueDisc's strings. max_p is given as MaxP (not as
-// ns-3's LInterm = 1 / max_p).
+// mark reasons are RedQueueDisc's strings. max_p is given as MaxP, or as
+// RedQueueDisc's LInterm = 1 / max_p.
 #ifndef NETCOND_RED_QUEUE_DISC_H
 #define NETCOND_RED_QUEUE_DISC_H
 
@@ -70,6 +70,7 @@ class NetcondRedQueueDisc : public QueueDisc
     double m_minTh;
     double m_maxTh;
     double m_maxP;
+    double m_lInterm;
     double m_qW;
     bool m_gentle;
     bool m_byteMode;

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -245,6 +246,79 @@ TestPolicer()
               "RFC 4115 below CIR: all green");
     }
 
+    {
+        // Color-blind trTCM with Remark into AF class 3: every packet leaves,
+        // green as AF31 (26), yellow AF32 (28), red AF33 (30), whatever DSCP
+        // it arrived with (here EF, 46).
+        Ptr<NetcondPolicerQueueDisc> q = make("Remark", "Aggregate");
+        q->SetAttribute("AfClass", UintegerValue(3));
+        auto out = Offer(q, n, 1000, gap, uint8_t(46 << 2));
+        uint32_t af[3] = {0, 0, 0};
+        bool other = false;
+        for (auto& it : out)
+        {
+            uint8_t dscp = DsOf(it) >> 2;
+            if (dscp == 26 || dscp == 28 || dscp == 30)
+            {
+                af[(dscp - 26) / 2]++;
+            }
+            else
+            {
+                other = true;
+            }
+        }
+        Check(out.size() == n && !other &&
+                  af[0] == q->GetColorPackets(NetcondPolicerQueueDisc::GREEN) &&
+                  af[1] == q->GetColorPackets(NetcondPolicerQueueDisc::YELLOW) &&
+                  af[2] == q->GetColorPackets(NetcondPolicerQueueDisc::RED) && af[2] > 0 &&
+                  q->GetStats().nTotalDroppedPackets == 0,
+              "Remark, AfClass 3: green AF31, yellow AF32, red AF33 (" + std::to_string(af[0]) +
+                  ", " + std::to_string(af[1]) + ", " + std::to_string(af[2]) +
+                  "), none dropped");
+    }
+    {
+        // srTCM color-blind, CIR 1 Mbit/s, CBS 3000, EBS 6000, the same
+        // 3 Mbit/s stream (RFC 2697 section 3): green bytes reach CBS + CIR T,
+        // and yellow bytes EBS (the E bucket refills only while C is full,
+        // which it never is again), each to within one packet.
+        Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+        q->SetAttribute("Meter", StringValue("Srtcm"));
+        q->SetAttribute("Cir", DataRateValue(DataRate("1Mbps")));
+        q->SetAttribute("Cbs", UintegerValue(3000));
+        q->SetAttribute("Ebs", UintegerValue(6000));
+        q->Initialize();
+        Offer(q, n, 1000, gap, 0);
+        double green = q->GetColorBytes(NetcondPolicerQueueDisc::GREEN);
+        double yellow = q->GetColorBytes(NetcondPolicerQueueDisc::YELLOW);
+        double gMax = 3000 + 125000 * T;
+        Check(green <= gMax && green > gMax - 1000 && yellow <= 6000 && yellow > 5000,
+              "srTCM green bytes " + std::to_string(green) + " within one packet below CBS + CIR T, "
+              "yellow bytes " + std::to_string(yellow) + " within one packet below EBS");
+    }
+    {
+        // RFC 4115 color-blind, CIR 1 Mbit/s and EIR 1 Mbit/s, CBS 3000, EBS
+        // 6000: the two buckets fill independently, so green bytes reach
+        // CBS + CIR T within one packet, and yellow bytes EBS + EIR T within
+        // two (a packet is yellow only when it is not green, so Te can hold
+        // a packet's worth of tokens and the fill of one more arrival gap).
+        Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+        q->SetAttribute("Meter", StringValue("Rfc4115"));
+        q->SetAttribute("Cir", DataRateValue(DataRate("1Mbps")));
+        q->SetAttribute("Eir", DataRateValue(DataRate("1Mbps")));
+        q->SetAttribute("Cbs", UintegerValue(3000));
+        q->SetAttribute("Ebs", UintegerValue(6000));
+        q->Initialize();
+        Offer(q, n, 1000, gap, 0);
+        double green = q->GetColorBytes(NetcondPolicerQueueDisc::GREEN);
+        double yellow = q->GetColorBytes(NetcondPolicerQueueDisc::YELLOW);
+        double gMax = 3000 + 125000 * T;
+        double yMax = 6000 + 125000 * T;
+        Check(green <= gMax && green > gMax - 1000 && yellow <= yMax && yellow > yMax - 2000,
+              "RFC 4115 green bytes " + std::to_string(green) + " and yellow bytes " +
+                  std::to_string(yellow) + " within one and two packets below CBS + CIR T "
+                  "and EBS + EIR T");
+    }
+
     ExpectFatal(
         "policer with Cir 0",
         []() {
@@ -263,6 +337,24 @@ TestPolicer()
             q->Initialize();
         },
         netcond_strerror(NETCOND_E_TRTCM_PIR_BELOW_CIR));
+    ExpectFatal(
+        "RFC 4115 with Cir 0 and Eir 0",
+        []() {
+            Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+            q->SetAttribute("Meter", StringValue("Rfc4115"));
+            q->SetAttribute("Cir", DataRateValue(DataRate(0)));
+            q->SetAttribute("Eir", DataRateValue(DataRate(0)));
+            q->Initialize();
+        },
+        netcond_strerror(NETCOND_E_RFC4115_ZERO_RATES));
+    ExpectFatal(
+        "trTCM with Cbs 0",
+        []() {
+            Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+            q->SetAttribute("Cbs", UintegerValue(0));
+            q->Initialize();
+        },
+        netcond_strerror(NETCOND_E_TRTCM_ZERO_CBS));
     ExpectFatal(
         "policer with a rate that is not whole bytes per second",
         []() {
@@ -293,6 +385,190 @@ MakeRed(bool ecn)
     q->AssignStreams(3);
     q->Initialize();
     return q;
+}
+
+// Holds the queue of `q` at `standing` packets of `len` bytes (one arrival
+// and, when it is accepted, one departure every millisecond) for `n`
+// arrivals; returns the fraction of the arrivals after the first `warm` that
+// were dropped or, with `ecnCe`, that left with CE.
+double
+StandingQueue(Ptr<NetcondRedQueueDisc> q, uint32_t standing, uint32_t len, uint8_t ds, int n,
+              int warm, bool ecnCe = false)
+{
+    for (uint32_t i = 0; i < standing; i++)
+    {
+        q->Enqueue(Item(len, ds));
+    }
+    uint32_t hits = 0;
+    uint32_t arrivals = 0;
+    for (int i = 0; i < n; i++)
+    {
+        Simulator::Schedule(MicroSeconds(1000 * (i + 1)), [&, i]() {
+            bool in = q->Enqueue(Item(len, ds));
+            bool counted = i >= warm;
+            arrivals += counted ? 1 : 0;
+            if (in)
+            {
+                Ptr<QueueDiscItem> d = q->Dequeue();
+                // A packet marked at arrival i leaves `standing` arrivals later;
+                // the marks and the arrivals are counted over the same span.
+                if (ecnCe && counted && (DsOf(d) & 3) == Ipv4Header::ECN_CE)
+                {
+                    hits++;
+                }
+            }
+            else if (counted && !ecnCe)
+            {
+                hits++;
+            }
+        });
+    }
+    Simulator::Run();
+    return double(hits) / arrivals;
+}
+
+Ptr<NetcondRedQueueDisc>
+MakeRed2(const std::vector<std::pair<std::string, Ptr<AttributeValue>>>& attrs)
+{
+    // min_th 10, max_th 30, w_q 0.001, 50 packets, s of 1500 B at 10 Mbit/s,
+    // then `attrs`.
+    Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
+    q->SetAttribute("MinTh", DoubleValue(10));
+    q->SetAttribute("MaxTh", DoubleValue(30));
+    q->SetAttribute("QW", DoubleValue(0.001));
+    q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("50p")));
+    q->SetAttribute("LinkBandwidth", DataRateValue(DataRate("10Mbps")));
+    q->SetAttribute("MeanPktSize", UintegerValue(1500));
+    for (auto& a : attrs)
+    {
+        q->SetAttribute(a.first, *a.second);
+    }
+    q->AssignStreams(5);
+    q->Initialize();
+    return q;
+}
+
+void
+TestRedAttributes()
+{
+    using A = std::vector<std::pair<std::string, Ptr<AttributeValue>>>;
+    auto B = [](bool b) { return Ptr<AttributeValue>(Create<BooleanValue>(b)); };
+    auto D = [](double d) { return Ptr<AttributeValue>(Create<DoubleValue>(d)); };
+    auto U = [](uint64_t u) { return Ptr<AttributeValue>(Create<UintegerValue>(u)); };
+    {
+        // LInterm, RedQueueDisc's form of max_p: LInterm 2 is max_p 0.5, so
+        // the standing queue of 20 loses 40 % as with MaxP 0.5 (TestRed).
+        auto q = MakeRed2(A{{"LInterm", D(2)}, {"Gentle", B(false)}});
+        double f = StandingQueue(q, 20, 1500, 0, 30000, 10000);
+        Check(f > 0.38 && f < 0.42,
+              "LInterm 2 (max_p 0.5): dropped " + std::to_string(100 * f) + " %, 40 % expected");
+        Simulator::Destroy();
+    }
+    {
+        // Byte mode, M = 1500: 150-byte packets see p_b / 10 = 0.025, so FJ93
+        // drops 2 p_b / (1 + p_b) = 4.88 % of them.
+        auto q = MakeRed2(A{{"MaxP", D(0.5)}, {"Gentle", B(false)}, {"ByteMode", B(true)},
+                            {"MaxPktSize", U(1500)}});
+        double f = StandingQueue(q, 20, 150, 0, 50000, 10000);
+        Check(f > 0.044 && f < 0.054,
+              "ByteMode: 150-byte packets dropped " + std::to_string(100 * f) +
+                  " %, 2 p_b / (1 + p_b) = 4.88 % with p_b = 0.25 * 150 / 1500");
+        Simulator::Destroy();
+    }
+    {
+        // Gentle: a standing queue of 40 (between max_th 30 and 2 max_th) with
+        // max_p 0.25 gives p_b = max_p + (1 - max_p) (40 - 30) / 30 = 1/2:
+        // gaps between drops of 1 or 2 packets, equally likely, so 2/3 of the
+        // arrivals are dropped early, none forced.
+        auto q = MakeRed2(A{{"MaxP", D(0.25)}, {"Gentle", B(true)}});
+        double f = StandingQueue(q, 40, 1500, 0, 30000, 10000);
+        const QueueDisc::Stats& st = q->GetStats();
+        Check(f > 0.645 && f < 0.69 && st.GetNDroppedPackets(NetcondRedQueueDisc::FORCED_DROP) == 0,
+              "Gentle: average 40 between max_th and 2 max_th, dropped " + std::to_string(100 * f) +
+                  " % (66.7 % expected), all as \"Unforced drop\"");
+        Simulator::Destroy();
+    }
+    {
+        // Not gentle: once the average reaches max_th every arrival is a
+        // forced drop.
+        auto q = MakeRed2(A{{"MaxP", D(0.5)}, {"Gentle", B(false)}});
+        double f = StandingQueue(q, 40, 1500, 0, 30000, 10000);
+        const QueueDisc::Stats& st = q->GetStats();
+        Check(f == 1 && st.GetNDroppedPackets(NetcondRedQueueDisc::FORCED_DROP) >= 20000,
+              "Gentle false: average 40 above max_th, every arrival dropped as \"Forced drop\"");
+        Simulator::Destroy();
+    }
+    {
+        // ECN with UseHardDrop (the default): above max_th (not gentle) ECT
+        // packets are dropped too, as forced drops.
+        auto q = MakeRed2(A{{"MaxP", D(0.5)}, {"Gentle", B(false)}, {"UseEcn", B(true)}});
+        double f = StandingQueue(q, 40, 1500, Ipv4Header::ECN_ECT0, 30000, 10000);
+        Check(f == 1 && q->GetStats().GetNDroppedPackets(NetcondRedQueueDisc::FORCED_DROP) >= 20000,
+              "UseEcn + UseHardDrop: ECT packets above max_th dropped as \"Forced drop\"");
+        Simulator::Destroy();
+    }
+    {
+        // ECN without UseHardDrop: above max_th ECT packets are all marked
+        // ("Forced mark"), none dropped.
+        auto q = MakeRed2(A{{"MaxP", D(0.5)}, {"Gentle", B(false)}, {"UseEcn", B(true)},
+                            {"UseHardDrop", B(false)}});
+        double f = StandingQueue(q, 40, 1500, Ipv4Header::ECN_ECT0, 30000, 10000, true);
+        const QueueDisc::Stats& st = q->GetStats();
+        Check(f == 1 && st.nTotalDroppedPackets == 0 &&
+                  st.GetNMarkedPackets(NetcondRedQueueDisc::FORCED_MARK) >= 20000,
+              "UseEcn, UseHardDrop false: ECT packets above max_th all marked as \"Forced "
+              "mark\", none dropped");
+        Simulator::Destroy();
+    }
+    {
+        // ECN: a packet that is not ECN-capable is dropped where an ECT one
+        // would be marked (RFC 3168 section 7).
+        auto q = MakeRed2(A{{"MaxP", D(0.5)}, {"Gentle", B(false)}, {"UseEcn", B(true)}});
+        double f = StandingQueue(q, 20, 1500, 0, 30000, 10000);
+        Check(f > 0.38 && f < 0.42 && q->GetStats().GetNMarkedPackets(NetcondRedQueueDisc::UNFORCED_MARK) == 0,
+              "UseEcn: not-ECT packets are dropped early (" + std::to_string(100 * f) +
+                  " %), never marked");
+        Simulator::Destroy();
+    }
+    {
+        // Thresholds in bytes: MaxSize 75000B, min_th 15000 B, max_th 45000 B,
+        // max_p 0.5, a standing queue of 20 packets of 1500 B (30000 B):
+        // p_b = 0.5 (30000 - 15000) / 30000 = 0.25, 40 % dropped.
+        auto q = MakeRed2(A{{"MaxSize", Ptr<AttributeValue>(Create<QueueSizeValue>(QueueSize("75000B")))},
+                            {"MinTh", D(15000)}, {"MaxTh", D(45000)}, {"MaxP", D(0.5)},
+                            {"Gentle", B(false)}});
+        double f = StandingQueue(q, 20, 1500, 0, 30000, 10000);
+        Check(f > 0.38 && f < 0.42 && std::fabs(q->GetAverage() - 30000) < 1,
+              "MaxSize in bytes: the average " + std::to_string(q->GetAverage()) +
+                  " B, dropped " + std::to_string(100 * f) + " %, 40 % expected");
+        Simulator::Destroy();
+    }
+
+    auto red = [](std::function<void(Ptr<NetcondRedQueueDisc>)> set) {
+        return [set]() {
+            Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
+            set(q);
+            q->Initialize();
+        };
+    };
+    ExpectFatal("RED with LInterm 0.5 (max_p 2)",
+                red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("LInterm", DoubleValue(0.5)); }),
+                netcond_strerror(NETCOND_E_RED_MAX_P_OUT_OF_RANGE));
+    ExpectFatal("RED with LInterm -1",
+                red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("LInterm", DoubleValue(-1)); }),
+                "LInterm = -1 is negative");
+    ExpectFatal("RED with ByteMode and MaxPktSize 0",
+                red([](Ptr<NetcondRedQueueDisc> q) {
+                    q->SetAttribute("ByteMode", BooleanValue(true));
+                    q->SetAttribute("MaxPktSize", UintegerValue(0));
+                }),
+                netcond_strerror(NETCOND_E_RED_ZERO_MAX_PACKET_SIZE));
+    ExpectFatal("RED with UseEcn and EcnDropTh 3, below MinTh",
+                red([](Ptr<NetcondRedQueueDisc> q) {
+                    q->SetAttribute("UseEcn", BooleanValue(true));
+                    q->SetAttribute("EcnDropTh", DoubleValue(3));
+                }),
+                netcond_strerror(NETCOND_E_RED_ECN_DROP_BELOW_MIN_TH));
 }
 
 void
@@ -445,6 +721,313 @@ TestRed()
                 "SmallQueueGuard needs a spreading");
 }
 
+#ifdef NETCOND_NS3_HAVE_PCN
+// ---------------------------------------------------------------------- PCN
+
+const uint8_t kPcnDscp = 46;
+const uint8_t kNm = uint8_t(kPcnDscp << 2 | 2);
+
+Ptr<NetcondPcnQueueDisc>
+MakePcn(const std::string& marker)
+{
+    // PCN-threshold-rate 8 Mbit/s (10^6 B/s), BS_tm 20000 B, depth 10000 B;
+    // PCN-excess-rate 12 Mbit/s (1.5 10^6 B/s), BS_etm 20000 B.
+    Ptr<NetcondPcnQueueDisc> q = CreateObject<NetcondPcnQueueDisc>();
+    q->SetAttribute("Marker", StringValue(marker));
+    q->SetAttribute("ThresholdRate", DataRateValue(DataRate("8Mbps")));
+    q->SetAttribute("ThresholdBucket", UintegerValue(20000));
+    q->SetAttribute("ThresholdDepth", UintegerValue(10000));
+    q->SetAttribute("ExcessRate", DataRateValue(DataRate("12Mbps")));
+    q->SetAttribute("ExcessBucket", UintegerValue(20000));
+    q->SetAttribute("PcnDscp", UintegerValue(kPcnDscp));
+    q->Initialize();
+    return q;
+}
+
+// Sends the packets (time, length, DS field) through `q`, dequeuing each at
+// once; returns the DS field each leaves with.
+std::vector<uint8_t>
+Through(Ptr<QueueDisc> q, const std::vector<std::tuple<Time, uint32_t, uint8_t>>& pkts)
+{
+    std::vector<uint8_t> out;
+    for (auto& pk : pkts)
+    {
+        Time t = std::get<0>(pk);
+        uint32_t len = std::get<1>(pk);
+        uint8_t ds = std::get<2>(pk);
+        Simulator::Schedule(t, [=, &out]() {
+            q->Enqueue(Item(len, ds));
+            while (Ptr<QueueDiscItem> d = q->Dequeue())
+            {
+                out.push_back(DsOf(d));
+            }
+        });
+    }
+    Simulator::Run();
+    Simulator::Destroy();
+    return out;
+}
+
+std::vector<std::tuple<Time, uint32_t, uint8_t>>
+Cbr(uint32_t count, uint32_t len, Time gap, uint8_t ds)
+{
+    std::vector<std::tuple<Time, uint32_t, uint8_t>> v;
+    for (uint32_t i = 0; i < count; i++)
+    {
+        v.emplace_back(gap * i, len, ds);
+    }
+    return v;
+}
+
+void
+TestPcn()
+{
+    {
+        // 6 Mbit/s of 1000-byte NM packets, below the threshold rate: every
+        // packet leaves NM.
+        auto q = MakePcn("Rfc5670");
+        auto out = Through(q, Cbr(750, 1000, MicroSeconds(4000) / 3, kNm));
+        bool allNm = out.size() == 750;
+        for (uint8_t ds : out)
+        {
+            allNm = allNm && ds == kNm;
+        }
+        Check(allNm && q->GetPackets(NetcondPcnQueueDisc::NM) == 750 &&
+                  q->GetPackets(NetcondPcnQueueDisc::THM) == 0 &&
+                  q->GetPackets(NetcondPcnQueueDisc::ETM) == 0,
+              "RFC 5670 at 6 Mbit/s (below PCN-threshold-rate): every packet leaves NM");
+    }
+    {
+        // 16 Mbit/s (2 10^6 B/s) of 1000-byte packets for 2 s: the excess
+        // meter passes BS_etm + excess-rate T unmarked (within one packet) and
+        // marks the rest ETM (RFC 5670 section 2.4); the threshold meter has
+        // drained to its depth within 20 ms, after which every packet not
+        // ETM leaves ThM (section 2.3).
+        auto q = MakePcn("Rfc5670");
+        const uint32_t n = 4000;
+        const Time gap = MicroSeconds(500);
+        auto out = Through(q, Cbr(n, 1000, gap, kNm));
+        double T = (n - 1) * gap.GetSeconds();
+        double notEtm = 1000.0 * (q->GetPackets(NetcondPcnQueueDisc::NM) +
+                                  q->GetPackets(NetcondPcnQueueDisc::THM));
+        double want = 20000 + 1.5e6 * T;
+        uint32_t nmLate = 0;
+        for (uint32_t i = 40; i < out.size(); i++) // after 20 ms
+        {
+            nmLate += (out[i] & 3) == 2 ? 1 : 0;
+        }
+        Check(out.size() == n && std::fabs(notEtm - want) <= 1000 && nmLate == 0 &&
+                  q->GetPackets(NetcondPcnQueueDisc::ETM) > 0,
+              "RFC 5670 at 16 Mbit/s: " + std::to_string(notEtm) +
+                  " bytes not ETM, BS_etm + excess-rate T = " + std::to_string(want) +
+                  " within one packet; no NM after 20 ms");
+        Check(q->GetBytes(NetcondPcnQueueDisc::ETM) + q->GetBytes(NetcondPcnQueueDisc::THM) +
+                      q->GetBytes(NetcondPcnQueueDisc::NM) ==
+                  1000.0 * n,
+              "RFC 5670: each PCN packet counted once by the codepoint it leaves with");
+    }
+    {
+        // Packets that are not metered: the PCN DSCP with ECN 00 (not-PCN),
+        // and another DSCP with ECT(0), both at 16 Mbit/s: they leave
+        // unchanged and take no tokens, so a later NM packet leaves NM.
+        auto q = MakePcn("Rfc5670");
+        auto pkts = Cbr(2000, 1000, MicroSeconds(500), uint8_t(kPcnDscp << 2));
+        auto other = Cbr(2000, 1000, MicroSeconds(500), uint8_t(10 << 2 | 2));
+        pkts.insert(pkts.end(), other.begin(), other.end());
+        pkts.emplace_back(Seconds(1.1), 1000, kNm);
+        auto out = Through(q, pkts);
+        uint32_t notPcn = 0;
+        uint32_t af11Ect = 0;
+        for (uint8_t ds : out)
+        {
+            notPcn += ds == uint8_t(kPcnDscp << 2) ? 1 : 0;
+            af11Ect += ds == uint8_t(10 << 2 | 2) ? 1 : 0;
+        }
+        Check(notPcn == 2000 && af11Ect == 2000 && out.back() == kNm &&
+                  q->GetPackets(NetcondPcnQueueDisc::NM) == 1,
+              "not-PCN packets and other DSCPs pass unchanged and unmetered");
+    }
+    {
+        // A packet that arrives ETM or ThM leaves at least as marked, even
+        // below the rates (RFC 6660 section 5.2.2: the more severe codepoint).
+        auto q = MakePcn("Rfc5670");
+        std::vector<std::tuple<Time, uint32_t, uint8_t>> pkts = {
+            {MilliSeconds(1), 1000, uint8_t(kPcnDscp << 2 | 3)},
+            {MilliSeconds(2), 1000, uint8_t(kPcnDscp << 2 | 1)},
+            {MilliSeconds(3), 1000, kNm}};
+        auto out = Through(q, pkts);
+        Check(out.size() == 3 && (out[0] & 3) == 3 && (out[1] & 3) == 1 && (out[2] & 3) == 2,
+              "arriving ETM stays ETM, ThM stays ThM, NM stays NM below the rates");
+    }
+
+    // Each marker against netcond's C functions called directly with the
+    // same profile, the same nanosecond timestamps and the packets' sizes
+    // (IP header included): the queue disc must give every packet the
+    // codepoint netcond gives it. Random sizes (40..1500 B) and gaps (mean
+    // 0.4 ms, about 20 Mbit/s), a third of the packets arriving ThM or ETM.
+    for (const std::string marker : {"Rfc5670", "ThreeState"})
+    {
+        Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+        u->SetStream(21);
+        std::vector<std::tuple<Time, uint32_t, uint8_t>> pkts;
+        Time t = MilliSeconds(1);
+        for (int i = 0; i < 20000; i++)
+        {
+            t += NanoSeconds(u->GetInteger(0, 800000));
+            uint32_t len = u->GetInteger(40, 1500);
+            uint32_t r = u->GetInteger(0, 5);
+            uint8_t ecn = r == 0 ? 1 : r == 1 ? 3 : 2;
+            pkts.emplace_back(t, len, uint8_t(kPcnDscp << 2 | ecn));
+        }
+        auto q = MakePcn(marker);
+        auto out = Through(q, pkts);
+
+        netcond_excess_meter_profile ep;
+        netcond_excess_meter es;
+        netcond_threshold_meter_profile tp;
+        netcond_threshold_meter ts;
+        netcond_et_marker_profile etp;
+        netcond_et_marker ets;
+        netcond_as_marker_profile asp;
+        netcond_as_marker ass;
+        bool rfc = marker == "Rfc5670";
+        int rc = 0;
+        if (rfc)
+        {
+            netcond_excess_meter_params e{};
+            e.excess_rate = 1500000;
+            e.bs_etm = 20000;
+            e.tick_hz = 1000000000;
+            e.mode = NETCOND_EXCESS_SIZE_INDEPENDENT;
+            netcond_threshold_meter_params th{};
+            th.threshold_rate = 1000000;
+            th.bs_tm = 20000;
+            th.threshold = 10000;
+            th.tick_hz = 1000000000;
+            rc |= netcond_excess_meter_profile_config(&ep, &e);
+            rc |= netcond_excess_meter_config(&es, &ep, 0);
+            rc |= netcond_threshold_meter_profile_config(&tp, &th);
+            rc |= netcond_threshold_meter_config(&ts, &tp, 0);
+        }
+        else
+        {
+            netcond_et_marker_params e{};
+            e.sr = 1500000;
+            e.bucket_size = 20000;
+            e.s = 1500;
+            e.tick_hz = 1000000000;
+            e.already_et_adds_s = 1;
+            e.marking = NETCOND_ET_TAIL;
+            e.mtu = 1500;
+            netcond_as_marker_params a{};
+            a.ar = 1000000;
+            a.bucket_size = 20000;
+            a.threshold = 10000;
+            a.tick_hz = 1000000000;
+            a.form = NETCOND_AS_3SM_01;
+            rc |= netcond_et_marker_profile_config(&etp, &e);
+            rc |= netcond_et_marker_config(&ets, &etp, 0);
+            rc |= netcond_as_marker_profile_config(&asp, &a);
+            rc |= netcond_as_marker_config(&ass, &asp, 0);
+        }
+        uint32_t same = 0;
+        uint32_t marked = 0;
+        for (size_t i = 0; i < pkts.size() && i < out.size(); i++)
+        {
+            uint64_t now = uint64_t(std::get<0>(pkts[i]).GetNanoSeconds());
+            uint32_t len = std::get<1>(pkts[i]);
+            int m = std::get<2>(pkts[i]) & 3;
+            int before = m;
+            if (rfc)
+            {
+                m = netcond_excess_meter_mark(&es, &ep, now, len, m);
+                m = netcond_threshold_meter_mark(&ts, &tp, now, len, m);
+            }
+            else
+            {
+                m = netcond_et_marker_mark(&ets, &etp, now, len, m);
+                m = netcond_as_marker_mark(&ass, &asp, now, len, m);
+            }
+            same += (out[i] & 3) == m && (out[i] >> 2) == kPcnDscp ? 1 : 0;
+            marked += m != before ? 1 : 0;
+        }
+        Check(rc == 0 && out.size() == pkts.size() && same == pkts.size() && marked > 1000,
+              marker + ": the queue disc's codepoint equals netcond's for all " +
+                  std::to_string(same) + " of " + std::to_string(pkts.size()) + " packets (" +
+                  std::to_string(marked) + " re-marked)");
+    }
+    {
+        // 3sM at 6 and at 16 Mbit/s: nothing marked below AR; above SR the
+        // ET-marker marks and, once the AS bucket is below its threshold,
+        // no packet leaves NM.
+        auto low = MakePcn("ThreeState");
+        Through(low, Cbr(750, 1000, MicroSeconds(4000) / 3, kNm));
+        auto high = MakePcn("ThreeState");
+        auto out = Through(high, Cbr(4000, 1000, MicroSeconds(500), kNm));
+        uint32_t nmLate = 0;
+        for (uint32_t i = 40; i < out.size(); i++)
+        {
+            nmLate += (out[i] & 3) == 2 ? 1 : 0;
+        }
+        Check(low->GetPackets(NetcondPcnQueueDisc::NM) == 750 &&
+                  high->GetPackets(NetcondPcnQueueDisc::ETM) > 0 && nmLate == 0,
+              "ThreeState: no marks at 6 Mbit/s; at 16 Mbit/s ETM marks and no NM after 20 ms");
+    }
+
+    auto pcn = [](std::function<void(Ptr<NetcondPcnQueueDisc>)> set) {
+        return [set]() {
+            Ptr<NetcondPcnQueueDisc> q = CreateObject<NetcondPcnQueueDisc>();
+            set(q);
+            q->Initialize();
+        };
+    };
+    ExpectFatal("PCN with ThresholdRate 0",
+                pcn([](Ptr<NetcondPcnQueueDisc> q) {
+                    q->SetAttribute("ThresholdRate", DataRateValue(DataRate(0)));
+                }),
+                netcond_strerror(NETCOND_E_RFC5670_ZERO_RATE));
+    ExpectFatal("PCN with ThresholdDepth 30000 above ThresholdBucket 20000",
+                pcn([](Ptr<NetcondPcnQueueDisc> q) {
+                    q->SetAttribute("ThresholdDepth", UintegerValue(30000));
+                }),
+                netcond_strerror(NETCOND_E_RFC5670_THRESHOLD_ABOVE_SIZE));
+    ExpectFatal("PCN with ExcessBucket 0",
+                pcn([](Ptr<NetcondPcnQueueDisc> q) {
+                    q->SetAttribute("ExcessBucket", UintegerValue(0));
+                }),
+                netcond_strerror(NETCOND_E_RFC5670_ZERO_BUCKET));
+    ExpectFatal("3sM with ExcessRate 0",
+                pcn([](Ptr<NetcondPcnQueueDisc> q) {
+                    q->SetAttribute("Marker", StringValue("ThreeState"));
+                    q->SetAttribute("ExcessRate", DataRateValue(DataRate(0)));
+                }),
+                netcond_strerror(NETCOND_E_ET_ZERO_RATE));
+    ExpectFatal("3sM with ThresholdRate 0",
+                pcn([](Ptr<NetcondPcnQueueDisc> q) {
+                    q->SetAttribute("Marker", StringValue("ThreeState"));
+                    q->SetAttribute("ThresholdRate", DataRateValue(DataRate(0)));
+                }),
+                netcond_strerror(NETCOND_E_AS_ZERO_RATE));
+    ExpectFatal("3sM SizeIndependent with Mtu 30000 above ExcessBucket 20000",
+                pcn([](Ptr<NetcondPcnQueueDisc> q) {
+                    q->SetAttribute("Marker", StringValue("ThreeState"));
+                    q->SetAttribute("EtMarking", StringValue("SizeIndependent"));
+                    q->SetAttribute("Mtu", UintegerValue(30000));
+                }),
+                netcond_strerror(NETCOND_E_ET_MTU_ABOVE_BUCKET));
+    ExpectFatal("PCN with a rate that is not whole bytes per second",
+                pcn([](Ptr<NetcondPcnQueueDisc> q) {
+                    q->SetAttribute("ExcessRate", DataRateValue(DataRate(12000001)));
+                }),
+                "not a whole number of bytes per second");
+    ExpectFatal("PCN with PcnDscp 64 (the attribute checker)",
+                pcn([](Ptr<NetcondPcnQueueDisc> q) {
+                    q->SetAttribute("PcnDscp", UintegerValue(64));
+                }),
+                "PcnDscp");
+}
+#endif
+
 } // namespace
 
 int
@@ -452,6 +1035,10 @@ main(int argc, char* argv[])
 {
     TestPolicer();
     TestRed();
+    TestRedAttributes();
+#ifdef NETCOND_NS3_HAVE_PCN
+    TestPcn();
+#endif
     std::printf("netcond-ns3-tests: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }
