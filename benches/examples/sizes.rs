@@ -54,7 +54,7 @@ fn main() {
         size_of::<EtMarkerProfile>(),
     );
     row(
-        "3sM ET-marker, seed s4.8",
+        "3sM ET-marker as simulated in s4.8",
         size_of::<EtMarkerSim48>(),
         size_of::<EtMarkerSim48Profile>(),
     );
