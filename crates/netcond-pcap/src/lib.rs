@@ -81,6 +81,24 @@ pub struct RunInfo {
     pub fragments: u64,
     /// Packets whose timestamp went back (with `allow_backwards`).
     pub backwards: u64,
+    /// Number (1-based) of the first packet of each note: unreadable IP
+    /// header, IPv4 options, fragment, timestamp going back; 0 for none.
+    pub first: [u64; 4],
+}
+
+impl RunInfo {
+    fn note(&mut self, kind: usize, packet: u64) {
+        if self.first[kind] == 0 {
+            self.first[kind] = packet;
+        }
+    }
+}
+
+/// Peak resident memory of this process in KiB (Linux: `VmHWM`).
+pub fn peak_resident_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    l.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// An output file written under a temporary name, renamed when complete.
@@ -287,6 +305,7 @@ pub fn run(opts: &Options) -> Result<(Engine, RunInfo), Fatal> {
             if ts < l {
                 if opts.allow_backwards {
                     info.backwards += 1;
+                    info.note(3, n);
                     ts = l;
                 } else {
                     input_fail = Some(Fatal(format!(
@@ -324,10 +343,17 @@ pub fn run(opts: &Options) -> Result<(Engine, RunInfo), Fatal> {
             Ok(Some(i)) => {
                 info.with_options += u64::from(i.options);
                 info.fragments += u64::from(i.fragment);
+                if i.options {
+                    info.note(1, n);
+                }
+                if i.fragment {
+                    info.note(2, n);
+                }
             }
             Ok(None) => {}
             Err(PushError::BadIp) => {
                 info.bad_ip += 1;
+                info.note(0, n);
                 if let Err(e) = w.emit(ts, &buf, meta.orig_len, meta.iface, false) {
                     return Err(write_io(e, &mut w, opts));
                 }
@@ -424,6 +450,13 @@ pub fn summary(opts: &Options, engine: &Engine, info: &RunInfo) -> String {
         "flows: {} ({:?}), table {} entries, {} evicted",
         seen, opts.classify, cap, evicted
     );
+    if let Some(kib) = peak_resident_kib() {
+        let _ = writeln!(
+            o,
+            "memory: peak resident {:.1} MB",
+            kib as f64 * 1024.0 / 1e6
+        );
+    }
     let _ = writeln!(o);
     let _ = writeln!(
         o,
@@ -492,23 +525,26 @@ pub fn summary(opts: &Options, engine: &Engine, info: &RunInfo) -> String {
     let mut notes = Vec::new();
     if info.bad_ip > 0 {
         notes.push(format!(
-            "{} frames with an unreadable IP header passed untouched",
-            info.bad_ip
+            "{} frames with an unreadable IP header passed untouched (first: packet {})",
+            info.bad_ip, info.first[0]
         ));
     }
     if info.with_options > 0 {
-        notes.push(format!("{} IPv4 packets with options", info.with_options));
+        notes.push(format!(
+            "{} IPv4 packets with options (first: packet {})",
+            info.with_options, info.first[1]
+        ));
     }
     if info.fragments > 0 {
         notes.push(format!(
-            "{} fragments (classified without ports)",
-            info.fragments
+            "{} fragments (classified without ports; first: packet {})",
+            info.fragments, info.first[2]
         ));
     }
     if info.backwards > 0 {
         notes.push(format!(
-            "{} packets with a timestamp older than the one before (taken at that time)",
-            info.backwards
+            "{} packets with a timestamp older than the one before (taken at that time; first: packet {})",
+            info.backwards, info.first[3]
         ));
     }
     for n in notes {

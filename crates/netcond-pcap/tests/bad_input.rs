@@ -241,7 +241,7 @@ fn non_monotonic_clock() {
     ]);
     assert_eq!(rc, 0);
     assert!(
-        so.contains("note: 1 packets with a timestamp older"),
+        so.contains("note: 1 packets with a timestamp older") && so.contains("first: packet 4)"),
         "{so}"
     );
     let got = read_pcap(&out);
@@ -276,8 +276,14 @@ fn options_fragments_and_bad_headers() {
     // tests/tshark.rs), fragments are classified without ports.
     let (rc, so, se) = tool(&[i, o, "-c", CHAIN, "--classify", "five-tuple"]);
     assert_eq!(rc, 0, "{se}");
-    assert!(so.contains("note: 1 IPv4 packets with options"), "{so}");
-    assert!(so.contains("note: 1 fragments"), "{so}");
+    assert!(
+        so.contains("note: 1 IPv4 packets with options (first: packet 3)"),
+        "{so}"
+    );
+    assert!(
+        so.contains("note: 1 fragments (classified without ports; first: packet 5)"),
+        "{so}"
+    );
     let got = read_pcap(&out);
     assert_eq!(got.len(), 6);
     let h = &got[2].1[14..38];
@@ -298,7 +304,10 @@ fn options_fragments_and_bad_headers() {
     write_frames(&inp, &frames);
     let (rc, so, _) = tool(&[i, o, "-c", CHAIN]);
     assert_eq!(rc, 0);
-    assert!(so.contains("1 frames with an unreadable IP header"), "{so}");
+    assert!(
+        so.contains("1 frames with an unreadable IP header passed untouched (first: packet 2)"),
+        "{so}"
+    );
     fails(&[i, o, "-c", CHAIN, "--strict"], &["packet 2", "IP header"]);
 }
 

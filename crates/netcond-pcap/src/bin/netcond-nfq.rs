@@ -249,13 +249,25 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
                         explicit_classify = true;
                     }
                     "--max-flows" => {
-                        max_flows = val()?.parse().map_err(|_| "--max-flows: a number")?
+                        let v = val()?;
+                        max_flows = v
+                            .parse()
+                            .ok()
+                            .filter(|&n: &usize| n > 0 && n <= 1 << 26)
+                            .ok_or_else(|| format!("--max-flows {v}: expected 1 to 67108864"))?
                     }
                     "--count" => count = val()?.parse().map_err(|_| "--count: a number")?,
                     "--duration" => {
-                        duration = Some(Duration::from_secs_f64(
-                            val()?.parse::<f64>().map_err(|_| "--duration: seconds")?,
-                        ))
+                        let v = val()?;
+                        duration = Some(
+                            v.parse::<f64>()
+                                .ok()
+                                .and_then(|x| Duration::try_from_secs_f64(x).ok())
+                                .filter(|d| !d.is_zero())
+                                .ok_or_else(|| {
+                                    format!("--duration {v}: expected seconds above 0")
+                                })?,
+                        )
                     }
                     "--fail-open" => fail_open = true,
                     "--own-client" => own_client = true,
