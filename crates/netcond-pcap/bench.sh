@@ -13,14 +13,25 @@ CHAIN='trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13'
 "$T/release/examples/gen_capture" "$W/1m.pcap" 1000000 1000 64 1000
 "$T/release/examples/gen_capture" "$W/100k.pcap" 100000 1000 64 1000
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+# Wall time, and the CPU time the process itself used (user + system, from
+# GNU time): on a machine shared with other work the wall time includes the
+# waits for a core and the disk, the CPU time is what one core spent.
 run() { # $1 label, rest: arguments
   local label=$1; shift
   for i in 1 2 3; do
-    local s e
+    local s e cpu=""
     s=$(date +%s%N)
-    "$T/release/netcond-pcap" -q "$@" >/dev/null
+    if [ -x /usr/bin/time ]; then
+      /usr/bin/time -f "%U %S" -o "$W/time" "$T/release/netcond-pcap" -q "$@" >/dev/null
+      cpu=$(awk '{print $1 + $2}' "$W/time")
+    else
+      "$T/release/netcond-pcap" -q "$@" >/dev/null
+    fi
     e=$(date +%s%N)
-    awk -v l="$label" -v ns=$((e - s)) 'BEGIN {printf "%-46s %6.3f s  %5.2f M packets/s\n", l, ns / 1e9, 1e6 / (ns / 1e9) / 1e6}'
+    awk -v l="$label" -v ns=$((e - s)) -v cpu="$cpu" 'BEGIN {
+      printf "%-46s wall %6.3f s  %5.2f M packets/s", l, ns / 1e9, 1e6 / (ns / 1e9) / 1e6
+      if (cpu != "" && cpu > 0) printf "   cpu %6.3f s  %5.2f M packets/s", cpu, 1e6 / cpu / 1e6
+      printf "\n" }'
   done
 }
 run "aggregate, summary only" "$W/1m.pcap" -c "$CHAIN"
