@@ -1,4 +1,4 @@
-//! Erlang-B blocking: the theoretical row of seed 000's admission table.
+//! Erlang-B blocking: the theoretical row of draft-babiarz-pcn-explicit-marking-01's admission table.
 
 /// Erlang-B blocking probability for `servers` servers and `erlangs` offered
 /// load, by the stable recursion `B(0) = 1`, `B(n) = A B(n-1) / (n + A B(n-1))`.

@@ -1,5 +1,6 @@
 //! netcond-sim: a deterministic discrete-event simulator that embeds the netcond
-//! conditioners and reproduces the experiments of the seed documents.
+//! conditioners and reproduces the experiments of its source documents (draft-babiarz-pcn-explicit-marking-01, RFC 2963,
+//! Zheng & Kinicki's AECN, a DiffServ Premium TCP test, Toomey's TRUMP/RBCC).
 //!
 //! # Layout
 //!

@@ -1,4 +1,4 @@
-//! `netcond-sim`: runs the scenarios, reproduces the seed experiments, and runs
+//! `netcond-sim`: runs the scenarios, reproduces the documents' experiments, and runs
 //! parameter sweeps that can be cut into shards for a batch system.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! The PCN control loop of seed 000 (sections 2.2 and 2.3): interior nodes mark
+//! The PCN control loop of draft-babiarz-pcn-explicit-marking-01 (sections 2.2 and 2.3): interior nodes mark
 //! packets, the egress reads the marks, and its signals reach the ingress (the
 //! traffic sources) one RTT later.
 //!
@@ -8,7 +8,7 @@
 //!   source model for each ET-marked packet"; the flow stops RTT later. A flow
 //!   marked again while its signal is on the way is not signalled twice.
 //! - Admission: the egress's stop-blocking timers are the pcn-meter crate's
-//!   `Egress3sm` (seed 000 section 2.3); the simulator delivers its block and
+//!   `Egress3sm` (draft-babiarz-pcn-explicit-marking-01 section 2.3); the simulator delivers its block and
 //!   start-admission signals to the ingress RTT later.
 
 use crate::engine::{instant, Time};
@@ -23,11 +23,11 @@ pub use netcond::pcn::PcnMark;
 /// profile (a thin adapter so a scenario can pick the marker by name).
 #[derive(Clone, Copy, Debug)]
 pub enum Meter {
-    /// The 3sM ET-marker (seed 000 section 1.2).
+    /// The 3sM ET-marker (draft-babiarz-pcn-explicit-marking-01 section 1.2).
     Et(pcn::EtMarkerProfile, pcn::EtMarker),
-    /// The ET-marker as simulated in seed 000 section 4.8.
+    /// The ET-marker as simulated in draft-babiarz-pcn-explicit-marking-01 section 4.8.
     EtSim48(pcn::EtMarkerSim48Profile, pcn::EtMarkerSim48),
-    /// The 3sM AS-marker (seed 000 section 1.2).
+    /// The 3sM AS-marker (draft-babiarz-pcn-explicit-marking-01 section 1.2).
     As(pcn::AsMarkerProfile, pcn::AsMarker),
 }
 
@@ -45,7 +45,7 @@ impl Meter {
         Ok(Meter::Et(p, pcn::EtMarker::new(&p, Instant::ZERO)))
     }
 
-    /// The ET-marker of seed 000 section 4.8 (`pcn_pt`, `pcn_tb`, `pcn_px`).
+    /// The ET-marker of draft-babiarz-pcn-explicit-marking-01 section 4.8 (`pcn_pt`, `pcn_tb`, `pcn_px`).
     pub fn et_sim48(pt_bps: u64, tb: u64, px: u64) -> Result<Meter, SimError> {
         let c = pcn::EtMarkerSim48Config::new(Rate::from_bits_per_sec(pt_bps), tb, px);
         let p = pcn::EtMarkerSim48Profile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;

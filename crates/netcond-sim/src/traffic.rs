@@ -1,10 +1,10 @@
-//! Traffic models of seed 000 (sections 2.1, 3.1, 3.2 and 4.7).
+//! Traffic models of draft-babiarz-pcn-explicit-marking-01 (sections 2.1, 3.1, 3.2 and 4.7).
 //!
 //! - [`Codec`]: a voice codec, CBR or on/off with exponential on and off periods
 //!   (ITU-T P.56 style talk spurts, mean 1.004 s on, 1.590 s off).
 //! - [`VoiceSource`]: one flow of a codec, an event-driven state machine.
 //! - [`VideoSource`]: the AR(1) video model of Maglaris et al. (1988) with the
-//!   seed's 1356-byte MTU packetization (section 4.7).
+//!   document's 1356-byte MTU packetization (section 4.7).
 //! - [`FlowArrivals`]: Poisson flow arrivals with batches, exponential holding
 //!   times, media delay and randomized first packet (section 2.1).
 //! - [`Reroute`]: the scheduled reroute steps (section 4.1): instant, or 80 % of
@@ -15,7 +15,7 @@ use crate::engine::{secs, Rng, Time, MS, SEC};
 /// A voice codec: packet size (IP bytes), packet interval, optional on/off periods.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Codec {
-    /// Name as the seed writes it.
+    /// Name as the document writes it.
     pub name: &'static str,
     /// IP packet size in bytes.
     pub bytes: u32,
@@ -25,7 +25,7 @@ pub struct Codec {
     pub on_off: Option<(Time, Time)>,
 }
 
-/// Mean talk spurt and silence of the seed's VBR voice (section 3.2): 1.004 s / 1.590 s.
+/// Mean talk spurt and silence of the document's VBR voice (section 3.2): 1.004 s / 1.590 s.
 pub const VOICE_ON_OFF: Option<(Time, Time)> = Some((1_004 * MS, 1_590 * MS));
 
 /// G.711 at 20 ms, CBR: 200 B every 20 ms (80 kbps).
@@ -56,7 +56,7 @@ pub const G729_20_VBR: Codec = Codec {
     period: 20 * MS,
     on_off: VOICE_ON_OFF,
 };
-/// The seed's dual-rate codec, sending at a constant rate: 360 B every 20 ms (144 kbps).
+/// The document's dual-rate codec, sending at a constant rate: 360 B every 20 ms (144 kbps).
 pub const DUAL_RATE: Codec = Codec {
     name: "dual-rate CBR",
     bytes: 360,
@@ -106,7 +106,7 @@ pub struct VoiceSource {
 
 impl VoiceSource {
     /// A flow starting at `t0`; returns it and the time of its first event. The
-    /// first packet is randomized within one packet interval (the seed's
+    /// first packet is randomized within one packet interval (the document's
     /// anti-synchronization rule).
     pub fn start(codec: Codec, t0: Time, rng: &mut Rng) -> (VoiceSource, Time) {
         let phase = rng.time_below(codec.period);
@@ -197,8 +197,8 @@ pub struct VideoModel {
 
 impl VideoModel {
     /// Maglaris' coefficients (a 0.8781, b 0.1108, eta 0.572, 30 fps) with the
-    /// pixel count scaled so the mean payload rate is `mean_bps` (seed 000
-    /// section 4.7: 400 kbps), and the seed's packetization.
+    /// pixel count scaled so the mean payload rate is `mean_bps` (draft-babiarz-pcn-explicit-marking-01
+    /// section 4.7: 400 kbps), and the document's packetization.
     #[must_use]
     pub fn maglaris(mean_bps: f64) -> VideoModel {
         let (a, b, eta, fps) = (0.8781, 0.1108, 0.572, 30);
@@ -246,7 +246,7 @@ impl VideoSource {
     }
 
     /// The next frame: packet sizes (bytes, with headers) to send back to back,
-    /// as seed 000 section 4.7 packetizes them: only positive bits make packets,
+    /// as draft-babiarz-pcn-explicit-marking-01 section 4.7 packetizes them: only positive bits make packets,
     /// each full packet carries `(mtu - header) * 8` bits, the last carries the
     /// remainder plus the header.
     pub fn frame(&mut self, rng: &mut Rng, out: &mut Vec<u32>) {
@@ -269,7 +269,7 @@ impl VideoSource {
     }
 }
 
-/// Poisson flow arrivals (seed 000 section 2.1).
+/// Poisson flow arrivals (draft-babiarz-pcn-explicit-marking-01 section 2.1).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowArrivals {
     /// Arrivals (batches) per second.
@@ -308,13 +308,13 @@ impl FlowArrivals {
     }
 }
 
-/// How rerouted flows arrive (seed 000 section 4.1).
+/// How rerouted flows arrive (draft-babiarz-pcn-explicit-marking-01 section 4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reroute {
     /// All at once (fast reroute).
     Instant,
     /// `first_pct` % uniformly within `first` ns, the rest uniformly within
-    /// `rest` ns after that (the seed: 80 % within 1 s, 20 % within 5 s more).
+    /// `rest` ns after that (the document: 80 % within 1 s, 20 % within 5 s more).
     Slow {
         /// Percentage in the first phase.
         first_pct: u32,
@@ -326,7 +326,7 @@ pub enum Reroute {
 }
 
 impl Reroute {
-    /// The seed's slow reroute: 80 % within 1 s, 20 % within 5 s more.
+    /// The document's slow reroute: 80 % within 1 s, 20 % within 5 s more.
     pub const SEED_SLOW: Reroute = Reroute::Slow {
         first_pct: 80,
         first: SEC,
@@ -364,13 +364,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn codec_rates_match_the_seed() {
+    fn codec_rates_match_the_document() {
         assert!((G711_20_CBR.mean_bps() - 80_000.0).abs() < 1e-6);
         assert!((G711_20_VBR.mean_bps() - 31_000.0).abs() < 100.0);
         assert!((G711_10_VBR.mean_bps() - 37_200.0).abs() < 100.0);
         assert!((G729_20_VBR.mean_bps() - 9_300.0).abs() < 30.0);
         assert!((DUAL_RATE.peak_bps() - 144_000.0).abs() < 1e-6);
-        // The seed's 15:1 ratio between the highest and lowest rate.
+        // The document's 15:1 ratio between the highest and lowest rate.
         assert!((DUAL_RATE.mean_bps() / G729_20_VBR.mean_bps() - 15.0).abs() < 0.6);
     }
 

@@ -1,11 +1,11 @@
-//! `aecn`: RED vs ECN vs Adaptive ECN with many heterogeneous TCP flows (seed 002).
+//! `aecn`: RED vs ECN vs Adaptive ECN with many heterogeneous TCP flows (Zheng & Kinicki's AECN slides).
 //!
 //! `n = 3m` bulk TCP flows in three RTT classes (robust: short RTT, average,
 //! fragile: long RTT) share one bottleneck whose queue is the workspace's
 //! `aqm-red` RED (drop), RED with ECN marking, or AECN (per-class max_p,
 //! mark-front). Half the flows start at 0 s and half at 2 s; runs last 100 s.
 //!
-//! From the seed (slides 12, 20, 21): w_q 0.001, min_th 10, max_th 30, buffer 50
+//! From the slides (slides 12, 20, 21): w_q 0.001, min_th 10, max_th 30, buffer 50
 //! packets, TCP maximum window 64 packets, aggregate capacity 90 Mbit/s,
 //! staggered start, 100 s, 60 and 120 flows, AECN alpha = beta = 2.5 with
 //! base_max_p 0.5 (60 flows) and 0.8 (120 flows); RED and ECN are run with the
@@ -46,19 +46,19 @@ const PARAMS: &[ParamSpec] = &[
         key: "scheme",
         default: "aecn",
         kind: ParamKind::Choice(&["red", "ecn", "aecn"]),
-        help: "bottleneck queue: RED (drops), ECN (RED marking), AECN (seed 002 slides 7-8, 20)",
+        help: "bottleneck queue: RED (drops), ECN (RED marking), AECN (Zheng & Kinicki slides 7-8, 20)",
     },
     ParamSpec {
         key: "flows",
         default: "60",
         kind: ParamKind::U64 { min: 3, max: 3000 },
-        help: "number of flows n = 3m (seed 002: 60 and 120)",
+        help: "number of flows n = 3m (Zheng & Kinicki: 60 and 120)",
     },
     ParamSpec {
         key: "max_p",
         default: "0.5",
         kind: ParamKind::F64 { min: 0.0, max: 1.0 },
-        help: "RED/ECN max_p, AECN base_max_p (seed 002: 0.5 for 60 flows, 0.8 for 120)",
+        help: "RED/ECN max_p, AECN base_max_p (Zheng & Kinicki: 0.5 for 60 flows, 0.8 for 120)",
     },
     ParamSpec {
         key: "alpha",
@@ -67,7 +67,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 0.01,
             max: 100.0,
         },
-        help: "AECN alpha = beta (seed 002 slide 22: 2.5)",
+        help: "AECN alpha = beta (Zheng & Kinicki slide 22: 2.5)",
     },
     ParamSpec {
         key: "capacity_mbps",
@@ -76,7 +76,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 0.1,
             max: 10_000.0,
         },
-        help: "bottleneck capacity (seed 002: aggregate 90 Mbit/s)",
+        help: "bottleneck capacity (Zheng & Kinicki: aggregate 90 Mbit/s)",
     },
     ParamSpec {
         key: "duration_s",
@@ -85,7 +85,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 3.0,
             max: 100_000.0,
         },
-        help: "run length (seed 002: 100 s)",
+        help: "run length (Zheng & Kinicki: 100 s)",
     },
     ParamSpec {
         key: "w_q",
@@ -94,7 +94,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 0.0001,
             max: 1.0,
         },
-        help: "RED weight (seed 002: 0.001)",
+        help: "RED weight (Zheng & Kinicki: 0.001)",
     },
     ParamSpec {
         key: "min_th",
@@ -103,7 +103,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 1,
             max: 10_000,
         },
-        help: "min_th in packets (seed 002: 10)",
+        help: "min_th in packets (Zheng & Kinicki: 10)",
     },
     ParamSpec {
         key: "max_th",
@@ -112,13 +112,13 @@ const PARAMS: &[ParamSpec] = &[
             min: 2,
             max: 10_000,
         },
-        help: "max_th in packets (seed 002: 30)",
+        help: "max_th in packets (Zheng & Kinicki: 30)",
     },
     ParamSpec {
         key: "buffer",
         default: "50",
         kind: ParamKind::U64 { min: 2, max: 256 },
-        help: "buffer in packets (seed 002: 50)",
+        help: "buffer in packets (Zheng & Kinicki: 50)",
     },
     ParamSpec {
         key: "window",
@@ -127,7 +127,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 1,
             max: 100_000,
         },
-        help: "TCP maximum window in packets (seed 002: 64)",
+        help: "TCP maximum window in packets (Zheng & Kinicki: 64)",
     },
     ParamSpec {
         key: "packet",
@@ -458,7 +458,7 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     })
 }
 
-/// The alpha (= beta) values of the sweep (seed 002 slide 22 calls 2.5 the
+/// The alpha (= beta) values of the sweep (Zheng & Kinicki slide 22 calls 2.5 the
 /// fairest) and the number of seeds per value.
 const ALPHAS: &[f64] = &[1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0];
 const ALPHA_SEEDS: u64 = 3;
@@ -597,7 +597,7 @@ fn row(o: &AecnOutcome) -> Vec<String> {
 }
 
 const NOTES: &[&str] = &[
-    "seed 002 is a slide deck: its figures are not in the text, so the document column holds \
+    "Zheng & Kinicki's AECN document is a slide deck: its figures are not in the text, so the document column holds \
      its claims, not numbers",
     "chosen (topology figure not in the text): one 90 Mbit/s bottleneck, RTTs 20 / 60 / 150 ms \
      for robust / average / fragile flows, 1000-byte packets, SACK TCP, initial window 1, min \
@@ -611,7 +611,7 @@ impl Scenario for Aecn {
     }
 
     fn description(&self) -> &'static str {
-        "seed 002: RED vs ECN vs AECN, 60 and 120 TCP flows in three RTT classes on 90 Mbit/s"
+        "Zheng & Kinicki's AECN: RED vs ECN vs AECN, 60 and 120 TCP flows in three RTT classes on 90 Mbit/s"
     }
 
     fn params(&self) -> &'static [ParamSpec] {
@@ -669,7 +669,7 @@ impl Scenario for Aecn {
     fn reproduce(&self, opts: &ReproduceOpts, progress: &Progress) -> Result<Report, SimError> {
         let duration = if opts.quick { 30.0 } else { 100.0 };
         let base = self.defaults();
-        // (flows, scheme, max_p): the three schemes at the seed's max_p, then the
+        // (flows, scheme, max_p): the three schemes at the document's max_p, then the
         // RED/ECN max_p sweep of figures 2-4 (full runs only).
         let mut jobs: Vec<(u64, &str, f64)> = Vec::new();
         for (n, mp) in [(60u64, 0.5), (120, 0.8)] {

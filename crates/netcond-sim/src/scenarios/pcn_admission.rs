@@ -1,5 +1,5 @@
 //! `pcn-admission`: PCN admission control with the 3sM AR-meter / AS-marker
-//! (seed 000 sections 2.3, 3.2 and the table of 3.2.1).
+//! (draft-babiarz-pcn-explicit-marking-01 sections 2.3, 3.2 and the table of 3.2.1).
 //!
 //! Flows of one or two ingress-egress aggregates arrive as a Poisson process,
 //! hold for an exponential time and, once admitted, send after a media delay.
@@ -17,7 +17,7 @@
 //! rate / (N x mean flow rate)), and worst overshoot: the largest number of
 //! active flows above N, in % of N, worst of the runs.
 //!
-//! Choices where the seed is silent (documented in docs/reproductions.md):
+//! Choices where the document is silent (documented in docs/reproductions.md):
 //! "overshoot" is read as admitted flows above the base load N (a flow is
 //! active from the end of its media delay to its departure); a flow's holding
 //! time runs from its arrival (the media delay is part of it); the initial
@@ -44,7 +44,7 @@ use rayon::prelude::*;
 /// The scenario.
 pub struct PcnAdmission;
 
-/// The tests of seed 000 section 3.2.
+/// The tests of draft-babiarz-pcn-explicit-marking-01 section 3.2.
 pub const TESTS: &[&str] = &["erlang", "overload", "parking", "cross", "vbr", "mix"];
 
 static PARAMS: &[ParamSpec] = &[
@@ -493,7 +493,7 @@ fn simulate(
                 }
             }
         }
-        // The egress (seed 000 section 2.3, pcn-meter's Egress3sm). Its
+        // The egress (draft-babiarz-pcn-explicit-marking-01 section 2.3, pcn-meter's Egress3sm). Its
         // departure time is at or after every earlier egress call (one FIFO).
         if let Some((t, pk)) = at_egress {
             let sig = egress.on_packet_at(&sb, instant(t), pk.agg as usize, pk.flow, pk.mark);
@@ -616,7 +616,7 @@ pub fn sweep(
 const PRECISION_RUNS: u64 = 400;
 
 /// Erlang-B blocking at S and M with many runs, so that the standard error is
-/// below the differences discussed (ours against the seed's 12 % and 0.3 %,
+/// below the differences discussed (ours against the document's 12 % and 0.3 %,
 /// and against B(N, 0.75 N) and B(N - 1, 0.75 N x 55/60)).
 fn precision(
     rep: &mut Report,
@@ -665,7 +665,7 @@ fn precision(
     rep.tables.push(Table {
         name: "blocking_precision".into(),
         title: format!(
-            "Erlang-B test, blocking % over {PRECISION_RUNS} runs: mean, standard error, 95 % interval; seed 000; B(N, 0.75 N); B(N-1, 0.75 N x 55/60) (AR = (N-1) flows, load seen after the mean 5 s media delay)"
+            "Erlang-B test, blocking % over {PRECISION_RUNS} runs: mean, standard error, 95 % interval; draft-babiarz-pcn-explicit-marking-01; B(N, 0.75 N); B(N-1, 0.75 N x 55/60) (AR = (N-1) flows, load seen after the mean 5 s media delay)"
         ),
         header: [
             "size",
@@ -673,7 +673,7 @@ fn precision(
             "blocking %",
             "std. error",
             "95 % interval",
-            "seed 000",
+            "document",
             "B(N, 0.75N)",
             "B(N-1, 0.75N x 55/60)",
         ]
@@ -685,7 +685,7 @@ fn precision(
     Ok(())
 }
 
-/// The seed's table: per test, S/M/L blocking %, utilization %, data rate
+/// The document's table: per test, S/M/L blocking %, utilization %, data rate
 /// Mbps, overshoot % (None for "*"), and the Erlang-B theoretical row's data rate.
 struct DocRow {
     test: &'static str,
@@ -790,7 +790,7 @@ impl Scenario for PcnAdmission {
     }
 
     fn description(&self) -> &'static str {
-        "PCN admission control with the 3sM AS-marker (seed 000 s3.2, table of s3.2.1)"
+        "PCN admission control with the 3sM AS-marker (draft-babiarz-pcn-explicit-marking-01 s3.2, table of s3.2.1)"
     }
 
     fn params(&self) -> &'static [ParamSpec] {
@@ -961,7 +961,7 @@ impl Scenario for PcnAdmission {
                 ov
             });
             if let Some(th) = d.theory_rate {
-                // The seed's "theoretical" row: Erlang-B with N servers and A = 0.75 N.
+                // The document's "theoretical" row: Erlang-B with N servers and A = 0.75 N.
                 let b = erlang_b(*n as u32, 0.75 * *n as f64);
                 let th_case = format!("{} {size} Erlang-B theory", d.label);
                 rep.comparisons.push(Comparison::new(
@@ -1028,7 +1028,7 @@ impl Scenario for PcnAdmission {
             rows: table,
         });
         rep.notes.push("data rate: bytes entering the first node per 50 ms interval, averaged; overshoot: largest number of active flows (admitted, past their media delay, not yet departed) above N, worst of the runs".into());
-        rep.notes.push("Erlang-B theory rows: B(N, 0.75 N) and 0.75 N x flow rate; the seed prints them rounded (10%, 1%, 0%)".into());
+        rep.notes.push("Erlang-B theory rows: B(N, 0.75 N) and 0.75 N x flow rate; the document prints them rounded (10%, 1%, 0%)".into());
         if !opts.quick {
             precision(&mut rep, &base, opts.seed, progress)?;
         }

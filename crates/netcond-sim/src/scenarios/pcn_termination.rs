@@ -1,4 +1,4 @@
-//! `pcn-termination`: PCN flow termination after a reroute (seed 000 sections
+//! `pcn-termination`: PCN flow termination after a reroute (draft-babiarz-pcn-explicit-marking-01 sections
 //! 3.1 and 4.2-4.6, Figures 2-7).
 //!
 //! One PCN node meters every packet with the 3sM ET-marker (pcn-meter) at the
@@ -9,16 +9,16 @@
 //! t = 0; at the overload time the rerouted flows arrive (instantly, or 80 %
 //! within 1 s and 20 % within 5 s more), bringing it to `load_pct` % of SR.
 //!
-//! Measured as the seed's graphs: the rate offered to the node in intervals of
+//! Measured as the document's graphs: the rate offered to the node in intervals of
 //! `interval_ms`, the number of flows sending, the time from the overload until
 //! the rate first falls to 150 / 125 / 110 / 100 % of SR, and the rate's
 //! average, max, min and variance over 12 s.
 //!
-//! Choices where the seed is silent (kept fixed, documented in
+//! Choices where the document is silent (kept fixed, documented in
 //! docs/reproductions.md): each of the four codec types of "3VBR+CBR" carries
 //! 25 % of the load by mean rate; the measurement interval is 40 ms by default
 //! (a multiple of the codecs' 10 and 20 ms packet intervals, so a CBR rate is
-//! measured without phase noise; the seed's graphs use 50 ms); the 12 s of
+//! measured without phase noise; the document's graphs use 50 ms); the 12 s of
 //! statistics start 5 s after the overload; the warm-up before the overload is
 //! 3 s; the loss variants' buffer holds 20 ms at the forwarding rate; a flow
 //! stops RTT after its marked packet leaves the node (queueing delay included).
@@ -119,7 +119,7 @@ static PARAMS: &[ParamSpec] = &[
             min: 0.0,
             max: 10_000.0,
         },
-        help: "buffer, in ms at the forwarding rate (chosen; the seed gives none)",
+        help: "buffer, in ms at the forwarding rate (chosen; the document gives none)",
     },
     ParamSpec {
         key: "warmup_s",
@@ -192,7 +192,7 @@ impl Mix {
         }
     }
 
-    /// The seed's name.
+    /// The document's name.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
@@ -205,9 +205,9 @@ impl Mix {
 /// Which ET-marker the node runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MarkerKind {
-    /// 3sM (seed 000 section 1.2).
+    /// 3sM (draft-babiarz-pcn-explicit-marking-01 section 1.2).
     Tsm,
-    /// Seed 000 section 4.8.
+    /// draft-babiarz-pcn-explicit-marking-01 section 4.8.
     Sim48,
 }
 
@@ -593,7 +593,7 @@ fn summarize(cfg: &TermConfig, samples: &[Sample]) -> ([Option<f64>; 4], [f64; 4
     (times, [avg, max, min, var])
 }
 
-/// A figure row of the seed: name, parameters, and the document's numbers
+/// A figure row of the document: name, parameters, and the document's numbers
 /// (t150, t125, t110, t100, avg, max, min, var; `None` for "-").
 struct Case {
     fig: &'static str,
@@ -807,8 +807,8 @@ fn cases() -> Vec<Case> {
     v
 }
 
-/// Loss and slow-reroute variants (seed 000 sections 4.4, 4.5, 4.1): no table in
-/// the seed, only the observation that CBR over-terminates at s 8064 with RTT
+/// Loss and slow-reroute variants (draft-babiarz-pcn-explicit-marking-01 sections 4.4, 4.5, 4.1): no table in
+/// the document, only the observation that CBR over-terminates at s 8064 with RTT
 /// 800 ms and not with RTT 200 ms.
 fn variants() -> Vec<(&'static str, Vec<&'static str>)> {
     vec![
@@ -968,7 +968,7 @@ impl Scenario for PcnTermination {
     }
 
     fn description(&self) -> &'static str {
-        "PCN flow termination after a reroute (seed 000 s3.1, s4.2-4.6, Figures 2-7)"
+        "PCN flow termination after a reroute (draft-babiarz-pcn-explicit-marking-01 s3.1, s4.2-4.6, Figures 2-7)"
     }
 
     fn params(&self) -> &'static [ParamSpec] {
@@ -1050,8 +1050,8 @@ impl Scenario for PcnTermination {
             ));
         }
         if !opts.quick {
-            // The same figures with the marker of seed 000 section 4.8, which the
-            // seed says its simulations used.
+            // The same figures with the marker of draft-babiarz-pcn-explicit-marking-01 section 4.8, which the
+            // document says its simulations used.
             for (i, c) in cs.iter().enumerate() {
                 let mut set = c.set.to_vec();
                 set.push("marker=sim48");
@@ -1115,7 +1115,7 @@ impl Scenario for PcnTermination {
                     Some(r.avg),
                     Some(r.max),
                     Some(r.min),
-                    // The seed's "Var" column is max - min (in every row it
+                    // The document's "Var" column is max - min (in every row it
                     // equals the row's own max - min); the variance is in the
                     // summary table.
                     Some(r.max - r.min),
@@ -1147,7 +1147,7 @@ impl Scenario for PcnTermination {
             "rates are offered load into the node in 40 ms intervals (seed: 50 ms); thresholds are the first interval at or below the level".into(),
         );
         rep.notes.push(
-            "3VBR+CBR: the four codec types carry 25% of the load each by mean rate (the seed says 'approximately 20%' each)".into(),
+            "3VBR+CBR: the four codec types carry 25% of the load each by mean rate (the document says 'approximately 20%' each)".into(),
         );
         if opts.quick {
             rep.notes

@@ -1,14 +1,14 @@
-//! `pcn-video`: PCN flow termination of AR(1) video flows (seed 000 section 4.7).
+//! `pcn-video`: PCN flow termination of AR(1) video flows (draft-babiarz-pcn-explicit-marking-01 section 4.7).
 //!
 //! Video flows of 400 kbps mean (Maglaris et al. AR(1) model, 30 frames/s, the
-//! seed's 1356-byte MTU packetization) cross one PCN node that meters them with
+//! document's 1356-byte MTU packetization) cross one PCN node that meters them with
 //! the pcn-meter crate's section 4.8 ET-marker (`pcn_pt` = SR, `pcn_tb`,
 //! `pcn_px`) and forwards at twice SR with an unlimited buffer. Each ET-marked
 //! packet terminates its flow RTT later. Flow steps, relative to the end of the
 //! warm-up (section 4.7): small (SR 4 Mbps) 8 flows, +10 at 3 s, +10 at 24 s;
 //! medium (40 Mbps) 80, +100, +100; large (200 Mbps) 400, +500, +500.
 //!
-//! The seed gives no numbers for these runs, only observations: termination
+//! The document gives no numbers for these runs, only observations: termination
 //! works as for voice, and (pcn_tb 400 KB, pcn_px 200 KB) is the most stable of
 //! the four settings. We report, per setting and RTT, the rate's mean and
 //! standard deviation after each step has settled, against SR.
@@ -67,7 +67,7 @@ static PARAMS: &[ParamSpec] = &[
         key: "marker",
         default: "sim48",
         kind: ParamKind::Choice(&["sim48", "3sm"]),
-        help: "ET-marker: the s4.8 form the seed's video runs used, or 3sM (s1.2)",
+        help: "ET-marker: the s4.8 form the document's video runs used, or 3sM (s1.2)",
     },
     ParamSpec {
         key: "video_kbps",
@@ -91,7 +91,7 @@ static PARAMS: &[ParamSpec] = &[
         key: "interval_ms",
         default: "50",
         kind: ParamKind::F64 { min: 1.0, max: 1e5 },
-        help: "rate sampling interval (the seed's graphs: 50 ms)",
+        help: "rate sampling interval (the document's graphs: 50 ms)",
     },
 ];
 
@@ -313,7 +313,7 @@ impl Scenario for PcnVideo {
     }
 
     fn description(&self) -> &'static str {
-        "PCN flow termination of AR(1) video flows (seed 000 s4.7; no table in the seed)"
+        "PCN flow termination of AR(1) video flows (draft-babiarz-pcn-explicit-marking-01 s4.7; no table in the document)"
     }
 
     fn params(&self) -> &'static [ParamSpec] {
@@ -403,7 +403,7 @@ impl Scenario for PcnVideo {
             header: header(),
             rows,
         });
-        rep.notes.push("the seed gives no numbers for the video runs; it finds (tb 400 KB, px 200 KB) the most stable setting".into());
+        rep.notes.push("the document gives no numbers for the video runs; it finds (tb 400 KB, px 200 KB) the most stable setting".into());
         Ok(rep)
     }
 }

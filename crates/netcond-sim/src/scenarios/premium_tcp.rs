@@ -1,4 +1,4 @@
-//! `premium-tcp`: a DiffServ premium TCP stream against its committed rate (seed 003).
+//! `premium-tcp`: a DiffServ premium TCP stream against its committed rate (the DiffServ Premium TCP test).
 //!
 //! One bulk TCP stream (netperf, 300 s) crosses a 2048 kbit/s PPP link. At the
 //! router's PPP output the premium class is policed by a token bucket of `TBs`
@@ -6,7 +6,7 @@
 //! premium buffer of `PBs` bytes: trtcm's [`PremiumPolicer`], the workspace's own
 //! code. Case A is TBs 11,000 / PBs 13,000 bytes, case B TBs 43,000 / PBs 45,000.
 //!
-//! What the seed gives and what it leaves out:
+//! What the document gives and what it leaves out:
 //! - Given: the link (2048 kbit/s PPP), the committed rates, TBs/PBs of both
 //!   cases, the 300 s duration, the single stream, "about 152 kbps" at 8 % in
 //!   case A, and the rule "PBs > TBs + one packet => no buffer drop".
@@ -18,8 +18,8 @@
 //!   are not counted (rates are IP rates). The real throughput is the receiver's
 //!   goodput over the whole run, as netperf reports it.
 //!
-//! The seed's charts are not in the text; the only number is 152 kbps (case A,
-//! 8 %). The rest of the table is ours, with the seed's qualitative claims checked:
+//! The document's charts are not in the text; the only number is 152 kbps (case A,
+//! 8 %). The rest of the table is ours, with the document's qualitative claims checked:
 //! no buffer drop in either case, and in case B a gap between committed and real
 //! throughput about constant across committed rates.
 
@@ -45,7 +45,7 @@ const PARAMS: &[ParamSpec] = &[
         key: "case",
         default: "A",
         kind: ParamKind::Choice(&["A", "B"]),
-        help: "seed 003: case A TBs 11000 / PBs 13000 bytes, case B TBs 43000 / PBs 45000",
+        help: "the DiffServ Premium TCP test: case A TBs 11000 / PBs 13000 bytes, case B TBs 43000 / PBs 45000",
     },
     ParamSpec {
         key: "bw_pct",
@@ -54,7 +54,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 0.1,
             max: 100.0,
         },
-        help: "committed rate in % of the link (seed 003: 8..19 %)",
+        help: "committed rate in % of the link (the Premium TCP test: 8..19 %)",
     },
     ParamSpec {
         key: "tbs",
@@ -63,7 +63,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 0,
             max: 100_000_000,
         },
-        help: "token bucket size in bytes; 0 = the case's value (seed 003)",
+        help: "token bucket size in bytes; 0 = the case's value (the DiffServ Premium TCP test)",
     },
     ParamSpec {
         key: "pbs",
@@ -72,7 +72,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 0,
             max: 100_000_000,
         },
-        help: "premium buffer size in bytes; 0 = the case's value (seed 003)",
+        help: "premium buffer size in bytes; 0 = the case's value (the DiffServ Premium TCP test)",
     },
     ParamSpec {
         key: "link_kbps",
@@ -81,7 +81,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 1,
             max: 10_000_000,
         },
-        help: "PPP link rate (seed 003: 2048 kbit/s)",
+        help: "PPP link rate (the Premium TCP test: 2048 kbit/s)",
     },
     ParamSpec {
         key: "duration_s",
@@ -90,7 +90,7 @@ const PARAMS: &[ParamSpec] = &[
             min: 0.1,
             max: 100_000.0,
         },
-        help: "test duration (seed 003: 300 s)",
+        help: "test duration (the Premium TCP test: 300 s)",
     },
     ParamSpec {
         key: "mss",
@@ -315,9 +315,9 @@ fn header() -> Vec<String> {
 }
 
 const NOTES: &[&str] = &[
-    "seed 003 gives one number (about 152 kbps at 8 % in case A) and qualitative claims; \
+    "the Premium TCP test gives one number (about 152 kbps at 8 % in case A) and qualitative claims; \
      its charts are not in the text, so the other rows have no document value",
-    "chosen (not in the seed): MSS 1460, 64 KB window, SACK, delayed ACKs 200 ms, min RTO 200 ms, \
+    "chosen (not in the document): MSS 1460, 64 KB window, SACK, delayed ACKs 200 ms, min RTO 200 ms, \
      100 Mbit/s LANs, 1 ms PPP propagation; the premium queue is served at the link rate",
     "real throughput = receiver goodput over the whole run (netperf's figure); PPP framing not counted",
 ];
@@ -328,7 +328,7 @@ impl Scenario for PremiumTcp {
     }
 
     fn description(&self) -> &'static str {
-        "seed 003: one TCP stream through an EF policer (TBs) and premium buffer (PBs), committed rate 8..19 % of 2048 kbit/s"
+        "the DiffServ Premium TCP test: one TCP stream through an EF policer (TBs) and premium buffer (PBs), committed rate 8..19 % of 2048 kbit/s"
     }
 
     fn params(&self) -> &'static [ParamSpec] {
@@ -471,7 +471,7 @@ impl Scenario for PremiumTcp {
         r.notes.extend(NOTES.iter().map(|s| s.to_string()));
         if opts.quick {
             r.notes
-                .push("quick: 60 s runs instead of the seed's 300 s".to_string());
+                .push("quick: 60 s runs instead of the document's 300 s".to_string());
         }
         Ok(r)
     }

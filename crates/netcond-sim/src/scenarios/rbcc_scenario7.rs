@@ -1,6 +1,6 @@
-//! `rbcc-scenario7`: TRUMP/RBCC against TCP on seed 004's Scenario 7.
+//! `rbcc-scenario7`: TRUMP/RBCC against TCP on Toomey's Scenario 7.
 //!
-//! Topology (the seed's Figure 2 is not in the text; this is the smallest
+//! Topology (the document's Figure 2 is not in the text; this is the smallest
 //! network with its links and flows): hosts 5, 6, 7 and 9 hang off router 2,
 //! hosts 8, 10, 11 and 12 off router 3, all by 10 Mbps links with no latency;
 //! routers 2 and 3 are joined by a full-duplex 64 kbps link of 1 s latency. Data
@@ -8,15 +8,15 @@
 //! ACK flow the other way. Data packets are 1500 bytes, ACKs 40. Every router
 //! output interface is a drop-tail FIFO of 15,000 bytes (10 data packets);
 //! hosts' interfaces are unlimited. The minimum one-way delay of a data packet
-//! is then 1.2 ms + 187.5 ms + 1 s + 1.2 ms = 1.1899 s (the seed: "at least
+//! is then 1.2 ms + 187.5 ms + 1 s + 1.2 ms = 1.1899 s (the document: "at least
 //! 1.188 s", measured 1.19 s).
 //!
-//! Schedule (chosen; the seed's table gives the order and the first times):
+//! Schedule (chosen; the document's table gives the order and the first times):
 //! source 5 from 0 s, 7 from 12 s, 8 from 18 s to 260 s, 6 from 140 s to 200 s,
 //! end at 300 s.
 //!
 //! RBCC: every router output interface runs the rbcc-rate crate's
-//! `RbccInterface` (seed 004 profile: ACK load as outside load). A TRUMP source
+//! `RbccInterface` (Toomey's profile: ACK load as outside load). A TRUMP source
 //! opens with one packet asking for an unlimited rate, waits for its ACK (the
 //! handshake), then paces 1500-byte packets at the rate the last ACK returned.
 //! Data packets are stamped by each interface they leave by (`on_data`), ACKs by
@@ -25,14 +25,14 @@
 //! (`on_return`). A closing source sends a FIN along the data path and the sink
 //! a FIN-ACK along the ACK path; both remove the flow's rows (`close`).
 //!
-//! Inferred, not stated in seed 004: the 40-byte ACK and its accounting as
-//! outside load. The seed gives neither; this choice reproduces its optimum
+//! Inferred, not stated in Toomey's report: the 40-byte ACK and its accounting as
+//! outside load. The document gives neither; this choice reproduces its optimum
 //! table exactly (31168.83 = 64000 / (2 (1 + 40/1500))), while coupled max-min
 //! gives 31578.95 and 21145.37 bit/s, a 52-byte ACK 30927.84 and no ACK load
 //! 32000 (the report's `ack_accounting` table; docs/reproductions.md).
 //!
 //! TCP: the crate's TCP model (`tcp::TcpSender`/`TcpReceiver`) with NewReno
-//! recovery (no SACK), the closest it offers to the seed's TCP Reno, MSS 1460
+//! recovery (no SACK), the closest it offers to the document's TCP Reno, MSS 1460
 //! (1500 on the wire), ACK every segment, receiver window 64 KB (chosen).
 
 use crate::engine::{derive_seed, instant, secs, to_secs, EventQueue, Time, MS, SEC};
@@ -70,7 +70,7 @@ static PARAMS: &[ParamSpec] = &[
         key: "bottleneck_kbps",
         default: "64",
         kind: ParamKind::F64 { min: 1.0, max: 1e7 },
-        help: "router 2 <-> router 3 link (seed 004: 64 kbps)",
+        help: "router 2 <-> router 3 link (Toomey: 64 kbps)",
     },
     ParamSpec {
         key: "bottleneck_latency_s",
@@ -79,7 +79,7 @@ static PARAMS: &[ParamSpec] = &[
             min: 0.0,
             max: 100.0,
         },
-        help: "router 2 <-> router 3 latency (seed 004: 1 s)",
+        help: "router 2 <-> router 3 latency (Toomey: 1 s)",
     },
     ParamSpec {
         key: "buffer_bytes",
@@ -88,7 +88,7 @@ static PARAMS: &[ParamSpec] = &[
             min: 0,
             max: 1 << 40,
         },
-        help: "router output buffer (seed 004: 15,000 bytes)",
+        help: "router output buffer (Toomey: 15,000 bytes)",
     },
     ParamSpec {
         key: "rbcc_capacity_pct",
@@ -97,7 +97,7 @@ static PARAMS: &[ParamSpec] = &[
             min: 1.0,
             max: 100.0,
         },
-        help: "capacity RBCC allocates, % of each link's rate (100: the seed's optimum table)",
+        help: "capacity RBCC allocates, % of each link's rate (100: the document's optimum table)",
     },
     ParamSpec {
         key: "tcp_window_bytes",
@@ -121,7 +121,7 @@ static PARAMS: &[ParamSpec] = &[
             min: 0.01,
             max: 1e4,
         },
-        help: "link utilisation period (seed 004: 2 s)",
+        help: "link utilisation period (Toomey: 2 s)",
     },
 ];
 
@@ -656,7 +656,7 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
 }
 
 /// A phase of the optimum-rate table: interval and the optimum rate per flow
-/// (order 5, 6, 7, 8; None: not sending), as the seed prints it.
+/// (order 5, 6, 7, 8; None: not sending), as the document prints it.
 struct Phase {
     from: f64,
     to: f64,
@@ -705,7 +705,7 @@ fn solver_rates(active: [bool; 4], bott: u64) -> [Option<f64>; 4] {
     solver_rates_with(active, bott, ACK_BYTES, AckModel::OutsideLoad)
 }
 
-/// The same with another ACK size and ACK accounting (seed 004 states
+/// The same with another ACK size and ACK accounting (Toomey states
 /// neither: the 40-byte ACK counted as outside load is inferred from its
 /// optimum table, which it reproduces exactly; the alternatives do not).
 fn solver_rates_with(
@@ -861,7 +861,7 @@ impl Scenario for RbccScenario7 {
     }
 
     fn description(&self) -> &'static str {
-        "TRUMP/RBCC Scenario 7 against TCP (seed 004): rates vs the optimum table, queue, delay, utilisation"
+        "TRUMP/RBCC Scenario 7 against TCP (Toomey): rates vs the optimum table, queue, delay, utilisation"
     }
 
     fn params(&self) -> &'static [ParamSpec] {
@@ -992,11 +992,11 @@ impl Scenario for RbccScenario7 {
         }
         rep.tables.push(Table {
             name: "rates".into(),
-            title: "optimum table (seed) and rbcc-rate solver vs RBCC's returned rate at the end of each phase and its mean after 5 s; TCP's mean sending rate".into(),
-            header: ["phase / source", "seed optimum", "solver", "RBCC at end", "RBCC mean", "RBCC vs seed %", "TCP mean bit/s"].iter().map(|s| s.to_string()).collect(),
+            title: "optimum table (Toomey) and rbcc-rate solver vs RBCC's returned rate at the end of each phase and its mean after 5 s; TCP's mean sending rate".into(),
+            header: ["phase / source", "Toomey optimum", "solver", "RBCC at end", "RBCC mean", "RBCC vs Toomey %", "TCP mean bit/s"].iter().map(|s| s.to_string()).collect(),
             rows,
         });
-        // ACK accounting: the seed's table is reproduced by 40-byte ACKs
+        // ACK accounting: the document's table is reproduced by 40-byte ACKs
         // counted as outside load; the alternatives' max-min rates differ.
         let mut arows = Vec::new();
         for ph in phases() {
@@ -1022,10 +1022,10 @@ impl Scenario for RbccScenario7 {
         }
         rep.tables.push(Table {
             name: "ack_accounting".into(),
-            title: "max-min rates (rbcc-rate solver) under ACK accounting choices; seed 004 states none of them: only 40-byte ACKs as outside load give its optimum table".into(),
+            title: "max-min rates (rbcc-rate solver) under ACK accounting choices; Toomey states none of them: only 40-byte ACKs as outside load give its optimum table".into(),
             header: [
                 "phase / source",
-                "seed optimum",
+                "Toomey optimum",
                 "40 B ACK, outside load (used)",
                 "40 B ACK, coupled max-min",
                 "52 B ACK, outside load",

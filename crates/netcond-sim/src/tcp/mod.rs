@@ -2,7 +2,7 @@
 //!
 //! The model is a pair of plain state machines, independent of any event engine:
 //!
-//! - [`TcpSender`] is always backlogged (a bulk sender, as in the seed experiments).
+//! - [`TcpSender`] is always backlogged (a bulk sender, as in the documents' experiments).
 //!   Its methods take the current time in nanoseconds and an incoming [`Ack`] (or a
 //!   timer expiry) and push the [`Segment`]s to transmit into a caller-owned `Vec`;
 //!   [`TcpSender::deadline`] tells the caller when to call [`TcpSender::on_timer`].
@@ -78,7 +78,7 @@
 //!
 //! Goodput counts each payload byte once, when it is delivered in order at the
 //! receiver; throughput counts every data segment the sender transmits,
-//! retransmissions included (the definitions of seed 002's metrics slide).
+//! retransmissions included (the definitions on the metrics slide of the AECN slides).
 
 pub mod net;
 mod receiver;

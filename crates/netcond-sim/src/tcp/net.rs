@@ -4,7 +4,7 @@
 //! A flow's data segments follow its route (a list of link indices); each link
 //! serializes one packet at a time at its rate and delivers it after its
 //! propagation delay. The ACK path is modelled as a pure delay (`ack_delay`):
-//! in the seed experiments the reverse direction carries only ACKs and is never
+//! in the documents' experiments the reverse direction carries only ACKs and is never
 //! congested, so queueing there would change nothing but the event count.
 //!
 //! Links are the simulator's one link model ([`crate::net::Link`]);
