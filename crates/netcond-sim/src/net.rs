@@ -765,6 +765,83 @@ impl<P: Packet, C: Conditioner<P>> Network<P, C> {
     }
 }
 
+/// An event of a run on the network model: a link's, or the scenario's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event<E> {
+    /// A link's event.
+    Net(NetEv),
+    /// The scenario's (a source's next packet, a signal, a sample).
+    Own(E),
+}
+
+/// A scenario's side of a run on the network model: its sources, sinks,
+/// signals and samples. [`Sim::run`] is the one event loop: it hands the
+/// links' events to the network and the scenario's to
+/// [`on_event`](Self::on_event), and each packet whose transmission ends on
+/// a FIFO or queueing-discipline link to [`on_leave`](Self::on_leave) (a
+/// pipe hands a packet back from [`Sim::send`] at once).
+pub trait Model<P, C> {
+    /// The scenario's own events.
+    type Ev;
+    /// Handles one of the scenario's events at `now`.
+    fn on_event(&mut self, sim: &mut Sim<P, C, Self::Ev>, now: Time, ev: Self::Ev);
+    /// `pkt`'s transmission on `link` ended; its last bit reaches the far
+    /// end at `at`.
+    fn on_leave(&mut self, _sim: &mut Sim<P, C, Self::Ev>, _link: u32, _at: Time, _pkt: P) {}
+}
+
+/// A run on the network model: the network and the one event queue.
+pub struct Sim<P, C, E> {
+    /// The links and their conditioner.
+    pub net: Network<P, C>,
+    /// The event queue (the clock).
+    pub q: EventQueue<Event<E>>,
+}
+
+impl<P: Packet, C: Conditioner<P>, E> Sim<P, C, E> {
+    /// `net` at time zero, no event scheduled.
+    pub fn new(net: Network<P, C>) -> Sim<P, C, E> {
+        Sim {
+            net,
+            q: EventQueue::new(),
+        }
+    }
+
+    /// Schedules one of the scenario's events.
+    #[inline]
+    pub fn schedule(&mut self, at: Time, ev: E) {
+        self.q.schedule(at, Event::Own(ev));
+    }
+
+    /// `pkt` enters `link` now ([`Network::send`]).
+    #[inline]
+    pub fn send(&mut self, link: u32, pkt: P) -> Option<(Time, P)> {
+        self.net.send(&mut self.q, Event::Net, link, pkt)
+    }
+
+    /// Events processed so far.
+    #[must_use]
+    pub fn events(&self) -> u64 {
+        self.q.events()
+    }
+
+    /// Runs `model` until `until` (events at exactly `until` included).
+    pub fn run<M: Model<P, C, Ev = E>>(&mut self, model: &mut M, until: Time) {
+        while let Some((now, ev)) = self.q.pop_until(until) {
+            match ev {
+                Event::Own(e) => model.on_event(self, now, e),
+                Event::Net(e) => {
+                    let (NetEv::TxDone(link) | NetEv::Wake(link)) = e;
+                    let done = self.net.on_event(&mut self.q, Event::Net, e);
+                    if let Some((at, p)) = done.finished {
+                        model.on_leave(self, link, at, p);
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

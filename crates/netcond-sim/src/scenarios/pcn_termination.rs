@@ -23,8 +23,8 @@
 //! 3 s; the loss variants' buffer holds 20 ms at the forwarding rate; a flow
 //! stops RTT after its marked packet leaves the node (queueing delay included).
 
-use crate::engine::{derive_seed, secs, to_secs, EventQueue, Rng, Time, MS};
-use crate::net::{Buffer, Link, NetEv, Network};
+use crate::engine::{derive_seed, secs, to_secs, Rng, Time, MS};
+use crate::net::{Buffer, Link, Model, Network, Sim};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Markers, Meter, PcnMark, PcnPacket, Termination};
 use crate::progress::Progress;
@@ -345,8 +345,10 @@ enum Ev {
     Start(u32),
     Stop(u32),
     Sample,
-    Net(NetEv),
 }
+
+/// The PCN node: the ET-marker, then its outgoing link.
+type Node = Sim<PcnPacket, Markers, Ev>;
 
 #[derive(Clone, Copy, Debug)]
 struct Flow {
@@ -377,12 +379,7 @@ fn meter_for(cfg: &TermConfig) -> Result<Meter, SimError> {
 /// The flows at 100 % of SR, sending from t = 0, then the rerouted ones,
 /// starting from the overload at `t0`; returns them, how many are base load
 /// and how many of those are sending at t = 0.
-fn setup_flows(
-    cfg: &TermConfig,
-    t0: Time,
-    rng: &mut Rng,
-    q: &mut EventQueue<Ev>,
-) -> (Vec<Flow>, usize, i64) {
+fn setup_flows(cfg: &TermConfig, t0: Time, rng: &mut Rng, q: &mut Node) -> (Vec<Flow>, usize, i64) {
     let base = flow_counts(cfg.mix, cfg.sr_bps, 100);
     let extra = flow_counts(cfg.mix, cfg.sr_bps, cfg.load_pct - 100);
     let mut flows: Vec<Flow> = Vec::new();
@@ -423,139 +420,161 @@ fn setup_flows(
     (flows, flows_base, sending)
 }
 
-/// Simulates one run.
-pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<TermResult, SimError> {
-    let meter = meter_for(cfg)?;
-    let mut rng = Rng::new(seed);
-    let mut q: EventQueue<Ev> = EventQueue::new();
-    let t0 = cfg.warmup;
-    let end = t0 + cfg.duration;
-    progress.add_total(end / MS);
-    let (mut flows, flows_base, mut sending) = setup_flows(cfg, t0, &mut rng, &mut q);
-    let flows_added = flows.len() - flows_base;
+/// A run's sources, the egress's termination signals and the samples.
+struct Run<'a> {
+    cfg: &'a TermConfig,
+    progress: &'a Progress,
+    rng: Rng,
+    flows: Vec<Flow>,
+    term: Termination,
+    sending: i64,
+    alive: i64,
+    offered_bytes: u64,
+    fwd_bytes: u64,
+    samples: Vec<Sample>,
+    packets: u64,
+    flows_at_overload: Option<usize>,
+    first_et: Option<Time>,
+    first_stop: Option<Time>,
+}
 
-    // The PCN node: the ET-marker, then the outgoing link (no limit: a pipe
-    // of unlimited rate, the packet leaves as it arrives).
-    let mut node = Network::new(Markers::new(vec![meter]));
-    node.add(if cfg.fwd_bps == 0 {
-        Link::pipe(0, 0)
-    } else {
-        Link::fifo(cfg.fwd_bps, 0, Buffer::Bytes(cfg.buffer_bytes))
-    });
-    let mut term = Termination::new(flows.len(), cfg.rtt);
-    let mut alive = flows_base as i64;
-    let mut offered_bytes = 0u64;
-    let mut fwd_bytes = 0u64;
-    let mut samples = Vec::with_capacity((end / cfg.interval) as usize + 1);
-    let mut packets = 0u64;
-    let mut flows_at_overload = 0usize;
-    let mut overload_seen = false;
-    q.schedule(cfg.interval, Ev::Sample);
-
-    let mut first_et: Option<Time> = None;
-    let mut first_stop: Option<Time> = None;
-    let mut egress = |pkt: PcnPacket, now: Time, q: &mut EventQueue<Ev>, term: &mut Termination| {
+impl Run<'_> {
+    /// A packet reaches the egress at `now`: an ET-marked one signals its
+    /// flow's termination.
+    fn egress(&mut self, node: &mut Node, now: Time, pkt: PcnPacket) {
+        self.fwd_bytes += u64::from(pkt.len);
         if pkt.mark == PcnMark::Etm {
-            first_et.get_or_insert(now);
-            if let Some(t) = term.on_et(pkt.flow as usize, now) {
-                q.schedule(t, Ev::Stop(pkt.flow));
+            self.first_et.get_or_insert(now);
+            if let Some(t) = self.term.on_et(pkt.flow as usize, now) {
+                node.schedule(t, Ev::Stop(pkt.flow));
             }
         }
-    };
+    }
 
-    while let Some((now, ev)) = q.pop_until(end) {
+    fn sample(&mut self, node: &mut Node, now: Time) {
+        let dt = self.cfg.interval as f64 * 1e-9;
+        self.samples.push(Sample {
+            t: to_secs(now),
+            offered_mbps: self.offered_bytes as f64 * 8.0 / dt / 1e6,
+            forwarded_mbps: self.fwd_bytes as f64 * 8.0 / dt / 1e6,
+            sending: self.sending.max(0) as u32,
+            alive: self.alive.max(0) as u32,
+        });
+        self.offered_bytes = 0;
+        self.fwd_bytes = 0;
+        node.schedule(now + self.cfg.interval, Ev::Sample);
+        self.progress.advance(self.cfg.interval / MS);
+    }
+}
+
+impl Model<PcnPacket, Markers> for Run<'_> {
+    type Ev = Ev;
+
+    fn on_event(&mut self, node: &mut Node, now: Time, ev: Ev) {
         match ev {
             Ev::Src(f) => {
-                let fl = &mut flows[f as usize];
+                let fl = &mut self.flows[f as usize];
                 if !fl.alive {
-                    continue;
+                    return;
                 }
                 let was_on = fl.src.is_on();
-                let (pkt, next) = fl.src.fire(now, &mut rng);
-                let is_on = fl.src.is_on();
-                sending += i64::from(is_on) - i64::from(was_on);
-                q.schedule(next, Ev::Src(f));
+                let (pkt, next) = fl.src.fire(now, &mut self.rng);
+                self.sending += i64::from(fl.src.is_on()) - i64::from(was_on);
+                node.schedule(next, Ev::Src(f));
                 if let Some(len) = pkt {
-                    packets += 1;
-                    offered_bytes += u64::from(len);
-                    let sent = node.send(&mut q, Ev::Net, 0, PcnPacket::new(f, len, 0));
-                    // A FIFO link hands the packet over when it leaves (Ev::Net).
-                    if let (Some((t, p)), 0) = (sent, cfg.fwd_bps) {
-                        fwd_bytes += u64::from(len);
-                        egress(p, t, &mut q, &mut term);
+                    self.packets += 1;
+                    self.offered_bytes += u64::from(len);
+                    // A pipe hands the packet back at once; a FIFO when it
+                    // leaves (on_leave), not when it starts.
+                    let sent = node.send(0, PcnPacket::new(f, len, 0));
+                    if let (Some((t, p)), 0) = (sent, self.cfg.fwd_bps) {
+                        self.egress(node, t, p);
                     }
                 }
             }
             Ev::Start(f) => {
-                if !overload_seen {
-                    overload_seen = true;
-                    flows_at_overload = alive as usize;
-                }
-                let codec = flows[f as usize].src.codec;
-                let (src, first) = VoiceSource::start(codec, now, &mut rng);
-                if src.is_on() {
-                    sending += 1;
-                }
-                flows[f as usize] = Flow { src, alive: true };
-                alive += 1;
-                q.schedule(first, Ev::Src(f));
+                self.flows_at_overload.get_or_insert(self.alive as usize);
+                let codec = self.flows[f as usize].src.codec;
+                let (src, first) = VoiceSource::start(codec, now, &mut self.rng);
+                self.sending += i64::from(src.is_on());
+                self.flows[f as usize] = Flow { src, alive: true };
+                self.alive += 1;
+                node.schedule(first, Ev::Src(f));
             }
             Ev::Stop(f) => {
-                let fl = &mut flows[f as usize];
+                let fl = &mut self.flows[f as usize];
                 if fl.alive {
-                    first_stop.get_or_insert(now);
+                    self.first_stop.get_or_insert(now);
                     fl.alive = false;
-                    alive -= 1;
-                    if fl.src.is_on() {
-                        sending -= 1;
-                    }
+                    self.alive -= 1;
+                    self.sending -= i64::from(fl.src.is_on());
                 }
             }
-            Ev::Net(e) => {
-                if let Some((t, p)) = node.on_event(&mut q, Ev::Net, e).finished {
-                    fwd_bytes += u64::from(p.len);
-                    egress(p, t, &mut q, &mut term);
-                }
-            }
-            Ev::Sample => {
-                let dt = cfg.interval as f64 * 1e-9;
-                samples.push(Sample {
-                    t: to_secs(now),
-                    offered_mbps: offered_bytes as f64 * 8.0 / dt / 1e6,
-                    forwarded_mbps: fwd_bytes as f64 * 8.0 / dt / 1e6,
-                    sending: sending.max(0) as u32,
-                    alive: alive.max(0) as u32,
-                });
-                offered_bytes = 0;
-                fwd_bytes = 0;
-                q.schedule(now + cfg.interval, Ev::Sample);
-                progress.advance(cfg.interval / MS);
-            }
+            Ev::Sample => self.sample(node, now),
         }
     }
-    if !overload_seen {
-        flows_at_overload = alive as usize;
+
+    fn on_leave(&mut self, node: &mut Node, _link: u32, at: Time, pkt: PcnPacket) {
+        self.egress(node, at, pkt);
     }
-    let (times, [avg, max, min, var]) = summarize(cfg, &samples);
+}
+
+/// Simulates one run.
+pub fn simulate(cfg: &TermConfig, seed: u64, progress: &Progress) -> Result<TermResult, SimError> {
+    let meter = meter_for(cfg)?;
+    let t0 = cfg.warmup;
+    let end = t0 + cfg.duration;
+    progress.add_total(end / MS);
+    // The PCN node: the ET-marker, then the outgoing link (no limit: a pipe
+    // of unlimited rate, the packet leaves as it arrives).
+    let mut net = Network::new(Markers::new(vec![meter]));
+    net.add(if cfg.fwd_bps == 0 {
+        Link::pipe(0, 0)
+    } else {
+        Link::fifo(cfg.fwd_bps, 0, Buffer::Bytes(cfg.buffer_bytes))
+    });
+    let mut node: Node = Sim::new(net);
+    let mut rng = Rng::new(seed);
+    let (flows, flows_base, sending) = setup_flows(cfg, t0, &mut rng, &mut node);
+    let flows_added = flows.len() - flows_base;
+    let mut run = Run {
+        cfg,
+        progress,
+        rng,
+        term: Termination::new(flows.len(), cfg.rtt),
+        flows,
+        sending,
+        alive: flows_base as i64,
+        offered_bytes: 0,
+        fwd_bytes: 0,
+        samples: Vec::with_capacity((end / cfg.interval) as usize + 1),
+        packets: 0,
+        flows_at_overload: None,
+        first_et: None,
+        first_stop: None,
+    };
+    node.schedule(cfg.interval, Ev::Sample);
+    node.run(&mut run, end);
+    let (times, [avg, max, min, var]) = summarize(cfg, &run.samples);
     Ok(TermResult {
         times,
         avg,
         max,
         min,
         var,
-        samples,
         flows_base,
         flows_added,
-        flows_end: alive.max(0) as usize,
-        flows_at_overload,
-        terminations: term.signals,
-        et_packets: node.cond.et_marked,
-        drops: node.links[0].stats.drops,
-        packets,
-        events: q.events(),
+        flows_end: run.alive.max(0) as usize,
+        flows_at_overload: run.flows_at_overload.unwrap_or(run.alive as usize),
+        terminations: run.term.signals,
+        et_packets: node.net.cond.et_marked,
+        drops: node.net.links[0].stats.drops,
+        packets: run.packets,
+        events: node.events(),
         t_overload: to_secs(t0),
-        first_et,
-        first_stop,
+        first_et: run.first_et,
+        first_stop: run.first_stop,
+        samples: run.samples,
     })
 }
 
