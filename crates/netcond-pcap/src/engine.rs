@@ -284,6 +284,11 @@ impl Engine {
         Ok(())
     }
 
+    /// The time of the next departure from a queue stage, if a packet is held.
+    pub fn next_departure(&self) -> Option<u64> {
+        self.events.peek().map(|&Reverse((at, _, _))| at)
+    }
+
     /// Runs every remaining departure (end of the capture).
     pub fn finish<S: Sink>(&mut self, sink: &mut S) -> std::io::Result<()> {
         self.advance(u64::MAX, sink)

@@ -5,8 +5,9 @@
 #
 # the router's forwarded sender->receiver packets go to NFQUEUE 0 (nftables),
 # netcond-nfq polices them, iperf3 sends UDP at a fixed rate and then TCP, and
-# tshark on the receiver's interface checks the DSCP marks and the delivered
-# rate against the policer. All addresses live inside the namespaces made here;
+# tshark on the receiver's interface checks the DSCP/ECN marks and the
+# delivered rate against the policer; then ECN-capable UDP through RED on a
+# 10 Mbit/s link, whose queue holds the packets in the kernel until they leave. All addresses live inside the namespaces made here;
 # everything is torn down on exit, failure included.
 #
 # usage: tests/nfq.sh [path/to/netcond-nfq]   (default: target dir's release build)
@@ -118,25 +119,34 @@ run() {
   wait "$tpid" 2>/dev/null || true
 }
 
-# Per DSCP on the receiver: packets, IP bytes, first and last time.
+# Per DSCP on the receiver: packets, IP bytes, first and last time
+# ($2: more of the display filter, e.g. "&& udp").
 by_dscp() {
-  tshark -n -r "$WORK/$1.pcapng" -Y "ip.src==10.201.1.1" -T fields \
+  tshark -n -r "$WORK/$1.pcapng" -Y "ip.src==10.201.1.1 ${2:-}" -T fields \
     -e ip.dsfield.dscp -e ip.len -e frame.time_epoch 2>/dev/null |
     awk '{p[$1]++; b[$1]+=$2; if (!f || $3<f) f=$3; if ($3>l) l=$3}
          END {for (d in p) printf "%s %d %d\n", d, p[d], b[d]; printf "span %.6f\n", l-f}'
 }
 
-# The tool's table of forwarded packets by dscp (ecn summed).
-tool_dscp() {
-  awk '/^forwarded IP packets by DSCP/ {on=1; next} on && $1 != "dscp" {p[$1]+=$3; b[$1]+=$4}
-       END {for (d in p) printf "%s %d %d\n", d, p[d], b[d]}' "$WORK/$1.nfq" | sort
+# Per DSCP and ECN on the receiver: packets, IP bytes.
+by_mark() {
+  tshark -n -r "$WORK/$1.pcapng" -Y "ip.src==10.201.1.1" -T fields \
+    -e ip.dsfield.dscp -e ip.dsfield.ecn -e ip.len 2>/dev/null |
+    awk '{k=$1 " " $2; p[k]++; b[k]+=$3} END {for (k in p) printf "%s %d %d\n", k, p[k], b[k]}' | sort
+}
+
+# The tool's table of forwarded packets by DSCP and ECN.
+tool_mark() {
+  awk '/^forwarded IP packets by DSCP/ {on=1; next} on && $1 != "dscp" {printf "%s %s %d %d\n", $1, $2, $3, $4}' \
+    "$WORK/$1.nfq" | sort
 }
 
 check_counts() {
   local name=$1
-  diff <(by_dscp "$name" | grep -v '^span' | sort) <(tool_dscp "$name") >/dev/null \
-    || { echo "receiver:"; by_dscp "$name"; echo "netcond-nfq:"; tool_dscp "$name";
-         cat "$WORK/$name.nfq"; die "$name: tshark's DSCP counts differ from netcond-nfq's"; }
+  diff <(by_mark "$name") <(tool_mark "$name") >/dev/null \
+    || { echo "receiver (dscp ecn packets bytes):"; by_mark "$name"; echo "netcond-nfq:"; tool_mark "$name";
+         cat "$WORK/$name.nfq"; die "$name: tshark's DSCP/ECN counts differ from netcond-nfq's"; }
+  echo "$name: receiver's DSCP/ECN counts (packets, bytes) equal netcond-nfq's: $(by_mark "$name" | tr '\n' ';')"
 }
 
 failed=0
@@ -194,6 +204,26 @@ echo "udp, batched verdicts: receiver saw $d B over $span s; $(head -1 "$WORK/ud
 check "delivered <= PBS + PIR x (T + 10 ms)" "$d <= $PBS + $PIR / 8 * ($span + 0.01)"
 check "delivered >= 0.9 PIR x T" "$d >= 0.9 * $PIR / 8 * $span"
 
+# --- RED on a 10 Mbit/s link, live: ECN-capable UDP at 20 Mbit/s ------------
+# The packets RED takes wait in the kernel's queue until their departure
+# time at the link rate; RED marks CE (the packets are ECT(0): iperf3 --tos 2)
+# and the full queue drops the excess.
+LINK=10000000
+run red "red min=5 max=15 maxp=0.1 wq=0.002 link=10mbit limit=60 -> ecn-or-drop" "-u -b 20M -l 1400 --tos 2"
+check_counts red
+# The rate over iperf3's UDP datagrams (its TCP control connection, not
+# ECN-capable, crosses RED too, before and after them).
+read -r span < <(by_dscp red "&& udp" | awk '$1=="span" {print $2}')
+d=$(by_dscp red "&& udp" | awk '$1==0 {print $3}'); d=${d:-0}
+ce=$(by_mark red | awk '$1==0 && $2==3 {print $3}'); ce=${ce:-0}
+ect=$(by_mark red | awk '$1==0 && $2==2 {print $3}'); ect=${ect:-0}
+drops=$(awk '$1=="dropped" {print $2}' "$WORK/red.nfq"); drops=${drops:-0}
+echo "red: receiver saw $d B of UDP over $span s; packets CE-marked $ce, ECT(0) $ect; netcond-nfq dropped $drops packets"
+check "delivered <= link x (T + 10 ms) + a packet" "$d <= $LINK / 8 * ($span + 0.01) + 1428"
+check "delivered >= 0.9 link x T" "$d >= 0.9 * $LINK / 8 * $span"
+check "CE marks arrive" "$ce > 0"
+check "the full queue dropped the excess" "$drops > 0"
+
 if [ "${NFQ_BENCH:-0}" = 1 ]; then
   # --- packets/s through the queue: small UDP packets as fast as iperf3 sends --
   ip netns exec "$RTR" "$BIN" --queue 0 --duration $((T + 2)) \
@@ -225,5 +255,5 @@ if [ "${NFQ_BENCH:-0}" = 1 ]; then
   grep -E "receiver" "$WORK/bench0.iperf" | tail -1 || true
 fi
 
-[ "$failed" = 0 ] || { for n in udp tcp udpb; do echo "--- $n"; cat "$WORK/$n.nfq"; done; die "checks failed"; }
+[ "$failed" = 0 ] || { for n in udp tcp udpb red; do echo "--- $n"; cat "$WORK/$n.nfq"; done; die "checks failed"; }
 echo "nfq.sh: all checks passed"

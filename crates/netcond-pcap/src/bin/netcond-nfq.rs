@@ -4,8 +4,9 @@
 //! rule) is metered and marked by the chain with the monotonic clock at its
 //! arrival in this process, and handed back with the verdict: accepted (with
 //! its DSCP/ECN rewritten in place and the IPv4 checksum recomputed) or
-//! dropped. Queue stages (`red`, `trras`, `srras`) hold packets and are not
-//! run live.
+//! dropped. A packet a queue stage (`red`, `trras`, `srras`) takes stays in
+//! the kernel's queue, without a verdict, until its departure time: the
+//! queue stages pace what the router forwards.
 
 #[cfg(target_os = "linux")]
 mod live {
@@ -13,6 +14,7 @@ mod live {
     use netcond_pcap::engine::{Engine, PushError, Sink};
     use netcond_pcap::flows::Classify;
     use netcond_pcap::packet::Link;
+    use std::collections::HashMap;
     use std::process::ExitCode;
     use std::time::{Duration, Instant};
 
@@ -34,10 +36,65 @@ Runs a netcond chain on the packets of NFQUEUE queue N, e.g. in a router:
   --own-client       use netcond-pcap's own netlink client instead of the nfq crate
   --batch-verdicts   own client, and one NFQNL_MSG_VERDICT_BATCH for each run of
                      packets accepted unchanged among those waiting (up to 64)
-Prints its summary when --count or --duration ends the run (a signal ends it\nwithout one). The queue is polled: it waits 200 us when empty.";
+Queue stages (red, trras, srras) hold a packet in the kernel's queue until its
+departure time (the default client only; --queue-len must exceed what they hold).
+Prints its summary when --count or --duration ends the run (a signal ends it
+without one); packets still held then leave at once. The queue is polled: it
+waits 200 us when empty, less when a departure is due sooner.";
 
     struct Verdict {
         dropped: bool,
+    }
+
+    /// The IP header as a packet leaves the chain (the only part it changes).
+    const HDR: usize = 64;
+
+    /// Packets leaving the chain, for their verdicts: the engine's number,
+    /// dropped or not, the first bytes of the frame.
+    struct Live {
+        ready: Vec<(u32, bool, [u8; HDR], usize)>,
+    }
+
+    impl Sink for Live {
+        fn emit(
+            &mut self,
+            _: u64,
+            frame: &[u8],
+            _: u32,
+            id: u32,
+            dropped: bool,
+        ) -> std::io::Result<()> {
+            let n = frame.len().min(HDR);
+            let mut h = [0u8; HDR];
+            h[..n].copy_from_slice(&frame[..n]);
+            self.ready.push((id, dropped, h, n));
+            Ok(())
+        }
+    }
+
+    /// Gives the verdicts of the packets that left the chain: accepted with
+    /// the header as the chain left it, or dropped.
+    fn release(
+        q: &mut nfq::Queue,
+        held: &mut HashMap<u32, nfq::Message>,
+        ready: &mut Vec<(u32, bool, [u8; HDR], usize)>,
+    ) -> std::io::Result<()> {
+        for (id, dropped, h, n) in ready.drain(..) {
+            let Some(mut msg) = held.remove(&id) else {
+                continue;
+            };
+            if dropped {
+                msg.set_verdict(nfq::Verdict::Drop);
+            } else {
+                let n = n.min(msg.get_payload().len());
+                if msg.get_payload()[..n] != h[..n] {
+                    msg.get_payload_mut()[..n].copy_from_slice(&h[..n]);
+                }
+                msg.set_verdict(nfq::Verdict::Accept);
+            }
+            q.verdict(msg)?;
+        }
+        Ok(())
     }
 
     impl Sink for Verdict {
@@ -300,9 +357,9 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
                 }
             }
         }
-        if let Some(s) = chain.iter().find(|s| s.is_queue()) {
+        if let Some(s) = chain.iter().find(|s| s.is_queue()).filter(|_| own_client) {
             return fail(format!(
-                "stage '{}' holds packets in a queue; live mode runs meters and markers only",
+                "stage '{}' holds packets in a queue: run it without --own-client/--batch-verdicts",
                 s.name()
             ));
         }
@@ -331,19 +388,36 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
         let start = Instant::now();
         let deadline = duration.map(|d| start + d);
         let mut buf = Vec::with_capacity(65536);
-        let mut v = Verdict { dropped: false };
+        let mut live = Live { ready: Vec::new() };
+        // Packets given to the chain and not yet given a verdict, by the
+        // number the engine carries for them (in its interface field).
+        let mut held: HashMap<u32, nfq::Message> = HashMap::new();
+        let mut seq = 0u32;
         let mut n = 0u64;
         let mut first_at: Option<Instant> = None;
         let mut last_at: Option<Instant> = None;
+        let clock =
+            |t: Instant| u64::try_from(t.duration_since(start).as_nanos()).unwrap_or(u64::MAX);
         q.set_nonblocking(true);
         while n < count {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
                 break;
+            }
+            // Packets whose departure time has come leave their queue stage.
+            let _ = engine.advance(clock(now), &mut live);
+            if let Err(e) = release(&mut q, &mut held, &mut live.ready) {
+                return fail(format!("queue {qnum}: verdict failed: {e}"));
             }
             let mut msg = match q.recv() {
                 Ok(m) => m,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_micros(200));
+                    // Nothing waiting: sleep 200 us, or until the next departure.
+                    let mut nap = Duration::from_micros(200);
+                    if let Some(at) = engine.next_departure() {
+                        nap = nap.min(Duration::from_nanos(at.saturating_sub(clock(now))));
+                    }
+                    std::thread::sleep(nap);
                     continue;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -352,28 +426,30 @@ Prints its summary when --count or --duration ends the run (a signal ends it\nwi
             let now = Instant::now();
             first_at.get_or_insert(now);
             last_at = Some(now);
-            let ts = u64::try_from(now.duration_since(start).as_nanos()).unwrap_or(u64::MAX);
             buf.clear();
             buf.extend_from_slice(msg.get_payload());
             let len = buf.len() as u32;
-            v.dropped = false;
-            let verdict = match engine.push(ts, Link::Raw, &mut buf, len, 0, &mut v) {
-                Ok(_) if v.dropped => nfq::Verdict::Drop,
+            seq = seq.wrapping_add(1);
+            match engine.push(clock(now), Link::Raw, &mut buf, len, seq, &mut live) {
                 Ok(_) => {
-                    // Only the IP header can have changed.
-                    let h = buf.len().min(60);
-                    if buf[..h] != msg.get_payload()[..h] {
-                        msg.get_payload_mut()[..h].copy_from_slice(&buf[..h]);
-                    }
-                    nfq::Verdict::Accept
+                    held.insert(seq, msg);
                 }
-                Err(PushError::BadIp) | Err(PushError::Io(_)) => nfq::Verdict::Accept,
-            };
-            msg.set_verdict(verdict);
-            if let Err(e) = q.verdict(msg) {
+                Err(PushError::BadIp) | Err(PushError::Io(_)) => {
+                    msg.set_verdict(nfq::Verdict::Accept);
+                    if let Err(e) = q.verdict(msg) {
+                        return fail(format!("queue {qnum}: verdict failed: {e}"));
+                    }
+                }
+            }
+            if let Err(e) = release(&mut q, &mut held, &mut live.ready) {
                 return fail(format!("queue {qnum}: verdict failed: {e}"));
             }
             n += 1;
+        }
+        // Packets still held by a queue stage leave now.
+        let _ = engine.finish(&mut live);
+        if let Err(e) = release(&mut q, &mut held, &mut live.ready) {
+            return fail(format!("queue {qnum}: verdict failed: {e}"));
         }
         let _ = q.unbind(qnum);
         let secs = match (first_at, last_at) {
