@@ -18,8 +18,8 @@
 //! from 10 s after each step to the next step (or the end, 45 s after the
 //! warm-up).
 
-use crate::engine::{derive_seed, secs, serialization_ns, to_secs, EventQueue, Rng, MS};
-use crate::net::{Link, NetEv, Network};
+use crate::engine::{derive_seed, secs, serialization_ns, to_secs, Rng, Time, MS};
+use crate::net::{Link, Model, Network, Sim};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Markers, Meter, PcnMark, PcnPacket, Termination};
 use crate::progress::Progress;
@@ -102,8 +102,10 @@ enum Ev {
     Pkt(u32, u32),
     Stop(u32),
     Sample,
-    Net(NetEv),
 }
+
+/// The PCN node: the ET-marker, then a link of twice SR.
+type Node = Sim<PcnPacket, Markers, Ev>;
 
 /// One run's result.
 #[derive(Clone, Debug, Default)]
@@ -129,6 +131,80 @@ fn sizes(size: &str) -> (f64, [usize; 3]) {
     }
 }
 
+/// A run's video sources, the egress's termination signals and the samples.
+struct Run<'a> {
+    progress: &'a Progress,
+    model: VideoModel,
+    rng: Rng,
+    link_bps: u64,
+    interval: Time,
+    srcs: Vec<Option<VideoSource>>,
+    alive: Vec<bool>,
+    n_alive: u32,
+    term: Termination,
+    bytes: u64,
+    frame: Vec<u32>,
+    samples: Vec<(f64, f64, u32)>,
+}
+
+impl Model<PcnPacket, Markers> for Run<'_> {
+    type Ev = Ev;
+
+    fn on_event(&mut self, node: &mut Node, now: Time, ev: Ev) {
+        match ev {
+            Ev::Start(f) => {
+                let (src, first) = VideoSource::start(self.model, now, &mut self.rng);
+                self.srcs[f as usize] = Some(src);
+                self.alive[f as usize] = true;
+                self.n_alive += 1;
+                node.schedule(first, Ev::Frame(f));
+            }
+            Ev::Frame(f) => {
+                if !self.alive[f as usize] {
+                    return;
+                }
+                if let Some(src) = self.srcs[f as usize].as_mut() {
+                    src.frame(&mut self.rng, &mut self.frame);
+                }
+                // One by one at the forwarding rate from the end of the interval.
+                let mut t = now;
+                for &len in &self.frame {
+                    node.schedule(t, Ev::Pkt(f, len));
+                    t += serialization_ns(len, self.link_bps);
+                }
+                node.schedule(now + self.model.frame_interval(), Ev::Frame(f));
+            }
+            Ev::Pkt(f, len) => {
+                if !self.alive[f as usize] {
+                    return;
+                }
+                self.bytes += u64::from(len);
+                // The node's link is a pipe: the packet comes back at once.
+                if let Some((depart, pk)) = node.send(0, PcnPacket::new(f, len, 0)) {
+                    if pk.mark == PcnMark::Etm {
+                        if let Some(t) = self.term.on_et(f as usize, depart) {
+                            node.schedule(t, Ev::Stop(f));
+                        }
+                    }
+                }
+            }
+            Ev::Stop(f) => {
+                if self.alive[f as usize] {
+                    self.alive[f as usize] = false;
+                    self.n_alive -= 1;
+                }
+            }
+            Ev::Sample => {
+                node.schedule(now + self.interval, Ev::Sample);
+                self.progress.advance(self.interval / MS);
+                let mbps = self.bytes as f64 * 8.0 / to_secs(self.interval) / 1e6;
+                self.samples.push((to_secs(now), mbps, self.n_alive));
+                self.bytes = 0;
+            }
+        }
+    }
+}
+
 /// Simulates one run.
 pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<VideoResult, SimError> {
     let (sr, steps) = sizes(p.str("size"));
@@ -142,94 +218,44 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<VideoResul
     };
     // One PCN node: the marker, then a link of twice SR with an unlimited buffer.
     let mut net = Network::new(Markers::new(vec![meter]));
-    let link = net.add(Link::pipe(2 * sr_bps, 0));
-    let model = VideoModel::maglaris(p.f64("video_kbps") * 1e3);
+    net.add(Link::pipe(2 * sr_bps, 0));
     let warm = secs(p.f64("warmup_s"));
     let end = warm + secs(p.f64("duration_s"));
     let interval = secs(p.f64("interval_ms") / 1e3).max(1);
-    let rtt = secs(p.f64("rtt_ms") / 1e3);
-    let mut rng = Rng::new(seed);
-    let mut q: EventQueue<Ev> = EventQueue::new();
+    let mut node: Node = Sim::new(net);
     progress.add_total(end / MS);
     let total: usize = steps.iter().sum();
-    let mut srcs: Vec<Option<VideoSource>> = vec![None; total];
-    let mut alive = vec![false; total];
     let step_times = [0, warm + 3_000 * MS, warm + 24_000 * MS];
     let mut k = 0u32;
     for (s, &n) in steps.iter().enumerate() {
         for _ in 0..n {
-            q.schedule(step_times[s], Ev::Start(k));
+            node.schedule(step_times[s], Ev::Start(k));
             k += 1;
         }
     }
-    q.schedule(interval, Ev::Sample);
-    let mut term = Termination::new(total, rtt);
+    node.schedule(interval, Ev::Sample);
+    let mut run = Run {
+        progress,
+        model: VideoModel::maglaris(p.f64("video_kbps") * 1e3),
+        rng: Rng::new(seed),
+        link_bps: 2 * sr_bps,
+        interval,
+        srcs: vec![None; total],
+        alive: vec![false; total],
+        n_alive: 0,
+        term: Termination::new(total, secs(p.f64("rtt_ms") / 1e3)),
+        bytes: 0,
+        frame: Vec::new(),
+        samples: Vec::new(),
+    };
+    node.run(&mut run, end);
     let mut res = VideoResult {
         sr_mbps: sr / 1e6,
+        samples: run.samples,
+        terminated: run.term.signals,
+        events: node.events(),
         ..VideoResult::default()
     };
-    let mut bytes = 0u64;
-    let mut n_alive = 0u32;
-    let mut frame = Vec::new();
-    while let Some((now, ev)) = q.pop_until(end) {
-        match ev {
-            Ev::Start(f) => {
-                let (src, first) = VideoSource::start(model, now, &mut rng);
-                srcs[f as usize] = Some(src);
-                alive[f as usize] = true;
-                n_alive += 1;
-                q.schedule(first, Ev::Frame(f));
-            }
-            Ev::Frame(f) => {
-                if !alive[f as usize] {
-                    continue;
-                }
-                if let Some(src) = srcs[f as usize].as_mut() {
-                    src.frame(&mut rng, &mut frame);
-                }
-                // One by one at the forwarding rate from the end of the interval.
-                let mut t = now;
-                for &len in &frame {
-                    q.schedule(t, Ev::Pkt(f, len));
-                    t += serialization_ns(len, 2 * sr_bps);
-                }
-                q.schedule(now + model.frame_interval(), Ev::Frame(f));
-            }
-            Ev::Pkt(f, len) => {
-                if !alive[f as usize] {
-                    continue;
-                }
-                bytes += u64::from(len);
-                let sent = net.send(&mut q, Ev::Net, link, PcnPacket::new(f, len, 0));
-                if let Some((depart, pk)) = sent {
-                    if pk.mark == PcnMark::Etm {
-                        if let Some(t) = term.on_et(f as usize, depart) {
-                            q.schedule(t, Ev::Stop(f));
-                        }
-                    }
-                }
-            }
-            Ev::Net(e) => {
-                net.on_event(&mut q, Ev::Net, e);
-            }
-            Ev::Stop(f) => {
-                if alive[f as usize] {
-                    alive[f as usize] = false;
-                    n_alive -= 1;
-                }
-            }
-            Ev::Sample => {
-                q.schedule(now + interval, Ev::Sample);
-                progress.advance(interval / MS);
-                res.samples.push((
-                    to_secs(now),
-                    bytes as f64 * 8.0 / to_secs(interval) / 1e6,
-                    n_alive,
-                ));
-                bytes = 0;
-            }
-        }
-    }
     let w = [
         (to_secs(step_times[1]) + 10.0, to_secs(step_times[2])),
         (to_secs(step_times[2]) + 10.0, to_secs(end)),
@@ -246,8 +272,6 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<VideoResul
         res.windows
             .push((mean, var.sqrt(), xs.last().map_or(0, |s| s.2)));
     }
-    res.terminated = term.signals;
-    res.events = q.events();
     Ok(res)
 }
 
