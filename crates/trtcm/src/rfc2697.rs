@@ -4,7 +4,7 @@ use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::fast_path::{
-    color_of_signs, fast_costs, fast_refill, forward, margin, settle, signs_of,
+    color_of_sign_bits, fast_costs, fast_refill, forward, margin, settle, signs_of,
 };
 use crate::{color_of, probe, Bucket, Limits, Probe};
 
@@ -345,7 +345,7 @@ impl SrTcm {
         self.tc = settle(dc, 0, need, not_green);
         // E pays for a yellow packet only.
         self.te = settle(de, 0, need, !not_green | red);
-        color_of_signs(not_green, red)
+        color_of_sign_bits(not_green, red)
     }
 
     /// Colors a packet of `len` bytes arriving at `now`, color-blind (RFC 2697
