@@ -30,8 +30,10 @@ took
 part "netcond-pcap: clippy and tests, tshark tests on"
 cargo clippy -p netcond-pcap --all-targets -- -D warnings
 mkdir -p target
-NETCOND_TSHARK_TESTS=1 cargo test -p netcond-pcap -- --nocapture 2>&1 | tee target/pcap-tests.log
-[ "${PIPESTATUS[0]}" = 0 ] || { echo "netcond-pcap tests failed"; exit 1; }
+if ! NETCOND_TSHARK_TESTS=1 cargo test -p netcond-pcap -- --nocapture 2>&1 | tee target/pcap-tests.log; then
+  echo "netcond-pcap tests failed"
+  exit 1
+fi
 if grep -q "SKIPPED" target/pcap-tests.log; then
   grep "SKIPPED" target/pcap-tests.log
   if [ "$(id -u)" = 0 ]; then

@@ -40,8 +40,11 @@ fn non_ip(i: u64) -> Vec<u8> {
         f.resize(60, 0);
     } else {
         f.extend_from_slice(&[0x88, 0xcc]);
-        // Chassis ID TLV (type 1, length 7, MAC subtype), then End TLV.
-        f.extend_from_slice(&[0x02, 0x07, 4, 2, 0, 0, 0, 0, (i % 250) as u8, 0, 0]);
+        // Chassis ID (type 1, length 7, MAC subtype), Port ID (type 2,
+        // length 7, MAC subtype), TTL (type 3, length 2, 120 s), End.
+        f.extend_from_slice(&[0x02, 0x07, 4, 2, 0, 0, 0, 0, (i % 250) as u8]);
+        f.extend_from_slice(&[0x04, 0x07, 3, 2, 0, 0, 0, 0, 1]);
+        f.extend_from_slice(&[0x06, 0x02, 0, 120, 0, 0]);
         f.resize(60, 0);
     }
     f
