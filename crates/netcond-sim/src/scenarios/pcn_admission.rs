@@ -26,9 +26,9 @@
 //! cross traffic, AR at the nodes both aggregates cross is doubled ("increased
 //! proportionally to the combined load").
 
-use crate::engine::{derive_seed, instant, secs, to_secs, EventQueue, Rng, Time, MS};
+use crate::engine::{derive_seed, instant, secs, to_secs, Rng, Time, MS};
 use crate::erlang::erlang_b;
-use crate::net::{Link, NetEv, Network};
+use crate::net::{Link, Model, Network, Sim};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Markers, Meter, PcnPacket};
 use crate::progress::Progress;
@@ -254,8 +254,10 @@ enum Ev {
     Poll,
     Ingress(u8, bool),
     Sample,
-    Net(NetEv),
 }
+
+/// The PCN nodes: each its AS-marker, then its link.
+type Nodes = Sim<PcnPacket, Markers, Ev>;
 
 #[derive(Clone, Copy, Debug)]
 struct Flow {
@@ -296,7 +298,7 @@ pub struct AggResult {
 /// Admits a flow of aggregate `ai` arriving at `t`, sending after `media`.
 fn admit(
     flows: &mut Flows,
-    q: &mut EventQueue<Ev>,
+    q: &mut Nodes,
     rng: &mut Rng,
     a: &Agg,
     ai: usize,
@@ -327,6 +329,163 @@ fn admit(
     q.schedule(from + a.arrivals.holding(rng), Ev::Depart(idx));
 }
 
+/// A run's aggregates, flows, ingress and egress.
+struct Run<'a> {
+    net: &'a Net,
+    progress: &'a Progress,
+    rng: Rng,
+    warm: Time,
+    interval: Time,
+    rtt: Time,
+    sb: StopBlockingProfile,
+    egress: Egress3sm<u8, 4>,
+    poll_at: Option<Time>,
+    blocked: Vec<bool>,
+    flows: Flows,
+    res: Vec<AggResult>,
+    active: Vec<u32>,
+    bytes: Vec<u64>,
+    sums: Vec<(f64, u64)>,
+}
+
+impl Run<'_> {
+    /// `pk` left a node at `d`: on to the next node, or to the egress.
+    fn forward(&mut self, nodes: &mut Nodes, d: Time, pk: PcnPacket) {
+        if pk.hop as usize + 1 == self.net.aggs[pk.agg as usize].route.len() {
+            self.at_egress(nodes, d, pk);
+        } else {
+            nodes.schedule(d, Ev::Hop(pk));
+        }
+    }
+
+    /// The egress (draft-babiarz-pcn-explicit-marking-01 section 2.3,
+    /// pcn-meter's Egress3sm) reads `pk` at `t`, at or after every earlier
+    /// egress call (one FIFO).
+    fn at_egress(&mut self, nodes: &mut Nodes, t: Time, pk: PcnPacket) {
+        let sig = self
+            .egress
+            .on_packet_at(&self.sb, instant(t), pk.agg as usize, pk.flow, pk.mark);
+        let new = match sig {
+            EgressSignal::Block { new_period } => new_period,
+            EgressSignal::Terminate {
+                new_block_period, ..
+            } => new_block_period,
+            EgressSignal::Nothing => false,
+        };
+        if new {
+            nodes.schedule(t + self.rtt, Ev::Ingress(pk.agg, true));
+            if let Some(w) = self.egress.next_wakeup() {
+                let w = w.ticks();
+                if !matches!(self.poll_at, Some(p) if p <= w) {
+                    self.poll_at = Some(w);
+                    nodes.schedule(w, Ev::Poll);
+                }
+            }
+        }
+    }
+
+    fn arrival(&mut self, nodes: &mut Nodes, now: Time, ai: u8) {
+        let a = &self.net.aggs[ai as usize];
+        nodes.schedule(now + a.arrivals.next_gap(&mut self.rng), Ev::Arrival(ai));
+        for _ in 0..a.arrivals.batch(&mut self.rng) {
+            let observing = now >= self.warm;
+            if observing {
+                self.res[ai as usize].arrived += 1;
+            }
+            if self.blocked[ai as usize] {
+                if observing {
+                    self.res[ai as usize].blocked += 1;
+                }
+                continue;
+            }
+            let media = a.arrivals.media_delay(&mut self.rng);
+            let (flows, rng) = (&mut self.flows, &mut self.rng);
+            admit(flows, nodes, rng, a, ai as usize, now, media);
+        }
+    }
+
+    fn sample(&mut self, nodes: &mut Nodes, now: Time) {
+        nodes.schedule(now + self.interval, Ev::Sample);
+        self.progress.advance(self.interval / MS);
+        let dt = to_secs(self.interval);
+        for ai in 0..self.res.len() {
+            let bps = self.bytes[ai] as f64 * 8.0 / dt;
+            self.bytes[ai] = 0;
+            if now > self.warm {
+                let r = &mut self.res[ai];
+                self.sums[ai].0 += bps;
+                self.sums[ai].1 += 1;
+                r.max_active = r.max_active.max(self.active[ai]);
+                r.samples.push((to_secs(now), bps / 1e6, self.active[ai]));
+            }
+        }
+    }
+}
+
+impl Model<PcnPacket, Markers> for Run<'_> {
+    type Ev = Ev;
+
+    fn on_event(&mut self, nodes: &mut Nodes, now: Time, ev: Ev) {
+        match ev {
+            Ev::Arrival(ai) => self.arrival(nodes, now, ai),
+            Ev::Activate(f, g) => {
+                let fl = &mut self.flows.slots[f as usize];
+                if fl.gen == g && fl.alive && !fl.active {
+                    fl.active = true;
+                    self.active[fl.agg as usize] += 1;
+                }
+            }
+            Ev::Src(f, g) => {
+                let fl = &mut self.flows.slots[f as usize];
+                if fl.gen != g || !fl.alive {
+                    return;
+                }
+                let (pkt, next) = fl.src.fire(now, &mut self.rng);
+                nodes.schedule(next, Ev::Src(f, g));
+                if let Some(len) = pkt {
+                    let ai = fl.agg as usize;
+                    self.bytes[ai] += u64::from(len);
+                    let node = self.net.aggs[ai].route[0] as u32;
+                    // Pipes: the packet comes back at once, with its departure.
+                    if let Some((d, pk)) = nodes.send(node, PcnPacket::new(f, len, ai as u8)) {
+                        self.forward(nodes, d, pk);
+                    }
+                }
+            }
+            Ev::Depart(f) => {
+                let fl = &mut self.flows.slots[f as usize];
+                if fl.alive {
+                    fl.alive = false;
+                    if fl.active {
+                        self.active[fl.agg as usize] -= 1;
+                    }
+                    self.flows.free.push(f);
+                }
+            }
+            Ev::Hop(mut pk) => {
+                pk.hop += 1;
+                let node = self.net.aggs[pk.agg as usize].route[pk.hop as usize] as u32;
+                if let Some((d, pk)) = nodes.send(node, pk) {
+                    self.forward(nodes, d, pk);
+                }
+            }
+            Ev::Poll => {
+                while let Some((agg, at)) = self.egress.poll(&self.sb, instant(now)) {
+                    nodes.schedule(at.ticks() + self.rtt, Ev::Ingress(agg, false));
+                }
+                self.poll_at = None;
+                if let Some(w) = self.egress.next_wakeup() {
+                    let w = w.ticks().max(now + 1);
+                    self.poll_at = Some(w);
+                    nodes.schedule(w, Ev::Poll);
+                }
+            }
+            Ev::Ingress(ai, b) => self.blocked[ai as usize] = b,
+            Ev::Sample => self.sample(nodes, now),
+        }
+    }
+}
+
 /// Simulates one run; returns one result per aggregate and the event count.
 fn simulate(
     net: &Net,
@@ -334,12 +493,9 @@ fn simulate(
     seed: u64,
     progress: &Progress,
 ) -> Result<(Vec<AggResult>, u64), SimError> {
-    let mut rng = Rng::new(seed);
-    let mut q: EventQueue<Ev> = EventQueue::new();
     let warm = secs(p.f64("warmup_s"));
     let end = warm + secs(p.f64("observe_s"));
     let interval = secs(p.f64("interval_ms") / 1e3).max(1);
-    let rtt = secs(p.f64("rtt_ms") / 1e3);
     progress.add_total(end / MS);
     let meters = net
         .ar
@@ -348,9 +504,9 @@ fn simulate(
         .collect::<Result<Vec<_>, _>>()?;
     // Node i: its AS-marker, then link i. Unlimited buffers: each node's FIFO
     // reduces to departure times.
-    let mut nodes = Network::new(Markers::new(meters));
+    let mut links = Network::new(Markers::new(meters));
     for &l in &net.link {
-        nodes.add(Link::pipe(l, 0));
+        links.add(Link::pipe(l, 0));
     }
     let sb = StopBlockingProfile::new(
         &StopBlockingConfig::draft_explicit_marking_01().with_timeout_ns(secs(p.f64("timeout_s"))),
@@ -363,9 +519,7 @@ fn simulate(
             .map_err(|_| SimError::Config("too many aggregates".into()))?;
     }
     let na = net.aggs.len();
-    let mut blocked = vec![false; na];
-    let mut flows = Flows::default();
-    let mut res: Vec<AggResult> = net
+    let res = net
         .aggs
         .iter()
         .map(|a| AggResult {
@@ -374,152 +528,38 @@ fn simulate(
             ..AggResult::default()
         })
         .collect();
-    let mut active = vec![0u32; na];
-    let mut bytes = vec![0u64; na];
-    let mut sums = vec![(0f64, 0u64); na];
-    let mut poll_at: Option<Time> = None;
-
+    let mut run = Run {
+        net,
+        progress,
+        rng: Rng::new(seed),
+        warm,
+        interval,
+        rtt: secs(p.f64("rtt_ms") / 1e3),
+        sb,
+        egress,
+        poll_at: None,
+        blocked: vec![false; na],
+        flows: Flows::default(),
+        res,
+        active: vec![0; na],
+        bytes: vec![0; na],
+        sums: vec![(0.0, 0); na],
+    };
+    let mut nodes: Nodes = Sim::new(links);
     // Initial flows: arrival rate x mean holding, already past their media delay.
     for (ai, a) in net.aggs.iter().enumerate() {
         let n0 = (a.arrivals.rate_per_sec * to_secs(a.arrivals.mean_holding)).round() as usize;
         for _ in 0..n0 {
-            admit(&mut flows, &mut q, &mut rng, a, ai, 0, 0);
+            admit(&mut run.flows, &mut nodes, &mut run.rng, a, ai, 0, 0);
         }
-        q.schedule(a.arrivals.next_gap(&mut rng), Ev::Arrival(ai as u8));
+        nodes.schedule(a.arrivals.next_gap(&mut run.rng), Ev::Arrival(ai as u8));
     }
-    q.schedule(interval, Ev::Sample);
-
-    while let Some((now, ev)) = q.pop_until(end) {
-        // A packet leaving the last node reaches the egress at `depart`.
-        let mut at_egress: Option<(Time, PcnPacket)> = None;
-        match ev {
-            Ev::Arrival(ai) => {
-                let a = &net.aggs[ai as usize];
-                q.schedule(now + a.arrivals.next_gap(&mut rng), Ev::Arrival(ai));
-                for _ in 0..a.arrivals.batch(&mut rng) {
-                    let observing = now >= warm;
-                    if observing {
-                        res[ai as usize].arrived += 1;
-                    }
-                    if blocked[ai as usize] {
-                        if observing {
-                            res[ai as usize].blocked += 1;
-                        }
-                        continue;
-                    }
-                    let media = a.arrivals.media_delay(&mut rng);
-                    admit(&mut flows, &mut q, &mut rng, a, ai as usize, now, media);
-                }
-            }
-            Ev::Activate(f, g) => {
-                let fl = &mut flows.slots[f as usize];
-                if fl.gen == g && fl.alive && !fl.active {
-                    fl.active = true;
-                    active[fl.agg as usize] += 1;
-                }
-            }
-            Ev::Src(f, g) => {
-                let fl = &mut flows.slots[f as usize];
-                if fl.gen != g || !fl.alive {
-                    continue;
-                }
-                let (pkt, next) = fl.src.fire(now, &mut rng);
-                q.schedule(next, Ev::Src(f, g));
-                if let Some(len) = pkt {
-                    let ai = fl.agg as usize;
-                    bytes[ai] += u64::from(len);
-                    let node = net.aggs[ai].route[0] as u32;
-                    let pk = PcnPacket::new(f, len, ai as u8);
-                    if let Some((d, pk)) = nodes.send(&mut q, Ev::Net, node, pk) {
-                        if net.aggs[ai].route.len() == 1 {
-                            at_egress = Some((d, pk));
-                        } else {
-                            q.schedule(d, Ev::Hop(pk));
-                        }
-                    }
-                }
-            }
-            Ev::Depart(f) => {
-                let fl = &mut flows.slots[f as usize];
-                if fl.alive {
-                    fl.alive = false;
-                    if fl.active {
-                        active[fl.agg as usize] -= 1;
-                    }
-                    flows.free.push(f);
-                }
-            }
-            Ev::Hop(mut pk) => {
-                let route = &net.aggs[pk.agg as usize].route;
-                pk.hop += 1;
-                let node = route[pk.hop as usize] as u32;
-                if let Some((d, pk)) = nodes.send(&mut q, Ev::Net, node, pk) {
-                    if pk.hop as usize + 1 == route.len() {
-                        at_egress = Some((d, pk));
-                    } else {
-                        q.schedule(d, Ev::Hop(pk));
-                    }
-                }
-            }
-            Ev::Poll => {
-                while let Some((agg, at)) = egress.poll(&sb, instant(now)) {
-                    q.schedule(at.ticks() + rtt, Ev::Ingress(agg, false));
-                }
-                poll_at = None;
-                if let Some(w) = egress.next_wakeup() {
-                    let w = w.ticks().max(now + 1);
-                    poll_at = Some(w);
-                    q.schedule(w, Ev::Poll);
-                }
-            }
-            Ev::Ingress(ai, b) => blocked[ai as usize] = b,
-            Ev::Net(e) => {
-                nodes.on_event(&mut q, Ev::Net, e);
-            }
-            Ev::Sample => {
-                q.schedule(now + interval, Ev::Sample);
-                progress.advance(interval / MS);
-                let dt = to_secs(interval);
-                for ai in 0..na {
-                    let bps = bytes[ai] as f64 * 8.0 / dt;
-                    bytes[ai] = 0;
-                    if now > warm {
-                        let r = &mut res[ai];
-                        sums[ai].0 += bps;
-                        sums[ai].1 += 1;
-                        r.max_active = r.max_active.max(active[ai]);
-                        r.samples.push((to_secs(now), bps / 1e6, active[ai]));
-                    }
-                }
-            }
-        }
-        // The egress (draft-babiarz-pcn-explicit-marking-01 section 2.3, pcn-meter's Egress3sm). Its
-        // departure time is at or after every earlier egress call (one FIFO).
-        if let Some((t, pk)) = at_egress {
-            let sig = egress.on_packet_at(&sb, instant(t), pk.agg as usize, pk.flow, pk.mark);
-            let new = match sig {
-                EgressSignal::Block { new_period } => new_period,
-                EgressSignal::Terminate {
-                    new_block_period, ..
-                } => new_block_period,
-                EgressSignal::Nothing => false,
-            };
-            if new {
-                q.schedule(t + rtt, Ev::Ingress(pk.agg, true));
-                if let Some(w) = egress.next_wakeup() {
-                    let w = w.ticks();
-                    if !matches!(poll_at, Some(p) if p <= w) {
-                        poll_at = Some(w);
-                        q.schedule(w, Ev::Poll);
-                    }
-                }
-            }
-        }
-    }
-    for (r, s) in res.iter_mut().zip(sums) {
+    nodes.schedule(interval, Ev::Sample);
+    nodes.run(&mut run, end);
+    for (r, s) in run.res.iter_mut().zip(&run.sums) {
         r.rate_bps = s.0 / s.1.max(1) as f64;
     }
-    Ok((res, q.events()))
+    Ok((run.res, nodes.events()))
 }
 
 /// Averages of `runs` runs of one test and size.
