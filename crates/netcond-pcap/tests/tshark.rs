@@ -343,7 +343,19 @@ fn real_stack_ping_capture() {
     let d = dir("ping");
     let (inp, out) = (d.join("lo.pcap"), d.join("out.pcap"));
     let tcpdump = Command::new("tcpdump")
-        .args(["-i", "lo", "-U", "-n", "-Z", &whoami(), "-w"])
+        // --immediate-mode: each packet is handed over as it comes; without
+        // it packets wait in a buffer block for up to a second, and those
+        // still there when tcpdump is stopped can be lost.
+        .args([
+            "-i",
+            "lo",
+            "--immediate-mode",
+            "-U",
+            "-n",
+            "-Z",
+            &whoami(),
+            "-w",
+        ])
         .arg(&inp)
         .args(["icmp and host 127.0.0.1"])
         .stdout(Stdio::null())
@@ -381,7 +393,13 @@ fn real_stack_ping_capture() {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Stop tcpdump once all 100 packets are in the file (or after 5 s).
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        if count_records(&inp) >= 100 {
+            break;
+        }
+    }
     let _ = Command::new("kill")
         .args(["-INT", &tcpdump.id().to_string()])
         .status();
@@ -430,4 +448,19 @@ fn whoami() -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|_| "root".into())
+}
+
+/// Complete records in a pcap file that may still be being written.
+fn count_records(path: &Path) -> usize {
+    let Ok(f) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let Ok(mut r) = pcap_file::pcap::PcapReader::new(f) else {
+        return 0;
+    };
+    let mut n = 0;
+    while let Some(Ok(_)) = r.next_packet() {
+        n += 1;
+    }
+    n
 }
