@@ -93,6 +93,11 @@ if [ "$ASAN" = 1 ]; then
   "$build_asan/netcond-pcn-cle" --pktSize=1000 --csv="$OUT/pcn-cle-asan.csv" --svg=none | tail -1 || status=1
   wait $p1 || status=1
   cat "$OUT/red-asan.csv"
+  # The sanitized simulation is the cross-check's own run: the same CSV row.
+  if [ "$(tail -1 "$OUT/red-asan.csv")" != "$(tail -1 "$OUT/red-netcond-guard-1-1.csv")" ]; then
+    echo "the sanitized run's row differs from the cross-check's (red-netcond-guard-1-1.csv)" >&2
+    status=1
+  fi
   if [ $status != 0 ]; then
     echo "a sanitizer run failed" >&2
     exit 1
