@@ -35,8 +35,8 @@
 //! recovery (no SACK), the closest it offers to the document's TCP Reno, MSS 1460
 //! (1500 on the wire), ACK every segment, receiver window 64 KB (chosen).
 
-use crate::engine::{derive_seed, instant, secs, to_secs, EventQueue, Time, MS, SEC};
-use crate::net::{self, Buffer, Conditioner, Link, NetEv, Packet};
+use crate::engine::{derive_seed, instant, secs, to_secs, Time, MS, SEC};
+use crate::net::{self, Buffer, Conditioner, Link, Model, Packet, Sim};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
@@ -332,8 +332,10 @@ enum Ev {
     Arrive(Pkt),
     Timer(u8),
     Sample,
-    Net(NetEv),
 }
+
+/// The routers' interfaces and the hosts' links, with RBCC as conditioner.
+type S7 = Sim<Pkt, Rbcc, Ev>;
 
 struct FlowState {
     data_path: [usize; 3],
@@ -401,7 +403,7 @@ fn make_flows(p: &Params, tcp_mode: bool) -> Vec<FlowState> {
 }
 
 /// TCP timers: keeps one event at each active sender's deadline.
-fn sync_tcp_timers(flows: &mut [FlowState], q: &mut EventQueue<Ev>) {
+fn sync_tcp_timers(flows: &mut [FlowState], q: &mut S7) {
     for (i, fl) in flows.iter_mut().enumerate() {
         if let Some(d) = fl.tcp_tx.as_ref().and_then(TcpSender::deadline) {
             if fl.active && fl.timer_at != Some(d) {
@@ -464,6 +466,176 @@ impl Sampler {
     }
 }
 
+/// A run's hosts: TRUMP or TCP sources and sinks, and the samples.
+struct Run<'a> {
+    progress: &'a Progress,
+    tcp_mode: bool,
+    sample: Time,
+    flows: Vec<FlowState>,
+    sampler: Sampler,
+    res: S7Result,
+    segs: Vec<tcp::Segment>,
+}
+
+impl Run<'_> {
+    /// Host `flow` sends a packet of `len` bytes at `now` on its first link
+    /// (a FIFO: the packet is handed over when it leaves, in on_leave).
+    fn send(&self, sim: &mut S7, now: Time, flow: u8, len: u32, body: Body) {
+        let fl = &self.flows[flow as usize];
+        let first = if body.forward() {
+            fl.data_path[0]
+        } else {
+            fl.ack_path[0]
+        };
+        let pkt = Pkt {
+            flow,
+            hop: 0,
+            len,
+            sent: now,
+            body,
+        };
+        let _ = sim.send(first as u32, pkt);
+    }
+
+    /// TCP sender `f` sends the segments in `segs`.
+    fn send_segs(&mut self, sim: &mut S7, now: Time, f: u8) {
+        for s in self.segs.clone() {
+            self.flows[f as usize].sent_bytes += u64::from(s.wire_len);
+            self.send(sim, now, f, s.wire_len, Body::Seg(s));
+        }
+    }
+
+    fn start(&mut self, sim: &mut S7, now: Time, f: u8) {
+        let fl = &mut self.flows[f as usize];
+        fl.active = true;
+        if self.tcp_mode {
+            self.segs.clear();
+            if let Some(tx) = fl.tcp_tx.as_mut() {
+                tx.start(now, &mut self.segs);
+            }
+            self.send_segs(sim, now, f);
+        } else {
+            // Handshake: one packet asking for an unlimited rate.
+            fl.sent_bytes += u64::from(DATA_BYTES);
+            let h = RateHeader::new(FixedRate::UNLIMITED);
+            self.send(sim, now, f, DATA_BYTES, Body::Data(h));
+        }
+    }
+
+    /// `pkt` arrives at the end of its current hop: on to the next link, or
+    /// delivered to its host.
+    fn arrive(&mut self, sim: &mut S7, now: Time, mut pkt: Pkt) {
+        pkt.hop += 1;
+        let f = pkt.flow;
+        if pkt.hop < 3 {
+            let fl = &self.flows[f as usize];
+            let path = if pkt.body.forward() {
+                &fl.data_path
+            } else {
+                &fl.ack_path
+            };
+            let _ = sim.send(path[pkt.hop as usize] as u32, pkt);
+            return;
+        }
+        match pkt.body {
+            Body::Data(h) => {
+                if f == 0 {
+                    self.res
+                        .delay5
+                        .push((to_secs(now), to_secs(now - pkt.sent)));
+                }
+                self.send(sim, now, f, ACK_BYTES, Body::Ack(h.ack()));
+            }
+            Body::Ack(a) => {
+                let fl = &mut self.flows[f as usize];
+                let first = fl.rate.is_none();
+                fl.rate = Some(a.rate);
+                if first && fl.active {
+                    sim.schedule(now, Ev::Send(f));
+                }
+            }
+            Body::Fin => self.send(sim, now, f, ACK_BYTES, Body::FinAck),
+            Body::FinAck => {}
+            Body::Seg(s) => {
+                if f == 0 {
+                    self.res
+                        .delay5
+                        .push((to_secs(now), to_secs(now - pkt.sent)));
+                }
+                let rx = self.flows[f as usize].tcp_rx.as_mut();
+                if let Some(a) = rx.and_then(|rx| rx.on_segment(now, &s)) {
+                    self.send(sim, now, f, tcp::ACK_WIRE_BYTES, Body::TAck(a));
+                }
+            }
+            Body::TAck(a) => {
+                self.segs.clear();
+                let fl = &mut self.flows[f as usize];
+                if let Some(tx) = fl.tcp_tx.as_mut() {
+                    tx.on_ack(now, &a, &mut self.segs);
+                }
+                if fl.active {
+                    self.send_segs(sim, now, f);
+                }
+            }
+        }
+    }
+}
+
+impl Model<Pkt, Rbcc> for Run<'_> {
+    type Ev = Ev;
+
+    fn on_event(&mut self, sim: &mut S7, now: Time, ev: Ev) {
+        match ev {
+            Ev::Start(f) => self.start(sim, now, f),
+            Ev::Stop(f) => {
+                self.flows[f as usize].active = false;
+                if !self.tcp_mode {
+                    self.send(sim, now, f, ACK_BYTES, Body::Fin);
+                }
+            }
+            Ev::Send(f) => {
+                let fl = &mut self.flows[f as usize];
+                let Some(rate) = fl.rate.filter(|_| fl.active) else {
+                    return;
+                };
+                fl.sent_bytes += u64::from(DATA_BYTES);
+                sim.schedule(now + fixed_interval(rate), Ev::Send(f));
+                let h = RateHeader::new(FixedRate::UNLIMITED);
+                self.send(sim, now, f, DATA_BYTES, Body::Data(h));
+            }
+            Ev::Arrive(pkt) => self.arrive(sim, now, pkt),
+            Ev::Timer(f) => {
+                let fl = &mut self.flows[f as usize];
+                fl.timer_at = None;
+                self.segs.clear();
+                if let Some(tx) = fl.tcp_tx.as_mut() {
+                    if tx.deadline().is_some_and(|d| d <= now) {
+                        tx.on_timer(now, &mut self.segs);
+                    }
+                }
+                if fl.active {
+                    self.send_segs(sim, now, f);
+                }
+            }
+            Ev::Sample => {
+                sim.schedule(now + self.sample, Ev::Sample);
+                self.progress.advance(self.sample / MS);
+                let r2r3 = &sim.net.links[R2R3];
+                let (flows, res) = (&self.flows, &mut self.res);
+                self.sampler.take(now, flows, r2r3, self.tcp_mode, res);
+            }
+        }
+        // Only the hosts' events change a TCP sender's deadline.
+        if self.tcp_mode {
+            sync_tcp_timers(&mut self.flows, sim);
+        }
+    }
+
+    fn on_leave(&mut self, sim: &mut S7, _link: u32, at: Time, pkt: Pkt) {
+        sim.schedule(at, Ev::Arrive(pkt));
+    }
+}
+
 /// Simulates one run.
 pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, SimError> {
     let _ = seed; // the scenario is deterministic: no random draw
@@ -472,187 +644,36 @@ pub fn simulate(p: &Params, seed: u64, progress: &Progress) -> Result<S7Result, 
     let sample = secs(p.f64("sample_ms") / 1e3).max(1);
     progress.add_total(end / MS);
 
-    let mut flows = make_flows(p, tcp_mode);
-    let mut net = build_network(p, [0, 1, 2, 3].map(|i| flows[i].data_path))?;
-    let mut q: EventQueue<Ev> = EventQueue::new();
+    let flows = make_flows(p, tcp_mode);
+    let mut sim: S7 = Sim::new(build_network(p, [0, 1, 2, 3].map(|i| flows[i].data_path))?);
     for (i, f) in FLOWS.iter().enumerate() {
-        q.schedule(secs(f.start), Ev::Start(i as u8));
+        sim.schedule(secs(f.start), Ev::Start(i as u8));
         if f.stop < 1e8 {
-            q.schedule(secs(f.stop), Ev::Stop(i as u8));
+            sim.schedule(secs(f.stop), Ev::Stop(i as u8));
         }
     }
-    q.schedule(sample, Ev::Sample);
-    let mut res = S7Result::default();
-    let mut sampler = Sampler {
+    sim.schedule(sample, Ev::Sample);
+    let util_period = secs(p.f64("util_period_s")).max(1);
+    let mut run = Run {
+        progress,
+        tcp_mode,
         sample,
-        util_period: secs(p.f64("util_period_s")).max(1),
-        bott: (p.f64("bottleneck_kbps") * 1e3).round() as u64,
-        last_sent: [0; 4],
-        util_mark: 0,
-        next_util: 0,
+        flows,
+        sampler: Sampler {
+            sample,
+            util_period,
+            bott: (p.f64("bottleneck_kbps") * 1e3).round() as u64,
+            last_sent: [0; 4],
+            util_mark: 0,
+            next_util: util_period,
+        },
+        res: S7Result::default(),
+        segs: Vec::new(),
     };
-    sampler.next_util = sampler.util_period;
-    let mut segs: Vec<tcp::Segment> = Vec::new();
-
-    macro_rules! send {
-        ($now:expr, $flow:expr, $len:expr, $body:expr) => {{
-            let fl = &flows[$flow as usize];
-            let body = $body;
-            let first = if body.forward() {
-                fl.data_path[0]
-            } else {
-                fl.ack_path[0]
-            };
-            let pkt = Pkt {
-                flow: $flow,
-                hop: 0,
-                len: $len,
-                sent: $now,
-                body,
-            };
-            // Every link is a FIFO: the packet is handed over when it leaves.
-            let _ = net.send(&mut q, Ev::Net, first as u32, pkt);
-        }};
-    }
-
-    while let Some((now, ev)) = q.pop_until(end) {
-        match ev {
-            Ev::Start(f) => {
-                let fl = &mut flows[f as usize];
-                fl.active = true;
-                if tcp_mode {
-                    segs.clear();
-                    if let Some(tx) = fl.tcp_tx.as_mut() {
-                        tx.start(now, &mut segs);
-                    }
-                    for s in segs.clone() {
-                        flows[f as usize].sent_bytes += u64::from(s.wire_len);
-                        send!(now, f, s.wire_len, Body::Seg(s));
-                    }
-                } else {
-                    // Handshake: one packet asking for an unlimited rate.
-                    fl.sent_bytes += u64::from(DATA_BYTES);
-                    send!(
-                        now,
-                        f,
-                        DATA_BYTES,
-                        Body::Data(RateHeader::new(FixedRate::UNLIMITED))
-                    );
-                }
-            }
-            Ev::Stop(f) => {
-                flows[f as usize].active = false;
-                if !tcp_mode {
-                    send!(now, f, ACK_BYTES, Body::Fin);
-                }
-            }
-            Ev::Send(f) => {
-                let fl = &mut flows[f as usize];
-                if !fl.active {
-                    continue;
-                }
-                let Some(rate) = fl.rate else { continue };
-                fl.sent_bytes += u64::from(DATA_BYTES);
-                q.schedule(now + fixed_interval(rate), Ev::Send(f));
-                send!(
-                    now,
-                    f,
-                    DATA_BYTES,
-                    Body::Data(RateHeader::new(FixedRate::UNLIMITED))
-                );
-            }
-            Ev::Net(e) => {
-                if let Some((t, pkt)) = net.on_event(&mut q, Ev::Net, e).finished {
-                    q.schedule(t, Ev::Arrive(pkt));
-                }
-            }
-            Ev::Arrive(mut pkt) => {
-                pkt.hop += 1;
-                if pkt.hop < 3 {
-                    let fl = &flows[pkt.flow as usize];
-                    let next = if pkt.body.forward() {
-                        fl.data_path[pkt.hop as usize]
-                    } else {
-                        fl.ack_path[pkt.hop as usize]
-                    };
-                    let _ = net.send(&mut q, Ev::Net, next as u32, pkt);
-                    continue;
-                }
-                // Delivered to a host.
-                let f = pkt.flow;
-                match pkt.body {
-                    Body::Data(h) => {
-                        if f == 0 {
-                            res.delay5.push((to_secs(now), to_secs(now - pkt.sent)));
-                        }
-                        send!(now, f, ACK_BYTES, Body::Ack(h.ack()));
-                    }
-                    Body::Ack(a) => {
-                        let fl = &mut flows[f as usize];
-                        let first = fl.rate.is_none();
-                        fl.rate = Some(a.rate);
-                        if first && fl.active {
-                            q.schedule(now, Ev::Send(f));
-                        }
-                    }
-                    Body::Fin => send!(now, f, ACK_BYTES, Body::FinAck),
-                    Body::FinAck => {}
-                    Body::Seg(s) => {
-                        if f == 0 {
-                            res.delay5.push((to_secs(now), to_secs(now - pkt.sent)));
-                        }
-                        let ack = flows[f as usize]
-                            .tcp_rx
-                            .as_mut()
-                            .and_then(|rx| rx.on_segment(now, &s));
-                        if let Some(a) = ack {
-                            send!(now, f, tcp::ACK_WIRE_BYTES, Body::TAck(a));
-                        }
-                    }
-                    Body::TAck(a) => {
-                        segs.clear();
-                        let fl = &mut flows[f as usize];
-                        if let Some(tx) = fl.tcp_tx.as_mut() {
-                            tx.on_ack(now, &a, &mut segs);
-                        }
-                        if fl.active {
-                            for s in segs.clone() {
-                                flows[f as usize].sent_bytes += u64::from(s.wire_len);
-                                send!(now, f, s.wire_len, Body::Seg(s));
-                            }
-                        }
-                    }
-                }
-            }
-            Ev::Timer(f) => {
-                let fl = &mut flows[f as usize];
-                fl.timer_at = None;
-                segs.clear();
-                if let Some(tx) = fl.tcp_tx.as_mut() {
-                    if tx.deadline().is_some_and(|d| d <= now) {
-                        tx.on_timer(now, &mut segs);
-                    }
-                }
-                if fl.active {
-                    for s in segs.clone() {
-                        flows[f as usize].sent_bytes += u64::from(s.wire_len);
-                        send!(now, f, s.wire_len, Body::Seg(s));
-                    }
-                }
-            }
-            Ev::Sample => {
-                q.schedule(now + sample, Ev::Sample);
-                progress.advance(sample / MS);
-                sampler.take(now, &flows, &net.links[R2R3], tcp_mode, &mut res);
-            }
-        }
-        if tcp_mode {
-            sync_tcp_timers(&mut flows, &mut q);
-        }
-    }
-    res.drops = net.links[8..].iter().map(|l| l.stats.drops).sum();
-    res.events = q.events();
-    Ok(res)
+    sim.run(&mut run, end);
+    run.res.drops = sim.net.links[8..].iter().map(|l| l.stats.drops).sum();
+    run.res.events = sim.events();
+    Ok(run.res)
 }
 
 /// A phase of the optimum-rate table: interval and the optimum rate per flow
