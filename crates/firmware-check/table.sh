@@ -98,10 +98,12 @@ done < <(for e in fw_trtcm_color_blind fw_trtcm_color_aware fw_srtcm_color_blind
   grep "^$e " "$work/v7em-s.sizes" || true
 done)
 echo
-echo "Configuration (stack, bytes, opt \"s\" / 3 / M0):"
+echo "Configuration (profile building, bytes, opt-level \"s\" / 3 / ARMv6-M \"s\"):"
 echo
+echo "| profile | stack |"
+echo "|---|---|"
 paste -d'\t' \
   <(grep '^stack configuration' "$work/v7em-s.log") \
   <(grep '^stack configuration' "$work/v7em-3.log" | sed 's/.*: //') \
   <(grep '^stack configuration' "$work/v6m-s.log" | sed 's/.*: //') |
-  sed -e 's/^stack configuration /- `/' -e 's/: \([0-9]*\) bytes\t/`: \1 \/ /' -e 's/ bytes\t/ \/ /' -e 's/ bytes$//'
+  sed -e 's/^stack configuration /| `/' -e 's/: \([0-9]*\) bytes\t/` | \1 \/ /' -e 's/ bytes\t/ \/ /' -e 's/ bytes$/ |/'
