@@ -40,6 +40,8 @@ cmake --build "$build" -j "$JOBS"
 
 step "tests"
 "$build/netcond-ns3-tests"
+# The same checks through ns-3's own test runner (TestSuite netcond-queue-discs).
+"$build/netcond-ns3-tests" --test-runner --suite=netcond-queue-discs --verbose | grep -E '^ *(PASS|FAIL|CRASH)'
 
 step "RED cross-check: {drops, ECN} x (${SEEDS} seeds x {ns3, netcond-guard} + ${FJ_SEEDS} x netcond), 60 s each"
 runs=$OUT/red-runs.txt

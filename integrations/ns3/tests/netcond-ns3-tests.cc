@@ -3,7 +3,9 @@
 // is checked against what the RFCs and netcond's contract say. Bad attribute
 // values are checked in a child process: the simulation must abort with
 // NS_FATAL_ERROR carrying netcond's message. Ends with
-// "netcond-ns3-tests: N passed, N failed"; exits 1 if any failed.
+// "netcond-ns3-tests: N passed, N failed"; exits 1 if any failed. The same
+// checks are registered as the ns-3 TestSuite "netcond-queue-discs"
+// (--test-runner hands the remaining arguments to ns-3's TestRunner).
 
 #ifdef NETCOND_NS3_HAVE_PCN
 #include "netcond-pcn-queue-disc.h"
@@ -15,6 +17,7 @@
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
+#include "ns3/test.h"
 #include "ns3/traffic-control-module.h"
 
 #include <cmath>
@@ -1028,11 +1031,57 @@ TestPcn()
 }
 #endif
 
+// The same groups of checks as an ns-3 TestSuite, for ns-3's test runner:
+//   netcond-ns3-tests --test-runner --suite=netcond-queue-discs [--verbose]
+// Each TestCase fails if any check of its group fails.
+class NetcondGroupTestCase : public TestCase
+{
+  public:
+    NetcondGroupTestCase(const std::string& name, void (*group)())
+        : TestCase(name),
+          m_group(group)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const int failedBefore = g_failed;
+        m_group();
+        NS_TEST_EXPECT_MSG_EQ(g_failed, failedBefore, "checks failed: see the lines marked FAILED");
+    }
+
+    void (*m_group)();
+};
+
+class NetcondTestSuite : public TestSuite
+{
+  public:
+    NetcondTestSuite()
+        : TestSuite("netcond-queue-discs", UNIT)
+    {
+        AddTestCase(new NetcondGroupTestCase("policer", &TestPolicer), TestCase::QUICK);
+        AddTestCase(new NetcondGroupTestCase("red", &TestRed), TestCase::QUICK);
+        AddTestCase(new NetcondGroupTestCase("red-attributes", &TestRedAttributes),
+                    TestCase::QUICK);
+#ifdef NETCOND_NS3_HAVE_PCN
+        AddTestCase(new NetcondGroupTestCase("pcn", &TestPcn), TestCase::QUICK);
+#endif
+    }
+};
+
+NetcondTestSuite g_netcondTestSuite;
+
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
+    if (argc > 1 && std::string(argv[1]) == "--test-runner")
+    {
+        argv[1] = argv[0];
+        return TestRunner::Run(argc - 1, argv + 1);
+    }
     TestPolicer();
     TestRed();
     TestRedAttributes();
