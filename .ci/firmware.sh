@@ -103,8 +103,12 @@ run_fw() { # label machine elf
   local label=$1 machine=$2 elf=$3 rc=0
   timeout 120 "${QEMU[@]}" -machine "$machine" -kernel "$elf" >"/tmp/firmware-$label.log" 2>&1 || rc=$?
   grep -v '^size \|^stack ' "/tmp/firmware-$label.log" || true
+  # The deepest three per-packet entry points and the deepest configuration,
+  # by the figure before "bytes".
   { grep '^stack per-packet' "/tmp/firmware-$label.log" || true; } |
-    sort -t: -k2 -n | tail -n 3 | sed 's/^/  deepest: /'
+    awk '{ print $(NF - 1), $0 }' | sort -n | tail -n 3 | cut -d' ' -f2- | sed 's/^/  deepest: /'
+  { grep '^stack configuration' "/tmp/firmware-$label.log" || true; } |
+    awk '{ print $(NF - 1), $0 }' | sort -n | tail -n 1 | cut -d' ' -f2- | sed 's/^/  deepest: /'
   if [ "$rc" != 0 ]; then
     echo "firmware: $label FAILED (exit status $rc)"
     tail -n 60 "/tmp/firmware-$label.log"
