@@ -778,8 +778,9 @@ pub enum Event<E> {
 /// signals and samples. [`Sim::run`] is the one event loop: it hands the
 /// links' events to the network and the scenario's to
 /// [`on_event`](Self::on_event), and each packet whose transmission ends on
-/// a FIFO or queueing-discipline link to [`on_leave`](Self::on_leave) (a
-/// pipe hands a packet back from [`Sim::send`] at once).
+/// a FIFO or queueing-discipline link to [`on_leave`](Self::on_leave), then
+/// the packet that starts next to [`on_start`](Self::on_start) (a pipe hands
+/// a packet back from [`Sim::send`] at once).
 pub trait Model<P, C> {
     /// The scenario's own events.
     type Ev;
@@ -788,6 +789,11 @@ pub trait Model<P, C> {
     /// `pkt`'s transmission on `link` ended; its last bit reaches the far
     /// end at `at`.
     fn on_leave(&mut self, _sim: &mut Sim<P, C, Self::Ev>, _link: u32, _at: Time, _pkt: P) {}
+    /// `pkt`'s transmission on `link` started after a link event (the end of
+    /// the previous one, a shaper's wake-up); its last bit reaches the far
+    /// end at `at`. For a model that schedules the far-end arrival at the
+    /// start (as [`Sim::send`] returns it when the link was idle).
+    fn on_start(&mut self, _sim: &mut Sim<P, C, Self::Ev>, _link: u32, _at: Time, _pkt: P) {}
 }
 
 /// A run on the network model: the network and the one event queue.
@@ -835,6 +841,9 @@ impl<P: Packet, C: Conditioner<P>, E> Sim<P, C, E> {
                     let done = self.net.on_event(&mut self.q, Event::Net, e);
                     if let Some((at, p)) = done.finished {
                         model.on_leave(self, link, at, p);
+                    }
+                    if let Some((at, p)) = done.started {
+                        model.on_start(self, link, at, p);
                     }
                 }
             }

@@ -287,7 +287,7 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
         if t < warm && next >= warm {
             net.run_until(warm);
             net.reset_link_stats();
-            for (i, f) in net.flows.iter().enumerate() {
+            for (i, f) in net.flows().iter().enumerate() {
                 g0[i] = f.receiver.stats().delivered;
                 s0[i] = f.sender.stats().segments_sent;
                 rto0 += f.sender.stats().timeouts;
@@ -300,13 +300,13 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     let span = crate::engine::to_secs(end.saturating_sub(warm)).max(1e-9);
     let bits = |segs: u64, bytes: u32| segs as f64 * f64::from(bytes) * 8.0 / span / 1e6;
     let per_flow: Vec<f64> = net
-        .flows
+        .flows()
         .iter()
         .enumerate()
         .map(|(i, f)| bits(f.receiver.stats().delivered - g0[i], mss))
         .collect();
     let sent: u64 = net
-        .flows
+        .flows()
         .iter()
         .enumerate()
         .map(|(i, f)| f.sender.stats().segments_sent - s0[i])
@@ -320,11 +320,11 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     for k in 0..3 {
         per_class[k] /= cnt[k].max(1) as f64;
     }
-    let q = net.links[b as usize].qdisc_stats();
+    let q = net.links()[b as usize].qdisc_stats();
     let lo = per_flow.iter().cloned().fold(f64::MAX, f64::min);
     let hi = per_flow.iter().cloned().fold(f64::MIN, f64::max);
     let timeouts: u64 = net
-        .flows
+        .flows()
         .iter()
         .map(|f| f.sender.stats().timeouts)
         .sum::<u64>()

@@ -268,8 +268,8 @@ pub fn run_premium(p: &Params, progress: &Progress) -> Result<PremiumOutcome, Si
         net.run_until(t);
         progress.advance(step / MS);
     }
-    let q = net.links[ppp as usize].qdisc_stats();
-    let f = &net.flows[0];
+    let q = net.links()[ppp as usize].qdisc_stats();
+    let f = &net.flows()[0];
     Ok(PremiumOutcome {
         committed_kbps: committed_bps as f64 / 1000.0,
         real_kbps: f.receiver.goodput_bytes() as f64 * 8.0 / crate::engine::to_secs(end) / 1000.0,

@@ -301,7 +301,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
     }
     let end = secs(p.f64("duration_s"));
     let warm = 2 * SEC;
-    let mut g0 = vec![0u64; net.flows.len()];
+    let mut g0 = vec![0u64; net.flows().len()];
     let mut rto0 = 0;
     let mut t = 0;
     while t < end {
@@ -309,7 +309,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
         if t < warm && next >= warm {
             net.run_until(warm);
             net.reset_link_stats();
-            for (i, f) in net.flows.iter().enumerate() {
+            for (i, f) in net.flows().iter().enumerate() {
                 g0[i] = f.receiver.stats().delivered;
                 rto0 += f.sender.stats().timeouts;
             }
@@ -320,7 +320,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
     }
     let span = crate::engine::to_secs(end.saturating_sub(warm)).max(1e-9);
     // Bytes the bottleneck sent per customer router (the packet's class) and color.
-    let link = &net.links[bottleneck as usize];
+    let link = &net.links()[bottleneck as usize];
     let sent = link.stats.class_color_bytes;
     let rio = link.qdisc_stats();
     let mut out = RasOutcome {
@@ -335,7 +335,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
             *mbps = b as f64 * 8.0 / span / 1e6;
         }
     }
-    for (i, f) in net.flows.iter().enumerate() {
+    for (i, f) in net.flows().iter().enumerate() {
         let k = i / hosts;
         out.goodput[k] += (f.receiver.stats().delivered - g0[i]) as f64 * 1460.0 * 8.0 / span / 1e6;
         out.timeouts += f.sender.stats().timeouts;

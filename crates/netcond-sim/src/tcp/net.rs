@@ -13,8 +13,8 @@
 //! along routes and runs the TCP state machines and their timers.
 
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
-use crate::engine::{EventQueue, Time};
-use crate::net::{self, NetEv};
+use crate::engine::Time;
+use crate::net;
 use netcond::base::Color;
 
 pub use crate::net::{Aqm, LinkStats, Qdisc, QdiscStats, Verdict, CLASSES};
@@ -74,21 +74,25 @@ pub struct Flow {
 enum Ev {
     Start(u32),
     Arrive(u32, Packet),
-    Net(NetEv),
     Deliver(Packet),
     Ack(Ack),
     SndTimer(u32),
     RcvTimer(u32),
 }
 
+/// The links on the one event loop ([`net::Sim`]).
+type Links = net::Sim<Packet, (), Ev>;
+
+/// The hosts: the flows' senders and receivers, a [`net::Model`].
+struct Hosts {
+    flows: Vec<Flow>,
+    out: Vec<Segment>,
+}
+
 /// The network and its event loop.
 pub struct Network {
-    /// Links, by index.
-    pub links: Vec<Link>,
-    /// Flows, by index (the flow id of their segments).
-    pub flows: Vec<Flow>,
-    q: EventQueue<Ev>,
-    out: Vec<Segment>,
+    sim: Links,
+    hosts: Hosts,
 }
 
 impl Default for Network {
@@ -102,25 +106,36 @@ impl Network {
     #[must_use]
     pub fn new() -> Network {
         Network {
-            links: Vec::new(),
-            flows: Vec::new(),
-            q: EventQueue::new(),
-            out: Vec::with_capacity(64),
+            sim: net::Sim::new(net::Network::new(())),
+            hosts: Hosts {
+                flows: Vec::new(),
+                out: Vec::with_capacity(64),
+            },
         }
+    }
+
+    /// Links, by index.
+    #[must_use]
+    pub fn links(&self) -> &[Link] {
+        &self.sim.net.links
+    }
+
+    /// Flows, by index (the flow id of their segments).
+    #[must_use]
+    pub fn flows(&self) -> &[Flow] {
+        &self.hosts.flows
     }
 
     /// Add a link fed by `qdisc`; returns its index.
     pub fn add_link(&mut self, rate_bps: u64, delay: Time, qdisc: Box<dyn Qdisc<Packet>>) -> u32 {
-        self.links.push(Link::qdisc(rate_bps, delay, qdisc));
-        (self.links.len() - 1) as u32
+        self.sim.net.add(Link::qdisc(rate_bps, delay, qdisc))
     }
 
     /// Add an uncongested link: an unlimited FIFO that never drops, so each
     /// packet's departure is computed when it arrives (one event per hop instead
     /// of two; the same timing as a [`DropTail`] that never fills).
     pub fn add_pipe_link(&mut self, rate_bps: u64, delay: Time) -> u32 {
-        self.links.push(Link::pipe(rate_bps, delay));
-        (self.links.len() - 1) as u32
+        self.sim.net.add(Link::pipe(rate_bps, delay))
     }
 
     /// Add a bulk flow over `route`, whose ACKs take `ack_delay` back, starting at
@@ -133,8 +148,9 @@ impl Network {
         class: u8,
         start: Time,
     ) -> u32 {
-        let id = self.flows.len() as u32;
-        self.flows.push(Flow {
+        let flows = &mut self.hosts.flows;
+        let id = flows.len() as u32;
+        flows.push(Flow {
             sender: TcpSender::new(cfg, id),
             receiver: TcpReceiver::new(cfg, id),
             route: route.to_vec(),
@@ -144,41 +160,48 @@ impl Network {
             snd_timer: None,
             rcv_timer: None,
         });
-        self.q.schedule(start, Ev::Start(id));
+        self.sim.schedule(start, Ev::Start(id));
         id
     }
 
     /// Replace a flow's sender (e.g. one with a transfer limit) before the run.
     pub fn set_sender(&mut self, flow: u32, sender: TcpSender) {
-        self.flows[flow as usize].sender = sender;
+        self.hosts.flows[flow as usize].sender = sender;
     }
 
     /// The simulation clock.
     #[must_use]
     pub fn now(&self) -> Time {
-        self.q.now()
+        self.sim.q.now()
     }
 
     /// Events processed so far.
     #[must_use]
     pub fn events(&self) -> u64 {
-        self.q.events()
+        self.sim.events()
     }
 
     /// A flow's start time.
     #[must_use]
     pub fn flow_start(&self, flow: u32) -> Time {
-        self.flows[flow as usize].start
+        self.hosts.flows[flow as usize].start
     }
 
     /// Zero the link and discipline counters (flows keep theirs: take snapshots).
     pub fn reset_link_stats(&mut self) {
-        for l in &mut self.links {
+        for l in &mut self.sim.net.links {
             l.reset_stats();
         }
     }
 
-    fn send_segments(&mut self, flow: u32) {
+    /// Run until `until` (events at exactly `until` included).
+    pub fn run_until(&mut self, until: Time) {
+        self.sim.run(&mut self.hosts, until);
+    }
+}
+
+impl Hosts {
+    fn send_segments(&mut self, sim: &mut Links, flow: u32) {
         let f = &self.flows[flow as usize];
         let first = f.route[0];
         let class = f.class;
@@ -190,97 +213,98 @@ impl Network {
                 class,
                 hop: 0,
             };
-            self.arrive(first, pkt);
+            self.arrive(sim, first, pkt);
         }
         self.out.clear();
-        self.sync_snd_timer(flow);
+        self.sync_snd_timer(sim, flow);
     }
 
-    fn sync_snd_timer(&mut self, flow: u32) {
+    fn sync_snd_timer(&mut self, sim: &mut Links, flow: u32) {
         let f = &mut self.flows[flow as usize];
         if let Some(d) = f.sender.deadline() {
             if f.snd_timer.map_or(true, |t| d < t) {
                 f.snd_timer = Some(d);
-                self.q.schedule(d, Ev::SndTimer(flow));
+                sim.schedule(d, Ev::SndTimer(flow));
             }
         }
     }
 
-    fn arrive(&mut self, link: u32, pkt: Packet) {
-        let l = &mut self.links[link as usize];
-        if let Some((at, p)) = l.send(link, &mut self.q, Ev::Net, pkt) {
-            self.forward(at, p);
+    /// `pkt` enters `link`; a packet that starts transmission at once (on a
+    /// pipe, always) is forwarded.
+    fn arrive(&mut self, sim: &mut Links, link: u32, pkt: Packet) {
+        if let Some((at, p)) = sim.send(link, pkt) {
+            self.forward(sim, at, p);
         }
     }
 
     /// Schedule `p`'s arrival at its next hop (or its receiver) at `at`.
-    fn forward(&mut self, at: Time, mut p: Packet) {
+    fn forward(&mut self, sim: &mut Links, at: Time, mut p: Packet) {
         let route = &self.flows[p.seg.flow as usize].route;
         p.hop += 1;
         if usize::from(p.hop) < route.len() {
             let next = route[usize::from(p.hop)];
-            self.q.schedule(at, Ev::Arrive(next, p));
+            sim.schedule(at, Ev::Arrive(next, p));
         } else {
-            self.q.schedule(at, Ev::Deliver(p));
+            sim.schedule(at, Ev::Deliver(p));
         }
     }
+}
 
-    /// Run until `until` (events at exactly `until` included).
-    pub fn run_until(&mut self, until: Time) {
-        while let Some((now, ev)) = self.q.pop_until(until) {
-            match ev {
-                Ev::Start(f) => {
-                    self.flows[f as usize].sender.start(now, &mut self.out);
-                    self.send_segments(f);
-                }
-                Ev::Arrive(link, pkt) => self.arrive(link, pkt),
-                Ev::Net(e) => {
-                    let (NetEv::TxDone(link) | NetEv::Wake(link)) = e;
-                    let l = &mut self.links[link as usize];
-                    if let Some((at, p)) = l.on_event(&mut self.q, Ev::Net, e).started {
-                        self.forward(at, p);
+impl net::Model<Packet, ()> for Hosts {
+    type Ev = Ev;
+
+    fn on_event(&mut self, sim: &mut Links, now: Time, ev: Ev) {
+        match ev {
+            Ev::Start(f) => {
+                self.flows[f as usize].sender.start(now, &mut self.out);
+                self.send_segments(sim, f);
+            }
+            Ev::Arrive(link, pkt) => self.arrive(sim, link, pkt),
+            Ev::Deliver(p) => {
+                let flow = p.seg.flow;
+                let f = &mut self.flows[flow as usize];
+                if let Some(ack) = f.receiver.on_segment(now, &p.seg) {
+                    sim.schedule(now + f.ack_delay, Ev::Ack(ack));
+                } else if let Some(d) = f.receiver.deadline() {
+                    if f.rcv_timer.map_or(true, |t| d < t) {
+                        f.rcv_timer = Some(d);
+                        sim.schedule(d, Ev::RcvTimer(flow));
                     }
                 }
-                Ev::Deliver(p) => {
-                    let flow = p.seg.flow;
-                    let f = &mut self.flows[flow as usize];
-                    if let Some(ack) = f.receiver.on_segment(now, &p.seg) {
-                        self.q.schedule(now + f.ack_delay, Ev::Ack(ack));
+            }
+            Ev::Ack(a) => {
+                self.flows[a.flow as usize]
+                    .sender
+                    .on_ack(now, &a, &mut self.out);
+                self.send_segments(sim, a.flow);
+            }
+            Ev::SndTimer(flow) => {
+                let f = &mut self.flows[flow as usize];
+                if f.snd_timer == Some(now) {
+                    f.snd_timer = None;
+                    f.sender.on_timer(now, &mut self.out);
+                    self.send_segments(sim, flow);
+                }
+            }
+            Ev::RcvTimer(flow) => {
+                let f = &mut self.flows[flow as usize];
+                if f.rcv_timer == Some(now) {
+                    f.rcv_timer = None;
+                    if let Some(ack) = f.receiver.on_timer(now) {
+                        sim.schedule(now + f.ack_delay, Ev::Ack(ack));
                     } else if let Some(d) = f.receiver.deadline() {
-                        if f.rcv_timer.map_or(true, |t| d < t) {
-                            f.rcv_timer = Some(d);
-                            self.q.schedule(d, Ev::RcvTimer(flow));
-                        }
-                    }
-                }
-                Ev::Ack(a) => {
-                    self.flows[a.flow as usize]
-                        .sender
-                        .on_ack(now, &a, &mut self.out);
-                    self.send_segments(a.flow);
-                }
-                Ev::SndTimer(flow) => {
-                    let f = &mut self.flows[flow as usize];
-                    if f.snd_timer == Some(now) {
-                        f.snd_timer = None;
-                        f.sender.on_timer(now, &mut self.out);
-                        self.send_segments(flow);
-                    }
-                }
-                Ev::RcvTimer(flow) => {
-                    let f = &mut self.flows[flow as usize];
-                    if f.rcv_timer == Some(now) {
-                        f.rcv_timer = None;
-                        if let Some(ack) = f.receiver.on_timer(now) {
-                            self.q.schedule(now + f.ack_delay, Ev::Ack(ack));
-                        } else if let Some(d) = f.receiver.deadline() {
-                            f.rcv_timer = Some(d);
-                            self.q.schedule(d, Ev::RcvTimer(flow));
-                        }
+                        f.rcv_timer = Some(d);
+                        sim.schedule(d, Ev::RcvTimer(flow));
                     }
                 }
             }
         }
+    }
+
+    /// A link started the next packet after one of its events: on to the
+    /// next hop, arriving when its last bit does.
+    fn on_start(&mut self, sim: &mut Links, _link: u32, at: Time, pkt: Packet) {
+        self.forward(sim, at, pkt);
     }
 }
 

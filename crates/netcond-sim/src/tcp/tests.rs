@@ -375,14 +375,14 @@ fn single_flow_fills_the_bottleneck() {
     let mut net = pipe(1, cfg, 10, 40 * MS, 40, None, Box::new(|_, _| false));
     net.run_until(5 * SEC);
     net.reset_link_stats();
-    let g0 = net.flows[0].receiver.goodput_bytes();
+    let g0 = net.flows()[0].receiver.goodput_bytes();
     net.run_until(25 * SEC);
-    let util = net.links[0].stats.tx_bytes as f64 * 8.0 / 20.0 / 10e6;
-    let good = (net.flows[0].receiver.goodput_bytes() - g0) as f64 * 8.0 / 20.0 / 10e6;
+    let util = net.links()[0].stats.tx_bytes as f64 * 8.0 / 20.0 / 10e6;
+    let good = (net.flows()[0].receiver.goodput_bytes() - g0) as f64 * 8.0 / 20.0 / 10e6;
     assert!(util > 0.95, "utilisation {util}");
     assert!(good > 0.9, "goodput share {good}");
-    assert!(net.links[0].qdisc_stats().drops() > 0, "it did probe");
-    assert_eq!(net.flows[0].sender.stats().timeouts, 0);
+    assert!(net.links()[0].qdisc_stats().drops() > 0, "it did probe");
+    assert_eq!(net.flows()[0].sender.stats().timeouts, 0);
 }
 
 #[test]
@@ -394,13 +394,13 @@ fn two_equal_flows_share_fairly() {
     let mut net = pipe(2, cfg, 10, 40 * MS, 40, None, Box::new(|_, _| false));
     net.run_until(60 * SEC);
     let g: Vec<f64> = net
-        .flows
+        .flows()
         .iter()
         .map(|f| f.receiver.goodput_bytes() as f64)
         .collect();
     let j = jain_index(&g);
     assert!(j > 0.95, "Jain {j}: {g:?}");
-    let util = net.links[0].stats.tx_bytes as f64 * 8.0 / 60.0 / 10e6;
+    let util = net.links()[0].stats.tx_bytes as f64 * 8.0 / 60.0 / 10e6;
     assert!(util > 0.9, "utilisation {util}");
 }
 
@@ -421,7 +421,7 @@ fn single_loss_in_the_pipe_is_fast_retransmitted() {
     // Big buffer: the scripted drop is the only loss.
     let mut net = pipe(1, cfg, 10, 40 * MS, 1000, None, drop);
     net.run_until(10 * SEC);
-    let st = *net.flows[0].sender.stats();
+    let st = *net.flows()[0].sender.stats();
     assert_eq!(st.timeouts, 0, "{st:?}");
     assert_eq!(st.fast_recoveries, 1, "{st:?}");
     assert_eq!(st.retransmits, 1, "{st:?}");
@@ -437,11 +437,11 @@ fn losing_a_whole_window_takes_an_rto() {
     };
     let mut net = pipe(1, cfg, 10, 40 * MS, 1000, None, drop);
     net.run_until(2 * SEC);
-    let before = net.flows[0].receiver.rcv_nxt();
+    let before = net.flows()[0].receiver.rcv_nxt();
     net.run_until(10 * SEC);
-    let st = *net.flows[0].sender.stats();
+    let st = *net.flows()[0].sender.stats();
     assert!(st.timeouts >= 1, "{st:?}");
-    assert!(net.flows[0].receiver.rcv_nxt() > before + 1000);
+    assert!(net.flows()[0].receiver.rcv_nxt() > before + 1000);
 }
 
 #[test]
@@ -454,16 +454,16 @@ fn ecn_halves_without_loss() {
     // Mark above 40 packets (above the 33-packet BDP), buffer 200: never overflows.
     let mut net = pipe(2, cfg, 10, 40 * MS, 200, Some(40), Box::new(|_, _| false));
     net.run_until(30 * SEC);
-    let q = net.links[0].qdisc_stats();
+    let q = net.links()[0].qdisc_stats();
     assert!(q.marks > 0);
     assert_eq!(q.drops(), 0);
-    for f in &net.flows {
+    for f in net.flows() {
         let st = f.sender.stats();
         assert!(st.ecn_reductions > 5, "{st:?}");
         assert_eq!(st.retransmits, 0);
         assert_eq!(st.timeouts, 0);
     }
-    let util = net.links[0].stats.tx_bytes as f64 * 8.0 / 30.0 / 10e6;
+    let util = net.links()[0].stats.tx_bytes as f64 * 8.0 / 30.0 / 10e6;
     assert!(util > 0.9, "utilisation {util}");
 }
 
@@ -476,9 +476,9 @@ fn delayed_acks_still_fill_the_pipe() {
     };
     let mut net = pipe(1, cfg, 10, 40 * MS, 40, None, Box::new(|_, _| false));
     net.run_until(30 * SEC);
-    let r = net.flows[0].receiver.stats();
+    let r = net.flows()[0].receiver.stats();
     assert!(r.acks_sent < r.received * 3 / 4, "{r:?}");
-    let util = net.links[0].stats.tx_bytes as f64 * 8.0 / 30.0 / 10e6;
+    let util = net.links()[0].stats.tx_bytes as f64 * 8.0 / 30.0 / 10e6;
     assert!(util > 0.9, "utilisation {util}");
 }
 
@@ -539,7 +539,7 @@ fn pipe_links_time_packets_like_a_fifo() {
         }
         net.run_until(20 * SEC);
         let r: Vec<_> = net
-            .flows
+            .flows()
             .iter()
             .map(|f| (*f.sender.stats(), *f.receiver.stats()))
             .collect();
@@ -577,7 +577,7 @@ fn finite_transfers_complete_under_random_loss() {
         let s = TcpSender::new(cfg, 0).with_limit(total);
         net.set_sender(0, s);
         net.run_until(300 * SEC);
-        let f = &net.flows[0];
+        let f = &net.flows()[0];
         let (st, rs) = (f.sender.stats(), f.receiver.stats());
         assert!(f.sender.finished(), "seed {seed}: {st:?} {rs:?}");
         assert_eq!(rs.delivered, total, "seed {seed}");
