@@ -7,7 +7,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`engine`] | time in nanoseconds, the event queue (time, then sequence number), the seeded RNG |
-//! | [`net`] | the one network model of every scenario: links (rate, propagation delay; a pipe, a buffered FIFO or a queueing discipline), the conditioner trait, the links' events |
+//! | [`net`] | the one network model of every scenario: links (rate, propagation delay; a pipe, a buffered FIFO or a queueing discipline), the traits conditioners, queue managers and shapers plug in through, the one event loop ([`net::Sim`], [`net::Model`]) |
 //! | [`traffic`] | CBR, on/off and dual-rate voice codecs, AR(1) video, Poisson flow arrivals, reroute steps |
 //! | [`pcn_loop`] | the PCN edge control loop: signalling delay, admission blocking, flow termination |
 //! | [`erlang`] | Erlang-B blocking, the admission experiment's theoretical row |

@@ -1,29 +1,45 @@
-//! The network model every scenario runs on: links with a queue in front, and
-//! conditioners at their input.
+//! The network model every scenario runs on: links with a queue in front,
+//! conditioners, queue managers and shapers plugged into them, and one event
+//! loop.
 //!
 //! - [`Packet`]: what a packet type tells the model (its length on the wire,
 //!   and for the per-class and per-color statistics its class and
 //!   [`Color`]). Scenarios carry their own packet types (a TCP segment, a PCN
 //!   packet with its mark, an RBCC packet with its header).
-//! - [`Conditioner`]: what runs on a packet as it enters a link (a PCN marker,
-//!   an RBCC interface's header update): one object for a whole network, told
-//!   the link, so a conditioner can see the state of other links of its node.
 //! - [`Link`]: a queue, a transmitter of `rate_bps` serializing one packet at a
 //!   time, and a propagation delay. The queue is one of three: a pipe (an
 //!   unlimited FIFO reduced to departure times, [`VirtualFifo`]: no event of its
 //!   own), a FIFO with a [`Buffer`] limit (the packet on the wire always fits),
-//!   or any [`Qdisc`] (RED-family queues, shapers, markers).
-//! - [`Network`]: the links and the conditioner. It never owns the event queue:
-//!   the scenario's event type wraps [`NetEv`], and the network schedules its
-//!   own events (end of transmission, a shaper's wake-up) through a
-//!   caller-given wrapper, so a scenario keeps one event queue and one loop for
-//!   its sources, sinks and signals.
+//!   or a [`Qdisc`] built from the pieces below.
+//! - How the workspace's state machines plug in, one trait per kind:
+//!   - [`Conditioner`]: runs on a packet and may change or drop it (a PCN
+//!     marker, an RBCC interface's header update, a trTCM). At a network's
+//!     link inputs (one object for the whole network, told the link, so it
+//!     can see the other links of its node); at a FIFO's input through
+//!     [`AtInput`]; or on the packets a shaper releases ([`ShaperQueue`]).
+//!   - [`Aqm`]: decides at a FIFO's input and sees the queue (RED, RIO, AECN's
+//!     mark-front, a policer that counts buffer space): [`AqmQueue`].
+//!   - [`Shaper`]: holds packets and releases them at times it chooses
+//!     (srRAS/trRAS, G-trRAS): [`ShaperQueue`].
+//!
+//!   [`DropTail`], [`AqmQueue`] and [`ShaperQueue`] are the only [`Qdisc`]s;
+//!   their drops and marks are [`QdiscStats`], a link's traffic [`LinkStats`].
+//! - [`Network`]: the links and the conditioner at their inputs. It never owns
+//!   the event queue: it schedules its own events (end of transmission, a
+//!   shaper's wake-up) through a caller-given wrapper.
+//! - [`Sim`] and [`Model`]: the one event loop. A scenario's sources, sinks,
+//!   signals and samples are a [`Model`] with its own event type; [`Sim::run`]
+//!   hands the links' events to the network and the scenario's to the model.
+//!   Every scenario runs on it: the PCN and RBCC scenarios directly, the TCP
+//!   scenarios through [`crate::tcp::net::Network`], whose hosts are a model.
 //!
 //! A packet that starts transmission is handed back twice: when it starts (with
-//! the time its last bit reaches the far end), and when its transmission ends
-//! ([`Network::on_event`]). A caller that schedules the far-end arrival at the
-//! start (the TCP network) ignores the second; one that handles the packet when
-//! it leaves (a FIFO port followed by an egress) ignores the first.
+//! the time its last bit reaches the far end: from [`Sim::send`] if the link
+//! was idle, else [`Model::on_start`]), and when its transmission ends
+//! ([`Model::on_leave`]). A model that schedules the far-end arrival at the
+//! start (the TCP hosts) ignores the second; one that handles the packet when
+//! it leaves (a FIFO port followed by an egress) ignores the first. A pipe hands
+//! a packet back only from [`Sim::send`].
 
 use crate::engine::{serialization_ns, EventQueue, Time};
 use netcond::base::Color;

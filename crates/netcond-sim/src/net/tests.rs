@@ -105,3 +105,140 @@ fn conditioner_sees_each_packet_and_may_drop() {
         (1, 101)
     );
 }
+
+/// A shaper releasing its packets one per millisecond, in order.
+struct EveryMs(VecDeque<P>, Time);
+
+impl Shaper<P> for EveryMs {
+    fn enqueue(&mut self, _now: Time, pkt: P) -> Result<(), P> {
+        if self.0.len() >= 2 {
+            return Err(pkt);
+        }
+        self.0.push_back(pkt);
+        Ok(())
+    }
+    fn next_release(&self) -> Option<Time> {
+        (!self.0.is_empty()).then_some(self.1)
+    }
+    fn dequeue(&mut self, now: Time) -> Option<P> {
+        self.1 = now + MS;
+        self.0.pop_front()
+    }
+}
+
+/// Doubles the length of even packets and drops odd ones.
+struct EvenOnly;
+
+impl Conditioner<P> for EvenOnly {
+    fn condition(&mut self, _now: Time, _link: u32, pkt: &mut P) -> bool {
+        pkt.1 *= 2;
+        pkt.0 % 2 == 0
+    }
+}
+
+/// Sends its arrivals on link 0 and records what leaves, through the one
+/// event loop.
+struct Recorder {
+    arrivals: Vec<(Time, u32, u32)>,
+    out: Vec<(Time, u32)>,
+}
+
+impl<C: Conditioner<P>> Model<P, C> for Recorder {
+    type Ev = usize;
+    fn on_event(&mut self, sim: &mut Sim<P, C, usize>, _now: Time, i: usize) {
+        let (_, id, len) = self.arrivals[i];
+        if let Some((at, p)) = sim.send(0, P(id, len)) {
+            self.out.push((at, p.0));
+        }
+    }
+    fn on_start(&mut self, _sim: &mut Sim<P, C, usize>, _link: u32, at: Time, pkt: P) {
+        self.out.push((at, pkt.0));
+    }
+}
+
+fn record<C: Conditioner<P>>(
+    net: Network<P, C>,
+    arrivals: &[(Time, u32, u32)],
+) -> Vec<(Time, u32)> {
+    let mut sim = Sim::new(net);
+    for (i, a) in arrivals.iter().enumerate() {
+        sim.schedule(a.0, i);
+    }
+    let mut m = Recorder {
+        arrivals: arrivals.to_vec(),
+        out: Vec::new(),
+    };
+    sim.run(&mut m, Time::MAX);
+    m.out
+}
+
+#[test]
+fn shaper_queue_releases_on_time_and_runs_its_conditioner() {
+    // Four packets at once: room for two waiting; one per ms is released,
+    // the conditioner after it drops the odd one and doubles the rest.
+    let q = ShaperQueue::new(EveryMs(VecDeque::new(), 0), EvenOnly);
+    let mut net = Network::new(());
+    net.add(Link::qdisc(8_000_000, 0, Box::new(q)));
+    let arrivals = [
+        (0, 0, 100),
+        (0, 1, 100),
+        (0, 2, 100),
+        (0, 3, 100),
+        (10 * MS, 4, 500),
+    ];
+    let out = record(net, &arrivals);
+    // Packet 0 leaves at once (200 bytes at 8 Mbit/s: 200 us); 1 is dropped
+    // at its release (1 ms); 2 is released at 2 ms; 3 did not fit; 4 arrives
+    // after the queue emptied and leaves at once (1000 bytes: 1 ms).
+    assert_eq!(out, vec![(200_000, 0), (2 * MS + 200_000, 2), (11 * MS, 4)]);
+}
+
+#[test]
+fn at_input_runs_a_conditioner_in_front_of_a_fifo() {
+    let q = AqmQueue::new(DropTail::packets(10), AtInput(EvenOnly));
+    let mut net = Network::new(());
+    net.add(Link::qdisc(0, 5, Box::new(q)));
+    let out = record(net, &[(0, 0, 10), (1, 1, 10), (2, 2, 10)]);
+    assert_eq!(out, vec![(5, 0), (7, 2)]);
+    let mut net = Network::new(());
+    net.add(Link::qdisc(
+        0,
+        5,
+        Box::new(AqmQueue::new(DropTail::packets(10), AtInput(EvenOnly))),
+    ));
+    let mut q: EventQueue<Event<()>> = EventQueue::new();
+    assert!(net.send(&mut q, Event::Net, 0, P(1, 10)).is_none());
+    let st = net.links[0].qdisc_stats();
+    assert_eq!((st.arrived, st.policer_drops), (1, 1));
+}
+
+/// Marks the first queued packet with an even id (its length set to 1).
+struct MarkFirstEven;
+
+impl Aqm<P> for MarkFirstEven {
+    fn on_arrival(&mut self, _now: Time, _fifo: &DropTail<P>, _pkt: &mut P) -> Verdict {
+        Verdict::MarkQueued
+    }
+    fn mark_queued(&mut self, fifo: &mut DropTail<P>) -> bool {
+        fifo.iter_mut()
+            .find(|p| p.0 % 2 == 0 && p.1 != 1)
+            .map(|p| p.1 = 1)
+            .is_some()
+    }
+}
+
+#[test]
+fn mark_queued_marks_inside_the_queue_and_counts_only_real_marks() {
+    let mut q = AqmQueue::new(DropTail::packets(10), MarkFirstEven);
+    for id in [1, 3, 0, 5, 2] {
+        q.enqueue(0, P(id, 10)).unwrap();
+    }
+    // Arrivals 1 and 3 find nothing to mark; 0 marks itself, 5 finds nothing
+    // left, 2 marks itself.
+    assert_eq!(q.stats().marks, 2);
+    let mut lens = Vec::new();
+    while let Deq::Packet(p) = q.dequeue(0) {
+        lens.push((p.0, p.1));
+    }
+    assert_eq!(lens, vec![(1, 10), (3, 10), (0, 1), (5, 10), (2, 1)]);
+}

@@ -49,9 +49,9 @@
 //!   the sender halves `cwnd` (`ssthresh = max(FlightSize/2, 2 SMSS)`) at most once
 //!   per window of data and sets CWR on its next new segment.
 //!
-//! [`net`] runs these state machines over chains of links whose queues are
-//! [`net::Qdisc`]s wrapping the workspace's conditioners; the `ras-tcp`, `aecn`
-//! and `premium-tcp` scenarios are built on it.
+//! [`net`] runs these state machines over chains of the simulator's links
+//! ([`crate::net`]), whose queues plug in the workspace's conditioners; the
+//! `ras-tcp`, `aecn` and `premium-tcp` scenarios are built on it.
 //!
 //! # Example
 //!

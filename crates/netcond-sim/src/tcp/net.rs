@@ -7,10 +7,12 @@
 //! in the documents' experiments the reverse direction carries only ACKs and is never
 //! congested, so queueing there would change nothing but the event count.
 //!
-//! Links are the simulator's one link model ([`crate::net::Link`]);
-//! conditioners (markers, shapers, RED-family queues, policers) are
-//! [`Qdisc`]s that wrap the workspace crates; this network only moves packets
-//! along routes and runs the TCP state machines and their timers.
+//! Links, queues and the event loop are the simulator's one network model
+//! ([`crate::net`]): the links are a [`net::Network`], the hosts (senders,
+//! receivers, their timers) a [`net::Model`] run by [`net::Sim`]; markers,
+//! shapers, RED-family queues and policers plug into the links' queues
+//! through [`net::Conditioner`], [`Aqm`] and [`net::Shaper`]. This module only
+//! moves packets along routes and runs the TCP state machines.
 
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
 use crate::engine::Time;
