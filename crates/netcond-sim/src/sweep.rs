@@ -4,7 +4,7 @@
 //! A sweep's points are numbered `0..points`: the grid keys vary in the order
 //! given (the first key slowest), the seeds fastest. Shard `i` of `n` runs the
 //! points whose number is `i` modulo `n`, so every shard gets a similar mix.
-//! Each point is one [`Scenario::run`](crate::Scenario::run) with the sweep's
+//! Each point is one [`Scenario::run`] with the sweep's
 //! fixed `--set` values, the point's grid values and the point's seed: exactly
 //! what `netcond-sim run <scenario> --seed S --set ...` computes.
 //!
