@@ -848,6 +848,7 @@ impl<P: Packet, C: Conditioner<P>, E> Sim<P, C, E> {
     }
 
     /// Runs `model` until `until` (events at exactly `until` included).
+    #[inline]
     pub fn run<M: Model<P, C, Ev = E>>(&mut self, model: &mut M, until: Time) {
         while let Some((now, ev)) = self.q.pop_until(until) {
             match ev {

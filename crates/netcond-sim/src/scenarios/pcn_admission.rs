@@ -341,6 +341,7 @@ impl Run<'_> {
 impl Model<PcnPacket, Markers> for Run<'_> {
     type Ev = Ev;
 
+    #[inline]
     fn on_event(&mut self, nodes: &mut Nodes, now: Time, ev: Ev) {
         match ev {
             Ev::Arrival(ai) => self.arrival(nodes, now, ai),

@@ -344,6 +344,7 @@ impl Run<'_> {
 impl Model<PcnPacket, Markers> for Run<'_> {
     type Ev = Ev;
 
+    #[inline]
     fn on_event(&mut self, node: &mut Node, now: Time, ev: Ev) {
         match ev {
             Ev::Src(f) => {

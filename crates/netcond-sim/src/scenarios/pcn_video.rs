@@ -150,6 +150,7 @@ struct Run<'a> {
 impl Model<PcnPacket, Markers> for Run<'_> {
     type Ev = Ev;
 
+    #[inline]
     fn on_event(&mut self, node: &mut Node, now: Time, ev: Ev) {
         match ev {
             Ev::Start(f) => {

@@ -515,6 +515,7 @@ impl Run<'_> {
 impl Model<Pkt, Rbcc> for Run<'_> {
     type Ev = Ev;
 
+    #[inline]
     fn on_event(&mut self, sim: &mut S7, now: Time, ev: Ev) {
         match ev {
             Ev::Start(f) => self.start(sim, now, f),

@@ -255,6 +255,7 @@ impl Hosts {
 impl net::Model<Packet, ()> for Hosts {
     type Ev = Ev;
 
+    #[inline]
     fn on_event(&mut self, sim: &mut Links, now: Time, ev: Ev) {
         match ev {
             Ev::Start(f) => {
