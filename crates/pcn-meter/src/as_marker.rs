@@ -5,8 +5,7 @@
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutTable, OUT_AS};
-use crate::units::{below, Units};
-use netcond_core::branchless::select;
+use crate::units::{below, select, Units};
 use netcond_core::{Instant, Rate, TickRate};
 
 /// Which published form of the AS-marker to run.
@@ -261,12 +260,8 @@ impl AsMarker {
                 select((d as i64) < 0, fill, d),
                 below(fill, cost + p.threshold),
             )
-        } else if p.u.lens_fit {
-            // 3sm-01 (draft-babiarz-pcn-explicit-marking-01 with lengths that fit was the case above).
-            let cost = u64::from(len) * p.scale_by_mark[e];
-            (p.u.sat_sub(fill, cost), below(fill, p.threshold))
         } else {
-            let cost = u64::from(len).min(p.u.len_over) * p.scale_by_mark[e];
+            let cost = p.u.held(len) * p.scale_by_mark[e];
             match p.form {
                 AsForm::DraftExplicitMarking01 => {
                     let d = fill.wrapping_sub(cost);

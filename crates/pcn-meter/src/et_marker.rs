@@ -6,8 +6,7 @@
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutTable, OUT_ET};
-use crate::units::{Units, MAX_UNITS};
-use netcond_core::branchless::select;
+use crate::units::{select, Units, MAX_UNITS};
 use netcond_core::{gcd, Instant, Rate, TickRate};
 
 /// How the ET-marker decides that a packet is excess.

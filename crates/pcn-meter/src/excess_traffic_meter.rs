@@ -5,8 +5,7 @@ use crate::mark::PcnMark;
 use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutRows, OUT_ET};
 use crate::rfc5670::Rfc5670Error;
-use crate::units::{below, Units, Wide, MAX_UNITS};
-use netcond_core::branchless::select;
+use crate::units::{below, select, Units, Wide, MAX_UNITS};
 use netcond_core::{Instant, Rate, TickRate};
 
 /// Which "classic" excess-traffic meter tie rule to use when a packet's size
@@ -237,7 +236,7 @@ impl ExcessTrafficMeter {
         mark: PcnMark,
     ) -> PcnMark {
         let mut last = self.last;
-        let dt = p.u.elapsed(&mut last, now);
+        let dt = p.u.elapsed_select(&mut last, now);
         self.mark_elapsed(p, last, dt, len, mark)
     }
 

@@ -13,7 +13,6 @@
 //! negative keep an `i128` level ([`Wide`]), charged each packet's exact cost
 //! (see [`FLOOR`]).
 
-use netcond_core::branchless::select;
 use netcond_core::{BucketProfile, Instant, Rate, TickRate};
 
 /// 2^62: the largest capacity (exclusive) and the cap of any per-packet amount.
@@ -175,25 +174,20 @@ impl Units {
     }
 
     /// The length a packet is costed at, `len * scale` units: `len` held at
-    /// `len_over`, or `len` itself when every length fits (`lens_fit`).
+    /// `len_over`.
     ///
-    /// Either way the cost is exact up to the bucket size, and beyond it above
-    /// the capacity (`len_over * scale > cap`), at most `cap + scale` held or
-    /// at most 2^62 not, so below 2^63; every use of a cost here only asks
-    /// whether it is more than a fill of at most `cap` (and then leaves the
-    /// fill or empties it), so both give the same results. Holding costs a
-    /// compare and a conditional move per packet, which the profiles whose
-    /// lengths fit (nearly all: any `scale` up to 2^30) skip; the choice is
-    /// the profile's, the same for every packet, so it predicts perfectly and
-    /// the compiler may split the loop on it.
+    /// The cost is exact up to the bucket size, and beyond it above the
+    /// capacity (`len_over * scale > cap`), at most `cap + scale`, so below
+    /// 2^63; every use of a cost here only asks whether it is more than a fill
+    /// of at most `cap` (and then leaves the fill or empties it), so holding
+    /// changes no result. The markers' common cases (the ET-marker's tail
+    /// marking and the AS-marker's draft-babiarz-pcn-explicit-marking-01 form
+    /// with lengths that fit, `lens_fit`) skip the hold on their own paths;
+    /// skipping it here too saved under 10 % of instructions on every meter
+    /// that uses it (docs/performance.md), so there is one form.
     #[inline(always)]
     pub(crate) fn held(&self, len: u32) -> u64 {
-        let len = u64::from(len);
-        if self.lens_fit {
-            len
-        } else {
-            len.min(self.len_over)
-        }
+        u64::from(len).min(self.len_over)
     }
 
     /// The signed level after `dt` ticks: `min(fill + dt * inc, cap)`,
@@ -236,6 +230,19 @@ impl Units {
         forward(last, now)
     }
 
+    /// [`elapsed`](Self::elapsed) as two conditional moves, no branch: the
+    /// excess meter's own form, which saves it 10 % of its instructions over
+    /// [`forward`]'s branch (docs/performance.md). The zero is read from
+    /// `empty`, which saves clearing a register in every iteration of a loop
+    /// short of registers; both selects use the flags of the one subtraction.
+    #[inline(always)]
+    pub(crate) fn elapsed_select(&self, last: &mut Instant, now: Instant) -> u64 {
+        let d = now.ticks().wrapping_sub(last.ticks());
+        let back = (d as i64) < 0;
+        *last = select(back, *last, now);
+        select(back, self.empty, d)
+    }
+
     /// `max(x - y, 0)`, as a select (see `empty`; `x & empty` keeps the zero
     /// in a register).
     #[inline(always)]
@@ -244,6 +251,35 @@ impl Units {
     }
 }
 
+/// `if c { a } else { b }` without a branch: the compiler is told that `c`
+/// is unpredictable, so that it keeps a conditional move where LLVM's x86
+/// cmov-to-branch pass would otherwise make a branch of it (it does so in
+/// loops when the condition is on the critical path, which is where a marking
+/// decision that follows the traffic is). Rust 1.88 and later (build.rs).
+#[cfg(pcn_select_unpredictable)]
+#[clippy::msrv = "1.88"]
+#[inline(always)]
+pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
+    core::hint::select_unpredictable(c, a, b)
+}
+
+/// Before Rust 1.88 (no `select_unpredictable`): the same value, no hint.
+#[cfg(not(pcn_select_unpredictable))]
+pub(crate) use netcond_core::branchless::select;
+
+/// Marks the path it is on as rarely taken (Rust 1.95 and later, build.rs).
+#[cfg(pcn_cold_path)]
+#[clippy::msrv = "1.95"]
+#[inline(always)]
+fn cold_path() {
+    core::hint::cold_path();
+}
+
+/// Before Rust 1.95 (no `cold_path`): no hint, the same results.
+#[cfg(not(pcn_cold_path))]
+#[inline(always)]
+fn cold_path() {}
+
 /// Moves `last` to `now` and returns the ticks elapsed, exactly as
 /// [`Instant::advance_to`]: a `now` more than 2^63 ticks "before" `last`
 /// (serial time, a clock stepping backwards) returns 0 and leaves `last`.
@@ -251,6 +287,7 @@ impl Units {
 pub(crate) fn forward(last: &mut Instant, now: Instant) -> u64 {
     let d = now.ticks().wrapping_sub(last.ticks());
     if d > i64::MAX as u64 {
+        cold_path();
         // A zero the compiler cannot see through, only on this rare path, so
         // that the two arms are not merged into a select on the common one.
         core::hint::black_box(0)
@@ -365,6 +402,20 @@ mod tests {
         assert!(checked > 50, "{checked}");
     }
 
+    /// The hinted select (build.rs) gives the plain select's value for every
+    /// type the meters choose between.
+    #[test]
+    fn hinted_select_is_the_plain_select() {
+        use netcond_core::branchless::select as plain;
+        for c in [false, true] {
+            assert_eq!(select(c, 3u64, u64::MAX), plain(c, 3u64, u64::MAX));
+            assert_eq!(select(c, -1i64, i64::MIN), plain(c, -1i64, i64::MIN));
+            assert_eq!(select(c, 1usize, 0usize), plain(c, 1usize, 0usize));
+            let (a, b) = (Instant::from_ticks(5), Instant::from_ticks(u64::MAX));
+            assert_eq!(select(c, a, b), plain(c, a, b));
+        }
+    }
+
     /// Lengths fit up to a scale of 2^30: `u32::MAX * 2^30 < 2^62`, and one
     /// more unit per byte than that may cost more than 2^62.
     #[test]
@@ -373,8 +424,9 @@ mod tests {
         let u = units(1, 100, 1 << 27).unwrap();
         assert_eq!(u.scale, 1 << 30);
         assert!(u.lens_fit);
-        assert_eq!(u.held(u32::MAX), u64::from(u32::MAX));
-        assert!(u.held(u32::MAX) * u.scale <= MAX_UNITS);
+        assert!(u64::from(u32::MAX) * u.scale <= MAX_UNITS);
+        // The hold is one byte past the bucket, whether lengths fit or not.
+        assert_eq!(u.held(u32::MAX), 101);
         let u = units(1, 100, (1 << 27) + 1).unwrap();
         assert_eq!(u.scale, (1 << 30) + 8);
         assert!(!u.lens_fit);
@@ -408,9 +460,12 @@ mod tests {
             (1 << 63, 0),
         ] {
             let (mut a, mut b) = (Instant::from_ticks(last), Instant::from_ticks(last));
+            let mut c = a;
             let now = Instant::from_ticks(now);
             let dt = b.advance_to(now);
             assert_eq!(u.elapsed(&mut a, now), dt, "{last} {now:?}");
+            assert_eq!(u.elapsed_select(&mut c, now), dt, "{last} {now:?}");
+            assert_eq!(c, b);
             assert_eq!(a, b);
         }
     }
