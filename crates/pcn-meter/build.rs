@@ -3,9 +3,8 @@
 //! (Rust 1.95), which keeps the rare backwards step of the clock a branch; on
 //! an older compiler they fall back to a plain `if`, with the same results
 //! (`units::tests::hinted_select_is_the_plain_select`). The two hints save
-//! 14.6 % of instructions on the RFC 5670 excess meter in size-independent
-//! mode and 10.5 % on the RFC 5670 node over 65,536 links
-//! (docs/performance.md).
+//! 14.6 % of the instructions of the RFC 5670 excess meter in size-independent
+//! mode (one link), and up to 7.3 % on the other meters (docs/pcn-meter.md).
 use std::env;
 use std::process::Command;
 
