@@ -196,6 +196,56 @@ fn rtts(p: &Params) -> [Time; 3] {
     out
 }
 
+/// The bottleneck's queue for `p`'s scheme: RED, RED with ECN, or AECN, in
+/// front of a FIFO of `buffer` packets, drawing from `qrng`.
+fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packet>>, SimError> {
+    let scheme = p.str("scheme");
+    let max_p = p.f64("max_p");
+    let packet = p.u64("packet") as u32;
+    let buffer = p.u64("buffer") as u32;
+    let min_th = p.u64("min_th") as u32;
+    let max_th = p.u64("max_th") as u32;
+    let s_ticks =
+        RedConfig::typical_tx_ticks(Rate::from_bits_per_sec(cap_bps), packet, TickRate::NANOS);
+    let cfg_err = |e: netcond::red::RedError| SimError::Config(e.to_string());
+    let fifo = DropTail::packets(buffer as usize);
+    if scheme == "aecn" {
+        let a = p.f64("alpha");
+        let cfg = AecnConfig::new(
+            prob(p.f64("w_q")),
+            min_th,
+            max_th,
+            prob(max_p),
+            prob(a),
+            prob(a),
+            buffer,
+        )
+        .with_idle_tx_ticks(s_ticks)
+        .with_spreading(Spreading::UniformCountFirst);
+        let aqm = AecnAqm {
+            profile: AecnProfile::new(&cfg).map_err(cfg_err)?,
+            aecn: AecnState::new_at(Instant::ZERO),
+            cursor: [0; 3],
+            class: 0,
+            rng: qrng,
+        };
+        return Ok(Box::new(AqmQueue::new(fifo, aqm)));
+    }
+    let mut cfg = RedConfig::packets(min_th, max_th, prob(max_p), prob(p.f64("w_q")), buffer);
+    cfg.idle_tx_ticks = s_ticks;
+    cfg.spreading = Spreading::UniformCountFirst;
+    if scheme == "ecn" {
+        cfg.ecn = true;
+        cfg.ecn_drop_th = Some(max_th); // RFC 3168 section 7
+    }
+    let aqm = RedAqm {
+        profile: RedProfile::new(&cfg).map_err(cfg_err)?,
+        red: Red::new(),
+        rng: qrng,
+    };
+    Ok(Box::new(AqmQueue::new(fifo, aqm)))
+}
+
 /// One run with `p`'s parameters.
 pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcome, SimError> {
     let scheme = p.str("scheme").to_string();
@@ -203,58 +253,8 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     let max_p = p.f64("max_p");
     let cap_bps = (p.f64("capacity_mbps") * 1e6).round() as u64;
     let packet = p.u64("packet") as u32;
-    let buffer = p.u64("buffer") as u32;
-    let min_th = p.u64("min_th") as u32;
-    let max_th = p.u64("max_th") as u32;
-    let s_ticks =
-        RedConfig::typical_tx_ticks(Rate::from_bits_per_sec(cap_bps), packet, TickRate::NANOS);
     let mut rng = Rng::new(seed);
-    let qrng = rng.fork(1);
-    let cfg_err = |e: netcond::red::RedError| SimError::Config(e.to_string());
-    let bottleneck: Box<dyn Qdisc<Packet>> = match scheme.as_str() {
-        "aecn" => {
-            let a = p.f64("alpha");
-            let cfg = AecnConfig::new(
-                prob(p.f64("w_q")),
-                min_th,
-                max_th,
-                prob(max_p),
-                prob(a),
-                prob(a),
-                buffer,
-            )
-            .with_idle_tx_ticks(s_ticks)
-            .with_spreading(Spreading::UniformCountFirst);
-            let profile = AecnProfile::new(&cfg).map_err(cfg_err)?;
-            let aqm = AecnAqm {
-                profile,
-                aecn: AecnState::new_at(Instant::ZERO),
-                cursor: [0; 3],
-                class: 0,
-                rng: qrng,
-            };
-            Box::new(AqmQueue::new(DropTail::packets(buffer as usize), aqm))
-        }
-        _ => {
-            let mut cfg =
-                RedConfig::packets(min_th, max_th, prob(max_p), prob(p.f64("w_q")), buffer);
-            cfg.idle_tx_ticks = s_ticks;
-            cfg.spreading = Spreading::UniformCountFirst;
-            if scheme == "ecn" {
-                cfg.ecn = true;
-                cfg.ecn_drop_th = Some(max_th); // RFC 3168 section 7
-            }
-            let profile = RedProfile::new(&cfg).map_err(cfg_err)?;
-            Box::new(AqmQueue::new(
-                DropTail::packets(buffer as usize),
-                RedAqm {
-                    profile,
-                    red: Red::new(),
-                    rng: qrng,
-                },
-            ))
-        }
-    };
+    let bottleneck = bottleneck(p, cap_bps, rng.fork(1))?;
     let mss = packet.saturating_sub(40).max(1);
     let tcp = TcpConfig {
         mss,
