@@ -225,8 +225,12 @@ fn red(c: &mut Criterion) {
     ] {
         let p = red_profile(false, spreading);
         let pkt = Packet::not_ect(1500);
-        let (mut red, mut rng, mut wave, mut now) =
-            (Red::new(), SplitMix64::new(1), Wave::new(), 0u64);
+        let (mut red, mut rng, mut wave, mut now) = (
+            Red::new(Instant::ZERO),
+            SplitMix64::new(1),
+            Wave::new(),
+            0u64,
+        );
         g.bench_function(name, |b| {
             b.iter(|| {
                 let q = wave.step();

@@ -193,7 +193,12 @@ fn million_node(burst: bool) -> Case {
 fn red_case(ecn: bool, spreading: Spreading) -> Case {
     let p = red_profile(ecn, spreading);
     let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
-    let (mut red, mut rng, mut wave, mut now) = (Red::new(), SplitMix64::new(1), Wave::new(), 0u64);
+    let (mut red, mut rng, mut wave, mut now) = (
+        Red::new(Instant::ZERO),
+        SplitMix64::new(1),
+        Wave::new(),
+        0u64,
+    );
     let mut step = move || {
         u64::from(red_burst(
             black_box(&p),
@@ -211,7 +216,12 @@ fn red_case(ecn: bool, spreading: Spreading) -> Case {
 fn rio_case(mode: RioMode) -> Case {
     let p = rio_profile(mode);
     let colors = rio_colors();
-    let (mut rio, mut rng, mut wave, mut now) = (Rio::new(), SplitMix64::new(1), Wave::new(), 0u64);
+    let (mut rio, mut rng, mut wave, mut now) = (
+        Rio::new(Instant::ZERO),
+        SplitMix64::new(1),
+        Wave::new(),
+        0u64,
+    );
     let mut step = move || {
         let split = rio_split(wave.step());
         u64::from(rio_burst(
@@ -233,7 +243,7 @@ fn node_red_case() -> Case {
     let s = pcn::stream();
     let (mut node, mut red, mut rng, mut wave, mut t) = (
         Node3sm::start(&np, Instant::ZERO),
-        Red::new(),
+        Red::new(Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),
         0u64,
@@ -292,7 +302,7 @@ fn aecn_case() -> Case {
         .into_iter()
         .map(|k| FlowClass::ALL[k as usize])
         .collect();
-    let mut q = AecnQueue::<Desc, 256>::new(&p).unwrap();
+    let mut q = AecnQueue::<Desc, 256>::new(&p, Instant::ZERO).unwrap();
     let mut rng = SplitMix64::new(1);
     let mut now = 0u64;
     let desc = |class| Desc {

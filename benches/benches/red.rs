@@ -49,7 +49,7 @@ fn bench_red(c: &mut Criterion) {
     ] {
         let p = red_profile(ecn, spreading);
         let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
-        let mut red = Red::new();
+        let mut red = Red::new(Instant::ZERO);
         let mut rng = SplitMix64::new(1);
         let mut wave = Wave::new();
         let mut now = 0u64;
@@ -76,7 +76,7 @@ fn bench_rio(c: &mut Criterion) {
     let colors = rio_colors();
     for (name, mode) in [("wred", RioMode::Wred), ("rio_c", RioMode::Coupled)] {
         let p = rio_profile(mode);
-        let mut rio = Rio::new();
+        let mut rio = Rio::new(Instant::ZERO);
         let mut rng = SplitMix64::new(1);
         let mut wave = Wave::new();
         let mut now = 0u64;
@@ -132,7 +132,7 @@ fn bench_aecn(c: &mut Criterion) {
         .into_iter()
         .map(|k| FlowClass::ALL[k as usize])
         .collect();
-    let mut q = AecnQueue::<Desc, 256>::new(&p).unwrap();
+    let mut q = AecnQueue::<Desc, 256>::new(&p, Instant::ZERO).unwrap();
     let mut rng = SplitMix64::new(1);
     let mut now = 0u64;
     let desc = |class| Desc {

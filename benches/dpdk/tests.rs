@@ -286,7 +286,7 @@ fn red_fractions(waves: u64, spreading: Spreading, rng: &mut dpdk::RedRandom) ->
     }
     let theirs = drops as f64 / packets;
     let p = red_profile(false, spreading);
-    let (mut red, mut g) = (Red::new(), SplitMix64::new(1));
+    let (mut red, mut g) = (Red::new(Instant::ZERO), SplitMix64::new(1));
     let (mut w, mut now, mut drops) = (Wave::new(), 0u64, 0u64);
     for _ in 0..steps {
         let q = w.step();

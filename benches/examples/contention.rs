@@ -121,8 +121,12 @@ fn loops() -> Vec<Loop> {
         ("red_dpdk_law", Spreading::AccumulatedDpdk),
     ] {
         let p = red_profile(false, spreading);
-        let (mut red, mut rng, mut wave, mut now) =
-            (Red::new(), SplitMix64::new(1), Wave::new(), 0u64);
+        let (mut red, mut rng, mut wave, mut now) = (
+            Red::new(Instant::ZERO),
+            SplitMix64::new(1),
+            Wave::new(),
+            0u64,
+        );
         v.push(Loop {
             name,
             burst: Box::new(move || {
@@ -141,7 +145,12 @@ fn loops() -> Vec<Loop> {
     }
     let p = rio_profile(RioMode::Coupled);
     let colors = rio_colors();
-    let (mut rio, mut rng, mut wave, mut now) = (Rio::new(), SplitMix64::new(1), Wave::new(), 0u64);
+    let (mut rio, mut rng, mut wave, mut now) = (
+        Rio::new(Instant::ZERO),
+        SplitMix64::new(1),
+        Wave::new(),
+        0u64,
+    );
     v.push(Loop {
         name: "rio_c",
         burst: Box::new(move || {
@@ -155,7 +164,7 @@ fn loops() -> Vec<Loop> {
     let s = pcn_stream::stream();
     let (mut node, mut red, mut rng, mut wave, mut t) = (
         Node3sm::start(&np, Instant::ZERO),
-        Red::new(),
+        Red::new(Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),
         0u64,

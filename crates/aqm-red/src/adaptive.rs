@@ -87,7 +87,7 @@ impl AdaptiveRed {
     pub const MAX_CATCH_UP: u32 = MAX_CATCH_UP;
 
     /// A queue with `cfg`'s initial max_p, adapting from `start` on; its RED
-    /// state's time-keeping starts at `start` too ([`Red::new_at`]).
+    /// state's time-keeping starts at `start` too ([`Red::new`]).
     pub fn new(
         cfg: &RedConfig,
         adaptive: &AdaptiveConfig,
@@ -104,7 +104,7 @@ impl AdaptiveRed {
         let hi_fx = c.min_fx + ((range as u64 * 3) / 5) as u32;
         Ok(AdaptiveRed {
             profile,
-            red: Red::new_at(start),
+            red: Red::new(start),
             interval: adaptive.interval_ticks,
             last: start,
             lo_fx,

@@ -236,18 +236,10 @@ pub struct AecnQueue<D, const N: usize> {
 }
 
 impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
-    /// An empty queue for `profile`, idle since tick 0:
-    /// [`new_at`](Self::new_at)`(profile, Instant::ZERO)`, for a clock that
-    /// starts near zero (see [`Red::new`](crate::Red::new) for why a clock
-    /// 2^63 ticks or more past zero needs `new_at`).
-    pub fn new(profile: &AecnProfile) -> Result<Self, RedError> {
-        Self::new_at(profile, Instant::ZERO)
-    }
-
     /// An empty queue for `profile` whose time-keeping starts at `now` (idle
     /// since `now`); refused when the profile's buffer limit exceeds the
     /// capacity `N`.
-    pub fn new_at(profile: &AecnProfile, now: Instant) -> Result<Self, RedError> {
+    pub fn new(profile: &AecnProfile, now: Instant) -> Result<Self, RedError> {
         if profile.limit() as usize > N {
             return Err(RedError::LimitAboveCapacity);
         }
@@ -443,8 +435,8 @@ fn decide<R: RandomSource + ?Sized>(
 ///     fn set_ce(&mut self) {}
 /// }
 /// let p = AecnProfile::new(&AecnConfig::zheng_kinicki(RedConfig::prob(0.8))).unwrap();
-/// let mut q = AecnQueue::<D, 64>::new(&p).unwrap();
-/// let (mut state, mut len) = (Aecn::new_at(Instant::ZERO), 0u32);
+/// let mut q = AecnQueue::<D, 64>::new(&p, Instant::ZERO).unwrap();
+/// let (mut state, mut len) = (Aecn::new(Instant::ZERO), 0u32);
 /// let (mut r1, mut r2) = (SplitMix64::new(7), SplitMix64::new(7));
 /// for i in 0..20_000u64 {
 ///     let (now, class) = (Instant::from_ticks(i * 100_000), FlowClass::ALL[(i % 3) as usize]);
@@ -470,7 +462,7 @@ pub struct Aecn {
 impl Aecn {
     /// A state for an empty queue, idle since `now`.
     #[must_use]
-    pub const fn new_at(now: Instant) -> Aecn {
+    pub const fn new(now: Instant) -> Aecn {
         Aecn {
             avg: 0,
             count: [0; 3],

@@ -67,15 +67,15 @@
 //!
 //! # Time
 //!
-//! [`Red::new_at`], [`Rio::new_at`], [`AecnQueue::new_at`], [`Aecn::new_at`]
-//! and [`AdaptiveRed::new`] start the queue's time-keeping (the idle period, and
-//! Adaptive RED's interval) at the instant given; [`Red::new`], [`Rio::new`] and
-//! [`AecnQueue::new`] start it at tick 0, for a clock that starts near zero.
-//! Time is serial ([`Instant`](netcond_core::Instant)): a step of 2^63 ticks or
-//! more reads as a step backwards, so no idle time passes, and none until the
-//! clock reads less than 2^63 ticks after the last instant the state has seen.
-//! A queue started at tick 0 on a clock that reads 2^63 ticks or more past zero
-//! would therefore never decay its average: start it with `new_at`.
+//! [`Red::new`], [`Rio::new`], [`AecnQueue::new`], [`Aecn::new`] and
+//! [`AdaptiveRed::new`] take the instant at which the queue's time-keeping (the
+//! idle period, and Adaptive RED's interval) starts, as the meters'
+//! constructors do: there is no constructor that assumes tick 0. Time is serial
+//! ([`Instant`](netcond_core::Instant)): a step of 2^63 ticks or more reads as
+//! a step backwards, so no idle time passes, and none until the clock reads
+//! less than 2^63 ticks after the last instant the state has seen. A queue
+//! started at the clock's current reading decays its average on any clock,
+//! including one 2^63 ticks or more past zero.
 //!
 //! # Configuration rules
 //!
@@ -109,7 +109,7 @@
 //! cfg.ecn_drop_th = Some(30); // RFC 3168 section 7: drop above max_th
 //! let profile = RedProfile::new(&cfg).unwrap();
 //!
-//! let mut red = Red::new();
+//! let mut red = Red::new(Instant::ZERO);
 //! let mut rng = SplitMix64::new(1);
 //! let mut marks = 0;
 //! for i in 0..100_000u64 {

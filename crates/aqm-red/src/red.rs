@@ -635,7 +635,7 @@ pub(crate) fn check_curve(
 
 /// The per-queue RED state: 16 bytes (the average, the count since the last
 /// drop, and the start of the current idle period).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Red {
@@ -645,23 +645,13 @@ pub struct Red {
 }
 
 impl Red {
-    /// An empty queue: average 0, count reset, idle since tick 0: the same as
-    /// [`new_at`](Self::new_at)`(Instant::ZERO)`, for a clock that starts near
-    /// zero. A clock that may read 2^63 ticks or more past zero (a free-running
-    /// or wall-clock counter) must use `new_at`: serial time reads such a
-    /// timestamp as earlier than tick 0, so the idle period would never start
-    /// and the average would never decay.
-    #[must_use]
-    pub const fn new() -> Red {
-        Red::new_at(Instant::ZERO)
-    }
-
     /// An empty queue whose time-keeping starts at `now` (as the meters'
     /// constructors do): average 0, count reset, idle since `now`. Later
     /// timestamps are serial times relative to `now` (see
-    /// [`Instant::ticks_since`]).
+    /// [`Instant::ticks_since`]), so a free-running or wall-clock counter
+    /// works from any starting value, 2^63 ticks or more past zero included.
     #[must_use]
-    pub const fn new_at(now: Instant) -> Red {
+    pub const fn new(now: Instant) -> Red {
         Red {
             avg: 0,
             count: 0,

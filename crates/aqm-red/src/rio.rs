@@ -292,7 +292,7 @@ fn ordered(better: &Curve, worse: &Curve, limit: u32) -> bool {
 
 /// The per-queue three-color state: three averages, three counts, the idle
 /// start (32 bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Rio {
@@ -302,18 +302,11 @@ pub struct Rio {
 }
 
 impl Rio {
-    /// An empty queue idle since tick 0: [`new_at`](Self::new_at)`(Instant::ZERO)`,
-    /// for a clock that starts near zero (see [`Red::new`](crate::Red::new)
-    /// for why a clock 2^63 ticks or more past zero needs `new_at`).
-    #[must_use]
-    pub const fn new() -> Rio {
-        Rio::new_at(Instant::ZERO)
-    }
-
     /// An empty queue whose time-keeping starts at `now`: averages 0, counts
-    /// reset, idle since `now`.
+    /// reset, idle since `now` (later timestamps are serial times relative to
+    /// `now`, as for [`Red::new`](crate::Red::new)).
     #[must_use]
-    pub const fn new_at(now: Instant) -> Rio {
+    pub const fn new(now: Instant) -> Rio {
         Rio {
             avg: [0; 3],
             count: [0; 3],
@@ -602,7 +595,7 @@ mod tests {
     /// decisions per color.
     fn run(mode: RioMode, queue: [u32; 3], n: u32, seed: u64) -> (Rio, [[u32; 4]; 3]) {
         let p = RioProfile::new(&cfg(mode)).unwrap();
-        let mut rio = Rio::new();
+        let mut rio = Rio::new(Instant::ZERO);
         let mut rng = SplitMix64::new(seed);
         let mut counts = [[0u32; 4]; 3];
         for i in 0..n {
@@ -692,7 +685,7 @@ mod tests {
     #[test]
     fn overflow_and_idle() {
         let p = RioProfile::new(&cfg(RioMode::Coupled)).unwrap();
-        let mut rio = Rio::new();
+        let mut rio = Rio::new(Instant::ZERO);
         let mut r = SplitMix64::new(5);
         assert_eq!(
             rio.on_arrival(
@@ -727,7 +720,7 @@ mod tests {
     /// and checks that decisions, states and random streams stay identical.
     fn paths_agree(cfg: &RioConfig, seed: u64, steps: u32) {
         let p = RioProfile::new(cfg).unwrap();
-        let (mut a, mut b) = (Rio::new(), Rio::new());
+        let (mut a, mut b) = (Rio::new(Instant::ZERO), Rio::new(Instant::ZERO));
         let (mut ra, mut rb) = (SplitMix64::new(seed), SplitMix64::new(seed));
         let mut r = SplitMix64::new(seed ^ 0xAAAA);
         let limit = p.limit();
@@ -875,7 +868,7 @@ mod tests {
                 })
                 .collect();
             let mut next_color = colors.iter().copied().cycle();
-            let (mut a, mut b) = (Rio::new(), Rio::new());
+            let (mut a, mut b) = (Rio::new(Instant::ZERO), Rio::new(Instant::ZERO));
             let (mut ra, mut rb) = (SplitMix64::new(1), SplitMix64::new(1));
             let (mut q, mut up, mut now) = (20u32, true, 0u64);
             let mut drops = 0u32;

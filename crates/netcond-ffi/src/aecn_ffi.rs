@@ -222,7 +222,7 @@ pub unsafe extern "C" fn netcond_aecn_config(
         unsafe { crate::clear_tag(q) };
         return NETCOND_E_NULL;
     };
-    match Queue::new_at(p, Instant::from_ticks(now)) {
+    match Queue::new(p, Instant::from_ticks(now)) {
         Ok(s) => {
             // SAFETY: `q` is non-NULL and writable.
             unsafe { store_profile(q, TAG_AECN_QUEUE, s) };

@@ -374,7 +374,7 @@ pub unsafe extern "C" fn netcond_red_config(m: *mut netcond_red, now: u64) -> c_
         return NETCOND_E_NULL;
     }
     // SAFETY: `m` is non-NULL and writable.
-    unsafe { store_state(m, Red::new_at(Instant::from_ticks(now))) };
+    unsafe { store_state(m, Red::new(Instant::from_ticks(now))) };
     NETCOND_OK
 }
 
@@ -507,7 +507,7 @@ pub unsafe extern "C" fn netcond_rio_config(m: *mut netcond_rio, now: u64) -> c_
         return NETCOND_E_NULL;
     }
     // SAFETY: `m` is non-NULL and writable.
-    unsafe { store_state(m, Rio::new_at(Instant::from_ticks(now))) };
+    unsafe { store_state(m, Rio::new(Instant::from_ticks(now))) };
     NETCOND_OK
 }
 

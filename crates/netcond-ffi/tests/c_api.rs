@@ -618,7 +618,7 @@ mod red {
             for supplied in [false, true] {
                 let cfg = variant(v);
                 let p = RedProfile::new(&cfg).unwrap();
-                let mut m = Red::new_at(t(0));
+                let mut m = Red::new(t(0));
                 let mut gen = SplitMix64::new(seed ^ 0x5555);
                 let mut rng = Rng(seed);
                 let (mut now, mut q) = (0, 0);
@@ -650,7 +650,7 @@ mod red {
             .enumerate()
         {
             let p = RioProfile::new(&rio(mode)).unwrap();
-            let mut m = Rio::new_at(t(0));
+            let mut m = Rio::new(t(0));
             let mut gen = SplitMix64::new(seed ^ 0x7777);
             let mut rng = Rng(seed);
             let (mut now, mut q) = (0, 0);
@@ -1421,7 +1421,7 @@ mod aecn {
         for v in 0..6 {
             for supplied in [false, true] {
                 let p = AecnProfile::new(&config(v)).unwrap();
-                let mut q = AecnQueue::<D, 128>::new_at(&p, t(0)).unwrap();
+                let mut q = AecnQueue::<D, 128>::new(&p, t(0)).unwrap();
                 let mut gen = SplitMix64::new(seed ^ 0xaec0);
                 let mut rng = Rng(seed);
                 let mut counts = [0u64; 4];

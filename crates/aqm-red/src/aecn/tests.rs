@@ -98,10 +98,10 @@ fn configuration_errors() {
     assert!(with(&|c| c.alpha = U32F32::from_num(1_000_000)).is_ok());
     let p = AecnProfile::new(&ok).unwrap();
     assert_eq!(
-        AecnQueue::<TestDescriptor, 49>::new(&p).unwrap_err(),
+        AecnQueue::<TestDescriptor, 49>::new(&p, Instant::ZERO).unwrap_err(),
         RedError::LimitAboveCapacity
     );
-    assert!(AecnQueue::<TestDescriptor, 50>::new(&p).is_ok());
+    assert!(AecnQueue::<TestDescriptor, 50>::new(&p, Instant::ZERO).is_ok());
 }
 
 /// Fills a queue to `len` with packets of rotating classes, all ECT(0), then
@@ -111,7 +111,7 @@ fn configuration_errors() {
 /// Settling takes some 25,000 arrivals, too slow under Miri, which interprets
 /// every instruction: there the average starts at `len` and 20 arrivals run.
 fn filled(p: &AecnProfile, len: u32) -> AecnQueue<TestDescriptor, 64> {
-    let mut q = AecnQueue::<TestDescriptor, 64>::new(p).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 64>::new(p, Instant::ZERO).unwrap();
     // Supplied(u32::MAX) marks only where p_a reaches 1; marks are harmless here.
     let mut never = Supplied(u32::MAX);
     for i in 0..len {
@@ -214,7 +214,7 @@ fn skips_marked_and_not_ect_packets_and_may_mark_the_arrival() {
     let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.spreading = Spreading::Geometric;
     let p = AecnProfile::new(&c).unwrap();
-    let mut q = AecnQueue::<TestDescriptor, 64>::new(&p).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 64>::new(&p, Instant::ZERO).unwrap();
     let mut never = Supplied(u32::MAX);
     // Average queue: 12 packets of class Average, CE or not-ECT, then settle.
     for i in 0..12 {
@@ -276,7 +276,7 @@ fn drops_at_and_above_max_th_and_when_full() {
     let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.w_q = U32F32::ONE;
     let p = AecnProfile::new(&c).unwrap();
-    let mut q = AecnQueue::<TestDescriptor, 64>::new(&p).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 64>::new(&p, Instant::ZERO).unwrap();
     for i in 0..30 {
         assert!(q
             .enqueue(
@@ -303,7 +303,7 @@ fn drops_at_and_above_max_th_and_when_full() {
     let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.w_q = U32F32::from_bits(1);
     let p = AecnProfile::new(&c).unwrap();
-    let mut q = AecnQueue::<TestDescriptor, 50>::new(&p).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 50>::new(&p, Instant::ZERO).unwrap();
     for i in 0..50 {
         assert!(q
             .enqueue(
@@ -414,7 +414,7 @@ fn marks_each_class_with_its_probability() {
 }
 
 /// On a clock 2^63 ticks or more past zero, a queue started there with
-/// `new_at` decays its average over an idle period as one at zero does.
+/// `new(profile, now)` decays its average over an idle period as one at zero does.
 #[test]
 fn idle_decay_on_clocks_past_2_pow_63() {
     let mut c = AecnConfig::zheng_kinicki(prob(0.5));
@@ -422,7 +422,7 @@ fn idle_decay_on_clocks_past_2_pow_63() {
     let p = AecnProfile::new(&c).unwrap();
     for base in [1u64 << 63, u64::MAX - 3_000_000_000] {
         let at = |x: u64| Instant::from_ticks(base.wrapping_add(x));
-        let mut q: AecnQueue<TestDescriptor, 64> = AecnQueue::new_at(&p, at(0)).unwrap();
+        let mut q: AecnQueue<TestDescriptor, 64> = AecnQueue::new(&p, at(0)).unwrap();
         for i in 0..20u32 {
             q.enqueue(
                 &p,

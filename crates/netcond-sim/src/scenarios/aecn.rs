@@ -224,7 +224,7 @@ fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packe
         .with_spreading(Spreading::UniformCountFirst);
         let aqm = AecnAqm {
             profile: AecnProfile::new(&cfg).map_err(cfg_err)?,
-            aecn: AecnState::new_at(Instant::ZERO),
+            aecn: AecnState::new(Instant::ZERO),
             cursor: [0; 3],
             class: 0,
             rng: qrng,
@@ -240,7 +240,7 @@ fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packe
     }
     let aqm = RedAqm {
         profile: RedProfile::new(&cfg).map_err(cfg_err)?,
-        red: Red::new(),
+        red: Red::new(Instant::ZERO),
         rng: qrng,
     };
     Ok(Box::new(AqmQueue::new(fifo, aqm)))

@@ -272,7 +272,7 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
             DropTail::packets(usize::MAX),
             RioAqm {
                 profile: rio_profile,
-                rio: Rio::new(),
+                rio: Rio::new(Instant::ZERO),
                 per_color: [0; 3],
                 rng: rng.fork(1),
             },
