@@ -273,7 +273,7 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
         let k = pkt.class();
         let len = self.fifo.len() as u32;
         let (avg, count, q_time) = (&mut self.avg, &mut self.count, &mut self.q_time);
-        let capable = pkt.ecn().is_capable();
+        let capable = || pkt.ecn().is_capable();
         let decision = decide(profile, now, len, k, capable, (avg, count, q_time), rng);
         if matches!(decision, Decision::DropEarly | Decision::DropForced) {
             return Err(Rejected {
@@ -376,7 +376,7 @@ fn decide<R: RandomSource + ?Sized>(
     now: Instant,
     len: u32,
     class: FlowClass,
-    ecn_capable: bool,
+    ecn_capable: impl FnOnce() -> bool,
     (avg, count, q_time): (&mut u32, &mut [u32; 3], &mut Instant),
     rng: &mut R,
 ) -> Decision {
@@ -409,10 +409,12 @@ fn decide<R: RandomSource + ?Sized>(
             hit
         }
     };
-    match (hit, ecn_capable) {
-        (false, _) => Decision::Enqueue,
-        (true, true) => Decision::Mark,
-        (true, false) => Decision::DropEarly,
+    if !hit {
+        Decision::Enqueue
+    } else if ecn_capable() {
+        Decision::Mark
+    } else {
+        Decision::DropEarly
     }
 }
 
@@ -485,7 +487,15 @@ impl Aecn {
         rng: &mut R,
     ) -> Decision {
         let state = (&mut self.avg, &mut self.count, &mut self.q_time);
-        decide(profile, now, queue_len, class, ecn.is_capable(), state, rng)
+        decide(
+            profile,
+            now,
+            queue_len,
+            class,
+            || ecn.is_capable(),
+            state,
+            rng,
+        )
     }
 
     /// The queue became empty at `now` (the start of an idle period).
