@@ -55,10 +55,10 @@ impl Wave {
 #[must_use]
 pub fn red_profile(ecn: bool, spreading: Spreading) -> RedProfile {
     let mut c = RedConfig::packets(32, 128, U32F32::from_num(0.1), w_q(), 256);
-    c.spreading = spreading;
-    c.ecn = ecn;
-    c.ecn_drop_th = if ecn { Some(128) } else { None };
-    c.idle_tx_ticks = 1200;
+    c.queue.spreading = spreading;
+    c.queue.ecn = ecn;
+    c.queue.ecn_drop_th = if ecn { Some(128) } else { None };
+    c.queue.idle_tx_ticks = 1200;
     RedProfile::new(&c).unwrap()
 }
 
@@ -121,8 +121,8 @@ pub fn rio_burst(
 pub fn rio_profile(mode: RioMode) -> RioProfile {
     let mut cfg = RioConfig::rfc2963(256);
     cfg.mode = mode;
-    cfg.w_q = w_q();
-    cfg.idle_tx_ticks = 1200;
+    cfg.queue.w_q = w_q();
+    cfg.queue.idle_tx_ticks = 1200;
     cfg.colors = [
         Precedence {
             min_th: 64,

@@ -122,7 +122,7 @@ fuzz_target!(|input: Input| {
             model.bound
         );
         let pb = p.p_b(avg).to_num::<f64>();
-        let want = ref_p_b(got, min_th, max_th, max_p, cfg.gentle);
+        let want = ref_p_b(got, min_th, max_th, max_p, cfg.queue.gentle);
         let slack = 2f64.powi(-50);
         assert!(
             pb <= want + slack && pb >= want - 2f64.powi(-31) - slack,

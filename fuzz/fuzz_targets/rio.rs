@@ -44,7 +44,7 @@ fuzz_target!(|input: Input| {
         1 => RioMode::Decoupled,
         _ => RioMode::Wred,
     };
-    cfg.w_q = aqm::fx(input.w_q);
+    cfg.queue.w_q = aqm::fx(input.w_q);
     if let Some(colors) = &input.colors {
         for (c, p) in cfg.colors.iter_mut().zip(colors) {
             *c = Precedence {
@@ -54,13 +54,13 @@ fuzz_target!(|input: Input| {
             };
         }
     }
-    cfg.unit = aqm::unit(input.bytes);
-    cfg.gentle = input.gentle;
-    cfg.byte_mode = input.byte_mode.map(Units::get);
-    cfg.ecn = input.ecn;
-    cfg.ecn_drop_th = input.ecn_drop_th.map(Units::get);
-    cfg.idle_tx_ticks = input.idle_tx.get();
-    cfg.spreading = aqm::spreading(input.spreading);
+    cfg.queue.unit = aqm::unit(input.bytes);
+    cfg.queue.gentle = input.gentle;
+    cfg.queue.byte_mode = input.byte_mode.map(Units::get);
+    cfg.queue.ecn = input.ecn;
+    cfg.queue.ecn_drop_th = input.ecn_drop_th.map(Units::get);
+    cfg.queue.idle_tx_ticks = input.idle_tx.get();
+    cfg.queue.spreading = aqm::spreading(input.spreading);
     let Ok(p) = RioProfile::new(&cfg) else {
         return;
     };

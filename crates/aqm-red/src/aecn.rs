@@ -7,7 +7,7 @@ use netcond_core::{Instant, RandomSource};
 
 use crate::average::ewma;
 use crate::curve::{Curve, Region};
-use crate::red::{check_curve, Common, CommonCfg, QueueUnit};
+use crate::red::{check_curve, Common, QueueSettings};
 use crate::spreading::Spreading;
 use crate::ONE;
 use crate::{Decision, Ecn, RedError};
@@ -160,16 +160,13 @@ impl AecnProfile {
     /// robust `min(alpha base, 1)`, average `base`, fragile `base / beta`,
     /// each rounded down to 2^-32.
     pub fn new(cfg: &AecnConfig) -> Result<AecnProfile, RedError> {
-        let common = Common::new(&CommonCfg {
-            w_q: cfg.w_q,
-            limit: cfg.limit,
-            unit: QueueUnit::Packets,
-            byte_mode: None,
-            ecn: true,
-            ecn_drop_th: Some(cfg.max_th),
-            idle_tx_ticks: cfg.idle_tx_ticks,
-            spreading: cfg.spreading,
-        })?;
+        let common = Common::new(
+            &QueueSettings::new(cfg.w_q, cfg.limit)
+                .with_ecn(true)
+                .with_ecn_drop_th(Some(cfg.max_th))
+                .with_idle_tx_ticks(cfg.idle_tx_ticks)
+                .with_spreading(cfg.spreading),
+        )?;
         let base = cfg.base_max_p.to_bits();
         if base > ONE {
             return Err(RedError::MaxPOutOfRange);

@@ -267,7 +267,7 @@ pub fn adaptation_ok(
         if p.p_b(below_max) > after.max_p() {
             return Err("p_b above max_p below max_th");
         }
-        let want = if cfg.gentle {
+        let want = if cfg.queue.gentle {
             after.max_p()
         } else {
             U32F32::ONE

@@ -105,8 +105,8 @@
 //! // the AECN slides' router: w_q 0.001, min_th 10, max_th 30, buffer 50 packets,
 //! // max_p 0.5, with ECN marking.
 //! let mut cfg = RedConfig::packets(10, 30, RedConfig::prob(0.5), RedConfig::prob(0.001), 50);
-//! cfg.ecn = true;
-//! cfg.ecn_drop_th = Some(30); // RFC 3168 section 7: drop above max_th
+//! cfg.queue.ecn = true;
+//! cfg.queue.ecn_drop_th = Some(30); // RFC 3168 section 7: drop above max_th
 //! let profile = RedProfile::new(&cfg).unwrap();
 //!
 //! let mut red = Red::new(Instant::ZERO);
@@ -194,7 +194,7 @@ pub(crate) fn triangle_step(q: &mut u32, up: &mut bool) {
 pub use adaptive::{AdaptiveConfig, AdaptiveRed};
 pub use aecn::{Aecn, AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, FlowClass, Rejected};
 pub use fixed::types::U32F32;
-pub use red::{QueueUnit, Red, RedConfig, RedProfile};
+pub use red::{QueueSettings, QueueUnit, Red, RedConfig, RedProfile};
 pub use rio::{Precedence, Rio, RioConfig, RioMode, RioProfile};
 pub use spreading::Spreading;
 

@@ -23,42 +23,42 @@ pub enum QueueUnit {
     Bytes,
 }
 
-/// A RED configuration in the units of FJ93 section 4.
+/// The queue settings every RED-family configuration shares, whatever its
+/// curves: the EWMA weight, the buffer, the unit, gentle RED, byte mode, ECN,
+/// the idle-time decay and the spreading of drops. [`RedConfig`] and
+/// [`RioConfig`](crate::RioConfig) hold one as their `queue` field.
 ///
-/// Built with [`packets`](Self::packets) and the `with_*` methods (or by
-/// setting the public fields of a built value); new fields may be added.
+/// Built with [`new`](Self::new) and the `with_*` methods (or by setting the
+/// public fields of a built value); new fields may be added.
 ///
 /// ```
-/// use aqm_red::{QueueUnit, RedConfig, RedProfile, Spreading};
+/// use aqm_red::{QueueSettings, QueueUnit, RedConfig, RedProfile, Spreading};
 ///
-/// // 20 to 60 kB in bytes, max_p 0.1, w_q 1/512, a 100 kB buffer, gentle,
-/// // ECN marking up to max_th, DPDK's law with one draw per drop.
-/// let cfg = RedConfig::packets(20_000, 60_000, RedConfig::prob(0.1), RedConfig::prob(1.0 / 512.0), 100_000)
+/// // w_q 1/512 over a 100 kB buffer counted in bytes, ECN marking up to
+/// // 60 kB, DPDK's law with one draw per drop.
+/// let queue = QueueSettings::new(RedConfig::prob(1.0 / 512.0), 100_000)
 ///     .with_unit(QueueUnit::Bytes)
-///     .with_gentle(true)
 ///     .with_ecn(true)
 ///     .with_ecn_drop_th(Some(60_000))
 ///     .with_spreading(Spreading::AccumulatedDpdk);
+/// let cfg = RedConfig::packets(20_000, 60_000, RedConfig::prob(0.1), queue.w_q, queue.limit)
+///     .with_queue(queue);
+/// assert_eq!(cfg.queue.unit, QueueUnit::Bytes);
 /// assert!(RedProfile::new(&cfg).is_ok());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
-pub struct RedConfig {
-    /// min_th, in queue units.
-    pub min_th: u32,
-    /// max_th, in queue units (at most `limit`).
-    pub max_th: u32,
-    /// max_p, in `[0, 1]`.
-    pub max_p: U32F32,
+pub struct QueueSettings {
     /// w_q, in `(0, 1]`; any value, not only powers of two.
     pub w_q: U32F32,
-    /// The buffer size in queue units: arrivals that do not fit are
-    /// [`Decision::DropForced`].
+    /// The buffer size in queue units (all colors together in RIO): arrivals
+    /// that do not fit are [`Decision::DropForced`].
     pub limit: u32,
     /// Packets or bytes.
     pub unit: QueueUnit,
-    /// Gentle RED: p_b rises linearly from max_p at max_th to 1 at 2 max_th.
+    /// Gentle RED: p_b rises linearly from max_p at max_th to 1 at 2 max_th
+    /// (for every color in RIO).
     pub gentle: bool,
     /// Byte mode with this maximum packet size M in bytes: p_b is scaled by
     /// `min(len, M) / M` (FJ93 section 4). RFC 7567 section 4.4 recommends
@@ -73,15 +73,145 @@ pub struct RedConfig {
     /// FJ93's `s`: the typical transmission time of a packet, in ticks. After
     /// an idle period of `t` ticks the average is multiplied by `(1 - w_q)^(t/s)`.
     pub idle_tx_ticks: u64,
-    /// How drops are spread over the packets since the last one.
+    /// How drops are spread over the packets since the last one (within each
+    /// color in RIO).
     pub spreading: Spreading,
+}
+
+impl QueueSettings {
+    /// `w_q` over a buffer of `limit` packets: not gentle, no byte mode, no
+    /// ECN, FJ93 spreading ([`Spreading::Accumulated`]), and `s` = 1200 us in
+    /// nanosecond ticks (1500 bytes at 10 Mbit/s; set
+    /// [`idle_tx_ticks`](Self::idle_tx_ticks) for the real link, e.g. with
+    /// [`RedConfig::typical_tx_ticks`]).
+    #[must_use]
+    pub const fn new(w_q: U32F32, limit: u32) -> QueueSettings {
+        QueueSettings {
+            w_q,
+            limit,
+            unit: QueueUnit::Packets,
+            gentle: false,
+            byte_mode: None,
+            ecn: false,
+            ecn_drop_th: None,
+            idle_tx_ticks: 1_200_000,
+            spreading: Spreading::Accumulated,
+        }
+    }
+
+    /// Sets [`w_q`](Self::w_q).
+    #[must_use]
+    pub const fn with_w_q(mut self, w_q: U32F32) -> Self {
+        self.w_q = w_q;
+        self
+    }
+
+    /// Sets [`limit`](Self::limit).
+    #[must_use]
+    pub const fn with_limit(mut self, limit: u32) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets [`unit`](Self::unit).
+    #[must_use]
+    pub const fn with_unit(mut self, unit: QueueUnit) -> Self {
+        self.unit = unit;
+        self
+    }
+
+    /// Sets [`gentle`](Self::gentle).
+    #[must_use]
+    pub const fn with_gentle(mut self, gentle: bool) -> Self {
+        self.gentle = gentle;
+        self
+    }
+
+    /// Sets [`byte_mode`](Self::byte_mode).
+    #[must_use]
+    pub const fn with_byte_mode(mut self, max_len: Option<u32>) -> Self {
+        self.byte_mode = max_len;
+        self
+    }
+
+    /// Sets [`ecn`](Self::ecn).
+    #[must_use]
+    pub const fn with_ecn(mut self, ecn: bool) -> Self {
+        self.ecn = ecn;
+        self
+    }
+
+    /// Sets [`ecn_drop_th`](Self::ecn_drop_th).
+    #[must_use]
+    pub const fn with_ecn_drop_th(mut self, th: Option<u32>) -> Self {
+        self.ecn_drop_th = th;
+        self
+    }
+
+    /// Sets [`idle_tx_ticks`](Self::idle_tx_ticks).
+    #[must_use]
+    pub const fn with_idle_tx_ticks(mut self, ticks: u64) -> Self {
+        self.idle_tx_ticks = ticks;
+        self
+    }
+
+    /// Sets [`spreading`](Self::spreading).
+    #[must_use]
+    pub const fn with_spreading(mut self, spreading: Spreading) -> Self {
+        self.spreading = spreading;
+        self
+    }
+}
+
+/// A RED configuration in the units of FJ93 section 4.
+///
+/// Built with [`packets`](Self::packets) and the `with_*` methods (or by
+/// setting the public fields of a built value, the shared ones under
+/// [`queue`](Self::queue)); new fields may be added.
+///
+/// ```
+/// use aqm_red::{QueueUnit, RedConfig, RedProfile, Spreading};
+///
+/// // 20 to 60 kB in bytes, max_p 0.1, w_q 1/512, a 100 kB buffer, gentle,
+/// // ECN marking up to max_th, DPDK's law with one draw per drop.
+/// let cfg = RedConfig::packets(20_000, 60_000, RedConfig::prob(0.1), RedConfig::prob(1.0 / 512.0), 100_000)
+///     .with_unit(QueueUnit::Bytes)
+///     .with_gentle(true)
+///     .with_ecn(true)
+///     .with_ecn_drop_th(Some(60_000))
+///     .with_spreading(Spreading::AccumulatedDpdk);
+/// assert!(RedProfile::new(&cfg).is_ok());
+///
+/// // The same by field: the shared settings are under `queue`.
+/// let mut by_field = RedConfig::packets(20_000, 60_000, RedConfig::prob(0.1), RedConfig::prob(1.0 / 512.0), 100_000);
+/// by_field.queue.unit = QueueUnit::Bytes;
+/// by_field.queue.gentle = true;
+/// by_field.queue.ecn = true;
+/// by_field.queue.ecn_drop_th = Some(60_000);
+/// by_field.queue.spreading = Spreading::AccumulatedDpdk;
+/// assert_eq!(by_field, cfg);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct RedConfig {
+    /// min_th, in queue units.
+    pub min_th: u32,
+    /// max_th, in queue units (at most `queue.limit`).
+    pub max_th: u32,
+    /// max_p, in `[0, 1]`.
+    pub max_p: U32F32,
+    /// The settings RED shares with RIO: w_q, the buffer, the unit, gentle
+    /// RED, byte mode, ECN, `s` and the spreading.
+    pub queue: QueueSettings,
 }
 
 impl RedConfig {
     /// A packet-mode configuration: not gentle, no byte mode, no ECN, FJ93
     /// spreading ([`Spreading::Accumulated`]), and `s` = 1200 us in nanosecond ticks (1500 bytes at 10
-    /// Mbit/s; set [`idle_tx_ticks`](Self::idle_tx_ticks) for the real link,
-    /// e.g. with [`typical_tx_ticks`](Self::typical_tx_ticks)).
+    /// Mbit/s; set [`QueueSettings::idle_tx_ticks`] for the real link,
+    /// e.g. with [`typical_tx_ticks`](Self::typical_tx_ticks)): the queue
+    /// settings of [`QueueSettings::new`].
     #[must_use]
     pub const fn packets(
         min_th: u32,
@@ -94,15 +224,7 @@ impl RedConfig {
             min_th,
             max_th,
             max_p,
-            w_q,
-            limit,
-            unit: QueueUnit::Packets,
-            gentle: false,
-            byte_mode: None,
-            ecn: false,
-            ecn_drop_th: None,
-            idle_tx_ticks: 1_200_000,
-            spreading: Spreading::Accumulated,
+            queue: QueueSettings::new(w_q, limit),
         }
     }
 
@@ -130,72 +252,65 @@ impl RedConfig {
     }
 }
 
-/// The `with_*` methods of the settings RED and RIO share, and their one
-/// conversion to [`CommonCfg`]: the shared field list, written once.
+/// The `with_*` methods of the [`QueueSettings`] RED and RIO share, on the
+/// configurations that hold them in a `queue` field.
 macro_rules! queue_settings {
     ($cfg:ident) => {
         impl $cfg {
-            /// Sets [`unit`](Self::unit).
+            /// Sets [`queue`](Self::queue), every shared setting at once.
+            #[must_use]
+            pub const fn with_queue(mut self, queue: QueueSettings) -> Self {
+                self.queue = queue;
+                self
+            }
+
+            /// Sets [`QueueSettings::unit`].
             #[must_use]
             pub const fn with_unit(mut self, unit: QueueUnit) -> Self {
-                self.unit = unit;
+                self.queue.unit = unit;
                 self
             }
 
-            /// Sets [`gentle`](Self::gentle).
+            /// Sets [`QueueSettings::gentle`].
             #[must_use]
             pub const fn with_gentle(mut self, gentle: bool) -> Self {
-                self.gentle = gentle;
+                self.queue.gentle = gentle;
                 self
             }
 
-            /// Sets [`byte_mode`](Self::byte_mode).
+            /// Sets [`QueueSettings::byte_mode`].
             #[must_use]
             pub const fn with_byte_mode(mut self, max_len: Option<u32>) -> Self {
-                self.byte_mode = max_len;
+                self.queue.byte_mode = max_len;
                 self
             }
 
-            /// Sets [`ecn`](Self::ecn).
+            /// Sets [`QueueSettings::ecn`].
             #[must_use]
             pub const fn with_ecn(mut self, ecn: bool) -> Self {
-                self.ecn = ecn;
+                self.queue.ecn = ecn;
                 self
             }
 
-            /// Sets [`ecn_drop_th`](Self::ecn_drop_th).
+            /// Sets [`QueueSettings::ecn_drop_th`].
             #[must_use]
             pub const fn with_ecn_drop_th(mut self, th: Option<u32>) -> Self {
-                self.ecn_drop_th = th;
+                self.queue.ecn_drop_th = th;
                 self
             }
 
-            /// Sets [`idle_tx_ticks`](Self::idle_tx_ticks).
+            /// Sets [`QueueSettings::idle_tx_ticks`].
             #[must_use]
             pub const fn with_idle_tx_ticks(mut self, ticks: u64) -> Self {
-                self.idle_tx_ticks = ticks;
+                self.queue.idle_tx_ticks = ticks;
                 self
             }
 
-            /// Sets [`spreading`](Self::spreading).
+            /// Sets [`QueueSettings::spreading`].
             #[must_use]
             pub const fn with_spreading(mut self, spreading: Spreading) -> Self {
-                self.spreading = spreading;
+                self.queue.spreading = spreading;
                 self
-            }
-
-            /// The shared settings, for [`Common::new`].
-            pub(crate) const fn common_cfg(&self) -> CommonCfg {
-                CommonCfg {
-                    w_q: self.w_q,
-                    limit: self.limit,
-                    unit: self.unit,
-                    byte_mode: self.byte_mode,
-                    ecn: self.ecn,
-                    ecn_drop_th: self.ecn_drop_th,
-                    idle_tx_ticks: self.idle_tx_ticks,
-                    spreading: self.spreading,
-                }
             }
         }
     };
@@ -226,18 +341,6 @@ pub(crate) struct Common {
     /// otherwise: `queue_len - 1 < fit_short` (wrapping) is "the short path
     /// applies, the queue is not empty and the arrival fits" ([`FastLine::short`]).
     pub fit_short: u32,
-}
-
-/// The fields of [`Common`] in a configuration, checked.
-pub(crate) struct CommonCfg {
-    pub w_q: U32F32,
-    pub limit: u32,
-    pub unit: QueueUnit,
-    pub byte_mode: Option<u32>,
-    pub ecn: bool,
-    pub ecn_drop_th: Option<u32>,
-    pub idle_tx_ticks: u64,
-    pub spreading: Spreading,
 }
 
 /// The constants the per-packet short path reads ([`Common::decide_fast`],
@@ -335,7 +438,7 @@ impl FastLine {
 }
 
 impl Common {
-    pub(crate) fn new(c: &CommonCfg) -> Result<Common, RedError> {
+    pub(crate) fn new(c: &QueueSettings) -> Result<Common, RedError> {
         let w = c.w_q.to_bits();
         if w == 0 || w > ONE {
             return Err(RedError::WeightOutOfRange);
@@ -541,9 +644,14 @@ pub struct RedProfile {
 impl RedProfile {
     /// Checks `cfg` and precomputes the fixed-point constants.
     pub fn new(cfg: &RedConfig) -> Result<RedProfile, RedError> {
-        let common = Common::new(&cfg.common_cfg())?;
-        let curve = check_curve(&common, cfg.min_th, cfg.max_th, cfg.max_p, cfg.gentle)?;
-        check_ecn_drop(cfg.ecn, cfg.ecn_drop_th, &[cfg.min_th], cfg.limit)?;
+        let common = Common::new(&cfg.queue)?;
+        let curve = check_curve(&common, cfg.min_th, cfg.max_th, cfg.max_p, cfg.queue.gentle)?;
+        check_ecn_drop(
+            cfg.queue.ecn,
+            cfg.queue.ecn_drop_th,
+            &[cfg.min_th],
+            cfg.queue.limit,
+        )?;
         Ok(RedProfile {
             fast: FastLine::new(&common, &curve),
             common,

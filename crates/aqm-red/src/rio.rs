@@ -6,7 +6,7 @@ use netcond_core::{Color, Instant, RandomSource};
 
 use crate::average::ewma;
 use crate::curve::Curve;
-use crate::red::{check_curve, region_p, Common, CommonCfg, FastLine, QueueUnit};
+use crate::red::{check_curve, region_p, Common, FastLine, QueueSettings, QueueUnit};
 use crate::spreading::Spreading;
 use crate::ONE;
 use crate::{Decision, Packet, RedError};
@@ -64,8 +64,8 @@ impl Precedence {
 /// A three-color RED configuration.
 ///
 /// Built with [`new`](Self::new) or [`rfc2963`](Self::rfc2963) and the
-/// `with_*` methods (or by setting the public fields of a built value); new
-/// fields may be added.
+/// `with_*` methods (or by setting the public fields of a built value, the
+/// shared ones under [`queue`](Self::queue)); new fields may be added.
 ///
 /// ```
 /// use aqm_red::{Precedence, RedConfig, RioConfig, RioMode, RioProfile};
@@ -92,26 +92,12 @@ impl Precedence {
 pub struct RioConfig {
     /// RIO-C, RIO-D or WRED.
     pub mode: RioMode,
-    /// w_q in `(0, 1]`, shared by the averages.
-    pub w_q: U32F32,
     /// Thresholds indexed by [`Color::index`]: green, yellow, red.
     pub colors: [Precedence; 3],
-    /// Buffer size in queue units (all colors together).
-    pub limit: u32,
-    /// Packets or bytes.
-    pub unit: QueueUnit,
-    /// Gentle RED for every color.
-    pub gentle: bool,
-    /// Byte mode with this maximum packet size (see [`RedConfig`](crate::RedConfig)).
-    pub byte_mode: Option<u32>,
-    /// Mark ECN-capable packets instead of dropping them.
-    pub ecn: bool,
-    /// With ECN, drop ECN-capable packets too at or above this average.
-    pub ecn_drop_th: Option<u32>,
-    /// FJ93's `s` in ticks.
-    pub idle_tx_ticks: u64,
-    /// Spreading of drops within each color.
-    pub spreading: Spreading,
+    /// The settings RIO shares with RED: w_q (shared by the averages), the
+    /// buffer (all colors together), the unit, gentle RED for every color,
+    /// byte mode, ECN, `s` and the spreading within each color.
+    pub queue: QueueSettings,
 }
 
 crate::red::queue_settings!(RioConfig);
@@ -125,16 +111,8 @@ impl RioConfig {
     pub const fn new(mode: RioMode, w_q: U32F32, colors: [Precedence; 3], limit: u32) -> RioConfig {
         RioConfig {
             mode,
-            w_q,
             colors,
-            limit,
-            unit: QueueUnit::Packets,
-            gentle: false,
-            byte_mode: None,
-            ecn: false,
-            ecn_drop_th: None,
-            idle_tx_ticks: 1_200_000,
-            spreading: Spreading::Accumulated,
+            queue: QueueSettings::new(w_q, limit),
         }
     }
 
@@ -187,18 +165,23 @@ impl RioProfile {
     /// at every average, green's drop probability is at most yellow's, and
     /// yellow's at most red's) and precomputes the constants.
     pub fn new(cfg: &RioConfig) -> Result<RioProfile, RedError> {
-        let common = Common::new(&cfg.common_cfg())?;
+        let common = Common::new(&cfg.queue)?;
         let mut curves = [Curve::new(&common.avg, 0, 1, 0, false); 3];
         for (i, p) in cfg.colors.iter().enumerate() {
-            curves[i] = check_curve(&common, p.min_th, p.max_th, p.max_p, cfg.gentle)?;
+            curves[i] = check_curve(&common, p.min_th, p.max_th, p.max_p, cfg.queue.gentle)?;
         }
-        if !ordered(&curves[0], &curves[1], cfg.limit)
-            || !ordered(&curves[1], &curves[2], cfg.limit)
+        if !ordered(&curves[0], &curves[1], cfg.queue.limit)
+            || !ordered(&curves[1], &curves[2], cfg.queue.limit)
         {
             return Err(RedError::PrecedenceOrder);
         }
         let min_ths = cfg.colors.map(|p| p.min_th);
-        crate::red::check_ecn_drop(cfg.ecn, cfg.ecn_drop_th, &min_ths, cfg.limit)?;
+        crate::red::check_ecn_drop(
+            cfg.queue.ecn,
+            cfg.queue.ecn_drop_th,
+            &min_ths,
+            cfg.queue.limit,
+        )?;
         Ok(RioProfile {
             fast: curves.map(|c| FastLine {
                 rio_mode: cfg.mode as u8,
@@ -564,7 +547,7 @@ mod tests {
         assert_eq!(p.limit(), 1000);
         // Gentle is ordered too.
         let mut g = cfg(RioMode::Wred);
-        g.gentle = true;
+        g.queue.gentle = true;
         assert!(RioProfile::new(&g).is_ok());
     }
 
@@ -587,7 +570,7 @@ mod tests {
         c.colors[2].min_th = 200;
         assert_eq!(RioProfile::new(&c), Err(RedError::ThresholdOrder));
         let mut c = cfg(RioMode::Wred);
-        c.limit = 700;
+        c.queue.limit = 700;
         assert_eq!(RioProfile::new(&c), Err(RedError::ThresholdAboveLimit));
     }
 
@@ -758,8 +741,8 @@ mod tests {
 
     fn small(mode: RioMode, n: u32, spreading: Spreading) -> RioConfig {
         let mut c = cfg(mode);
-        c.limit = 60;
-        c.w_q = U32F32::from_bits(1 << (32 - n));
+        c.queue.limit = 60;
+        c.queue.w_q = U32F32::from_bits(1 << (32 - n));
         c.colors = [
             Precedence {
                 min_th: 20,
@@ -777,7 +760,7 @@ mod tests {
                 max_p: U32F32::from_num(0.2),
             },
         ];
-        c.spreading = spreading;
+        c.queue.spreading = spreading;
         c
     }
 
@@ -807,9 +790,9 @@ mod tests {
                 for s in spreadings {
                     for (gentle, ecn) in [(false, false), (true, true)] {
                         let mut c = small(mode, n, s);
-                        c.gentle = gentle;
-                        c.ecn = ecn;
-                        c.ecn_drop_th = if ecn { Some(35) } else { None };
+                        c.queue.gentle = gentle;
+                        c.queue.ecn = ecn;
+                        c.queue.ecn_drop_th = if ecn { Some(35) } else { None };
                         run(&c, k);
                         k += 1;
                     }
@@ -817,13 +800,13 @@ mod tests {
             }
             // Not a power of two, bytes, byte mode: the general path only.
             let mut c = small(mode, 4, Spreading::Accumulated);
-            c.w_q = U32F32::from_num(0.07);
+            c.queue.w_q = U32F32::from_num(0.07);
             run(&c, k);
-            c.w_q = U32F32::from_bits(1 << 28);
-            c.byte_mode = Some(1000);
+            c.queue.w_q = U32F32::from_bits(1 << 28);
+            c.queue.byte_mode = Some(1000);
             run(&c, k + 1);
-            c.byte_mode = None;
-            c.unit = QueueUnit::Bytes;
+            c.queue.byte_mode = None;
+            c.queue.unit = QueueUnit::Bytes;
             run(&c, k + 2);
             k += 3;
         }
@@ -839,8 +822,8 @@ mod tests {
         for mode in [RioMode::Coupled, RioMode::Wred, RioMode::Decoupled] {
             let mut c = RioConfig::rfc2963(256);
             c.mode = mode;
-            c.w_q = U32F32::from_bits(1 << 23);
-            c.idle_tx_ticks = 1200;
+            c.queue.w_q = U32F32::from_bits(1 << 23);
+            c.queue.idle_tx_ticks = 1200;
             c.colors = [
                 Precedence {
                     min_th: 64,

@@ -616,7 +616,7 @@ fn red_run(out: &mut dyn Sink, cfg: &RedConfig, seed: u64) {
     let mut red = Red::new(Instant::ZERO);
     let mut walk = Walk {
         q: 0,
-        top: cfg.limit + 5,
+        top: cfg.queue.limit + 5,
     };
     for _ in 0..PACKETS {
         let now = clock.next();
@@ -643,16 +643,16 @@ pub fn red_stream(out: &mut dyn Sink) {
     );
     red_run(out, &base, 30);
     let mut gentle = base;
-    gentle.gentle = true;
-    gentle.ecn = true;
+    gentle.queue.gentle = true;
+    gentle.queue.ecn = true;
     gentle.max_th = 40;
     red_run(out, &gentle, 31);
     let mut bytes = base;
-    bytes.unit = QueueUnit::Bytes;
+    bytes.queue.unit = QueueUnit::Bytes;
     bytes.min_th = 20 * 1500;
     bytes.max_th = 60 * 1500;
-    bytes.limit = 80 * 1500;
-    bytes.byte_mode = Some(1500);
+    bytes.queue.limit = 80 * 1500;
+    bytes.queue.byte_mode = Some(1500);
     red_run(out, &bytes, 32);
 }
 
@@ -664,7 +664,7 @@ pub fn rio_stream(out: &mut dyn Sink) {
     {
         let mut cfg = RioConfig::rfc2963(1000);
         cfg.mode = mode;
-        cfg.w_q = U32F32::from_bits(1 << 26);
+        cfg.queue.w_q = U32F32::from_bits(1 << 26);
         let Ok(p) = RioProfile::new(&cfg) else {
             out.put(u64::MAX);
             return;

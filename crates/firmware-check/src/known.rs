@@ -662,7 +662,7 @@ fn red(n: &mut Notes) {
     // With the average held at the queue (w_q = 1): at or above max_th an
     // arrival is dropped (ECN off), between the thresholds some are.
     let mut fast = cfg;
-    fast.w_q = U32F32::from_bits(1 << 32);
+    fast.queue.w_q = U32F32::from_bits(1 << 32);
     if let Ok(pf) = RedProfile::new(&fast) {
         let mut r = Red::new(Instant::ZERO);
         let d = ep::fw_red_arrival(

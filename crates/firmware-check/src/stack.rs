@@ -269,7 +269,7 @@ fn red_cfg() -> RedConfig {
 }
 fn rio_cfg() -> RioConfig {
     let mut c = RioConfig::rfc2963(1000);
-    c.w_q = U32F32::from_bits(1 << 26);
+    c.queue.w_q = U32F32::from_bits(1 << 26);
     c
 }
 fn aecn_cfg() -> AecnConfig {

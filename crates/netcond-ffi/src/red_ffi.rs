@@ -259,13 +259,13 @@ fn prob(v: u64) -> U32F32 {
 
 fn red_cfg(p: &netcond_red_params) -> Result<RedConfig, c_int> {
     let mut cfg = RedConfig::packets(p.min_th, p.max_th, prob(p.max_p), prob(p.w_q), p.limit);
-    cfg.unit = unit(p.unit)?;
-    cfg.gentle = flag(p.gentle)?;
-    cfg.ecn = flag(p.ecn)?;
-    cfg.ecn_drop_th = option(p.ecn_drop_th);
-    cfg.byte_mode = option(p.byte_mode);
-    cfg.idle_tx_ticks = p.idle_tx_ticks;
-    cfg.spreading = spreading(p.spreading)?;
+    cfg.queue.unit = unit(p.unit)?;
+    cfg.queue.gentle = flag(p.gentle)?;
+    cfg.queue.ecn = flag(p.ecn)?;
+    cfg.queue.ecn_drop_th = option(p.ecn_drop_th);
+    cfg.queue.byte_mode = option(p.byte_mode);
+    cfg.queue.idle_tx_ticks = p.idle_tx_ticks;
+    cfg.queue.spreading = spreading(p.spreading)?;
     Ok(cfg)
 }
 

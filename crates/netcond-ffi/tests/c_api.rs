@@ -572,7 +572,7 @@ mod red {
 
     fn variant(v: u32) -> RedConfig {
         let mut c = base();
-        c.spreading = [
+        c.queue.spreading = [
             Spreading::Accumulated,
             Spreading::AccumulatedDpdk,
             Spreading::Uniform,
@@ -581,15 +581,15 @@ mod red {
             Spreading::Geometric,
         ][(v % 6) as usize];
         if v >= 6 {
-            c.unit = QueueUnit::Bytes;
+            c.queue.unit = QueueUnit::Bytes;
             c.min_th = 20_000;
             c.max_th = 60_000;
-            c.limit = 100_000;
-            c.gentle = true;
-            c.byte_mode = Some(1500);
-            c.ecn = true;
-            c.ecn_drop_th = Some(80_000);
-            c.w_q = prob(1, 512);
+            c.queue.limit = 100_000;
+            c.queue.gentle = true;
+            c.queue.byte_mode = Some(1500);
+            c.queue.ecn = true;
+            c.queue.ecn_drop_th = Some(80_000);
+            c.queue.w_q = prob(1, 512);
         }
         c
     }
@@ -625,7 +625,7 @@ mod red {
                 let mut tally = Tally::new();
                 for _ in 0..PACKETS {
                     let a = next_arrival(&mut rng, &mut now, &mut q);
-                    let ql = if cfg.unit == QueueUnit::Bytes {
+                    let ql = if cfg.queue.unit == QueueUnit::Bytes {
                         a.q * 1000
                     } else {
                         a.q

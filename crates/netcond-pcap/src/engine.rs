@@ -207,9 +207,9 @@ impl Engine {
                         RedConfig::prob(wq),
                         limit,
                     );
-                    cfg.gentle = gentle;
-                    cfg.ecn = ecn;
-                    cfg.idle_tx_ticks = RedConfig::typical_tx_ticks(link, 1500, tick);
+                    cfg.queue.gentle = gentle;
+                    cfg.queue.ecn = ecn;
+                    cfg.queue.idle_tx_ticks = RedConfig::typical_tx_ticks(link, 1500, tick);
                     let profile = RedProfile::new(&cfg).map_err(|e| tc(e, "red"))?;
                     Rt::Red(Box::new(RedRt {
                         profile,

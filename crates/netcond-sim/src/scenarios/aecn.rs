@@ -232,11 +232,11 @@ fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packe
         return Ok(Box::new(AqmQueue::new(fifo, aqm)));
     }
     let mut cfg = RedConfig::packets(min_th, max_th, prob(max_p), prob(p.f64("w_q")), buffer);
-    cfg.idle_tx_ticks = s_ticks;
-    cfg.spreading = Spreading::UniformCountFirst;
+    cfg.queue.idle_tx_ticks = s_ticks;
+    cfg.queue.spreading = Spreading::UniformCountFirst;
     if scheme == "ecn" {
-        cfg.ecn = true;
-        cfg.ecn_drop_th = Some(max_th); // RFC 3168 section 7
+        cfg.queue.ecn = true;
+        cfg.queue.ecn_drop_th = Some(max_th); // RFC 3168 section 7
     }
     let aqm = RedAqm {
         profile: RedProfile::new(&cfg).map_err(cfg_err)?,

@@ -80,7 +80,7 @@ fn adaptive_red_moves_the_average_into_the_band() {
     for start in [0.5, 0.01] {
         let mut c = zheng_kinicki_router();
         c.max_p = RedConfig::prob(start);
-        c.w_q = RedConfig::prob(0.002);
+        c.queue.w_q = RedConfig::prob(0.002);
         let mut a = AdaptiveRed::new(
             &c,
             &AdaptiveConfig {

@@ -6,8 +6,8 @@ use super::*;
 #[test]
 fn byte_mode_scales_by_packet_size() {
     let mut c = cfg(10, 30, 0.5, 0.01, 100);
-    c.byte_mode = Some(1500);
-    c.spreading = Spreading::Geometric;
+    c.queue.byte_mode = Some(1500);
+    c.queue.spreading = Spreading::Geometric;
     let p = RedProfile::new(&c).unwrap();
     let warm = settle(&p, 20, 5000);
     // p_b = 0.25; Geometric: the drop fraction is p_b * min(len, M) / M.
@@ -41,7 +41,7 @@ fn byte_mode_scales_by_packet_size() {
 #[test]
 fn queue_in_bytes() {
     let mut c = cfg(15_000, 45_000, 0.1, 0.002, 75_000);
-    c.unit = QueueUnit::Bytes;
+    c.queue.unit = QueueUnit::Bytes;
     let p = RedProfile::new(&c).unwrap();
     let mut red = Red::new(Instant::ZERO);
     // Fits exactly, then one byte too many.
@@ -72,8 +72,8 @@ fn queue_in_bytes() {
 )]
 fn byte_mode_with_the_dpdk_law() {
     let mut c = cfg(10, 30, 0.5, 0.01, 100);
-    c.byte_mode = Some(1500);
-    c.spreading = Spreading::AccumulatedDpdk;
+    c.queue.byte_mode = Some(1500);
+    c.queue.spreading = Spreading::AccumulatedDpdk;
     let p = RedProfile::new(&c).unwrap();
     assert!(!p.common.fast && p.curve.fast_range == 0 && p.curve.early_range == 0);
     let warm = settle(&p, 20, 5000);

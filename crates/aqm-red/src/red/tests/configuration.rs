@@ -35,39 +35,42 @@ fn configuration_errors() {
     assert!(with(&|c| c.max_p = RedConfig::prob(1.0)).is_ok());
     assert!(with(&|c| c.max_p = RedConfig::prob(0.0)).is_ok());
     assert_eq!(
-        with(&|c| c.w_q = U32F32::ZERO).unwrap_err(),
+        with(&|c| c.queue.w_q = U32F32::ZERO).unwrap_err(),
         RedError::WeightOutOfRange
     );
     assert_eq!(
-        with(&|c| c.w_q = RedConfig::prob(1.5)).unwrap_err(),
+        with(&|c| c.queue.w_q = RedConfig::prob(1.5)).unwrap_err(),
         RedError::WeightOutOfRange
     );
     assert_eq!(
-        with(&|c| c.w_q = RedConfig::prob(-1.0)).unwrap_err(),
+        with(&|c| c.queue.w_q = RedConfig::prob(-1.0)).unwrap_err(),
         RedError::WeightOutOfRange
     );
-    assert!(with(&|c| c.w_q = U32F32::ONE).is_ok());
-    assert!(with(&|c| c.w_q = U32F32::from_bits(1)).is_ok());
-    assert_eq!(with(&|c| c.limit = 0).unwrap_err(), RedError::ZeroLimit);
+    assert!(with(&|c| c.queue.w_q = U32F32::ONE).is_ok());
+    assert!(with(&|c| c.queue.w_q = U32F32::from_bits(1)).is_ok());
     assert_eq!(
-        with(&|c| c.limit = 29).unwrap_err(),
+        with(&|c| c.queue.limit = 0).unwrap_err(),
+        RedError::ZeroLimit
+    );
+    assert_eq!(
+        with(&|c| c.queue.limit = 29).unwrap_err(),
         RedError::ThresholdAboveLimit
     );
-    assert!(with(&|c| c.limit = 30).is_ok());
+    assert!(with(&|c| c.queue.limit = 30).is_ok());
     assert_eq!(
-        with(&|c| c.idle_tx_ticks = 0).unwrap_err(),
+        with(&|c| c.queue.idle_tx_ticks = 0).unwrap_err(),
         RedError::ZeroTransmissionTime
     );
     assert_eq!(
-        with(&|c| c.byte_mode = Some(0)).unwrap_err(),
+        with(&|c| c.queue.byte_mode = Some(0)).unwrap_err(),
         RedError::ZeroMaxPacketSize
     );
-    assert!(with(&|c| c.limit = u32::MAX).is_ok());
+    assert!(with(&|c| c.queue.limit = u32::MAX).is_ok());
     // RFC 3168 section 7's hard threshold (the AECN router: min_th 10, max_th 30, limit 50).
     let ecn = |th: Option<u32>| {
         with(&|c| {
-            c.ecn = true;
-            c.ecn_drop_th = th;
+            c.queue.ecn = true;
+            c.queue.ecn_drop_th = th;
         })
     };
     assert!(ecn(None).is_ok());
@@ -77,25 +80,25 @@ fn configuration_errors() {
     assert_eq!(ecn(Some(0)).unwrap_err(), RedError::EcnDropBelowMinTh);
     assert_eq!(ecn(Some(51)).unwrap_err(), RedError::EcnDropAboveLimit);
     assert_eq!(
-        with(&|c| c.ecn_drop_th = Some(30)).unwrap_err(),
+        with(&|c| c.queue.ecn_drop_th = Some(30)).unwrap_err(),
         RedError::EcnDropWithoutEcn
     );
     let mut rc = crate::RioConfig::rfc2963(1000);
-    rc.ecn = true;
-    rc.ecn_drop_th = Some(399);
+    rc.queue.ecn = true;
+    rc.queue.ecn_drop_th = Some(399);
     assert_eq!(
         crate::RioProfile::new(&rc).unwrap_err(),
         RedError::EcnDropBelowMinTh
     );
-    rc.ecn_drop_th = Some(400);
+    rc.queue.ecn_drop_th = Some(400);
     assert!(crate::RioProfile::new(&rc).is_ok());
-    rc.ecn_drop_th = Some(1001);
+    rc.queue.ecn_drop_th = Some(1001);
     assert_eq!(
         crate::RioProfile::new(&rc).unwrap_err(),
         RedError::EcnDropAboveLimit
     );
-    rc.ecn = false;
-    rc.ecn_drop_th = Some(800);
+    rc.queue.ecn = false;
+    rc.queue.ecn_drop_th = Some(800);
     assert_eq!(
         crate::RioProfile::new(&rc).unwrap_err(),
         RedError::EcnDropWithoutEcn
@@ -124,9 +127,9 @@ fn configuration_errors() {
 #[test]
 fn extreme_inputs_do_not_panic() {
     let mut c = cfg(1, 2, 1.0, 1.0, u32::MAX);
-    c.byte_mode = Some(u32::MAX);
-    c.gentle = true;
-    c.idle_tx_ticks = 1;
+    c.queue.byte_mode = Some(u32::MAX);
+    c.queue.gentle = true;
+    c.queue.idle_tx_ticks = 1;
     let p = RedProfile::new(&c).unwrap();
     let mut red = Red::new(Instant::ZERO);
     let mut rng = SplitMix64::new(0);
@@ -153,12 +156,12 @@ proptest! {
     #[test]
     fn config_checks_are_exactly_the_rules(c in arb_config(), raw_w in any::<u64>(), raw_p in any::<u64>(), lim in any::<u32>()) {
         let mut c = c;
-        c.w_q = U32F32::from_bits(raw_w);
+        c.queue.w_q = U32F32::from_bits(raw_w);
         c.max_p = U32F32::from_bits(raw_p);
-        c.limit = lim;
+        c.queue.limit = lim;
         let r = RedProfile::new(&c);
         let valid = raw_w > 0 && raw_w <= 1 << 32 && raw_p <= 1 << 32 && lim > 0 && c.max_th <= lim
-            && c.ecn_drop_th.is_none_or(|h| h <= lim);
+            && c.queue.ecn_drop_th.is_none_or(|h| h <= lim);
         prop_assert_eq!(r.is_ok(), valid);
     }
 }

@@ -13,7 +13,7 @@ fn state_is_16_bytes() {
 fn p_b_matches_the_reference() {
     for gentle in [false, true] {
         let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 400);
-        c.gentle = gentle;
+        c.queue.gentle = gentle;
         let p = RedProfile::new(&c).unwrap();
         let max_p = p.max_p().to_num::<f64>();
         let f = p.avg_frac_bits();
@@ -50,8 +50,8 @@ fn decisions_match_the_reference_model() {
             continue; // One draw per drop: see accumulated_matches_its_reference.
         }
         let mut c = cfg(10, 30, 0.5, 0.002, 50);
-        c.spreading = s;
-        c.gentle = true;
+        c.queue.spreading = s;
+        c.queue.gentle = true;
         let p = RedProfile::new(&c).unwrap();
         let mut red = Red::new(Instant::ZERO);
         let mut qs = SplitMix64::new(7);
@@ -135,7 +135,7 @@ fn same_seed_same_decisions() {
 fn gentle_and_classic_above_max_th() {
     let mut classic = cfg(10, 30, 0.5, 0.01, 100);
     let p_classic = RedProfile::new(&classic).unwrap();
-    classic.gentle = true;
+    classic.queue.gentle = true;
     let p_gentle = RedProfile::new(&classic).unwrap();
     let mut rng = SplitMix64::new(1);
     // Queue 45: classic drops all; gentle at p_b = 0.5 + 0.5 * 15/30 = 0.75.

@@ -6,13 +6,13 @@ use super::*;
 fn ecn_marks_instead_of_dropping() {
     // Geometric spreading: a draw r picks exactly when r < p_b 2^32.
     let mut base = zheng_kinicki_router();
-    base.spreading = Spreading::Geometric;
+    base.queue.spreading = Spreading::Geometric;
     let mut ecn = base;
-    ecn.ecn = true;
+    ecn.queue.ecn = true;
     let mut hard = ecn;
-    hard.ecn_drop_th = Some(30);
+    hard.queue.ecn_drop_th = Some(30);
     let mut low_hard = ecn;
-    low_hard.ecn_drop_th = Some(15);
+    low_hard.queue.ecn_drop_th = Some(15);
     let profiles = [base, ecn, hard, low_hard].map(|c| RedProfile::new(&c).unwrap());
     // (queue, ecn field, decision with [off, on, hard at max_th, hard at 15]);
     // Supplied(0) always picks in the early region.

@@ -110,21 +110,21 @@ fn arb_config() -> impl Strategy<Value = RedConfig> {
                     U32F32::from_bits(w),
                     min_th + span + extra,
                 );
-                c.unit = if bytes {
+                c.queue.unit = if bytes {
                     QueueUnit::Bytes
                 } else {
                     QueueUnit::Packets
                 };
-                c.gentle = gentle;
-                c.ecn = ecn;
+                c.queue.gentle = gentle;
+                c.queue.ecn = ecn;
                 // RFC 3168 section 7's hard threshold: with ECN only, within
                 // [min_th, limit] (the profile's rules).
-                c.ecn_drop_th = hard
+                c.queue.ecn_drop_th = hard
                     .filter(|_| ecn)
                     .map(|h| h.clamp(min_th, min_th + span + extra));
-                c.spreading = ALL_SPREADINGS[s];
-                c.idle_tx_ticks = idle;
-                c.byte_mode = byte_mode;
+                c.queue.spreading = ALL_SPREADINGS[s];
+                c.queue.idle_tx_ticks = idle;
+                c.queue.byte_mode = byte_mode;
                 c
             },
         )

@@ -41,7 +41,7 @@ fn aqm_caught(id: u32) -> bool {
                     max_th: 30,
                     max_p: c.max_p,
                 }; 3];
-                rc.w_q = c.w_q;
+                rc.queue.w_q = c.queue.w_q;
                 let p = crate::RioProfile::new(&rc).unwrap();
                 invariants::check_rio(&p, &ops, seed).is_err()
             }
@@ -66,7 +66,7 @@ fn aqm_caught(id: u32) -> bool {
                 // arrivals, arrivals to an empty queue and queue-empty
                 // signals on a forward clock (the target's three operations).
                 let mut c = c;
-                c.idle_tx_ticks = 1_000_000;
+                c.queue.idle_tx_ticks = 1_000_000;
                 let p = RedProfile::new(&c).unwrap();
                 let mut red = Red::new(Instant::ZERO);
                 let mut model = crate::reference::RefRedAvg::new(&p, &c);

@@ -47,9 +47,8 @@ proptest! {
         let pr = crate::Precedence { min_th: c.min_th, max_th: c.max_th, max_p: c.max_p };
         let rc = crate::RioConfig {
             mode: [crate::RioMode::Coupled, crate::RioMode::Decoupled, crate::RioMode::Wred][mode as usize],
-            w_q: c.w_q, colors: [pr, pr, crate::Precedence { max_p: U32F32::ONE, ..pr }],
-            limit: c.limit, unit: c.unit, gentle: c.gentle, byte_mode: c.byte_mode, ecn: c.ecn,
-            ecn_drop_th: c.ecn_drop_th, idle_tx_ticks: c.idle_tx_ticks, spreading: c.spreading,
+            colors: [pr, pr, crate::Precedence { max_p: U32F32::ONE, ..pr }],
+            queue: c.queue,
         };
         let p = crate::RioProfile::new(&rc).unwrap();
         prop_assert_eq!(invariants::check_rio(&p, &ops, seed), Ok(()));

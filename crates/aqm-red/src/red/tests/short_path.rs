@@ -10,9 +10,9 @@ use super::*;
 #[test]
 fn short_path_equals_general_path() {
     let mut fast = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
-    fast.gentle = true;
+    fast.queue.gentle = true;
     let mut general = fast;
-    general.byte_mode = Some(1500);
+    general.queue.byte_mode = Some(1500);
     let (pf, pg) = (
         RedProfile::new(&fast).unwrap(),
         RedProfile::new(&general).unwrap(),
@@ -95,15 +95,15 @@ fn arb_short_config() -> impl Strategy<Value = RedConfig> {
     )
         .prop_map(|(mut c, n, pow2, packets, s)| {
             if pow2 {
-                c.w_q = U32F32::from_bits(1u64 << (32 - n));
+                c.queue.w_q = U32F32::from_bits(1u64 << (32 - n));
             }
             if packets {
-                c.unit = QueueUnit::Packets;
-                c.byte_mode = None;
+                c.queue.unit = QueueUnit::Packets;
+                c.queue.byte_mode = None;
             }
             // The budget spreadings (the short decision path) most often.
             let i = (s as usize).saturating_sub(4);
-            c.spreading = ALL_SPREADINGS[if i == 0 { s as usize % 2 } else { i }];
+            c.queue.spreading = ALL_SPREADINGS[if i == 0 { s as usize % 2 } else { i }];
             c
         })
 }
@@ -130,22 +130,22 @@ fn short_paths_equal_the_general_path_at_length() {
     for s in ALL_SPREADINGS {
         for ecn in [false, true] {
             let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
-            c.spreading = s;
-            c.ecn = ecn;
-            c.ecn_drop_th = if ecn { Some(128) } else { None };
-            c.idle_tx_ticks = 1200;
+            c.queue.spreading = s;
+            c.queue.ecn = ecn;
+            c.queue.ecn_drop_th = if ecn { Some(128) } else { None };
+            c.queue.idle_tx_ticks = 1200;
             configs.push(c);
         }
     }
     let mut g = cfg(5, 15, 0.3, 1.0 / 16.0, 40);
-    g.gentle = true;
+    g.queue.gentle = true;
     configs.push(g);
     configs.push(zheng_kinicki_router());
     let mut bytes = cfg(20_000, 60_000, 0.2, 1.0 / 256.0, 100_000);
-    bytes.unit = QueueUnit::Bytes;
+    bytes.queue.unit = QueueUnit::Bytes;
     configs.push(bytes);
     let mut bm = cfg(10, 40, 0.25, 1.0 / 64.0, 64);
-    bm.byte_mode = Some(1500);
+    bm.queue.byte_mode = Some(1500);
     configs.push(bm);
     configs.push(cfg(3, 9, 0.5, 1.0, 12));
     // Miri interprets every instruction: a short walk there.
@@ -173,10 +173,10 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
         (false, Spreading::Uniform),
     ] {
         let mut c = cfg(32, 128, 0.1, 1.0 / 512.0, 256);
-        c.spreading = s;
-        c.ecn = ecn;
-        c.ecn_drop_th = if ecn { Some(128) } else { None };
-        c.idle_tx_ticks = 1200;
+        c.queue.spreading = s;
+        c.queue.ecn = ecn;
+        c.queue.ecn_drop_th = if ecn { Some(128) } else { None };
+        c.queue.idle_tx_ticks = 1200;
         let p = RedProfile::new(&c).unwrap();
         assert!(p.fast.short(20) && p.fast.short(140));
         let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
@@ -221,8 +221,8 @@ fn short_path_at_max_p_one_equals_general_path() {
         (true, Spreading::AccumulatedDpdk),
     ] {
         let mut c = cfg(32, 128, 1.0, 1.0, 256);
-        c.gentle = gentle;
-        c.spreading = s;
+        c.queue.gentle = gentle;
+        c.queue.spreading = s;
         let p = RedProfile::new(&c).unwrap();
         assert_eq!(p.max_p(), U32F32::ONE);
         assert!(p.fast.short(127));
@@ -256,7 +256,7 @@ fn dpdk_law_short_path_shift() {
     ] {
         let mut c = RedConfig::packets(min_th, max_th, max_p, U32F32::from_num(0.25), limit);
         let acc = RedProfile::new(&c).unwrap();
-        c.spreading = Spreading::AccumulatedDpdk;
+        c.queue.spreading = Spreading::AccumulatedDpdk;
         let p = RedProfile::new(&c).unwrap();
         assert!(p.common.fast && p.common.spread.halves() && !acc.common.spread.halves());
         assert_eq!(p.curve.seg, acc.curve.seg);
@@ -301,7 +301,7 @@ fn short_path_conditions() {
     let p = RedProfile::new(&zheng_kinicki_router()).unwrap();
     assert!(!p.fast.short(20));
     let mut b = cfg(100, 200, 0.1, 1.0 / 512.0, 1000);
-    b.unit = QueueUnit::Bytes;
+    b.queue.unit = QueueUnit::Bytes;
     assert!(!RedProfile::new(&b).unwrap().fast.short(500));
     // w_q = 2^-n needs n <= frac: 2^-9 with a limit of 2^23 packets has
     // frac = 8, not enough.
@@ -326,9 +326,9 @@ fn forced_short_path_equals_general_path() {
         (true, true, Some(35)),
     ] {
         let mut c = cfg(10, 20, 0.1, 1.0 / 4.0, 100);
-        c.gentle = gentle;
-        c.ecn = ecn;
-        c.ecn_drop_th = hard;
+        c.queue.gentle = gentle;
+        c.queue.ecn = ecn;
+        c.queue.ecn_drop_th = hard;
         let p = RedProfile::new(&c).unwrap();
         assert!(p.common.fast);
         let (mut a, mut b) = (Red::new(Instant::ZERO), Red::new(Instant::ZERO));

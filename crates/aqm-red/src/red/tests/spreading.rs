@@ -20,8 +20,8 @@ fn accumulated_matches_its_reference() {
 
 fn accumulated_reference(s: Spreading, k: f64) {
     let mut c = cfg(10, 30, 0.5, 0.002, 50);
-    c.gentle = true;
-    c.spreading = s;
+    c.queue.gentle = true;
+    c.queue.spreading = s;
     let p = RedProfile::new(&c).unwrap();
     let mut red = Red::new(Instant::ZERO);
     let mut qs = SplitMix64::new(7);
@@ -108,9 +108,9 @@ fn budget_is_drawn_at_the_drop() {
     ] {
         // w_q = 1: the average is the queue.
         let mut c = cfg(10, 30, 0.5, 1.0, 100);
-        c.spreading = s;
-        c.ecn = ecn;
-        c.byte_mode = bytes.then_some(1500);
+        c.queue.spreading = s;
+        c.queue.ecn = ecn;
+        c.queue.byte_mode = bytes.then_some(1500);
         let p = RedProfile::new(&c).unwrap();
         let (pkt, pick, forced) = if ecn {
             // No hard threshold: the forced region marks ECT packets too.
@@ -166,8 +166,8 @@ fn drop_fraction_matches_the_gap_distribution() {
     let n = 100_000u64;
     for s in ALL_SPREADINGS {
         let mut c = cfg(10, 30, 0.5, 0.002, 100);
-        c.gentle = true;
-        c.spreading = s;
+        c.queue.gentle = true;
+        c.queue.spreading = s;
         let p = RedProfile::new(&c).unwrap();
         for q in [11u32, 14, 20, 26, 40] {
             let warm = settle(&p, q, 30_000);
@@ -247,7 +247,7 @@ fn gaps_between_drops_follow_the_derived_distribution() {
     for s in ALL_SPREADINGS {
         for q in [14u32, 20, 11] {
             let mut c = cfg(10, 30, 0.5, 0.002, 50);
-            c.spreading = s;
+            c.queue.spreading = s;
             let p = RedProfile::new(&c).unwrap();
             let mut red = settle(&p, q, 30_000);
             let pb = p.p_b(red.avg(&p)).to_num::<f64>();
