@@ -168,8 +168,24 @@ if pkg-config --exists libdpdk; then
     set +e
     integrations/dpdk/netcond-dpdk-meter -- -n 2000000 -f 16
     rc=$?
+    # The check of the check: netcond's rates 100 ppm off DPDK's must color
+    # some packet differently, so the run must fail.
+    x_rc=0
+    if [ "$rc" = 0 ]; then
+        integrations/dpdk/netcond-dpdk-meter -- -n 200000 -f 4 -x 100 >/tmp/ffi-dpdk-x.log 2>&1
+        x_rc=$?
+    fi
     set -e
     make -s -C integrations/dpdk clean
+    if [ "$rc" = 0 ]; then
+        if [ "$x_rc" = 0 ]; then
+            cat /tmp/ffi-dpdk-x.log
+            echo "the DPDK client passed with netcond's rates 100 ppm off: its check cannot fail" >&2
+            exit 1
+        fi
+        echo "    with netcond's rates 100 ppm off, the client fails as it must:"
+        grep 'colored differently' /tmp/ffi-dpdk-x.log | sed 's/^/    /'
+    fi
     if [ "$rc" = 77 ]; then
         echo "    SKIPPED running the DPDK client: rte_eal_init cannot start on this machine (built fine)"
     elif [ "$rc" != 0 ]; then
