@@ -7,7 +7,8 @@ use netcond_core::{Instant, RandomSource};
 
 use crate::average::ewma;
 use crate::curve::{Curve, Region};
-use crate::red::{check_curve, Common, QueueSettings};
+use crate::queue_settings::QueueSettings;
+use crate::red::{check_curve, Common};
 use crate::spreading::Spreading;
 use crate::ONE;
 use crate::{Decision, Ecn, RedError};

@@ -171,6 +171,7 @@ mod curve;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mutants;
+mod queue_settings;
 mod red;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
@@ -194,7 +195,8 @@ pub(crate) fn triangle_step(q: &mut u32, up: &mut bool) {
 pub use adaptive::{AdaptiveConfig, AdaptiveRed};
 pub use aecn::{Aecn, AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, FlowClass, Rejected};
 pub use fixed::types::U32F32;
-pub use red::{QueueSettings, QueueUnit, Red, RedConfig, RedProfile};
+pub use queue_settings::{QueueSettings, QueueUnit};
+pub use red::{Red, RedConfig, RedProfile};
 pub use rio::{Precedence, Rio, RioConfig, RioMode, RioProfile};
 pub use spreading::Spreading;
 

@@ -6,7 +6,8 @@ use netcond_core::{Color, Instant, RandomSource};
 
 use crate::average::ewma;
 use crate::curve::Curve;
-use crate::red::{check_curve, region_p, Common, FastLine, QueueSettings, QueueUnit};
+use crate::queue_settings::{QueueSettings, QueueUnit};
+use crate::red::{check_curve, region_p, Common, FastLine};
 use crate::spreading::Spreading;
 use crate::ONE;
 use crate::{Decision, Packet, RedError};
@@ -100,7 +101,7 @@ pub struct RioConfig {
     pub queue: QueueSettings,
 }
 
-crate::red::queue_settings!(RioConfig);
+crate::queue_settings::queue_settings!(RioConfig);
 
 impl RioConfig {
     /// `mode` with `w_q`, the colors' thresholds (green, yellow, red) and the
