@@ -20,7 +20,7 @@
 //! total for every input (their contract, tested and fuzzed there). No panic can
 //! start here, so none can reach the C caller. Each opaque struct is at least as
 //! large and as aligned as the Rust value stored in it (checked at compile time
-//! by [`fits`]). A profile carries a tag word written by its constructor; a
+//! by `fits`). A profile carries a tag word written by its constructor; a
 //! profile without the right tag (never configured, or whose configuration
 //! failed) is treated like NULL. What C must guarantee: non-NULL pointers point
 //! to live structs of the declared type, a state is not used by two threads at
