@@ -93,8 +93,14 @@ pub fn stop_blocking_consistent(
     let mut c = *t;
     let _ = c.poll(p, now);
     if c.admission() == Admission::Block {
+        // The question is the timer's own: has `now` reached the deadline
+        // (`now - deadline` modulo 2^64 below 2^63)? It must not be asked
+        // the other way round (`deadline - now` in [1, 2^63)): at exactly
+        // 2^63 ticks apart each instant reads as earlier than the other under
+        // the serial-time rule (netcond_core::Instant), so the two questions
+        // disagree there and only the timer's own is the contract.
         match c.next_wakeup() {
-            Some(w) if w.ticks_since(now) > 0 => {}
+            Some(w) if !crate::units::reached(now, w) => {}
             _ => return Err("after poll(now) a blocked aggregate has a timeout not after now"),
         }
     }
@@ -181,7 +187,10 @@ fn model_rate(bytes: u128, start: u64, end: u64, hz: u64) -> u128 {
     if d == 0 {
         0
     } else {
-        bytes * u128::from(hz) / u128::from(d)
+        // A report's rate is a u64 that saturates (see `Report::nm_rate`):
+        // only an interval shorter than one second can carry more than
+        // u64::MAX bytes per second.
+        (bytes * u128::from(hz) / u128::from(d)).min(u128::from(u64::MAX))
     }
 }
 

@@ -76,6 +76,10 @@ pub struct EgressMeterConfig {
     pub behaviour: EdgeBehaviour,
     /// T_meas in nanoseconds; RECOMMENDED "on the order of 100 to 500 ms"
     /// (section 3.5.1; the MIB range of RFC 6662 section 5.1.2 is 50 to 1000 ms).
+    /// The interval is this duration in whole ticks of `tick`, rounded down
+    /// (1 ns on a 2.3 GHz clock is 2 ticks); the profile refuses a T_meas of
+    /// less than one tick. Each report's rates are per the interval's length
+    /// in ticks, not per the nanoseconds asked for.
     pub t_meas_ns: u64,
     /// Record the flows seen with ETM packets (RFC 6661 section 3.2.1 option;
     /// ignored for SM). At most `M` are kept per interval, the most recent.
@@ -208,11 +212,14 @@ pub struct Report<F, const M: usize> {
     pub thm_bytes: u64,
     /// ETM bytes in the interval.
     pub etm_bytes: u64,
-    /// NM-rate in octets per second (rounded down).
+    /// NM-rate in octets per second: `nm_bytes` x the clock's ticks per second
+    /// / the interval's ticks, rounded down. The rates saturate at
+    /// `u64::MAX`, which only an interval shorter than one second can reach
+    /// (more than u64::MAX x its length in seconds bytes).
     pub nm_rate: u64,
-    /// ThM-rate in octets per second (rounded down).
+    /// ThM-rate in octets per second (rounded down, saturating as `nm_rate`).
     pub thm_rate: u64,
-    /// ETM-rate in octets per second (rounded down).
+    /// ETM-rate in octets per second (rounded down, saturating as `nm_rate`).
     pub etm_rate: u64,
     /// The congestion level estimate of the interval.
     pub cle: Cle,

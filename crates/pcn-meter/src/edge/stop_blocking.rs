@@ -472,6 +472,31 @@ mod tests {
         }
     }
 
+    /// A call exactly 2^63 ticks after the deadline: under the serial-time
+    /// rule the deadline is not reached (`now - deadline` is not below
+    /// 2^63), so the timer stays blocked, and the consistency check asks the
+    /// timer's question, not the reverse one (for which the deadline would read
+    /// as earlier than `now` too). Regression for the fuzz input
+    /// pcn_egress_3sm/regress-antipode.
+    #[test]
+    fn deadline_at_the_antipode_is_not_reached() {
+        let p = draft_timer();
+        let mut t = StopBlockingTimer::new();
+        assert!(t.on_block(&p, at(5)));
+        let deadline = 5 + S;
+        let now = at(deadline.wrapping_add(1 << 63));
+        assert_eq!(t.poll(&p, now), None);
+        assert_eq!(t.admission(), Admission::Block);
+        assert_eq!(t.next_wakeup(), Some(at(deadline)));
+        stop_blocking_consistent(&p, &t, now).unwrap();
+        // One tick less, 2^63 - 1 ticks after the deadline, it is reached
+        // and admission resumes.
+        let earlier = at(deadline.wrapping_add((1 << 63) - 1));
+        assert_eq!(t.poll(&p, earlier), Some(at(deadline)));
+        assert_eq!(t.admission(), Admission::Admit);
+        stop_blocking_consistent(&p, &t, earlier).unwrap();
+    }
+
     #[test]
     fn egress3sm_signals_and_capacity() {
         let p = draft_timer();

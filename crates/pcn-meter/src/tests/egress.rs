@@ -84,3 +84,42 @@ pub(super) fn egress_configs(
     };
     (ec, dc, cc)
 }
+
+/// A T_meas that is not a whole number of ticks (1 ns on a 2.3 GHz clock: 2
+/// ticks) and rates past `u64::MAX` octets per second: the meter measures
+/// over the whole ticks and saturates its rates, and the model agrees. Four
+/// ETM packets of `u32::MAX` bytes in one 2-tick interval are 2.3 x 10^9 x
+/// (2^34 - 4) / 2 octets per second, past 2^64. Regression for the fuzz
+/// input pcn_egress_cl/regress-rate-saturates (the model compared unsaturated
+/// rates with the report's saturated ones).
+#[test]
+fn egress_rates_over_whole_ticks_saturate() {
+    let tick = TickRate::from_hz(2_300_000_000).unwrap();
+    let ec = EgressMeterConfig::controlled_load()
+        .with_t_meas_ns(1)
+        .with_tick(tick);
+    let p = EgressMeterProfile::new(&ec).unwrap();
+    let mut m: EgressMeter<u16, 4> = EgressMeter::new(&p, Instant::from_ticks(10));
+    for _ in 0..4 {
+        m.on_packet(&p, Instant::from_ticks(11), u32::MAX, PcnMark::Etm, 1);
+    }
+    m.on_packet(&p, Instant::from_ticks(11), 1000, PcnMark::Nm, 1);
+    let r = m.poll(&p, Instant::from_ticks(12)).unwrap();
+    assert_eq!((r.start.ticks(), r.end.ticks()), (10, 12));
+    assert_eq!(r.etm_rate, u64::MAX);
+    assert_eq!(r.nm_rate, 1000 * 2_300_000_000 / 2);
+    let mut ops: Vec<EgressOp> = (0..4)
+        .map(|_| EgressOp::Packet {
+            dt: 0,
+            len: u32::MAX,
+            mark: PcnMark::Etm,
+            flow: 1,
+        })
+        .collect();
+    ops.push(EgressOp::Poll { dt: 2 });
+    let dc = DecisionConfig::controlled_load();
+    let cc = CleAdmissionConfig::new(1_000, fixed::types::U1F31::ZERO, fixed::types::U1F31::ZERO)
+        .with_tick(tick);
+    check_egress(&ec, &dc, &cc, Instant::from_ticks(10), &ops).unwrap();
+}
+
