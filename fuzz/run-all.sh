@@ -7,10 +7,11 @@
 # --runs: each target runs the number of executions fuzz/runs.txt gives it,
 #   with libFuzzer's seed FUZZ_SEED (default 1), from a fresh copy of the
 #   checked-in corpus alone (corpus/<target>/seed-* and regress-*, copied to
-#   target/runs-corpus/<target>/). Nothing on the machine but the commit
-#   decides what runs, so the same commit passes or fails everywhere; the
-#   machine's speed changes only how long it takes. A target without a line
-#   in runs.txt is an error.
+#   target/runs-corpus/<target>/), and without libFuzzer's tracing of
+#   compared values (-use_cmp=0: with it, runs part ways; see below). Nothing
+#   on the machine but the commit decides what runs, so the same commit passes
+#   or fails everywhere; the machine's speed changes only how long it takes.
+#   A target without a line in runs.txt is an error.
 # seconds: each target runs for that long (wall clock) from its growing corpus
 #   corpus/<target>/ (the checked-in files plus whatever earlier runs added):
 #   the longer campaigns before a release. How far it gets depends on the
@@ -128,7 +129,11 @@ run_one() {
         mkdir -p "$corpus"
         find "corpus/$t" -maxdepth 1 -type f \( -name 'seed-*' -o -name 'regress-*' \) \
             -exec cp {} "$corpus/" \;
-        bound=(-runs="${budget[$t]}")
+        # -use_cmp=0: with libFuzzer's tracing of compared values on, two
+        # runs of the same binary, seed and corpus part ways after some
+        # thousands of executions (values that differ from run to run reach
+        # its table of compared operands); with it off they are identical.
+        bound=(-runs="${budget[$t]}" -use_cmp=0)
     else
         corpus="corpus/$t"
         mkdir -p "$corpus"
