@@ -1464,11 +1464,14 @@ int netcond_aecn_counts(const struct netcond_aecn *q, uint32_t *counts);
 int netcond_stop_blocking_profile_config(struct netcond_stop_blocking_profile *p,
                                          const struct netcond_stop_blocking_params *params);
 
-// Starts timer `m`: admitting, nothing pending. Returns 0 or `NETCOND_E_NULL`.
+// Starts timer `m` on profile `p` at `now`: admitting, nothing pending.
+// Returns 0 or `NETCOND_E_NULL`.
 //
 // # Safety
-// `m` is NULL or points to a writable `netcond_stop_blocking`.
-int netcond_stop_blocking_config(struct netcond_stop_blocking *m);
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_stop_blocking_config(struct netcond_stop_blocking *m,
+                                 const struct netcond_stop_blocking_profile *p,
+                                 uint64_t now);
 
 // A blocking mark arrived at `now`: returns 1 if it started blocking, 0 if
 // admission was already blocked (the timeout restarts at its end), or
@@ -1597,12 +1600,14 @@ int netcond_egress_poll(struct netcond_egress *m,
 int netcond_decision_profile_config(struct netcond_decision_profile *p,
                                     const struct netcond_decision_params *params);
 
-// Starts decision point `d` (not awaiting a report). Returns 0 or
-// `NETCOND_E_NULL`.
+// Starts decision point `d` on profile `p` at `now` (not awaiting a report).
+// Returns 0 or `NETCOND_E_NULL`.
 //
 // # Safety
-// `d` is NULL or points to a writable `netcond_decision_point`.
-int netcond_decision_config(struct netcond_decision_point *d);
+// `d` and `p` are NULL or point to valid structs of their types.
+int netcond_decision_config(struct netcond_decision_point *d,
+                            const struct netcond_decision_profile *p,
+                            uint64_t now);
 
 // Decides on egress report `r` (RFC 6661 / 6662 section 3.3) and writes the
 // decision to `*out`. Returns 0, `NETCOND_E_NULL` (nothing decided) or
@@ -1616,11 +1621,14 @@ int netcond_decision_on_report(struct netcond_decision_point *d,
                                const struct netcond_egress_report *r,
                                struct netcond_decision *out);
 
-// Starts table `e` empty. Returns 0 or `NETCOND_E_NULL`.
+// Starts table `e` empty, for timers of profile `p`, at `now`. Returns 0 or
+// `NETCOND_E_NULL`.
 //
 // # Safety
-// `e` is NULL or points to a writable `netcond_egress3sm`.
-int netcond_egress3sm_config(struct netcond_egress3sm *e);
+// `e` and `p` are NULL or point to valid structs of their types.
+int netcond_egress3sm_config(struct netcond_egress3sm *e,
+                             const struct netcond_stop_blocking_profile *p,
+                             uint64_t now);
 
 // Registers aggregate `key` (admitting), or finds it if registered: returns 0
 // and writes its index to `*index` (if not NULL), 1 if the table is full, or
@@ -1692,11 +1700,14 @@ int netcond_egress3sm_admission(const struct netcond_egress3sm *e, uint32_t key)
 // `e` is NULL or valid.
 uint32_t netcond_egress3sm_len(const struct netcond_egress3sm *e);
 
-// Starts green shaper `s` empty at `now`. Returns 0 or `NETCOND_E_NULL`.
+// Starts green shaper `s` on profile `p`, empty at `now`. Returns 0 or
+// `NETCOND_E_NULL`.
 //
 // # Safety
-// `s` is NULL or points to a writable `netcond_green_ras`.
-int netcond_green_ras_config(struct netcond_green_ras *s, uint64_t now);
+// `s` and `p` are NULL or point to valid structs of their types.
+int netcond_green_ras_config(struct netcond_green_ras *s,
+                             const struct netcond_ras_profile *p,
+                             uint64_t now);
 
 // G-srRAS: a packet of `pkt_len` bytes with the caller's `cookie` arrives at
 // `now`; `meter` (with profile `mp`) is the srTCM downstream. Returns 0
@@ -1988,11 +1999,12 @@ int netcond_srras_profile_config(struct netcond_ras_profile *p,
 int netcond_trras_profile_config(struct netcond_ras_profile *p,
                                  const struct netcond_trras_params *params);
 
-// Starts shaper `s` empty at `now`. Returns 0 or `NETCOND_E_NULL`.
+// Starts shaper `s` on profile `p`, empty at `now`. Returns 0 or
+// `NETCOND_E_NULL`.
 //
 // # Safety
-// `s` is NULL or points to a writable `netcond_ras`.
-int netcond_ras_config(struct netcond_ras *s, uint64_t now);
+// `s` and `p` are NULL or point to valid structs of their types.
+int netcond_ras_config(struct netcond_ras *s, const struct netcond_ras_profile *p, uint64_t now);
 
 // A packet of `pkt_len` bytes with the caller's `cookie` arrives at `now`.
 // Returns 0 (queued), 1 (refused: the buffer or the queue is full; the packet
@@ -2037,13 +2049,16 @@ uint64_t netcond_ras_shaping_rate(const struct netcond_ras *s, const struct netc
 // `s` is NULL or valid.
 uint32_t netcond_ras_len(const struct netcond_ras *s);
 
-// Starts `s` empty at `now`, for a caller's queue of at most `capacity`
-// packets (`UINT32_MAX`: only the buffer size limits it). Returns 0 or
-// `NETCOND_E_NULL`.
+// Starts `s` on profile `p`, empty at `now`, for a caller's queue of at most
+// `capacity` packets (`UINT32_MAX`: only the buffer size limits it). Returns
+// 0 or `NETCOND_E_NULL`.
 //
 // # Safety
-// `s` is NULL or points to a writable `netcond_ras_core`.
-int netcond_ras_core_config(struct netcond_ras_core *s, uint64_t now, uint32_t capacity);
+// `s` and `p` are NULL or point to valid structs of their types.
+int netcond_ras_core_config(struct netcond_ras_core *s,
+                            const struct netcond_ras_profile *p,
+                            uint64_t now,
+                            uint32_t capacity);
 
 // A packet of `pkt_len` bytes arrives at `now`. Returns 0 (accepted: append
 // it to your queue), 1 (refused: the buffer or your queue is full; the rate
@@ -2099,12 +2114,14 @@ int netcond_ras_core_info_get(const struct netcond_ras_core *s, struct netcond_r
 int netcond_rbcc_profile_config(struct netcond_rbcc_profile *p,
                                 const struct netcond_rbcc_params *params);
 
-// Starts interface table `t` on profile `p`: empty, advertising the capacity.
-// Returns 0 or `NETCOND_E_NULL`.
+// Starts interface table `t` on profile `p` at `now`: empty, advertising the
+// capacity. Returns 0 or `NETCOND_E_NULL`.
 //
 // # Safety
 // `t` and `p` are NULL or point to valid structs of their types.
-int netcond_rbcc_config(struct netcond_rbcc_interface *t, const struct netcond_rbcc_profile *p);
+int netcond_rbcc_config(struct netcond_rbcc_interface *t,
+                        const struct netcond_rbcc_profile *p,
+                        uint64_t now);
 
 // A data packet of `flow` leaves by this interface at `now`: its rate field
 // is lowered to the advertised rate (and the bottleneck set) when that is

@@ -377,7 +377,7 @@ fn policer_case() -> Case {
 fn ear_case(gap: u64) -> Case {
     let lens = imix_lengths(PACKETS, 1);
     let p = tr_profile();
-    let (mut e, mut t) = (Ear::new(Instant::ZERO), 0u64);
+    let (mut e, mut t) = (Ear::new(p.ear(), Instant::ZERO), 0u64);
     let mut burst = move || {
         let ep = black_box(p.ear());
         for &len in &lens {
@@ -393,7 +393,7 @@ fn ear_case(gap: u64) -> Case {
 fn ras_case(tr: bool, backlog: bool) -> Case {
     let p = if tr { tr_profile() } else { sr_profile() };
     let lens = imix_lengths(PACKETS, 2);
-    let mut s: Ras<u32, CAP> = Ras::new(Instant::ZERO);
+    let mut s: Ras<u32, CAP> = Ras::new(&p, Instant::ZERO);
     if backlog {
         for &len in &lens[..BACKLOG] {
             let _ = s.enqueue(&p, Instant::ZERO, len);
@@ -426,7 +426,7 @@ fn rbcc_profile() -> RbccProfile {
 
 /// `benches/rbcc.rs`'s table of `flows` flows.
 fn populated<const N: usize>(p: &RbccProfile, flows: u32) -> RbccInterface<N> {
-    let mut t = RbccInterface::<N>::new(p);
+    let mut t = RbccInterface::<N>::new(p, Instant::ZERO);
     let mut r = SplitMix64::new(9);
     for f in 0..flows {
         let req = if r.below(6) == 0 {
@@ -485,7 +485,7 @@ fn rcp_case() -> Case {
     let rp = RcpProfile::new(&RcpConfig::new(
         NodeId(1),
         Rate::from_mbps(10_000),
-        100_000_000,
+        std::time::Duration::from_millis(100),
     ))
     .unwrap();
     let mut s = Rcp::new(&rp, Instant::ZERO);

@@ -41,7 +41,7 @@ fn ear(c: &mut Criterion) {
     let p = tr_profile();
     let mut g = c.benchmark_group("ras/ear");
     g.throughput(Throughput::Elements(PACKETS as u64));
-    let mut e = Ear::new(Instant::ZERO);
+    let mut e = Ear::new(p.ear(), Instant::ZERO);
     let mut t = 0u64;
     g.bench_function("update", |b| {
         b.iter(|| {
@@ -64,7 +64,7 @@ fn plain(c: &mut Criterion, name: &str, p: &RasProfile) {
     let lens = imix_lengths(PACKETS, 2);
     let mut g = c.benchmark_group(format!("ras/{name}"));
     g.throughput(Throughput::Elements(PACKETS as u64));
-    let mut s: Ras<u32, CAP> = Ras::new(Instant::ZERO);
+    let mut s: Ras<u32, CAP> = Ras::new(p, Instant::ZERO);
     let mut t = 0u64;
     g.bench_function(BenchmarkId::new("enqueue+dequeue", "idle"), |b| {
         b.iter(|| {
@@ -77,7 +77,7 @@ fn plain(c: &mut Criterion, name: &str, p: &RasProfile) {
             ))
         });
     });
-    let mut s: Ras<u32, CAP> = Ras::new(Instant::ZERO);
+    let mut s: Ras<u32, CAP> = Ras::new(p, Instant::ZERO);
     for &len in &lens[..BACKLOG] {
         let _ = s.enqueue(p, Instant::ZERO, len);
     }

@@ -22,7 +22,7 @@ fn profile() -> RbccProfile {
 /// A table of `flows` flows; a third of them are held elsewhere at random
 /// rates, a sixth ask for a random rate, and there are `flows / 8` ACK flows.
 fn populated<const N: usize>(p: &RbccProfile, flows: u32) -> RbccInterface<N> {
-    let mut t = RbccInterface::<N>::new(p);
+    let mut t = RbccInterface::<N>::new(p, Instant::ZERO);
     let mut r = SplitMix64::new(9);
     for f in 0..flows {
         let req = if r.below(6) == 0 {
@@ -99,7 +99,7 @@ fn stamping(c: &mut Criterion) {
     let rp = RcpProfile::new(&RcpConfig::new(
         NodeId(1),
         Rate::from_mbps(10_000),
-        100_000_000,
+        std::time::Duration::from_millis(100),
     ))
     .unwrap();
     let mut s = Rcp::new(&rp, Instant::ZERO);

@@ -151,7 +151,7 @@ where
     #[must_use]
     pub fn new(p: &RasProfile, mp: &M::Profile, backlog: bool) -> Self {
         let lens = imix_lengths(PACKETS, 3);
-        let mut s = GreenRas::new(Instant::ZERO);
+        let mut s = GreenRas::new(p, Instant::ZERO);
         let m = M::start(mp, Instant::ZERO);
         if backlog {
             for &len in &lens[..BACKLOG] {

@@ -9,6 +9,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
+use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use netcond_core::Instant;
 use netcond_fuzz::{bounded, MarkIn, Step, TickSel};
@@ -41,11 +42,12 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let c = StopBlockingConfig::new(input.timeout_ns, input.et_blocks).with_tick(input.tick.get());
+    let c = StopBlockingConfig::new(Duration::from_nanos(input.timeout_ns), input.et_blocks)
+        .with_tick(input.tick.get());
     let Ok(p) = StopBlockingProfile::new(&c) else {
         return;
     };
-    let mut e: Egress3sm<u8, N> = Egress3sm::new();
+    let mut e: Egress3sm<u8, N> = Egress3sm::new(&p, Instant::from_ticks(input.start));
     let mut keys: Vec<u8> = Vec::new();
     let mut timers: Vec<StopBlockingTimer> = Vec::new();
     let mut now = input.start;
@@ -59,7 +61,7 @@ fuzz_target!(|input: Input| {
                     None if keys.len() < N => {
                         assert_eq!(r, Ok(keys.len()), "pcn_egress_3sm: op {i}: add");
                         keys.push(k);
-                        timers.push(StopBlockingTimer::new());
+                        timers.push(StopBlockingTimer::new(&p, Instant::from_ticks(now)));
                     }
                     None => assert_eq!(r, Err(k), "pcn_egress_3sm: op {i}: add to a full table"),
                 }

@@ -9,6 +9,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
+use core::time::Duration;
 use fixed::types::{U16F16, U1F31};
 use libfuzzer_sys::fuzz_target;
 use netcond_core::Instant;
@@ -57,13 +58,11 @@ fuzz_target!(|input: Input| {
     };
     let ec = EgressMeterConfig::controlled_load()
         .with_behaviour(behaviour)
-        .with_t_meas_ns(input.t_meas_ns)
+        .with_t_meas(Duration::from_nanos(input.t_meas_ns))
         .with_record_etm_flows(input.record_etm_flows)
-        .with_suppression(
-            input
-                .suppression
-                .map(|(f, t)| Suppression::new(U1F31::from_bits(f.u1f31_bits()), t)),
-        )
+        .with_suppression(input.suppression.map(|(f, t)| {
+            Suppression::new(U1F31::from_bits(f.u1f31_bits()), Duration::from_nanos(t))
+        }))
         .with_tick(tick);
     let dc = DecisionConfig::controlled_load()
         .with_behaviour(behaviour)
@@ -71,7 +70,7 @@ fuzz_target!(|input: Input| {
         .with_admission_enabled(input.admission_enabled)
         .with_termination_enabled(input.termination_enabled);
     let cc = CleAdmissionConfig::new(
-        input.cle_interval_ns,
+        Duration::from_nanos(input.cle_interval_ns),
         U1F31::from_bits(input.stop.u1f31_bits()),
         U1F31::from_bits(input.resume.u1f31_bits()),
     )

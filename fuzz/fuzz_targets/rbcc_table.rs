@@ -10,6 +10,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
+use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use netcond_core::Instant;
 use netcond_fuzz::{bounded, RateSel, Step, TickSel};
@@ -103,12 +104,17 @@ fuzz_target!(|input: Input| {
     } else {
         AckModel::OutsideLoad
     })
-    .with_idle_timeout_ns(input.idle_timeout_ns)
+    // u64::MAX nanoseconds: never, as the C interface reads it.
+    .with_idle_timeout(if input.idle_timeout_ns == u64::MAX {
+        Duration::MAX
+    } else {
+        Duration::from_nanos(input.idle_timeout_ns)
+    })
     .with_tick(input.tick.get());
     let Ok(p) = RbccProfile::new(&cfg) else {
         return;
     };
-    let mut t: RbccInterface<N> = RbccInterface::new(&p);
+    let mut t: RbccInterface<N> = RbccInterface::new(&p, Instant::from_ticks(input.start));
     let mut now = input.start;
     for (i, op) in bounded(&input.ops).iter().enumerate() {
         match *op {

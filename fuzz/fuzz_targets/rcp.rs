@@ -21,6 +21,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
+use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use netcond_core::Rate;
 use netcond_fuzz::{bounded, Len, RateSel, Step, TickSel};
@@ -139,13 +140,17 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let capacity = input.capacity.get();
-    let mut cfg = RcpConfig::new(NodeId(u32::from(input.node % 4)), capacity, input.rtt.get());
+    let mut cfg = RcpConfig::new(
+        NodeId(u32::from(input.node % 4)),
+        capacity,
+        Duration::from_nanos(input.rtt.get()),
+    );
     if input.gains {
         cfg.alpha = input.alpha;
         cfg.beta = input.beta;
     }
     if let Some(t) = input.interval {
-        cfg.interval_ns = t.get();
+        cfg.interval = Duration::from_nanos(t.get());
     }
     if let Some(r) = input.initial {
         cfg.initial = r.get();
@@ -168,10 +173,10 @@ fuzz_target!(|input: Input| {
                 || cfg.alpha.0 == 0
                 || u128::from(cfg.alpha.0) * 10_000_000_000
                     > u128::from(cfg.alpha.1) * 15_707_963_267
-                || cfg.tick.ticks_from_nanos(cfg.rtt_ns) == 0
-                || cfg.tick.ticks_from_nanos(cfg.interval_ns) == 0
-                || u128::from(cfg.tick.ticks_from_nanos(cfg.interval_ns))
-                    > u128::from(cfg.tick.ticks_from_nanos(cfg.rtt_ns)) << 16
+                || cfg.tick.ticks_from_duration(cfg.rtt) == 0
+                || cfg.tick.ticks_from_duration(cfg.interval) == 0
+                || u128::from(cfg.tick.ticks_from_duration(cfg.interval))
+                    > u128::from(cfg.tick.ticks_from_duration(cfg.rtt)) << 16
                 || cfg.min_rate == Rate::ZERO
                 || cfg.min_rate.bits_per_sec() > c
                 || cfg.initial.bits_per_sec() < cfg.min_rate.bits_per_sec()

@@ -612,7 +612,7 @@ pub mod ras {
     /// Drives a plain srRAS / trRAS (`Ras<u32, N>`).
     pub fn run_plain(name: &str, p: &RasProfile, wild: bool, start: u64, occ: u64, ops: &[Op]) {
         let mut now = start;
-        let mut s: Ras<u32, N> = Ras::new(Instant::from_ticks(now));
+        let mut s: Ras<u32, N> = Ras::new(p, Instant::from_ticks(now));
         let mut last: Option<Instant> = None;
         let mut last_len: Option<u32> = None;
         for (i, op) in bounded(ops).iter().enumerate() {
@@ -658,7 +658,7 @@ pub mod ras {
         ops: &[Op],
     ) {
         let mut now = start;
-        let mut g: GreenRas<u32, N> = GreenRas::new(Instant::from_ticks(now));
+        let mut g: GreenRas<u32, N> = GreenRas::new(p, Instant::from_ticks(now));
         let mut m = M::start(mp, Instant::from_ticks(now));
         let mut last: Option<Instant> = None;
         let mut last_len: Option<u32> = None;

@@ -752,7 +752,7 @@ pub fn aecn_stream(out: &mut dyn Sink) {
 fn ras_run(out: &mut dyn Sink, p: &RasProfile, seed: u64, span: u64) {
     let mut clock = Clock::new(seed, 0, span);
     let mut rng = SplitMix64::new(seed + 1);
-    let mut s: Ras<u32, RAS_N> = Ras::new(Instant::ZERO);
+    let mut s: Ras<u32, RAS_N> = Ras::new(p, Instant::ZERO);
     for _ in 0..PACKETS {
         let now = clock.next();
         let r = rng.next_u64();
@@ -804,7 +804,7 @@ pub fn rbcc_stream(out: &mut dyn Sink) {
         out.put(u64::MAX);
         return;
     };
-    let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p);
+    let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p, Instant::ZERO);
     let mut clock = Clock::new(70, 0, 400_000_000);
     let mut rng = SplitMix64::new(170);
     for _ in 0..PACKETS {

@@ -792,7 +792,7 @@ fn ras(n: &mut Notes) {
         return;
     };
     let t0 = Instant::from_ticks(u64::MAX - 1_000_000);
-    let mut s: Ras<u32, RAS_N> = Ras::new(t0);
+    let mut s: Ras<u32, RAS_N> = Ras::new(&p, t0);
     for len in [1500, 40, 0, 9000] {
         n.check(
             "RAS enqueue",
@@ -839,7 +839,7 @@ fn rbcc(n: &mut Notes) {
         n.check("RBCC profile", false, true);
         return;
     };
-    let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p);
+    let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p, Instant::ZERO);
     let t = Instant::from_ticks(u64::MAX);
     // One flow alone gets the whole 64 kbit/s, stamped with this node.
     let mut h = RateHeader::new(FixedRate::UNLIMITED);
@@ -867,7 +867,7 @@ fn rbcc(n: &mut Notes) {
     let _ = ep::fw_rbcc_stamp(&mut ifc, &p, t, 1, &mut h);
     n.check("RBCC max-min", h.rate, FixedRate::from_bps(27_000));
     // A full table hands a new flow back and leaves its header alone.
-    let mut small: RbccInterface<2> = RbccInterface::new(&p);
+    let mut small: RbccInterface<2> = RbccInterface::new(&p, Instant::ZERO);
     for f in 1..=2 {
         let mut h = RateHeader::new(FixedRate::UNLIMITED);
         let _ = small.on_data(&p, t, f, &mut h);

@@ -336,7 +336,7 @@ pub fn report() -> u32 {
         return 1;
     };
     let ras_pair = |rp: &RasProfile| {
-        let mut s: Ras<u32, RAS_N> = Ras::new(Instant::ZERO);
+        let mut s: Ras<u32, RAS_N> = Ras::new(rp, Instant::ZERO);
         let input = inputs();
         let (enq, _) = stack_use(|| {
             for x in &input {
@@ -413,7 +413,7 @@ pub fn report() -> u32 {
         }
     };
     let rbcc_depth = {
-        let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p.rbcc);
+        let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p.rbcc, Instant::ZERO);
         let input = inputs();
         stack_use(|| {
             for x in &input {

@@ -129,6 +129,31 @@ impl TickRate {
         }
     }
 
+    /// The number of ticks in the duration `d`, rounded down (saturates): how
+    /// every configuration's durations become ticks, once, when its profile is
+    /// built. Exact: whole seconds times `hz` (below 2^128) plus the
+    /// nanoseconds' ticks rounded down, for any duration and clock.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use netcond_core::TickRate;
+    ///
+    /// let ghz = TickRate::from_hz(2_300_000_000).unwrap();
+    /// assert_eq!(ghz.ticks_from_duration(Duration::from_nanos(1)), 2);
+    /// assert_eq!(TickRate::MICROS.ticks_from_duration(Duration::from_millis(5)), 5_000);
+    /// assert_eq!(TickRate::NANOS.ticks_from_duration(Duration::MAX), u64::MAX);
+    /// ```
+    #[must_use]
+    pub const fn ticks_from_duration(self, d: core::time::Duration) -> u64 {
+        let hz = self.0 as u128;
+        let t = d.as_secs() as u128 * hz + d.subsec_nanos() as u128 * hz / 1_000_000_000;
+        if t > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            t as u64
+        }
+    }
+
     /// The number of ticks in `num/den` seconds, rounded down (saturates; a zero
     /// `den` saturates too).
     #[must_use]

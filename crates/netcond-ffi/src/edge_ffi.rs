@@ -11,6 +11,7 @@
 //! `k` are `(k << 31) / 1000`).
 
 use core::ffi::c_int;
+use core::time::Duration;
 
 use netcond_core::{Instant, TickRate};
 use pcn_meter::{
@@ -22,7 +23,7 @@ use crate::errors::{
     edge_code, NETCOND_E_ENUM, NETCOND_E_NULL, NETCOND_E_TICK, NETCOND_E_UNKNOWN, NETCOND_OK,
 };
 use crate::trtcm_ffi::configure;
-use crate::{profile, profile_mut, state, state_ref, store_profile, store_state};
+use crate::{profile, profile_mut, state, state_ref, store_profile};
 
 /// 1.0 in the 1.31 fixed point of CLE fractions.
 pub const NETCOND_Q31_ONE: u32 = 2_147_483_648;
@@ -142,25 +143,27 @@ pub unsafe extern "C" fn netcond_stop_blocking_profile_config(
                 _ => return Err(NETCOND_E_ENUM),
             };
             StopBlockingProfile::new(
-                &StopBlockingConfig::new(a.timeout_ns, et_blocks).with_tick(tick(a.tick_hz)?),
+                &StopBlockingConfig::new(Duration::from_nanos(a.timeout_ns), et_blocks)
+                    .with_tick(tick(a.tick_hz)?),
             )
             .map_err(edge_code)
         })
     }
 }
 
-/// Starts timer `m`: admitting, nothing pending. Returns 0 or `NETCOND_E_NULL`.
+/// Starts timer `m` on profile `p` at `now`: admitting, nothing pending.
+/// Returns 0 or `NETCOND_E_NULL`.
 ///
 /// # Safety
-/// `m` is NULL or points to a writable `netcond_stop_blocking`.
+/// `m` and `p` are NULL or point to valid structs of their types.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_stop_blocking_config(m: *mut netcond_stop_blocking) -> c_int {
-    if m.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: `m` is non-NULL and writable.
-    unsafe { store_state(m, StopBlockingTimer::new()) };
-    NETCOND_OK
+pub unsafe extern "C" fn netcond_stop_blocking_config(
+    m: *mut netcond_stop_blocking,
+    p: *const netcond_stop_blocking_profile,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe { crate::trtcm_ffi::start(m, p, TAG_STOP, now, StopBlockingTimer::new) }
 }
 
 /// A blocking mark arrived at `now`: returns 1 if it started blocking, 0 if
@@ -250,7 +253,7 @@ pub unsafe extern "C" fn netcond_cle_admission_profile_config(
         configure(p, params, TAG_CLE, |a| {
             CleAdmissionProfile::new(
                 &CleAdmissionConfig::new(
-                    a.interval_ns,
+                    Duration::from_nanos(a.interval_ns),
                     fixed::types::U1F31::from_bits(a.stop_q31),
                     fixed::types::U1F31::from_bits(a.resume_q31),
                 )
@@ -553,7 +556,7 @@ pub unsafe extern "C" fn netcond_egress_profile_config(
             let suppression = if flag(a.suppression)? {
                 Some(pcn_meter::Suppression::new(
                     fixed::types::U1F31::from_bits(a.cle_reporting_threshold_q31),
-                    a.t_maxsuppress_ns,
+                    Duration::from_nanos(a.t_maxsuppress_ns),
                 ))
             } else {
                 None
@@ -561,7 +564,7 @@ pub unsafe extern "C" fn netcond_egress_profile_config(
             pcn_meter::EgressMeterProfile::new(
                 &pcn_meter::EgressMeterConfig::controlled_load()
                     .with_behaviour(behaviour(a.behaviour, a.u_q16)?)
-                    .with_t_meas_ns(a.t_meas_ns)
+                    .with_t_meas(Duration::from_nanos(a.t_meas_ns))
                     .with_record_etm_flows(flag(a.record_etm_flows)?)
                     .with_suppression(suppression)
                     .with_tick(tick(a.tick_hz)?),
@@ -694,19 +697,19 @@ pub unsafe extern "C" fn netcond_decision_profile_config(
     }
 }
 
-/// Starts decision point `d` (not awaiting a report). Returns 0 or
-/// `NETCOND_E_NULL`.
+/// Starts decision point `d` on profile `p` at `now` (not awaiting a report).
+/// Returns 0 or `NETCOND_E_NULL`.
 ///
 /// # Safety
-/// `d` is NULL or points to a writable `netcond_decision_point`.
+/// `d` and `p` are NULL or point to valid structs of their types.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_decision_config(d: *mut netcond_decision_point) -> c_int {
-    if d.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: `d` is non-NULL and writable.
-    unsafe { store_state(d, pcn_meter::DecisionPoint::new()) };
-    NETCOND_OK
+pub unsafe extern "C" fn netcond_decision_config(
+    d: *mut netcond_decision_point,
+    p: *const netcond_decision_profile,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe { crate::trtcm_ffi::start(d, p, TAG_DECISION, now, pcn_meter::DecisionPoint::new) }
 }
 
 /// Decides on egress report `r` (RFC 6661 / 6662 section 3.3) and writes the

@@ -94,17 +94,26 @@ unsafe fn stop_profile<'a>(
     unsafe { profile::<_, StopBlockingProfile>(p, TAG_STOP) }
 }
 
-/// Starts table `e` empty. Returns 0 or `NETCOND_E_NULL`.
+/// Starts table `e` empty, for timers of profile `p`, at `now`. Returns 0 or
+/// `NETCOND_E_NULL`.
 ///
 /// # Safety
-/// `e` is NULL or points to a writable `netcond_egress3sm`.
+/// `e` and `p` are NULL or point to valid structs of their types.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_egress3sm_config(e: *mut netcond_egress3sm) -> c_int {
+pub unsafe extern "C" fn netcond_egress3sm_config(
+    e: *mut netcond_egress3sm,
+    p: *const netcond_stop_blocking_profile,
+    now: u64,
+) -> c_int {
     if e.is_null() {
         return NETCOND_E_NULL;
     }
+    // SAFETY: caller contract.
+    let Some(p) = (unsafe { stop_profile(p) }) else {
+        return NETCOND_E_NULL;
+    };
     // SAFETY: `e` is non-NULL and writable.
-    unsafe { store_profile(e, TAG_EGRESS3SM, Table::new()) };
+    unsafe { store_profile(e, TAG_EGRESS3SM, Table::new(p, Instant::from_ticks(now))) };
     NETCOND_OK
 }
 

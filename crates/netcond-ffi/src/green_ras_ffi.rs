@@ -43,17 +43,26 @@ const TAG_GREEN_RAS: u64 = 0x6e63_5f72_6173_0003;
 
 type Green = GreenRas<(u32, u64), NETCOND_RAS_QUEUE>;
 
-/// Starts green shaper `s` empty at `now`. Returns 0 or `NETCOND_E_NULL`.
+/// Starts green shaper `s` on profile `p`, empty at `now`. Returns 0 or
+/// `NETCOND_E_NULL`.
 ///
 /// # Safety
-/// `s` is NULL or points to a writable `netcond_green_ras`.
+/// `s` and `p` are NULL or point to valid structs of their types.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_green_ras_config(s: *mut netcond_green_ras, now: u64) -> c_int {
+pub unsafe extern "C" fn netcond_green_ras_config(
+    s: *mut netcond_green_ras,
+    p: *const netcond_ras_profile,
+    now: u64,
+) -> c_int {
     if s.is_null() {
         return NETCOND_E_NULL;
     }
+    // SAFETY: caller contract.
+    let Some(p) = (unsafe { profile::<_, RasProfile>(p, TAG_RAS) }) else {
+        return NETCOND_E_NULL;
+    };
     // SAFETY: `s` is non-NULL and writable.
-    unsafe { store_profile(s, TAG_GREEN_RAS, Green::new(Instant::from_ticks(now))) };
+    unsafe { store_profile(s, TAG_GREEN_RAS, Green::new(p, Instant::from_ticks(now))) };
     NETCOND_OK
 }
 

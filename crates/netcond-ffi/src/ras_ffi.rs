@@ -178,16 +178,25 @@ pub unsafe extern "C" fn netcond_trras_profile_config(
     }
 }
 
-/// Starts shaper `s` empty at `now`. Returns 0 or `NETCOND_E_NULL`.
+/// Starts shaper `s` on profile `p`, empty at `now`. Returns 0 or
+/// `NETCOND_E_NULL`.
 ///
 /// # Safety
-/// `s` is NULL or points to a writable `netcond_ras`.
+/// `s` and `p` are NULL or point to valid structs of their types.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_ras_config(s: *mut netcond_ras, now: u64) -> c_int {
+pub unsafe extern "C" fn netcond_ras_config(
+    s: *mut netcond_ras,
+    p: *const netcond_ras_profile,
+    now: u64,
+) -> c_int {
     if s.is_null() {
         return NETCOND_E_NULL;
     }
-    let r = Ras::<(u32, u64), NETCOND_RAS_QUEUE>::new(Instant::from_ticks(now));
+    // SAFETY: caller contract.
+    let Some(p) = (unsafe { profile::<_, RasProfile>(p, TAG_RAS) }) else {
+        return NETCOND_E_NULL;
+    };
+    let r = Ras::<(u32, u64), NETCOND_RAS_QUEUE>::new(p, Instant::from_ticks(now));
     // SAFETY: `s` is non-NULL and writable.
     unsafe { store_profile(s, TAG_RAS_STATE, r) };
     NETCOND_OK
@@ -376,21 +385,26 @@ pub struct netcond_ras_core_info {
 
 const TAG_RAS_CORE: u64 = 0x6e63_5f72_6173_0003;
 
-/// Starts `s` empty at `now`, for a caller's queue of at most `capacity`
-/// packets (`UINT32_MAX`: only the buffer size limits it). Returns 0 or
-/// `NETCOND_E_NULL`.
+/// Starts `s` on profile `p`, empty at `now`, for a caller's queue of at most
+/// `capacity` packets (`UINT32_MAX`: only the buffer size limits it). Returns
+/// 0 or `NETCOND_E_NULL`.
 ///
 /// # Safety
-/// `s` is NULL or points to a writable `netcond_ras_core`.
+/// `s` and `p` are NULL or point to valid structs of their types.
 #[no_mangle]
 pub unsafe extern "C" fn netcond_ras_core_config(
     s: *mut netcond_ras_core,
+    p: *const netcond_ras_profile,
     now: u64,
     capacity: u32,
 ) -> c_int {
     if s.is_null() {
         return NETCOND_E_NULL;
     }
+    // SAFETY: caller contract.
+    let Some(p) = (unsafe { profile::<_, RasProfile>(p, TAG_RAS) }) else {
+        return NETCOND_E_NULL;
+    };
     let capacity = if capacity == u32::MAX {
         usize::MAX
     } else {
@@ -401,7 +415,7 @@ pub unsafe extern "C" fn netcond_ras_core_config(
         store_profile(
             s,
             TAG_RAS_CORE,
-            RasCore::new(Instant::from_ticks(now), capacity),
+            RasCore::new(p, Instant::from_ticks(now), capacity),
         )
     };
     NETCOND_OK

@@ -9,6 +9,7 @@
 //! ACK row per reverse flow under the coupled ACK model).
 
 use core::ffi::c_int;
+use core::time::Duration;
 
 use netcond_core::{Instant, Rate, TickRate};
 use rbcc_rate::{
@@ -132,7 +133,11 @@ pub unsafe extern "C" fn netcond_rbcc_profile_config(
                     a.data_bytes,
                 )
                 .with_ack_model(ack_model)
-                .with_idle_timeout_ns(a.idle_timeout_ns)
+                .with_idle_timeout(if a.idle_timeout_ns == u64::MAX {
+                    Duration::MAX
+                } else {
+                    Duration::from_nanos(a.idle_timeout_ns)
+                })
                 .with_tick(TickRate::from_hz(a.tick_hz).ok_or(NETCOND_E_TICK)?),
             )
             .map_err(rbcc_code)
@@ -140,8 +145,8 @@ pub unsafe extern "C" fn netcond_rbcc_profile_config(
     }
 }
 
-/// Starts interface table `t` on profile `p`: empty, advertising the capacity.
-/// Returns 0 or `NETCOND_E_NULL`.
+/// Starts interface table `t` on profile `p` at `now`: empty, advertising the
+/// capacity. Returns 0 or `NETCOND_E_NULL`.
 ///
 /// # Safety
 /// `t` and `p` are NULL or point to valid structs of their types.
@@ -149,6 +154,7 @@ pub unsafe extern "C" fn netcond_rbcc_profile_config(
 pub unsafe extern "C" fn netcond_rbcc_config(
     t: *mut netcond_rbcc_interface,
     p: *const netcond_rbcc_profile,
+    now: u64,
 ) -> c_int {
     if t.is_null() {
         return NETCOND_E_NULL;
@@ -162,7 +168,7 @@ pub unsafe extern "C" fn netcond_rbcc_config(
         store_profile(
             t,
             TAG_RBCC_TABLE,
-            RbccInterface::<NETCOND_RBCC_FLOWS>::new(p),
+            RbccInterface::<NETCOND_RBCC_FLOWS>::new(p, Instant::from_ticks(now)),
         )
     };
     NETCOND_OK
@@ -415,11 +421,11 @@ pub unsafe extern "C" fn netcond_rcp_profile_config(
                 &rbcc_rate::RcpConfig::new(
                     NodeId(a.node),
                     Rate::from_bits_per_sec(a.capacity_bps),
-                    a.rtt_ns,
+                    Duration::from_nanos(a.rtt_ns),
                 )
                 .with_alpha((a.alpha_num, a.alpha_den))
                 .with_beta((a.beta_num, a.beta_den))
-                .with_interval_ns(a.interval_ns)
+                .with_interval(Duration::from_nanos(a.interval_ns))
                 .with_initial(Rate::from_bits_per_sec(a.initial_bps))
                 .with_min_rate(Rate::from_bits_per_sec(a.min_rate_bps))
                 .with_tick(TickRate::from_hz(a.tick_hz).ok_or(NETCOND_E_TICK)?),

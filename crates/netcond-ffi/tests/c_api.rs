@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use core::time::Duration;
 use netcond_core::{Color, Instant, Rate, TickRate};
 use trtcm::{
     Compact, CompactProfile, PolicerVerdict, PremiumPolicer, PremiumPolicerConfig,
@@ -909,13 +910,16 @@ mod pcn {
             StopBlockingConfig, StopBlockingProfile, StopBlockingTimer,
         };
         const FNV: u64 = 0x0100_0000_01b3;
-        let sp = StopBlockingProfile::new(&StopBlockingConfig::new(1_000_000, false).with_tick(HZ))
-            .unwrap();
-        let cp = CleAdmissionProfile::new(
-            &CleAdmissionConfig::new(20_000_000, per_mille(300), per_mille(200)).with_tick(HZ),
+        let sp = StopBlockingProfile::new(
+            &StopBlockingConfig::new(Duration::from_millis(1), false).with_tick(HZ),
         )
         .unwrap();
-        let mut tmr = StopBlockingTimer::new();
+        let cp = CleAdmissionProfile::new(
+            &CleAdmissionConfig::new(Duration::from_millis(20), per_mille(300), per_mille(200))
+                .with_tick(HZ),
+        )
+        .unwrap();
+        let mut tmr = StopBlockingTimer::new(&sp, t(0));
         let mut ca = CleAdmission::new(&cp, t(0));
         let mut rng = Rng(seed);
         let mut now = 0;
@@ -969,9 +973,12 @@ mod pcn {
         let ep = EgressMeterProfile::new(
             &EgressMeterConfig::controlled_load()
                 .with_behaviour(behaviour)
-                .with_t_meas_ns(20_000_000)
+                .with_t_meas(Duration::from_millis(20))
                 .with_record_etm_flows(b == 0)
-                .with_suppression((b == 1).then_some(Suppression::new(per_mille(100), 100_000_000)))
+                .with_suppression(
+                    (b == 1)
+                        .then_some(Suppression::new(per_mille(100), Duration::from_millis(100))),
+                )
                 .with_tick(HZ),
         )
         .unwrap();
@@ -984,7 +991,7 @@ mod pcn {
         )
         .unwrap();
         let mut m = EgressMeter::<u32, 16>::new(&ep, t(0));
-        let mut pt = DecisionPoint::new();
+        let mut pt = DecisionPoint::new(&dp, t(0));
         let mut rng = Rng(seed);
         let mut now = 0;
         let (mut c, mut h) = ([0u64; 4], 0xcbf2_9ce4_8422_2325u64);
@@ -1081,11 +1088,11 @@ mod rbcc {
             let p = RbccProfile::new(
                 &RbccConfig::new(NodeId(7), Rate::from_bits_per_sec(10_000_000), 40, 1500)
                     .with_ack_model(ack_model)
-                    .with_idle_timeout_ns(2_000_000_000)
+                    .with_idle_timeout(Duration::from_secs(2))
                     .with_tick(HZ),
             )
             .unwrap();
-            let mut table = Box::new(RbccInterface::<256>::new(&p));
+            let mut table = Box::new(RbccInterface::<256>::new(&p, Instant::ZERO));
             let mut rng = Rng(seed);
             let (mut now, mut hash, mut full) = (0u64, 0xcbf2_9ce4_8422_2325u64, 0u64);
             for i in 0..PACKETS {
@@ -1129,13 +1136,17 @@ mod rbcc {
     fn rcp_stream(seed: u64) -> String {
         use rbcc_rate::{Rcp, RcpConfig, RcpProfile};
         let p = RcpProfile::new(
-            &RcpConfig::new(NodeId(9), Rate::from_bits_per_sec(10_000_000), 100_000_000)
-                .with_alpha((1, 10))
-                .with_beta((1, 1))
-                .with_interval_ns(10_000_000)
-                .with_initial(Rate::from_bits_per_sec(10_000_000))
-                .with_min_rate(Rate::from_bits_per_sec(1))
-                .with_tick(HZ),
+            &RcpConfig::new(
+                NodeId(9),
+                Rate::from_bits_per_sec(10_000_000),
+                Duration::from_millis(100),
+            )
+            .with_alpha((1, 10))
+            .with_beta((1, 1))
+            .with_interval(Duration::from_millis(10))
+            .with_initial(Rate::from_bits_per_sec(10_000_000))
+            .with_min_rate(Rate::from_bits_per_sec(1))
+            .with_tick(HZ),
         )
         .unwrap();
         let mut m = Rcp::new(&p, t(0));
@@ -1192,7 +1203,6 @@ mod rbcc {
 
 mod ras {
     use super::*;
-    use core::time::Duration;
     use ras_shaper::{Ras, RasProfile, SrRasConfig, SrRasProfile, TrRasConfig, TrRasProfile};
 
     const PACKETS: u32 = 100_000;
@@ -1233,7 +1243,7 @@ mod ras {
     fn rust_streams(seed: u64) -> Vec<String> {
         let mut lines = Vec::new();
         for (kind, p) in profiles().iter().enumerate() {
-            let mut s = Box::new(Ras::<(u32, u64), 64>::new(t(0)));
+            let mut s = Box::new(Ras::<(u32, u64), 64>::new(p, t(0)));
             let mut rng = Rng(seed);
             let (mut now, mut hash, mut refused, mut sent) =
                 (0u64, 0xcbf2_9ce4_8422_2325u64, 0u64, 0u64);
@@ -1301,7 +1311,7 @@ mod ras_core {
     fn rust_streams(seed: u64) -> Vec<String> {
         let mut lines = Vec::new();
         for (kind, p) in profiles().iter().enumerate() {
-            let mut s = Box::new(Ras::<(u32, u64), 64>::new(t(0)));
+            let mut s = Box::new(Ras::<(u32, u64), 64>::new(p, t(0)));
             let mut rng = Rng(seed);
             let (mut now, mut hash, mut refused, mut sent) =
                 (0u64, 0xcbf2_9ce4_8422_2325u64, 0u64, 0u64);
@@ -1628,11 +1638,11 @@ mod egress3sm {
         let mut lines = Vec::new();
         for v in 0..2u32 {
             let p = StopBlockingProfile::new(
-                &StopBlockingConfig::new(100_000_000, v == 1)
+                &StopBlockingConfig::new(Duration::from_millis(100), v == 1)
                     .with_tick(TickRate::from_hz(1_000_000_000).unwrap()),
             )
             .unwrap();
-            let mut e = Egress3sm::<u32, 64>::new();
+            let mut e = Egress3sm::<u32, 64>::new(&p, t(0));
             let mut rng = Rng(seed);
             let mut index = [None::<usize>; 80];
             let mut counts = [0u64; 4];
@@ -1799,7 +1809,7 @@ mod green_ras {
         mp: &M::Profile,
         read: impl Fn(&M) -> (u64, u64, u64),
     ) -> String {
-        let mut s = Box::new(GreenRas::<(u32, u64), 64>::new(t(0)));
+        let mut s = Box::new(GreenRas::<(u32, u64), 64>::new(p, t(0)));
         let mut meter = M::start(mp, t(0));
         let mut rng = Rng(seed);
         let (mut now, mut hash, mut refused, mut sent) =

@@ -231,7 +231,7 @@ impl Engine {
                     let mut cfg = TrRasConfig::new(cir, pir, line, buffer);
                     cfg.mir = mir;
                     let p = TrRasProfile::new(&cfg).map_err(|e| tc(e, "trras"))?;
-                    Rt::Ras(p.into(), Box::new(Ras::new(now)), false)
+                    Rt::Ras(p.into(), Box::new(Ras::new(&p, now)), false)
                 }
                 Stage::SrRas {
                     cir,
@@ -242,7 +242,7 @@ impl Engine {
                     let mut cfg = SrRasConfig::new(cir, line, buffer);
                     cfg.mir = mir;
                     let p = SrRasProfile::new(&cfg).map_err(|e| tc(e, "srras"))?;
-                    Rt::Ras(p.into(), Box::new(Ras::new(now)), false)
+                    Rt::Ras(p.into(), Box::new(Ras::new(&p, now)), false)
                 }
             };
             stages.push(rt);

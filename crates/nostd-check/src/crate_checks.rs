@@ -64,18 +64,30 @@ fn red_checks() -> i32 {
     let mut red = Red::new(Instant::ZERO);
     let mut rng = netcond::base::SplitMix64::new(1);
     // Below min_th nothing is dropped.
-    let d = red.on_arrival(&p, Instant::ZERO, black_box(5), Packet::new(1500, Ecn::NotEct), &mut rng);
+    let d = red.on_arrival(
+        &p,
+        Instant::ZERO,
+        black_box(5),
+        Packet::new(1500, Ecn::NotEct),
+        &mut rng,
+    );
     i32::from(d != Decision::Enqueue)
 }
 
 fn rbcc_checks() -> i32 {
     use netcond::rbcc::{FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile};
-    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(23), Rate::from_kbps(64))) else {
+    let Ok(p) = RbccProfile::new(&RbccConfig::toomey_scenario7(
+        NodeId(23),
+        Rate::from_kbps(64),
+    )) else {
         return 1;
     };
-    let mut ifc: RbccInterface<4> = RbccInterface::new(&p);
+    let mut ifc: RbccInterface<4> = RbccInterface::new(&p, Instant::ZERO);
     let mut data = RateHeader::new(FixedRate::UNLIMITED);
-    if ifc.on_data(&p, Instant::ZERO, black_box(5), &mut data).is_err() {
+    if ifc
+        .on_data(&p, Instant::ZERO, black_box(5), &mut data)
+        .is_err()
+    {
         return 1;
     }
     // One flow alone gets the whole 64 kbit/s.

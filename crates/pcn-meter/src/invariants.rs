@@ -218,8 +218,8 @@ pub fn check_egress(
     ) else {
         return Ok(());
     };
-    let t_meas = ec.tick.ticks_from_nanos(ec.t_meas_ns);
-    let cle_len = cc.tick.ticks_from_nanos(cc.interval_ns);
+    let t_meas = ec.tick.ticks_from_duration(ec.t_meas);
+    let cle_len = cc.tick.ticks_from_duration(cc.interval);
     let hz = ec.tick.hz();
     let sm_u = match ec.behaviour {
         EdgeBehaviour::ControlledLoad => None,
@@ -234,13 +234,13 @@ pub fn check_egress(
     let suppress = ec.suppression.map(|s| {
         (
             u128::from(s.cle_reporting_threshold.to_bits()),
-            ec.tick.ticks_from_nanos(s.t_maxsuppress_ns),
+            ec.tick.ticks_from_duration(s.t_maxsuppress),
         )
     });
 
     let mut now = start.ticks();
     let mut meter = EgressMeter::<u16, EGRESS_FLOWS>::new(&ep, start);
-    let mut point = DecisionPoint::new();
+    let mut point = DecisionPoint::new(&dp, start);
     let mut cle = CleAdmission::new(&cp, start);
 
     // The model.

@@ -106,7 +106,7 @@
 //!
 //! // The egress of the one ingress-egress aggregate, with the draft's 1 s timer.
 //! let timer = StopBlockingProfile::new(&StopBlockingConfig::draft_explicit_marking_01()).unwrap();
-//! let mut egress: Egress3sm<u32, 4> = Egress3sm::new();
+//! let mut egress: Egress3sm<u32, 4> = Egress3sm::new(&timer, Instant::ZERO);
 //! let agg = egress.add(7).unwrap();
 //!
 //! // 15 flows of 100 kbps (200-byte packets every 16 ms each, staggered): 1.5 Mbps.

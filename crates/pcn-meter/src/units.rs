@@ -310,8 +310,11 @@ pub const MAX_DURATION_TICKS: u64 = 1 << 62;
 
 /// Ticks in `nanos` nanoseconds of clock `tick`, refused when zero or longer
 /// than [`MAX_DURATION_TICKS`].
-pub(crate) fn duration_ticks(tick: TickRate, nanos: u64) -> Result<u64, crate::EdgeError> {
-    match tick.ticks_from_nanos(nanos) {
+pub(crate) fn duration_ticks(
+    tick: TickRate,
+    d: core::time::Duration,
+) -> Result<u64, crate::EdgeError> {
+    match tick.ticks_from_duration(d) {
         0 => Err(crate::EdgeError::ZeroDuration),
         t if t > MAX_DURATION_TICKS => Err(crate::EdgeError::DurationTooLong),
         t => Ok(t),
@@ -321,6 +324,7 @@ pub(crate) fn duration_ticks(tick: TickRate, nanos: u64) -> Result<u64, crate::E
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::time::Duration;
 
     #[test]
     fn signed_refill_caps_and_never_overflows() {
@@ -483,26 +487,32 @@ mod tests {
         use crate::EdgeError;
         let ghz4 = TickRate::from_hz(4_000_000_000).unwrap();
         assert_eq!(
-            duration_ticks(TickRate::NANOS, 0),
+            duration_ticks(TickRate::NANOS, Duration::from_nanos(0)),
             Err(EdgeError::ZeroDuration)
         );
         assert_eq!(
-            duration_ticks(TickRate::MILLIS, 999_999),
+            duration_ticks(TickRate::MILLIS, Duration::from_nanos(999_999)),
             Err(EdgeError::ZeroDuration)
         );
-        assert_eq!(duration_ticks(TickRate::NANOS, 1), Ok(1));
-        assert_eq!(duration_ticks(TickRate::NANOS, 1 << 62), Ok(1 << 62));
         assert_eq!(
-            duration_ticks(TickRate::NANOS, (1 << 62) + 1),
+            duration_ticks(TickRate::NANOS, Duration::from_nanos(1)),
+            Ok(1)
+        );
+        assert_eq!(
+            duration_ticks(TickRate::NANOS, Duration::from_nanos(1 << 62)),
+            Ok(1 << 62)
+        );
+        assert_eq!(
+            duration_ticks(TickRate::NANOS, Duration::from_nanos((1 << 62) + 1)),
             Err(EdgeError::DurationTooLong)
         );
         // 2^63 ticks: "reached" cannot tell such a deadline from a past one.
         assert_eq!(
-            duration_ticks(ghz4, 1 << 61),
+            duration_ticks(ghz4, Duration::from_nanos(1 << 61)),
             Err(EdgeError::DurationTooLong)
         );
         assert_eq!(
-            duration_ticks(ghz4, u64::MAX),
+            duration_ticks(ghz4, Duration::from_nanos(u64::MAX)),
             Err(EdgeError::DurationTooLong)
         );
     }

@@ -417,9 +417,9 @@ pub type GTrRas<P, const N: usize> = GreenRas<P, N>;
 impl<P: PacketLen, const N: usize> GreenRas<P, N> {
     /// An empty shaper whose clock starts at `now`.
     #[must_use]
-    pub const fn new(now: Instant) -> Self {
+    pub const fn new(profile: &RasProfile, now: Instant) -> Self {
         GreenRas {
-            ras: Ras::new(now),
+            ras: Ras::new(profile, now),
             t2: T2Cache::EMPTY,
             free: now,
         }
@@ -535,11 +535,12 @@ impl<P: PacketLen, M: GreenMeter, const N: usize> GreenRasShaper<P, M, N> {
     #[must_use]
     pub fn new(profile: impl Into<RasProfile>, meter_profile: M::Profile, now: Instant) -> Self {
         let meter = M::start(&meter_profile, now);
+        let profile = profile.into();
         GreenRasShaper {
-            profile: profile.into(),
+            state: GreenRas::new(&profile, now),
+            profile,
             meter_profile,
             meter,
-            state: GreenRas::new(now),
         }
     }
 
@@ -606,11 +607,12 @@ impl<P: PacketLen, M: GreenMeter, const N: usize> MeteredRasShaper<P, M, N> {
     #[must_use]
     pub fn new(profile: impl Into<RasProfile>, meter_profile: M::Profile, now: Instant) -> Self {
         let meter = M::start(&meter_profile, now);
+        let profile = profile.into();
         MeteredRasShaper {
-            profile: profile.into(),
+            state: Ras::new(&profile, now),
+            profile,
             meter_profile,
             meter,
-            state: Ras::new(now),
         }
     }
 

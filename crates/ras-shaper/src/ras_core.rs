@@ -41,7 +41,7 @@ use crate::schedule::Schedule;
 /// use ras_shaper::{RasCore, SrRasConfig, SrRasProfile};
 ///
 /// let p = SrRasProfile::new(&SrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(34), 64_000)).unwrap();
-/// let mut core = RasCore::new(Instant::ZERO, 128);
+/// let mut core = RasCore::new(&p, Instant::ZERO, 128);
 /// // The caller's queue: (length, arrival).
 /// let mut queue: VecDeque<(u32, Instant)> = VecDeque::new();
 /// for i in 0..10u64 {
@@ -88,12 +88,12 @@ impl RasCore {
     /// An empty shaper whose clock starts at `now`, for a queue of at most
     /// `capacity` packets (`usize::MAX`: only the buffer size limits it).
     #[must_use]
-    pub const fn new(now: Instant, capacity: usize) -> RasCore {
+    pub const fn new(profile: &RasProfile, now: Instant, capacity: usize) -> RasCore {
         RasCore {
             bytes: 0,
             packets: 0,
             capacity,
-            ear: Ear::new(now),
+            ear: Ear::new(profile.ear(), now),
             t1: Schedule::whole(now),
             t2: None,
             head: Schedule::whole(now),
@@ -381,7 +381,7 @@ mod tests {
                 t2s.push(None);
                 for t2 in t2s {
                     // One packet queued, arrived at `now`.
-                    let mut s = RasCore::new(now, 4);
+                    let mut s = RasCore::new(&crate::tests::tr_profile(), now, 4);
                     s.packets = 1;
                     s.next = t1;
                     let (head_t1, ask) = s.t1_for(now, now);
@@ -417,7 +417,7 @@ mod tests {
                 t2s.push(None);
                 for t2 in t2s {
                     for ask in [false, true] {
-                        let mut a = RasCore::new(Instant::ZERO, 4);
+                        let mut a = RasCore::new(&crate::tests::tr_profile(), Instant::ZERO, 4);
                         let mut b = a.clone();
                         a.set_head_if(t1, t2, ask);
                         b.set_head(t1, if ask { t2 } else { None });
@@ -452,7 +452,7 @@ mod tests {
                     };
                     let a = Schedule::whole(arrival);
                     let want = if a.not_after(next) { next } else { a };
-                    let mut s = RasCore::new(arrival, 4);
+                    let mut s = RasCore::new(&crate::tests::tr_profile(), arrival, 4);
                     s.packets = 1;
                     s.next = next;
                     let (t1, _) = s.t1_for(arrival, arrival);

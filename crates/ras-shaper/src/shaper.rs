@@ -82,9 +82,9 @@ pub type TrRas<P, const N: usize> = Ras<P, N>;
 impl<P: PacketLen, const N: usize> Ras<P, N> {
     /// An empty shaper whose clock starts at `now`.
     #[must_use]
-    pub const fn new(now: Instant) -> Self {
+    pub const fn new(profile: &RasProfile, now: Instant) -> Self {
         Ras {
-            core: RasCore::new(now, N),
+            core: RasCore::new(profile, now, N),
             queue: Deque::new(),
         }
     }
@@ -288,9 +288,10 @@ impl<P: PacketLen, const N: usize> RasShaper<P, N> {
     /// [`TrRasProfile`](crate::TrRasProfile)), empty at `now`.
     #[must_use]
     pub fn new(profile: impl Into<RasProfile>, now: Instant) -> Self {
+        let profile = profile.into();
         RasShaper {
-            profile: profile.into(),
-            state: Ras::new(now),
+            state: Ras::new(&profile, now),
+            profile,
         }
     }
 

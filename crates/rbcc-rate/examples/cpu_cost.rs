@@ -17,7 +17,7 @@ fn cpu_seconds() -> f64 {
 }
 
 fn populated<const N: usize>(p: &RbccProfile, flows: u32) -> RbccInterface<N> {
-    let mut t = RbccInterface::<N>::new(p);
+    let mut t = RbccInterface::<N>::new(p, Instant::ZERO);
     let mut r = SplitMix64::new(9);
     for f in 0..flows {
         let mut h = RateHeader::new(FixedRate::UNLIMITED);
@@ -111,7 +111,7 @@ fn main() {
     recompute::<512>(&p, 256, 300_000);
     recompute::<2048>(&p, 1024, 100_000);
     // No row held elsewhere: the scans alone.
-    let mut t = RbccInterface::<2048>::new(&p);
+    let mut t = RbccInterface::<2048>::new(&p, Instant::ZERO);
     for f in 0..1024 {
         let mut h = RateHeader::new(FixedRate::UNLIMITED);
         t.on_data(&p, Instant::ZERO, f, &mut h).unwrap();

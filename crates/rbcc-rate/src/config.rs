@@ -1,6 +1,7 @@
 //! RBCC interface configuration and its validated profile.
 
 use crate::rate::{FixedRate, NodeId, FRAC_BITS};
+use core::time::Duration;
 use netcond_core::{gcd, Rate, TickRate};
 
 /// How acknowledgement traffic enters the allocation of the interface it leaves by.
@@ -29,12 +30,13 @@ pub enum AckModel {
 /// # Example
 ///
 /// ```
+/// use core::time::Duration;
 /// use netcond_core::Rate;
 /// use rbcc_rate::{AckModel, NodeId, RbccConfig, RbccProfile};
 ///
 /// let cfg = RbccConfig::new(NodeId(1), Rate::from_mbps(10), 40, 1500)
 ///     .with_ack_model(AckModel::Coupled)
-///     .with_idle_timeout_ns(2_000_000_000);
+///     .with_idle_timeout(Duration::from_secs(2));
 /// assert_eq!(cfg.ack_bytes, 40);
 /// assert!(RbccProfile::new(&cfg).is_ok());
 /// ```
@@ -53,9 +55,11 @@ pub struct RbccConfig {
     pub data_bytes: u32,
     /// How ACK load is counted.
     pub ack_model: AckModel,
-    /// A flow or ACK entry not seen for this many nanoseconds is removed by
-    /// [`expire`](crate::RbccInterface::expire). `u64::MAX` never expires.
-    pub idle_timeout_ns: u64,
+    /// A flow or ACK entry not seen for this long (in whole ticks of `tick`,
+    /// rounded down, at least one) is removed by
+    /// [`expire`](crate::RbccInterface::expire). `Duration::MAX`, or any
+    /// duration of `u64::MAX` ticks or more, never expires.
+    pub idle_timeout: Duration,
     /// The tick clock of the `Instant`s passed in.
     pub tick: TickRate,
 }
@@ -79,7 +83,7 @@ impl RbccConfig {
             ack_bytes,
             data_bytes,
             ack_model: AckModel::OutsideLoad,
-            idle_timeout_ns: 10_000_000_000,
+            idle_timeout: Duration::from_secs(10),
             tick: TickRate::NANOS,
         }
     }
@@ -114,11 +118,11 @@ impl RbccConfig {
         RbccConfig { ack_model, ..self }
     }
 
-    /// This configuration with `idle_timeout_ns` set to `idle_timeout_ns`.
+    /// This configuration with `idle_timeout` set to `idle_timeout`.
     #[must_use]
-    pub const fn with_idle_timeout_ns(self, idle_timeout_ns: u64) -> RbccConfig {
+    pub const fn with_idle_timeout(self, idle_timeout: Duration) -> RbccConfig {
         RbccConfig {
-            idle_timeout_ns,
+            idle_timeout,
             ..self
         }
     }
@@ -184,16 +188,13 @@ impl RbccProfile {
         if cfg.ack_bytes >= cfg.data_bytes {
             return Err(RbccError::AckNotSmaller);
         }
-        if cfg.idle_timeout_ns == 0 {
+        if cfg.idle_timeout.is_zero() {
             return Err(RbccError::ZeroIdleTimeout);
         }
         let (a, d) = (u64::from(cfg.ack_bytes), u64::from(cfg.data_bytes));
         let g = gcd(a, d);
-        let idle_ticks = if cfg.idle_timeout_ns == u64::MAX {
-            u64::MAX
-        } else {
-            cfg.tick.ticks_from_nanos(cfg.idle_timeout_ns).max(1)
-        };
+        // Saturates at u64::MAX ticks, which `expire` reads as never.
+        let idle_ticks = cfg.tick.ticks_from_duration(cfg.idle_timeout).max(1);
         Ok(RbccProfile {
             node: cfg.node,
             capacity: FixedRate::from_bps(c),
@@ -260,7 +261,10 @@ mod tests {
         );
         assert_eq!(bad(|c| c.data_bytes = 0), RbccError::ZeroDataBytes);
         assert_eq!(bad(|c| c.ack_bytes = 1500), RbccError::AckNotSmaller);
-        assert_eq!(bad(|c| c.idle_timeout_ns = 0), RbccError::ZeroIdleTimeout);
+        assert_eq!(
+            bad(|c| c.idle_timeout = Duration::ZERO),
+            RbccError::ZeroIdleTimeout
+        );
         assert!(RbccError::AckNotSmaller.to_string().contains("ACK size"));
     }
 }

@@ -588,7 +588,7 @@ pub fn check_table<const N: usize>(
     let Ok(p) = RbccProfile::new(cfg) else {
         return Ok(());
     };
-    let mut t: RbccInterface<N> = RbccInterface::new(&p);
+    let mut t: RbccInterface<N> = RbccInterface::new(&p, Instant::ZERO);
     let mut rows: [Option<ModelRow>; 32] = [None; 32];
     let rows = &mut rows[..N.min(32)];
     let mut now = start;
@@ -792,7 +792,7 @@ mod mutation {
                 } else {
                     AckModel::Coupled
                 },
-                idle_timeout_ns: 1_000_000,
+                idle_timeout: core::time::Duration::from_millis(1),
                 tick: TickRate::NANOS,
             };
             let ops: [TableOp; 100] = core::array::from_fn(|_| {
@@ -851,7 +851,7 @@ mod mutation {
         let p = RcpProfile::new(&crate::rcp::RcpConfig::new(
             NodeId(1),
             Rate::from_mbps(10),
-            1_000_000,
+            core::time::Duration::from_millis(1),
         ))
         .unwrap_or_else(|e| panic!("{e}"));
         (0..20).any(|_| {

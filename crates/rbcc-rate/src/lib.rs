@@ -80,8 +80,8 @@
 //!
 //! let p23 = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(23), Rate::from_kbps(64))).unwrap();
 //! let p32 = RbccProfile::new(&RbccConfig::toomey_scenario7(NodeId(32), Rate::from_kbps(64))).unwrap();
-//! let mut r2: RbccInterface<16> = RbccInterface::new(&p23); // router 2 -> router 3
-//! let mut r3: RbccInterface<16> = RbccInterface::new(&p32); // router 3 -> router 2
+//! let mut r2: RbccInterface<16> = RbccInterface::new(&p23, Instant::ZERO); // router 2 -> router 3
+//! let mut r3: RbccInterface<16> = RbccInterface::new(&p32, Instant::ZERO); // router 3 -> router 2
 //! let now = Instant::ZERO;
 //! let mut rate = [FixedRate::ZERO; 3];
 //! for _round_trip in 0..5 {

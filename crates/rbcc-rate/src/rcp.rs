@@ -8,6 +8,7 @@
 //! the mean round-trip time (alpha 0.1 and beta 1 by default), and lowers every
 //! data packet's rate field to `R` with the same [`RateHeader`] as RBCC.
 
+use core::time::Duration;
 use netcond_core::{Instant, Rate, TickRate};
 
 use crate::rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader, FRAC_BITS};
@@ -17,14 +18,15 @@ use crate::rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader, FRAC_BITS};
 /// # Example
 ///
 /// ```
+/// use core::time::Duration;
 /// use netcond_core::Rate;
 /// use rbcc_rate::{NodeId, RcpConfig, RcpProfile};
 ///
 /// // 10 Mbit/s, 100 ms round trips, updated every 10 ms, alpha 0.4.
-/// let cfg = RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000)
-///     .with_interval_ns(10_000_000)
+/// let cfg = RcpConfig::new(NodeId(1), Rate::from_mbps(10), Duration::from_millis(100))
+///     .with_interval(Duration::from_millis(10))
 ///     .with_alpha((2, 5));
-/// assert_eq!(cfg.rtt_ns, 100_000_000);
+/// assert_eq!(cfg.rtt, Duration::from_millis(100));
 /// assert!(RcpProfile::new(&cfg).is_ok());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,10 +42,10 @@ pub struct RcpConfig {
     pub alpha: (u32, u32),
     /// `beta` as `(numerator, denominator)`; 1 is `(1, 1)`.
     pub beta: (u32, u32),
-    /// The mean round-trip time `d0`, nanoseconds.
-    pub rtt_ns: u64,
-    /// The control interval `T`, nanoseconds.
-    pub interval_ns: u64,
+    /// The mean round-trip time `d0`, in whole ticks of `tick` (rounded down).
+    pub rtt: Duration,
+    /// The control interval `T`, in whole ticks of `tick` (rounded down).
+    pub interval: Duration,
     /// The rate before the first update.
     pub initial: Rate,
     /// The rate never falls below this (the multiplicative update could not
@@ -54,16 +56,16 @@ pub struct RcpConfig {
 }
 
 impl RcpConfig {
-    /// alpha 0.1, beta 1, `T = d0 = rtt_ns`, starting at `capacity`, floor 1 bit/s.
+    /// alpha 0.1, beta 1, `T = d0 = rtt`, starting at `capacity`, floor 1 bit/s.
     #[must_use]
-    pub const fn new(node: NodeId, capacity: Rate, rtt_ns: u64) -> RcpConfig {
+    pub const fn new(node: NodeId, capacity: Rate, rtt: Duration) -> RcpConfig {
         RcpConfig {
             node,
             capacity,
             alpha: (1, 10),
             beta: (1, 1),
-            rtt_ns,
-            interval_ns: rtt_ns,
+            rtt,
+            interval: rtt,
             initial: capacity,
             min_rate: Rate::from_bits_per_sec(1),
             tick: TickRate::NANOS,
@@ -94,19 +96,16 @@ impl RcpConfig {
         RcpConfig { beta, ..self }
     }
 
-    /// This configuration with `rtt_ns` set to `rtt_ns`.
+    /// This configuration with `rtt` set to `rtt`.
     #[must_use]
-    pub const fn with_rtt_ns(self, rtt_ns: u64) -> RcpConfig {
-        RcpConfig { rtt_ns, ..self }
+    pub const fn with_rtt(self, rtt: Duration) -> RcpConfig {
+        RcpConfig { rtt, ..self }
     }
 
-    /// This configuration with `interval_ns` set to `interval_ns`.
+    /// This configuration with `interval` set to `interval`.
     #[must_use]
-    pub const fn with_interval_ns(self, interval_ns: u64) -> RcpConfig {
-        RcpConfig {
-            interval_ns,
-            ..self
-        }
+    pub const fn with_interval(self, interval: Duration) -> RcpConfig {
+        RcpConfig { interval, ..self }
     }
 
     /// This configuration with `initial` set to `initial`.
@@ -201,8 +200,8 @@ impl RcpProfile {
         if u128::from(cfg.alpha.0) * 10_000_000_000 > u128::from(cfg.alpha.1) * 15_707_963_267 {
             return Err(RcpError::AlphaUnstable);
         }
-        let d0 = cfg.tick.ticks_from_nanos(cfg.rtt_ns);
-        let t = cfg.tick.ticks_from_nanos(cfg.interval_ns);
+        let d0 = cfg.tick.ticks_from_duration(cfg.rtt);
+        let t = cfg.tick.ticks_from_duration(cfg.interval);
         if d0 == 0 || t == 0 {
             return Err(RcpError::ZeroTime);
         }
@@ -482,14 +481,19 @@ mod tests {
     use crate::rate::ONE_BPS as ONE;
 
     fn prof() -> RcpProfile {
-        RcpProfile::new(&RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000)).unwrap()
+        RcpProfile::new(&RcpConfig::new(
+            NodeId(1),
+            Rate::from_mbps(10),
+            Duration::from_millis(100),
+        ))
+        .unwrap()
     }
 
     /// The update in f64, as written in algorithms.md.
     #[allow(clippy::float_arithmetic)]
     fn reference(p: &RcpConfig, r: f64, y: f64, t_s: f64, q_bytes: f64) -> f64 {
         let c = p.capacity.bits_per_sec() as f64;
-        let d0 = p.rtt_ns as f64 / 1e9;
+        let d0 = p.rtt.as_secs_f64();
         let alpha = f64::from(p.alpha.0) / f64::from(p.alpha.1);
         let beta = f64::from(p.beta.0) / f64::from(p.beta.1);
         let next = r * (1.0 + (t_s / d0) * (alpha * (c - y) - beta * q_bytes * 8.0 / d0) / c);
@@ -499,7 +503,7 @@ mod tests {
     #[test]
     #[allow(clippy::float_arithmetic)]
     fn step_matches_the_formula() {
-        let cfg = RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000);
+        let cfg = RcpConfig::new(NodeId(1), Rate::from_mbps(10), Duration::from_millis(100));
         let p = RcpProfile::new(&cfg).unwrap();
         let mut rng = netcond_core::SplitMix64::new(3);
         // Miri interprets every instruction: fewer draws there.
@@ -538,8 +542,12 @@ mod tests {
             (100_000, 1 << 15),
             (1 << 20, 4096),
         ] {
-            let mut cfg = RcpConfig::new(NodeId(1), Rate::from_bits_per_sec(cap), 1_000_000);
-            cfg.interval_ns = 1_000_000 * ratio;
+            let mut cfg = RcpConfig::new(
+                NodeId(1),
+                Rate::from_bits_per_sec(cap),
+                Duration::from_millis(1),
+            );
+            cfg.interval = Duration::from_millis(ratio);
             let p = RcpProfile::new(&cfg).unwrap();
             let c_raw = p.capacity().raw();
             // Miri interprets every instruction: fewer random updates there.
@@ -576,7 +584,7 @@ mod tests {
         let mut cfg = RcpConfig::new(
             NodeId(3),
             Rate::from_bits_per_sec(61_696),
-            723_390_690_146_447_600,
+            Duration::from_nanos(723_390_690_146_447_600),
         );
         cfg.min_rate = Rate::from_bits_per_sec(1);
         let p = RcpProfile::new(&cfg).unwrap();
@@ -630,7 +638,7 @@ mod tests {
 
     #[test]
     fn config_rules() {
-        let ok = RcpConfig::new(NodeId(1), Rate::from_mbps(10), 100_000_000);
+        let ok = RcpConfig::new(NodeId(1), Rate::from_mbps(10), Duration::from_millis(100));
         let bad = |f: fn(&mut RcpConfig)| {
             let mut c = ok;
             f(&mut c);
@@ -639,8 +647,11 @@ mod tests {
         assert_eq!(bad(|c| c.node = NodeId::NONE), RcpError::NoNodeId);
         assert_eq!(bad(|c| c.capacity = Rate::ZERO), RcpError::BadCapacity);
         assert_eq!(bad(|c| c.alpha = (1, 0)), RcpError::ZeroDenominator);
-        assert_eq!(bad(|c| c.rtt_ns = 0), RcpError::ZeroTime);
-        assert_eq!(bad(|c| c.interval_ns = u64::MAX), RcpError::IntervalTooLong);
+        assert_eq!(bad(|c| c.rtt = Duration::ZERO), RcpError::ZeroTime);
+        assert_eq!(
+            bad(|c| c.interval = Duration::MAX),
+            RcpError::IntervalTooLong
+        );
         assert_eq!(bad(|c| c.min_rate = Rate::ZERO), RcpError::BadMinRate);
         assert_eq!(bad(|c| c.initial = Rate::ZERO), RcpError::BadInitial);
         assert_eq!(

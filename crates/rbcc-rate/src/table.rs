@@ -73,11 +73,14 @@ impl<const N: usize> core::fmt::Debug for RbccInterface<N> {
 }
 
 impl<const N: usize> RbccInterface<N> {
-    /// An empty table; the advertised rate is the capacity.
+    /// An empty table at `now`; the advertised rate is the capacity. (Its rows
+    /// keep the time they were last seen; the table itself keeps none, and
+    /// takes `now` for the crates' one way to start a state,
+    /// `State::new(&profile, now)`.)
     ///
     /// `N` must be a power of two of at least 2 (checked at compile time).
     #[must_use]
-    pub fn new(p: &RbccProfile) -> Self {
+    pub fn new(p: &RbccProfile, _now: Instant) -> Self {
         RbccInterface {
             map: FlowTable::new(),
             advertised: p.capacity,

@@ -1,6 +1,7 @@
 //! The distributed per-interface computation converges to the solver's max-min
 //! allocation on random topologies.
 
+use core::time::Duration;
 use netcond_core::{Instant, RandomSource, Rate, SplitMix64};
 use rbcc_rate::invariants::{
     interface_is_max_min, interface_within_capacity, network_feasible, network_is_max_min,
@@ -89,12 +90,15 @@ fn distributed(t: &Topology, ack_bytes: u32, model: AckModel) -> (Vec<FixedRate>
                     1500,
                 )
                 .with_ack_model(model)
-                .with_idle_timeout_ns(u64::MAX),
+                .with_idle_timeout(Duration::MAX),
             )
             .unwrap()
         })
         .collect();
-    let mut ifs: Vec<RbccInterface<32>> = profiles.iter().map(RbccInterface::new).collect();
+    let mut ifs: Vec<RbccInterface<32>> = profiles
+        .iter()
+        .map(|p| RbccInterface::new(p, Instant::ZERO))
+        .collect();
     let mut rates = vec![FixedRate::ZERO; t.flows.len()];
     let mut stable = 0;
     for round in 0..1000 {

@@ -3,6 +3,7 @@
 //! accepts, any sequence of packets, ACKs, arrivals, control ticks (at any
 //! time, backwards too) and direct updates.
 
+use core::time::Duration;
 use netcond_core::{Rate, TickRate};
 use proptest::prelude::*;
 use rbcc_rate::invariants::{check_rcp, RcpOp};
@@ -69,10 +70,10 @@ fn arb_config() -> impl Strategy<Value = RcpConfig> {
     )
         .prop_map(|((node, c, alpha, beta), (rtt, iv, init, min, hz))| {
             let cap = Rate::from_bits_per_sec(c);
-            let mut cfg = RcpConfig::new(NodeId(node), cap, rtt);
+            let mut cfg = RcpConfig::new(NodeId(node), cap, Duration::from_nanos(rtt));
             cfg.alpha = alpha;
             cfg.beta = beta;
-            cfg.interval_ns = iv;
+            cfg.interval = Duration::from_nanos(iv);
             // Mostly valid floors and initial rates, sometimes anything.
             let c = c.max(1);
             cfg.min_rate = Rate::from_bits_per_sec(if min % 4 == 0 { min } else { 1 + min % c });

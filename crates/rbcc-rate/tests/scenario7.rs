@@ -24,8 +24,8 @@ impl Link {
         let p23 = RbccProfile::new(&cfg(23)).unwrap();
         let p32 = RbccProfile::new(&cfg(32)).unwrap();
         Link {
-            r2: RbccInterface::new(&p23),
-            r3: RbccInterface::new(&p32),
+            r2: RbccInterface::new(&p23, Instant::ZERO),
+            r3: RbccInterface::new(&p32, Instant::ZERO),
             p23,
             p32,
         }

@@ -1,6 +1,7 @@
 //! The allocated-bandwidth table: join, leave, expiry, capacity, recomputation
 //! only on change, totality; and proptests of the shared invariants.
 
+use core::time::Duration;
 use netcond_core::{Instant, Rate};
 use proptest::prelude::*;
 use rbcc_rate::invariants::{interface_is_max_min, interface_within_capacity, stamp_only_lowers};
@@ -12,7 +13,7 @@ fn profile(model: AckModel, idle_ns: u64) -> RbccProfile {
     RbccProfile::new(
         &RbccConfig::new(NodeId(7), Rate::from_kbps(64), 40, 1500)
             .with_ack_model(model)
-            .with_idle_timeout_ns(idle_ns),
+            .with_idle_timeout(Duration::from_nanos(idle_ns)),
     )
     .unwrap()
 }
@@ -35,7 +36,7 @@ fn send<const N: usize>(
 #[test]
 fn join_share_and_leave() {
     let p = profile(AckModel::OutsideLoad, 1_000_000_000);
-    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p, Instant::ZERO);
     assert_eq!(i.advertised(), FixedRate::from_bps(64_000));
     let h = send(&mut i, &p, 0, 1, FixedRate::UNLIMITED).unwrap();
     assert_eq!(h.rate, FixedRate::from_bps(64_000));
@@ -97,7 +98,7 @@ fn join_share_and_leave() {
 #[test]
 fn every_source_limited_leaves_the_slack_to_grow() {
     let p = profile(AckModel::OutsideLoad, u64::MAX);
-    let mut i: RbccInterface<4> = RbccInterface::new(&p);
+    let mut i: RbccInterface<4> = RbccInterface::new(&p, Instant::ZERO);
     send(&mut i, &p, 0, 1, FixedRate::from_bps(10_000)).unwrap();
     send(&mut i, &p, 0, 2, FixedRate::from_bps(20_000)).unwrap();
     // 34000 bit/s unused: the largest flow could grow by all of it.
@@ -109,7 +110,7 @@ fn every_source_limited_leaves_the_slack_to_grow() {
 #[test]
 fn recomputes_only_when_the_table_changes() {
     let p = profile(AckModel::OutsideLoad, u64::MAX);
-    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p, Instant::ZERO);
     send(&mut i, &p, 0, 1, FixedRate::UNLIMITED).unwrap();
     let n = i.recomputations();
     for k in 0..1000 {
@@ -154,7 +155,7 @@ fn recomputes_only_when_the_table_changes() {
 #[test]
 fn full_table_hands_the_flow_back() {
     let p = profile(AckModel::OutsideLoad, u64::MAX);
-    let mut i: RbccInterface<4> = RbccInterface::new(&p);
+    let mut i: RbccInterface<4> = RbccInterface::new(&p, Instant::ZERO);
     for f in 0..4 {
         send(&mut i, &p, 0, f, FixedRate::UNLIMITED).unwrap();
     }
@@ -176,7 +177,7 @@ fn full_table_hands_the_flow_back() {
 #[test]
 fn idle_flows_expire_and_clocks_going_back_do_not_expire_anything() {
     let p = profile(AckModel::OutsideLoad, 1_000);
-    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p, Instant::ZERO);
     send(&mut i, &p, 1_000, 1, FixedRate::UNLIMITED).unwrap();
     send(&mut i, &p, 1_500, 2, FixedRate::UNLIMITED).unwrap();
     let mut a = AckHeader {
@@ -197,7 +198,7 @@ fn idle_flows_expire_and_clocks_going_back_do_not_expire_anything() {
     assert_eq!(i.advertised(), FixedRate::from_bps(64_000));
     // u64::MAX never expires.
     let q = profile(AckModel::OutsideLoad, u64::MAX);
-    let mut j: RbccInterface<2> = RbccInterface::new(&q);
+    let mut j: RbccInterface<2> = RbccInterface::new(&q, Instant::ZERO);
     send(&mut j, &q, 0, 1, FixedRate::UNLIMITED).unwrap();
     assert_eq!(j.expire(&q, t(i64::MAX as u64)), 0);
 }
@@ -205,7 +206,7 @@ fn idle_flows_expire_and_clocks_going_back_do_not_expire_anything() {
 #[test]
 fn ack_load_above_capacity_gives_nothing_and_no_overflow() {
     let p = profile(AckModel::OutsideLoad, u64::MAX);
-    let mut i: RbccInterface<4> = RbccInterface::new(&p);
+    let mut i: RbccInterface<4> = RbccInterface::new(&p, Instant::ZERO);
     let mut a = AckHeader {
         rate: FixedRate::UNLIMITED,
         bottleneck: NodeId::NONE,
@@ -220,7 +221,7 @@ fn ack_load_above_capacity_gives_nothing_and_no_overflow() {
 #[test]
 fn coupled_ack_flows_share_and_are_lowered() {
     let p = profile(AckModel::Coupled, u64::MAX);
-    let mut i: RbccInterface<4> = RbccInterface::new(&p);
+    let mut i: RbccInterface<4> = RbccInterface::new(&p, Instant::ZERO);
     send(&mut i, &p, 0, 1, FixedRate::UNLIMITED).unwrap();
     let mut a = AckHeader {
         rate: FixedRate::UNLIMITED,
@@ -342,7 +343,7 @@ fn charny_reference<const N: usize>(p: &RbccProfile, i: &RbccInterface<N>) -> Fi
 
 fn run_ops(model: AckModel, ops: &[Op]) -> Result<(), TestCaseError> {
     let p = profile(model, 5_000);
-    let mut i: RbccInterface<16> = RbccInterface::new(&p);
+    let mut i: RbccInterface<16> = RbccInterface::new(&p, Instant::ZERO);
     for op in ops {
         match *op {
             Op::Data {
@@ -446,10 +447,15 @@ fn stamp_via<S: rbcc_rate::RateStamp>(s: &mut S, p: &S::Profile, flow: u32) -> R
 fn rbcc_and_rcp_share_the_stamping_trait() {
     use rbcc_rate::{RateStamp, Rcp, RcpConfig, RcpProfile};
     let p = profile(AckModel::OutsideLoad, u64::MAX);
-    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p, Instant::ZERO);
     assert_eq!(stamp_via(&mut i, &p, 1).rate, FixedRate::from_bps(64_000));
     assert!(RateStamp::close(&mut i, &p, 1));
-    let rp = RcpProfile::new(&RcpConfig::new(NodeId(5), Rate::from_kbps(64), 1_000_000)).unwrap();
+    let rp = RcpProfile::new(&RcpConfig::new(
+        NodeId(5),
+        Rate::from_kbps(64),
+        Duration::from_millis(1),
+    ))
+    .unwrap();
     let mut r = Rcp::new(&rp, t(0));
     let h = stamp_via(&mut r, &rp, 1);
     assert_eq!(
@@ -475,12 +481,12 @@ fn coupled_lone_ack_row_held_below_the_level_is_not_the_bottleneck() {
             65535,
         )
         .with_ack_model(AckModel::Coupled)
-        .with_idle_timeout_ns(u64::MAX),
+        .with_idle_timeout(Duration::MAX),
     )
     .unwrap();
     let (num, den) = p.ack_ratio();
     assert_eq!((num, den), (2093, 65535));
-    let mut i: RbccInterface<8> = RbccInterface::new(&p);
+    let mut i: RbccInterface<8> = RbccInterface::new(&p, Instant::ZERO);
     let ack = |i: &mut RbccInterface<8>, rate: FixedRate| {
         let mut a = AckHeader {
             rate,
@@ -593,7 +599,7 @@ fn table_matches_its_plain_model() {
         } else {
             AckModel::Coupled
         })
-        .with_idle_timeout_ns(1 + u64::from(r.below(5_000_000)));
+        .with_idle_timeout(Duration::from_nanos(1 + u64::from(r.below(5_000_000))));
         let ops = table_ops(&mut r, 200);
         if let Err(e) = rbcc_rate::invariants::check_table::<8>(&cfg, r.next_u64(), &ops) {
             panic!("run {i}: {e}: {cfg:?}");

@@ -38,8 +38,9 @@ static void cases(void)
 	memset(&never, 0, sizeof never);
 	memset(&unstarted, 0xa5, sizeof unstarted);
 	CHECK_RC(netcond_stop_blocking_profile_config(&prof, &p), NETCOND_OK);
-	CHECK_RC(netcond_egress3sm_config(&e), NETCOND_OK);
-	CHECK_RC(netcond_egress3sm_config(NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_egress3sm_config(&e, &prof, 0), NETCOND_OK);
+	CHECK_RC(netcond_egress3sm_config(NULL, &prof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_egress3sm_config(&e, NULL, 0), NETCOND_E_NULL);
 	CHECK(netcond_egress3sm_len(&e) == 0);
 	CHECK_RC(netcond_egress3sm_add(&e, 7, &idx), NETCOND_OK);
 	CHECK(idx == 0);
@@ -134,7 +135,7 @@ static void streams(uint64_t seed)
 		for (i = 0; i < KEYS; i++)
 			index[i] = -1;
 		CHECK_RC(netcond_stop_blocking_profile_config(&prof, &p), NETCOND_OK);
-		CHECK_RC(netcond_egress3sm_config(&e), NETCOND_OK);
+		CHECK_RC(netcond_egress3sm_config(&e, &prof, 0), NETCOND_OK);
 		for (i = 0; i < PACKETS; i++) {
 			uint64_t r = next_u64();
 			uint32_t key = (uint32_t)((r >> 10) % KEYS), k, idx;

@@ -88,8 +88,9 @@ static void cases(void)
 	CHECK_RC(netcond_srras_profile_config(&prof, &s), NETCOND_OK);
 	CHECK_RC(netcond_srtcm_profile_config(&mprof, &m), NETCOND_OK);
 	CHECK_RC(netcond_srtcm_config(&meter, &mprof, 0), NETCOND_OK);
-	CHECK_RC(netcond_green_ras_config(&shaper, 0), NETCOND_OK);
-	CHECK_RC(netcond_green_ras_config(NULL, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_green_ras_config(&shaper, &prof, 0), NETCOND_OK);
+	CHECK_RC(netcond_green_ras_config(NULL, &prof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_green_ras_config(&shaper, NULL, 0), NETCOND_E_NULL);
 	CHECK(netcond_green_ras_next_release(&shaper, &at) == 0);
 
 	/* A burst of twenty 1000-byte packets at t = 1 ms: each released no
@@ -177,7 +178,7 @@ static void streams(uint64_t seed)
 			CHECK_RC(netcond_trtcm_profile_config(&tp, &m), NETCOND_OK);
 			CHECK_RC(netcond_trtcm_config(&tm, &tp, 0), NETCOND_OK);
 		}
-		CHECK_RC(netcond_green_ras_config(&shaper, 0), NETCOND_OK);
+		CHECK_RC(netcond_green_ras_config(&shaper, &prof, 0), NETCOND_OK);
 		for (i = 0; i < PACKETS; i++) {
 			uint64_t r = next_u64();
 			/* On-off arrivals: bursts at 8 Mbit/s, pauses. */

@@ -307,7 +307,7 @@ static void egress_cases(void)
 	e = egress_params(NETCOND_EDGE_CONTROLLED_LOAD);
 	CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_OK);
 	CHECK_RC(netcond_egress_config(&m, &ep, 0), NETCOND_OK);
-	CHECK_RC(netcond_decision_config(&pt), NETCOND_OK);
+	CHECK_RC(netcond_decision_config(&pt, &dp, 0), NETCOND_OK);
 	for (i = 0; i < 200; i++) {
 		int mark = i % 100 == 0 ? NETCOND_PCN_THM
 			   : i % 50 == 1 ? NETCOND_PCN_ETM
@@ -335,7 +335,8 @@ static void egress_cases(void)
 	CHECK_RC(netcond_egress_poll(&never, &ep, 0, &r), NETCOND_E_NULL);
 	CHECK_RC(netcond_egress_poll(&m, NULL, 0, &r), NETCOND_E_NULL);
 	CHECK_RC(netcond_egress_config(NULL, &ep, 0), NETCOND_E_NULL);
-	CHECK_RC(netcond_decision_config(NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_decision_config(NULL, &dp, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_decision_config(&pt, NULL, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_decision_on_report(&pt, &dp, NULL, &dec), NETCOND_E_NULL);
 	CHECK_RC(netcond_decision_on_report(&pt, NULL, &r, &dec), NETCOND_E_NULL);
 	/* A report claiming more flows than it can hold is read as full. */
@@ -376,7 +377,7 @@ static void edge_cases(void)
 
 	/* Blocked at 0; another mark at 0.5 s keeps it blocked one more
 	 * timeout: still blocked at 1.2 s, admitting again at 2 s. */
-	CHECK_RC(netcond_stop_blocking_config(&t), NETCOND_OK);
+	CHECK_RC(netcond_stop_blocking_config(&t, &sp, 0), NETCOND_OK);
 	CHECK(netcond_stop_blocking_admission(&t) == 0);
 	CHECK(netcond_stop_blocking_on_block(&t, &sp, 0) == 1);
 	CHECK(netcond_stop_blocking_admission(&t) == 1);
@@ -387,7 +388,8 @@ static void edge_cases(void)
 	CHECK(at == 2000000000);
 	CHECK(netcond_stop_blocking_admission(&t) == 0);
 	CHECK(netcond_stop_blocking_poll(&t, &sp, 3000000000u, NULL) == 0);
-	CHECK_RC(netcond_stop_blocking_config(NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_stop_blocking_config(NULL, &sp, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_stop_blocking_config(&t, NULL, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_stop_blocking_on_block(NULL, &sp, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_stop_blocking_on_block(&t, NULL, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_stop_blocking_poll(NULL, &sp, 0, &at), NETCOND_E_NULL);
@@ -610,7 +612,7 @@ static void streams(uint64_t seed)
 		cb.resume_q31 = (uint32_t)(((uint64_t)200 << 31) / 1000);
 		rng_state = seed;
 		CHECK_RC(netcond_stop_blocking_profile_config(&sp, &sb), NETCOND_OK);
-		CHECK_RC(netcond_stop_blocking_config(&tmr), NETCOND_OK);
+		CHECK_RC(netcond_stop_blocking_config(&tmr, &sp, 0), NETCOND_OK);
 		CHECK_RC(netcond_cle_admission_profile_config(&cp, &cb), NETCOND_OK);
 		CHECK_RC(netcond_cle_admission_config(&ca, &cp, 0), NETCOND_OK);
 		run_start(&r1);
@@ -658,7 +660,7 @@ static void streams(uint64_t seed)
 			CHECK_RC(netcond_egress_profile_config(&ep, &e), NETCOND_OK);
 			CHECK_RC(netcond_egress_config(&m, &ep, 0), NETCOND_OK);
 			CHECK_RC(netcond_decision_profile_config(&dp, &dd), NETCOND_OK);
-			CHECK_RC(netcond_decision_config(&pt), NETCOND_OK);
+			CHECK_RC(netcond_decision_config(&pt, &dp, 0), NETCOND_OK);
 			run_start(&run);
 			for (i = 0; i < PACKETS; i++) {
 				struct pkt k = next_pkt(&now);

@@ -104,10 +104,11 @@ static void cases(void)
 	memset(&unstarted, 0, sizeof unstarted);
 
 	/* NULL, unstarted and unconfigured arguments. */
-	CHECK_RC(netcond_ras_core_config(NULL, 0, RING), NETCOND_E_NULL);
+	CHECK_RC(netcond_ras_core_config(NULL, &prof, 0, RING), NETCOND_E_NULL);
+	CHECK_RC(netcond_ras_core_config(&core_state, NULL, 0, RING), NETCOND_E_NULL);
 	CHECK_RC(netcond_ras_core_enqueue(NULL, &prof, 0, 100), NETCOND_E_NULL);
 	CHECK_RC(netcond_ras_core_enqueue(&unstarted, &prof, 0, 100), NETCOND_E_NULL);
-	CHECK_RC(netcond_ras_core_config(&core_state, 0, RING), NETCOND_OK);
+	CHECK_RC(netcond_ras_core_config(&core_state, &prof, 0, RING), NETCOND_OK);
 	CHECK_RC(netcond_ras_core_enqueue(&core_state, NULL, 0, 100), NETCOND_E_NULL);
 	CHECK_RC(netcond_ras_core_enqueue(&core_state, &never, 0, 100), NETCOND_E_NULL);
 	CHECK_RC(netcond_ras_core_dequeue(NULL, &prof, 0, 100, 0), NETCOND_E_NULL);
@@ -127,7 +128,7 @@ static void cases(void)
 	CHECK_RC(netcond_ras_core_dequeue(&core_state, &prof, 0, 100, 0), 0);
 
 	/* The caller's queue of three packets: the fourth is refused. */
-	CHECK_RC(netcond_ras_core_config(&core_state, 0, 3), NETCOND_OK);
+	CHECK_RC(netcond_ras_core_config(&core_state, &prof, 0, 3), NETCOND_OK);
 	for (i = 0; i < 3; i++)
 		CHECK_RC(netcond_ras_core_enqueue(&core_state, &prof, 0, 1500), 0);
 	CHECK_RC(netcond_ras_core_enqueue(&core_state, &prof, 0, 1500), 1);
@@ -136,7 +137,7 @@ static void cases(void)
 
 	/* No packet limit: the 60,000-byte buffer takes forty 1500-byte
 	 * packets. */
-	CHECK_RC(netcond_ras_core_config(&core_state, 0, UINT32_MAX), NETCOND_OK);
+	CHECK_RC(netcond_ras_core_config(&core_state, &prof, 0, UINT32_MAX), NETCOND_OK);
 	for (i = 0; i < 40; i++)
 		CHECK_RC(netcond_ras_core_enqueue(&core_state, &prof, 0, 1500), 0);
 	CHECK_RC(netcond_ras_core_enqueue(&core_state, &prof, 0, 1500), 1);
@@ -172,8 +173,8 @@ static void streams(uint64_t seed)
 			netcond_trras_params t = tr();
 			CHECK_RC(netcond_trras_profile_config(&prof, &t), NETCOND_OK);
 		}
-		CHECK_RC(netcond_ras_core_config(&core_state, 0, RING), NETCOND_OK);
-		CHECK_RC(netcond_ras_config(&own, 0), NETCOND_OK);
+		CHECK_RC(netcond_ras_core_config(&core_state, &prof, 0, RING), NETCOND_OK);
+		CHECK_RC(netcond_ras_config(&own, &prof, 0), NETCOND_OK);
 		memset(&ring, 0, sizeof ring);
 		for (i = 0; i < PACKETS; i++) {
 			uint64_t r = next_u64(), at, own_at, cookie, own_cookie;

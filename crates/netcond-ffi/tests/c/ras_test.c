@@ -114,7 +114,7 @@ static void cases(void)
 	 * in order, and no faster than MIR (4 Mbit/s: 3 ms per packet). */
 	s = sr();
 	CHECK_RC(netcond_srras_profile_config(&prof, &s), NETCOND_OK);
-	CHECK_RC(netcond_ras_config(&shaper, 0), NETCOND_OK);
+	CHECK_RC(netcond_ras_config(&shaper, &prof, 0), NETCOND_OK);
 	for (i = 0; i < 20; i++)
 		CHECK_RC(netcond_ras_enqueue(&shaper, &prof, 0, 1500, 100u + (uint64_t)i), 0);
 	CHECK(netcond_ras_len(&shaper) == 20);
@@ -133,7 +133,7 @@ static void cases(void)
 	CHECK(netcond_ras_dequeue(&shaper, &prof, now, &len, &cookie) == 0);
 	/* A 60,000-byte buffer takes forty 1500-byte packets; the 41st is
 	 * refused and stays the caller's. */
-	CHECK_RC(netcond_ras_config(&shaper, 0), NETCOND_OK);
+	CHECK_RC(netcond_ras_config(&shaper, &prof, 0), NETCOND_OK);
 	for (i = 0; i < 40; i++)
 		CHECK_RC(netcond_ras_enqueue(&shaper, &prof, 0, 1500, (uint64_t)i), 0);
 	CHECK_RC(netcond_ras_enqueue(&shaper, &prof, 0, 1500, 40), 1);
@@ -141,7 +141,8 @@ static void cases(void)
 
 	/* NULL and unstarted arguments. */
 	memset(&never, 0, sizeof never);
-	CHECK_RC(netcond_ras_config(NULL, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_ras_config(NULL, &prof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_ras_config(&shaper, NULL, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_ras_enqueue(NULL, &prof, 0, 1, 1), NETCOND_E_NULL);
 	CHECK_RC(netcond_ras_enqueue(&shaper, &never, 0, 1, 1), NETCOND_E_NULL);
 	CHECK_RC(netcond_ras_dequeue(&shaper, NULL, 0, &len, &cookie), NETCOND_E_NULL);
@@ -167,7 +168,7 @@ static void streams(uint64_t seed)
 			netcond_trras_params t = tr();
 			CHECK_RC(netcond_trras_profile_config(&prof, &t), NETCOND_OK);
 		}
-		CHECK_RC(netcond_ras_config(&shaper, 0), NETCOND_OK);
+		CHECK_RC(netcond_ras_config(&shaper, &prof, 0), NETCOND_OK);
 		for (i = 0; i < PACKETS; i++) {
 			uint64_t r = next_u64();
 			/* On-off arrivals: bursts at 8 Mbit/s, pauses. */

@@ -66,7 +66,7 @@ static void cases(void)
 	 * gets at most C / 4, and the rate fields say so. */
 	p = params(0);
 	CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_OK);
-	CHECK_RC(netcond_rbcc_config(&table, &prof), NETCOND_OK);
+	CHECK_RC(netcond_rbcc_config(&table, &prof, 0), NETCOND_OK);
 	CHECK(netcond_rbcc_advertised(&table) == 10000000ull * NETCOND_RBCC_ONE_BPS);
 	for (f = 0; f < 4; f++) {
 		h.requested = UINT64_MAX;
@@ -98,8 +98,8 @@ static void cases(void)
 
 	/* NULL and unstarted arguments. */
 	memset(&never, 0, sizeof never);
-	CHECK_RC(netcond_rbcc_config(NULL, &prof), NETCOND_E_NULL);
-	CHECK_RC(netcond_rbcc_config(&table, &never), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_config(NULL, &prof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_rbcc_config(&table, &never, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_rbcc_on_data(NULL, &prof, 0, 0, &h), NETCOND_E_NULL);
 	CHECK_RC(netcond_rbcc_on_data(&table, NULL, 0, 0, &h), NETCOND_E_NULL);
 	CHECK_RC(netcond_rbcc_on_data(&table, &prof, 0, 0, NULL), NETCOND_E_NULL);
@@ -211,7 +211,7 @@ static void streams(uint64_t seed)
 
 		rng_state = seed;
 		CHECK_RC(netcond_rbcc_profile_config(&prof, &p), NETCOND_OK);
-		CHECK_RC(netcond_rbcc_config(&table, &prof), NETCOND_OK);
+		CHECK_RC(netcond_rbcc_config(&table, &prof, 0), NETCOND_OK);
 		for (i = 0; i < PACKETS; i++) {
 			uint64_t r = next_u64();
 			uint32_t flow = (uint32_t)(r % 160u);

@@ -429,10 +429,11 @@ fn simulate(
         links.add(Link::pipe(l, 0));
     }
     let sb = StopBlockingProfile::new(
-        &StopBlockingConfig::draft_explicit_marking_01().with_timeout_ns(secs(p.f64("timeout_s"))),
+        &StopBlockingConfig::draft_explicit_marking_01()
+            .with_timeout(std::time::Duration::from_nanos(secs(p.f64("timeout_s")))),
     )
     .map_err(|e| SimError::Config(e.to_string()))?;
-    let mut egress: Egress3sm<u8, 4> = Egress3sm::new();
+    let mut egress: Egress3sm<u8, 4> = Egress3sm::new(&sb, instant(0));
     for a in 0..net.aggs.len() {
         egress
             .add(a as u8)

@@ -241,7 +241,7 @@ fn build_network(
             let c =
                 RbccConfig::toomey_scenario7(NodeId(i as u32 + 1), Rate::from_bits_per_sec(cap));
             let pr = RbccProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
-            rbcc.ifaces.push(Some(RbccInterface::new(&pr)));
+            rbcc.ifaces.push(Some(RbccInterface::new(&pr, instant(0))));
             rbcc.profiles.push(Some(pr));
         } else {
             rbcc.ifaces.push(None);

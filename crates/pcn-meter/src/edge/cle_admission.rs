@@ -5,17 +5,19 @@
 use super::{Admission, Cle, EdgeError, Interval};
 use crate::mark::PcnMark;
 use crate::units::{duration_ticks, reached};
+use core::time::Duration;
 use fixed::types::U1F31;
 use netcond_core::{Instant, TickRate};
 
 /// Configuration of the 3sM draft's CLE-based admission option.
 ///
 /// ```
+/// use core::time::Duration;
 /// use netcond_core::TickRate;
 /// use pcn_meter::{per_mille, CleAdmissionConfig, CleAdmissionProfile};
 ///
 /// // 100 ms intervals; block at a CLE of 10 %, resume below 5 %; microsecond clock.
-/// let c = CleAdmissionConfig::new(100_000_000, per_mille(100), per_mille(50))
+/// let c = CleAdmissionConfig::new(Duration::from_millis(100), per_mille(100), per_mille(50))
 ///     .with_tick(TickRate::MICROS);
 /// assert!(CleAdmissionProfile::new(&c).is_ok());
 /// ```
@@ -23,8 +25,9 @@ use netcond_core::{Instant, TickRate};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct CleAdmissionConfig {
-    /// The measurement interval in nanoseconds.
-    pub interval_ns: u64,
+    /// The measurement interval, in whole ticks of `tick` (rounded down; at
+    /// least one tick, at most 2^62).
+    pub interval: Duration,
     /// Admission-stop threshold: an admitting aggregate blocks when the CLE of
     /// an interval is at or above it.
     pub stop: U1F31,
@@ -36,12 +39,12 @@ pub struct CleAdmissionConfig {
 }
 
 impl CleAdmissionConfig {
-    /// Intervals of `interval_ns` nanoseconds, the admission-stop and
-    /// admission-continue thresholds, nanosecond clock.
+    /// Intervals of `interval`, the admission-stop and admission-continue
+    /// thresholds, nanosecond clock.
     #[must_use]
-    pub const fn new(interval_ns: u64, stop: U1F31, resume: U1F31) -> CleAdmissionConfig {
+    pub const fn new(interval: Duration, stop: U1F31, resume: U1F31) -> CleAdmissionConfig {
         CleAdmissionConfig {
-            interval_ns,
+            interval,
             stop,
             resume,
             tick: TickRate::NANOS,
@@ -74,7 +77,7 @@ impl CleAdmissionProfile {
             return Err(EdgeError::ContinueAboveStop);
         }
         Ok(CleAdmissionProfile {
-            interval: duration_ticks(c.tick, c.interval_ns)?,
+            interval: duration_ticks(c.tick, c.interval)?,
             stop: c.stop,
             resume: c.resume,
         })
@@ -203,7 +206,7 @@ mod tests {
     #[test]
     fn cle_admission_hysteresis() {
         let p = CleAdmissionProfile::new(&CleAdmissionConfig {
-            interval_ns: 100 * MS,
+            interval: Duration::from_nanos(100 * MS),
             stop: per_mille(100),
             resume: per_mille(20),
             tick: TickRate::NANOS,
@@ -238,7 +241,7 @@ mod tests {
         }
         let bad = |stop, resume, iv| {
             CleAdmissionProfile::new(&CleAdmissionConfig {
-                interval_ns: iv,
+                interval: Duration::from_nanos(iv),
                 stop,
                 resume,
                 tick: TickRate::NANOS,

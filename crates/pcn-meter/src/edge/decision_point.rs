@@ -4,6 +4,7 @@
 use super::{per_mille, Admission, EdgeBehaviour, EdgeError, Report};
 use fixed::types::{U16F16, U1F31};
 use netcond_core::branchless::saturate_u64;
+use netcond_core::Instant;
 
 /// Configuration of an RFC 6661 / 6662 Decision Point for its aggregates.
 ///
@@ -176,7 +177,7 @@ pub const fn amount_to_terminate(pcn_sent_rate: u64, sar: u64) -> u64 {
 /// (3.3.2): a report with a non-zero ETM-rate (CL) or a "block" state (SM)
 /// requests the PCN-sent-rate; if the next report has a non-zero ETM-rate, the
 /// amount to terminate is PCN-sent-rate - SAR from that report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct DecisionPoint {
@@ -184,9 +185,11 @@ pub struct DecisionPoint {
 }
 
 impl DecisionPoint {
-    /// A decision point that awaits nothing.
+    /// A decision point that awaits nothing, at `now` (it keeps no time: the
+    /// profile and the instant are taken for the crates' one way to start a
+    /// state, `State::new(&profile, now)`).
     #[must_use]
-    pub const fn new() -> DecisionPoint {
+    pub const fn new(_profile: &DecisionProfile, _now: Instant) -> DecisionPoint {
         DecisionPoint { awaiting: false }
     }
 
@@ -268,7 +271,7 @@ mod tests {
     #[test]
     fn decision_point_cl() {
         let p = DecisionProfile::new(&DecisionConfig::controlled_load()).unwrap();
-        let mut d = DecisionPoint::new();
+        let mut d = DecisionPoint::new(&p, Instant::ZERO);
         let quiet = report(1000, 0, 0, Cle::new(0, 1000));
         assert_eq!(
             d.on_report(&p, &quiet),
@@ -307,7 +310,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(
-            DecisionPoint::new().on_report(&off, &etm),
+            DecisionPoint::new(&off, Instant::ZERO).on_report(&off, &etm),
             Decision {
                 admission: Admission::Admit,
                 termination: Termination::None
@@ -318,7 +321,7 @@ mod tests {
     #[test]
     fn decision_point_sm() {
         let p = DecisionProfile::new(&DecisionConfig::single_marking()).unwrap();
-        let mut d = DecisionPoint::new();
+        let mut d = DecisionPoint::new(&p, Instant::ZERO);
         // CLE 4 % < 5 %: admit, no termination even with ETM.
         let low = report(960, 0, 40, Cle::new(40, 1000));
         assert_eq!(
@@ -354,7 +357,7 @@ mod tests {
         })
         .is_err());
         assert!(EgressMeterProfile::new(&EgressMeterConfig {
-            t_meas_ns: 0,
+            t_meas: core::time::Duration::ZERO,
             ..EgressMeterConfig::controlled_load()
         })
         .is_err());

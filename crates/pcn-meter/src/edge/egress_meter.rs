@@ -4,6 +4,7 @@
 use super::{rate_of, Cle, EdgeError, Interval};
 use crate::mark::PcnMark;
 use crate::units::{duration_ticks, reached};
+use core::time::Duration;
 use fixed::types::{U16F16, U1F31};
 use netcond_core::{Instant, TickRate};
 
@@ -26,10 +27,11 @@ pub enum EdgeBehaviour {
 /// Optional report suppression (RFC 6661 / 6662 section 3.2.3).
 ///
 /// ```
+/// use core::time::Duration;
 /// use pcn_meter::{per_mille, EgressMeterConfig, Suppression};
 ///
 /// // Suppress reports of a CLE at or below 0 for up to 4 s.
-/// let s = Suppression::new(per_mille(0), 4_000_000_000);
+/// let s = Suppression::new(per_mille(0), Duration::from_secs(4));
 /// let c = EgressMeterConfig::controlled_load().with_suppression(Some(s));
 /// assert_eq!(c.suppression, Some(s));
 /// ```
@@ -40,17 +42,17 @@ pub struct Suppression {
     /// CLE-reporting-threshold; the RFC default is 0. It must not exceed the
     /// decision point's CLE-limit (not checkable here: a deployment rule).
     pub cle_reporting_threshold: U1F31,
-    /// T_maxsuppress in nanoseconds; RECOMMENDED "on the order of 3 to 6 seconds".
-    pub t_maxsuppress_ns: u64,
+    /// T_maxsuppress; RECOMMENDED "on the order of 3 to 6 seconds".
+    pub t_maxsuppress: Duration,
 }
 
 impl Suppression {
-    /// CLE-reporting-threshold and T_maxsuppress in nanoseconds.
+    /// CLE-reporting-threshold and T_maxsuppress.
     #[must_use]
-    pub const fn new(cle_reporting_threshold: U1F31, t_maxsuppress_ns: u64) -> Suppression {
+    pub const fn new(cle_reporting_threshold: U1F31, t_maxsuppress: Duration) -> Suppression {
         Suppression {
             cle_reporting_threshold,
-            t_maxsuppress_ns,
+            t_maxsuppress,
         }
     }
 }
@@ -58,12 +60,13 @@ impl Suppression {
 /// Configuration of an RFC 6661 / 6662 PCN-egress-node measurement.
 ///
 /// ```
+/// use core::time::Duration;
 /// use netcond_core::TickRate;
 /// use pcn_meter::{EgressMeterConfig, EgressMeterProfile};
 ///
 /// // RFC 6661 with T_meas 100 ms on a microsecond clock, ETM flows not recorded.
 /// let c = EgressMeterConfig::controlled_load()
-///     .with_t_meas_ns(100_000_000)
+///     .with_t_meas(Duration::from_millis(100))
 ///     .with_record_etm_flows(false)
 ///     .with_tick(TickRate::MICROS);
 /// assert!(EgressMeterProfile::new(&c).is_ok());
@@ -74,13 +77,13 @@ impl Suppression {
 pub struct EgressMeterConfig {
     /// CL or SM.
     pub behaviour: EdgeBehaviour,
-    /// T_meas in nanoseconds; RECOMMENDED "on the order of 100 to 500 ms"
+    /// T_meas; RECOMMENDED "on the order of 100 to 500 ms"
     /// (section 3.5.1; the MIB range of RFC 6662 section 5.1.2 is 50 to 1000 ms).
     /// The interval is this duration in whole ticks of `tick`, rounded down
     /// (1 ns on a 2.3 GHz clock is 2 ticks); the profile refuses a T_meas of
     /// less than one tick. Each report's rates are per the interval's length
     /// in ticks, not per the nanoseconds asked for.
-    pub t_meas_ns: u64,
+    pub t_meas: Duration,
     /// Record the flows seen with ETM packets (RFC 6661 section 3.2.1 option;
     /// ignored for SM). At most `M` are kept per interval, the most recent.
     pub record_etm_flows: bool,
@@ -98,7 +101,7 @@ impl EgressMeterConfig {
     pub const fn controlled_load() -> EgressMeterConfig {
         EgressMeterConfig {
             behaviour: EdgeBehaviour::ControlledLoad,
-            t_meas_ns: 200_000_000,
+            t_meas: Duration::from_millis(200),
             record_etm_flows: true,
             suppression: None,
             tick: TickRate::NANOS,
@@ -113,7 +116,7 @@ impl EgressMeterConfig {
             behaviour: EdgeBehaviour::SingleMarking {
                 u: U16F16::from_bits(3 << 15),
             },
-            t_meas_ns: 200_000_000,
+            t_meas: Duration::from_millis(200),
             record_etm_flows: false,
             suppression: None,
             tick: TickRate::NANOS,
@@ -128,10 +131,10 @@ impl EgressMeterConfig {
         self
     }
 
-    /// The same configuration with a T_meas of `t_meas_ns` nanoseconds.
+    /// The same configuration with a T_meas of `t_meas`.
     #[must_use]
-    pub const fn with_t_meas_ns(mut self, t_meas_ns: u64) -> EgressMeterConfig {
-        self.t_meas_ns = t_meas_ns;
+    pub const fn with_t_meas(mut self, t_meas: Duration) -> EgressMeterConfig {
+        self.t_meas = t_meas;
         self
     }
 
@@ -185,13 +188,13 @@ impl EgressMeterProfile {
                 if s.cle_reporting_threshold > U1F31::ONE {
                     return Err(EdgeError::FractionAboveOne);
                 }
-                let t = duration_ticks(c.tick, s.t_maxsuppress_ns)?;
+                let t = duration_ticks(c.tick, s.t_maxsuppress)?;
                 Some((s.cle_reporting_threshold, t))
             }
         };
         Ok(EgressMeterProfile {
             sm,
-            t_meas: duration_ticks(c.tick, c.t_meas_ns)?,
+            t_meas: duration_ticks(c.tick, c.t_meas)?,
             hz: c.tick.hz(),
             record: c.record_etm_flows && !sm,
             suppress,
@@ -368,7 +371,7 @@ mod tests {
 
     fn cl_meter(t_meas_ns: u64, suppression: Option<Suppression>) -> EgressMeterProfile {
         EgressMeterProfile::new(&EgressMeterConfig {
-            t_meas_ns,
+            t_meas: Duration::from_nanos(t_meas_ns),
             suppression,
             ..EgressMeterConfig::controlled_load()
         })
@@ -450,7 +453,7 @@ mod tests {
             100 * MS,
             Some(Suppression {
                 cle_reporting_threshold: U1F31::ZERO,
-                t_maxsuppress_ns: 450 * MS,
+                t_maxsuppress: Duration::from_nanos(450 * MS),
             }),
         );
         let mut m: EgressMeter<u8, 1> = EgressMeter::new(&p, at(0));

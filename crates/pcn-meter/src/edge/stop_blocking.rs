@@ -4,11 +4,13 @@
 use super::{Admission, EdgeError};
 use crate::mark::PcnMark;
 use crate::units::{duration_ticks, reached};
+use core::time::Duration;
 use netcond_core::{Instant, TickRate};
 
 /// Configuration of draft-babiarz-pcn-explicit-marking-01's egress traffic control (section 2.3).
 ///
 /// ```
+/// use core::time::Duration;
 /// use netcond_core::TickRate;
 /// use pcn_meter::{StopBlockingConfig, StopBlockingProfile};
 ///
@@ -16,7 +18,7 @@ use netcond_core::{Instant, TickRate};
 /// let c = StopBlockingConfig::draft_explicit_marking_01().with_tick(TickRate::MICROS);
 /// assert_eq!(StopBlockingProfile::new(&c).unwrap().timeout_ticks(), 1_000_000);
 /// // A 500 ms timeout where ET marks only terminate.
-/// let c = StopBlockingConfig::new(500_000_000, false);
+/// let c = StopBlockingConfig::new(Duration::from_millis(500), false);
 /// assert!(!c.et_blocks);
 /// assert!(StopBlockingProfile::new(&c).is_ok());
 /// ```
@@ -25,8 +27,9 @@ use netcond_core::{Instant, TickRate};
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StopBlockingConfig {
-    /// The stop-blocking timeout in nanoseconds (1 s in draft-babiarz-pcn-explicit-marking-01 section 3.2).
-    pub timeout_ns: u64,
+    /// The stop-blocking timeout (1 s in draft-babiarz-pcn-explicit-marking-01 section 3.2), in
+    /// whole ticks of `tick` (rounded down; at least one tick, at most 2^62).
+    pub timeout: Duration,
     /// Section 2.3: "a flow termination signal will also generate a block
     /// admission signal" when admission control is modelled at the same time.
     pub et_blocks: bool,
@@ -38,24 +41,23 @@ impl StopBlockingConfig {
     /// draft-babiarz-pcn-explicit-marking-01's setting: 1 s timeout, ET also blocks, nanosecond clock.
     #[must_use]
     pub const fn draft_explicit_marking_01() -> StopBlockingConfig {
-        StopBlockingConfig::new(1_000_000_000, true)
+        StopBlockingConfig::new(Duration::from_secs(1), true)
     }
 
-    /// A timeout of `timeout_ns` nanoseconds, ET blocking or not, nanosecond
-    /// clock.
+    /// A timeout of `timeout`, ET blocking or not, nanosecond clock.
     #[must_use]
-    pub const fn new(timeout_ns: u64, et_blocks: bool) -> StopBlockingConfig {
+    pub const fn new(timeout: Duration, et_blocks: bool) -> StopBlockingConfig {
         StopBlockingConfig {
-            timeout_ns,
+            timeout,
             et_blocks,
             tick: TickRate::NANOS,
         }
     }
 
-    /// The same configuration with a timeout of `timeout_ns` nanoseconds.
+    /// The same configuration with a timeout of `timeout`.
     #[must_use]
-    pub const fn with_timeout_ns(mut self, timeout_ns: u64) -> StopBlockingConfig {
-        self.timeout_ns = timeout_ns;
+    pub const fn with_timeout(mut self, timeout: Duration) -> StopBlockingConfig {
+        self.timeout = timeout;
         self
     }
 
@@ -85,7 +87,7 @@ impl StopBlockingProfile {
     /// Validates `c`.
     pub fn new(c: &StopBlockingConfig) -> Result<StopBlockingProfile, EdgeError> {
         Ok(StopBlockingProfile {
-            timeout: duration_ticks(c.tick, c.timeout_ns)?,
+            timeout: duration_ticks(c.tick, c.timeout)?,
             et_blocks: c.et_blocks,
         })
     }
@@ -112,7 +114,7 @@ impl StopBlockingProfile {
 /// play every timeout up to `now`. If admission would have resumed in between
 /// and `on_block` blocks again, the resumption is merged away (the aggregate
 /// simply stays blocked); otherwise it is reported by the next `poll`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct StopBlockingTimer {
@@ -126,16 +128,20 @@ pub struct StopBlockingTimer {
 }
 
 impl StopBlockingTimer {
-    /// An admitting aggregate with no timer running.
+    /// An admitting aggregate with no timer running, at `now` (an idle timer
+    /// keeps no time: the profile and the instant are taken for the crates'
+    /// one way to start a state, `State::new(&profile, now)`).
     #[must_use]
-    pub const fn new() -> StopBlockingTimer {
-        StopBlockingTimer {
-            deadline: Instant::ZERO,
-            blocked: false,
-            seen: false,
-            pending: false,
-        }
+    pub const fn new(_profile: &StopBlockingProfile, _now: Instant) -> StopBlockingTimer {
+        StopBlockingTimer::IDLE
     }
+
+    const IDLE: StopBlockingTimer = StopBlockingTimer {
+        deadline: Instant::ZERO,
+        blocked: false,
+        seen: false,
+        pending: false,
+    };
 
     /// The current admission state (as of the last call).
     #[must_use]
@@ -237,16 +243,10 @@ pub struct Egress3sm<K, const N: usize> {
     aggs: heapless::Vec<(K, StopBlockingTimer), N>,
 }
 
-impl<K: Copy + Eq, const N: usize> Default for Egress3sm<K, N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl<K: Copy + Eq, const N: usize> Egress3sm<K, N> {
-    /// An empty table.
+    /// An empty table at `now`.
     #[must_use]
-    pub const fn new() -> Self {
+    pub const fn new(_profile: &StopBlockingProfile, _now: Instant) -> Self {
         Egress3sm {
             aggs: heapless::Vec::new(),
         }
@@ -259,7 +259,7 @@ impl<K: Copy + Eq, const N: usize> Egress3sm<K, N> {
             return Ok(i);
         }
         self.aggs
-            .push((key, StopBlockingTimer::new()))
+            .push((key, StopBlockingTimer::IDLE))
             .map(|()| self.aggs.len() - 1)
             .map_err(|(k, _)| k)
     }
@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn stop_blocking_timer_sequence() {
         let p = draft_timer();
-        let mut t = StopBlockingTimer::new();
+        let mut t = StopBlockingTimer::new(&p, at(0));
         assert_eq!(t.next_wakeup(), None);
         assert!(t.on_block(&p, at(0)));
         assert_eq!(t.admission(), Admission::Block);
@@ -393,27 +393,27 @@ mod tests {
     fn stop_blocking_timer_called_late() {
         let p = draft_timer();
         // Polled late: the restarts and the resumption are replayed in order.
-        let mut t = StopBlockingTimer::new();
+        let mut t = StopBlockingTimer::new(&p, at(0));
         t.on_block(&p, at(0));
         t.on_block(&p, at(500 * MS));
         assert_eq!(t.next_wakeup(), Some(at(S)));
         assert_eq!(t.poll(&p, at(10 * S)), Some(at(2 * S)));
         // A block at exactly the timeout belongs to the next period.
-        let mut t = StopBlockingTimer::new();
+        let mut t = StopBlockingTimer::new(&p, at(0));
         t.on_block(&p, at(0));
         assert!(t.on_block(&p, at(S)));
         assert_eq!(t.next_wakeup(), Some(at(2 * S)));
         // A resumption missed before a new block is merged away.
-        let mut t = StopBlockingTimer::new();
+        let mut t = StopBlockingTimer::new(&p, at(0));
         t.on_block(&p, at(0));
         assert!(t.on_block(&p, at(5 * S)));
         assert_eq!(t.poll(&p, at(5_500 * MS)), None);
         assert_eq!(t.admission(), Admission::Block);
         // An unpolled resumption shows up as an immediate wakeup.
-        let mut t = StopBlockingTimer::new();
+        let mut t = StopBlockingTimer::new(&p, at(0));
         t.on_block(&p, at(0));
         let _ = t.clone().poll(&p, at(0));
-        let mut e: Egress3sm<u8, 1> = Egress3sm::new();
+        let mut e: Egress3sm<u8, 1> = Egress3sm::new(&p, at(0));
         e.add(1).unwrap();
         e.on_packet(&p, at(0), 1, (), PcnMark::Thm).unwrap();
         // An NM packet after the timeout settles nothing by itself...
@@ -430,13 +430,13 @@ mod tests {
     #[test]
     fn stop_blocking_random_streams_stay_consistent() {
         let p = StopBlockingProfile::new(&StopBlockingConfig {
-            timeout_ns: 1_000,
+            timeout: Duration::from_micros(1),
             et_blocks: true,
             tick: TickRate::NANOS,
         })
         .unwrap();
         let mut r = SplitMix64::new(5);
-        let mut t = StopBlockingTimer::new();
+        let mut t = StopBlockingTimer::new(&p, at(0));
         let mut now = 0u64;
         let (mut resumed, mut started) = (0, 0);
         // Miri interprets every instruction: a shorter stream there.
@@ -460,7 +460,7 @@ mod tests {
             "{started} {resumed}"
         );
         // A careless caller (random polls) still never breaks the invariants.
-        let mut t = StopBlockingTimer::new();
+        let mut t = StopBlockingTimer::new(&p, at(0));
         for _ in 0..n {
             now += u64::from(r.below(3000));
             if r.below(2) == 0 {
@@ -481,7 +481,7 @@ mod tests {
     #[test]
     fn deadline_at_the_antipode_is_not_reached() {
         let p = draft_timer();
-        let mut t = StopBlockingTimer::new();
+        let mut t = StopBlockingTimer::new(&p, at(0));
         assert!(t.on_block(&p, at(5)));
         let deadline = 5 + S;
         let now = at(deadline.wrapping_add(1 << 63));
@@ -500,7 +500,7 @@ mod tests {
     #[test]
     fn egress3sm_signals_and_capacity() {
         let p = draft_timer();
-        let mut e: Egress3sm<u32, 2> = Egress3sm::new();
+        let mut e: Egress3sm<u32, 2> = Egress3sm::new(&p, at(0));
         assert_eq!(e.add(10), Ok(0));
         assert_eq!(e.add(20), Ok(1));
         assert_eq!(e.add(10), Ok(0));
@@ -548,7 +548,7 @@ mod tests {
             ..StopBlockingConfig::draft_explicit_marking_01()
         })
         .unwrap();
-        let mut e: Egress3sm<u8, 1> = Egress3sm::default();
+        let mut e: Egress3sm<u8, 1> = Egress3sm::new(&q, at(0));
         e.add(0).unwrap();
         assert_eq!(
             e.on_packet(&q, at(0), 0, 'f', PcnMark::Etm),
@@ -560,7 +560,7 @@ mod tests {
         assert_eq!(e.admission(0), Some(Admission::Admit));
         assert_eq!(
             StopBlockingProfile::new(&StopBlockingConfig {
-                timeout_ns: 0,
+                timeout: Duration::ZERO,
                 ..StopBlockingConfig::draft_explicit_marking_01()
             }),
             Err(EdgeError::ZeroDuration)
@@ -574,7 +574,7 @@ mod tests {
     fn timeouts_past_half_the_tick_range_are_refused() {
         let ghz2 = TickRate::from_hz(2_000_000_000).unwrap();
         let cfg = |timeout_ns, tick| StopBlockingConfig {
-            timeout_ns,
+            timeout: Duration::from_nanos(timeout_ns),
             et_blocks: false,
             tick,
         };
@@ -589,7 +589,7 @@ mod tests {
         let p = StopBlockingProfile::new(&cfg(crate::MAX_DURATION_TICKS, TickRate::NANOS)).unwrap();
         for start in [0, 17_023_394_657_341_594_064, u64::MAX] {
             let t0 = Instant::from_ticks(start);
-            let mut t = StopBlockingTimer::new();
+            let mut t = StopBlockingTimer::new(&p, at(0));
             assert!(t.on_block(&p, t0));
             assert_eq!(
                 crate::invariants::stop_blocking_consistent(&p, &t, t0),

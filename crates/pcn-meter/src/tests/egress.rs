@@ -39,7 +39,7 @@ fn egress_matches_its_model() {
     let runs = if cfg!(miri) { 4 } else { 300 };
     for i in 0..runs {
         let (ec, dc, cc) = egress_configs(&mut r, i);
-        let ops = egress_ops(&mut r, 300, ec.t_meas_ns);
+        let ops = egress_ops(&mut r, 300, ec.tick.ticks_from_duration(ec.t_meas));
         check_egress(&ec, &dc, &cc, Instant::from_ticks(r.next_u64()), &ops)
             .unwrap_or_else(|e| panic!("run {i}: {e}: {ec:?} {dc:?} {cc:?}"));
     }
@@ -61,11 +61,11 @@ pub(super) fn egress_configs(
     let frac = |r: &mut SplitMix64| U1F31::from_bits(r.below((1 << 31) + 1));
     let ec = EgressMeterConfig {
         behaviour,
-        t_meas_ns: 1 + u64::from(r.below(1_000_000)),
+        t_meas: Duration::from_nanos(1 + u64::from(r.below(1_000_000))),
         record_etm_flows: r.below(2) == 0,
         suppression: (r.below(2) == 0).then(|| Suppression {
             cle_reporting_threshold: frac(r),
-            t_maxsuppress_ns: 1 + u64::from(r.below(5_000_000)),
+            t_maxsuppress: Duration::from_nanos(1 + u64::from(r.below(5_000_000))),
         }),
         tick: TickRate::NANOS,
     };
@@ -77,7 +77,7 @@ pub(super) fn egress_configs(
     };
     let (a, b) = (frac(r), frac(r));
     let cc = CleAdmissionConfig {
-        interval_ns: 1 + u64::from(r.below(1_000_000)),
+        interval: Duration::from_nanos(1 + u64::from(r.below(1_000_000))),
         stop: a.max(b),
         resume: a.min(b),
         tick: TickRate::NANOS,
@@ -96,7 +96,7 @@ pub(super) fn egress_configs(
 fn egress_rates_over_whole_ticks_saturate() {
     let tick = TickRate::from_hz(2_300_000_000).unwrap();
     let ec = EgressMeterConfig::controlled_load()
-        .with_t_meas_ns(1)
+        .with_t_meas(Duration::from_nanos(1))
         .with_tick(tick);
     let p = EgressMeterProfile::new(&ec).unwrap();
     let mut m: EgressMeter<u16, 4> = EgressMeter::new(&p, Instant::from_ticks(10));
@@ -118,8 +118,11 @@ fn egress_rates_over_whole_ticks_saturate() {
         .collect();
     ops.push(EgressOp::Poll { dt: 2 });
     let dc = DecisionConfig::controlled_load();
-    let cc = CleAdmissionConfig::new(1_000, fixed::types::U1F31::ZERO, fixed::types::U1F31::ZERO)
-        .with_tick(tick);
+    let cc = CleAdmissionConfig::new(
+        Duration::from_micros(1),
+        fixed::types::U1F31::ZERO,
+        fixed::types::U1F31::ZERO,
+    )
+    .with_tick(tick);
     check_egress(&ec, &dc, &cc, Instant::from_ticks(10), &ops).unwrap();
 }
-

@@ -4,6 +4,7 @@
 use crate::invariants::*;
 use crate::reference::*;
 use crate::*;
+use core::time::Duration;
 use netcond_core::{Instant, RandomSource, Rate, SplitMix64, TickRate};
 
 mod as_marker_facts;

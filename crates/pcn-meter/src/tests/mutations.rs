@@ -140,7 +140,7 @@ fn caught(id: u32) -> bool {
             7 => {
                 let p = StopBlockingProfile::new(&StopBlockingConfig::draft_explicit_marking_01())
                     .unwrap();
-                let mut timer = StopBlockingTimer::new();
+                let mut timer = StopBlockingTimer::new(&p, ns(0));
                 pk.iter().any(|&(t, _, mark)| {
                     let now = ns(t * 1000);
                     if mark == PcnMark::Thm {
@@ -155,7 +155,7 @@ fn caught(id: u32) -> bool {
                 let mut r = SplitMix64::new(seed);
                 (0..20).any(|i| {
                     let (ec, dc, cc) = egress_configs(&mut r, i);
-                    let ops = egress_ops(&mut r, 300, ec.t_meas_ns);
+                    let ops = egress_ops(&mut r, 300, ec.tick.ticks_from_duration(ec.t_meas));
                     check_egress(&ec, &dc, &cc, Instant::from_ticks(r.next_u64()), &ops).is_err()
                 })
             }

@@ -39,7 +39,7 @@ impl<P: PacketLen, const N: usize> FifoBefore<P, N> {
         FifoBefore {
             queue: Deque::new(),
             bytes: 0,
-            ear: Ear::new(now),
+            ear: Ear::zero_at(now),
             t1: Schedule::whole(now),
             t2: None,
             head: Schedule::whole(now),
@@ -197,9 +197,9 @@ fn snapshot_before<const N: usize>(s: &FifoBefore<Pkt, N>) -> [u64; 10] {
 fn run_three<const N: usize>(r: &mut SplitMix64, p: &RasProfile, steps: usize) -> (u64, u64) {
     let start = t(r.next_u32() as u64 * r.next_u32() as u64);
     let mut before: FifoBefore<Pkt, N> = FifoBefore::new(start);
-    let mut ras: Ras<Pkt, N> = Ras::new(start);
+    let mut ras: Ras<Pkt, N> = Ras::new(p, start);
     let mut caller = CallerQueue {
-        core: RasCore::new(start, N),
+        core: RasCore::new(p, start, N),
         queue: VecDeque::new(),
     };
     // Mean transmission time of a 750-byte packet at CIR, in ticks.
@@ -313,20 +313,20 @@ fn caller_queue_and_own_fifo_agree_with_the_shaper_before_the_split() {
 #[test]
 fn caller_queue_capacity_is_the_callers() {
     let p = super::tr_profile();
-    let mut c = RasCore::new(Instant::ZERO, 3);
+    let mut c = RasCore::new(&p, Instant::ZERO, 3);
     for _ in 0..3 {
         assert!(c.enqueue(&p, Instant::ZERO, 100));
     }
     assert!(!c.enqueue(&p, Instant::ZERO, 100));
     assert_eq!((c.len(), c.bytes(), c.capacity()), (3, 300, 3));
-    let mut c = RasCore::new(Instant::ZERO, usize::MAX);
+    let mut c = RasCore::new(&p, Instant::ZERO, usize::MAX);
     let mut n = 0;
     while c.enqueue(&p, Instant::ZERO, 1500) {
         n += 1;
     }
     assert_eq!(n as u64, p.buffer_bytes() / 1500);
     // Dequeue on an empty core, or before the release: nothing leaves.
-    let mut c = RasCore::new(Instant::ZERO, 8);
+    let mut c = RasCore::new(&p, Instant::ZERO, 8);
     assert!(!c.dequeue(&p, Instant::ZERO, 100, Instant::ZERO));
     assert!(c.enqueue(&p, Instant::ZERO, 1500));
     assert!(c.enqueue(&p, Instant::ZERO, 1500));

@@ -22,7 +22,7 @@ fn fifo_order_and_no_loss_while_the_buffer_has_room() {
 #[test]
 fn tail_drop_exactly_when_full() {
     let p = tr_profile(); // 64,000-byte buffer
-    let mut s: Ras<u32, 4> = Ras::new(Instant::ZERO);
+    let mut s: Ras<u32, 4> = Ras::new(&p, Instant::ZERO);
     // Entries: the fifth packet is refused although bytes remain.
     for _ in 0..4 {
         assert_eq!(s.enqueue(&p, t(0), 100), Ok(()));
@@ -30,7 +30,7 @@ fn tail_drop_exactly_when_full() {
     assert_eq!(s.enqueue(&p, t(0), 100), Err(100));
     assert_eq!(s.len(), 4);
     // Bytes: a packet that would pass 64,000 bytes is refused; one that fits is not.
-    let mut s: Ras<u32, 64> = Ras::new(Instant::ZERO);
+    let mut s: Ras<u32, 64> = Ras::new(&p, Instant::ZERO);
     for _ in 0..42 {
         s.enqueue(&p, t(0), 1500).unwrap();
     }
@@ -47,7 +47,7 @@ fn tail_drop_exactly_when_full() {
 #[test]
 fn an_idle_shaper_releases_at_once_and_spaces_the_next() {
     let p = tr_profile();
-    let mut s: Ras<u32, 8> = Ras::new(Instant::ZERO);
+    let mut s: Ras<u32, 8> = Ras::new(&p, Instant::ZERO);
     s.enqueue(&p, t(1_000), 1500).unwrap();
     assert_eq!(s.next_release(), Some(t(1_000)));
     assert_eq!(s.dequeue(&p, t(999)), None);
@@ -64,8 +64,8 @@ fn an_idle_shaper_releases_at_once_and_spaces_the_next() {
 fn extreme_inputs_do_not_panic() {
     let p = tr_profile();
     let mp = trtcm_profile(3_000);
-    let mut s: Ras<u32, 4> = Ras::new(t(u64::MAX - 5));
-    let mut g: GreenRas<u32, 4> = GreenRas::new(t(u64::MAX - 5));
+    let mut s: Ras<u32, 4> = Ras::new(&p, t(u64::MAX - 5));
+    let mut g: GreenRas<u32, 4> = GreenRas::new(&p, t(u64::MAX - 5));
     let mut m = TrTcm::new(&mp, t(u64::MAX - 5));
     for (now, len) in [
         (u64::MAX, 0u32),
@@ -176,7 +176,7 @@ fn buffers_that_drain_too_slowly_are_refused_and_the_limit_stays_in_order() {
     c.buffer_bytes = max_buffer;
     let p: RasProfile = TrRasProfile::new(&c).unwrap().into();
     for start in [0, 5_714_873_652_877_459_456, u64::MAX - 1000] {
-        let mut s: Ras<Pkt, 16> = Ras::new(t(start));
+        let mut s: Ras<Pkt, 16> = Ras::new(&p, t(start));
         let each = (max_buffer / 16) as u32;
         for id in 0..16 {
             assert!(s.enqueue(&p, t(start), Pkt { len: each, id }).is_ok());

@@ -74,7 +74,7 @@ fn t2_is_infinite_above_the_burst_sizes() {
     let p = tr_profile();
     let mp = trtcm_profile(3_000); // CBS 3000, PBS 6000
     let mut meter = TrTcm::new(&mp, Instant::ZERO);
-    let mut g: GreenRas<u32, 8> = GreenRas::new(Instant::ZERO);
+    let mut g: GreenRas<u32, 8> = GreenRas::new(&p, Instant::ZERO);
     // A first packet leaves at once and makes the next T1 lie in the future.
     g.enqueue(&p, &mp, &meter, t(0), 100).unwrap();
     assert_eq!(
@@ -100,7 +100,7 @@ fn t2_is_infinite_above_the_burst_sizes() {
     // srTCM: above CBS is infinite even though EBS is larger.
     let sp = srtcm_profile(3_000);
     let mut sm = SrTcm::new(&sp, Instant::ZERO);
-    let mut g: GreenRas<u32, 8> = GreenRas::new(Instant::ZERO);
+    let mut g: GreenRas<u32, 8> = GreenRas::new(&p, Instant::ZERO);
     g.enqueue(&p, &sp, &sm, t(0), 100).unwrap();
     g.dequeue(&p, &sp, &mut sm, t(0)).unwrap();
     g.enqueue(&p, &sp, &sm, t(1), 3_001).unwrap();
@@ -193,8 +193,8 @@ impl<M: crate::GreenMeter> crate::GreenMeter for Uncached<M> {
 fn cached_t2_matches<M: crate::GreenMeter>(seed: u64, profiles: [M::Profile; 2], steps: usize) {
     let mut r = SplitMix64::new(seed);
     let p = tr_profile();
-    let mut a: GreenRas<u32, 8> = GreenRas::new(Instant::ZERO);
-    let mut b: GreenRas<u32, 8> = GreenRas::new(Instant::ZERO);
+    let mut a: GreenRas<u32, 8> = GreenRas::new(&p, Instant::ZERO);
+    let mut b: GreenRas<u32, 8> = GreenRas::new(&p, Instant::ZERO);
     let mut ma = M::start(&profiles[0], Instant::ZERO);
     let mut mb = <Uncached<M> as crate::GreenMeter>::start(&profiles[0], Instant::ZERO);
     let mut now = 0u64;
@@ -332,7 +332,7 @@ impl<M: crate::GreenMeter> GreenModel<M> {
             q: VecDeque::new(),
             cap,
             bytes: 0,
-            ear: crate::Ear::new(now),
+            ear: crate::Ear::zero_at(now),
             meter: M::start(mp, now),
             next: Schedule::whole(now),
             free: now,
@@ -423,7 +423,7 @@ fn green_matches_model<M: crate::GreenMeter>(
 ) -> (usize, usize) {
     const CAP: usize = 16;
     let start = Instant::from_ticks(r.next_u32() as u64 * r.next_u32() as u64);
-    let mut g: GreenRas<u32, CAP> = GreenRas::new(start);
+    let mut g: GreenRas<u32, CAP> = GreenRas::new(p, start);
     let mut meter = M::start(mp, start);
     let mut model: GreenModel<M> = GreenModel::new(mp, start, CAP);
     // About one 600-byte packet's time at CIR, in ticks.

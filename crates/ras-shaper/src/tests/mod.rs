@@ -61,7 +61,7 @@ fn tr_cfg() -> TrRasConfig {
     c
 }
 
-fn tr_profile() -> RasProfile {
+pub(crate) fn tr_profile() -> RasProfile {
     TrRasProfile::new(&tr_cfg()).unwrap().into()
 }
 
@@ -141,7 +141,7 @@ struct Release {
 /// Drives a plain shaper with exact event timing: every release happens at
 /// `next_release`. Returns releases and drops.
 fn run_plain<const N: usize>(p: &RasProfile, trace: &[(u64, Pkt)]) -> (Vec<Release>, Vec<Pkt>) {
-    let mut s: Ras<Pkt, N> = Ras::new(Instant::ZERO);
+    let mut s: Ras<Pkt, N> = Ras::new(p, Instant::ZERO);
     let mut out = Vec::new();
     let mut drops = Vec::new();
     let mut i = 0;
@@ -185,7 +185,7 @@ fn run_green<M: crate::GreenMeter, const N: usize>(
     mp: &M::Profile,
     trace: &[(u64, Pkt)],
 ) -> (Vec<Release>, Vec<Pkt>) {
-    let mut s: GreenRas<Pkt, N> = GreenRas::new(Instant::ZERO);
+    let mut s: GreenRas<Pkt, N> = GreenRas::new(p, Instant::ZERO);
     let mut meter = M::start(mp, Instant::ZERO);
     let mut out = Vec::new();
     let mut drops = Vec::new();

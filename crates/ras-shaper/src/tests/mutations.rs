@@ -6,7 +6,7 @@ use super::*;
 /// `rate_bounds` (as the fuzz targets call it) along a burst much faster than
 /// MIR through a plain shaper of `p`: true if it fails.
 fn rate_bounds_fail(p: &RasProfile) -> bool {
-    let mut s: Ras<u32, 64> = Ras::new(Instant::ZERO);
+    let mut s: Ras<u32, 64> = Ras::new(p, Instant::ZERO);
     (0..2_000u64).any(|i| {
         let _ = s.enqueue(p, t(i * 10), 1500);
         while let Some(r) = s.next_release() {

@@ -83,7 +83,7 @@ fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
 proptest! {
     #[test]
     fn prop_plain_shaper_invariants(p in arb_profile(), ops in arb_ops(), occ in 0u64..300_000) {
-        let mut s: Ras<Pkt, 16> = Ras::new(Instant::ZERO);
+        let mut s: Ras<Pkt, 16> = Ras::new(&p, Instant::ZERO);
         let mut now = 0u64;
         let mut next_id = 0u32;
         let mut expect_id = 0u32;
@@ -130,8 +130,8 @@ proptest! {
     #[test]
     fn prop_const_gaps_match_the_reciprocal_path(p in arb_profile(), ops in arb_ops()) {
         let q = p.without_const_gaps();
-        let mut a: Ras<Pkt, 16> = Ras::new(Instant::ZERO);
-        let mut b: Ras<Pkt, 16> = Ras::new(Instant::ZERO);
+        let mut a: Ras<Pkt, 16> = Ras::new(&p, Instant::ZERO);
+        let mut b: Ras<Pkt, 16> = Ras::new(&p, Instant::ZERO);
         let mut now = 0u64;
         let mut id = 0u32;
         // Allowed difference of the schedules, in 2^-32 tick: 2^-30 of every gap
@@ -178,7 +178,7 @@ proptest! {
     fn prop_green_shaper_invariants(p in arb_profile(), ops in arb_ops(), cbs in 1_000u64..20_000) {
         let mp = trtcm_profile(cbs);
         let mut m = TrTcm::new(&mp, Instant::ZERO);
-        let mut g: GreenRas<u32, 16> = GreenRas::new(Instant::ZERO);
+        let mut g: GreenRas<u32, 16> = GreenRas::new(&p, Instant::ZERO);
         let mut now = 0u64;
         let mut last: Option<Instant> = None;
         let mut last_len: Option<u32> = None;

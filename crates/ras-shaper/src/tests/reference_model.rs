@@ -43,7 +43,7 @@ impl Reference {
         Reference {
             q: VecDeque::new(),
             bytes: 0,
-            ear: crate::Ear::new(Instant::ZERO),
+            ear: crate::Ear::zero_at(Instant::ZERO),
             next: 0,
             head: 0,
         }
