@@ -16,8 +16,9 @@
 /// every state machine in netcond counts no time for it, and keeps counting none
 /// for every later instant until the clock again reads less than 2^63 ticks
 /// after the last-seen one (modulo 2^64). A caller whose clock can jump that far
-/// restarts the state at the new instant (the meters' and shapers' constructors
-/// take a start instant, and so do the AQM queues' `new_at`).
+/// restarts the state at the new instant: every state's constructor takes its
+/// start instant, `State::new(&profile, now)` (docs/architecture.md, "The
+/// state contract").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
