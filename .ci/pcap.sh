@@ -30,16 +30,12 @@ took
 part "netcond-pcap: clippy and tests, tshark tests on"
 cargo clippy -p netcond-pcap --all-targets -- -D warnings
 mkdir -p target
-if ! NETCOND_TSHARK_TESTS=1 cargo test -p netcond-pcap -- --nocapture 2>&1 | tee target/pcap-tests.log; then
+# The tshark tests are #[ignore]d in a plain `cargo test` (they need tshark,
+# and the loopback capture tcpdump and root): here, with what they need
+# installed, they run with the others.
+if ! cargo test -p netcond-pcap -- --include-ignored --nocapture 2>&1 | tee target/pcap-tests.log; then
   echo "netcond-pcap tests failed"
   exit 1
-fi
-if grep -q "SKIPPED" target/pcap-tests.log; then
-  grep "SKIPPED" target/pcap-tests.log
-  if [ "$(id -u)" = 0 ]; then
-    echo "tests skipped although this script installed what they need"
-    exit 1
-  fi
 fi
 took
 
