@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-LIB_CRATES=(netcond-core trtcm pcn-meter aqm-red ras-shaper rbcc-rate netcond)
+LIB_CRATES=(netcond-core trtcm pcn-meter aqm-red aqm-delay ras-shaper rbcc-rate netcond)
 MACHETE_VERSION=0.9.2
 export CARGO_INCREMENTAL=0
 export CARGO_TERM_COLOR=never

@@ -9,6 +9,7 @@
 //! | `trtcm` | `trtcm` | RFC 2697 srTCM, RFC 2698 trTCM, RFC 4115, EF premium policer |
 //! | `pcn` | `pcn-meter` | 3sM and RFC 5670 PCN meters, RFC 6660 encoding, PCN edge |
 //! | `red` | `aqm-red` | RED, ECN, WRED/RIO, Adaptive RED, AECN |
+//! | `delay` | `aqm-delay` | CoDel (RFC 8289, exact and Linux/ns-3 laws), FQ-CoDel (RFC 8290), PIE (RFC 8033) |
 //! | `ras` | `ras-shaper` | RFC 2963 rate adaptive shapers |
 //! | `rbcc` | `rbcc-rate` | TRUMP/RBCC max-min rate allocation, RCP |
 //!
@@ -36,6 +37,9 @@ pub use pcn_meter as pcn;
 
 #[cfg(feature = "aqm-red")]
 pub use aqm_red as red;
+
+#[cfg(feature = "aqm-delay")]
+pub use aqm_delay as delay;
 
 #[cfg(feature = "ras-shaper")]
 pub use ras_shaper as ras;

@@ -1,0 +1,814 @@
+//! CoDel (RFC 8289): configuration, profile and the per-queue state machine.
+
+use core::time::Duration;
+
+use netcond_core::{Instant, TickRate};
+
+use crate::{DelayError, Head, Verdict};
+
+/// Linux's CoDel clock: one unit is 2^10 ns (`CODEL_SHIFT` in `codel.h`).
+pub const LINUX_TIME_SHIFT: u32 = 10;
+
+/// Serial "2^63 or more is earlier" bound for tick differences.
+const HALF: u64 = 1 << 63;
+
+/// The longest `interval` the exact law accepts, in ticks: 2^57 (4.5 years of
+/// nanoseconds), so that `now + interval` and `16 interval` stay well inside
+/// the serial half range and below the 2^62 ticks at which a stale stored
+/// instant is moved up (see the crate docs' "Time").
+pub const MAX_EXACT_INTERVAL_TICKS: u64 = 1 << 57;
+
+/// With the exact law, a stored instant (`first_above_time`, `drop_next`)
+/// that falls more than 2^62 ticks behind the clock is moved up to 2^62 ticks
+/// behind it: it reads as past either way, and cannot come to read as future
+/// after the clock has moved on by 2^63 ticks in total.
+const STALE: u64 = 1 << 62;
+
+/// How the next drop time is computed from `count` (RFC 8289 section 5.6,
+/// `control_law`: `t + interval / sqrt(count)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ControlLaw {
+    /// RFC 8289's law computed exactly on the caller's ticks:
+    /// `drop_next = t + floor(interval / sqrt(count))`, where the floor is the
+    /// largest integer `q` with `q^2 count <= interval^2` (an integer square
+    /// root of `floor(interval^2 / count)` in 128-bit arithmetic). No rounding
+    /// beyond that one floor, for every `count` up to `u32::MAX` (where it
+    /// saturates) and every interval up to 2^57 ticks. The rest of the state
+    /// machine follows RFC 8289 section 5.5's pseudocode.
+    #[default]
+    Exact,
+    /// Linux's law (`include/net/codel.h`, `codel_impl.h`), as ns-3's
+    /// `CoDelQueueDisc` also computes it: times are `u32` counts of 1024 ns
+    /// (wrapping after about 73 minutes), `1/sqrt(count)` is cached as a `u16`
+    /// (the upper half of a Q0.32 number) updated by one Newton step each time
+    /// `count` changes, and `drop_next = t + floor(interval * (r << 16) / 2^32)`.
+    /// The surrounding state machine is Linux's or ns-3's, chosen by
+    /// [`LinuxVariant`]. With nanosecond ticks, the decisions are those of the
+    /// kernel or of ns-3, packet for packet.
+    Linux,
+}
+
+/// Which implementation's state machine runs around [`ControlLaw::Linux`]
+/// (ignored by [`ControlLaw::Exact`]). The two share the law and the clock;
+/// they differ in the details listed on each variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LinuxVariant {
+    /// `include/net/codel_impl.h` (`sch_codel`, `sch_fq_codel`): time
+    /// comparisons are serial (`(s32)(a - b)`), the sojourn time is
+    /// `(now >> 10) - (enqueue time >> 10)`, the minimum-bytes rule is
+    /// `backlog <= mtu`, and an ECN mark in the dropping state schedules the
+    /// next one from `drop_next`.
+    #[default]
+    Kernel,
+    /// ns-3's `CoDelQueueDisc` (`src/traffic-control/model/codel-queue-disc.cc`):
+    /// time comparisons are plain comparisons of the `u32` values (no
+    /// wrap-around), the sojourn time is `(now - enqueue time) >> 10`, the
+    /// minimum-bytes rule is `backlog < mtu` (ns-3's `MinBytes`), an ECN mark
+    /// in the dropping state schedules the next one from `now`, and the
+    /// re-entry test reads `count - lastcount` as a signed `int`.
+    Ns3,
+}
+
+/// Configuration of a CoDel queue (RFC 8289).
+///
+/// ```
+/// use aqm_delay::{CodelConfig, CodelProfile, ControlLaw};
+/// use core::time::Duration;
+/// use netcond_core::TickRate;
+///
+/// let cfg = CodelConfig::rfc8289()
+///     .with_target(Duration::from_millis(10))
+///     .with_interval(Duration::from_millis(200))
+///     .with_ecn(true)
+///     .with_tick(TickRate::MICROS);
+/// let p = CodelProfile::new(&cfg).unwrap();
+/// assert_eq!(p.control_law(), ControlLaw::Exact);
+/// assert_eq!(p.target(), 10_000); // in ticks: microseconds
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct CodelConfig {
+    /// TARGET, the acceptable standing queue delay (RFC 8289 section 4.3; 5 ms).
+    pub target: Duration,
+    /// INTERVAL, the sliding window of the minimum delay and the scale of the
+    /// control law (RFC 8289 section 4.2; 100 ms).
+    pub interval: Duration,
+    /// MAXPACKET in bytes (RFC 8289 section 5.3, "SHOULD use interface MTU"):
+    /// no drop while the bytes left in the queue after the head leaves are at
+    /// most this (with [`LinuxVariant::Ns3`]: below this, ns-3's `MinBytes`).
+    pub mtu: u32,
+    /// Mark ECN-capable packets CE instead of dropping them (RFC 3168 section 5).
+    pub ecn: bool,
+    /// The control law and its arithmetic.
+    pub control_law: ControlLaw,
+    /// The state machine around [`ControlLaw::Linux`].
+    pub linux_variant: LinuxVariant,
+    /// The clock of the `Instant`s passed in.
+    pub tick: TickRate,
+}
+
+impl Default for CodelConfig {
+    fn default() -> Self {
+        CodelConfig::rfc8289()
+    }
+}
+
+impl CodelConfig {
+    /// RFC 8289's defaults: target 5 ms, interval 100 ms, MAXPACKET 1500 bytes
+    /// (an Ethernet MTU), no ECN, [`ControlLaw::Exact`], nanosecond ticks.
+    #[must_use]
+    pub const fn rfc8289() -> CodelConfig {
+        CodelConfig {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100),
+            mtu: 1500,
+            ecn: false,
+            control_law: ControlLaw::Exact,
+            linux_variant: LinuxVariant::Kernel,
+            tick: TickRate::NANOS,
+        }
+    }
+
+    /// Linux `sch_codel`'s defaults: target 5 ms, interval 100 ms, `mtu` 1514
+    /// (`psched_mtu` of an Ethernet device: MTU plus the 14-byte header), no
+    /// ECN, [`ControlLaw::Linux`] with [`LinuxVariant::Kernel`], nanosecond ticks.
+    #[must_use]
+    pub const fn linux() -> CodelConfig {
+        CodelConfig {
+            mtu: 1514,
+            control_law: ControlLaw::Linux,
+            linux_variant: LinuxVariant::Kernel,
+            ..CodelConfig::rfc8289()
+        }
+    }
+
+    /// ns-3 `CoDelQueueDisc`'s defaults: target 5 ms, interval 100 ms,
+    /// `MinBytes` 1500, no ECN, [`ControlLaw::Linux`] with
+    /// [`LinuxVariant::Ns3`], nanosecond ticks.
+    #[must_use]
+    pub const fn ns3() -> CodelConfig {
+        CodelConfig {
+            mtu: 1500,
+            control_law: ControlLaw::Linux,
+            linux_variant: LinuxVariant::Ns3,
+            ..CodelConfig::rfc8289()
+        }
+    }
+
+    /// TARGET.
+    #[must_use]
+    pub const fn with_target(mut self, target: Duration) -> CodelConfig {
+        self.target = target;
+        self
+    }
+
+    /// INTERVAL.
+    #[must_use]
+    pub const fn with_interval(mut self, interval: Duration) -> CodelConfig {
+        self.interval = interval;
+        self
+    }
+
+    /// MAXPACKET (the minimum-bytes rule).
+    #[must_use]
+    pub const fn with_mtu(mut self, mtu: u32) -> CodelConfig {
+        self.mtu = mtu;
+        self
+    }
+
+    /// ECN marking of ECN-capable packets instead of dropping.
+    #[must_use]
+    pub const fn with_ecn(mut self, ecn: bool) -> CodelConfig {
+        self.ecn = ecn;
+        self
+    }
+
+    /// The control law.
+    #[must_use]
+    pub const fn with_control_law(mut self, law: ControlLaw) -> CodelConfig {
+        self.control_law = law;
+        self
+    }
+
+    /// The state machine around [`ControlLaw::Linux`].
+    #[must_use]
+    pub const fn with_linux_variant(mut self, variant: LinuxVariant) -> CodelConfig {
+        self.linux_variant = variant;
+        self
+    }
+
+    /// The clock of the `Instant`s passed in (by default nanoseconds).
+    #[must_use]
+    pub const fn with_tick(mut self, tick: TickRate) -> CodelConfig {
+        self.tick = tick;
+        self
+    }
+}
+
+/// A validated CoDel configuration: durations converted once to the units the
+/// law works in (ticks for [`ControlLaw::Exact`], 1024 ns units for
+/// [`ControlLaw::Linux`]). Shared by any number of [`Codel`] states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CodelProfile {
+    pub(crate) law: ControlLaw,
+    pub(crate) variant: LinuxVariant,
+    pub(crate) ecn: bool,
+    pub(crate) mtu: u32,
+    /// Exact: ticks; Linux: 1024 ns units (below 2^31).
+    pub(crate) target: u64,
+    /// Exact: ticks (1..=2^57); Linux: 1024 ns units (1..2^31).
+    pub(crate) interval: u64,
+    /// Ticks per second.
+    pub(crate) hz: u64,
+    /// Nanoseconds per tick when whole (10^9 divisible by hz), else 0.
+    pub(crate) ns_per_tick: u64,
+}
+
+impl CodelProfile {
+    /// Validates `cfg`: target and interval at least one unit of the law's
+    /// clock, target below interval, interval within the law's range.
+    ///
+    /// # Errors
+    ///
+    /// [`DelayError::ZeroTarget`], [`DelayError::ZeroInterval`],
+    /// [`DelayError::TargetNotBelowInterval`], [`DelayError::IntervalTooLong`].
+    pub fn new(cfg: &CodelConfig) -> Result<CodelProfile, DelayError> {
+        let hz = cfg.tick.hz();
+        let (target, interval) = match cfg.control_law {
+            ControlLaw::Exact => {
+                let conv = |d: Duration| -> u128 { d.as_nanos() * u128::from(hz) / 1_000_000_000 };
+                (conv(cfg.target), conv(cfg.interval))
+            }
+            ControlLaw::Linux => {
+                let conv = |d: Duration| -> u128 { d.as_nanos() >> LINUX_TIME_SHIFT };
+                (conv(cfg.target), conv(cfg.interval))
+            }
+        };
+        let max_interval: u128 = match cfg.control_law {
+            ControlLaw::Exact => u128::from(MAX_EXACT_INTERVAL_TICKS),
+            // Serial u32 comparisons: below 2^31 units (about 36 minutes).
+            ControlLaw::Linux => (1 << 31) - 1,
+        };
+        if target == 0 {
+            return Err(DelayError::ZeroTarget);
+        }
+        if interval == 0 {
+            return Err(DelayError::ZeroInterval);
+        }
+        if interval > max_interval {
+            return Err(DelayError::IntervalTooLong);
+        }
+        if target >= interval {
+            return Err(DelayError::TargetNotBelowInterval);
+        }
+        let ns_per_tick = if 1_000_000_000 % hz == 0 {
+            1_000_000_000 / hz
+        } else {
+            0
+        };
+        // Both fit in u64: checked against max_interval above.
+        Ok(CodelProfile {
+            law: cfg.control_law,
+            variant: cfg.linux_variant,
+            ecn: cfg.ecn,
+            mtu: cfg.mtu,
+            target: target as u64,
+            interval: interval as u64,
+            hz,
+            ns_per_tick,
+        })
+    }
+
+    /// The control law.
+    #[must_use]
+    pub const fn control_law(&self) -> ControlLaw {
+        self.law
+    }
+
+    /// The Linux variant (meaningful with [`ControlLaw::Linux`]).
+    #[must_use]
+    pub const fn linux_variant(&self) -> LinuxVariant {
+        self.variant
+    }
+
+    /// TARGET in the law's units: ticks ([`ControlLaw::Exact`]) or 1024 ns
+    /// units ([`ControlLaw::Linux`]).
+    #[must_use]
+    pub const fn target(&self) -> u64 {
+        self.target
+    }
+
+    /// INTERVAL in the law's units (see [`target`](Self::target)).
+    #[must_use]
+    pub const fn interval(&self) -> u64 {
+        self.interval
+    }
+
+    /// MAXPACKET (or ns-3's `MinBytes`).
+    #[must_use]
+    pub const fn mtu(&self) -> u32 {
+        self.mtu
+    }
+
+    /// Whether ECN-capable packets are marked instead of dropped.
+    #[must_use]
+    pub const fn ecn(&self) -> bool {
+        self.ecn
+    }
+
+    /// Nanoseconds since the clock's origin at `t` (modulo 2^64), as Linux's
+    /// `ktime_get_ns` would read it.
+    #[inline]
+    pub(crate) fn nanos(&self, t: Instant) -> u64 {
+        if self.ns_per_tick != 0 {
+            t.ticks().wrapping_mul(self.ns_per_tick)
+        } else {
+            // A clock faster than 1 GHz or not dividing it: exact floor.
+            (u128::from(t.ticks()) * 1_000_000_000 / u128::from(self.hz)) as u64
+        }
+    }
+
+    /// Linux's `codel_get_time()` at `t`: nanoseconds >> 10, truncated to u32.
+    #[inline]
+    pub(crate) fn codel_time(&self, t: Instant) -> u32 {
+        (self.nanos(t) >> LINUX_TIME_SHIFT) as u32
+    }
+}
+
+/// `floor(interval / sqrt(count))`: the largest `q` with `q^2 <= floor(interval^2
+/// / count)` (equivalently `q^2 count <= interval^2`). `count` 0 reads as 1.
+#[must_use]
+pub fn exact_spacing(interval: u64, count: u32) -> u64 {
+    let c = u128::from(count.max(1));
+    let n = u128::from(interval) * u128::from(interval) / c;
+    isqrt(n) as u64
+}
+
+/// Integer square root: Newton's iteration from a power of two above the root
+/// decreases monotonically to `floor(sqrt(n))`.
+fn isqrt(n: u128) -> u128 {
+    if n < 2 {
+        return n;
+    }
+    let bits = 128 - n.leading_zeros();
+    let mut x: u128 = 1 << bits.div_ceil(2);
+    loop {
+        let y = (x + n / x) >> 1;
+        if y >= x {
+            return x;
+        }
+        x = y;
+    }
+}
+
+/// One Newton step of Linux's reciprocal square root cache: with
+/// `x = r << 16` (Q0.32), `x' = x (3 - count x^2) / 2`, computed as Linux
+/// does (`codel_Newton_step`): `x2 = x^2 >> 32`, `v = (3 << 32) - count x2`
+/// (mod 2^64), `v >>= 2`, `x' = (v x mod 2^64) >> 31`, and `r' = x' >> 16`
+/// truncated to 16 bits.
+#[must_use]
+pub fn newton_step(rec_inv_sqrt: u16, count: u32) -> u16 {
+    let x = u64::from(rec_inv_sqrt) << 16;
+    let x2 = (x * x) >> 32;
+    let v = (3u64 << 32).wrapping_sub(u64::from(count) * x2) >> 2;
+    let x_next = v.wrapping_mul(x) >> 31;
+    (x_next >> 16) as u16
+}
+
+/// Linux's `codel_control_law`: `t + reciprocal_scale(interval, r << 16)`,
+/// all modulo 2^32.
+#[must_use]
+pub fn linux_control_law(t: u32, interval: u32, rec_inv_sqrt: u16) -> u32 {
+    let scale = u64::from(rec_inv_sqrt) << 16;
+    t.wrapping_add(((u64::from(interval) * scale) >> 32) as u32)
+}
+
+/// What the state is in the middle of, between two calls that Linux's
+/// `codel_dequeue` makes in one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Pending {
+    /// The next call is a fresh dequeue.
+    #[default]
+    None,
+    /// The last verdict dropped the packet that entered the dropping state:
+    /// the next head is delivered whatever its sojourn time.
+    AfterEntryDrop,
+    /// The last verdict was a drop in the dropping state: the next head decides
+    /// whether dropping goes on, and may be dropped too.
+    AfterLoopDrop,
+}
+
+/// The state of one CoDel queue (RFC 8289 section 5.2's per-queue state,
+/// 40 bytes): `count`, `lastcount`, `dropping`, `first_above_time`,
+/// `drop_next`, Linux's cached `1/sqrt(count)`, and the last instant seen.
+///
+/// CoDel decides at dequeue. The packets stay in the caller's queue: for each
+/// packet taken from the head, call [`on_dequeue`](Self::on_dequeue) with the
+/// packet's enqueue time, length and ECN capability and the bytes still queued
+/// behind it. On [`Verdict::Drop`], drop the packet and call again at once, with
+/// the same `now`, for the next head, or call [`on_empty`](Self::on_empty) when
+/// there is none: the pair of calls is one turn of RFC 8289's dequeue loop. On
+/// [`Verdict::Deliver`] or [`Verdict::Mark`] (set CE), send the packet. Call
+/// `on_empty` too when a dequeue finds the queue empty.
+///
+/// ```
+/// use aqm_delay::{Codel, CodelConfig, CodelProfile, Head, Verdict};
+/// use netcond_core::Instant;
+///
+/// let p = CodelProfile::new(&CodelConfig::rfc8289()).unwrap();
+/// let mut codel = Codel::new(&p, Instant::ZERO);
+/// let ms = |m: u64| Instant::from_ticks(m * 1_000_000);
+/// // A packet that waited 20 ms, 10 kB queued behind it: above target, but
+/// // not yet for an interval.
+/// let v = codel.on_dequeue(&p, ms(50), Head::new(ms(30), 1500, false), 10_000);
+/// assert_eq!(v, Verdict::Deliver);
+/// // Still above target 100 ms later: the first drop.
+/// let v = codel.on_dequeue(&p, ms(150), Head::new(ms(130), 1500, false), 10_000);
+/// assert_eq!(v, Verdict::Drop);
+/// // The next head is delivered (RFC 8289 section 5.5: drop one, then serve).
+/// let v = codel.on_dequeue(&p, ms(150), Head::new(ms(131), 1500, false), 8_500);
+/// assert_eq!(v, Verdict::Deliver);
+/// assert!(codel.dropping());
+/// assert_eq!(codel.count(), 1);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Codel {
+    /// The newest instant seen (the serial-time clamp).
+    last: Instant,
+    /// Exact: ticks (valid when `above_set`); Linux: u32 codel time, 0 = unset.
+    first_above: u64,
+    /// Exact: ticks; Linux: u32 codel time.
+    drop_next: u64,
+    count: u32,
+    lastcount: u32,
+    /// Linux: 1/sqrt(count) as the upper 16 bits of a Q0.32 number.
+    rec_inv_sqrt: u16,
+    dropping: bool,
+    /// Exact: whether `first_above` is set (RFC 8289 uses 0 as "unset").
+    above_set: bool,
+    pending: Pending,
+}
+
+impl Codel {
+    /// A queue that has not dropped yet, its clock started at `now`. With
+    /// [`ControlLaw::Linux`] every variable starts at zero, as Linux's
+    /// `codel_vars_init` leaves them.
+    #[must_use]
+    pub fn new(profile: &CodelProfile, now: Instant) -> Codel {
+        let drop_next = match profile.law {
+            ControlLaw::Exact => now.ticks(),
+            ControlLaw::Linux => 0,
+        };
+        Codel {
+            last: now,
+            first_above: 0,
+            drop_next,
+            count: 0,
+            lastcount: 0,
+            rec_inv_sqrt: 0,
+            dropping: false,
+            above_set: false,
+            pending: Pending::None,
+        }
+    }
+
+    /// `count`: drops (and marks) since the dropping state was entered, plus
+    /// what re-entry carried over (RFC 8289 section 5.5).
+    #[must_use]
+    pub const fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// `lastcount`: `count` when the dropping state was last entered.
+    #[must_use]
+    pub const fn lastcount(&self) -> u32 {
+        self.lastcount
+    }
+
+    /// Whether the queue is in the dropping state.
+    #[must_use]
+    pub const fn dropping(&self) -> bool {
+        self.dropping
+    }
+
+    /// `drop_next` in the law's units (ticks, or 1024 ns units modulo 2^32).
+    #[must_use]
+    pub const fn drop_next(&self) -> u64 {
+        self.drop_next
+    }
+
+    /// `first_above_time` in the law's units, or `None` when unset.
+    #[must_use]
+    pub const fn first_above_time(&self) -> Option<u64> {
+        if self.above_set || self.first_above != 0 {
+            Some(self.first_above)
+        } else {
+            None
+        }
+    }
+
+    /// Linux's cached `1/sqrt(count)` (upper 16 bits of Q0.32); unused by
+    /// [`ControlLaw::Exact`].
+    #[must_use]
+    pub const fn rec_inv_sqrt(&self) -> u16 {
+        self.rec_inv_sqrt
+    }
+
+    /// True when the last verdict was [`Verdict::Drop`]: the next call
+    /// continues the same dequeue.
+    #[must_use]
+    pub const fn in_drop_loop(&self) -> bool {
+        !matches!(self.pending, Pending::None)
+    }
+
+    /// The newest instant seen.
+    #[must_use]
+    pub const fn last_seen(&self) -> Instant {
+        self.last
+    }
+
+    /// Adds `n` to `count` as Linux's `fq_codel_drop` does after an overflow
+    /// drop ("tell codel to increase its signal strength"); wraps with the
+    /// Linux law, saturates with the exact one.
+    pub fn bump_count(&mut self, profile: &CodelProfile, n: u32) {
+        self.count = match profile.law {
+            ControlLaw::Exact => self.count.saturating_add(n),
+            ControlLaw::Linux => self.count.wrapping_add(n),
+        };
+    }
+
+    /// The verdict for the packet just taken from the head of the queue.
+    ///
+    /// `head` is the packet (its enqueue instant, length and ECN capability);
+    /// `backlog` the bytes still queued after it left (RFC 8289's `bytes()`,
+    /// Linux's backlog after `dequeue_func`). On [`Verdict::Drop`] call again
+    /// for the next head, or [`on_empty`](Self::on_empty) if there is none.
+    pub fn on_dequeue(
+        &mut self,
+        profile: &CodelProfile,
+        now: Instant,
+        head: Head,
+        backlog: u64,
+    ) -> Verdict {
+        self.advance(profile, now);
+        let t = self.now_units(profile);
+        match core::mem::take(&mut self.pending) {
+            Pending::AfterEntryDrop => {
+                // RFC 8289 s5.5: after the entry drop, dodequeue() runs on the
+                // next packet (updating first_above_time) and it is delivered.
+                let _ = self.ok_to_drop(profile, t, head, backlog);
+                Verdict::Deliver
+            }
+            Pending::AfterLoopDrop => {
+                if self.ok_to_drop(profile, t, head, backlog) {
+                    // RFC 8289 s5.5: still above: schedule the next drop, and
+                    // drop this one too if that is already due.
+                    self.drop_next = self.control_law(profile, self.drop_next);
+                    self.drop_step(profile, t, head)
+                } else {
+                    self.dropping = false;
+                    Verdict::Deliver
+                }
+            }
+            Pending::None => {
+                let ok = self.ok_to_drop(profile, t, head, backlog);
+                if self.dropping {
+                    if ok {
+                        self.drop_step(profile, t, head)
+                    } else {
+                        // Sojourn time below target: leave the dropping state.
+                        self.dropping = false;
+                        Verdict::Deliver
+                    }
+                } else if ok {
+                    self.enter(profile, t);
+                    if profile.ecn && head.ecn_capable {
+                        Verdict::Mark
+                    } else {
+                        self.pending = Pending::AfterEntryDrop;
+                        Verdict::Drop
+                    }
+                } else {
+                    Verdict::Deliver
+                }
+            }
+        }
+    }
+
+    /// The queue was found empty at `now`: after a [`Verdict::Drop`] (no next
+    /// head), or on a dequeue from an empty queue. Leaves the dropping state,
+    /// except right after the entry drop (Linux and RFC 8289 s5.5 enter the
+    /// dropping state even when the queue empties), and forgets
+    /// `first_above_time` where the source does.
+    pub fn on_empty(&mut self, profile: &CodelProfile, now: Instant) {
+        self.advance(profile, now);
+        match core::mem::take(&mut self.pending) {
+            Pending::AfterEntryDrop => self.clear_first_above(),
+            Pending::AfterLoopDrop => {
+                self.clear_first_above();
+                self.dropping = false;
+            }
+            Pending::None => {
+                self.dropping = false;
+                // RFC 8289 s5.5 dodequeue() on an empty queue resets
+                // first_above_time; Linux and ns-3 return before it.
+                if profile.law == ControlLaw::Exact {
+                    self.clear_first_above();
+                }
+            }
+        }
+    }
+
+    /// Moves the clock to `now` (serial rule); with the exact law, keeps the
+    /// stored instants within [`STALE`] behind it.
+    fn advance(&mut self, profile: &CodelProfile, now: Instant) {
+        let old = self.last.ticks();
+        let step = self.last.advance_to(now);
+        if step == 0 || profile.law != ControlLaw::Exact {
+            return;
+        }
+        let new = self.last.ticks();
+        // Offsets from the old clock are within [-2^62, 2^57]: subtracting a
+        // step below 2^63 stays within i64 when it saturates.
+        let rebase = |t: u64| -> u64 {
+            let d = (t.wrapping_sub(old) as i64).saturating_sub(step as i64);
+            if d < -(STALE as i64) {
+                new.wrapping_sub(STALE)
+            } else {
+                t
+            }
+        };
+        self.drop_next = rebase(self.drop_next);
+        if self.above_set {
+            self.first_above = rebase(self.first_above);
+        }
+    }
+
+    fn clear_first_above(&mut self) {
+        self.first_above = 0;
+        self.above_set = false;
+    }
+
+    /// Now in the law's units.
+    #[inline]
+    fn now_units(&self, profile: &CodelProfile) -> u64 {
+        match profile.law {
+            ControlLaw::Exact => self.last.ticks(),
+            ControlLaw::Linux => u64::from(profile.codel_time(self.last)),
+        }
+    }
+
+    /// `a >= b` in the law's time.
+    #[inline]
+    fn after_eq(profile: &CodelProfile, a: u64, b: u64) -> bool {
+        match profile.law {
+            ControlLaw::Exact => a.wrapping_sub(b) < HALF,
+            ControlLaw::Linux => match profile.variant {
+                LinuxVariant::Kernel => (a as u32).wrapping_sub(b as u32) as i32 >= 0,
+                LinuxVariant::Ns3 => a as u32 >= b as u32,
+            },
+        }
+    }
+
+    /// Linux's strict `codel_time_after`.
+    #[inline]
+    fn linux_after(profile: &CodelProfile, a: u32, b: u32) -> bool {
+        match profile.variant {
+            LinuxVariant::Kernel => a.wrapping_sub(b) as i32 > 0,
+            LinuxVariant::Ns3 => a > b,
+        }
+    }
+
+    /// RFC 8289 s5.5 `dodequeue()` / Linux `codel_should_drop()` on a packet.
+    fn ok_to_drop(&mut self, profile: &CodelProfile, t: u64, head: Head, backlog: u64) -> bool {
+        match profile.law {
+            ControlLaw::Exact => {
+                let sojourn = self.last.ticks_since(head.enqueued);
+                // RFC 8289 s5.5: below TARGET, or at most MAXPACKET queued.
+                if sojourn < profile.target || backlog <= u64::from(profile.mtu) {
+                    self.clear_first_above();
+                    return false;
+                }
+                if !self.above_set {
+                    self.above_set = true;
+                    self.first_above = t.wrapping_add(profile.interval);
+                    false
+                } else {
+                    Self::after_eq(profile, t, self.first_above)
+                }
+            }
+            ControlLaw::Linux => {
+                let now = t as u32;
+                let (sojourn, few_bytes) = match profile.variant {
+                    LinuxVariant::Kernel => (
+                        now.wrapping_sub(profile.codel_time(head.enqueued)),
+                        backlog <= u64::from(profile.mtu),
+                    ),
+                    LinuxVariant::Ns3 => (
+                        (profile
+                            .nanos(self.last)
+                            .saturating_sub(profile.nanos(head.enqueued))
+                            >> LINUX_TIME_SHIFT) as u32,
+                        backlog < u64::from(profile.mtu),
+                    ),
+                };
+                let target = profile.target as u32;
+                if Self::linux_after(profile, target, sojourn) || few_bytes {
+                    self.first_above = 0;
+                    return false;
+                }
+                if self.first_above == 0 {
+                    self.first_above = u64::from(now.wrapping_add(profile.interval as u32));
+                    false
+                } else {
+                    Self::linux_after(profile, now, self.first_above as u32)
+                }
+            }
+        }
+    }
+
+    /// One turn of the dropping loop on `head`: drop (or mark) it if the next
+    /// drop is due.
+    fn drop_step(&mut self, profile: &CodelProfile, t: u64, head: Head) -> Verdict {
+        if !Self::after_eq(profile, t, self.drop_next) {
+            return Verdict::Deliver;
+        }
+        match profile.law {
+            ControlLaw::Exact => self.count = self.count.saturating_add(1),
+            ControlLaw::Linux => {
+                self.count = self.count.wrapping_add(1);
+                self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
+            }
+        }
+        if profile.ecn && head.ecn_capable {
+            // The mark counts as the drop; the packet is delivered and the
+            // loop ends. Linux schedules from drop_next, ns-3 from now.
+            let base = match (profile.law, profile.variant) {
+                (ControlLaw::Linux, LinuxVariant::Ns3) => t,
+                _ => self.drop_next,
+            };
+            self.drop_next = self.control_law(profile, base);
+            Verdict::Mark
+        } else {
+            self.pending = Pending::AfterLoopDrop;
+            Verdict::Drop
+        }
+    }
+
+    /// Entering the dropping state at `t` (RFC 8289 s5.5): `count` restarts at
+    /// 1, or at `count - lastcount` when that is above 1 and the last drop
+    /// (approximately `drop_next`) is less than 16 intervals ago.
+    fn enter(&mut self, profile: &CodelProfile, t: u64) {
+        self.dropping = true;
+        let delta = self.count.wrapping_sub(self.lastcount);
+        match profile.law {
+            ControlLaw::Exact => {
+                let since = t.wrapping_sub(self.drop_next);
+                // A drop_next in the future counts as no time since it.
+                let since = if since >= HALF { 0 } else { since };
+                let recent = since < profile.interval.saturating_mul(16);
+                self.count = if delta > 1 && recent { delta } else { 1 };
+            }
+            ControlLaw::Linux => {
+                let now = t as u32;
+                let since = now.wrapping_sub(self.drop_next as u32);
+                let window = (profile.interval as u32).wrapping_mul(16);
+                let carry = match profile.variant {
+                    LinuxVariant::Kernel => delta > 1 && (window.wrapping_sub(since) as i32) > 0,
+                    LinuxVariant::Ns3 => (delta as i32) > 1 && since < window,
+                };
+                if carry {
+                    self.count = delta;
+                    self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
+                } else {
+                    self.count = 1;
+                    self.rec_inv_sqrt = u16::MAX;
+                }
+            }
+        }
+        self.lastcount = self.count;
+        self.drop_next = self.control_law(profile, t);
+    }
+
+    /// `t + interval / sqrt(count)` in the law's arithmetic.
+    fn control_law(&self, profile: &CodelProfile, t: u64) -> u64 {
+        match profile.law {
+            ControlLaw::Exact => t.wrapping_add(exact_spacing(profile.interval, self.count)),
+            ControlLaw::Linux => u64::from(linux_control_law(
+                t as u32,
+                profile.interval as u32,
+                self.rec_inv_sqrt,
+            )),
+        }
+    }
+}

@@ -1,0 +1,626 @@
+//! FQ-CoDel (RFC 8290): deficit round robin over flow queues, CoDel on each.
+
+use netcond_core::Instant;
+
+use crate::{Codel, CodelConfig, CodelProfile, ControlLaw, DelayError, Head, Verdict};
+
+/// What the queue drops when it goes over its packet limit (RFC 8290
+/// section 4.1: from the head of the flow queue holding the most bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum OverflowDrop {
+    /// One packet from the head of the fattest flow.
+    Single,
+    /// Linux's `fq_codel_drop`: packets from the head of the fattest flow
+    /// until at least half of its bytes are gone, at most `max_packets` of
+    /// them (Linux's `drop_batch_size`, 64 by default).
+    Batch {
+        /// The most packets one overflow drops.
+        max_packets: u32,
+    },
+}
+
+/// Configuration of an FQ-CoDel queue (RFC 8290).
+///
+/// ```
+/// use aqm_delay::{FqCodelConfig, FqCodelProfile, OverflowDrop};
+///
+/// let cfg = FqCodelConfig::linux().with_limit(1000).with_quantum(300);
+/// let p = FqCodelProfile::new(&cfg).unwrap();
+/// assert_eq!(p.limit(), 1000);
+/// assert_eq!(cfg.overflow, OverflowDrop::Batch { max_packets: 64 });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct FqCodelConfig {
+    /// The CoDel of every flow queue (target, interval, MTU, ECN, law, clock).
+    pub codel: CodelConfig,
+    /// The DRR quantum in bytes (RFC 8290 section 4.3: 1514, an Ethernet MTU
+    /// with its header).
+    pub quantum: u32,
+    /// The packet limit of the whole queue (RFC 8290 section 4.3: 10240).
+    pub limit: u32,
+    /// What an overflow drops.
+    pub overflow: OverflowDrop,
+}
+
+impl Default for FqCodelConfig {
+    fn default() -> Self {
+        FqCodelConfig::rfc8290()
+    }
+}
+
+impl FqCodelConfig {
+    /// RFC 8290's defaults: [`CodelConfig::rfc8289`] with ECN on, quantum
+    /// 1514 bytes, limit 10240 packets, [`OverflowDrop::Single`].
+    #[must_use]
+    pub const fn rfc8290() -> FqCodelConfig {
+        FqCodelConfig {
+            codel: CodelConfig::rfc8289().with_ecn(true),
+            quantum: 1514,
+            limit: 10240,
+            overflow: OverflowDrop::Single,
+        }
+    }
+
+    /// Linux `sch_fq_codel`'s defaults: [`CodelConfig::linux`] with ECN on,
+    /// quantum 1514, limit 10240, batch drops of at most 64 packets, and (as
+    /// with every [`ControlLaw::Linux`] configuration) overflow drops added
+    /// to the victim's CoDel `count`.
+    #[must_use]
+    pub const fn linux() -> FqCodelConfig {
+        FqCodelConfig {
+            codel: CodelConfig::linux().with_ecn(true),
+            quantum: 1514,
+            limit: 10240,
+            overflow: OverflowDrop::Batch { max_packets: 64 },
+        }
+    }
+
+    /// The CoDel configuration of the flow queues.
+    #[must_use]
+    pub const fn with_codel(mut self, codel: CodelConfig) -> FqCodelConfig {
+        self.codel = codel;
+        self
+    }
+
+    /// The DRR quantum in bytes.
+    #[must_use]
+    pub const fn with_quantum(mut self, quantum: u32) -> FqCodelConfig {
+        self.quantum = quantum;
+        self
+    }
+
+    /// The packet limit.
+    #[must_use]
+    pub const fn with_limit(mut self, limit: u32) -> FqCodelConfig {
+        self.limit = limit;
+        self
+    }
+
+    /// The overflow drop.
+    #[must_use]
+    pub const fn with_overflow(mut self, overflow: OverflowDrop) -> FqCodelConfig {
+        self.overflow = overflow;
+        self
+    }
+}
+
+/// A validated FQ-CoDel configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FqCodelProfile {
+    pub(crate) codel: CodelProfile,
+    pub(crate) quantum: u32,
+    pub(crate) limit: u32,
+    pub(crate) batch: u32,
+}
+
+impl FqCodelProfile {
+    /// Validates `cfg`.
+    ///
+    /// # Errors
+    ///
+    /// The CoDel rules of [`CodelProfile::new`], and [`DelayError::ZeroQuantum`],
+    /// [`DelayError::QuantumTooLarge`], [`DelayError::ZeroLimit`],
+    /// [`DelayError::ZeroDropBatch`].
+    pub fn new(cfg: &FqCodelConfig) -> Result<FqCodelProfile, DelayError> {
+        let codel = CodelProfile::new(&cfg.codel)?;
+        if cfg.quantum == 0 {
+            return Err(DelayError::ZeroQuantum);
+        }
+        if cfg.quantum > i32::MAX as u32 {
+            return Err(DelayError::QuantumTooLarge);
+        }
+        if cfg.limit == 0 {
+            return Err(DelayError::ZeroLimit);
+        }
+        let batch = match cfg.overflow {
+            OverflowDrop::Single => 1,
+            OverflowDrop::Batch { max_packets: 0 } => return Err(DelayError::ZeroDropBatch),
+            OverflowDrop::Batch { max_packets } => max_packets,
+        };
+        Ok(FqCodelProfile {
+            codel,
+            quantum: cfg.quantum,
+            limit: cfg.limit,
+            batch,
+        })
+    }
+
+    /// The flow queues' CoDel profile.
+    #[must_use]
+    pub const fn codel(&self) -> &CodelProfile {
+        &self.codel
+    }
+
+    /// The DRR quantum in bytes.
+    #[must_use]
+    pub const fn quantum(&self) -> u32 {
+        self.quantum
+    }
+
+    /// The packet limit.
+    #[must_use]
+    pub const fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// The most packets one overflow drops (1 for [`OverflowDrop::Single`]).
+    #[must_use]
+    pub const fn drop_batch(&self) -> u32 {
+        self.batch
+    }
+}
+
+/// The end of a list, and "no flow".
+const NIL: u16 = u16::MAX;
+/// [`NIL`] for the invariants.
+#[cfg(any(test, feature = "invariants"))]
+pub(crate) const NIL_INDEX: u16 = NIL;
+
+/// Which list a flow is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) enum ListId {
+    Neither,
+    New,
+    Old,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Flow {
+    pub(crate) codel: Codel,
+    pub(crate) deficit: i64,
+    pub(crate) bytes: u64,
+    pub(crate) packets: u32,
+    pub(crate) next: u16,
+    pub(crate) list: ListId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct List {
+    pub(crate) head: u16,
+    pub(crate) tail: u16,
+}
+
+/// The result of [`FqCodel::enqueue`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Enqueued {
+    /// The packet is queued and the queue is within its limit.
+    Queued,
+    /// The queue went over its limit: `packets` packets (`bytes` bytes) were
+    /// dropped from the head of flow `victim` through the caller's callback.
+    /// When `victim` is the packet's own flow, Linux returns `NET_XMIT_CN`.
+    Overflow {
+        /// The fattest flow, whose head packets were dropped.
+        victim: usize,
+        /// How many were dropped.
+        packets: u32,
+        /// Their bytes.
+        bytes: u64,
+    },
+}
+
+/// FQ-CoDel over `N` flow queues (`0 < N < 65535`; Linux's default is 1024),
+/// the packets kept by the caller in one FIFO per flow.
+///
+/// - Enqueue: push the packet to the tail of its flow's FIFO, then call
+///   [`enqueue`](Self::enqueue) with the flow index (the caller's hash or
+///   classifier; taken modulo `N`) and the length. Over the limit, the state
+///   asks the caller's callback to drop head packets of the fattest flow.
+/// - Dequeue: [`schedule`](Self::schedule) names the flow to serve (DRR, new
+///   flows first); take the head of its FIFO and call
+///   [`on_dequeue`](Self::on_dequeue), which runs the flow's CoDel. On
+///   [`Verdict::Drop`] drop it and call `schedule` again: it returns the same
+///   flow while CoDel's drop loop goes on.
+///
+/// ```
+/// use aqm_delay::{FqCodel, FqCodelConfig, FqCodelProfile, Head, Verdict};
+/// use netcond_core::Instant;
+/// use std::collections::VecDeque;
+///
+/// let p = FqCodelProfile::new(&FqCodelConfig::rfc8290().with_quantum(1500)).unwrap();
+/// let mut fq: FqCodel<4> = FqCodel::new(&p, Instant::ZERO);
+/// let mut fifos: [VecDeque<Head>; 4] = Default::default();
+/// let t0 = Instant::ZERO;
+/// // Flow 1 queues three 1500-byte packets, then flow 2 one 100-byte packet.
+/// for (flow, len) in [(1, 1500), (1, 1500), (1, 1500), (2, 100)] {
+///     fifos[flow].push_back(Head::new(t0, len, false));
+///     fq.enqueue(&p, t0, flow, len, |f| fifos[f].pop_front().map(|h| h.len));
+/// }
+/// let mut order = Vec::new();
+/// while let Some(f) = fq.schedule(&p, t0) {
+///     let head = fifos[f].pop_front().unwrap();
+///     if fq.on_dequeue(&p, t0, f, head) != Verdict::Drop {
+///         order.push(f);
+///     }
+/// }
+/// // Both flows are new; each gets a quantum's worth before flow 1 goes on.
+/// assert_eq!(order, [1, 2, 1, 1]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FqCodel<const N: usize> {
+    pub(crate) flows: [Flow; N],
+    pub(crate) new_flows: List,
+    pub(crate) old_flows: List,
+    pub(crate) packets: u32,
+    pub(crate) bytes: u64,
+    /// The flow in the middle of a CoDel drop loop, or NIL.
+    pub(crate) pending: u16,
+}
+
+impl<const N: usize> FqCodel<N> {
+    /// An empty queue whose flows' clocks start at `now`.
+    #[must_use]
+    pub fn new(profile: &FqCodelProfile, now: Instant) -> FqCodel<N> {
+        const {
+            assert!(
+                N > 0 && N < NIL as usize,
+                "FqCodel needs 0 < N < 65535 flows"
+            )
+        };
+        let flow = Flow {
+            codel: Codel::new(&profile.codel, now),
+            deficit: 0,
+            bytes: 0,
+            packets: 0,
+            next: NIL,
+            list: ListId::Neither,
+        };
+        FqCodel {
+            flows: [flow; N],
+            new_flows: List {
+                head: NIL,
+                tail: NIL,
+            },
+            old_flows: List {
+                head: NIL,
+                tail: NIL,
+            },
+            packets: 0,
+            bytes: 0,
+            pending: NIL,
+        }
+    }
+
+    /// Packets queued in all flows.
+    #[must_use]
+    pub const fn packets(&self) -> u32 {
+        self.packets
+    }
+
+    /// Bytes queued in all flows.
+    #[must_use]
+    pub const fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Packets queued in flow `flow % N`.
+    #[must_use]
+    pub fn flow_packets(&self, flow: usize) -> u32 {
+        self.flows[flow % N].packets
+    }
+
+    /// Bytes queued in flow `flow % N`.
+    #[must_use]
+    pub fn flow_bytes(&self, flow: usize) -> u64 {
+        self.flows[flow % N].bytes
+    }
+
+    /// The DRR deficit of flow `flow % N`, in bytes.
+    #[must_use]
+    pub fn deficit(&self, flow: usize) -> i64 {
+        self.flows[flow % N].deficit
+    }
+
+    /// The CoDel state of flow `flow % N`.
+    #[must_use]
+    pub fn codel(&self, flow: usize) -> &Codel {
+        &self.flows[flow % N].codel
+    }
+
+    /// Whether flow `flow % N` is on the new-flows list (RFC 8290 section 4.2).
+    #[must_use]
+    pub fn is_new(&self, flow: usize) -> bool {
+        self.flows[flow % N].list == ListId::New
+    }
+
+    /// Whether flow `flow % N` is on the old-flows list.
+    #[must_use]
+    pub fn is_old(&self, flow: usize) -> bool {
+        self.flows[flow % N].list == ListId::Old
+    }
+
+    /// A packet of `len` bytes was pushed to the tail of flow `flow % N`'s
+    /// FIFO. A flow on neither list joins the tail of the new flows with a
+    /// quantum of credit (RFC 8290 section 4.1). If the queue now holds more
+    /// than the limit, `drop_head(victim)` is called for each packet to drop
+    /// from the head of the fattest flow: it removes that packet from the
+    /// caller's FIFO and returns its length (`None` if the FIFO is empty,
+    /// which ends the drop).
+    pub fn enqueue<F>(
+        &mut self,
+        profile: &FqCodelProfile,
+        now: Instant,
+        flow: usize,
+        len: u32,
+        mut drop_head: F,
+    ) -> Enqueued
+    where
+        F: FnMut(usize) -> Option<u32>,
+    {
+        // Enqueueing does not read the clock: CoDel works at dequeue.
+        let _ = now;
+        let f = flow % N;
+        {
+            let fl = &mut self.flows[f];
+            let n = u32::from(fl.packets < u32::MAX && self.packets < u32::MAX);
+            let b = u64::from(len).min(u64::MAX - self.bytes);
+            fl.packets += n;
+            fl.bytes += b;
+            self.packets += n;
+            self.bytes += b;
+        }
+        if self.flows[f].list == ListId::Neither {
+            self.push_tail(ListId::New, f);
+            self.flows[f].deficit = i64::from(profile.quantum);
+        }
+        if self.packets <= profile.limit {
+            return Enqueued::Queued;
+        }
+        // RFC 8290 s4.1: drop from the head of the flow with the most bytes
+        // (the first such flow; Linux's linear scan).
+        let mut victim = f;
+        let mut most = 0u64;
+        for (i, fl) in self.flows.iter().enumerate() {
+            if fl.bytes > most {
+                most = fl.bytes;
+                victim = i;
+            }
+        }
+        let threshold = most >> 1;
+        let (mut n, mut dropped) = (0u32, 0u64);
+        while let Some(l) = drop_head(victim) {
+            n += 1;
+            dropped = dropped.saturating_add(u64::from(l));
+            self.remove_bytes(victim, l);
+            if n >= profile.batch || dropped >= threshold {
+                break;
+            }
+        }
+        if profile.codel.law == ControlLaw::Linux {
+            // Linux fq_codel_drop: the victim's CoDel counts the drops.
+            self.flows[victim].codel.bump_count(&profile.codel, n);
+        }
+        Enqueued::Overflow {
+            victim,
+            packets: n,
+            bytes: dropped,
+        }
+    }
+
+    /// The flow whose head packet to take next, or `None` when every flow is
+    /// empty (RFC 8290 section 4.2). Moves flows between the lists as DRR
+    /// needs: a flow out of credit gets a quantum and goes to the tail of the
+    /// old flows; an empty flow leaves its list (an empty new flow goes to the
+    /// old flows instead if there are any, so that old flows are not starved).
+    /// While a flow's CoDel is in a drop loop, returns that flow again.
+    pub fn schedule(&mut self, profile: &FqCodelProfile, now: Instant) -> Option<usize> {
+        let pending = core::mem::replace(&mut self.pending, NIL);
+        if let Some(fl) = self.flows.get_mut(usize::from(pending)) {
+            if fl.codel.in_drop_loop() {
+                if fl.packets > 0 {
+                    self.pending = pending;
+                    return Some(usize::from(pending));
+                }
+                // The drop loop emptied the flow: CoDel sees no next packet.
+                fl.codel.on_empty(&profile.codel, now);
+                self.retire(usize::from(pending));
+            }
+        }
+        let mut refills = 0usize;
+        loop {
+            let head = if self.new_flows.head != NIL {
+                self.new_flows.head
+            } else if self.old_flows.head != NIL {
+                self.old_flows.head
+            } else {
+                return None;
+            };
+            let f = usize::from(head);
+            let fl = &mut self.flows[f];
+            if fl.deficit <= 0 {
+                fl.deficit = fl.deficit.saturating_add(i64::from(profile.quantum));
+                self.unlink(f);
+                self.push_tail(ListId::Old, f);
+                refills += 1;
+                if refills >= N {
+                    refills = 0;
+                    self.skip_rounds(profile);
+                }
+                continue;
+            }
+            if fl.packets == 0 {
+                fl.codel.on_empty(&profile.codel, now);
+                self.retire(f);
+                continue;
+            }
+            return Some(f);
+        }
+    }
+
+    /// The verdict for the head packet just taken from flow `flow % N`'s FIFO
+    /// (normally the flow [`schedule`](Self::schedule) returned): the flow's
+    /// CoDel decides with the bytes left in the whole queue as its backlog (as
+    /// Linux does). A delivered or marked packet is charged to the flow's
+    /// deficit. On [`Verdict::Drop`], call `schedule` again.
+    pub fn on_dequeue(
+        &mut self,
+        profile: &FqCodelProfile,
+        now: Instant,
+        flow: usize,
+        head: Head,
+    ) -> Verdict {
+        let f = flow % N;
+        self.remove_bytes(f, head.len);
+        let backlog = self.bytes;
+        let fl = &mut self.flows[f];
+        let v = fl.codel.on_dequeue(&profile.codel, now, head, backlog);
+        if v == Verdict::Drop {
+            self.pending = f as u16;
+        } else {
+            self.pending = NIL;
+            fl.deficit = fl.deficit.saturating_sub(i64::from(head.len));
+        }
+        v
+    }
+
+    /// After a full round in which every flow was only refilled (deficits far
+    /// below zero after huge packets and a small quantum), adds the rounds
+    /// that would refill every flow again before any turns positive, all at
+    /// once: the same deficits and order as one refill at a time, in O(N).
+    fn skip_rounds(&mut self, profile: &FqCodelProfile) {
+        if self.new_flows.head != NIL {
+            return;
+        }
+        let q = i128::from(profile.quantum);
+        let mut rounds = i128::MAX;
+        let mut cur = self.old_flows.head;
+        let mut steps = 0;
+        while let Some(fl) = self.flows.get(usize::from(cur)) {
+            if fl.deficit > 0 || steps > N {
+                return;
+            }
+            // Refills until positive: ceil((1 - d) / q).
+            rounds = rounds.min((1 - i128::from(fl.deficit) + q - 1) / q);
+            cur = fl.next;
+            steps += 1;
+        }
+        if rounds < 2 || rounds == i128::MAX {
+            return;
+        }
+        let add = i64::try_from((rounds - 1) * q).unwrap_or(i64::MAX);
+        let mut cur = self.old_flows.head;
+        for _ in 0..N {
+            let Some(fl) = self.flows.get_mut(usize::from(cur)) else {
+                break;
+            };
+            fl.deficit = fl.deficit.saturating_add(add);
+            cur = fl.next;
+        }
+    }
+
+    /// Accounts for one packet of `len` bytes leaving flow `f`.
+    /// (A flow reported empty loses nothing: the totals stay the sums.)
+    fn remove_bytes(&mut self, f: usize, len: u32) {
+        let fl = &mut self.flows[f];
+        let n = u32::from(fl.packets > 0);
+        let b = fl.bytes.min(u64::from(len));
+        fl.packets -= n;
+        fl.bytes -= b;
+        self.packets = self.packets.saturating_sub(n);
+        self.bytes = self.bytes.saturating_sub(b);
+    }
+
+    /// An empty flow found by the scheduler: Linux's `fq_codel_dequeue` moves
+    /// it from the new flows to the old ones if there are old flows, and
+    /// otherwise takes it off its list.
+    fn retire(&mut self, f: usize) {
+        let was_new = self.flows[f].list == ListId::New;
+        self.unlink(f);
+        if was_new && self.old_flows.head != NIL {
+            self.push_tail(ListId::Old, f);
+        }
+    }
+
+    fn list_mut(&mut self, id: ListId) -> Option<&mut List> {
+        match id {
+            ListId::Neither => None,
+            ListId::New => Some(&mut self.new_flows),
+            ListId::Old => Some(&mut self.old_flows),
+        }
+    }
+
+    fn push_tail(&mut self, id: ListId, f: usize) {
+        let idx = f as u16;
+        self.flows[f].next = NIL;
+        self.flows[f].list = id;
+        let Some(list) = self.list_mut(id) else {
+            return;
+        };
+        let tail = core::mem::replace(&mut list.tail, idx);
+        if tail == NIL {
+            list.head = idx;
+        } else if let Some(t) = self.flows.get_mut(usize::from(tail)) {
+            t.next = idx;
+        }
+    }
+
+    /// Takes flow `f` off its list (O(1) at the head, where the scheduler
+    /// always finds it).
+    fn unlink(&mut self, f: usize) {
+        let idx = f as u16;
+        let id = self.flows[f].list;
+        let next = self.flows[f].next;
+        self.flows[f].list = ListId::Neither;
+        self.flows[f].next = NIL;
+        let Some(list) = self.list_mut(id) else {
+            return;
+        };
+        let (head, tail) = (list.head, list.tail);
+        if head == idx {
+            list.head = next;
+            if tail == idx {
+                list.tail = NIL;
+            }
+            return;
+        }
+        // Not at the head: walk to the predecessor.
+        let mut prev = head;
+        let mut steps = 0;
+        while prev != NIL && steps < N {
+            let p = usize::from(prev);
+            if self.flows[p].next == idx {
+                self.flows[p].next = next;
+                if tail == idx {
+                    if let Some(list) = self.list_mut(id) {
+                        list.tail = prev;
+                    }
+                }
+                return;
+            }
+            prev = self.flows[p].next;
+            steps += 1;
+        }
+    }
+}

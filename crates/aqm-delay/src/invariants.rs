@@ -1,0 +1,151 @@
+//! Invariants of CoDel and FQ-CoDel, written once as plain functions so that
+//! the property tests and users' fuzzers share them. Each returns the first
+//! violated rule as a message. Call them after every step of any sequence of
+//! operations (backwards clocks, zero and huge lengths included).
+//!
+//! CoDel ([`check_codel`]):
+//!
+//! - between the two calls of a drop loop (after [`Verdict::Drop`]) the queue
+//!   is in the dropping state;
+//! - in the dropping state `count >= 1`; with the exact law `lastcount <=
+//!   count`;
+//! - with the exact law, `drop_next` and `first_above_time` are never more than
+//!   one interval after the newest instant seen (they are set at most one
+//!   interval ahead of it, the clock only moves forward, and stale ones are
+//!   kept within 2^62 ticks behind it). The Linux law is not checked for this:
+//!   as in the kernel, its 32-bit times read as future again after about 36
+//!   minutes in the past.
+//!
+//! FQ-CoDel ([`check_fq_codel`]):
+//!
+//! - the new and old lists are well formed (no cycle, tails right, each flow on
+//!   at most one list and marked as on it);
+//! - every flow holding packets is on a list;
+//! - the queue's packet and byte totals are the sums over the flows;
+//! - the flow the scheduler will continue (mid drop loop) is in a drop loop;
+//! - every CoDel passes [`check_codel`].
+//!
+//! [`Verdict::Drop`]: crate::Verdict::Drop
+
+use crate::fq_codel::{ListId, NIL_INDEX};
+use crate::{Codel, CodelProfile, ControlLaw, FqCodel, FqCodelProfile};
+
+/// Checks one CoDel state against its profile.
+///
+/// # Errors
+///
+/// The first violated rule.
+pub fn check_codel(c: &Codel, p: &CodelProfile) -> Result<(), &'static str> {
+    if c.in_drop_loop() && !c.dropping() {
+        return Err("a drop loop is pending outside the dropping state");
+    }
+    let last = c.last_seen().ticks();
+    let ahead = |t: u64| -> bool {
+        let d = t.wrapping_sub(last);
+        p.control_law() == ControlLaw::Exact && d > p.interval() && d < 1 << 63
+    };
+    if c.dropping() {
+        if p.control_law() == ControlLaw::Exact {
+            if c.count() == 0 {
+                return Err("count is 0 in the dropping state");
+            }
+            if c.lastcount() > c.count() {
+                return Err("lastcount above count");
+            }
+        }
+        if ahead(c.drop_next()) {
+            return Err("drop_next more than one interval ahead of the clock");
+        }
+    }
+    if let Some(t) = c.first_above_time() {
+        if ahead(t) {
+            return Err("first_above_time more than one interval ahead of the clock");
+        }
+    }
+    Ok(())
+}
+
+/// Checks an FQ-CoDel state against its profile.
+///
+/// # Errors
+///
+/// The first violated rule.
+pub fn check_fq_codel<const N: usize>(
+    fq: &FqCodel<N>,
+    p: &FqCodelProfile,
+) -> Result<(), &'static str> {
+    let mut seen = [false; N];
+    for (list, id) in [(fq.new_flows, ListId::New), (fq.old_flows, ListId::Old)] {
+        let mut cur = list.head;
+        let mut last = NIL_INDEX;
+        let mut steps = 0usize;
+        while cur != NIL_INDEX {
+            let f = usize::from(cur);
+            if f >= N {
+                return Err("a list names a flow out of range");
+            }
+            if seen[f] {
+                return Err("a flow appears twice on the lists");
+            }
+            seen[f] = true;
+            if fq.flows[f].list != id {
+                return Err("a flow is on a list it is not marked as on");
+            }
+            last = cur;
+            cur = fq.flows[f].next;
+            steps += 1;
+            if steps > N {
+                return Err("a list has a cycle");
+            }
+        }
+        if list.tail != last {
+            return Err("a list's tail is not its last flow");
+        }
+    }
+    let (mut packets, mut bytes) = (0u64, 0u64);
+    for (f, fl) in fq.flows.iter().enumerate() {
+        if (fl.list != ListId::Neither) != seen[f] {
+            return Err("a flow is marked as on a list it is not on");
+        }
+        if fl.packets > 0 && fl.list == ListId::Neither {
+            return Err("a flow holding packets is on no list");
+        }
+        packets += u64::from(fl.packets);
+        bytes += fl.bytes;
+        check_codel(&fl.codel, &p.codel)?;
+    }
+    if packets != u64::from(fq.packets) || bytes != fq.bytes {
+        return Err("the totals are not the sums over the flows");
+    }
+    if fq.pending != NIL_INDEX {
+        match fq.flows.get(usize::from(fq.pending)) {
+            Some(fl) if fl.codel.in_drop_loop() => {}
+            _ => return Err("the flow to continue is not in a drop loop"),
+        }
+    }
+    Ok(())
+}
+
+/// Checks a PIE state against its profile: the burst allowance never exceeds
+/// MAX_BURST, and the next update is at most one T_UPDATE after the newest
+/// instant seen (the clock only moves forward; a stale one reads as due).
+///
+/// # Errors
+///
+/// The first violated rule.
+pub fn check_pie(pie: &crate::Pie, p: &crate::PieProfile) -> Result<(), &'static str> {
+    if pie.burst_time() > p.burst {
+        return Err("the burst allowance exceeds MAX_BURST");
+    }
+    let ahead = pie
+        .next_update()
+        .ticks()
+        .wrapping_sub(pie.last_seen().ticks());
+    if ahead > p.t_update() && ahead < 1 << 63 {
+        // Allowed only as a stale value, which poll treats as due.
+        if ahead <= p.t_update().saturating_mul(2) {
+            return Err("the next update is more than one T_UPDATE ahead");
+        }
+    }
+    Ok(())
+}
