@@ -390,6 +390,9 @@ typedef enum netcond_red_spreading {
   NETCOND_SPREAD_DPDK = 4,
   // No spreading: `p_a = p_b`.
   NETCOND_SPREAD_GEOMETRIC = 5,
+  // ns-3's `RedQueueDisc` with `Wait=true`: no drop while `count p_b < 1`,
+  // then `p_b / (2 - count p_b)` (about `2 p_b / 3`), one draw per packet.
+  NETCOND_SPREAD_WAIT = 6,
 } netcond_red_spreading;
 
 // RIO's averages.
@@ -2303,6 +2306,16 @@ enum netcond_red_decision netcond_red_enqueue_draw(struct netcond_red *m,
 // # Safety
 // `m` is NULL or points to a valid state used by no other thread.
 void netcond_red_queue_empty(struct netcond_red *m, uint64_t now);
+
+// Restarts the spreading state of `m` as an arrival below min_th does (the
+// Rust `Red::restart_count`); the average and the idle period are untouched.
+// For a caller with a rule of its own before RED's (ns-3's `RedQueueDisc`
+// passes an arrival to a queue of at most one packet and starts its count
+// again). Does nothing if `m` is NULL.
+//
+// # Safety
+// `m` is NULL or points to a valid state used by no other thread.
+void netcond_red_restart_count(struct netcond_red *m);
 
 // The average queue length of `m`, in queue units, 32.32 fixed point (0 on a
 // NULL or unconfigured argument).

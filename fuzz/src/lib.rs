@@ -511,13 +511,14 @@ pub mod aqm {
     /// The drop spreading.
     #[must_use]
     pub fn spreading(v: u8) -> Spreading {
-        match v % 6 {
+        match v % 7 {
             0 => Spreading::Uniform,
             1 => Spreading::UniformCountFirst,
             2 => Spreading::Dpdk,
             3 => Spreading::Geometric,
             4 => Spreading::Accumulated,
-            _ => Spreading::AccumulatedDpdk,
+            5 => Spreading::AccumulatedDpdk,
+            _ => Spreading::Wait,
         }
     }
 

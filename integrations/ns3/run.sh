@@ -2,22 +2,28 @@
 # Builds libnetcond (crates/netcond-ffi), the ns-3 programs of this directory
 # against the installed ns-3 (Debian's libns3-dev), and runs:
 #   1. netcond-ns3-tests: the queue discs packet by packet, and bad attributes;
-#   2. the RED cross-check: the dumbbell with ns-3's RedQueueDisc and with
-#      NetcondRedQueueDisc, SEEDS seeds each, without and with ECN, compared
-#      by netcond-red-compare against the tolerances of README.md;
+#   2. the RED cross-check: two dumbbells, each with ns-3's RedQueueDisc and
+#      with NetcondRedQueueDisc given the same attribute lines (so both at
+#      their defaults elsewhere, Wait=true), compared by netcond-red-compare
+#      against the tolerances of README.md: "ten-flows" (60 s, SEEDS seeds,
+#      without and with ECN) and "many-flows" (8 flows, fast access links,
+#      20 s, MANY_SEEDS seeds); FJ_SEEDS runs of NetcondRedQueueDisc with
+#      Fj93=true beside each, unchecked;
 #   3. the PCN example, with RFC 5670's meters (CSV and SVG in the output
 #      directory) and with 3sM's markers (CSV);
 #   4. the cross-check's NetcondRedQueueDisc run, the tests and the PCN
 #      example again, built with AddressSanitizer and UBSan (ASAN=0 skips it).
 # Exits non-zero on any failure. Environment: CARGO_TARGET_DIR (default
-# <repo>/target), SEEDS (default 3), JOBS (default nproc), ASAN (default 1),
-# OUT (default $CARGO_TARGET_DIR/ns3/out).
+# <repo>/target), SEEDS (default 3), MANY_SEEDS (default 5), FJ_SEEDS
+# (default 1), JOBS (default nproc), ASAN (default 1), OUT (default
+# $CARGO_TARGET_DIR/ns3/out).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 SEEDS=${SEEDS:-3}
+MANY_SEEDS=${MANY_SEEDS:-5}
 FJ_SEEDS=${FJ_SEEDS:-1}
 JOBS=${JOBS:-$(nproc)}
 ASAN=${ASAN:-1}
@@ -43,28 +49,39 @@ step "tests"
 # The same checks through ns-3's own test runner (TestSuite netcond-queue-discs).
 "$build/netcond-ns3-tests" --test-runner --suite=netcond-queue-discs --verbose | grep -E '^ *(PASS|FAIL|CRASH)'
 
-step "RED cross-check: {drops, ECN} x (${SEEDS} seeds x {ns3, netcond-guard} + ${FJ_SEEDS} x netcond), 60 s each"
+step "RED cross-check: ten-flows {drops, ECN} x (${SEEDS} seeds x {ns3, netcond} + ${FJ_SEEDS} x netcond-fj93), 60 s each; many-flows ${MANY_SEEDS} seeds x {ns3, netcond} + ${FJ_SEEDS} x netcond-fj93, 20 s each"
+# The setups: label and the dumbbell's arguments besides disc, ECN and run.
+many_args="--flows=8 --accessDelay=5ms --bottleneckDelay=10ms --duration=20 --warmup=0"
 runs=$OUT/red-runs.txt
 : >"$runs"
 for ecn in 0 1; do
   for run in $(seq 1 "$SEEDS"); do
-    echo "ns3 $ecn $run" >>"$runs"
-    echo "netcond-guard $ecn $run" >>"$runs"
+    echo "ten-flows ns3 $ecn $run" >>"$runs"
+    echo "ten-flows netcond $ecn $run" >>"$runs"
   done
   for run in $(seq 1 "$FJ_SEEDS"); do
-    echo "netcond $ecn $run" >>"$runs"
+    echo "ten-flows netcond-fj93 $ecn $run" >>"$runs"
   done
+done
+for run in $(seq 1 "$MANY_SEEDS"); do
+  echo "many-flows ns3 0 $run" >>"$runs"
+  echo "many-flows netcond 0 $run" >>"$runs"
+done
+for run in $(seq 1 "$FJ_SEEDS"); do
+  echo "many-flows netcond-fj93 0 $run" >>"$runs"
 done
 rm -f "$OUT"/red-*.csv "$OUT"/red-*.csv.tmp
 # One CSV per run; a run that fails leaves no CSV and fails the step.
-export OUT
+export OUT many_args
 xargs -P "$JOBS" -L 1 sh -c '
-  "$0" --disc="$1" --ecn="$2" --run="$3" --header >"$OUT/red-$1-$2-$3.csv.tmp" &&
-  mv "$OUT/red-$1-$2-$3.csv.tmp" "$OUT/red-$1-$2-$3.csv"' \
+  extra=""
+  if [ "$1" = many-flows ]; then extra=$many_args; fi
+  "$0" --label="$1" --disc="$2" --ecn="$3" --run="$4" $extra --header >"$OUT/red-$1-$2-$3-$4.csv.tmp" &&
+  mv "$OUT/red-$1-$2-$3-$4.csv.tmp" "$OUT/red-$1-$2-$3-$4.csv"' \
   "$build/netcond-red-dumbbell" <"$runs" || true
 missing=0
-while read -r disc ecn run; do
-  test -f "$OUT/red-$disc-$ecn-$run.csv" || { echo "run failed: $disc ecn=$ecn run=$run" >&2; missing=1; }
+while read -r label disc ecn run; do
+  test -f "$OUT/red-$label-$disc-$ecn-$run.csv" || { echo "run failed: $label $disc ecn=$ecn run=$run" >&2; missing=1; }
 done <"$runs"
 test $missing -eq 0
 "$build/netcond-red-compare" "$OUT"/red-*.csv | tee "$OUT/red-crosscheck.md"
@@ -84,10 +101,10 @@ if [ "$ASAN" = 1 ]; then
   # Every target in one parallel build (naming several targets makes CMake
   # build them one after the other).
   cmake --build "$build_asan" -j "$JOBS"
-  step "ASan runs: the cross-check's NetcondRedQueueDisc (guard, ECN on, 60 s), the tests, the PCN example"
+  step "ASan runs: the cross-check's NetcondRedQueueDisc (ten-flows, ECN on, 60 s), the tests, the PCN example"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  "$build_asan/netcond-red-dumbbell" --disc=netcond-guard --ecn=1 --header >"$OUT/red-asan.csv" &
+  "$build_asan/netcond-red-dumbbell" --label=ten-flows --disc=netcond --ecn=1 --header >"$OUT/red-asan.csv" &
   p1=$!
   status=0
   "$build_asan/netcond-ns3-tests" >"$OUT/tests-asan.txt" || status=1
@@ -96,8 +113,8 @@ if [ "$ASAN" = 1 ]; then
   wait $p1 || status=1
   cat "$OUT/red-asan.csv"
   # The sanitized simulation is the cross-check's own run: the same CSV row.
-  if [ "$(tail -1 "$OUT/red-asan.csv")" != "$(tail -1 "$OUT/red-netcond-guard-1-1.csv")" ]; then
-    echo "the sanitized run's row differs from the cross-check's (red-netcond-guard-1-1.csv)" >&2
+  if [ "$(tail -1 "$OUT/red-asan.csv")" != "$(tail -1 "$OUT/red-ten-flows-netcond-1-1.csv")" ]; then
+    echo "the sanitized run's row differs from the cross-check's (red-ten-flows-netcond-1-1.csv)" >&2
     status=1
   fi
   if [ $status != 0 ]; then

@@ -18,9 +18,10 @@
 //! The crate implements:
 //!
 //! - [`Red`] / [`RedProfile`]: RED in packets or bytes, byte mode, gentle mode,
-//!   ECN, six [`Spreading`] variants (FJ93's with one draw per drop, FJ93's
+//!   ECN, seven [`Spreading`] variants (FJ93's with one draw per drop, FJ93's
 //!   analysis and pseudo-code with one draw per packet, DPDK's
-//!   `p_b / (2 - count p_b)` with one draw per packet or per drop, none). The per-flow state is 16 bytes.
+//!   `p_b / (2 - count p_b)` with one draw per packet or per drop, ns-3's
+//!   `RedQueueDisc` with `Wait=true`, none). The per-flow state is 16 bytes.
 //! - [`Rio`] / [`RioProfile`]: three drop precedences (RFC 2597 section 2) with
 //!   per-color `min_th`/`max_th`/`max_p`, in RIO-C, RIO-D and WRED modes, and
 //!   RFC 2963 appendix A.1's setting as [`RioConfig::rfc2963`].
@@ -63,7 +64,10 @@
 //!   `p_b`; [`Spreading::AccumulatedDpdk`] has DPDK's law with one draw per
 //!   drop (the sum of `p_b / 2` since the drop against `U`), at the cost of
 //!   the default; ns-2 increments `count` before using it
-//!   ([`Spreading::UniformCountFirst`], `2 p_b`).
+//!   ([`Spreading::UniformCountFirst`], `2 p_b`); ns-3's `RedQueueDisc`, with
+//!   its default `Wait=true`, does not drop while `count p_b < 1` and uses
+//!   `p_b / (2 - count p_b)` after ([`Spreading::Wait`]: gaps uniform on
+//!   `1/p_b..=2/p_b - 1`, about `2 p_b / 3`).
 //!
 //! # Time
 //!

@@ -518,7 +518,9 @@ pub(crate) fn check_curve(
     c.set_fast_half(common.spread.halves());
     if common.fast {
         c.fast_range = c.max_fx - c.min_fx as u64;
-    } else if !common.spread.budget && common.bytes.max_len == 0 {
+    } else if !common.spread.budget && !common.spread.wait && common.bytes.max_len == 0 {
+        // Spreading::Wait takes the general path (Spread::pick), so that the
+        // short path of the other per-packet laws has no test for it.
         c.early_range = c.max_fx - c.min_fx as u64;
     }
     Ok(c)
@@ -655,6 +657,22 @@ impl Red {
     #[must_use]
     pub const fn idle_since(&self) -> Instant {
         self.q_time
+    }
+
+    /// Restarts the spreading state as an arrival below min_th does (FJ93's
+    /// `count = -1`; for [`Spreading::Accumulated`] and
+    /// [`Spreading::AccumulatedDpdk`], a new budget at the next packet in the
+    /// probabilistic region). The average and the idle period are untouched.
+    ///
+    /// For a caller with a rule of its own before RED's decision: ns-3's
+    /// `RedQueueDisc` neither drops nor marks an arrival to a queue of at most
+    /// one packet, and treats the next arrival in the region as the first of
+    /// a new stay there, as after a stay below min_th; a caller emulating it
+    /// calls [`on_arrival`](Self::on_arrival) (for the average), keeps the
+    /// packet whatever the decision (if it fits), then calls this.
+    #[inline]
+    pub fn restart_count(&mut self) {
+        self.count = 0;
     }
 }
 

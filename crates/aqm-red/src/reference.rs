@@ -152,6 +152,15 @@ pub fn p_a(p: f64, n: u64, s: crate::Spreading) -> f64 {
         // of the p_b, (n - 1) p_b before this packet, reaches 2 U.
         Dpdk | AccumulatedDpdk => (2.0, (n - 1) as f64),
         Geometric => (1.0, 0.0),
+        // ns-3's Wait=true (RedQueueDisc::ModifyP): count n, this packet
+        // included; nothing while n p_b < 1, then p_b / (2 - n p_b).
+        Wait => {
+            let x = n as f64 * p;
+            if x < 1.0 {
+                return 0.0;
+            }
+            (2.0, n as f64)
+        }
     };
     let den = k - c * p;
     if den <= 0.0 || p / den >= 1.0 {

@@ -784,6 +784,7 @@ mod tests {
             Spreading::UniformCountFirst,
             Spreading::Dpdk,
             Spreading::Geometric,
+            Spreading::Wait,
         ];
         let mut k = 0;
         for mode in [RioMode::Coupled, RioMode::Decoupled, RioMode::Wred] {

@@ -26,6 +26,7 @@ use crate::ONE;
 /// | [`UniformCountFirst`](Spreading::UniformCountFirst) | `p_b / (1 - n p_b)` | `P(X = n) = p_b / (1 - p_b)` for `n <= N - 1`, the rest on `N` | `2 p_b` when `1/p_b` is whole |
 /// | [`Dpdk`](Spreading::Dpdk) | `p_b / (2 - (n - 1) p_b)` | as `Uniform` with `p_b / 2` | `2 p_b / (2 + p_b)` when `2/p_b` is whole |
 /// | [`Geometric`](Spreading::Geometric) | `p_b` | geometric, `P(X = n) = p_b (1 - p_b)^(n-1)` | `p_b` |
+/// | [`Wait`](Spreading::Wait) | 0 while `n p_b < 1`, `p_b / (2 - n p_b)` while `n p_b < 2`, then 1 | with `N = 1/p_b` whole: uniform on `N..=2N - 1`, `P(X = n) = p_b` | `2 p_b / (3 - p_b)` when `1/p_b` is whole: about `2 p_b / 3` |
 ///
 /// Entering the probabilistic region from below min_th counts as "after a drop"
 /// for every variant (FJ93's `count = -1`).
@@ -92,6 +93,23 @@ pub enum Spreading {
     Dpdk,
     /// No spreading: `p_a = p_b`, gaps geometric, drop fraction exactly `p_b`.
     Geometric,
+    /// Waiting between drops, the law of ns-3's `RedQueueDisc` with its
+    /// default `Wait=true` (ns-2's `wait_`; FJ93 section 7 argues for
+    /// spreading drops evenly rather than in clusters, and this law pushes
+    /// that further by never dropping early in a gap). With `n` the packets
+    /// since the last drop or mark, this one included (`count` incremented
+    /// first, as in FJ93's figure 2): `p_a = 0` while `n p_b < 1`, `p_a = p_b /
+    /// (2 - n p_b)` while `n p_b < 2`, and 1 beyond. At a constant `p_b` with
+    /// `1/p_b = N` whole, the gap is uniform on `N..=2N - 1` and the drop
+    /// fraction `2 p_b / (3 - p_b)`, about a third of
+    /// [`UniformCountFirst`](Spreading::UniformCountFirst)'s `2 p_b`.
+    ///
+    /// The first packet on entering the region from below min_th has `n = 1`,
+    /// so it is never dropped while `p_b < 1` (ns-3's first packet after a
+    /// stay below min_th, which it passes without a test). One uniform per
+    /// packet in the region, drawn even where `p_a` is 0, as ns-3 draws; the
+    /// test is `u (2 - n p_b) < p_b` in integers, after the test `n p_b >= 1`.
+    Wait,
 }
 
 /// The spreading state value meaning "draw a new budget" ([`Spreading::Accumulated`]):
@@ -116,6 +134,10 @@ pub(crate) struct Spread {
     /// min_th it is always 0.
     pub after_drop: u32,
     pub use_count: bool,
+    /// [`Spreading::Wait`]: the count-based test [`wait_hit`](Self::wait_hit)
+    /// instead of [`hit`](Self::hit), only off the short path (its curves
+    /// have no `early_range`).
+    pub wait: bool,
 }
 
 impl Spread {
@@ -127,12 +149,16 @@ impl Spread {
             Spreading::UniformCountFirst => (false, 0, 1, true),
             Spreading::Dpdk => (false, 1, 0, true),
             Spreading::Geometric => (false, 0, 0, false),
+            // The state is the packets since the drop before this one (0
+            // after a drop and below min_th); wait_hit adds this packet.
+            Spreading::Wait => (false, 1, 0, true),
         };
         Spread {
             budget,
             k_shift,
             after_drop,
             use_count,
+            wait: matches!(s, Spreading::Wait),
         }
     }
 
@@ -162,7 +188,12 @@ impl Spread {
             false
         } else {
             let r = rng.next_u32();
-            if self.hit(p, *st, r) {
+            let hit = if self.wait {
+                Self::wait_hit(p, *st, r)
+            } else {
+                self.hit(p, *st, r)
+            };
+            if hit {
                 return true;
             }
             *st = st.saturating_add(1);
@@ -203,6 +234,22 @@ impl Spread {
         // (a variable shift of a u128 costs a double shift and selects).
         ((((r as u64) << self.k_shift) as u128) << 32) < rhs
     }
+
+    /// [`Spreading::Wait`]'s test for a packet with p_b `p` (2^-32 units,
+    /// at most 2^32) after `count` packets since the last drop, with `u = r /
+    /// 2^32`: with `n = count + 1`, false while `n p < 2^32` (`n p_b < 1`),
+    /// else `2 u < p_b (1 + n u)`, which is `u (2 - n p_b) < p_b`, so `u <
+    /// p_b / (2 - n p_b)` while `n p_b < 2` and always beyond (the left side
+    /// is then at most 0 and `p_b > 0`). Exact in u128: `n p <= 2^64`,
+    /// `p (2^32 + n r) < 2^97`.
+    #[inline(always)]
+    pub(crate) const fn wait_hit(p: u64, count: u32, r: u32) -> bool {
+        let n = count as u128 + 1;
+        if n * (p as u128) < ONE as u128 {
+            return false;
+        }
+        ((r as u128) << 33) < (p as u128) * ((ONE as u128) + n * r as u128)
+    }
 }
 
 /// A new budget `b = r + 1` in `1..=2^32 - 1` (`U = b / 2^32` in `(0, 1)`),
@@ -233,10 +280,51 @@ mod tests {
         #[test]
         fn hit_is_the_count_based_test(p in 0u64..=ONE, count in proptest::prelude::any::<u32>(), r in proptest::prelude::any::<u32>(), s in 0usize..6) {
             let s = [Spreading::Accumulated, Spreading::AccumulatedDpdk, Spreading::Uniform, Spreading::UniformCountFirst, Spreading::Dpdk, Spreading::Geometric][s];
+            proptest::prop_assert!(!Spread::new(s).wait);
             let sp = Spread::new(s);
             let c = if sp.use_count { count as u64 } else { 0 };
             let rhs = (p as u128) * ((ONE + c * r as u64) as u128);
             proptest::prop_assert_eq!(sp.hit(p, count, r), ((r as u128) << (32 + sp.k_shift)) < rhs);
         }
+
+        /// `wait_hit` against ns-3's `ModifyP` with `Wait=true` read as
+        /// exact rationals: with `n = count + 1`, `x = n p_b`, no drop while
+        /// `x < 1`, `u < p_b / (2 - x)` while `x < 2`, a drop beyond; every
+        /// side multiplied out by the positive denominators 2^32 and 2^64.
+        #[test]
+        fn wait_hit_is_ns3_wait_law(p in 0u64..=ONE, count in proptest::prelude::any::<u32>(), r in proptest::prelude::any::<u32>()) {
+            let n = u128::from(count) + 1;
+            let x = n * u128::from(p); // n p_b in 2^-32 units
+            let one = 1u128 << 32;
+            let expect = if x < one {
+                false
+            } else if x < 2 * one {
+                // u (2 - x) < p_b: r (2^33 - x) < p 2^32, both sides times 2^64.
+                u128::from(r) * (2 * one - x) < u128::from(p) << 32
+            } else {
+                true
+            };
+            proptest::prop_assert_eq!(Spread::wait_hit(p, count, r), expect);
+        }
+    }
+
+    /// `wait_hit` at its edges: the gate at `n p_b = 1` exactly, the largest
+    /// count and p_b = 1, and p_b = 0 (never).
+    #[test]
+    fn wait_hit_edges() {
+        // p_b = 1/4 (2^30): n = 3 -> 3/4 < 1, no drop whatever u; n = 4 ->
+        // p_a = p_b / (2 - 1) = 1/4: u = 0 drops, u = 1/4 does not.
+        let q = 1u64 << 30;
+        assert!(!Spread::wait_hit(q, 2, 0));
+        assert!(Spread::wait_hit(q, 3, 0));
+        assert!(Spread::wait_hit(q, 3, (1 << 30) - 1));
+        assert!(!Spread::wait_hit(q, 3, 1 << 30));
+        // n = 7: n p_b = 7/4 -> p_a = (1/4) / (1/4) = 1: every u drops.
+        assert!(Spread::wait_hit(q, 6, u32::MAX));
+        // n = 8: n p_b = 2, beyond: every u drops.
+        assert!(Spread::wait_hit(q, 7, u32::MAX));
+        assert!(Spread::wait_hit(ONE, u32::MAX, u32::MAX));
+        assert!(Spread::wait_hit(ONE, 0, u32::MAX));
+        assert!(!Spread::wait_hit(0, u32::MAX, 0));
     }
 }

@@ -66,6 +66,9 @@ pub enum netcond_red_spreading {
     NETCOND_SPREAD_DPDK = 4,
     /// No spreading: `p_a = p_b`.
     NETCOND_SPREAD_GEOMETRIC = 5,
+    /// ns-3's `RedQueueDisc` with `Wait=true`: no drop while `count p_b < 1`,
+    /// then `p_b / (2 - count p_b)` (about `2 p_b / 3`), one draw per packet.
+    NETCOND_SPREAD_WAIT = 6,
 }
 
 /// RIO's averages.
@@ -243,6 +246,7 @@ pub(crate) fn spreading(v: u32) -> Result<Spreading, c_int> {
         3 => Spreading::UniformCountFirst,
         4 => Spreading::Dpdk,
         5 => Spreading::Geometric,
+        6 => Spreading::Wait,
         _ => return Err(NETCOND_E_ENUM),
     })
 }
@@ -454,6 +458,22 @@ pub unsafe extern "C" fn netcond_red_queue_empty(m: *mut netcond_red, now: u64) 
     // SAFETY: caller contract.
     if let Some(m) = unsafe { state::<_, Red>(m) } {
         m.on_queue_empty(Instant::from_ticks(now));
+    }
+}
+
+/// Restarts the spreading state of `m` as an arrival below min_th does (the
+/// Rust `Red::restart_count`); the average and the idle period are untouched.
+/// For a caller with a rule of its own before RED's (ns-3's `RedQueueDisc`
+/// passes an arrival to a queue of at most one packet and starts its count
+/// again). Does nothing if `m` is NULL.
+///
+/// # Safety
+/// `m` is NULL or points to a valid state used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_red_restart_count(m: *mut netcond_red) {
+    // SAFETY: caller contract.
+    if let Some(m) = unsafe { state::<_, Red>(m) } {
+        m.restart_count();
     }
 }
 
@@ -753,4 +773,124 @@ unsafe fn adaptive<'a>(q: *mut netcond_adaptive_red) -> Option<&'a mut AdaptiveR
     // SAFETY: the tag check of `profile` says a `Tagged<AdaptiveRed>` was
     // stored here; the caller gives this call exclusive access.
     unsafe { crate::profile_mut::<_, AdaptiveRed>(q, TAG_ADAPTIVE) }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    //! The C calls for ns-3's waiting law and the count restart, against the
+    //! Rust API with the same draws.
+
+    use super::*;
+
+    fn params(spreading: u32) -> netcond_red_params {
+        netcond_red_params {
+            max_p: NETCOND_PROB_ONE / 10,
+            w_q: NETCOND_PROB_ONE / 50,
+            idle_tx_ticks: 1_200_000,
+            min_th: 10,
+            max_th: 30,
+            limit: 60,
+            unit: 0,
+            gentle: 1,
+            ecn: 0,
+            ecn_drop_th: NETCOND_RED_NONE,
+            byte_mode: NETCOND_RED_NONE,
+            spreading,
+            reserved: 0,
+        }
+    }
+
+    fn profile_of(spreading: u32) -> (c_int, netcond_red_profile) {
+        let mut p = netcond_red_profile { opaque: [0; 160] };
+        // SAFETY: both pointers are valid.
+        let rc = unsafe { netcond_red_profile_config(&mut p, &params(spreading)) };
+        (rc, p)
+    }
+
+    /// `NETCOND_SPREAD_WAIT` is 6 and configures `Spreading::Wait`; 7 is
+    /// refused.
+    #[test]
+    fn wait_is_spreading_six() {
+        assert_eq!(netcond_red_spreading::NETCOND_SPREAD_WAIT as u32, 6);
+        assert_eq!(spreading(6), Ok(Spreading::Wait));
+        assert_eq!(profile_of(6).0, NETCOND_OK);
+        assert_eq!(profile_of(7).0, NETCOND_E_ENUM);
+        assert_eq!(profile_of(u32::MAX).0, NETCOND_E_ENUM);
+    }
+
+    /// The C queue with `NETCOND_SPREAD_WAIT` takes the Rust queue's
+    /// decisions with `Spreading::Wait` draw for draw, and
+    /// `netcond_red_restart_count` (called after every arrival to a queue of
+    /// at most one packet, as the ns-3 queue disc does) is
+    /// `Red::restart_count`. Fails if the C side configured another law, or
+    /// if the restart left the count.
+    #[test]
+    fn wait_and_restart_match_the_rust_api() {
+        let (rc, cp) = profile_of(6);
+        assert_eq!(rc, NETCOND_OK);
+        let mut cfg = red_cfg(&params(0)).unwrap();
+        cfg.queue.spreading = Spreading::Wait;
+        let rp = RedProfile::new(&cfg).unwrap();
+        let mut rq = Red::new(Instant::from_ticks(0));
+        let mut cq = netcond_red { opaque: [0; 2] };
+        // SAFETY: valid pointer.
+        assert_eq!(unsafe { netcond_red_config(&mut cq, 0) }, NETCOND_OK);
+        let mut g = SplitMix64::new(5);
+        let mut q: u32 = 20;
+        let (mut drops, mut restarts, mut differ) = (0u32, 0u32, 0u32);
+        let mut plain = Red::new(Instant::from_ticks(0));
+        for i in 0..200_000u64 {
+            let target = [0u32, 25, 45, 12][(i / 4000 % 4) as usize];
+            let step = g.next_u32() % 5;
+            q = (q + step).saturating_sub(2);
+            q = if q < target {
+                q + 1
+            } else {
+                q.saturating_sub(1)
+            }
+            .min(59);
+            let r = g.next_u32();
+            // Now and then a single arrival to a queue of 0 or 1 packet while
+            // the average is high (a burst that drained).
+            let q = if g.next_u32() % 40 == 0 { r % 2 } else { q };
+            let now = i * 100_000;
+            let expect = rq.on_arrival(
+                &rp,
+                Instant::from_ticks(now),
+                q,
+                Packet::not_ect(1500),
+                &mut Supplied(r),
+            );
+            let without = plain.on_arrival(
+                &rp,
+                Instant::from_ticks(now),
+                q,
+                Packet::not_ect(1500),
+                &mut Supplied(r),
+            );
+            // SAFETY: valid pointers.
+            let got = unsafe { netcond_red_enqueue_draw(&mut cq, &cp, now, q, 1500, 0, r) };
+            assert_eq!(got, decision(expect), "step {i}");
+            drops += u32::from(expect == Decision::DropEarly);
+            differ += u32::from(expect != without);
+            if q <= 1 {
+                rq.restart_count();
+                // SAFETY: valid pointer.
+                unsafe { netcond_red_restart_count(&mut cq) };
+                restarts += 1;
+                assert_eq!(rq.count(), 0);
+            }
+            // SAFETY: valid pointers.
+            let avg = unsafe { netcond_red_avg(&cq, &cp) };
+            assert_eq!(avg, rq.avg(&rp).to_bits(), "step {i}");
+        }
+        // Early drops happened, restarts too, and they changed decisions.
+        assert!(drops > 500, "{drops}");
+        assert!(restarts > 1000, "{restarts}");
+        assert!(differ > 0, "{differ}");
+        // NULL is ignored.
+        // SAFETY: NULL is allowed.
+        unsafe { netcond_red_restart_count(core::ptr::null_mut()) };
+    }
 }

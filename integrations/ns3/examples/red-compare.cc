@@ -1,10 +1,11 @@
 // Reads the CSV rows of netcond-red-dumbbell runs (any number of files,
-// header lines allowed anywhere), and for each ECN setting compares ns-3's
-// RedQueueDisc ("ns3") with NetcondRedQueueDisc carrying RedQueueDisc's
-// small-queue rule ("netcond-guard") over the seeds: mean and standard
-// deviation of each metric, the difference of the means, Welch's t, and the
-// tolerance. Runs of NetcondRedQueueDisc as FJ93 has it ("netcond") are shown
-// beside them, unchecked. Prints a Markdown table and a closing "N passed, N failed" line;
+// header lines allowed anywhere), and for each setup (the rows' label) and
+// ECN setting compares ns-3's RedQueueDisc ("ns3") with NetcondRedQueueDisc
+// given the same attributes, so with its defaults where RedQueueDisc has
+// its own ("netcond"), over the seeds: mean and standard deviation of each
+// metric, the difference of the means, Welch's t, and the tolerance. Runs of
+// NetcondRedQueueDisc with Fj93=true ("netcond-fj93") are shown beside them,
+// unchecked. Prints a Markdown table and a closing "N passed, N failed" line;
 // exits 1 when a metric is out of tolerance or a disc has no runs.
 //
 // The tolerances, and why, are in integrations/ns3/README.md.
@@ -37,6 +38,18 @@ const Metric kMetrics[] = {
     {"overflow_drops", "buffer-overflow drops", 0.50, 60},
     {"avg_queue_pkts", "time-average queue (packets)", 0.10, 0.5},
     {"goodput_mbps", "aggregate goodput (Mbit/s)", 0.01, 0},
+    {"jain", "Jain fairness index", 0, 0.02},
+};
+
+// The setup with many flows and fast access links over 20 s ("many-flows"):
+// fewer packets per run, so a wider spread from seed to seed; the bounds of
+// issue #34 for early drops and goodput, the others as above.
+const Metric kManyFlowsMetrics[] = {
+    {"early", "early drops + marks", 0.25, 20},
+    {"forced_drops", "forced drops (avg >= 2 max_th)", 0.25, 10},
+    {"overflow_drops", "buffer-overflow drops", 0.50, 60},
+    {"avg_queue_pkts", "time-average queue (packets)", 0.10, 0.5},
+    {"goodput_mbps", "aggregate goodput (Mbit/s)", 0.03, 0},
     {"jain", "Jain fairness index", 0, 0.02},
 };
 
@@ -93,8 +106,9 @@ main(int argc, char* argv[])
         std::fprintf(stderr, "usage: %s RESULTS.csv...\n", argv[0]);
         return 2;
     }
-    // data[ecn][disc][metric] = samples
-    std::map<int, std::map<std::string, std::map<std::string, Sample>>> data;
+    // data[(label, ecn)][disc][metric] = samples
+    std::map<std::pair<std::string, int>, std::map<std::string, std::map<std::string, Sample>>>
+        data;
     std::vector<std::string> cols;
     for (int a = 1; a < argc; a++)
     {
@@ -133,35 +147,41 @@ main(int argc, char* argv[])
             row["early"] = row["early_drops"] + row["early_marks"];
             for (const Metric& m : kMetrics)
             {
-                data[ecn][disc][m.name].v.push_back(row[m.name]);
+                data[{f[0], ecn}][disc][m.name].v.push_back(row[m.name]);
             }
         }
     }
 
     int passed = 0;
     int failed = 0;
-    for (auto& [ecn, byDisc] : data)
+    for (auto& [key, byDisc] : data)
     {
+        const std::string& label = key.first;
+        const int ecn = key.second;
+        const bool many = label == "many-flows";
+        const Metric* metrics = many ? kManyFlowsMetrics : kMetrics;
         auto& a = byDisc["ns3"];
-        auto& b = byDisc["netcond-guard"];
-        auto& c = byDisc["netcond"];
+        auto& b = byDisc["netcond"];
+        auto& c = byDisc["netcond-fj93"];
         size_t na = a["early"].v.size();
         size_t nb = b["early"].v.size();
         size_t nc = c["early"].v.size();
-        std::printf("\n### %s\n\n", ecn ? "ECN (ECT packets marked instead of early drops)"
-                                          : "drops (no ECN)");
+        std::printf("\n### %s%s%s\n\n", label.empty() ? "" : label.c_str(),
+                    label.empty() ? "" : ": ",
+                    ecn ? "ECN (ECT packets marked instead of early drops)" : "drops (no ECN)");
         if (na == 0 || nb == 0 || na != nb)
         {
-            std::printf("missing runs: ns3 %zu, netcond-guard %zu\n", na, nb);
+            std::printf("missing runs: ns3 %zu, netcond %zu\n", na, nb);
             failed++;
             continue;
         }
-        std::printf("| metric | ns-3 RedQueueDisc (%zu seed%s) | NetcondRedQueueDisc + guard "
-                    "(%zu seed%s) | difference | Welch t | tolerance | | NetcondRedQueueDisc, "
-                    "FJ93 (%zu seed%s) |\n|---|---|---|---|---|---|---|---|\n",
+        std::printf("| metric | ns-3 RedQueueDisc (%zu seed%s) | NetcondRedQueueDisc (%zu "
+                    "seed%s) | difference | Welch t | tolerance | | NetcondRedQueueDisc, "
+                    "Fj93=true (%zu seed%s) |\n|---|---|---|---|---|---|---|---|\n",
                     na, na == 1 ? "" : "s", nb, nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
-        for (const Metric& m : kMetrics)
+        for (size_t k = 0; k < sizeof kMetrics / sizeof kMetrics[0]; k++)
         {
+            const Metric& m = metrics[k];
             const Sample& x = a[m.name];
             const Sample& y = b[m.name];
             const Sample& z = c[m.name];

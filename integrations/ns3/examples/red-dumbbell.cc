@@ -1,6 +1,7 @@
 // The RED cross-check dumbbell: N long-lived TCP NewReno flows through one
 // bottleneck whose root queue disc is either ns-3's own RedQueueDisc or
-// NetcondRedQueueDisc, with the same RED parameters and the same seed.
+// NetcondRedQueueDisc, set with the same attribute lines (only the class
+// name differs, as when a script swaps one for the other) and the same seed.
 // Prints one CSV row (with --header, the header first) with the early
 // drops/marks, forced drops, buffer-overflow drops, the time-averaged queue,
 // the aggregate goodput and Jain's fairness index over the flows.
@@ -81,18 +82,18 @@ main(int argc, char* argv[])
     double qW = 0.002;
     uint32_t limit = 60;
     bool gentle = true;
-    bool wait = false;
+    bool wait = true;
     bool ecn = false;
     uint32_t segmentSize = 1448;
-    std::string spreading = "UniformCountFirst";
-    uint32_t guard = 0;
+    std::string spreading; // empty: not set (the default)
+    int64_t guard = -1;    // negative: not set (the default)
     bool header = false;
     std::string label;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("disc",
-                 "ns3 (RedQueueDisc), netcond (NetcondRedQueueDisc) or netcond-guard "
-                 "(NetcondRedQueueDisc with SmallQueueGuard 1)",
+                 "ns3 (RedQueueDisc), netcond (NetcondRedQueueDisc, the same attributes) or "
+                 "netcond-fj93 (the same with Fj93=true: FJ93 as published)",
                  disc);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
@@ -113,14 +114,15 @@ main(int argc, char* argv[])
     cmd.AddValue("qW", "RED w_q", qW);
     cmd.AddValue("limit", "buffer size (packets)", limit);
     cmd.AddValue("gentle", "gentle RED", gentle);
-    cmd.AddValue("wait", "ns-3 RED's Wait (spreading p/(2 - count p), ns-3 only)", wait);
+    cmd.AddValue("wait",
+                 "the Wait attribute of both discs (default true, both discs' default; set "
+                 "only when false)",
+                 wait);
     cmd.AddValue("spreading",
-                 "NetcondRedQueueDisc's Spreading (UniformCountFirst is RedQueueDisc's law "
-                 "with Wait=false)",
+                 "NetcondRedQueueDisc only: its Spreading attribute (default: not set)",
                  spreading);
     cmd.AddValue("guard",
-                 "NetcondRedQueueDisc's SmallQueueGuard (1 emulates RedQueueDisc's rule of no "
-                 "drop while the queue holds at most one packet)",
+                 "NetcondRedQueueDisc only: its SmallQueueGuard attribute (default: not set)",
                  guard);
     cmd.AddValue("ecn", "ECN: TCP negotiates ECN and RED marks instead of dropping", ecn);
     cmd.AddValue("segmentSize", "TCP segment size (bytes)", segmentSize);
@@ -128,18 +130,9 @@ main(int argc, char* argv[])
     cmd.AddValue("label", "free text copied to the CSV row", label);
     cmd.Parse(argc, argv);
 
-    // netcond-guard: NetcondRedQueueDisc with RedQueueDisc's small-queue rule.
-    if (disc == "netcond-guard" && guard == 0)
+    if (disc != "ns3" && disc != "netcond" && disc != "netcond-fj93")
     {
-        guard = 1;
-    }
-    if (disc == "netcond" && guard > 0)
-    {
-        disc = "netcond-guard";
-    }
-    if (disc != "ns3" && disc != "netcond" && disc != "netcond-guard")
-    {
-        NS_FATAL_ERROR("--disc must be ns3 or netcond, not " << disc);
+        NS_FATAL_ERROR("--disc must be ns3, netcond or netcond-fj93, not " << disc);
     }
 
     if (redLinkBandwidth.empty())
@@ -182,41 +175,45 @@ main(int argc, char* argv[])
 
     // The RED queue disc on L's bottleneck device, installed before addresses
     // are assigned so that no default queue disc takes its place.
+    // The same lines for both discs: only the class name differs.
     TrafficControlHelper red;
     double meanPkt = segmentSize + 52.0; // IPv4 + TCP with timestamps
-    if (disc == "ns3")
+    red.SetRootQueueDisc(
+        disc == "ns3" ? "ns3::RedQueueDisc" : "ns3::NetcondRedQueueDisc",
+        "MinTh", DoubleValue(minTh),
+        "MaxTh", DoubleValue(maxTh),
+        "LInterm", DoubleValue(1.0 / maxP),
+        "QW", DoubleValue(qW),
+        "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)),
+        "Gentle", BooleanValue(gentle),
+        "UseEcn", BooleanValue(ecn),
+        "MeanPktSize", UintegerValue(uint32_t(meanPkt)),
+        "LinkBandwidth", DataRateValue(DataRate(redLinkBandwidth)));
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> extra;
+    if (!wait)
     {
-        red.SetRootQueueDisc("ns3::RedQueueDisc",
-                             "MinTh", DoubleValue(minTh),
-                             "MaxTh", DoubleValue(maxTh),
-                             "LInterm", DoubleValue(1.0 / maxP),
-                             "QW", DoubleValue(qW),
-                             "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)),
-                             "Gentle", BooleanValue(gentle),
-                             "Wait", BooleanValue(wait),
-                             "UseEcn", BooleanValue(ecn),
-                             "UseHardDrop", BooleanValue(true),
-                             "MeanPktSize", UintegerValue(uint32_t(meanPkt)),
-                             "LinkBandwidth", DataRateValue(DataRate(redLinkBandwidth)),
-                             "LinkDelay", TimeValue(Time(bottleneckDelay)));
+        extra.push_back({"Wait", Create<BooleanValue>(false)});
     }
-    else
+    if (disc != "ns3")
     {
-        red.SetRootQueueDisc("ns3::NetcondRedQueueDisc",
-                             "MinTh", DoubleValue(minTh),
-                             "MaxTh", DoubleValue(maxTh),
-                             "MaxP", DoubleValue(maxP),
-                             "QW", DoubleValue(qW),
-                             "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)),
-                             "Gentle", BooleanValue(gentle),
-                             "Spreading", StringValue(spreading),
-                             "SmallQueueGuard", UintegerValue(guard),
-                             "UseEcn", BooleanValue(ecn),
-                             "UseHardDrop", BooleanValue(true),
-                             "MeanPktSize", UintegerValue(uint32_t(meanPkt)),
-                             "LinkBandwidth", DataRateValue(DataRate(redLinkBandwidth)));
+        if (disc == "netcond-fj93")
+        {
+            extra.push_back({"Fj93", Create<BooleanValue>(true)});
+        }
+        if (!spreading.empty())
+        {
+            extra.push_back({"Spreading", Create<StringValue>(spreading)});
+        }
+        if (guard >= 0)
+        {
+            extra.push_back({"SmallQueueGuard", Create<UintegerValue>(uint64_t(guard))});
+        }
     }
     QueueDiscContainer redDiscs = red.Install(bottleneckDevs.Get(0));
+    for (auto& [name, value] : extra)
+    {
+        redDiscs.Get(0)->SetAttribute(name, *value);
+    }
     Ptr<QueueDisc> q = redDiscs.Get(0);
 
     Ipv4AddressHelper addr;
@@ -292,15 +289,14 @@ main(int argc, char* argv[])
     double jain = sumSq > 0 ? sum * sum / (nFlows * sumSq) : 0;
 
     const QueueDisc::Stats& st = q->GetStats();
-    // The two discs name their drops alike: "Unforced drop"/"Unforced mark"
-    // for RED's early decisions, "Forced drop"/"Forced mark" for an average at
-    // or above max_th (2 max_th when gentle), and buffer overflow as the
-    // internal queue's drop (ns-3) or NetcondRedQueueDisc::OVERFLOW_DROP.
+    // The two discs name their drops alike, with RedQueueDisc's strings:
+    // "Unforced drop"/"Unforced mark" for RED's early decisions, "Forced
+    // drop"/"Forced mark" for an average at or above max_th (2 max_th when
+    // gentle), and buffer overflow as the internal queue's drop.
     uint32_t early = st.GetNDroppedPackets(RedQueueDisc::UNFORCED_DROP);
     uint32_t earlyMarks = st.GetNMarkedPackets(RedQueueDisc::UNFORCED_MARK);
     uint32_t forced = st.GetNDroppedPackets(RedQueueDisc::FORCED_DROP);
-    uint32_t overflow = st.GetNDroppedPackets(QueueDisc::INTERNAL_QUEUE_DROP) +
-                        st.GetNDroppedPackets(NetcondRedQueueDisc::OVERFLOW_DROP);
+    uint32_t overflow = st.GetNDroppedPackets(QueueDisc::INTERNAL_QUEUE_DROP);
 
     if (header)
     {

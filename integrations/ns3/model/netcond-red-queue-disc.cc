@@ -12,6 +12,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -48,15 +49,16 @@ NetcondRedQueueDisc::GetTypeId()
                           MakeDoubleAccessor(&NetcondRedQueueDisc::m_maxTh),
                           MakeDoubleChecker<double>())
             .AddAttribute("MaxP",
-                          "max_p: the drop probability at max_th, in [0, 1] "
-                          "(RedQueueDisc's LInterm is 1 / max_p)",
-                          DoubleValue(0.02),
+                          "Not a RedQueueDisc attribute: max_p, the drop probability at max_th, "
+                          "in [0, 1], in place of 1 / LInterm; -1 (the default): max_p = 1 / "
+                          "LInterm",
+                          DoubleValue(-1),
                           MakeDoubleAccessor(&NetcondRedQueueDisc::m_maxP),
                           MakeDoubleChecker<double>())
             .AddAttribute("LInterm",
-                          "RedQueueDisc's form of max_p: if positive, max_p = 1 / LInterm "
-                          "and MaxP is not used; 0 (the default): MaxP",
-                          DoubleValue(0),
+                          "RedQueueDisc's form of max_p: max_p = 1 / LInterm, unless MaxP is "
+                          "set; positive",
+                          DoubleValue(50),
                           MakeDoubleAccessor(&NetcondRedQueueDisc::m_lInterm),
                           MakeDoubleChecker<double>())
             .AddAttribute("QW",
@@ -119,27 +121,43 @@ NetcondRedQueueDisc::GetTypeId()
                           MakeTimeAccessor(&NetcondRedQueueDisc::m_idleTxTime),
                           MakeTimeChecker())
             .AddAttribute("SmallQueueGuard",
-                          "Not in FJ93: no early or forced drop (or mark) while the queue "
-                          "holds at most this many packets or bytes before the arrival; "
-                          "RedQueueDisc behaves as 1. 0 (the default): off. Needs a spreading "
-                          "that draws once per packet (Uniform, UniformCountFirst, Dpdk, "
-                          "Geometric)",
-                          UintegerValue(0),
+                          "Not in FJ93, RedQueueDisc's rule with 1 (the default): an arrival "
+                          "while the queue holds at most this many packets or bytes is neither "
+                          "dropped nor marked by RED (the average is updated), and the next "
+                          "arrival in the probabilistic region starts the count again, as after "
+                          "a stay below MinTh. 0: off",
+                          UintegerValue(1),
                           MakeUintegerAccessor(&NetcondRedQueueDisc::m_smallQueueGuard),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Spreading",
                           "How early drops are spread over the packets since the last one: "
-                          "Accumulated (FJ93, netcond's default), AccumulatedDpdk, Uniform, "
-                          "UniformCountFirst (FJ93 figure 2 literally; RedQueueDisc with "
-                          "Wait=false), Dpdk, Geometric",
-                          EnumValue(SPREAD_ACCUMULATED),
+                          "Wait (the default; RedQueueDisc with Wait=true), UniformCountFirst "
+                          "(FJ93 figure 2 literally; RedQueueDisc with Wait=false), Accumulated "
+                          "(FJ93, one draw per drop), AccumulatedDpdk, Uniform, Dpdk, Geometric",
+                          EnumValue(SPREAD_WAIT),
                           MakeEnumAccessor(&NetcondRedQueueDisc::m_spreading),
-                          MakeEnumChecker(SPREAD_ACCUMULATED, "Accumulated",
+                          MakeEnumChecker(SPREAD_WAIT, "Wait",
+                                          SPREAD_ACCUMULATED, "Accumulated",
                                           SPREAD_ACCUMULATED_DPDK, "AccumulatedDpdk",
                                           SPREAD_UNIFORM, "Uniform",
                                           SPREAD_UNIFORM_COUNT_FIRST, "UniformCountFirst",
                                           SPREAD_DPDK, "Dpdk",
-                                          SPREAD_GEOMETRIC, "Geometric"));
+                                          SPREAD_GEOMETRIC, "Geometric"))
+            .AddAttribute("Wait",
+                          "RedQueueDisc's Wait: true (the default), the Wait spreading; false, "
+                          "RedQueueDisc's other law, UniformCountFirst. Wait=false is refused "
+                          "with a Spreading other than Wait",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&NetcondRedQueueDisc::m_wait),
+                          MakeBooleanChecker())
+            .AddAttribute("Fj93",
+                          "Not a RedQueueDisc attribute: true gives Floyd and Jacobson's RED as "
+                          "published (the Accumulated spreading, one draw per drop, and no "
+                          "small-queue guard); refused with Spreading, Wait or SmallQueueGuard "
+                          "away from their defaults",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&NetcondRedQueueDisc::m_fj93),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -240,14 +258,15 @@ NetcondRedQueueDisc::InitializeParams()
     netcond_red_params p{};
     p.min_th = WholeUnits(m_minTh, "MinTh");
     p.max_th = WholeUnits(m_maxTh, "MaxTh");
-    if (!(m_lInterm >= 0))
+    const bool useLInterm = m_maxP == -1;
+    if (useLInterm && !(m_lInterm > 0))
     {
         std::ostringstream os;
         os << "NetcondRedQueueDisc: LInterm = " << m_lInterm
-           << " is negative; it is 1 / max_p (or 0 to use MaxP)";
+           << " is not positive; it is 1 / max_p (or set MaxP)";
         netcond::Refuse(os.str());
     }
-    const double maxP = m_lInterm > 0 ? 1.0 / m_lInterm : m_maxP;
+    const double maxP = useLInterm ? 1.0 / m_lInterm : m_maxP;
     p.max_p = Fixed32(maxP);
     p.w_q = Fixed32(m_qW);
     p.idle_tx_ticks = s;
@@ -264,20 +283,43 @@ NetcondRedQueueDisc::InitializeParams()
                                         : (m_gentle ? 2 : 1) * p.max_th;
     }
     p.byte_mode = m_byteMode ? m_maxPktSize : NETCOND_RED_NONE;
-    p.spreading = uint32_t(m_spreading);
-    if (m_smallQueueGuard > 0 &&
-        (m_spreading == SPREAD_ACCUMULATED || m_spreading == SPREAD_ACCUMULATED_DPDK))
+    // The law in force: Spreading, or RedQueueDisc's Wait=false, or FJ93's.
+    m_law = m_spreading;
+    m_guard = m_smallQueueGuard;
+    if (!m_wait)
     {
-        // The guard works by handing netcond a draw that never drops; the
-        // accumulated spreadings keep a draw as the budget for the next gap,
-        // which that value would distort.
-        netcond::Refuse("NetcondRedQueueDisc: SmallQueueGuard needs a spreading that draws once "
-                        "per packet (Uniform, UniformCountFirst, Dpdk or Geometric), not "
-                        "Accumulated or AccumulatedDpdk");
+        if (m_spreading != SPREAD_WAIT || m_fj93)
+        {
+            netcond::Refuse("NetcondRedQueueDisc: Wait=false selects RedQueueDisc's law without "
+                            "waiting (the UniformCountFirst spreading); it is refused with a "
+                            "Spreading other than Wait, and with Fj93=true");
+        }
+        m_law = SPREAD_UNIFORM_COUNT_FIRST;
     }
+    if (m_fj93)
+    {
+        if (m_spreading != SPREAD_WAIT || m_smallQueueGuard != 1)
+        {
+            netcond::Refuse("NetcondRedQueueDisc: Fj93=true sets the Accumulated spreading and no "
+                            "small-queue guard; it is refused with a Spreading other than Wait "
+                            "or a SmallQueueGuard other than 1 (set those alone instead)");
+        }
+        m_law = SPREAD_ACCUMULATED;
+        m_guard = 0;
+    }
+    p.spreading = uint32_t(m_law);
     std::ostringstream what;
     what << "NetcondRedQueueDisc (MinTh " << m_minTh << ", MaxTh " << m_maxTh << ", MaxP "
          << maxP << ", QW " << m_qW << ", MaxSize " << max << ", s " << s << " ns)";
+    // The parameters as given are checked first (thresholds within MaxSize,
+    // ...); then netcond's buffer is made one packet (bytes: 65535 B) larger
+    // than MaxSize, so that netcond never refuses a packet for space: as with
+    // RedQueueDisc, RED decides first (the packet counts in RED's count) and
+    // the internal queue then drops what does not fit, as "Dropped by
+    // internal queue".
+    netcond::CheckStatus(netcond_red_profile_config(&m_impl->profile, &p), what.str());
+    const uint64_t room = p.unit == NETCOND_QUEUE_BYTES ? 65535 : 1;
+    p.limit = uint32_t(std::min<uint64_t>(uint64_t(p.limit) + room, 0xfffffffeu));
     netcond::CheckStatus(netcond_red_profile_config(&m_impl->profile, &p), what.str());
     netcond::CheckStatus(netcond_red_config(&m_impl->state, netcond::NowNs()),
                          "NetcondRedQueueDisc: the RED state");
@@ -302,26 +344,16 @@ NetcondRedQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     const uint32_t ecn = netcond::GetDsField(item, ds) ? (ds & 3) : 0;
     // One uniform 32-bit value from ns-3's generator per arrival, so that
     // RngSeedManager's seed and run, and AssignStreams, decide the draws.
-    uint32_t draw = m_uv->GetInteger(0, 0xffffffffu);
-    // SmallQueueGuard: the average is updated as always, but the draw is the
-    // largest value, which drops only where p_a is 1; such a drop is undone.
-    const bool guarded = qlen <= m_smallQueueGuard && m_smallQueueGuard > 0;
-    if (guarded)
-    {
-        draw = 0xffffffffu;
-    }
+    const uint32_t draw = m_uv->GetInteger(0, 0xffffffffu);
     netcond_red_decision d =
         netcond_red_enqueue_draw(&m_impl->state, &m_impl->profile, now, qlen, len, ecn, draw);
-    if (guarded && d != NETCOND_ENQUEUE)
+    // SmallQueueGuard (RedQueueDisc's rule): the average was updated as
+    // always; RED's decision is set aside, and the count starts again at the
+    // next arrival in the region, as RedQueueDisc's does.
+    if (m_guard > 0 && qlen <= m_guard)
     {
-        const QueueSize max = GetMaxSize();
-        const bool fits = max.GetUnit() == QueueSizeUnit::BYTES
-                              ? uint64_t(qlen) + len <= max.GetValue()
-                              : qlen < max.GetValue();
-        if (fits)
-        {
-            d = NETCOND_ENQUEUE;
-        }
+        d = NETCOND_ENQUEUE;
+        netcond_red_restart_count(&m_impl->state);
     }
     NS_LOG_LOGIC("queue " << qlen << ", average " << GetAverage() << ": decision " << int(d));
     switch (d)
@@ -341,17 +373,16 @@ NetcondRedQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         DropBeforeEnqueue(item, UNFORCED_DROP);
         return false;
     case NETCOND_DROP_FORCED:
-    default: {
-        // The buffer is full, or the average is in the forced region (or at
-        // the ECN hard-drop threshold).
-        const QueueSize max = GetMaxSize();
-        const bool fits = max.GetUnit() == QueueSizeUnit::BYTES
-                              ? uint64_t(qlen) + len <= max.GetValue()
-                              : qlen < max.GetValue();
-        DropBeforeEnqueue(item, fits ? FORCED_DROP : OVERFLOW_DROP);
+    default:
+        // The average is in the forced region, or at the ECN hard-drop
+        // threshold (netcond's buffer is larger than MaxSize, so it is never
+        // the buffer, but for a packet of more than 65535 B in a queue counted
+        // in bytes).
+        DropBeforeEnqueue(item, FORCED_DROP);
         return false;
     }
-    }
+    // A packet that does not fit MaxSize is dropped here by the internal
+    // queue, which reports it as QueueDisc::INTERNAL_QUEUE_DROP.
     return q->Enqueue(item);
 }
 
@@ -360,12 +391,15 @@ NetcondRedQueueDisc::DoDequeue()
 {
     Ptr<QueueDisc::InternalQueue> q = GetInternalQueue(0);
     Ptr<QueueDiscItem> item = q->Dequeue();
-    if (item && q->IsEmpty())
+    if (!item || q->IsEmpty())
     {
-        // FJ93's q_time: the queue becomes empty when its last packet leaves
-        // for the device. The next arrival to the empty queue decays the
-        // average over the time since then (RedQueueDisc instead starts its
-        // idle time when the device next asks for a packet; README.md).
+        // The idle period: FJ93's q_time is when the last packet leaves for
+        // the device; RedQueueDisc starts its idle time at each dequeue from
+        // the empty queue, i.e. whenever the device asks for a packet and
+        // there is none. netcond keeps the later of the two (a time older
+        // than the one recorded is ignored), so the next arrival to the empty
+        // queue decays the average over the time since RedQueueDisc's idle
+        // start, or since the last packet left if the device has not asked.
         netcond_red_queue_empty(&m_impl->state, netcond::NowNs());
     }
     return item;

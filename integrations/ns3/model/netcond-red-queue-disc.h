@@ -3,10 +3,12 @@
 // RFC 3168 for ECN), through netcond's C interface (include/netcond.h).
 //
 // A drop-in for ns3::RedQueueDisc in a TrafficControlHelper: the attributes
-// that mean the same thing have the same names (MinTh, MaxTh, QW, MaxSize,
-// Gentle, UseEcn, UseHardDrop, MeanPktSize, LinkBandwidth) and the drop and
-// mark reasons are RedQueueDisc's strings. max_p is given as MaxP, or as
-// RedQueueDisc's LInterm = 1 / max_p.
+// that mean the same thing have the same names and defaults (MinTh, MaxTh,
+// LInterm, QW, MaxSize, Gentle, Wait, UseEcn, UseHardDrop, MeanPktSize,
+// LinkBandwidth), the defaults decide as RedQueueDisc's do (its Wait=true law
+// and its rule of no drop at a queue of at most one packet), and the drop and
+// mark reasons are RedQueueDisc's strings. Fj93=true gives Floyd and
+// Jacobson's algorithm as published instead.
 #ifndef NETCOND_RED_QUEUE_DISC_H
 #define NETCOND_RED_QUEUE_DISC_H
 
@@ -33,13 +35,15 @@ class NetcondRedQueueDisc : public QueueDisc
     /// RED's average queue length (packets or bytes, as MaxSize), as netcond keeps it.
     double GetAverage() const;
 
-    // Drop and mark reasons. The first four are ns3::RedQueueDisc's strings,
-    // so that scripts counting RedQueueDisc's statistics count these too.
+    // Drop and mark reasons: ns3::RedQueueDisc's strings, so that scripts
+    // counting RedQueueDisc's statistics count these too. A packet that RED
+    // accepts and that does not fit MaxSize is dropped by the internal queue,
+    // as QueueDisc::INTERNAL_QUEUE_DROP ("Dropped by internal queue"), as
+    // with RedQueueDisc.
     static constexpr const char* UNFORCED_DROP = "Unforced drop"; //!< early drop
     static constexpr const char* FORCED_DROP = "Forced drop";     //!< average >= max_th (2 max_th gentle) or hard-drop threshold
     static constexpr const char* UNFORCED_MARK = "Unforced mark"; //!< early ECN mark
     static constexpr const char* FORCED_MARK = "Forced mark";     //!< ECN mark above max_th (UseHardDrop false)
-    static constexpr const char* OVERFLOW_DROP = "Buffer full";   //!< the packet does not fit MaxSize
 
     /// How drops are spread over the packets since the last one (netcond's
     /// Spreading, in its declaration order).
@@ -51,6 +55,7 @@ class NetcondRedQueueDisc : public QueueDisc
         SPREAD_UNIFORM_COUNT_FIRST, //!< FJ93 figure 2 literally (count incremented first): ns-2 and ns-3 with Wait=false
         SPREAD_DPDK,              //!< p_b / (2 - count p_b), one draw per packet
         SPREAD_GEOMETRIC,         //!< no spreading: p_a = p_b
+        SPREAD_WAIT,              //!< RedQueueDisc with Wait=true (the default): no drop while count p_b < 1, then p_b / (2 - count p_b)
     };
 
   protected:
@@ -83,6 +88,10 @@ class NetcondRedQueueDisc : public QueueDisc
     Time m_idleTxTime;
     Spreading m_spreading;
     uint32_t m_smallQueueGuard;
+    bool m_wait;
+    bool m_fj93;
+    Spreading m_law = SPREAD_WAIT; //!< the spreading in force (from Spreading, Wait and Fj93)
+    uint32_t m_guard = 1;          //!< the small-queue guard in force
     Ptr<UniformRandomVariable> m_uv;
     double m_forcedFrom = 0; //!< the average from which RED's drops are forced
 };

@@ -374,8 +374,9 @@ Ptr<NetcondRedQueueDisc>
 MakeRed(bool ecn)
 {
     // aqm-red's documented example: min_th 10, max_th 30, max_p 0.5, w_q 0.001,
-    // 50 packets.
+    // 50 packets; FJ93 as published (Fj93=true).
     Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
+    q->SetAttribute("Fj93", BooleanValue(true));
     q->SetAttribute("MinTh", DoubleValue(10));
     q->SetAttribute("MaxTh", DoubleValue(30));
     q->SetAttribute("MaxP", DoubleValue(0.5));
@@ -395,7 +396,7 @@ MakeRed(bool ecn)
 // arrivals; returns the fraction of the arrivals after the first `warm` that
 // were dropped or, with `ecnCe`, that left with CE.
 double
-StandingQueue(Ptr<NetcondRedQueueDisc> q, uint32_t standing, uint32_t len, uint8_t ds, int n,
+StandingQueue(Ptr<QueueDisc> q, uint32_t standing, uint32_t len, uint8_t ds, int n,
               int warm, bool ecnCe = false)
 {
     for (uint32_t i = 0; i < standing; i++)
@@ -434,8 +435,9 @@ Ptr<NetcondRedQueueDisc>
 MakeRed2(const std::vector<std::pair<std::string, Ptr<AttributeValue>>>& attrs)
 {
     // min_th 10, max_th 30, w_q 0.001, 50 packets, s of 1500 B at 10 Mbit/s,
-    // then `attrs`.
+    // FJ93 as published unless `attrs` say Fj93 false, then `attrs`.
     Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
+    q->SetAttribute("Fj93", BooleanValue(true));
     q->SetAttribute("MinTh", DoubleValue(10));
     q->SetAttribute("MaxTh", DoubleValue(30));
     q->SetAttribute("QW", DoubleValue(0.001));
@@ -559,7 +561,7 @@ TestRedAttributes()
                 netcond_strerror(NETCOND_E_RED_MAX_P_OUT_OF_RANGE));
     ExpectFatal("RED with LInterm -1",
                 red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("LInterm", DoubleValue(-1)); }),
-                "LInterm = -1 is negative");
+                "LInterm = -1 is not positive");
     ExpectFatal("RED with ByteMode and MaxPktSize 0",
                 red([](Ptr<NetcondRedQueueDisc> q) {
                     q->SetAttribute("ByteMode", BooleanValue(true));
@@ -667,8 +669,9 @@ TestRed()
     }
 
     {
-        // The buffer: the 6th packet into a 5-packet buffer is dropped as
-        // "Buffer full" (the average is still 0: no RED drop).
+        // The buffer: the 6th packet into a 5-packet buffer is dropped by the
+        // internal queue, as with RedQueueDisc (the average is still 0: no
+        // RED drop).
         Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
         q->SetAttribute("MinTh", DoubleValue(3));
         q->SetAttribute("MaxTh", DoubleValue(5));
@@ -679,8 +682,10 @@ TestRed()
         {
             accepted += q->Enqueue(Item(1000, 0)) ? 1 : 0;
         }
-        Check(accepted == 5 && q->GetStats().GetNDroppedPackets(NetcondRedQueueDisc::OVERFLOW_DROP) == 1,
-              "a full buffer drops as \"Buffer full\"");
+        const QueueDisc::Stats& st = q->GetStats();
+        Check(accepted == 5 && st.GetNDroppedPackets(QueueDisc::INTERNAL_QUEUE_DROP) == 1 &&
+                  st.nTotalDroppedPackets == 1,
+              "a full buffer drops as \"Dropped by internal queue\", as RedQueueDisc");
         Simulator::Destroy();
     }
 
@@ -717,11 +722,178 @@ TestRed()
     ExpectFatal("RED with MinTh 5.5",
                 red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("MinTh", DoubleValue(5.5)); }),
                 "is not a whole number");
-    ExpectFatal("RED with SmallQueueGuard and the Accumulated spreading",
+    ExpectFatal("RED with Fj93 and Spreading Uniform",
                 red([](Ptr<NetcondRedQueueDisc> q) {
-                    q->SetAttribute("SmallQueueGuard", UintegerValue(1));
+                    q->SetAttribute("Fj93", BooleanValue(true));
+                    q->SetAttribute("Spreading", StringValue("Uniform"));
                 }),
-                "SmallQueueGuard needs a spreading");
+                "Fj93=true sets the Accumulated spreading");
+    ExpectFatal("RED with Fj93 and SmallQueueGuard 2",
+                red([](Ptr<NetcondRedQueueDisc> q) {
+                    q->SetAttribute("Fj93", BooleanValue(true));
+                    q->SetAttribute("SmallQueueGuard", UintegerValue(2));
+                }),
+                "Fj93=true sets the Accumulated spreading");
+    ExpectFatal("RED with Wait false and Spreading Dpdk",
+                red([](Ptr<NetcondRedQueueDisc> q) {
+                    q->SetAttribute("Wait", BooleanValue(false));
+                    q->SetAttribute("Spreading", StringValue("Dpdk"));
+                }),
+                "Wait=false selects RedQueueDisc's law without waiting");
+    ExpectFatal("RED with LInterm 0 (MaxP not set)",
+                red([](Ptr<NetcondRedQueueDisc> q) { q->SetAttribute("LInterm", DoubleValue(0)); }),
+                "LInterm = 0 is not positive");
+}
+
+// ns-3's own RedQueueDisc with its defaults and `attrs` (for the side by side
+// checks of TestRedDefaults).
+Ptr<QueueDisc>
+MakeNs3Red(const std::vector<std::pair<std::string, Ptr<AttributeValue>>>& attrs, int64_t stream)
+{
+    Ptr<RedQueueDisc> q = CreateObject<RedQueueDisc>();
+    for (auto& a : attrs)
+    {
+        q->SetAttribute(a.first, *a.second);
+    }
+    q->AssignStreams(stream);
+    q->Initialize();
+    return q;
+}
+
+Ptr<NetcondRedQueueDisc>
+MakeNetcondRed(const std::vector<std::pair<std::string, Ptr<AttributeValue>>>& attrs,
+               int64_t stream)
+{
+    Ptr<NetcondRedQueueDisc> q = CreateObject<NetcondRedQueueDisc>();
+    for (auto& a : attrs)
+    {
+        q->SetAttribute(a.first, *a.second);
+    }
+    q->AssignStreams(stream);
+    q->Initialize();
+    return q;
+}
+
+// The defaults are RedQueueDisc's: its Wait=true law, its rule of no drop at
+// a queue of at most one packet, LInterm 50; the same attributes set on both
+// discs give the same drop fractions (different draws: within a few standard
+// deviations).
+void
+TestRedDefaults()
+{
+    using A = std::vector<std::pair<std::string, Ptr<AttributeValue>>>;
+    auto B = [](bool b) { return Ptr<AttributeValue>(Create<BooleanValue>(b)); };
+    auto D = [](double d) { return Ptr<AttributeValue>(Create<DoubleValue>(d)); };
+    auto U = [](uint64_t u) { return Ptr<AttributeValue>(Create<UintegerValue>(u)); };
+    auto Q = [](const char* s) { return Ptr<AttributeValue>(Create<QueueSizeValue>(QueueSize(s))); };
+    // The attributes both discs accept: min_th 10, max_th 30, LInterm 4
+    // (max_p 0.25), w_q 0.001, 50 packets, not gentle.
+    const A common{{"MinTh", D(10)}, {"MaxTh", D(30)}, {"LInterm", D(4)}, {"QW", D(0.001)},
+                   {"MaxSize", Q("50p")}, {"Gentle", B(false)}, {"MeanPktSize", U(1500)}};
+    // A standing queue of 22: p_b = 0.25 (22 - 10) / 20 = 0.15. With Wait
+    // no drop before the 7th packet of a gap (7 p_b >= 1), then P(gap = n) =
+    // 0.15 / 0.95 for n = 7..12 and the rest at 13: mean gap 9.684, so
+    // 10.33 % of the arrivals are dropped. Without (Wait=false, count
+    // first): P(gap = n) = 0.15 / 0.85 for n = 1..5, the rest at 6: mean
+    // 3.353, 29.82 %.
+    const int n = 40000;
+    const int warm = 10000;
+    for (bool wait : {true, false})
+    {
+        A attrs = common;
+        attrs.push_back({"Wait", B(wait)});
+        double fNs3 = StandingQueue(MakeNs3Red(attrs, 9), 22, 1500, 0, n, warm);
+        Simulator::Destroy();
+        Ptr<NetcondRedQueueDisc> nq = MakeNetcondRed(attrs, 9);
+        double fNc = StandingQueue(nq, 22, 1500, 0, n, warm);
+        const uint32_t unforced = nq->GetStats().GetNDroppedPackets(NetcondRedQueueDisc::UNFORCED_DROP);
+        Simulator::Destroy();
+        // The exact fractions from the laws (1 / mean gap).
+        const double want = wait ? 1 / 9.684211 : 1 / 3.352941;
+        // Binomial-like spread over 30000 arrivals (gaps are less variable
+        // than geometric): 4 sd of a binomial is at most 0.0105 at 30 %.
+        const double tol = 4 * std::sqrt(want * (1 - want) / (n - warm));
+        Check(std::fabs(fNc - want) < tol && std::fabs(fNs3 - want) < tol && unforced > 0,
+              std::string("Wait=") + (wait ? "true" : "false") +
+                  ", the same attributes on both discs, standing queue 22: RedQueueDisc drops " +
+                  std::to_string(100 * fNs3) + " %, NetcondRedQueueDisc " +
+                  std::to_string(100 * fNc) + " %, the law " + std::to_string(100 * want) +
+                  " % (within " + std::to_string(100 * tol) + ")");
+    }
+    {
+        // No attribute but the buffer and thresholds: RedQueueDisc's and
+        // NetcondRedQueueDisc's defaults (LInterm 50, Wait, gentle, QW 0.002)
+        // at a standing queue of 14 (MinTh 5, MaxTh 15 are the defaults too):
+        // p_b = 0.02 (14 - 5) / 10 = 0.018: no drop before the 56th packet of
+        // a gap, then P(gap = n) = 0.018 / 0.992 for n = 56..110 and the rest
+        // at 111: mean gap 83.056, 1.204 %.
+        const A none{};
+        const int m = 120000;
+        double fNs3 = StandingQueue(MakeNs3Red(none, 4), 14, 1500, 0, m, 20000);
+        Simulator::Destroy();
+        double fNc = StandingQueue(MakeNetcondRed(none, 4), 14, 1500, 0, m, 20000);
+        Simulator::Destroy();
+        const double want = 1 / 83.056452;
+        const double tol = 4 * std::sqrt(want * (1 - want) / (m - 20000));
+        Check(std::fabs(fNc - want) < tol && std::fabs(fNs3 - want) < tol,
+              "defaults on both discs, standing queue 14: RedQueueDisc drops " +
+                  std::to_string(100 * fNs3) + " %, NetcondRedQueueDisc " +
+                  std::to_string(100 * fNc) + " %, Wait's law " + std::to_string(100 * want) +
+                  " %");
+    }
+    for (uint32_t guard : {1u, 0u})
+    {
+        // The small-queue guard: after a standing queue of 30 (average 30,
+        // p_b = max_p = 0.25 at max_th, gentle), 300 arrivals each find one packet
+        // queued (the average falls from 30 toward 1, staying above 20):
+        // with the default guard none is dropped, as with RedQueueDisc;
+        // without it some are.
+        A attrs = common;
+        attrs.push_back({"SmallQueueGuard", U(guard)});
+        attrs.push_back({"Gentle", B(true)});
+        Ptr<NetcondRedQueueDisc> q = MakeNetcondRed(attrs, 6);
+        for (int i = 0; i < 30; i++)
+        {
+            q->Enqueue(Item(1500, 0));
+        }
+        int dropped = 0;
+        for (int i = 0; i < 20000; i++)
+        {
+            Simulator::Schedule(MicroSeconds(100 * (i + 1)), [&]() {
+                if (q->Enqueue(Item(1500, 0)))
+                {
+                    q->Dequeue();
+                }
+            });
+        }
+        Simulator::Schedule(MicroSeconds(100 * 20001), [&]() {
+            while (q->GetNPackets() > 1)
+            {
+                q->Dequeue();
+            }
+        });
+        for (int i = 0; i < 300; i++)
+        {
+            Simulator::Schedule(MicroSeconds(100 * (20002 + i)), [&]() {
+                if (q->Enqueue(Item(1500, 0)))
+                {
+                    q->Dequeue();
+                }
+                else
+                {
+                    dropped++;
+                }
+            });
+        }
+        double avgAfter = 0;
+        Simulator::Schedule(MicroSeconds(100 * 20400), [&]() { avgAfter = q->GetAverage(); });
+        Simulator::Run();
+        Simulator::Destroy();
+        Check(avgAfter > 20 && (guard == 1 ? dropped == 0 : dropped > 10),
+              "SmallQueueGuard " + std::to_string(guard) + ": " + std::to_string(dropped) +
+                  " of 300 arrivals to a one-packet queue dropped with the average still at " +
+                  std::to_string(avgAfter) + (guard == 1 ? " (none, as RedQueueDisc)" : " (some)"));
+    }
 }
 
 #ifdef NETCOND_NS3_HAVE_PCN
@@ -1064,6 +1236,8 @@ class NetcondTestSuite : public TestSuite
         AddTestCase(new NetcondGroupTestCase("red", &TestRed), TestCase::QUICK);
         AddTestCase(new NetcondGroupTestCase("red-attributes", &TestRedAttributes),
                     TestCase::QUICK);
+        AddTestCase(new NetcondGroupTestCase("red-defaults", &TestRedDefaults),
+                    TestCase::QUICK);
 #ifdef NETCOND_NS3_HAVE_PCN
         AddTestCase(new NetcondGroupTestCase("pcn", &TestPcn), TestCase::QUICK);
 #endif
@@ -1085,6 +1259,7 @@ main(int argc, char* argv[])
     TestPolicer();
     TestRed();
     TestRedAttributes();
+    TestRedDefaults();
 #ifdef NETCOND_NS3_HAVE_PCN
     TestPcn();
 #endif

@@ -52,7 +52,7 @@ static void config_cases(void)
 	CHECK_RC(netcond_aecn_profile_config(NULL, &p), NETCOND_E_NULL);
 	CHECK_RC(netcond_aecn_profile_config(&prof, NULL), NETCOND_E_NULL);
 
-	p.spreading = 6;
+	p.spreading = 7;
 	CHECK_RC(netcond_aecn_profile_config(&prof, &p), NETCOND_E_ENUM);
 	CHECK(netcond_aecn_max_p(&prof, 1) == 0); /* failed configuration */
 	p = aecn_params();

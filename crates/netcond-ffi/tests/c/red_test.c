@@ -99,7 +99,7 @@ static void config_cases(void)
 	p.unit = 2;
 	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_E_ENUM);
 	p = red_params();
-	p.spreading = 6;
+	p.spreading = 7;
 	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_E_ENUM);
 	p = red_params();
 	p.gentle = 2;

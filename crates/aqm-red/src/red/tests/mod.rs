@@ -29,13 +29,14 @@ mod properties;
 mod short_path;
 mod spreading;
 
-const ALL_SPREADINGS: [Spreading; 6] = [
+const ALL_SPREADINGS: [Spreading; 7] = [
     Spreading::Accumulated,
     Spreading::AccumulatedDpdk,
     Spreading::Uniform,
     Spreading::UniformCountFirst,
     Spreading::Dpdk,
     Spreading::Geometric,
+    Spreading::Wait,
 ];
 
 fn cfg(min_th: u32, max_th: u32, max_p: f64, w_q: f64, limit: u32) -> RedConfig {

@@ -211,11 +211,16 @@ fn drop_fraction_matches_the_gap_distribution() {
                 Spreading::UniformCountFirst => 2.0 * pb,
                 Spreading::Dpdk | Spreading::AccumulatedDpdk => 2.0 * pb / (2.0 + pb),
                 Spreading::Geometric => pb,
+                // Gaps uniform on 1/p_b..=2/p_b - 1.
+                Spreading::Wait => 2.0 * pb / (3.0 - pb),
             };
             let whole = |x: f64| (x - x.round()).abs() < 1e-6;
             let applies = match s {
                 Spreading::Dpdk | Spreading::AccumulatedDpdk => whole(2.0 / pb),
                 Spreading::Geometric => true,
+                // The gate n p_b >= 1 opens at n = 1/p_b only if the
+                // fixed-point p_b is not below 1/n (else one packet later).
+                Spreading::Wait => whole(1.0 / pb) && (1.0 / pb).round() * pb >= 1.0,
                 _ => whole(1.0 / pb),
             };
             if applies {
@@ -299,10 +304,154 @@ fn gaps_between_drops_follow_the_derived_distribution() {
             if matches!(s, Spreading::Uniform | Spreading::Accumulated) && q == 14 {
                 assert!(pmf.len() <= 11 && pmf[..10].iter().all(|&x| (x - pb).abs() < 1e-12));
             }
+            // Waiting: uniform on 1/p_b..=2/p_b - 1 (10..=19 at p_b = 0.1),
+            // no drop before.
+            if s == Spreading::Wait && q == 14 {
+                // The first n with n p_b >= 1 (10, or 11 if the fixed-point
+                // p_b is a little below 0.1).
+                let n0 = (1.0 / pb).ceil() as usize;
+                assert!((10..=11).contains(&n0), "{pb}");
+                assert!(pmf.len() <= n0 + 10, "{}", pmf.len());
+                assert!(pmf[..n0 - 1].iter().all(|&x| x == 0.0), "{pmf:?}");
+                // From n0 on, the hazard p_b / (c - k p_b) with c = 2 - n0 p_b
+                // makes every gap equally likely, p_b / c each (p_b when
+                // 1/p_b is whole), the remainder on the last.
+                let each = pb / (2.0 - n0 as f64 * pb);
+                assert!(
+                    pmf[n0 - 1..pmf.len() - 1]
+                        .iter()
+                        .all(|&x| (x - each).abs() < 1e-9),
+                    "{pmf:?}"
+                );
+                assert!(pmf.len() - n0 <= (1.0 / each) as usize, "{pmf:?}");
+            }
             // DPDK's law: uniform on 1..=2/p_b (20 packets at p_b = 0.1).
             if matches!(s, Spreading::Dpdk | Spreading::AccumulatedDpdk) && q == 14 {
                 assert!(pmf.len() <= 21 && pmf[..20].iter().all(|&x| (x - pb / 2.0).abs() < 1e-12));
             }
         }
+    }
+}
+
+/// ns-3.37's `RedQueueDisc` with `Wait=true`, as its documentation and
+/// FJ93's figure 2 describe it, written plainly in `f64`: `count` is
+/// incremented at every arrival; with the average at or above min_th, the
+/// first arrival of a stay there is passed with `count = 1` and nothing drawn
+/// beyond the arrival's draw; later ones are dropped when `u <= p_a` with
+/// `p_a` 0 while `count p_b < 1`, `p_b / (2 - count p_b)` while below 2, and 1
+/// beyond; a drop sets `count` to 0; an arrival below min_th ends the stay.
+/// (ns-3's rule of no drop at a queue of at most one packet, and its forced
+/// region, are outside this walk: the queue stays in 2..=49 and the average
+/// below 2 max_th = 60.)
+struct Ns3Wait {
+    count: u64,
+    old: bool,
+}
+
+impl Ns3Wait {
+    /// True when the arrival with average p_b `pb` (0 below min_th) and
+    /// uniform `u` is dropped early.
+    fn arrive(&mut self, below: bool, pb: f64, u: f64) -> bool {
+        self.count += 1;
+        if below {
+            self.old = false;
+            return false;
+        }
+        if !self.old {
+            self.count = 1;
+            self.old = true;
+            return false;
+        }
+        let x = self.count as f64 * pb;
+        let pa = if x < 1.0 {
+            0.0
+        } else if x < 2.0 {
+            pb / (2.0 - x)
+        } else {
+            1.0
+        };
+        if u <= pa {
+            self.count = 0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// `Spreading::Wait` against the model of ns-3's `RedQueueDisc` with
+/// `Wait=true` above, draw for draw: the queue wanders between the regions
+/// (below min_th, the first probabilistic region, the gentle one), each
+/// arrival gets one 32-bit draw `r` (`u = r / 2^32` for the model), and the
+/// decisions must agree except where `u` is within 1e-6 of the model's `p_a`
+/// (p_b's fixed-point rounding), after which the walk restarts both.
+/// Fails on a count kept from one stay in the region to the next, on a first
+/// packet in the region that may be dropped, on a count reset to 1 rather
+/// than 0 after a drop, and on `p_b / (1 - count p_b)` or `p_b / (2 - (count - 1) p_b)`.
+#[test]
+fn wait_matches_ns3_red_queue_disc() {
+    let mut c = cfg(10, 30, 0.1, 0.02, 60);
+    c.queue.gentle = true;
+    c.queue.spreading = Spreading::Wait;
+    let p = RedProfile::new(&c).unwrap();
+    let mut red = Red::new(Instant::ZERO);
+    let mut model = Ns3Wait {
+        count: 0,
+        old: false,
+    };
+    let mut qs = SplitMix64::new(21);
+    let mut draws = SplitMix64::new(22);
+    let (mut checked, mut drops, mut entries, mut restarts) = (0u32, 0u32, 0u32, 0u32);
+    let mut was_below = true;
+    let n = if cfg!(miri) { 2_000 } else { 400_000u64 };
+    let mut q = 20i64;
+    for i in 0..n {
+        // A target that moves every 3000 arrivals: 4, 25, 45, 15, ...
+        let target = [4i64, 25, 45, 15][(i / 3000 % 4) as usize];
+        q = (q + i64::from(qs.below(5)) - 2 + (target - q).signum()).clamp(2, 49);
+        let r = draws.next_u32();
+        let d = red.on_arrival(&p, t(i), q as u32, Packet::not_ect(1500), &mut Supplied(r));
+        let avg = units(&p, &red);
+        let pb = ref_p_b(avg, 10.0, 30.0, 0.1, true);
+        assert!(pb < 1.0, "the walk stays below 2 max_th");
+        let below = pb == 0.0;
+        if was_below && !below {
+            entries += 1;
+        }
+        was_below = below;
+        let u = f64::from(r) / 4_294_967_296.0;
+        let x = model.count as f64 + 1.0;
+        let pa = crate::reference::p_a(pb, x as u64, Spreading::Wait);
+        let tested = !below && model.old;
+        let dropped = model.arrive(below, pb, u);
+        if tested && (u - pa).abs() < 1e-6 {
+            // Too close to call: start both again from below min_th's state.
+            red = Red { count: 0, ..red };
+            model = Ns3Wait {
+                count: 0,
+                old: false,
+            };
+            restarts += 1;
+            continue;
+        }
+        assert_eq!(
+            d == Decision::DropEarly,
+            dropped,
+            "step {i}: q {q} avg {avg} p_b {pb} u {u} model count {}",
+            model.count
+        );
+        assert!(
+            matches!(d, Decision::Enqueue | Decision::DropEarly),
+            "{d:?}"
+        );
+        checked += 1;
+        drops += u32::from(dropped);
+    }
+    // The walk saw every case many times.
+    if !cfg!(miri) {
+        assert!(checked > 390_000, "{checked}");
+        assert!(drops > 2_000, "{drops} drops");
+        assert!(entries > 20, "{entries} entries into the region");
+        assert!(restarts < 20, "{restarts} restarts");
     }
 }
