@@ -94,8 +94,29 @@ fn rbcc_checks() -> i32 {
     i32::from(data.rate != FixedRate::from_bps(64_000))
 }
 
+fn delay_checks() -> i32 {
+    use netcond::delay::{Codel, CodelConfig, CodelProfile, Head, Verdict};
+    let Ok(p) = CodelProfile::new(&CodelConfig::rfc8289()) else {
+        return 1;
+    };
+    // A standing queue of 10 ms (above the 5 ms target) from t = 11 ms:
+    // RFC 8289's first drop comes once it has stood for an interval
+    // (100 ms), at t = 111 ms.
+    let ms = |m: u64| Instant::from_ticks(m * 1_000_000);
+    let mut codel = Codel::new(&p, ms(0));
+    let mut first = None;
+    for t in 11..=150u64 {
+        let head = Head::new(ms(t - 10), black_box(1500), false);
+        if codel.on_dequeue(&p, ms(t), head, 10_000) == Verdict::Drop {
+            first = Some(t);
+            break;
+        }
+    }
+    i32::from(first != Some(111))
+}
+
 /// Returns the number of failed checks.
 pub fn run() -> i32 {
     let _ = TickRate::NANOS;
-    trtcm_checks() + ras_checks() + pcn_checks() + red_checks() + rbcc_checks()
+    trtcm_checks() + ras_checks() + pcn_checks() + red_checks() + rbcc_checks() + delay_checks()
 }
