@@ -36,7 +36,8 @@ pub enum ControlLaw {
     /// root of `floor(interval^2 / count)` in 128-bit arithmetic). No rounding
     /// beyond that one floor, for every `count` up to `u32::MAX` (where it
     /// saturates) and every interval up to 2^57 ticks. The rest of the state
-    /// machine follows RFC 8289 section 5.5's pseudocode.
+    /// machine follows RFC 8289's pseudocode: `dequeue` (section 5.5) and
+    /// `dodequeue` (section 5.6).
     #[default]
     Exact,
     /// Linux's law (`include/net/codel.h`, `codel_impl.h`), as ns-3's
@@ -98,9 +99,11 @@ pub struct CodelConfig {
     /// INTERVAL, the sliding window of the minimum delay and the scale of the
     /// control law (RFC 8289 section 4.2; 100 ms).
     pub interval: Duration,
-    /// MAXPACKET in bytes (RFC 8289 section 5.3, "SHOULD use interface MTU"):
-    /// no drop while the bytes left in the queue after the head leaves are at
-    /// most this (with [`LinuxVariant::Ns3`]: below this, ns-3's `MinBytes`).
+    /// MAXPACKET in bytes (RFC 8289 section 5.3, where the pseudocode's
+    /// constant is 512 with a note to use the interface MTU instead; section
+    /// 4.1 asks for at least an MTU's worth of bytes to stay queued): no drop
+    /// while the bytes left in the queue after the head leaves are at most
+    /// this (with [`LinuxVariant::Ns3`]: below this, ns-3's `MinBytes`).
     pub mtu: u32,
     /// Mark ECN-capable packets CE instead of dropping them (RFC 3168 section 5).
     pub ecn: bool,
@@ -119,8 +122,11 @@ impl Default for CodelConfig {
 }
 
 impl CodelConfig {
-    /// RFC 8289's defaults: target 5 ms, interval 100 ms, MAXPACKET 1500 bytes
-    /// (an Ethernet MTU), no ECN, [`ControlLaw::Exact`], nanosecond ticks.
+    /// RFC 8289's defaults: target 5 ms (section 4.3), interval 100 ms
+    /// (section 4.2), no ECN (the pseudocode drops), [`ControlLaw::Exact`],
+    /// nanosecond ticks. MAXPACKET is 1500 bytes, an Ethernet MTU: the RFC's
+    /// pseudocode writes 512 (section 5.3) but says to use the interface MTU,
+    /// and 1500 is this crate's choice of one, not a number from the RFC.
     #[must_use]
     pub const fn rfc8289() -> CodelConfig {
         CodelConfig {
@@ -620,7 +626,7 @@ impl Codel {
             }
             Pending::None => {
                 self.dropping = false;
-                // RFC 8289 s5.5 dodequeue() on an empty queue resets
+                // RFC 8289 s5.6 dodequeue() on an empty queue resets
                 // first_above_time; Linux and ns-3 return before it.
                 if profile.law == ControlLaw::Exact {
                     self.clear_first_above();
@@ -689,12 +695,12 @@ impl Codel {
         }
     }
 
-    /// RFC 8289 s5.5 `dodequeue()` / Linux `codel_should_drop()` on a packet.
+    /// RFC 8289 s5.6 `dodequeue()` / Linux `codel_should_drop()` on a packet.
     fn ok_to_drop(&mut self, profile: &CodelProfile, t: u64, head: Head, backlog: u64) -> bool {
         match profile.law {
             ControlLaw::Exact => {
                 let sojourn = self.last.ticks_since(head.enqueued);
-                // RFC 8289 s5.5: below TARGET, or at most MAXPACKET queued.
+                // RFC 8289 s5.6: below TARGET, or at most MAXPACKET queued.
                 if sojourn < profile.target || backlog <= u64::from(profile.mtu) {
                     self.clear_first_above();
                     return false;

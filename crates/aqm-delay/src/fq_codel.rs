@@ -4,17 +4,24 @@ use netcond_core::Instant;
 
 use crate::{Codel, CodelConfig, CodelProfile, ControlLaw, DelayError, Head, Verdict};
 
-/// What the queue drops when it goes over its packet limit (RFC 8290
-/// section 4.1: from the head of the flow queue holding the most bytes).
+/// What the queue drops when it goes over its packet limit: packets from the
+/// head of the flow queue holding the most bytes (RFC 8290 sections 4.1 and
+/// 5.2.3). How many differs between the sources: section 4.1 of the RFC drops
+/// half of that queue's packets, at most 64; Linux's `fq_codel_drop` drops
+/// until half of its bytes are gone, at most 64 packets ([`Batch`](Self::Batch));
+/// [`Single`](Self::Single) is neither.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum OverflowDrop {
-    /// One packet from the head of the fattest flow.
+    /// One packet from the head of the fattest flow: the least that makes
+    /// room for the new packet (section 5.2.3's wording). Not the batch that
+    /// RFC 8290 section 4.1 describes.
     Single,
     /// Linux's `fq_codel_drop`: packets from the head of the fattest flow
     /// until at least half of its bytes are gone, at most `max_packets` of
-    /// them (Linux's `drop_batch_size`, 64 by default).
+    /// them (Linux's `drop_batch_size`, 64 by default). RFC 8290 section 4.1
+    /// counts the half in packets, not bytes; that reading is not implemented.
     Batch {
         /// The most packets one overflow drops.
         max_packets: u32,
@@ -37,10 +44,11 @@ pub enum OverflowDrop {
 pub struct FqCodelConfig {
     /// The CoDel of every flow queue (target, interval, MTU, ECN, law, clock).
     pub codel: CodelConfig,
-    /// The DRR quantum in bytes (RFC 8290 section 4.3: 1514, an Ethernet MTU
-    /// with its header).
+    /// The DRR quantum in bytes (RFC 8290 section 5.2.4: 1514, an Ethernet MTU
+    /// plus its 14-byte header).
     pub quantum: u32,
-    /// The packet limit of the whole queue (RFC 8290 section 4.3: 10240).
+    /// The packet limit of the whole queue (RFC 8290 section 5.2.3: 10240,
+    /// given there as Linux's default).
     pub limit: u32,
     /// What an overflow drops.
     pub overflow: OverflowDrop,
@@ -53,8 +61,13 @@ impl Default for FqCodelConfig {
 }
 
 impl FqCodelConfig {
-    /// RFC 8290's defaults: [`CodelConfig::rfc8289`] with ECN on, quantum
-    /// 1514 bytes, limit 10240 packets, [`OverflowDrop::Single`].
+    /// RFC 8290's defaults: [`CodelConfig::rfc8289`] (target 5 ms and
+    /// interval 100 ms, sections 5.2.2 and 5.2.1) with ECN on (section
+    /// 5.2.6), quantum 1514 bytes (section 5.2.4), limit 10240 packets
+    /// (section 5.2.3, Linux's default). The overflow drop is
+    /// [`OverflowDrop::Single`], which is not the RFC's (see [`OverflowDrop`]).
+    /// The number of flow queues is the caller's `N`; section 5.2.5 gives
+    /// Linux's default, 1024.
     #[must_use]
     pub const fn rfc8290() -> FqCodelConfig {
         FqCodelConfig {
@@ -434,6 +447,9 @@ impl<const N: usize> FqCodel<N> {
     /// needs: a flow out of credit gets a quantum and goes to the tail of the
     /// old flows; an empty flow leaves its list (an empty new flow goes to the
     /// old flows instead if there are any, so that old flows are not starved).
+    /// That last rule is Linux's `fq_codel_dequeue`; RFC 8290 section 4.2 moves
+    /// an empty new flow to the old list whether or not old flows exist, which
+    /// differs when other new flows follow it (see the crate's design notes).
     /// While a flow's CoDel is in a drop loop, returns that flow again.
     pub fn schedule(&mut self, profile: &FqCodelProfile, now: Instant) -> Option<usize> {
         let pending = core::mem::replace(&mut self.pending, NIL);
@@ -459,6 +475,8 @@ impl<const N: usize> FqCodel<N> {
             };
             let f = usize::from(head);
             let fl = &mut self.flows[f];
+            // Out of credit at zero or below (RFC 8290 section 3, Linux);
+            // section 4.2's wording is "negative".
             if fl.deficit <= 0 {
                 fl.deficit = fl.deficit.saturating_add(i64::from(profile.quantum));
                 self.unlink(f);

@@ -38,9 +38,11 @@
 //!   of either ([`LinuxVariant`]), so that their decisions can be reproduced
 //!   packet for packet. 40 bytes per queue.
 //! - [`FqCodel`] / [`FqCodelProfile`]: FQ-CoDel over `N` flow queues (a const
-//!   generic), with RFC 8290's single drop or Linux's batch drop on overflow
-//!   ([`OverflowDrop`]). The packets stay in the caller's per-flow FIFOs:
-//!   [`FqCodel::schedule`] says which flow to take the head from.
+//!   generic), with a single-packet drop or Linux's batch drop on overflow
+//!   ([`OverflowDrop`]; RFC 8290 section 4.1's own batch, half the fattest
+//!   queue's packets, is not implemented). The packets stay in the caller's
+//!   per-flow FIFOs: [`FqCodel::schedule`] says which flow to take the head
+//!   from.
 //! - [`Pie`] / [`PieProfile`]: PIE with the integer arithmetic of Linux's
 //!   `sch_pie` (probability in units of 2^-56, time in 64 ns units, queue delay
 //!   from timestamps), so that its decisions can be reproduced given the same
@@ -125,7 +127,7 @@
 //! A profile refuses a configuration with one [`DelayError`] variant per rule:
 //! `ZeroTarget` and `ZeroInterval` (at least one unit of the law's clock: a
 //! tick, or 1024 ns for the Linux law), `TargetNotBelowInterval` (RFC 8289
-//! section 4.3: TARGET is a small fraction of INTERVAL), `IntervalTooLong`
+//! section 4.5: TARGET is 5 %, or 5-10 %, of INTERVAL), `IntervalTooLong`
 //! (2^57 ticks for the exact law; below 2^31 units of 1024 ns, about 36
 //! minutes, for the Linux law, whose comparisons are serial on 32 bits), and
 //! FQ-CoDel's `ZeroQuantum`, `QuantumTooLarge` (below 2^31 bytes),
@@ -181,24 +183,26 @@ netcond_core::config_error! {
     pub enum DelayError {
         /// TARGET is shorter than one unit of the law's clock.
         ZeroTarget => "TARGET must be at least one unit of the clock (a tick; 1024 ns for the \
-                       Linux law) (RFC 8289 section 4.3)",
+                       Linux law) (TARGET: RFC 8289 section 4.3)",
         /// INTERVAL is shorter than one unit of the law's clock.
         ZeroInterval => "INTERVAL must be at least one unit of the clock (a tick; 1024 ns for \
-                         the Linux law) (RFC 8289 section 4.2)",
+                         the Linux law) (INTERVAL: RFC 8289 section 4.2)",
         /// TARGET is not below INTERVAL.
-        TargetNotBelowInterval => "TARGET must be below INTERVAL (RFC 8289 section 4.3: TARGET \
-                                   is 5 to 10 percent of INTERVAL)",
+        TargetNotBelowInterval => "TARGET must be below INTERVAL (RFC 8289 section 4.5: TARGET \
+                                   is 5 percent of INTERVAL, or 5 to 10 percent)",
         /// INTERVAL is too long for the law's arithmetic.
         IntervalTooLong => "INTERVAL must be at most 2^57 ticks for the exact law, and below \
                             2^31 units of 1024 ns for the Linux law (serial 32-bit time, \
                             include/net/codel.h)",
         /// FQ-CoDel's quantum is zero.
-        ZeroQuantum => "the DRR quantum must be at least one byte (RFC 8290 section 4.2)",
+        ZeroQuantum => "the DRR quantum must be at least one byte (the quantum: RFC 8290 \
+                        section 5.2.4)",
         /// FQ-CoDel's quantum is 2^31 bytes or more.
-        QuantumTooLarge => "the DRR quantum must be below 2^31 bytes (a signed 32-bit deficit, \
-                            RFC 8290 section 4.2)",
+        QuantumTooLarge => "the DRR quantum must be below 2^31 bytes (Linux's signed 32-bit \
+                            credits, RFC 8290 section 5.4)",
         /// FQ-CoDel's packet limit is zero.
-        ZeroLimit => "the packet limit must be at least one packet (RFC 8290 section 4.1)",
+        ZeroLimit => "the packet limit must be at least one packet (FQ-CoDel: RFC 8290 \
+                      section 5.2.3; PIE: Linux sch_pie's limit)",
         /// A batch drop of zero packets.
         ZeroDropBatch => "a batch drop must drop at least one packet (Linux fq_codel \
                           drop_batch_size)",

@@ -37,23 +37,28 @@ const NONLINEAR_QDELAY: u64 = 250_000_000 >> PSCHED_SHIFT;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct PieConfig {
-    /// QDELAY_REF, the target queue delay (RFC 8033; 15 ms).
+    /// QDELAY_REF, the target queue delay (RFC 8033 section 4.2; 15 ms).
     pub target: Duration,
-    /// T_UPDATE, the period of the drop probability update (15 ms).
+    /// T_UPDATE, the period of the drop probability update (RFC 8033 section
+    /// 4.2; 15 ms).
     pub t_update: Duration,
-    /// MAX_BURST, the burst allowance (150 ms).
+    /// MAX_BURST, the burst allowance (RFC 8033 section 4.4; 150 ms).
     pub max_burst: Duration,
-    /// alpha in units of 1/16 Hz (Linux's `tc` units; 2 is 0.125 Hz).
+    /// alpha in units of 1/16 Hz (Linux's `tc` units; 2 is 0.125 Hz, RFC 8033
+    /// Appendix A's 1/8).
     pub alpha: u32,
-    /// beta in units of 1/16 Hz (20 is 1.25 Hz).
+    /// beta in units of 1/16 Hz (20 is 1.25 Hz, RFC 8033 Appendix A's 1 + 1/4).
     pub beta: u32,
-    /// The packet limit: an arrival to a queue holding this many is dropped.
+    /// The packet limit: an arrival to a queue holding this many is dropped
+    /// (Linux's `limit`; RFC 8033 gives its tail-drop threshold no value).
     pub limit: u32,
     /// The MTU in bytes (`psched_mtu`): no early drop below two of them
-    /// queued; byte mode scales by it.
+    /// queued (RFC 8033 section 4.1 writes `2 * MEAN_PKTSIZE`); byte mode
+    /// scales by it.
     pub mtu: u32,
     /// Mark ECN-capable packets instead of dropping them while the drop
-    /// probability is at most 10 %.
+    /// probability is at most 10 % (Linux; RFC 8033 section 5.1 marks below
+    /// `mark_ecnth`, 10 %).
     pub ecn: bool,
     /// Byte mode: scale the probability by `len / mtu` for packets up to the MTU.
     pub bytemode: bool,
@@ -74,8 +79,9 @@ impl Default for PieConfig {
 
 impl PieConfig {
     /// Linux `sch_pie`'s defaults: target 15 ms, update every 15 ms, burst
-    /// allowance 150 ms, alpha 2/16, beta 20/16, limit 1000 packets, MTU 1514,
-    /// no ECN, no byte mode, nanosecond ticks.
+    /// allowance 150 ms, alpha 2/16, beta 20/16 (these five are also RFC 8033's
+    /// defaults), limit 1000 packets, MTU 1514 (these two are Linux's), no
+    /// ECN, no byte mode, nanosecond ticks.
     #[must_use]
     pub const fn linux() -> PieConfig {
         PieConfig {
@@ -430,7 +436,8 @@ impl Pie {
         if self.qdelay < profile.target / 2 && self.prob < MAX_PROB / 5 {
             return false;
         }
-        // Fewer than two MTUs queued.
+        // Fewer than two MTUs queued (RFC 8033 s4.1: at most 2 MEAN_PKTSIZE;
+        // Linux: below 2 mtu).
         if backlog < 2 * u64::from(profile.mtu) {
             return false;
         }
@@ -439,7 +446,8 @@ impl Pie {
         } else {
             self.prob
         };
-        // Derandomization: accumulate, drop surely past 8.5, never below 0.85.
+        // Derandomization (RFC 8033 s5.4): accumulate, drop surely past 8.5,
+        // never below 0.85.
         if local == 0 {
             self.accu_prob = 0;
         } else {
@@ -552,7 +560,8 @@ impl Pie {
             && self.qdelay_old < profile.target / 2
             && self.prob == 0
         {
-            // pie_vars_init: the burst allowance is back.
+            // pie_vars_init: the burst allowance is back (RFC 8033 s4.4 does
+            // this at arrival, Linux at the update).
             self.burst_time = profile.burst;
             self.dq_tstamp = DTIME_INVALID;
             self.accu_prob = 0;

@@ -2,11 +2,11 @@
 //! its sources, owning the dequeue loop, next to which the crate's step-wise
 //! [`Codel`](crate::Codel) is checked packet for packet, and PIE.
 //!
-//! - [`RfcCodel`]: RFC 8289 section 5.5's `dodequeue` and `dequeue`, with the
-//!   control law `t + floor(interval / sqrt(count))` found by a binary search
-//!   for the largest `q` with `q^2 <= floor(interval^2 / count)` (a different
-//!   computation from the crate's Newton square root). ECN marking as Linux
-//!   does it, which the RFC's pseudocode leaves out.
+//! - [`RfcCodel`]: RFC 8289's `dequeue` and `dodequeue` (sections 5.5 and
+//!   5.6), with the control law `t + floor(interval / sqrt(count))` found by
+//!   a binary search for the largest `q` with `q^2 <= floor(interval^2 /
+//!   count)` (a different computation from the crate's Newton square root).
+//!   ECN marking as Linux does it, which the RFC's pseudocode leaves out.
 //! - [`LinuxCodel`]: Linux's `codel_dequeue` and `codel_should_drop`
 //!   (`include/net/codel_impl.h`), with ns-3's differences where
 //!   [`LinuxVariant::Ns3`] is chosen, in 32-bit codel time.
@@ -30,7 +30,7 @@ pub trait Fifo {
     fn bytes(&self) -> u64;
 }
 
-/// RFC 8289 section 5.5 as written, on the caller's ticks.
+/// RFC 8289 sections 5.5 and 5.6 as written, on the caller's ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RfcCodel {
     /// The newest instant seen.

@@ -178,7 +178,7 @@ fn below_target_leaves_dropping_state() {
     assert_eq!(c.on_dequeue(&p, ms(301), h, 10_000), Verdict::Deliver);
     assert!(!c.dropping());
     assert_eq!(c.first_above_time(), None);
-    // Exactly target counts as above (RFC 8289 s5.5: sojourn < TARGET is below).
+    // Exactly target counts as above (RFC 8289 s5.6: sojourn < TARGET is below).
     let h = Head::new(ms(297), 1500, false);
     c.on_dequeue(&p, ms(302), h, 10_000);
     assert_eq!(c.first_above_time(), Some(ms(402).ticks()));
@@ -345,7 +345,7 @@ fn configuration_rules() {
     );
     assert!(DelayError::TargetNotBelowInterval
         .to_string()
-        .contains("RFC 8289 section 4.3"));
+        .contains("RFC 8289 section 4.5"));
     let p = CodelProfile::new(&base.with_tick(TickRate::MICROS)).unwrap();
     assert_eq!((p.target(), p.interval()), (5_000, 100_000));
     assert_eq!(p.control_law(), ControlLaw::Exact);

@@ -111,6 +111,41 @@ fn new_flows_go_first_and_empty_new_flows_visit_old_list() {
 }
 
 #[test]
+fn empty_new_flow_without_old_flows_leaves_the_lists() {
+    // Linux's fq_codel_dequeue, which the crate follows: a new flow found
+    // empty goes to the old list only if there are old flows, and otherwise
+    // leaves the lists. RFC 8290 section 4.2, read as written, always moves it
+    // to the old list. The two orders differ when other new flows follow it.
+    let p = profile(1500, 10_000, OverflowDrop::Single);
+    let mut fq: FqCodel<8> = FqCodel::new(&p, Instant::ZERO);
+    let mut s = Store::<8>::new();
+    let mut dropped = Vec::new();
+    push(&mut fq, &p, &mut s, 0, 100, Instant::ZERO);
+    push(&mut fq, &p, &mut s, 2, 100, Instant::ZERO);
+    let mut next = |fq: &mut FqCodel<8>, s: &mut Store<8>| {
+        fq_dequeue(fq, &p, Instant::ZERO, s, &mut dropped)
+            .unwrap()
+            .0
+    };
+    assert_eq!(next(&mut fq, &mut s), 0);
+    // Flow 0 heads the new list, empty with credit left, and no flow is old:
+    // it leaves the lists (the RFC's text: it joins the old list), and flow 2
+    // is served.
+    assert_eq!(next(&mut fq, &mut s), 2);
+    assert!(!fq.is_new(0) && !fq.is_old(0));
+    // Flow 0, then flow 3, send again. Flow 0 is a new flow once more, with a
+    // fresh quantum, and goes first (the RFC's text: flow 0 would still be
+    // old, and the new flow 3 would go first).
+    push(&mut fq, &p, &mut s, 0, 100, Instant::ZERO);
+    push(&mut fq, &p, &mut s, 3, 100, Instant::ZERO);
+    assert!(fq.is_new(0));
+    assert_eq!(fq.deficit(0), 1500);
+    assert_eq!(next(&mut fq, &mut s), 0);
+    assert_eq!(next(&mut fq, &mut s), 3);
+    crate::invariants::check_fq_codel(&fq, &p).unwrap();
+}
+
+#[test]
 fn overflow_drops_from_the_fattest_flow() {
     // Limit 10 packets: flow 1 holds 6000 bytes, flow 2 2000 bytes, flow 0 the
     // rest; one more packet drops the head of flow 1.
@@ -191,6 +226,7 @@ fn batch_drop_takes_half_the_fattest_flow() {
         push(&mut fq, &pl, &mut s, 1, 1000, Instant::ZERO);
     }
     // Threshold 1500 of 3000 bytes: two 1000-byte packets go, count += 2.
+    // (RFC 8290 section 4.1's text halves the packets: one of three.)
     assert_eq!(fq.packets(), 1);
     assert_eq!(fq.codel(1).count(), 2);
 }
