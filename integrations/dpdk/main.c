@@ -9,11 +9,19 @@
  *
  * For the srTCM, the trTCM and the RFC 4115 marker it prints the color counts
  * of rte_meter and of netcond side by side, and ns per packet of each (the
- * metering loop only: each mbuf's flow and length are read once, before). It
- * exits non-zero if the green bytes or the green+yellow bytes differ by more
- * than the two arithmetics explain: DPDK adds whole bytes_per_period every
- * whole period (its rate is hz * bytes_per_period / period, rounded at
- * configuration), netcond adds exactly CIR x time. See README.md.
+ * metering loop only: each mbuf's flow and length are read once, before), and
+ * the difference of their green and green+yellow bytes. That difference is
+ * printed, not checked: DPDK adds whole bytes_per_period every whole period
+ * (its rate is hz * bytes_per_period / period, rounded at configuration),
+ * netcond adds exactly CIR x time, and once a packet's color parts the
+ * buckets' paths no longer bound the byte totals' difference. It exits 1 if
+ * netcond's green bytes, summed over the flows, exceed flows x (CBS + CIR x T)
+ * or its green+yellow bytes exceed what the buckets behind yellow can hand
+ * out over the stream's duration T, or if, with netcond given rte_meter's
+ * effective rates and every packet on a whole number of both buckets' periods
+ * (where DPDK's refill is exact), any packet is colored differently; it exits
+ * 77 if the EAL does not start, and 1 on bad arguments or a setup error.
+ * See README.md.
  *
  * Usage: netcond-dpdk-meter [EAL options] -- [-n PACKETS] [-f FLOWS] [-x PPM]
  * (-x offsets netcond's rates by PPM parts per million: a check of the check)

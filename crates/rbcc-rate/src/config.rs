@@ -10,18 +10,21 @@ use netcond_core::{gcd, Rate, TickRate};
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum AckModel {
-    /// Toomey's RBCC report's model: an ACK flow is outside load of `ack/data` times its
-    /// returned rate on the interface it leaves by, and is never bottlenecked
-    /// there. With `n` forward flows and one reverse flow on one full-duplex
-    /// link of capacity `C` this gives `x = C / (n (1 + k))` per forward flow and
-    /// `y = n x` for the reverse flow (`k = ack/data`): the Scenario 7 table.
+    /// An ACK flow is outside load of `ack/data` times its returned rate on the
+    /// interface it leaves by, and is never bottlenecked there. With `n` forward
+    /// flows and one reverse flow on one full-duplex link of capacity `C` this
+    /// gives `x = C / (n (1 + k))` per forward flow and `y = n x` for the reverse
+    /// flow (`k = ack/data`): with 40-byte ACKs, Toomey's Scenario 7 table. The
+    /// report's Scenario 7 section states neither its ACK size nor its ACK
+    /// accounting; this model is inferred from that table, which it reproduces
+    /// exactly.
     #[default]
     OutsideLoad,
     /// Strict coupled max-min: a flow uses `k` times its rate on every interface
     /// its ACKs leave by, and can be bottlenecked there; the interface lowers the
     /// ACK's return rate like a data packet's rate field. Scenario 7 then gives
-    /// `C / (2 + k)` = 31578.95 bit/s and `C / (3 + k)` = 21145.37 bit/s. Not the
-    /// model of Toomey's RBCC report's table.
+    /// `C / (2 + k)` = 31578.95 bit/s and `C / (3 + k)` = 21145.37 bit/s, which
+    /// do not match Toomey's Scenario 7 table.
     Coupled,
 }
 
@@ -49,7 +52,9 @@ pub struct RbccConfig {
     pub node: NodeId,
     /// The interface's capacity `C`.
     pub capacity: Rate,
-    /// Bytes of acknowledgement per data packet (40 in Toomey's RBCC report).
+    /// Bytes of acknowledgement per data packet (40 for Toomey's Scenario 7:
+    /// inferred from its rate table; the report's Scenario 7 section does not
+    /// state it).
     pub ack_bytes: u32,
     /// Bytes of a data packet (1500 in Toomey's RBCC report).
     pub data_bytes: u32,
@@ -65,8 +70,10 @@ pub struct RbccConfig {
 }
 
 impl RbccConfig {
-    /// Toomey's RBCC report's interface: `capacity`, 40-byte ACKs per 1500-byte data packet,
-    /// [`AckModel::OutsideLoad`], a 10 s idle timeout, nanosecond ticks.
+    /// An interface for Toomey's Scenario 7: `capacity`, 40-byte ACKs per 1500-byte data
+    /// packet, [`AckModel::OutsideLoad`], a 10 s idle timeout, nanosecond ticks. The report
+    /// gives the 1500-byte packets; the ACK size and model are inferred from its
+    /// optimum-rate table, which they reproduce exactly.
     #[must_use]
     pub const fn toomey_scenario7(node: NodeId, capacity: Rate) -> RbccConfig {
         RbccConfig::new(node, capacity, 40, 1500)

@@ -18,7 +18,9 @@
 //! interface learns that a flow is held elsewhere from the returned ACK
 //! ([`RbccInterface::on_return`]). ACKs leaving by an interface are charged to it
 //! as outside load of `k = ack/data` times their rate ([`RbccInterface::on_ack`],
-//! [`AckModel::OutsideLoad`], the model of Toomey's RBCC report's table); a strict coupled
+//! [`AckModel::OutsideLoad`]: the report's Scenario 7 section states neither its
+//! ACK size nor how its routers count ACK load, and this model with 40-byte ACKs
+//! is the one inferred from its optimum-rate table, which it reproduces exactly); a strict coupled
 //! max-min, where ACK flows can be bottlenecked too, is offered as
 //! [`AckModel::Coupled`].
 //!
@@ -119,9 +121,13 @@
 //! - W. Toomey, TRUMP/RBCC: the TRUMP rate-based transport protocol and the RBCC
 //!   router rate calculation, compared with TCP Reno on S. Keshav's REAL network
 //!   simulator. Scenario 7 (four flows across a 64 kbit/s link between routers 2
-//!   and 3, 40-byte ACKs, 1500-byte data packets): the optimum-rate table of its
-//!   section 5.1 and the calculation of its Appendix B, which
-//!   [`RbccConfig::toomey_scenario7`] and `tests/scenario7.rs` reproduce.
+//!   and 3, 1500-byte data packets): the optimum-rate table of its section 5.1,
+//!   which [`RbccConfig::toomey_scenario7`] and `tests/scenario7.rs` reproduce.
+//!   That section gives neither the ACK size nor the ACK accounting, and refers
+//!   for the calculation to the report's Appendix B, which is not in the text
+//!   this crate was built from: the 40-byte ACK and [`AckModel::OutsideLoad`]
+//!   are inferred, as the choice that gives the table's rates exactly
+//!   (2400000/77 bit/s = C / (2 (1 + 40/1500))).
 //! - A. Charny, "An Algorithm for Rate Allocation in a Packet-Switching Network
 //!   with Feedback", M.S. thesis, MIT, 1994: the advertised rate and its max-min
 //!   fixed point.

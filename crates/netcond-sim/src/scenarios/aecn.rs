@@ -5,7 +5,7 @@
 //! `aqm-red` RED (drop), RED with ECN marking, or AECN (per-class max_p,
 //! mark-front). Half the flows start at 0 s and half at 2 s; runs last 100 s.
 //!
-//! From the slides (slides 12, 20, 21): w_q 0.001, min_th 10, max_th 30, buffer 50
+//! From the slides (slides 12, 15-17, 20-26): w_q 0.001, min_th 10, max_th 30, buffer 50
 //! packets, TCP maximum window 64 packets, aggregate capacity 90 Mbit/s,
 //! staggered start, 100 s, 60 and 120 flows, AECN alpha = beta = 2.5 with
 //! base_max_p 0.5 (60 flows) and 0.8 (120 flows); RED and ECN are run with the
@@ -347,8 +347,9 @@ pub fn run_aecn(p: &Params, seed: u64, progress: &Progress) -> Result<AecnOutcom
     })
 }
 
-/// The alpha (= beta) values of the sweep (Zheng & Kinicki slide 22 calls 2.5 the
-/// fairest) and the number of seeds per value.
+/// The alpha (= beta) values of the sweep (Zheng & Kinicki slide 22 sets alpha =
+/// beta; slides 23, 24 and 26 call 2.5 the fairest) and the number of seeds per
+/// value.
 const ALPHAS: &[f64] = &[1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0];
 const ALPHA_SEEDS: u64 = 3;
 
@@ -420,7 +421,7 @@ fn alpha_report(r: &mut Report, runs: &[(u64, f64, f64, u64)], outs: &[AecnOutco
     r.tables.push(Table {
         name: "alpha_sweep".into(),
         title: format!(
-            "AECN alpha = beta sweep: mean (sd) over {ALPHA_SEEDS} seeds; slide 22 calls 2.5 the fairest"
+            "AECN alpha = beta sweep: mean (sd) over {ALPHA_SEEDS} seeds; slides 23, 24 and 26 call 2.5 the fairest"
         ),
         header: [
             "flows",

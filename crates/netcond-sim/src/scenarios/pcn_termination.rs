@@ -745,8 +745,9 @@ impl Scenario for PcnTermination {
                     Some(r.max),
                     Some(r.min),
                     // The document's "Var" column is max - min (in every row it
-                    // equals the row's own max - min); the variance is in the
-                    // summary table.
+                    // equals the row's own max - min up to the rounding of the
+                    // printed max and min: Fig. 4's 6.30 against 41.6 - 35.4);
+                    // the variance is in the summary table.
                     Some(r.max - r.min),
                 ];
                 for k in 0..8 {

@@ -28,7 +28,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
             min: 0.01,
             max: 100.0,
         },
-        help: "AECN alpha = beta (Zheng & Kinicki slide 22: 2.5)",
+        help: "AECN alpha = beta (Zheng & Kinicki slides 22-31: 2.5)",
     },
     ParamSpec {
         key: "capacity_mbps",
