@@ -26,6 +26,8 @@
 //! - [`branchless`]: masks from the borrow of a subtraction (`fits`, `borrow`,
 //!   `mask`), `select` and a saturation, for per-packet decisions that follow the
 //!   traffic and so must not become conditional branches.
+//! - [`LengthAdjust`]: the bytes a packet is charged as Linux `tc` counts them
+//!   (`overhead`, `mpu`, `linklayer atm`), for a caller to apply before metering.
 //! - [`config_error!`]: the convention for configuration errors: small `Copy` enums,
 //!   one variant per rule, each with a message naming the rule it enforces.
 //!
@@ -67,6 +69,7 @@ pub mod branchless;
 mod bucket;
 mod color;
 mod error;
+mod length;
 mod rate;
 mod rng;
 mod time;
@@ -74,6 +77,7 @@ pub mod units;
 
 pub use bucket::{BucketError, BucketProfile};
 pub use color::Color;
+pub use length::LengthAdjust;
 pub use rate::Rate;
 pub use rng::{RandomSource, SplitMix64};
 pub use time::{Instant, TickRate};

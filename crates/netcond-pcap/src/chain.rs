@@ -4,15 +4,20 @@
 //! ```text
 //! trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13
 //! srtcm cir=5mbit cbs=16k ebs=32k -> drop-red
+//! srtcm cir=1mbit cbs=8k ebs=8k overhead=10 linklayer=atm -> drop-red
 //! pcn-ingress dscp=ef -> pcn-node threshold=8mbit excess=10mbit -> rfc6660
 //! red min=5 max=15 maxp=0.1 wq=0.002 link=10mbit -> ecn-or-drop
 //! trras cir=2mbit pir=4mbit line=34mbit buffer=64k -> trtcm cir=2mbit pir=4mbit cbs=3k pbs=6k
 //! ```
 //!
 //! Rates and sizes take tc's units through `netcond_core::Rate` and
-//! `netcond_core::ByteSize`'s `FromStr`.
+//! `netcond_core::ByteSize`'s `FromStr`. The three meters also take tc's length
+//! adjustment (`netcond_core::LengthAdjust`): `overhead=N` bytes per packet
+//! (negative allowed), `mpu=SIZE` and `linklayer=atm` (or `ethernet`, the
+//! default); the meter is charged the adjusted length, the counts show the
+//! captured one.
 
-use netcond::base::{ByteSize, Rate};
+use netcond::base::{ByteSize, LengthAdjust, Rate};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -45,6 +50,8 @@ pub enum Stage {
         cbs: u64,
         /// PBS, bytes.
         pbs: u64,
+        /// The length the meter is charged.
+        adjust: LengthAdjust,
     },
     /// RFC 2697 srTCM, color-blind.
     SrTcm {
@@ -54,6 +61,8 @@ pub enum Stage {
         cbs: u64,
         /// EBS, bytes.
         ebs: u64,
+        /// The length the meter is charged.
+        adjust: LengthAdjust,
     },
     /// RFC 4115 trTCM (independent C and E buckets), color-blind.
     Rfc4115 {
@@ -65,6 +74,8 @@ pub enum Stage {
         cbs: u64,
         /// EBS, bytes.
         ebs: u64,
+        /// The length the meter is charged.
+        adjust: LengthAdjust,
     },
     /// Sets DSCP by the last meter's color: green, yellow, red.
     Dscp([u8; 3]),
@@ -275,6 +286,36 @@ impl<'a> Params<'a> {
             },
         }
     }
+    /// tc's `overhead`, `mpu` and `linklayer`.
+    fn adjust(&mut self) -> Result<LengthAdjust, ChainError> {
+        let mut a = LengthAdjust::NONE;
+        if let Some(v) = self.take("overhead") {
+            a.overhead = v.parse::<i32>().map_err(|_| {
+                ChainError(format!(
+                    "{} overhead={v}: expected a whole number of bytes (negative allowed)",
+                    self.stage
+                ))
+            })?;
+        }
+        if let Some(m) = self.size("mpu")? {
+            a.mpu = u32::try_from(m).map_err(|_| {
+                ChainError(format!("{} mpu={m}: at most 4294967295 bytes", self.stage))
+            })?;
+        }
+        if let Some(v) = self.take("linklayer") {
+            a.atm = match v.to_ascii_lowercase().as_str() {
+                "atm" | "adsl" => true,
+                "ethernet" => false,
+                _ => {
+                    return err(format!(
+                        "{} linklayer={v}: expected atm or ethernet",
+                        self.stage
+                    ))
+                }
+            };
+        }
+        Ok(a)
+    }
     fn done(self) -> Result<(), ChainError> {
         if let Some(k) = self.map.keys().next() {
             return err(format!("{}: unknown parameter '{k}'", self.stage));
@@ -379,17 +420,20 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
                 pir: p.need_rate("pir")?,
                 cbs: p.need_size("cbs")?,
                 pbs: p.need_size("pbs")?,
+                adjust: p.adjust()?,
             },
             "srtcm" => Stage::SrTcm {
                 cir: p.need_rate("cir")?,
                 cbs: p.need_size("cbs")?,
                 ebs: p.need_size("ebs")?,
+                adjust: p.adjust()?,
             },
             "rfc4115" => Stage::Rfc4115 {
                 cir: p.need_rate("cir")?,
                 eir: p.need_rate("eir")?,
                 cbs: p.need_size("cbs")?,
                 ebs: p.need_size("ebs")?,
+                adjust: p.adjust()?,
             },
             "pcn-ingress" => Stage::PcnIngress {
                 dscp: match p.take("dscp") {
@@ -573,6 +617,49 @@ pub fn parse_toml(text: &str) -> Result<(Vec<Stage>, Option<String>), ChainError
 mod tests {
     use super::*;
 
+    /// tc's length adjustment on the three meters, and what is refused.
+    #[test]
+    fn length_adjustment() {
+        let c =
+            parse_chain("srtcm cir=1mbit cbs=8k ebs=8k overhead=10 mpu=64 linklayer=atm").unwrap();
+        let want = LengthAdjust::NONE
+            .with_overhead(10)
+            .with_mpu(64)
+            .with_atm(true);
+        assert!(matches!(c[0], Stage::SrTcm { adjust, .. } if adjust == want));
+        let c = parse_chain("rfc4115 cir=1mbit eir=1mbit cbs=8k ebs=8k overhead=-4").unwrap();
+        assert!(
+            matches!(c[0], Stage::Rfc4115 { adjust, .. } if adjust == LengthAdjust::NONE.with_overhead(-4))
+        );
+        let c = parse_chain("trtcm cir=1mbit pir=2mbit cbs=8k pbs=8k linklayer=ethernet").unwrap();
+        assert!(matches!(c[0], Stage::TrTcm { adjust, .. } if adjust.is_none()));
+        for (chain, msg) in [
+            (
+                "srtcm cir=1mbit cbs=8k ebs=8k overhead=1.5",
+                "overhead=1.5: expected a whole number of bytes",
+            ),
+            (
+                "srtcm cir=1mbit cbs=8k ebs=8k overhead=99999999999",
+                "expected a whole number of bytes",
+            ),
+            (
+                "srtcm cir=1mbit cbs=8k ebs=8k linklayer=x25",
+                "linklayer=x25: expected atm or ethernet",
+            ),
+            (
+                "srtcm cir=1mbit cbs=8k ebs=8k mpu=8g",
+                "mpu=8589934592: at most",
+            ),
+            (
+                "red min=5 max=15 maxp=0.1 wq=0.002 link=10mbit overhead=4",
+                "unknown parameter 'overhead'",
+            ),
+        ] {
+            let e = parse_chain(chain).unwrap_err().0;
+            assert!(e.contains(msg), "{chain}: {e}");
+        }
+    }
+
     #[test]
     fn parses_the_examples() {
         let c = parse_chain("trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13")
@@ -584,7 +671,8 @@ mod tests {
                     cir: Rate::from_mbps(10),
                     pir: Rate::from_mbps(20),
                     cbs: 32768,
-                    pbs: 65536
+                    pbs: 65536,
+                    adjust: LengthAdjust::NONE,
                 },
                 Stage::Dscp([10, 12, 14])
             ]

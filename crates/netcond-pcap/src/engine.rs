@@ -12,7 +12,7 @@ use crate::chain::Stage;
 use crate::flows::{Classify, FlowTable};
 use crate::packet::{self, IpInfo, Link};
 use crate::stats::Stats;
-use netcond::base::{Color, Instant, Rate, SplitMix64, TickRate};
+use netcond::base::{Color, Instant, LengthAdjust, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
     ExcessMode, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, NodeProfile, NodeRfc5670,
     PcnDscps, PcnMark, PcnMeter, ThresholdMeterConfig, ThresholdMeterProfile,
@@ -69,9 +69,9 @@ impl PacketLen for Held {
 }
 
 enum Rt {
-    TrTcm(TrTcmProfile, Vec<TrTcm>),
-    SrTcm(SrTcmProfile, Vec<SrTcm>),
-    Rfc4115(Rfc4115Profile, Vec<Rfc4115>),
+    TrTcm(TrTcmProfile, LengthAdjust, Vec<TrTcm>),
+    SrTcm(SrTcmProfile, LengthAdjust, Vec<SrTcm>),
+    Rfc4115(Rfc4115Profile, LengthAdjust, Vec<Rfc4115>),
     Dscp([u8; 3]),
     DropRed,
     DropYellow,
@@ -138,23 +138,40 @@ impl Engine {
         for s in chain {
             names.push(describe(s));
             let rt = match *s {
-                Stage::TrTcm { cir, pir, cbs, pbs } => {
+                Stage::TrTcm {
+                    cir,
+                    pir,
+                    cbs,
+                    pbs,
+                    adjust,
+                } => {
                     let p =
                         TrTcmProfile::new(&TrTcmConfig::new(cir, pir, cbs, pbs).with_tick(tick))
                             .map_err(|e| tc(e, "trtcm"))?;
-                    Rt::TrTcm(p, vec![TrTcm::new(&p, now); n])
+                    Rt::TrTcm(p, adjust, vec![TrTcm::new(&p, now); n])
                 }
-                Stage::SrTcm { cir, cbs, ebs } => {
+                Stage::SrTcm {
+                    cir,
+                    cbs,
+                    ebs,
+                    adjust,
+                } => {
                     let p = SrTcmProfile::new(&SrTcmConfig::new(cir, cbs, ebs).with_tick(tick))
                         .map_err(|e| tc(e, "srtcm"))?;
-                    Rt::SrTcm(p, vec![SrTcm::new(&p, now); n])
+                    Rt::SrTcm(p, adjust, vec![SrTcm::new(&p, now); n])
                 }
-                Stage::Rfc4115 { cir, eir, cbs, ebs } => {
+                Stage::Rfc4115 {
+                    cir,
+                    eir,
+                    cbs,
+                    ebs,
+                    adjust,
+                } => {
                     let p = Rfc4115Profile::new(
                         &Rfc4115Config::new(cir, eir, cbs, ebs).with_tick(tick),
                     )
                     .map_err(|e| tc(e, "rfc4115"))?;
-                    Rt::Rfc4115(p, vec![Rfc4115::new(&p, now); n])
+                    Rt::Rfc4115(p, adjust, vec![Rfc4115::new(&p, now); n])
                 }
                 Stage::Dscp(c) => Rt::Dscp(c),
                 Stage::DropRed => Rt::DropRed,
@@ -420,9 +437,9 @@ impl Engine {
         let s = slot as usize;
         for st in &mut self.stages {
             match st {
-                Rt::TrTcm(p, v) => v[s] = TrTcm::new(p, now),
-                Rt::SrTcm(p, v) => v[s] = SrTcm::new(p, now),
-                Rt::Rfc4115(p, v) => v[s] = Rfc4115::new(p, now),
+                Rt::TrTcm(p, _, v) => v[s] = TrTcm::new(p, now),
+                Rt::SrTcm(p, _, v) => v[s] = SrTcm::new(p, now),
+                Rt::Rfc4115(p, _, v) => v[s] = Rfc4115::new(p, now),
                 Rt::PcnNode(p, _, v) => v[s] = NodeRfc5670::start(p, now),
                 _ => {}
             }
@@ -452,16 +469,16 @@ impl Engine {
         let now = Instant::from_ticks(ts);
         let s = slot as usize;
         match &mut self.stages[i] {
-            Rt::TrTcm(p, v) => {
-                st.color = v[s].color_blind(p, now, len);
+            Rt::TrTcm(p, a, v) => {
+                st.color = v[s].color_blind(p, now, a.apply(len));
                 self.stats.count(i, st.color.index(), len, ts);
             }
-            Rt::SrTcm(p, v) => {
-                st.color = v[s].color_blind(p, now, len);
+            Rt::SrTcm(p, a, v) => {
+                st.color = v[s].color_blind(p, now, a.apply(len));
                 self.stats.count(i, st.color.index(), len, ts);
             }
-            Rt::Rfc4115(p, v) => {
-                st.color = v[s].color_blind(p, now, len);
+            Rt::Rfc4115(p, a, v) => {
+                st.color = v[s].color_blind(p, now, a.apply(len));
                 self.stats.count(i, st.color.index(), len, ts);
             }
             Rt::Dscp(c) => {
@@ -688,21 +705,57 @@ fn rate(r: Rate) -> String {
     }
 }
 
+/// A meter's length adjustment as tc writes it (nothing when there is none).
+fn describe_adjust(a: &LengthAdjust) -> String {
+    let mut s = String::new();
+    if a.overhead != 0 {
+        s += &format!(" overhead={}B", a.overhead);
+    }
+    if a.mpu != 0 {
+        s += &format!(" mpu={}B", a.mpu);
+    }
+    if a.atm {
+        s += " linklayer=atm";
+    }
+    s
+}
+
 /// A stage as the summary names it, with its parameters in plain units.
 pub fn describe(s: &Stage) -> String {
     match s {
-        Stage::TrTcm { cir, pir, cbs, pbs } => format!(
-            "trtcm cir={} pir={} cbs={cbs}B pbs={pbs}B",
+        Stage::TrTcm {
+            cir,
+            pir,
+            cbs,
+            pbs,
+            adjust,
+        } => format!(
+            "trtcm cir={} pir={} cbs={cbs}B pbs={pbs}B{}",
             rate(*cir),
-            rate(*pir)
+            rate(*pir),
+            describe_adjust(adjust)
         ),
-        Stage::SrTcm { cir, cbs, ebs } => {
-            format!("srtcm cir={} cbs={cbs}B ebs={ebs}B", rate(*cir))
-        }
-        Stage::Rfc4115 { cir, eir, cbs, ebs } => format!(
-            "rfc4115 cir={} eir={} cbs={cbs}B ebs={ebs}B",
+        Stage::SrTcm {
+            cir,
+            cbs,
+            ebs,
+            adjust,
+        } => format!(
+            "srtcm cir={} cbs={cbs}B ebs={ebs}B{}",
             rate(*cir),
-            rate(*eir)
+            describe_adjust(adjust)
+        ),
+        Stage::Rfc4115 {
+            cir,
+            eir,
+            cbs,
+            ebs,
+            adjust,
+        } => format!(
+            "rfc4115 cir={} eir={} cbs={cbs}B ebs={ebs}B{}",
+            rate(*cir),
+            rate(*eir),
+            describe_adjust(adjust)
         ),
         Stage::Dscp(c) => format!("dscp {},{},{}", c[0], c[1], c[2]),
         Stage::DropRed => "drop-red".into(),

@@ -1,5 +1,6 @@
 //! The stages and the classification the other tests do not run end to end:
-//! `rfc4115` with `drop-yellow`, `srras`, and `--classify dscp`. The output
+//! `rfc4115` with `drop-yellow`, `srras`, `--classify dscp`, and a meter
+//! charging tc's adjusted length (`overhead`, `linklayer=atm`). The output
 //! is read back with pcap-file (tshark checks the same kinds of output in
 //! tests/tshark.rs).
 
@@ -162,4 +163,42 @@ fn classify_by_dscp() {
         got.iter().filter(|(_, f)| dscp_of(f) == 34).count() as u64,
         n
     );
+}
+
+/// srTCM with `overhead=10 linklayer=atm` (ADSL's PPPoA): each 1000-byte IP
+/// packet is charged ceil(1010 / 48) = 22 cells of 53 bytes, 1166 bytes, so
+/// the green packets are those whose 1166 bytes fit CBS + CIR x T, to within
+/// one packet; the counts still show the captured 1000 bytes. Without the
+/// adjustment, the same stream gets more green packets.
+#[test]
+fn srtcm_charges_atm_cells() {
+    let d = dir("adjust");
+    let (inp, out) = (d.join("in.pcap"), d.join("out.pcap"));
+    let s = Stream {
+        packets: 2_000,
+        payload: 972, // 1000-byte IP packets
+        gap_ns: 400_000,
+        ..Stream::default()
+    };
+    write_pcap(&s, BufWriter::new(std::fs::File::create(&inp).unwrap())).unwrap();
+    let green_packets = |chain: &str| {
+        let (rc, so, se) = tool(&[inp.to_str().unwrap(), out.to_str().unwrap(), "-c", chain]);
+        assert_eq!(rc, 0, "{se}");
+        let (packets, bytes) = stage_row(&so, 1, "green");
+        assert_eq!(bytes, packets * 1000, "{so}");
+        packets
+    };
+    let adjusted = green_packets("srtcm cir=5mbit cbs=16k ebs=16k overhead=10 linklayer=atm");
+    let plain = green_packets("srtcm cir=5mbit cbs=16k ebs=16k");
+    let t_ns = (s.packets - 1) * s.gap_ns;
+    let bound = 16_384 + 625_000 * t_ns / 1_000_000_000;
+    assert!(
+        adjusted * 1166 <= bound && (adjusted + 1) * 1166 > bound,
+        "green {adjusted} packets of 1166 charged bytes, bound {bound}"
+    );
+    assert!(
+        plain * 1000 <= bound && (plain + 1) * 1000 > bound,
+        "green {plain} packets of 1000 bytes, bound {bound}"
+    );
+    assert!(plain > adjusted);
 }
