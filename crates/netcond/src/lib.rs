@@ -24,8 +24,6 @@
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
-#![forbid(unsafe_code)]
-#![deny(missing_docs)]
 
 pub use netcond_core as base;
 

@@ -1,6 +1,9 @@
 //! Per-operation cost in process CPU time (user + system, from /proc/self/stat),
 //! which a loaded machine inflates far less than wall-clock time.
 //! `cargo run --release -p rbcc-rate --example cpu_cost`
+// Floats only for the printed summary, not the meter's path (the
+// workspace's float_arithmetic lint is for the library code).
+#![allow(clippy::float_arithmetic)]
 use std::hint::black_box;
 
 use netcond_core::{Instant, RandomSource, Rate, SplitMix64};

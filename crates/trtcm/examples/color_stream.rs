@@ -11,6 +11,9 @@
 //! CBS 2048 B, PBS 4096 B; srTCM with EBS 4096 B; RFC 4115 with EIR = PIR - CIR
 //! = 23 MB/s and EBS 4096 B, so that its green + yellow can be compared with the
 //! trTCM's.
+// Floats only for the printed summary, not the meter's path (the
+// workspace's float_arithmetic lint is for the library code).
+#![allow(clippy::float_arithmetic)]
 use netcond_core::{Color, Instant, RandomSource, Rate, SplitMix64, TickRate};
 use trtcm::{
     Counters, Rfc4115Config, Rfc4115Meter, SrTcmConfig, SrTcmMeter, TrTcmConfig, TrTcmMeter,
