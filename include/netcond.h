@@ -31,6 +31,23 @@
 // Size in bytes of a `netcond_aecn` (its queue and RED state).
 #define NETCOND_AECN_SIZE 2176
 
+// Size in bytes of a `netcond_codel_profile`.
+#define NETCOND_CODEL_PROFILE_SIZE 128
+
+// Size in bytes of a `netcond_codel` (one queue's state).
+#define NETCOND_CODEL_STATE_SIZE 48
+
+// The flow queues of a `netcond_fq_codel` (Linux's default): flow indexes are
+// taken modulo this.
+#define NETCOND_FQ_CODEL_FLOWS 1024
+
+// Size in bytes of a `netcond_fq_codel_profile`.
+#define NETCOND_FQ_CODEL_PROFILE_SIZE 128
+
+// Size in bytes of a `netcond_fq_codel` (a whole queue: 1024 flows of 64
+// bytes, the lists and counters, the tag).
+#define NETCOND_FQ_CODEL_SIZE 65600
+
 // 1.0 in the 1.31 fixed point of CLE fractions.
 #define NETCOND_Q31_ONE 2147483648
 
@@ -127,6 +144,18 @@ typedef enum netcond_red_decision {
   // buffer is full. Also the answer to a NULL or unconfigured argument.
   NETCOND_DROP_FORCED = 3,
 } netcond_red_decision;
+
+// What to do with the packet just taken from the head of the queue.
+typedef enum netcond_codel_verdict {
+  // Send it unchanged. Also the answer to a NULL or unusable argument (so a
+  // caller's dequeue loop ends and nothing is dropped).
+  NETCOND_CODEL_DELIVER = 0,
+  // Set CE (RFC 3168 section 5) and send it.
+  NETCOND_CODEL_MARK = 1,
+  // Drop it, then call `netcond_codel_on_dequeue` again at the same `now`
+  // for the next head, or `netcond_codel_on_empty` if the queue is empty.
+  NETCOND_CODEL_DROP = 2,
+} netcond_codel_verdict;
 
 // The color of a packet (RFC 2697, RFC 2698, RFC 4115), numbered as DPDK's
 // `enum rte_color`. Functions that take an input color take an `int`; any value
@@ -357,6 +386,28 @@ typedef enum netcond_status {
   NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET = -514,
   // RAS: a full buffer drains at CIR in 2^61 ticks or more.
   NETCOND_E_RAS_DRAIN_TOO_SLOW = -515,
+  // Delay AQM: TARGET is below one unit of the law's clock.
+  NETCOND_E_DELAY_ZERO_TARGET = -700,
+  // Delay AQM: INTERVAL is below one unit of the law's clock.
+  NETCOND_E_DELAY_ZERO_INTERVAL = -701,
+  // Delay AQM: TARGET is not below INTERVAL.
+  NETCOND_E_DELAY_TARGET_NOT_BELOW_INTERVAL = -702,
+  // Delay AQM: INTERVAL is too long for the law's arithmetic.
+  NETCOND_E_DELAY_INTERVAL_TOO_LONG = -703,
+  // Delay AQM: FQ-CoDel's quantum is zero.
+  NETCOND_E_DELAY_ZERO_QUANTUM = -704,
+  // Delay AQM: FQ-CoDel's quantum is 2^31 bytes or more.
+  NETCOND_E_DELAY_QUANTUM_TOO_LARGE = -705,
+  // Delay AQM: the packet limit is zero.
+  NETCOND_E_DELAY_ZERO_LIMIT = -706,
+  // Delay AQM: a batch drop of zero packets.
+  NETCOND_E_DELAY_ZERO_DROP_BATCH = -707,
+  // Delay AQM: PIE's T_UPDATE is below one tick.
+  NETCOND_E_DELAY_ZERO_UPDATE = -708,
+  // Delay AQM: PIE's MTU is zero.
+  NETCOND_E_DELAY_ZERO_MTU = -709,
+  // Delay AQM: a PIE time of 2^40 ns or more, or alpha or beta above 32/16.
+  NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE = -710,
 } netcond_status;
 
 // RFC 4115's rule for a packet exactly as large as a bucket's tokens.
@@ -472,6 +523,39 @@ typedef enum netcond_egress3sm_action {
   NETCOND_EGRESS3SM_TERMINATE = 2,
 } netcond_egress3sm_action;
 
+// How CoDel computes the next drop time, `t + INTERVAL / sqrt(count)`
+// (RFC 8289 section 5.6).
+typedef enum netcond_codel_law {
+  // Exact on the caller's ticks: `t + floor(interval / sqrt(count))`, with
+  // RFC 8289's pseudocode around it.
+  NETCOND_CODEL_EXACT = 0,
+  // Linux's arithmetic (`include/net/codel.h`): `uint32_t` time in units of
+  // 1024 ns, `1/sqrt(count)` cached and refined by one Newton step, with the
+  // state machine named by `netcond_codel_variant`.
+  NETCOND_CODEL_LINUX = 1,
+} netcond_codel_law;
+
+// The state machine around `NETCOND_CODEL_LINUX` (ignored by the exact law).
+typedef enum netcond_codel_variant {
+  // The kernel's `codel_impl.h`: serial 32-bit comparisons, no drop while
+  // `backlog <= mtu`, an ECN mark in the dropping state schedules the next
+  // signal from `drop_next`.
+  NETCOND_CODEL_KERNEL = 0,
+  // ns-3's `CoDelQueueDisc`: plain comparisons, the sojourn time as
+  // `(now - enqueued) >> 10` in ns, no drop while `backlog < mtu` (ns-3's
+  // `MinBytes`), an ECN mark schedules the next signal from `now`.
+  NETCOND_CODEL_NS3 = 1,
+} netcond_codel_variant;
+
+// What an FQ-CoDel overflow drops (RFC 8290 section 4.1).
+typedef enum netcond_fq_overflow {
+  // One packet from the head of the fattest flow.
+  NETCOND_FQ_OVERFLOW_SINGLE = 0,
+  // Linux's `fq_codel_drop`: from the head of the fattest flow until half
+  // its bytes are gone, at most `drop_batch` packets.
+  NETCOND_FQ_OVERFLOW_BATCH = 1,
+} netcond_fq_overflow;
+
 // A validated AECN profile (opaque; read-only once configured, shared by any
 // number of queues and threads).
 typedef struct NETCOND_ALIGNED(64) netcond_aecn_profile {
@@ -525,6 +609,130 @@ typedef struct netcond_aecn_pkt {
   // The two-bit ECN field: 3 (CE) once marked.
   uint32_t ecn;
 } netcond_aecn_pkt;
+
+// A validated CoDel profile (opaque; read-only once configured, shared by any
+// number of queues and threads).
+typedef struct NETCOND_ALIGNED(64) netcond_codel_profile {
+  // Opaque.
+  uint64_t opaque[16];
+} netcond_codel_profile;
+
+// The parameters of a CoDel queue (RFC 8289 section 5.3's names).
+typedef struct netcond_codel_params {
+  // TARGET, ns (RFC 8289 section 4.3; 5 ms is 5000000).
+  uint64_t target_ns;
+  // INTERVAL, ns (RFC 8289 section 4.2; 100 ms is 100000000).
+  uint64_t interval_ns;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // MAXPACKET, bytes: no drop while at most this many bytes stay queued
+  // after the head (ns-3 variant: fewer than this). 1500 for an Ethernet
+  // MTU (RFC 8289 section 5.3 says to use the interface MTU); Linux's
+  // `sch_codel` uses 1514, ns-3's `MinBytes` is 1500.
+  uint32_t mtu;
+  // 1 to mark ECN-capable packets CE instead of dropping them, else 0.
+  uint32_t ecn;
+  // A `netcond_codel_law`.
+  uint32_t control_law;
+  // A `netcond_codel_variant` (used by `NETCOND_CODEL_LINUX`).
+  uint32_t linux_variant;
+  // Reserved, set to 0.
+  uint64_t reserved;
+} netcond_codel_params;
+
+// One CoDel queue's state: 48 bytes (opaque; must be started by
+// `netcond_codel_config`).
+typedef struct NETCOND_ALIGNED(8) netcond_codel {
+  // Opaque.
+  uint64_t opaque[6];
+} netcond_codel;
+
+// What a `netcond_codel` holds (RFC 8289 section 5.2's variables), for logs
+// and tests. Times are in the law's units: ticks for the exact law, 1024 ns
+// units (modulo 2^32) for the Linux law.
+typedef struct netcond_codel_info {
+  // `drop_next`.
+  uint64_t drop_next;
+  // `first_above_time` (meaningful when `first_above_set` is 1).
+  uint64_t first_above_time;
+  // The newest instant the state has seen, ticks.
+  uint64_t last_seen;
+  // `count`: drops and marks of this dropping state, plus what re-entry
+  // carried over.
+  uint32_t count;
+  // `lastcount`: `count` when the dropping state was last entered.
+  uint32_t lastcount;
+  // 1 in the dropping state, else 0.
+  uint32_t dropping;
+  // 1 if `first_above_time` is set, else 0.
+  uint32_t first_above_set;
+  // 1 if the last verdict was `NETCOND_CODEL_DROP` (the next call continues
+  // the same dequeue), else 0.
+  uint32_t in_drop_loop;
+  // Linux's cached `1/sqrt(count)` (the upper 16 bits of a Q0.32 number);
+  // 0 with the exact law.
+  uint32_t rec_inv_sqrt;
+} netcond_codel_info;
+
+// A validated FQ-CoDel profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_fq_codel_profile {
+  // Opaque.
+  uint64_t opaque[16];
+} netcond_fq_codel_profile;
+
+// The parameters of an FQ-CoDel queue (RFC 8290 section 5.2).
+typedef struct netcond_fq_codel_params {
+  // The CoDel of every flow queue (its `mtu` is compared with the bytes of
+  // the whole queue, as in Linux).
+  struct netcond_codel_params codel;
+  // The DRR quantum, bytes (RFC 8290 section 5.2.4; Linux: 1514).
+  uint32_t quantum;
+  // The packet limit of the whole queue (section 5.2.3; Linux: 10240).
+  uint32_t limit;
+  // A `netcond_fq_overflow`.
+  uint32_t overflow;
+  // With `NETCOND_FQ_OVERFLOW_BATCH`, the most packets one overflow drops
+  // (Linux's `drop_batch_size`, 64); ignored otherwise.
+  uint32_t drop_batch;
+  // Reserved, set to 0.
+  uint64_t reserved;
+} netcond_fq_codel_params;
+
+// A whole FQ-CoDel queue (opaque; must be started by
+// `netcond_fq_codel_config`).
+typedef struct NETCOND_ALIGNED(64) netcond_fq_codel {
+  // Opaque.
+  uint64_t opaque[8200];
+} netcond_fq_codel;
+
+// The caller's drop of the head packet of flow `flow`'s FIFO on overflow:
+// removes it, writes its length to `*len` and returns 1, or returns 0 if the
+// FIFO is empty. `ctx` is the pointer given to `netcond_fq_codel_enqueue`.
+typedef int (*netcond_fq_drop_head_fn)(void *ctx, uint32_t flow, uint32_t *len);
+
+// What an overflow dropped.
+typedef struct netcond_fq_overflow_info {
+  // Bytes dropped.
+  uint64_t bytes;
+  // The flow whose head packets were dropped (the fattest).
+  uint32_t victim;
+  // Packets dropped.
+  uint32_t packets;
+} netcond_fq_overflow_info;
+
+// One flow queue of a `netcond_fq_codel`, for logs and tests.
+typedef struct netcond_fq_codel_flow {
+  // Its DRR deficit, bytes.
+  int64_t deficit;
+  // Bytes queued.
+  uint64_t bytes;
+  // Packets queued.
+  uint32_t packets;
+  // 0 on neither list, 1 on the new flows, 2 on the old flows.
+  uint32_t list;
+  // Its CoDel.
+  struct netcond_codel_info codel;
+} netcond_fq_codel_flow;
 
 // A validated stop-blocking profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_stop_blocking_profile {
@@ -1458,6 +1666,163 @@ uint64_t netcond_aecn_avg(const struct netcond_aecn *q, const struct netcond_aec
 // `q` is NULL or valid; `counts` is NULL or points to three writable values.
 int netcond_aecn_counts(const struct netcond_aecn *q, uint32_t *counts);
 
+// Validates `params` and writes the profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` (an enum or flag field
+// out of range) or a `NETCOND_E_DELAY_*` code; on error `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_codel_profile_config(struct netcond_codel_profile *p,
+                                 const struct netcond_codel_params *params);
+
+// Starts queue state `s` on profile `p` at `now`: not dropping, no drop yet.
+// Returns 0 or `NETCOND_E_NULL` (`s` or `p` NULL, or `p` not configured).
+//
+// # Safety
+// `s` and `p` are NULL or point to valid structs of their types.
+int netcond_codel_config(struct netcond_codel *s,
+                         const struct netcond_codel_profile *p,
+                         uint64_t now);
+
+// The verdict for the packet just taken from the head of the queue at `now`:
+// enqueued at `enqueued_at` (ticks), `len` bytes, ECN-capable if
+// `ecn_capable` is 1 (ECT(0), ECT(1) or CE; any other value counts as
+// not-ECT, which is dropped, never marked), with `backlog_bytes` still queued
+// after it left. On `NETCOND_CODEL_DROP` call again for the next head at the
+// same `now`, or `netcond_codel_on_empty`. A NULL, unstarted or unconfigured
+// argument gives `NETCOND_CODEL_DELIVER` and changes nothing.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+enum netcond_codel_verdict netcond_codel_on_dequeue(struct netcond_codel *s,
+                                                    const struct netcond_codel_profile *p,
+                                                    uint64_t now,
+                                                    uint64_t enqueued_at,
+                                                    uint32_t len,
+                                                    int ecn_capable,
+                                                    uint64_t backlog_bytes);
+
+// The queue was found empty at `now` (after a `NETCOND_CODEL_DROP` with no
+// next head, or on a dequeue from an empty queue). Does nothing on a NULL,
+// unstarted or unconfigured argument.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+void netcond_codel_on_empty(struct netcond_codel *s,
+                            const struct netcond_codel_profile *p,
+                            uint64_t now);
+
+// `count` of `s`, or 0 if `s` is NULL or unstarted.
+//
+// # Safety
+// `s` is NULL or valid.
+uint32_t netcond_codel_count(const struct netcond_codel *s);
+
+// 1 if `s` is in the dropping state, 0 if not, `NETCOND_E_NULL` if `s` is
+// NULL or unstarted.
+//
+// # Safety
+// `s` is NULL or valid.
+int netcond_codel_dropping(const struct netcond_codel *s);
+
+// Writes the variables of `s` to `*info`. Returns 0, or `NETCOND_E_NULL`
+// (leaving `*info` untouched) if `s` or `info` is NULL or `s` is unstarted.
+//
+// # Safety
+// `s` and `info` are NULL or valid.
+int netcond_codel_info_get(const struct netcond_codel *s, struct netcond_codel_info *info);
+
+// Validates `params` and writes the FQ-CoDel profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+// `NETCOND_E_DELAY_*` code; on error `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_fq_codel_profile_config(struct netcond_fq_codel_profile *p,
+                                    const struct netcond_fq_codel_params *params);
+
+// Starts queue `q` on profile `p` at `now`: every flow empty, on neither
+// list. Returns 0 or `NETCOND_E_NULL`. Builds the 64 KiB queue on the stack
+// before copying it to `q`.
+//
+// # Safety
+// `q` and `p` are NULL or point to valid structs of their types.
+int netcond_fq_codel_config(struct netcond_fq_codel *q,
+                            const struct netcond_fq_codel_profile *p,
+                            uint64_t now);
+
+// A packet of `len` bytes was pushed to the tail of flow `flow`'s FIFO
+// (`flow` modulo `NETCOND_FQ_CODEL_FLOWS`; the caller's hash or classifier).
+// Returns 0 if the queue is within its limit; 1 if it went over it, after
+// calling `drop_head(ctx, victim, &len)` for each packet to drop from the
+// head of the fattest flow, with what was dropped written to `*out` (if not
+// NULL); `NETCOND_E_NULL` (nothing changed) if `q`, `p` or `drop_head` is
+// NULL or `q` is unstarted.
+//
+// # Safety
+// `q`, `p` and `out` are NULL or valid; `q` is used by one thread during the
+// call; `drop_head` is NULL or a function that may be called with `ctx`.
+int netcond_fq_codel_enqueue(struct netcond_fq_codel *q,
+                             const struct netcond_fq_codel_profile *p,
+                             uint64_t now,
+                             uint32_t flow,
+                             uint32_t len,
+                             netcond_fq_drop_head_fn drop_head,
+                             void *ctx,
+                             struct netcond_fq_overflow_info *out);
+
+// The flow to serve at `now` (RFC 8290 section 4.2: new flows first, then
+// old ones, by deficit round robin): returns 1 and writes it to `*flow` (if
+// not NULL), 0 if every flow is empty, `NETCOND_E_NULL` if `q` or `p` is NULL
+// or unstarted. While a flow's CoDel is dropping in one dequeue, the same
+// flow comes back.
+//
+// # Safety
+// `q`, `p` and `flow` are NULL or valid; `q` is used by one thread.
+int netcond_fq_codel_schedule(struct netcond_fq_codel *q,
+                              const struct netcond_fq_codel_profile *p,
+                              uint64_t now,
+                              uint32_t *flow);
+
+// The verdict for the head packet just taken from flow `flow`'s FIFO (the
+// flow `netcond_fq_codel_schedule` named): enqueued at `enqueued_at`, `len`
+// bytes, ECN-capable if `ecn_capable` is 1. The flow's CoDel decides with the
+// bytes left in the whole queue as its backlog. On `NETCOND_CODEL_DROP`,
+// drop it and call `netcond_fq_codel_schedule` again. A NULL or unstarted
+// argument gives `NETCOND_CODEL_DELIVER` and changes nothing.
+//
+// # Safety
+// `q` and `p` are NULL or valid; `q` is used by one thread during the call.
+enum netcond_codel_verdict netcond_fq_codel_on_dequeue(struct netcond_fq_codel *q,
+                                                       const struct netcond_fq_codel_profile *p,
+                                                       uint64_t now,
+                                                       uint32_t flow,
+                                                       uint64_t enqueued_at,
+                                                       uint32_t len,
+                                                       int ecn_capable);
+
+// Packets in the whole queue, or 0 if `q` is NULL or unstarted.
+//
+// # Safety
+// `q` is NULL or valid.
+uint32_t netcond_fq_codel_packets(const struct netcond_fq_codel *q);
+
+// Bytes in the whole queue, or 0 if `q` is NULL or unstarted.
+//
+// # Safety
+// `q` is NULL or valid.
+uint64_t netcond_fq_codel_bytes(const struct netcond_fq_codel *q);
+
+// Writes flow `flow`'s state (`flow` modulo `NETCOND_FQ_CODEL_FLOWS`) to
+// `*out`. Returns 0, or `NETCOND_E_NULL` (leaving `*out` untouched) if `q`
+// or `out` is NULL or `q` is unstarted.
+//
+// # Safety
+// `q` and `out` are NULL or valid.
+int netcond_fq_codel_flow_get(const struct netcond_fq_codel *q,
+                              uint32_t flow,
+                              struct netcond_fq_codel_flow *out);
+
 // Validates `params` and writes the stop-blocking profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
 // `NETCOND_E_EDGE_*` code.
@@ -2264,12 +2629,12 @@ uint32_t netcond_rng_next_u32(struct netcond_rng *rng);
 int netcond_red_profile_config(struct netcond_red_profile *p,
                                const struct netcond_red_params *params);
 
-// Starts queue state `m`: average 0, idle since `now`. Returns 0 or
-// `NETCOND_E_NULL`.
+// Starts queue state `m` on profile `p`: average 0, idle since `now`.
+// Returns 0 or `NETCOND_E_NULL`.
 //
 // # Safety
-// `m` is NULL or points to a writable `netcond_red`.
-int netcond_red_config(struct netcond_red *m, uint64_t now);
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_red_config(struct netcond_red *m, const struct netcond_red_profile *p, uint64_t now);
 
 // The decision for a packet of `pkt_len` bytes with ECN field `ecn` arriving
 // at `now` to a queue holding `queue_len` (the profile's unit, the arrival not
@@ -2334,12 +2699,12 @@ uint64_t netcond_red_avg(const struct netcond_red *m, const struct netcond_red_p
 int netcond_rio_profile_config(struct netcond_rio_profile *p,
                                const struct netcond_rio_params *params);
 
-// Starts RIO queue state `m`: averages 0, idle since `now`. Returns 0 or
-// `NETCOND_E_NULL`.
+// Starts RIO queue state `m` on profile `p`: averages 0, idle since `now`.
+// Returns 0 or `NETCOND_E_NULL`.
 //
 // # Safety
-// `m` is NULL or points to a writable `netcond_rio`.
-int netcond_rio_config(struct netcond_rio *m, uint64_t now);
+// `m` and `p` are NULL or point to valid structs of their types.
+int netcond_rio_config(struct netcond_rio *m, const struct netcond_rio_profile *p, uint64_t now);
 
 // The decision for a packet of color `color` (a `netcond_color`; any other
 // value counts as red) arriving at `now`, with `queue[3]` the queued amount of
@@ -2974,5 +3339,14 @@ NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48_params, 32, 8);
 NETCOND_CHECK_LAYOUT(netcond_egress3sm, NETCOND_EGRESS3SM_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_egress3sm_signal, 16, 8);
 NETCOND_CHECK_LAYOUT(netcond_green_ras, NETCOND_GREEN_RAS_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_codel_profile, NETCOND_CODEL_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_codel, NETCOND_CODEL_STATE_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_codel_params, 48, 8);
+NETCOND_CHECK_LAYOUT(netcond_codel_info, 48, 8);
+NETCOND_CHECK_LAYOUT(netcond_fq_codel_profile, NETCOND_FQ_CODEL_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_fq_codel, NETCOND_FQ_CODEL_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_fq_codel_params, 72, 8);
+NETCOND_CHECK_LAYOUT(netcond_fq_overflow_info, 16, 8);
+NETCOND_CHECK_LAYOUT(netcond_fq_codel_flow, 72, 8);
 
 #endif /* NETCOND_H */

@@ -11,8 +11,13 @@
 #      Fj93=true beside each, unchecked;
 #   3. the PCN example, with RFC 5670's meters (CSV and SVG in the output
 #      directory) and with 3sM's markers (CSV);
-#   4. the cross-check's NetcondRedQueueDisc run, the tests and the PCN
-#      example again, built with AddressSanitizer and UBSan (ASAN=0 skips it).
+#   4. the CoDel cross-check: the same packet traces through ns-3's
+#      CoDelQueueDisc and through netcond's CoDel (linux law, ns3 variant),
+#      every packet's fate, the dequeue order and the final CoDel variables
+#      compared (netcond-codel-crosscheck; fails on any difference);
+#   5. the RED cross-check's NetcondRedQueueDisc run, the tests, the PCN
+#      example and the CoDel cross-check again, built with AddressSanitizer
+#      and UBSan (ASAN=0 skips it).
 # Exits non-zero on any failure. Environment: CARGO_TARGET_DIR (default
 # <repo>/target), SEEDS (default 3), MANY_SEEDS (default 5), FJ_SEEDS
 # (default 1), JOBS (default nproc), ASAN (default 1), OUT (default
@@ -94,6 +99,13 @@ fi
 "$build/netcond-pcn-cle" --csv="$OUT/pcn-cle.csv" --svg="$OUT/pcn-cle.svg"
 "$build/netcond-pcn-cle" --marker=ThreeState --csv="$OUT/pcn-cle-3sm.csv" --svg=none | tail -3
 
+step "CoDel cross-check: ns-3's CoDelQueueDisc against netcond's CoDel (linux law, ns3 variant), 2 traces x {defaults, UseEcn}"
+if [ ! -x "$build/netcond-codel-crosscheck" ]; then
+  echo "the CoDel cross-check was not built: include/netcond.h has no CoDel functions (see CMake's warning)" >&2
+  exit 1
+fi
+"$build/netcond-codel-crosscheck" | tee "$OUT/codel-crosscheck.txt"
+
 if [ "$ASAN" = 1 ]; then
   step "AddressSanitizer + UBSan build of the cross-check program"
   cmake -S "$here" -B "$build_asan" -DNETCOND_LIB_DIR="$libdir" -DNETCOND_ASAN=ON \
@@ -101,7 +113,7 @@ if [ "$ASAN" = 1 ]; then
   # Every target in one parallel build (naming several targets makes CMake
   # build them one after the other).
   cmake --build "$build_asan" -j "$JOBS"
-  step "ASan runs: the cross-check's NetcondRedQueueDisc (ten-flows, ECN on, 60 s), the tests, the PCN example"
+  step "ASan runs: the cross-check's NetcondRedQueueDisc (ten-flows, ECN on, 60 s), the tests, the PCN example, the CoDel cross-check"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   "$build_asan/netcond-red-dumbbell" --label=ten-flows --disc=netcond --ecn=1 --header >"$OUT/red-asan.csv" &
@@ -110,6 +122,13 @@ if [ "$ASAN" = 1 ]; then
   "$build_asan/netcond-ns3-tests" >"$OUT/tests-asan.txt" || status=1
   tail -1 "$OUT/tests-asan.txt"
   "$build_asan/netcond-pcn-cle" --pktSize=1000 --csv="$OUT/pcn-cle-asan.csv" --svg=none | tail -1 || status=1
+  "$build_asan/netcond-codel-crosscheck" >"$OUT/codel-crosscheck-asan.txt" || status=1
+  tail -1 "$OUT/codel-crosscheck-asan.txt"
+  # The sanitized cross-check prints what the plain one printed.
+  if ! cmp -s "$OUT/codel-crosscheck-asan.txt" "$OUT/codel-crosscheck.txt"; then
+    echo "the sanitized CoDel cross-check's output differs from the plain run's" >&2
+    status=1
+  fi
   wait $p1 || status=1
   cat "$OUT/red-asan.csv"
   # The sanitized simulation is the cross-check's own run: the same CSV row.

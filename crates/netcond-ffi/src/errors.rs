@@ -6,6 +6,7 @@
 
 use core::ffi::{c_int, CStr};
 
+use aqm_delay::DelayError;
 use aqm_red::RedError;
 use pcn_meter::{AsMarkerError, EdgeError, EtMarkerError, EtMarkerSim48Error, Rfc5670Error};
 use ras_shaper::RasError;
@@ -211,6 +212,28 @@ pub enum netcond_status {
     NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET = -514,
     /// RAS: a full buffer drains at CIR in 2^61 ticks or more.
     NETCOND_E_RAS_DRAIN_TOO_SLOW = -515,
+    /// Delay AQM: TARGET is below one unit of the law's clock.
+    NETCOND_E_DELAY_ZERO_TARGET = -700,
+    /// Delay AQM: INTERVAL is below one unit of the law's clock.
+    NETCOND_E_DELAY_ZERO_INTERVAL = -701,
+    /// Delay AQM: TARGET is not below INTERVAL.
+    NETCOND_E_DELAY_TARGET_NOT_BELOW_INTERVAL = -702,
+    /// Delay AQM: INTERVAL is too long for the law's arithmetic.
+    NETCOND_E_DELAY_INTERVAL_TOO_LONG = -703,
+    /// Delay AQM: FQ-CoDel's quantum is zero.
+    NETCOND_E_DELAY_ZERO_QUANTUM = -704,
+    /// Delay AQM: FQ-CoDel's quantum is 2^31 bytes or more.
+    NETCOND_E_DELAY_QUANTUM_TOO_LARGE = -705,
+    /// Delay AQM: the packet limit is zero.
+    NETCOND_E_DELAY_ZERO_LIMIT = -706,
+    /// Delay AQM: a batch drop of zero packets.
+    NETCOND_E_DELAY_ZERO_DROP_BATCH = -707,
+    /// Delay AQM: PIE's T_UPDATE is below one tick.
+    NETCOND_E_DELAY_ZERO_UPDATE = -708,
+    /// Delay AQM: PIE's MTU is zero.
+    NETCOND_E_DELAY_ZERO_MTU = -709,
+    /// Delay AQM: a PIE time of 2^40 ns or more, or alpha or beta above 32/16.
+    NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE = -710,
 }
 
 pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
@@ -387,6 +410,28 @@ pub(crate) const NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET: c_int =
     netcond_status::NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET as c_int;
 pub(crate) const NETCOND_E_RAS_DRAIN_TOO_SLOW: c_int =
     netcond_status::NETCOND_E_RAS_DRAIN_TOO_SLOW as c_int;
+pub(crate) const NETCOND_E_DELAY_ZERO_TARGET: c_int =
+    netcond_status::NETCOND_E_DELAY_ZERO_TARGET as c_int;
+pub(crate) const NETCOND_E_DELAY_ZERO_INTERVAL: c_int =
+    netcond_status::NETCOND_E_DELAY_ZERO_INTERVAL as c_int;
+pub(crate) const NETCOND_E_DELAY_TARGET_NOT_BELOW_INTERVAL: c_int =
+    netcond_status::NETCOND_E_DELAY_TARGET_NOT_BELOW_INTERVAL as c_int;
+pub(crate) const NETCOND_E_DELAY_INTERVAL_TOO_LONG: c_int =
+    netcond_status::NETCOND_E_DELAY_INTERVAL_TOO_LONG as c_int;
+pub(crate) const NETCOND_E_DELAY_ZERO_QUANTUM: c_int =
+    netcond_status::NETCOND_E_DELAY_ZERO_QUANTUM as c_int;
+pub(crate) const NETCOND_E_DELAY_QUANTUM_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_DELAY_QUANTUM_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_DELAY_ZERO_LIMIT: c_int =
+    netcond_status::NETCOND_E_DELAY_ZERO_LIMIT as c_int;
+pub(crate) const NETCOND_E_DELAY_ZERO_DROP_BATCH: c_int =
+    netcond_status::NETCOND_E_DELAY_ZERO_DROP_BATCH as c_int;
+pub(crate) const NETCOND_E_DELAY_ZERO_UPDATE: c_int =
+    netcond_status::NETCOND_E_DELAY_ZERO_UPDATE as c_int;
+pub(crate) const NETCOND_E_DELAY_ZERO_MTU: c_int =
+    netcond_status::NETCOND_E_DELAY_ZERO_MTU as c_int;
+pub(crate) const NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE as c_int;
 
 /// Defines, from one list, each Rust error's code and each code's message.
 macro_rules! status_table {
@@ -551,6 +596,19 @@ status_table! {
         ZeroMaxPacket = NETCOND_E_RAS_ZERO_MAX_PACKET,
         BufferBelowMaxPacket = NETCOND_E_RAS_BUFFER_BELOW_MAX_PACKET,
         DrainTooSlow = NETCOND_E_RAS_DRAIN_TOO_SLOW,
+    }
+    DelayError => delay_code {
+        ZeroTarget = NETCOND_E_DELAY_ZERO_TARGET,
+        ZeroInterval = NETCOND_E_DELAY_ZERO_INTERVAL,
+        TargetNotBelowInterval = NETCOND_E_DELAY_TARGET_NOT_BELOW_INTERVAL,
+        IntervalTooLong = NETCOND_E_DELAY_INTERVAL_TOO_LONG,
+        ZeroQuantum = NETCOND_E_DELAY_ZERO_QUANTUM,
+        QuantumTooLarge = NETCOND_E_DELAY_QUANTUM_TOO_LARGE,
+        ZeroLimit = NETCOND_E_DELAY_ZERO_LIMIT,
+        ZeroDropBatch = NETCOND_E_DELAY_ZERO_DROP_BATCH,
+        ZeroUpdate = NETCOND_E_DELAY_ZERO_UPDATE,
+        ZeroMtu = NETCOND_E_DELAY_ZERO_MTU,
+        PieParameterTooLarge = NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE,
     }
 }
 

@@ -41,6 +41,7 @@ use core::ffi::{c_char, c_int, CStr};
 use core::mem::{align_of, size_of};
 
 mod aecn_ffi;
+mod delay_ffi;
 mod edge_ffi;
 mod egress3sm_ffi;
 mod errors;
@@ -53,6 +54,7 @@ mod sim48_ffi;
 mod trtcm_ffi;
 
 pub use aecn_ffi::*;
+pub use delay_ffi::*;
 pub use edge_ffi::*;
 pub use egress3sm_ffi::*;
 pub use errors::netcond_status;
