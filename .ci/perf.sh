@@ -4,7 +4,8 @@
 # on the same streams), the gate against benches/budget.json, the DPDK
 # agreement tests, and each criterion bench once as a smoke test; also the
 # format and clippy checks of the benches workspace, which the main
-# workspace's checks no longer cover.
+# workspace's checks no longer cover, and a build of netcond-core for aarch64,
+# whose prefetch hint is an asm! that no x86_64 build compiles.
 # Run from anywhere as `bash .ci/perf.sh`; installs what it needs (apt:
 # valgrind, libdpdk-dev, pkg-config; cargo: gungraun-runner). See
 # docs/performance.md.
@@ -47,6 +48,14 @@ gungraun-runner --version
 # The lockfile must name the same library version, or the runner refuses.
 grep -A1 '^name = "gungraun"$' benches/Cargo.lock | grep -q "version = \"$GUNGRAUN_VERSION\"" \
   || { echo "benches/Cargo.lock does not pin gungraun $GUNGRAUN_VERSION"; exit 1; }
+
+part "netcond_core::hint::prefetch's aarch64 form builds (the asm! no x86_64 build compiles)"
+if rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-none \
+  || rustup target add aarch64-unknown-none; then
+  cargo build --locked -p netcond-core --target aarch64-unknown-none
+else
+  echo "note: no aarch64-unknown-none target: the aarch64 form of the hint was not built"
+fi
 
 part "format and clippy of the benches workspace (not part of the main workspace)"
 cargo fmt --manifest-path "$MANIFEST" -- --check

@@ -226,7 +226,7 @@ fn red(c: &mut Criterion) {
         let p = red_profile(false, spreading);
         let pkt = Packet::not_ect(1500);
         let (mut red, mut rng, mut wave, mut now) = (
-            Red::new(Instant::ZERO),
+            Red::new(&p, Instant::ZERO),
             SplitMix64::new(1),
             Wave::new(),
             0u64,

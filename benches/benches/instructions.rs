@@ -47,7 +47,9 @@ use netcond::trtcm::{
     TrTcmConfig, TrTcmProfile,
 };
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
-use netcond_benches::million::{pcn_burst, pcn_plain, tcm_burst, tcm_plain, Million};
+use netcond_benches::million::{
+    pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
+};
 use netcond_benches::pcn_stream as pcn;
 use netcond_benches::ras_stream::{
     ras_burst, sr_profile, srtcm, tr_profile, trtcm, GreenBench, GreenBurst, BACKLOG, CAP,
@@ -123,6 +125,15 @@ fn pcn_case<M: PcnMeter + 'static>(p: M::Profile, many: bool) -> Case
 where
     M::Profile: 'static,
 {
+    pcn_case_with::<M>(p, many, false)
+}
+
+/// A PCN meter over one link, or over 65,536 with (`prefetch`) or without the
+/// caller prefetching each link's state eight packets ahead.
+fn pcn_case_with<M: PcnMeter + 'static>(p: M::Profile, many: bool, prefetch: bool) -> Case
+where
+    M::Profile: 'static,
+{
     let s = pcn::stream();
     let mut t = 0u64;
     let mut one = M::start(&p, Instant::ZERO);
@@ -134,8 +145,10 @@ where
     let mut run = move || -> u64 {
         let mut acc = 0;
         for _ in 0..REPS {
-            acc += if many {
-                pcn::burst_many::<M>(black_box(&p), &s, &mut v, &mut t)
+            acc += if many && prefetch {
+                pcn::burst_many::<M, true>(black_box(&p), &s, &mut v, &mut t)
+            } else if many {
+                pcn::burst_many::<M, false>(black_box(&p), &s, &mut v, &mut t)
             } else {
                 pcn::burst_one::<M>(black_box(&p), &s, &mut one, &mut t)
             };
@@ -146,7 +159,18 @@ where
     Case(Box::new(run))
 }
 
-fn million_tcm<M: ThreeColorMarker + 'static>(p: M::Profile, burst: bool) -> Case
+/// How a million-flow case runs each receive burst (`netcond_benches::million`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// The per-packet call.
+    Plain,
+    /// The per-packet call, the caller prefetching eight packets ahead.
+    Prefetched,
+    /// The burst API.
+    Burst,
+}
+
+fn million_tcm<M: ThreeColorMarker + 'static>(p: M::Profile, way: Way) -> Case
 where
     M::Profile: 'static,
 {
@@ -157,10 +181,12 @@ where
         let mut acc = 0;
         for _ in 0..REPS {
             k += 1;
-            acc += if burst {
-                tcm_burst(black_box(&p), &mut v, s.flows_of(k), &s.lens, &mut t)
-            } else {
-                tcm_plain(black_box(&p), &mut v, s.flows_of(k), &s.lens, &mut t)
+            acc += match way {
+                Way::Plain => tcm_plain(black_box(&p), &mut v, s.flows_of(k), &s.lens, &mut t),
+                Way::Prefetched => {
+                    tcm_prefetched(black_box(&p), &mut v, s.flows_of(k), &s.lens, &mut t)
+                }
+                Way::Burst => tcm_burst(black_box(&p), &mut v, s.flows_of(k), &s.lens, &mut t),
             };
         }
         acc as u64
@@ -169,7 +195,7 @@ where
     Case(Box::new(run))
 }
 
-fn million_node(burst: bool) -> Case {
+fn million_node(way: Way) -> Case {
     let s = Million::new();
     let p = pcn::node_3sm();
     let mut v = vec![Node3sm::start(&p, Instant::ZERO); netcond_benches::million::FLOWS as usize];
@@ -178,10 +204,10 @@ fn million_node(burst: bool) -> Case {
         let mut acc = 0;
         for _ in 0..REPS {
             k += 1;
-            acc += if burst {
-                pcn_burst(black_box(&p), &mut v, &s, s.flows_of(k), &mut t)
-            } else {
-                pcn_plain(black_box(&p), &mut v, &s, s.flows_of(k), &mut t)
+            acc += match way {
+                Way::Plain => pcn_plain(black_box(&p), &mut v, &s, s.flows_of(k), &mut t),
+                Way::Prefetched => pcn_prefetched(black_box(&p), &mut v, &s, s.flows_of(k), &mut t),
+                Way::Burst => pcn_burst(black_box(&p), &mut v, &s, s.flows_of(k), &mut t),
             };
         }
         u64::from(acc)
@@ -194,7 +220,7 @@ fn red_case(ecn: bool, spreading: Spreading) -> Case {
     let p = red_profile(ecn, spreading);
     let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
     let (mut red, mut rng, mut wave, mut now) = (
-        Red::new(Instant::ZERO),
+        Red::new(&p, Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),
         0u64,
@@ -217,7 +243,7 @@ fn rio_case(mode: RioMode) -> Case {
     let p = rio_profile(mode);
     let colors = rio_colors();
     let (mut rio, mut rng, mut wave, mut now) = (
-        Rio::new(Instant::ZERO),
+        Rio::new(&p, Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),
         0u64,
@@ -243,7 +269,7 @@ fn node_red_case() -> Case {
     let s = pcn::stream();
     let (mut node, mut red, mut rng, mut wave, mut t) = (
         Node3sm::start(&np, Instant::ZERO),
-        Red::new(Instant::ZERO),
+        Red::new(&rp, Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),
         0u64,
@@ -562,12 +588,15 @@ fn case(name: &str) -> Case {
         "harness_floor_65536" => meter::<harness_floor::Null>(1000, false, many, false),
         "harness_floor_65536_prefetched" => meter::<harness_floor::Null>(1000, false, many, true),
         "policer_offer" => policer_case(),
-        "million_trtcm_plain" => million_tcm::<TrTcm>(tr, false),
-        "million_trtcm_burst" => million_tcm::<TrTcm>(tr, true),
-        "million_srtcm_plain" => million_tcm::<SrTcm>(sr, false),
-        "million_srtcm_burst" => million_tcm::<SrTcm>(sr, true),
-        "million_node_3sm_plain" => million_node(false),
-        "million_node_3sm_burst" => million_node(true),
+        "million_trtcm_plain" => million_tcm::<TrTcm>(tr, Way::Plain),
+        "million_trtcm_prefetched" => million_tcm::<TrTcm>(tr, Way::Prefetched),
+        "million_trtcm_burst" => million_tcm::<TrTcm>(tr, Way::Burst),
+        "million_srtcm_plain" => million_tcm::<SrTcm>(sr, Way::Plain),
+        "million_srtcm_prefetched" => million_tcm::<SrTcm>(sr, Way::Prefetched),
+        "million_srtcm_burst" => million_tcm::<SrTcm>(sr, Way::Burst),
+        "million_node_3sm_plain" => million_node(Way::Plain),
+        "million_node_3sm_prefetched" => million_node(Way::Prefetched),
+        "million_node_3sm_burst" => million_node(Way::Burst),
         "pcn_et_tail_1link" | "pcn_et_tail_65536" => pcn_case::<EtMarker>(
             pcn::et_marker(EtMarking::TailMarking),
             name.ends_with("65536"),
@@ -607,6 +636,7 @@ fn case(name: &str) -> Case {
         "pcn_node_3sm_1link" | "pcn_node_3sm_65536" => {
             pcn_case::<Node3sm>(pcn::node_3sm(), name.ends_with("65536"))
         }
+        "pcn_node_3sm_65536_prefetched" => pcn_case_with::<Node3sm>(pcn::node_3sm(), true, true),
         "pcn_node_rfc5670_1link" | "pcn_node_rfc5670_65536" => pcn_case::<NodeRfc5670>(
             NodeProfile {
                 excess: pcn::excess(ExcessMode::SizeIndependent),
@@ -819,10 +849,13 @@ mod dpdk_side {
 #[bench::harness_floor_65536_prefetched_n16384(args = ("harness_floor_65536_prefetched"), setup = case)]
 #[bench::policer_offer_n16384(args = ("policer_offer"), setup = case)]
 #[bench::million_trtcm_plain_n16384(args = ("million_trtcm_plain"), setup = case)]
+#[bench::million_trtcm_prefetched_n16384(args = ("million_trtcm_prefetched"), setup = case)]
 #[bench::million_trtcm_burst_n16384(args = ("million_trtcm_burst"), setup = case)]
 #[bench::million_srtcm_plain_n16384(args = ("million_srtcm_plain"), setup = case)]
+#[bench::million_srtcm_prefetched_n16384(args = ("million_srtcm_prefetched"), setup = case)]
 #[bench::million_srtcm_burst_n16384(args = ("million_srtcm_burst"), setup = case)]
 #[bench::million_node_3sm_plain_n16384(args = ("million_node_3sm_plain"), setup = case)]
+#[bench::million_node_3sm_prefetched_n16384(args = ("million_node_3sm_prefetched"), setup = case)]
 #[bench::million_node_3sm_burst_n16384(args = ("million_node_3sm_burst"), setup = case)]
 #[bench::pcn_et_tail_1link_n16384(args = ("pcn_et_tail_1link"), setup = case)]
 #[bench::pcn_et_tail_65536_n16384(args = ("pcn_et_tail_65536"), setup = case)]
@@ -842,6 +875,7 @@ mod dpdk_side {
 #[bench::pcn_rfc5670_excess_classic_65536_n16384(args = ("pcn_rfc5670_excess_classic_65536"), setup = case)]
 #[bench::pcn_node_3sm_1link_n16384(args = ("pcn_node_3sm_1link"), setup = case)]
 #[bench::pcn_node_3sm_65536_n16384(args = ("pcn_node_3sm_65536"), setup = case)]
+#[bench::pcn_node_3sm_65536_prefetched_n16384(args = ("pcn_node_3sm_65536_prefetched"), setup = case)]
 #[bench::pcn_node_rfc5670_1link_n16384(args = ("pcn_node_rfc5670_1link"), setup = case)]
 #[bench::pcn_node_rfc5670_65536_n16384(args = ("pcn_node_rfc5670_65536"), setup = case)]
 #[bench::pcn_node_3sm_then_red_n16384(args = ("pcn_node_3sm_then_red"), setup = case)]

@@ -2,7 +2,9 @@
 //! profile, random flow order, receive bursts of 32 packets with one
 //! timestamp; each criterion iteration colors 4096 packets, throughput is per
 //! packet. trTCM and srTCM (color-blind) and the 3sM node marker, each through
-//! its per-packet call (`plain`) and through the burst API (`burst`); with the
+//! its per-packet call (`plain`), through it with the caller prefetching each
+//! flow's state eight packets ahead as DPDK's loop does (`prefetched`), and
+//! through the burst API (`burst`); with the
 //! `dpdk` feature, DPDK 22.11's rte_meter on the same flow order, per packet,
 //! as is and with each flow's state prefetched eight packets ahead.
 use std::hint::black_box;
@@ -14,7 +16,9 @@ use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
 };
 use netcond_benches::meter_stream::tick;
-use netcond_benches::million::{pcn_burst, pcn_plain, tcm_burst, tcm_plain, Million, FLOWS};
+use netcond_benches::million::{
+    pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million, FLOWS,
+};
 use netcond_benches::pcn_stream::node_3sm;
 
 fn tcm<M: ThreeColorMarker>(c: &mut Criterion, name: &str, p: &M::Profile, s: &Million) {
@@ -26,6 +30,18 @@ fn tcm<M: ThreeColorMarker>(c: &mut Criterion, name: &str, p: &M::Profile, s: &M
         b.iter(|| {
             k += 1;
             black_box(tcm_plain(
+                black_box(p),
+                &mut states,
+                s.flows_of(k),
+                &s.lens,
+                &mut t,
+            ))
+        });
+    });
+    g.bench_function("prefetched", |b| {
+        b.iter(|| {
+            k += 1;
+            black_box(tcm_prefetched(
                 black_box(p),
                 &mut states,
                 s.flows_of(k),
@@ -65,6 +81,18 @@ fn markers(c: &mut Criterion) {
         b.iter(|| {
             k += 1;
             black_box(pcn_plain(
+                black_box(&np),
+                &mut states,
+                &s,
+                s.flows_of(k),
+                &mut t,
+            ))
+        });
+    });
+    g.bench_function("prefetched", |b| {
+        b.iter(|| {
+            k += 1;
+            black_box(pcn_prefetched(
                 black_box(&np),
                 &mut states,
                 &s,

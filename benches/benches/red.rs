@@ -49,7 +49,7 @@ fn bench_red(c: &mut Criterion) {
     ] {
         let p = red_profile(ecn, spreading);
         let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
-        let mut red = Red::new(Instant::ZERO);
+        let mut red = Red::new(&p, Instant::ZERO);
         let mut rng = SplitMix64::new(1);
         let mut wave = Wave::new();
         let mut now = 0u64;
@@ -76,7 +76,7 @@ fn bench_rio(c: &mut Criterion) {
     let colors = rio_colors();
     for (name, mode) in [("wred", RioMode::Wred), ("rio_c", RioMode::Coupled)] {
         let p = rio_profile(mode);
-        let mut rio = Rio::new(Instant::ZERO);
+        let mut rio = Rio::new(&p, Instant::ZERO);
         let mut rng = SplitMix64::new(1);
         let mut wave = Wave::new();
         let mut now = 0u64;

@@ -44,6 +44,11 @@ fn shim_mirrors_the_rust_streams_and_structs() {
         dpdk::shim_constants(),
         (BENCH_TICKS_PER_PACKET, 8, STEP as u32, TICKS as u32)
     );
+    // netcond's prefetched million-flow loops look as far ahead as DPDK's.
+    assert_eq!(
+        dpdk::shim_constants().1 as usize,
+        netcond_benches::million::AHEAD
+    );
     // The shim asserts the same sizes of DPDK's structs.
     use std::mem::size_of;
     assert_eq!(size_of::<dpdk::TrTcmProfile>(), 48);
@@ -286,7 +291,7 @@ fn red_fractions(waves: u64, spreading: Spreading, rng: &mut dpdk::RedRandom) ->
     }
     let theirs = drops as f64 / packets;
     let p = red_profile(false, spreading);
-    let (mut red, mut g) = (Red::new(Instant::ZERO), SplitMix64::new(1));
+    let (mut red, mut g) = (Red::new(&p, Instant::ZERO), SplitMix64::new(1));
     let (mut w, mut now, mut drops) = (Wave::new(), 0u64, 0u64);
     for _ in 0..steps {
         let q = w.step();

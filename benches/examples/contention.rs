@@ -12,9 +12,11 @@
 //! of each pair of loops with its spread across rounds.
 //!
 //! The loops are those of the criterion benches (the same functions from the
-//! benches library): trTCM with one flow; srTCM over 65,536 flows with the
-//! state prefetched; trTCM, srTCM and the 3sM node marker over 1,048,576
-//! flows, per packet and through the burst API; RED's enqueue decision with
+//! benches library): trTCM with one flow; srTCM, trTCM and the 3sM node
+//! marker over 65,536 flows with the state prefetched by the caller; the same
+//! three over 1,048,576 flows, per packet, per packet with the caller
+//! prefetching eight packets ahead (as DPDK's loop), and through the burst
+//! API; RED's enqueue decision with
 //! FJ93's law and with DPDK's; RIO-C; and the 3sM node marker followed by RED
 //! on every packet of one link. With `--features dpdk`, DPDK 22.11's
 //! rte_meter and rte_red on the same streams.
@@ -29,7 +31,9 @@ use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
 };
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
-use netcond_benches::million::{self, pcn_burst, pcn_plain, tcm_burst, tcm_plain, Million};
+use netcond_benches::million::{
+    self, pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
+};
 use netcond_benches::pcn_stream::{self, node_3sm, node_red_burst};
 use netcond_benches::red_stream::{
     red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, Wave, STEP,
@@ -76,6 +80,28 @@ fn loops() -> Vec<Loop> {
             (PACKETS as u64, r as u64)
         }),
     });
+    let s = stream();
+    let (mut many, mut t) = (vec![TrTcm::new(&tr, Instant::ZERO); FLOWS as usize], 0u64);
+    v.push(Loop {
+        name: "trtcm_65536_prefetched",
+        burst: Box::new(move || {
+            let r = burst_many::<TrTcm, false, true>(black_box(&tr), &s, &mut many, &mut t);
+            (PACKETS as u64, r as u64)
+        }),
+    });
+    let np = node_3sm();
+    let s = pcn_stream::stream();
+    let (mut many, mut t) = (
+        vec![Node3sm::start(&np, Instant::ZERO); pcn_stream::LINKS as usize],
+        0u64,
+    );
+    v.push(Loop {
+        name: "node_65536_prefetched",
+        burst: Box::new(move || {
+            let r = pcn_stream::burst_many::<Node3sm, true>(black_box(&np), &s, &mut many, &mut t);
+            (pcn_stream::PACKETS as u64, u64::from(r))
+        }),
+    });
 
     let m: &'static Million = Box::leak(Box::new(Million::new()));
     let n = m.lens.len() as u64;
@@ -95,10 +121,16 @@ fn loops() -> Vec<Loop> {
         }};
     }
     million_tcm!("trtcm_1m_plain", TrTcm, tr, tcm_plain);
+    million_tcm!("trtcm_1m_prefetched", TrTcm, tr, tcm_prefetched);
     million_tcm!("trtcm_1m_burst", TrTcm, tr, tcm_burst);
     million_tcm!("srtcm_1m_plain", SrTcm, sr, tcm_plain);
+    million_tcm!("srtcm_1m_prefetched", SrTcm, sr, tcm_prefetched);
     million_tcm!("srtcm_1m_burst", SrTcm, sr, tcm_burst);
-    for (name, burst) in [("node_1m_plain", false), ("node_1m_burst", true)] {
+    for (name, way) in [
+        ("node_1m_plain", 0),
+        ("node_1m_prefetched", 1),
+        ("node_1m_burst", 2),
+    ] {
         let np = node_3sm();
         let mut states = vec![Node3sm::start(&np, Instant::ZERO); million::FLOWS as usize];
         let (mut t, mut k) = (0u64, 0usize);
@@ -106,10 +138,10 @@ fn loops() -> Vec<Loop> {
             name,
             burst: Box::new(move || {
                 k += 1;
-                let r = if burst {
-                    pcn_burst(black_box(&np), &mut states, m, m.flows_of(k), &mut t)
-                } else {
-                    pcn_plain(black_box(&np), &mut states, m, m.flows_of(k), &mut t)
+                let r = match way {
+                    0 => pcn_plain(black_box(&np), &mut states, m, m.flows_of(k), &mut t),
+                    1 => pcn_prefetched(black_box(&np), &mut states, m, m.flows_of(k), &mut t),
+                    _ => pcn_burst(black_box(&np), &mut states, m, m.flows_of(k), &mut t),
                 };
                 (n, u64::from(r))
             }),
@@ -122,7 +154,7 @@ fn loops() -> Vec<Loop> {
     ] {
         let p = red_profile(false, spreading);
         let (mut red, mut rng, mut wave, mut now) = (
-            Red::new(Instant::ZERO),
+            Red::new(&p, Instant::ZERO),
             SplitMix64::new(1),
             Wave::new(),
             0u64,
@@ -146,7 +178,7 @@ fn loops() -> Vec<Loop> {
     let p = rio_profile(RioMode::Coupled);
     let colors = rio_colors();
     let (mut rio, mut rng, mut wave, mut now) = (
-        Rio::new(Instant::ZERO),
+        Rio::new(&p, Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),
         0u64,
@@ -164,7 +196,7 @@ fn loops() -> Vec<Loop> {
     let s = pcn_stream::stream();
     let (mut node, mut red, mut rng, mut wave, mut t) = (
         Node3sm::start(&np, Instant::ZERO),
-        Red::new(Instant::ZERO),
+        Red::new(&rp, Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),
         0u64,
@@ -220,6 +252,14 @@ mod dpdk_side {
             name: "dpdk_srtcm_65536_prefetched",
             burst: Box::new(move || {
                 let r = dpdk::srtcm_burst_many::<true>(black_box(&sr), &b, &mut many, &mut t);
+                (PACKETS as u64, r)
+            }),
+        });
+        let (mut many, mut t) = (vec![dpdk::TrTcm::start(&tr, 0); FLOWS as usize], 0u64);
+        v.push(Loop {
+            name: "dpdk_trtcm_65536_prefetched",
+            burst: Box::new(move || {
+                let r = dpdk::trtcm_burst_many::<true>(black_box(&tr), &b, &mut many, &mut t);
                 (PACKETS as u64, r)
             }),
         });

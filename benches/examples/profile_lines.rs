@@ -90,8 +90,12 @@ fn main() {
     ] {
         let b = Box::new(Line(red_profile(false, spreading)));
         announce(name, &b);
-        let (mut red, mut rng, mut wave, mut t) =
-            (Red::new(Instant::ZERO), SplitMix64::new(1), Wave::new(), 0);
+        let (mut red, mut rng, mut wave, mut t) = (
+            Red::new(&b.0, Instant::ZERO),
+            SplitMix64::new(1),
+            Wave::new(),
+            0,
+        );
         for _ in 0..240 {
             let q = wave.step();
             for _ in 0..16 {
@@ -110,8 +114,12 @@ fn main() {
     let b = Box::new(Line(rio_profile(RioMode::Coupled)));
     announce("RIO-C", &b);
     let colors = rio_colors();
-    let (mut rio, mut rng, mut wave, mut t) =
-        (Rio::new(Instant::ZERO), SplitMix64::new(1), Wave::new(), 0);
+    let (mut rio, mut rng, mut wave, mut t) = (
+        Rio::new(&b.0, Instant::ZERO),
+        SplitMix64::new(1),
+        Wave::new(),
+        0,
+    );
     for _ in 0..240 {
         let split = rio_split(wave.step());
         for &c in &colors[..16] {

@@ -1,7 +1,7 @@
 //! Code shared by the netcond benchmarks: deterministic packet streams,
 //! the per-burst loops that the criterion benches, the instruction counts and
 //! the `contention` example all run, and baselines.
-// The only unsafe code: a prefetch hint.
+// The only unsafe code: calls through the C interface (`c_call`).
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -1,6 +1,7 @@
 //! The meter benches' stream and per-burst loops (docs/performance.md):
 //! shared by `benches/trtcm.rs` and the `contention` example, so that both
 //! time the same code.
+use netcond::base::hint::prefetch;
 use netcond::base::{Color, Instant, TickRate};
 use netcond::trtcm::ThreeColorMarker;
 
@@ -71,8 +72,10 @@ pub fn burst_one<M: ThreeColorMarker, const AWARE: bool>(
 
 /// One burst over many flows: each packet updates the flow its index names.
 /// With `PREFETCH`, the state of the flow `AHEAD` packets later is prefetched
-/// first, as a caller that knows its next packets' flows can do (DPDK's
-/// pipelines do the same); the marker itself is unchanged.
+/// first with `netcond::base::hint::prefetch`, as a caller that knows its
+/// next packets' flows can do (DPDK's pipelines do the same, and so does the
+/// DPDK loop beside it, `benches/dpdk/shim.c`); the marker itself is
+/// unchanged.
 #[inline(never)]
 pub fn burst_many<M: ThreeColorMarker, const AWARE: bool, const PREFETCH: bool>(
     p: &M::Profile,
@@ -101,20 +104,4 @@ pub fn burst_many<M: ThreeColorMarker, const AWARE: bool, const PREFETCH: bool>(
     }
     *t = tt;
     acc
-}
-
-/// A hint to load `x`'s cache line; no effect on results.
-#[inline(always)]
-pub fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect and never faults; the
-    // pointer comes from a live reference anyway.
-    #[allow(unsafe_code)]
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            (x as *const T).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }

@@ -3,6 +3,7 @@
 //! example, so that all of them run the same code.
 use std::hint::black_box;
 
+use netcond::base::hint::prefetch;
 use netcond::base::{Instant, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
     AsForm, AsMarkerConfig, AsMarkerProfile, EtMarkerConfig, EtMarkerProfile, EtMarking,
@@ -136,11 +137,25 @@ pub fn burst_one<M: PcnMeter>(p: &M::Profile, s: &Stream, m: &mut M, t: &mut u64
 }
 
 /// One burst over many links: each packet updates the meter its index names.
+/// With `PREFETCH`, the state of the link `AHEAD` packets later is prefetched
+/// first (`netcond::base::hint::prefetch`), as `meter_stream::burst_many`
+/// and the DPDK loops do.
 #[inline(never)]
-pub fn burst_many<M: PcnMeter>(p: &M::Profile, s: &Stream, links: &mut [M], t: &mut u64) -> u32 {
+pub fn burst_many<M: PcnMeter, const PREFETCH: bool>(
+    p: &M::Profile,
+    s: &Stream,
+    links: &mut [M],
+    t: &mut u64,
+) -> u32 {
+    const AHEAD: usize = 8;
     let mut tt = *t;
     let mut acc = 0u32;
-    for ((&len, &mark), &l) in s.lens.iter().zip(&s.marks).zip(&s.links) {
+    for (i, ((&len, &mark), &l)) in s.lens.iter().zip(&s.marks).zip(&s.links).enumerate() {
+        if PREFETCH {
+            if let Some(&next) = s.links.get(i + AHEAD) {
+                prefetch(&links[next as usize]);
+            }
+        }
         tt += BENCH_TICKS_PER_PACKET;
         let m = &mut links[l as usize];
         acc += u32::from(m.mark(p, Instant::from_ticks(tt), len, mark).ecn());

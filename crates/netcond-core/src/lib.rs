@@ -26,6 +26,10 @@
 //! - [`branchless`]: masks from the borrow of a subtraction (`fits`, `borrow`,
 //!   `mask`), `select` and a saturation, for per-packet decisions that follow the
 //!   traffic and so must not become conditional branches.
+//! - [`hint::prefetch`]: a cache prefetch hint for callers that meter packets
+//!   against a large table of states and know the next packets' flows (the
+//!   only `unsafe` code of the library crates, one instruction; a no-op under
+//!   Miri and on targets other than `x86_64` and `aarch64`).
 //! - [`LengthAdjust`]: the bytes a packet is charged as Linux `tc` counts them
 //!   (`overhead`, `mpu`, `linklayer atm`), for a caller to apply before metering.
 //! - [`config_error!`]: the convention for configuration errors: small `Copy` enums,
@@ -61,18 +65,31 @@
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
-#![forbid(unsafe_code)]
+// The one exception to `forbid(unsafe_code)` in the library crates is
+// `hint::prefetch` (its safety argued there): `deny` here, since `forbid`
+// cannot be lifted for one function, and `forbid` on every other module.
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+#[forbid(unsafe_code)]
 pub mod branchless;
+#[forbid(unsafe_code)]
 mod bucket;
+#[forbid(unsafe_code)]
 mod color;
+#[forbid(unsafe_code)]
 mod error;
+pub mod hint;
+#[forbid(unsafe_code)]
 mod length;
+#[forbid(unsafe_code)]
 mod rate;
+#[forbid(unsafe_code)]
 mod rng;
+#[forbid(unsafe_code)]
 mod time;
+#[forbid(unsafe_code)]
 pub mod units;
 
 pub use bucket::{BucketError, BucketProfile};

@@ -10,10 +10,15 @@
 //! [`NodeRfc5670`](crate::NodeRfc5670)) and each meter alone.
 //!
 //! What it adds is the order of the memory accesses: each group of
-//! [`BURST`] packets first reads the states of all its indices (independent
-//! loads that the processor overlaps), then meters the packets, whose states
-//! are by then in L1. This crate has no `unsafe` code, so the read is a plain
-//! load through [`core::hint::black_box`], not a prefetch instruction.
+//! [`BURST`] packets first prefetches the states of all its indices
+//! ([`netcond_core::hint::prefetch`], one instruction per packet), so that
+//! their cache misses overlap, then meters the packets, whose states are by
+//! then arriving in L1. A prefetch retires at once, where a plain load (what
+//! this module did before the hint existed) holds its place in the reorder
+//! buffer until its line arrives. The hint fetches the line holding a
+//! state's first byte; where it is a no-op (targets other than `x86_64` and
+//! `aarch64`, and Miri), the packets are metered in order with nothing ahead
+//! of them. docs/performance.md gives the instruction counts of both forms.
 //!
 //! **Indices out of range.** A packet whose index is not below
 //! `states.len()` keeps the mark it arrived with and touches no state; the
@@ -22,12 +27,13 @@
 //! **Lengths of the slices.** It meters the first `n` packets, `n` the length
 //! of the shortest of `ids`, `lens`, `marks` and `out`; entries of `out` past
 //! `n` are not written. It does not allocate.
+use netcond_core::hint::prefetch;
 use netcond_core::Instant;
 
 use crate::{PcnMark, PcnMeter};
 
-/// The packets whose states are read before any of them is metered: DPDK's
-/// receive burst.
+/// The packets whose states are prefetched before any of them is metered:
+/// DPDK's receive burst.
 pub const BURST: usize = 32;
 
 /// Meters a burst: packet `i` of `lens[i]` bytes, arriving at `now` in state
@@ -53,11 +59,7 @@ pub fn mark_burst<M: PcnMeter>(
         .zip(marks[..n].chunks(BURST))
         .zip(out[..n].chunks_mut(BURST))
     {
-        for &i in ids {
-            if let Some(m) = states.get(i as usize) {
-                core::hint::black_box(m.last_update());
-            }
-        }
+        prefetch_group(states, ids);
         for (((&i, &len), &mark), o) in ids.iter().zip(lens).zip(marks).zip(out) {
             *o = match states.get_mut(i as usize) {
                 Some(m) => m.mark(profile, now, len, mark),
@@ -69,6 +71,18 @@ pub fn mark_burst<M: PcnMeter>(
         }
     }
     unknown
+}
+
+/// Prefetches the state of every index in `ids` (those in range), so that
+/// the group's cache misses overlap before any packet waits on one. No effect
+/// on results. Not inlined, as `trtcm::burst`'s (docs/performance.md).
+#[inline(never)]
+fn prefetch_group<M>(states: &[M], ids: &[u32]) {
+    for &i in ids {
+        if let Some(m) = states.get(i as usize) {
+            prefetch(m);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,14 +10,18 @@
 //! states; the tests check this packet by packet, repeated flows included.
 //!
 //! What they add is the order of the memory accesses: each group of
-//! [`BURST`] packets first reads the states of all its flows, which are
-//! independent loads that the processor overlaps, and only then meters the
-//! packets, whose states are by then in L1. This crate has no `unsafe` code,
-//! so the read is a plain load of the state (through
-//! [`core::hint::black_box`], so that it is not optimized away), not a
-//! prefetch instruction: a load waits in the reorder buffer until its line
-//! arrives, where a prefetch would retire at once, so the group is kept
-//! small. docs/performance.md gives what it saves, measured against the
+//! [`BURST`] packets first prefetches the states of all its flows
+//! ([`netcond_core::hint::prefetch`], one instruction per packet), so that
+//! their cache misses overlap, and only then meters the packets, whose states
+//! are by then arriving in L1. A prefetch retires at once, where a plain load
+//! of the state (what this module did before the hint existed) holds its place
+//! in the reorder buffer until its line arrives. The hint fetches the line
+//! that holds a state's first byte; a state that
+//! straddles two lines (two 24-byte states in eight) has its second line
+//! loaded when the packet is metered. Where the hint is a no-op (targets
+//! other than `x86_64` and `aarch64`, and Miri), the functions meter the
+//! packets in order with nothing ahead of them. docs/performance.md gives the
+//! instruction counts of both forms and what the burst saves against the
 //! per-packet loop on 1,048,576 flows.
 //!
 //! **Flow indices out of range.** A packet whose flow index is not below
@@ -46,12 +50,13 @@
 //! assert_eq!(colors, [Color::Green, Color::Green, Color::Yellow, Color::Red]);
 //! assert_eq!(unknown, 1); // flow 1000 is past the table
 //! ```
+use netcond_core::hint::prefetch;
 use netcond_core::{Color, Instant};
 
 use crate::ThreeColorMarker;
 
-/// The packets whose states are read before any of them is metered: DPDK's
-/// receive burst.
+/// The packets whose states are prefetched before any of them is metered:
+/// DPDK's receive burst.
 pub const BURST: usize = 32;
 
 /// Colors a burst, color-blind: packet `i` of `lens[i]` bytes belongs to flow
@@ -75,7 +80,7 @@ pub fn color_blind_burst<M: ThreeColorMarker>(
         .zip(lens[..n].chunks(BURST))
         .zip(out[..n].chunks_mut(BURST))
     {
-        touch(states, ids);
+        prefetch_group(states, ids);
         for ((&f, &len), o) in ids.iter().zip(lens).zip(out) {
             *o = match states.get_mut(f as usize) {
                 Some(m) => m.color_blind(profile, now, len),
@@ -114,7 +119,7 @@ pub fn color_aware_burst<M: ThreeColorMarker>(
         .zip(input[..n].chunks(BURST))
         .zip(out[..n].chunks_mut(BURST))
     {
-        touch(states, ids);
+        prefetch_group(states, ids);
         for (((&f, &len), &c), o) in ids.iter().zip(lens).zip(input).zip(out) {
             *o = match states.get_mut(f as usize) {
                 Some(m) => m.color_aware(profile, now, len, c),
@@ -128,14 +133,16 @@ pub fn color_aware_burst<M: ThreeColorMarker>(
     unknown
 }
 
-/// Reads the state of every flow in `ids` (those in range), so that the
+/// Prefetches the state of every flow in `ids` (those in range), so that the
 /// group's cache misses overlap before any packet waits on one. No effect on
-/// results.
-#[inline(always)]
-fn touch<M: Copy>(states: &[M], ids: &[u32]) {
+/// results. Not inlined: inlined, it changed how the compiler laid out the
+/// metering loop after it, at a cost in instructions there
+/// (docs/performance.md, "The burst API for many flows").
+#[inline(never)]
+fn prefetch_group<M>(states: &[M], ids: &[u32]) {
     for &f in ids {
-        if let Some(&m) = states.get(f as usize) {
-            core::hint::black_box(m);
+        if let Some(m) = states.get(f as usize) {
+            prefetch(m);
         }
     }
 }
