@@ -82,7 +82,7 @@ fuzz_target!(|input: Input| {
     };
     let (min_th, max_th) = (f64::from(cfg.min_th), f64::from(cfg.max_th));
     let max_p = p.max_p().to_num::<f64>();
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(&p, Instant::ZERO);
     let mut model = RefRedAvg::new(&p, &cfg);
     let mut rng = SplitMix64::new(input.seed);
     let mut now = input.start >> 1;

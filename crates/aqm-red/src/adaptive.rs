@@ -104,7 +104,7 @@ impl AdaptiveRed {
         let hi_fx = c.min_fx + ((range as u64 * 3) / 5) as u32;
         Ok(AdaptiveRed {
             profile,
-            red: Red::new(start),
+            red: Red::new(&profile, start),
             interval: adaptive.interval_ticks,
             last: start,
             lo_fx,

@@ -436,7 +436,7 @@ fn decide<R: RandomSource + ?Sized>(
 /// }
 /// let p = AecnProfile::new(&AecnConfig::zheng_kinicki(RedConfig::prob(0.8))).unwrap();
 /// let mut q = AecnQueue::<D, 64>::new(&p, Instant::ZERO).unwrap();
-/// let (mut state, mut len) = (Aecn::new(Instant::ZERO), 0u32);
+/// let (mut state, mut len) = (Aecn::new(&p, Instant::ZERO), 0u32);
 /// let (mut r1, mut r2) = (SplitMix64::new(7), SplitMix64::new(7));
 /// for i in 0..20_000u64 {
 ///     let (now, class) = (Instant::from_ticks(i * 100_000), FlowClass::ALL[(i % 3) as usize]);
@@ -460,9 +460,10 @@ pub struct Aecn {
 }
 
 impl Aecn {
-    /// A state for an empty queue, idle since `now`.
+    /// A state for an empty queue, idle since `now` (the profile is taken for
+    /// the crates' one way to start a state; the state does not depend on it).
     #[must_use]
-    pub const fn new(now: Instant) -> Aecn {
+    pub const fn new(_profile: &AecnProfile, now: Instant) -> Aecn {
         Aecn {
             avg: 0,
             count: [0; 3],

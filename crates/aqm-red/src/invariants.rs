@@ -96,7 +96,7 @@ pub fn check_red_curve(profile: &RedProfile) -> Result<(), &'static str> {
 /// Drives a [`Red`] through `ops` and checks the invariants after each.
 pub fn check_red(profile: &RedProfile, ops: &[Op], seed: u64) -> Result<(), &'static str> {
     check_red_curve(profile)?;
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(profile, Instant::ZERO);
     let mut rng = SplitMix64::new(seed);
     let mut now = Instant::ZERO;
     let c = &profile.common;
@@ -133,7 +133,7 @@ pub fn check_red(profile: &RedProfile, ops: &[Op], seed: u64) -> Result<(), &'st
 /// Drives a [`Rio`] through `ops` (the queue length split over the colors as
 /// `q/2`, `q/4`, the rest) and checks the invariants after each.
 pub fn check_rio(profile: &RioProfile, ops: &[Op], seed: u64) -> Result<(), &'static str> {
-    let mut rio = Rio::new(Instant::ZERO);
+    let mut rio = Rio::new(profile, Instant::ZERO);
     let mut rng = SplitMix64::new(seed);
     let mut now = Instant::ZERO;
     let c = &profile.common;

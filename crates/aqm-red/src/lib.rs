@@ -113,7 +113,7 @@
 //! cfg.queue.ecn_drop_th = Some(30); // RFC 3168 section 7: drop above max_th
 //! let profile = RedProfile::new(&cfg).unwrap();
 //!
-//! let mut red = Red::new(Instant::ZERO);
+//! let mut red = Red::new(&profile, Instant::ZERO);
 //! let mut rng = SplitMix64::new(1);
 //! let mut marks = 0;
 //! for i in 0..100_000u64 {

@@ -543,8 +543,10 @@ impl Red {
     /// timestamps are serial times relative to `now` (see
     /// [`Instant::ticks_since`]), so a free-running or wall-clock counter
     /// works from any starting value, 2^63 ticks or more past zero included.
+    /// The profile is taken for the crates' one way to start a state,
+    /// `State::new(&profile, now)`; the state does not depend on it.
     #[must_use]
-    pub const fn new(now: Instant) -> Red {
+    pub const fn new(_profile: &RedProfile, now: Instant) -> Red {
         Red {
             avg: 0,
             count: 0,

@@ -290,7 +290,7 @@ impl Rio {
     /// reset, idle since `now` (later timestamps are serial times relative to
     /// `now`, as for [`Red::new`](crate::Red::new)).
     #[must_use]
-    pub const fn new(now: Instant) -> Rio {
+    pub const fn new(_profile: &RioProfile, now: Instant) -> Rio {
         Rio {
             avg: [0; 3],
             count: [0; 3],
@@ -579,7 +579,7 @@ mod tests {
     /// decisions per color.
     fn run(mode: RioMode, queue: [u32; 3], n: u32, seed: u64) -> (Rio, [[u32; 4]; 3]) {
         let p = RioProfile::new(&cfg(mode)).unwrap();
-        let mut rio = Rio::new(Instant::ZERO);
+        let mut rio = Rio::new(&p, Instant::ZERO);
         let mut rng = SplitMix64::new(seed);
         let mut counts = [[0u32; 4]; 3];
         for i in 0..n {
@@ -669,7 +669,7 @@ mod tests {
     #[test]
     fn overflow_and_idle() {
         let p = RioProfile::new(&cfg(RioMode::Coupled)).unwrap();
-        let mut rio = Rio::new(Instant::ZERO);
+        let mut rio = Rio::new(&p, Instant::ZERO);
         let mut r = SplitMix64::new(5);
         assert_eq!(
             rio.on_arrival(
@@ -704,7 +704,7 @@ mod tests {
     /// and checks that decisions, states and random streams stay identical.
     fn paths_agree(cfg: &RioConfig, seed: u64, steps: u32) {
         let p = RioProfile::new(cfg).unwrap();
-        let (mut a, mut b) = (Rio::new(Instant::ZERO), Rio::new(Instant::ZERO));
+        let (mut a, mut b) = (Rio::new(&p, Instant::ZERO), Rio::new(&p, Instant::ZERO));
         let (mut ra, mut rb) = (SplitMix64::new(seed), SplitMix64::new(seed));
         let mut r = SplitMix64::new(seed ^ 0xAAAA);
         let limit = p.limit();
@@ -853,7 +853,7 @@ mod tests {
                 })
                 .collect();
             let mut next_color = colors.iter().copied().cycle();
-            let (mut a, mut b) = (Rio::new(Instant::ZERO), Rio::new(Instant::ZERO));
+            let (mut a, mut b) = (Rio::new(&p, Instant::ZERO), Rio::new(&p, Instant::ZERO));
             let (mut ra, mut rb) = (SplitMix64::new(1), SplitMix64::new(1));
             let (mut q, mut up, mut now) = (20u32, true, 0u64);
             let mut drops = 0u32;

@@ -613,7 +613,7 @@ fn red_run(out: &mut dyn Sink, cfg: &RedConfig, seed: u64) {
     let mut clock = Clock::new(seed, 0, 2_000_000);
     let mut rng = SplitMix64::new(seed + 100);
     let mut drops = SplitMix64::new(seed + 200);
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(&p, Instant::ZERO);
     let mut walk = Walk {
         q: 0,
         top: cfg.queue.limit + 5,
@@ -673,7 +673,7 @@ pub fn rio_stream(out: &mut dyn Sink) {
         let mut clock = Clock::new(seed, 0, 200_000);
         let mut rng = SplitMix64::new(seed + 100);
         let mut drops = SplitMix64::new(seed + 200);
-        let mut rio = Rio::new(Instant::ZERO);
+        let mut rio = Rio::new(&p, Instant::ZERO);
         let mut walks = [
             Walk { q: 380, top: 500 },
             Walk { q: 190, top: 400 },

@@ -630,7 +630,7 @@ fn red(n: &mut Notes) {
         return;
     };
     let mut rng = SplitMix64::new(1);
-    let mut r = Red::new(Instant::ZERO);
+    let mut r = Red::new(&p, Instant::ZERO);
     // Below min_th nothing is dropped, whatever the length.
     let mut drops = 0;
     for len in [0, 1500, u32::MAX] {
@@ -664,7 +664,7 @@ fn red(n: &mut Notes) {
     let mut fast = cfg;
     fast.queue.w_q = U32F32::from_bits(1 << 32);
     if let Ok(pf) = RedProfile::new(&fast) {
-        let mut r = Red::new(Instant::ZERO);
+        let mut r = Red::new(&pf, Instant::ZERO);
         let d = ep::fw_red_arrival(
             &mut r,
             &pf,
@@ -704,7 +704,7 @@ fn rio(n: &mut Notes) {
         return;
     };
     let mut rng = SplitMix64::new(2);
-    let mut r = Rio::new(Instant::ZERO);
+    let mut r = Rio::new(&p, Instant::ZERO);
     for c in Color::ALL {
         let d = ep::fw_rio_arrival(
             &mut r,

@@ -353,7 +353,7 @@ pub fn report() -> u32 {
     let (sr_enq, sr_deq) = ras_pair(&p.srras);
     let (tr_enq, tr_deq) = ras_pair(&p.trras);
     let red_depth = {
-        let mut r = Red::new(Instant::ZERO);
+        let mut r = Red::new(&p.red, Instant::ZERO);
         let mut rng = SplitMix64::new(5);
         let input = inputs();
         stack_use(|| {
@@ -367,7 +367,7 @@ pub fn report() -> u32 {
         .0
     };
     let rio_depth = {
-        let mut r = Rio::new(Instant::ZERO);
+        let mut r = Rio::new(&p.rio, Instant::ZERO);
         let mut rng = SplitMix64::new(6);
         let input = inputs();
         stack_use(|| {

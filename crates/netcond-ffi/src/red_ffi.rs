@@ -21,7 +21,7 @@ use aqm_red::{
 };
 use netcond_core::{Instant, RandomSource, SplitMix64};
 
-use crate::errors::{red_code, NETCOND_E_ENUM, NETCOND_E_NULL, NETCOND_OK};
+use crate::errors::{red_code, NETCOND_E_ENUM};
 use crate::{profile, state, state_ref, store_state};
 
 /// 1.0 in the 32.32 fixed point of probabilities and weights.
@@ -367,19 +367,19 @@ pub unsafe extern "C" fn netcond_red_profile_config(
     }
 }
 
-/// Starts queue state `m`: average 0, idle since `now`. Returns 0 or
-/// `NETCOND_E_NULL`.
+/// Starts queue state `m` on profile `p`: average 0, idle since `now`.
+/// Returns 0 or `NETCOND_E_NULL`.
 ///
 /// # Safety
-/// `m` is NULL or points to a writable `netcond_red`.
+/// `m` and `p` are NULL or point to valid structs of their types.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_red_config(m: *mut netcond_red, now: u64) -> c_int {
-    if m.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: `m` is non-NULL and writable.
-    unsafe { store_state(m, Red::new(Instant::from_ticks(now))) };
-    NETCOND_OK
+pub unsafe extern "C" fn netcond_red_config(
+    m: *mut netcond_red,
+    p: *const netcond_red_profile,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe { crate::trtcm_ffi::start(m, p, TAG_RED, now, Red::new) }
 }
 
 /// The decision for a packet of `pkt_len` bytes with ECN field `ecn` arriving
@@ -516,19 +516,19 @@ pub unsafe extern "C" fn netcond_rio_profile_config(
     }
 }
 
-/// Starts RIO queue state `m`: averages 0, idle since `now`. Returns 0 or
-/// `NETCOND_E_NULL`.
+/// Starts RIO queue state `m` on profile `p`: averages 0, idle since `now`.
+/// Returns 0 or `NETCOND_E_NULL`.
 ///
 /// # Safety
-/// `m` is NULL or points to a writable `netcond_rio`.
+/// `m` and `p` are NULL or point to valid structs of their types.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_rio_config(m: *mut netcond_rio, now: u64) -> c_int {
-    if m.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: `m` is non-NULL and writable.
-    unsafe { store_state(m, Rio::new(Instant::from_ticks(now))) };
-    NETCOND_OK
+pub unsafe extern "C" fn netcond_rio_config(
+    m: *mut netcond_rio,
+    p: *const netcond_rio_profile,
+    now: u64,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe { crate::trtcm_ffi::start(m, p, TAG_RIO, now, Rio::new) }
 }
 
 /// The decision for a packet of color `color` (a `netcond_color`; any other
@@ -782,6 +782,7 @@ mod tests {
     //! Rust API with the same draws.
 
     use super::*;
+    use crate::errors::NETCOND_OK;
 
     fn params(spreading: u32) -> netcond_red_params {
         netcond_red_params {
@@ -832,14 +833,14 @@ mod tests {
         let mut cfg = red_cfg(&params(0)).unwrap();
         cfg.queue.spreading = Spreading::Wait;
         let rp = RedProfile::new(&cfg).unwrap();
-        let mut rq = Red::new(Instant::from_ticks(0));
+        let mut rq = Red::new(&rp, Instant::from_ticks(0));
         let mut cq = netcond_red { opaque: [0; 2] };
         // SAFETY: valid pointer.
-        assert_eq!(unsafe { netcond_red_config(&mut cq, 0) }, NETCOND_OK);
+        assert_eq!(unsafe { netcond_red_config(&mut cq, &cp, 0) }, NETCOND_OK);
         let mut g = SplitMix64::new(5);
         let mut q: u32 = 20;
         let (mut drops, mut restarts, mut differ) = (0u32, 0u32, 0u32);
-        let mut plain = Red::new(Instant::from_ticks(0));
+        let mut plain = Red::new(&rp, Instant::from_ticks(0));
         for i in 0..200_000u64 {
             let target = [0u32, 25, 45, 12][(i / 4000 % 4) as usize];
             let step = g.next_u32() % 5;

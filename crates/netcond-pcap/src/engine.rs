@@ -230,7 +230,7 @@ impl Engine {
                     let profile = RedProfile::new(&cfg).map_err(|e| tc(e, "red"))?;
                     Rt::Red(Box::new(RedRt {
                         profile,
-                        red: Red::new(now),
+                        red: Red::new(&profile, now),
                         rng: SplitMix64::new(seed),
                         link_bps: link.bits_per_sec(),
                         queue: VecDeque::new(),

@@ -61,7 +61,7 @@ fn red_checks() -> i32 {
     let Ok(p) = RedProfile::new(&cfg) else {
         return 1;
     };
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(&p, Instant::ZERO);
     let mut rng = netcond::base::SplitMix64::new(1);
     // Below min_th nothing is dropped.
     let d = red.on_arrival(

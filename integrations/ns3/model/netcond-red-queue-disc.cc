@@ -321,7 +321,7 @@ NetcondRedQueueDisc::InitializeParams()
     const uint64_t room = p.unit == NETCOND_QUEUE_BYTES ? 65535 : 1;
     p.limit = uint32_t(std::min<uint64_t>(uint64_t(p.limit) + room, 0xfffffffeu));
     netcond::CheckStatus(netcond_red_profile_config(&m_impl->profile, &p), what.str());
-    netcond::CheckStatus(netcond_red_config(&m_impl->state, netcond::NowNs()),
+    netcond::CheckStatus(netcond_red_config(&m_impl->state, &m_impl->profile, netcond::NowNs()),
                          "NetcondRedQueueDisc: the RED state");
     m_forcedFrom = double(m_gentle ? 2 * uint64_t(p.max_th) : p.max_th);
 }

@@ -147,8 +147,9 @@ static void decision_cases(void)
 	memset(&never, 0, sizeof never);
 	netcond_rng_seed(&rng, 1);
 	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_OK);
-	CHECK_RC(netcond_red_config(&m, 0), NETCOND_OK);
-	CHECK_RC(netcond_red_config(NULL, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_red_config(&m, &prof, 0), NETCOND_OK);
+	CHECK_RC(netcond_red_config(NULL, &prof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_red_config(&m, NULL, 0), NETCOND_E_NULL);
 	/* Below min_th everything is queued; a full buffer is a forced drop. */
 	CHECK(netcond_red_enqueue(&m, &prof, 1, 5, 1500, 0, &rng) == NETCOND_ENQUEUE);
 	CHECK(netcond_red_enqueue(&m, &prof, 2, 100, 1500, 0, &rng) == NETCOND_DROP_FORCED);
@@ -169,7 +170,7 @@ static void decision_cases(void)
 	 * 2 p_b / (1 + p_b) with p_b = 0.05. An ECN field above 3 is not-ECT. */
 	p.ecn = 1;
 	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_OK);
-	CHECK_RC(netcond_red_config(&m, 0), NETCOND_OK);
+	CHECK_RC(netcond_red_config(&m, &prof, 0), NETCOND_OK);
 	for (i = 0; i < 20000; i++) {
 		netcond_red_decision d = netcond_red_enqueue(&m, &prof, (uint64_t)i * 1000, 40,
 							     1000, 2, &rng);
@@ -185,8 +186,9 @@ static void decision_cases(void)
 	}
 
 	CHECK_RC(netcond_rio_profile_config(&rprof, &r), NETCOND_OK);
-	CHECK_RC(netcond_rio_config(&rm, 0), NETCOND_OK);
-	CHECK_RC(netcond_rio_config(NULL, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_rio_config(&rm, &rprof, 0), NETCOND_OK);
+	CHECK_RC(netcond_rio_config(NULL, &rprof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_rio_config(&rm, NULL, 0), NETCOND_E_NULL);
 	CHECK(netcond_rio_enqueue(&rm, &rprof, 1, q3, NETCOND_GREEN, 100, 0, &rng) ==
 	      NETCOND_ENQUEUE);
 	CHECK(netcond_rio_enqueue(&rm, &rprof, 1, NULL, NETCOND_GREEN, 100, 0, &rng) ==
@@ -317,7 +319,7 @@ static void streams(uint64_t seed)
 			rng_state = seed;
 			netcond_rng_seed(&rng, seed ^ 0x5555);
 			CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_OK);
-			CHECK_RC(netcond_red_config(&m, 0), NETCOND_OK);
+			CHECK_RC(netcond_red_config(&m, &prof, 0), NETCOND_OK);
 			run_start(&r);
 			for (i = 0; i < PACKETS; i++) {
 				struct arrival a = next_arrival(&now, &q);
@@ -348,7 +350,7 @@ static void streams(uint64_t seed)
 		rng_state = seed;
 		netcond_rng_seed(&rng, seed ^ 0x7777);
 		CHECK_RC(netcond_rio_profile_config(&prof, &p), NETCOND_OK);
-		CHECK_RC(netcond_rio_config(&m, 0), NETCOND_OK);
+		CHECK_RC(netcond_rio_config(&m, &prof, 0), NETCOND_OK);
 		run_start(&r);
 		for (i = 0; i < PACKETS; i++) {
 			struct arrival a = next_arrival(&now, &q);

@@ -222,9 +222,10 @@ fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packe
         )
         .with_idle_tx_ticks(s_ticks)
         .with_spreading(Spreading::UniformCountFirst);
+        let profile = AecnProfile::new(&cfg).map_err(cfg_err)?;
         let aqm = AecnAqm {
-            profile: AecnProfile::new(&cfg).map_err(cfg_err)?,
-            aecn: AecnState::new(Instant::ZERO),
+            aecn: AecnState::new(&profile, Instant::ZERO),
+            profile,
             cursor: [0; 3],
             class: 0,
             rng: qrng,
@@ -238,9 +239,10 @@ fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packe
         cfg.queue.ecn = true;
         cfg.queue.ecn_drop_th = Some(max_th); // RFC 3168 section 7
     }
+    let profile = RedProfile::new(&cfg).map_err(cfg_err)?;
     let aqm = RedAqm {
-        profile: RedProfile::new(&cfg).map_err(cfg_err)?,
-        red: Red::new(Instant::ZERO),
+        red: Red::new(&profile, Instant::ZERO),
+        profile,
         rng: qrng,
     };
     Ok(Box::new(AqmQueue::new(fifo, aqm)))

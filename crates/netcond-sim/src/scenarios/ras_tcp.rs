@@ -271,8 +271,8 @@ pub fn run_ras(p: &Params, seed: u64, progress: &Progress) -> Result<RasOutcome,
         Box::new(AqmQueue::new(
             DropTail::packets(usize::MAX),
             RioAqm {
+                rio: Rio::new(&rio_profile, Instant::ZERO),
                 profile: rio_profile,
-                rio: Rio::new(Instant::ZERO),
                 per_color: [0; 3],
                 rng: rng.fork(1),
             },

@@ -21,7 +21,7 @@ fn average_converges_exactly_to_a_constant_queue() {
         }
         let p = RedProfile::new(&cfg(1, limit.min(40), 0.1, w, limit)).unwrap();
         let target = q << p.avg_frac_bits();
-        let mut red = Red::new(Instant::ZERO);
+        let mut red = Red::new(&p, Instant::ZERO);
         let mut rng = SplitMix64::new(1);
         let mut n = 0u64;
         while red.avg_bits() != target {
@@ -65,7 +65,7 @@ fn average_matches_the_reference_within_its_bound() {
         let ulp = (-(p.avg_frac_bits() as f64)).exp2();
         let bound = ulp / wq + 1e-12 * limit as f64;
         let mut model = RefAvg { avg: 0.0, w: wq };
-        let mut red = Red::new(Instant::ZERO);
+        let mut red = Red::new(&p, Instant::ZERO);
         let mut rng = SplitMix64::new(seed);
         let mut qs = SplitMix64::new(seed + 100);
         let mut worst = 0.0f64;
@@ -104,7 +104,7 @@ fn average_with_idle_periods_matches_the_bounded_reference() {
         c.queue.idle_tx_ticks = s;
         let p = RedProfile::new(&c).unwrap();
         let mut model = crate::reference::RefRedAvg::new(&p, &c);
-        let mut red = Red::new(Instant::ZERO);
+        let mut red = Red::new(&p, Instant::ZERO);
         let mut rng = SplitMix64::new(seed);
         let mut now = 0u64;
         let mut idle_arrivals = 0;
@@ -238,7 +238,7 @@ fn averages_decay_on_clocks_past_2_pow_63() {
     let p = RedProfile::new(&c).unwrap();
     for base in [0u64, 1 << 63, u64::MAX - 20_000_000_000, (1 << 63) + 12_345] {
         let at = |x: u64| Instant::from_ticks(base.wrapping_add(x));
-        let mut red = Red::new(at(0));
+        let mut red = Red::new(&p, at(0));
         for i in 0..40 {
             red.on_arrival(
                 &p,
@@ -260,7 +260,6 @@ fn averages_decay_on_clocks_past_2_pow_63() {
         );
         assert!(units(&p, &red) < 0.01, "{base}: {}", units(&p, &red));
 
-        let mut rio = crate::Rio::new(at(0));
         let mut rc = crate::RioConfig::rfc2963(100);
         rc.mode = crate::RioMode::Wred;
         rc.queue.w_q = c.queue.w_q;
@@ -271,6 +270,7 @@ fn averages_decay_on_clocks_past_2_pow_63() {
             max_p: RedConfig::prob(0.1),
         }; 3];
         let rp = crate::RioProfile::new(&rc).unwrap();
+        let mut rio = crate::Rio::new(&rp, at(0));
         for i in 0..40 {
             rio.on_arrival(
                 &rp,

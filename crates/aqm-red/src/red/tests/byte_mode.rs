@@ -43,7 +43,7 @@ fn queue_in_bytes() {
     let mut c = cfg(15_000, 45_000, 0.1, 0.002, 75_000);
     c.queue.unit = QueueUnit::Bytes;
     let p = RedProfile::new(&c).unwrap();
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(&p, Instant::ZERO);
     // Fits exactly, then one byte too many.
     assert_eq!(
         red.on_arrival(&p, t(1), 73_500, Packet::not_ect(1500), &mut Supplied(0)),

@@ -131,7 +131,7 @@ fn extreme_inputs_do_not_panic() {
     c.queue.gentle = true;
     c.queue.idle_tx_ticks = 1;
     let p = RedProfile::new(&c).unwrap();
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(&p, Instant::ZERO);
     let mut rng = SplitMix64::new(0);
     for (now, q, len) in [
         (u64::MAX, u32::MAX, u32::MAX),

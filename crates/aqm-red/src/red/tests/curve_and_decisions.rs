@@ -53,7 +53,7 @@ fn decisions_match_the_reference_model() {
         c.queue.spreading = s;
         c.queue.gentle = true;
         let p = RedProfile::new(&c).unwrap();
-        let mut red = Red::new(Instant::ZERO);
+        let mut red = Red::new(&p, Instant::ZERO);
         let mut qs = SplitMix64::new(7);
         let mut draws = SplitMix64::new(8);
         let (mut close, mut checked) = (0u32, 0u32);
@@ -119,7 +119,7 @@ fn same_seed_same_decisions() {
     // Miri interprets every instruction: a shorter run there.
     let n = if cfg!(miri) { 700 } else { 20_000u64 };
     let run = |seed| {
-        let mut red = Red::new(Instant::ZERO);
+        let mut red = Red::new(&p, Instant::ZERO);
         let mut rng = SplitMix64::new(seed);
         (0..n)
             .map(|i| {

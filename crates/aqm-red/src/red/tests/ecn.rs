@@ -43,7 +43,7 @@ fn ecn_marks_instead_of_dropping() {
         }
     }
     // A full buffer drops ECN-capable packets too (RFC 3168 section 5).
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(&profiles[1], Instant::ZERO);
     assert_eq!(
         red.on_arrival(
             &profiles[1],

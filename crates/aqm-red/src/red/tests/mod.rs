@@ -69,7 +69,7 @@ fn units(p: &RedProfile, red: &Red) -> f64 {
 /// `average_converges_exactly_to_a_constant_queue` checks natively) and at
 /// most 20 arrivals run.
 fn settle(p: &RedProfile, q: u32, n: u64) -> Red {
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(p, Instant::ZERO);
     let mut rng = SplitMix64::new(99);
     let n = if cfg!(miri) {
         red.avg = p.common.avg.q_fx(q);

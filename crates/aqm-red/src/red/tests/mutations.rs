@@ -68,7 +68,7 @@ fn aqm_caught(id: u32) -> bool {
                 let mut c = c;
                 c.queue.idle_tx_ticks = 1_000_000;
                 let p = RedProfile::new(&c).unwrap();
-                let mut red = Red::new(Instant::ZERO);
+                let mut red = Red::new(&p, Instant::ZERO);
                 let mut model = crate::reference::RefRedAvg::new(&p, &c);
                 let mut now = 0u64;
                 let mut rng = SplitMix64::new(seed);

@@ -18,7 +18,7 @@ fn short_path_equals_general_path() {
         RedProfile::new(&general).unwrap(),
     );
     assert!(pf.common.fast && !pg.common.fast);
-    let (mut a, mut b) = (Red::new(Instant::ZERO), Red::new(Instant::ZERO));
+    let (mut a, mut b) = (Red::new(&pf, Instant::ZERO), Red::new(&pg, Instant::ZERO));
     let (mut ra, mut rb) = (SplitMix64::new(4), SplitMix64::new(4));
     let mut qs = SplitMix64::new(5);
     let mut q = 100i64;
@@ -62,7 +62,7 @@ fn walk(r: &mut SplitMix64, q: &mut i64, limit: u32) -> u32 {
 /// the decisions, the states and the random streams stay identical.
 fn red_paths_agree(c: &RedConfig, seed: u64, steps: u32) -> Result<(), TestCaseError> {
     let p = RedProfile::new(c).unwrap();
-    let (mut a, mut b) = (Red::new(Instant::ZERO), Red::new(Instant::ZERO));
+    let (mut a, mut b) = (Red::new(&p, Instant::ZERO), Red::new(&p, Instant::ZERO));
     let (mut ra, mut rb) = (SplitMix64::new(seed), SplitMix64::new(seed));
     let mut r = SplitMix64::new(seed ^ 0x5555);
     let mut q = i64::from(r.below(p.limit().saturating_add(1)));
@@ -180,7 +180,7 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
         let p = RedProfile::new(&c).unwrap();
         assert!(p.fast.short(20) && p.fast.short(140));
         let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });
-        let (mut a, mut b) = (Red::new(Instant::ZERO), Red::new(Instant::ZERO));
+        let (mut a, mut b) = (Red::new(&p, Instant::ZERO), Red::new(&p, Instant::ZERO));
         let (mut ra, mut rb) = (SplitMix64::new(1), SplitMix64::new(1));
         let (mut q, mut up, mut now) = (20u32, true, 0u64);
         let mut drops = 0u32;
@@ -227,7 +227,7 @@ fn short_path_at_max_p_one_equals_general_path() {
         assert_eq!(p.max_p(), U32F32::ONE);
         assert!(p.fast.short(127));
         let pkt = Packet::not_ect(1500);
-        let (mut a, mut b) = (Red::new(Instant::ZERO), Red::new(Instant::ZERO));
+        let (mut a, mut b) = (Red::new(&p, Instant::ZERO), Red::new(&p, Instant::ZERO));
         let (mut ra, mut rb) = (SplitMix64::new(7), SplitMix64::new(7));
         let mut early = 0u32;
         for i in 0..20_000u64 {
@@ -276,7 +276,7 @@ fn dpdk_law_short_path_shift() {
             avg += step;
         }
         // And the decisions, states and draws, the average held in the region.
-        let (mut x, mut y) = (Red::new(Instant::ZERO), Red::new(Instant::ZERO));
+        let (mut x, mut y) = (Red::new(&p, Instant::ZERO), Red::new(&p, Instant::ZERO));
         let (mut rx, mut ry) = (SplitMix64::new(3), SplitMix64::new(3));
         let mut r = SplitMix64::new(4);
         let steps = if cfg!(miri) { 200 } else { 20_000 };
@@ -331,7 +331,7 @@ fn forced_short_path_equals_general_path() {
         c.queue.ecn_drop_th = hard;
         let p = RedProfile::new(&c).unwrap();
         assert!(p.common.fast);
-        let (mut a, mut b) = (Red::new(Instant::ZERO), Red::new(Instant::ZERO));
+        let (mut a, mut b) = (Red::new(&p, Instant::ZERO), Red::new(&p, Instant::ZERO));
         let (mut ra, mut rb) = (SplitMix64::new(8), SplitMix64::new(8));
         let mut r = SplitMix64::new(9);
         let mut forced = 0u32;

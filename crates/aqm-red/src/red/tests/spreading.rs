@@ -23,7 +23,7 @@ fn accumulated_reference(s: Spreading, k: f64) {
     c.queue.gentle = true;
     c.queue.spreading = s;
     let p = RedProfile::new(&c).unwrap();
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(&p, Instant::ZERO);
     let mut qs = SplitMix64::new(7);
     let mut rng = SplitMix64::new(8);
     let mut model_rng = SplitMix64::new(8);
@@ -123,7 +123,7 @@ fn budget_is_drawn_at_the_drop() {
             )
         };
         let mut g = SplitMix64::new(11);
-        let mut red = Red::new(Instant::ZERO);
+        let mut red = Red::new(&p, Instant::ZERO);
         let mut picks = 0;
         // Region, below, region, forced, region, ...: 40 visits of 30 packets.
         for (i, q) in [25u32, 5, 25, 80].into_iter().cycle().take(40).enumerate() {
@@ -394,7 +394,7 @@ fn wait_matches_ns3_red_queue_disc() {
     c.queue.gentle = true;
     c.queue.spreading = Spreading::Wait;
     let p = RedProfile::new(&c).unwrap();
-    let mut red = Red::new(Instant::ZERO);
+    let mut red = Red::new(&p, Instant::ZERO);
     let mut model = Ns3Wait {
         count: 0,
         old: false,
