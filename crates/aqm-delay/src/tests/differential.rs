@@ -12,6 +12,10 @@ use netcond_core::{Instant, SplitMix64, TickRate};
 
 const OPS: u32 = if cfg!(miri) { 300 } else { 60_000 };
 const SEEDS: u64 = if cfg!(miri) { 1 } else { 12 };
+/// Whether the streams are long enough for the checks that they reach the
+/// states under test (dropping, overflow, high probabilities): not under
+/// Miri, whose short streams check the agreement with the models only.
+const FULL: bool = !cfg!(miri);
 
 fn configs() -> Vec<(&'static str, CodelConfig)> {
     let cycles = TickRate::from_hz(2_400_000_000).unwrap();
@@ -109,7 +113,7 @@ fn codel_matches_reference_models() {
         }
         // The streams exercise the dropping state.
         assert!(
-            signals > 100 * SEEDS,
+            !FULL || signals > 100 * SEEDS,
             "{name}: {signals} congestion signals"
         );
     }
@@ -197,10 +201,10 @@ fn fq_codel_matches_reference_model() {
     ];
     for (name, cfg) in cases {
         let mut overflows = 0;
-        for seed in 0..SEEDS / 2 {
+        for seed in 0..(SEEDS / 2).max(1) {
             overflows += run_fq::<8>(name, cfg, seed).unwrap();
         }
-        assert!(overflows > 0, "{name}: no overflow exercised");
+        assert!(!FULL || overflows > 0, "{name}: no overflow exercised");
     }
 }
 
@@ -321,12 +325,15 @@ fn pie_matches_reference_model() {
             max_prob = max_prob.max(p);
         }
         // The streams reach the early-drop region and high probabilities.
-        assert!(drops > 1000, "{name}: {drops} drops");
-        assert!(max_prob > crate::MAX_PROB / 10, "{name}: {max_prob}");
+        assert!(!FULL || drops > 1000, "{name}: {drops} drops");
+        assert!(
+            !FULL || max_prob > crate::MAX_PROB / 10,
+            "{name}: {max_prob}"
+        );
         assert!(
             !cfg.bound_prob || max_prob <= crate::MAX_PROB,
             "{name}: {max_prob}"
         );
-        assert!(!cfg.ecn || marks > 100, "{name}: {marks} marks");
+        assert!(!FULL || !cfg.ecn || marks > 100, "{name}: {marks} marks");
     }
 }
