@@ -78,8 +78,8 @@ cp .cargo/config.toml "$msrv_dir/.cargo/config.toml"
   printf 'members = ['
   for c in "${LIB_CRATES[@]}"; do printf '"crates/%s", ' "$c"; done
   echo ']'
-  # [workspace.package] and [workspace.dependencies], as they are.
-  awk '/^\[/ { keep = ($0 == "[workspace.package]" || $0 == "[workspace.dependencies]") } keep' Cargo.toml
+  # [workspace.package], [workspace.dependencies] and [workspace.lints.*], as they are.
+  awk '/^\[/ { keep = ($0 == "[workspace.package]" || $0 == "[workspace.dependencies]" || $0 ~ /^\[workspace\.lints/) } keep' Cargo.toml
 } >"$msrv_dir/Cargo.toml"
 (
   cd "$msrv_dir"
