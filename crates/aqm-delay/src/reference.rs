@@ -70,9 +70,10 @@ pub fn spacing_by_bisection(interval: u64, count: u32) -> u64 {
 }
 
 impl RfcCodel {
-    /// The RFC's initial state, clock at `now`.
+    /// The RFC's initial state, clock at `now` (the profile is taken as every
+    /// state takes it, `State::new(&profile, now)`).
     #[must_use]
-    pub fn new(now: Instant) -> RfcCodel {
+    pub fn new(_profile: &CodelProfile, now: Instant) -> RfcCodel {
         RfcCodel {
             last: now,
             first_above_time: None,
@@ -204,9 +205,10 @@ pub fn newton_by_formula(rec: u16, count: u32) -> u16 {
 }
 
 impl LinuxCodel {
-    /// `codel_vars_init`: everything zero; clock at `now`.
+    /// `codel_vars_init`: everything zero; clock at `now` (the profile is
+    /// taken as every state takes it, `State::new(&profile, now)`).
     #[must_use]
-    pub fn new(now: Instant) -> LinuxCodel {
+    pub fn new(_profile: &CodelProfile, now: Instant) -> LinuxCodel {
         LinuxCodel {
             last: now,
             count: 0,
@@ -359,8 +361,8 @@ impl RefCodel {
     #[must_use]
     pub fn new(p: &CodelProfile, now: Instant) -> RefCodel {
         match p.law {
-            ControlLaw::Exact => RefCodel::Rfc(RfcCodel::new(now)),
-            ControlLaw::Linux => RefCodel::Linux(LinuxCodel::new(now)),
+            ControlLaw::Exact => RefCodel::Rfc(RfcCodel::new(p, now)),
+            ControlLaw::Linux => RefCodel::Linux(LinuxCodel::new(p, now)),
         }
     }
 
