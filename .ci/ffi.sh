@@ -179,6 +179,11 @@ if pkg-config --exists libdpdk; then
         x_rc=$?
     fi
     set -e
+    # rte_pie against netcond's PIE (no EAL needed): netcond within the
+    # tolerance of RFC 8033's update in double, rte_pie's documented
+    # behaviours reproduced (integrations/dpdk/README.md).
+    make -s -C integrations/dpdk netcond-pie-compare NETCOND_LIB="$CARGO_TARGET_DIR/release/libnetcond.a"
+    integrations/dpdk/netcond-pie-compare | tail -5
     make -s -C integrations/dpdk clean
     if [ "$rc" = 0 ]; then
         if [ "$x_rc" = 0 ]; then

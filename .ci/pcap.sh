@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # netcond on real packets: installs tshark, tcpdump, iperf3, nftables and
 # iptables, runs netcond-pcap's tests with the tshark tests switched on, and
-# the live NFQUEUE test across three network namespaces.
+# the live NFQUEUE test across three network namespaces, and the tbf stage
+# against Linux's tbf qdisc on the same traffic.
 # Run from anywhere as root: bash .ci/pcap.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,12 @@ part "netcond-nfq: live test across network namespaces"
 cargo build --release -p netcond-pcap --bin netcond-nfq
 bin="${CARGO_TARGET_DIR:-target}/release/netcond-nfq"
 NFQ_BENCH=${NFQ_BENCH:-0} bash crates/netcond-pcap/tests/nfq.sh "$bin"
+took
+
+part "netcond-nfq tbf against Linux's tbf qdisc, live"
+# Same traffic through Linux's tbf and through netcond-nfq's tbf stage:
+# throughput, ping percentiles and drops compared (crates/netcond-pcap/tests/tbf_live.sh).
+bash crates/netcond-pcap/tests/tbf_live.sh "$bin"
 took
 
 echo "pcap: all done in $((SECONDS - t0)) s"

@@ -48,6 +48,34 @@
 // bytes, the lists and counters, the tag).
 #define NETCOND_FQ_CODEL_SIZE 65600
 
+// Size in bytes of a `netcond_pie_profile`.
+#define NETCOND_PIE_PROFILE_SIZE 128
+
+// Size in bytes of a `netcond_pie` (one queue's state).
+#define NETCOND_PIE_STATE_SIZE 104
+
+// Probability one in PIE's fixed point (Linux's `MAX_PROB`, 2^56 - 1).
+#define NETCOND_PIE_MAX_PROB 72057594037927935
+
+// Size in bytes of a `netcond_dualpi2_profile`.
+#define NETCOND_DUALPI2_PROFILE_SIZE 128
+
+// Size in bytes of a `netcond_dualpi2` (the queue pair's state).
+#define NETCOND_DUALPI2_STATE_SIZE 64
+
+// Probability one in `p'` and `p_CL` (units of 2^-32).
+#define NETCOND_DUALPI2_P_ONE (1 << 32)
+
+// The flow queues of a `netcond_fq_pie`: flow indexes are taken modulo this.
+#define NETCOND_FQ_PIE_FLOWS 1024
+
+// Size in bytes of a `netcond_fq_pie_profile`.
+#define NETCOND_FQ_PIE_PROFILE_SIZE 192
+
+// Size in bytes of a `netcond_fq_pie` (a whole queue: 1024 flows of 120
+// bytes, the lists, counters and clocks, the tag).
+#define NETCOND_FQ_PIE_SIZE 122944
+
 // 1.0 in the 1.31 fixed point of CLE fractions.
 #define NETCOND_Q31_ONE 2147483648
 
@@ -123,6 +151,30 @@
 // Size in bytes of a `netcond_et_marker_sim48` state.
 #define NETCOND_ET48_STATE_SIZE 24
 
+// Size in bytes of a `netcond_tbf`.
+#define NETCOND_TBF_SIZE 64
+
+// `netcond_tbf_enqueue`: queued; the caller appends the packet to its FIFO.
+#define NETCOND_TBF_ACCEPT 0
+
+// `netcond_tbf_enqueue`: dropped, the backlog would exceed the limit.
+#define NETCOND_TBF_DROP_OVER_LIMIT 1
+
+// `netcond_tbf_enqueue`: dropped, longer than the burst (or the mtu), so it
+// could never leave (Linux drops it at enqueue too).
+#define NETCOND_TBF_DROP_TOO_BIG 2
+
+// `netcond_tbf_dequeue`: not yet; the instant at which the head may leave
+// was written.
+#define NETCOND_TBF_WAIT 0
+
+// `netcond_tbf_dequeue`: the head leaves now; the caller removes it.
+#define NETCOND_TBF_NOW 1
+
+// `netcond_tbf_dequeue`: never, the head is longer than a bucket (not a
+// length `netcond_tbf_enqueue` accepted).
+#define NETCOND_TBF_NEVER 2
+
 // Size in bytes of every three-color marker profile struct.
 #define NETCOND_TCM_PROFILE_SIZE 256
 
@@ -156,6 +208,27 @@ typedef enum netcond_codel_verdict {
   // for the next head, or `netcond_codel_on_empty` if the queue is empty.
   NETCOND_CODEL_DROP = 2,
 } netcond_codel_verdict;
+
+// What to do with an arriving packet.
+typedef enum netcond_pie_verdict {
+  // Queue it unchanged. Also the answer to a NULL or unusable argument.
+  NETCOND_PIE_ENQUEUE = 0,
+  // Set CE (RFC 3168 section 5) and queue it.
+  NETCOND_PIE_MARK = 1,
+  // Drop it (the queue's limit, or PIE's random early drop).
+  NETCOND_PIE_DROP = 2,
+} netcond_pie_verdict;
+
+// One of the two queues, or neither.
+typedef enum netcond_dualpi2_queue {
+  // The L4S queue.
+  NETCOND_DUALPI2_L4S = 0,
+  // The Classic queue.
+  NETCOND_DUALPI2_CLASSIC = 1,
+  // Neither: at enqueue, the shared buffer is full (drop the packet); at
+  // scheduling, both queues are empty.
+  NETCOND_DUALPI2_NONE = 2,
+} netcond_dualpi2_queue;
 
 // The color of a packet (RFC 2697, RFC 2698, RFC 4115), numbered as DPDK's
 // `enum rte_color`. Functions that take an input color take an `int`; any value
@@ -207,6 +280,9 @@ typedef enum netcond_status {
   NETCOND_E_TICK = -4,
   // An array argument (of states, or of packets for a bulk call) has zero elements.
   NETCOND_E_COUNT = -5,
+  // A `reserved` field of a parameters struct is not zero (zero them,
+  // e.g. with `= {0}` or `memset`, before setting the fields you use).
+  NETCOND_E_RESERVED = -6,
   // srTCM: CIR is zero.
   NETCOND_E_SRTCM_ZERO_CIR = -100,
   // srTCM: CBS and EBS are both zero.
@@ -408,6 +484,42 @@ typedef enum netcond_status {
   NETCOND_E_DELAY_ZERO_MTU = -709,
   // Delay AQM: a PIE time of 2^40 ns or more, or alpha or beta above 32/16.
   NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE = -710,
+  // Delay AQM: DualPI2's Classic target is below one tick.
+  NETCOND_E_DELAY_DUALPI2_ZERO_TARGET = -711,
+  // Delay AQM: DualPI2's Tupdate is below one tick.
+  NETCOND_E_DELAY_DUALPI2_ZERO_UPDATE = -712,
+  // Delay AQM: DualPI2's coupling factor k is zero.
+  NETCOND_E_DELAY_DUALPI2_ZERO_COUPLING = -713,
+  // Delay AQM: DualPI2's L4S ramp ends below one tick.
+  NETCOND_E_DELAY_DUALPI2_ZERO_THRESHOLD = -714,
+  // Delay AQM: DualPI2's limit holds less than one MTU, or the MTU is zero.
+  NETCOND_E_DELAY_DUALPI2_LIMIT_BELOW_MTU = -715,
+  // Delay AQM: a DualPI2 round-robin weight is zero.
+  NETCOND_E_DELAY_DUALPI2_ZERO_WEIGHT = -716,
+  // Delay AQM: a DualPI2 time of 2^40 ns or more, a gain above 1 kHz or k above 16.
+  NETCOND_E_DELAY_DUALPI2_PARAMETER_TOO_LARGE = -717,
+  // Delay AQM: FQ-PIE with PIE's RFC law.
+  NETCOND_E_DELAY_FQ_PIE_LINUX_ONLY = -718,
+  // Delay AQM: FQ-PIE's ecn_prob is above 100 percent.
+  NETCOND_E_DELAY_FQ_PIE_ECN_PROB_TOO_LARGE = -719,
+  // Token bucket filter: the rate is zero.
+  NETCOND_E_TBF_ZERO_RATE = -800,
+  // Token bucket filter: the burst is zero.
+  NETCOND_E_TBF_ZERO_BURST = -801,
+  // Token bucket filter: the burst is above 4294967295 bytes.
+  NETCOND_E_TBF_BURST_TOO_LARGE = -802,
+  // Token bucket filter: both a limit and a latency are given.
+  NETCOND_E_TBF_LIMIT_AND_LATENCY = -803,
+  // Token bucket filter: neither a limit nor a latency is given.
+  NETCOND_E_TBF_NO_LIMIT = -804,
+  // Token bucket filter: the peak rate does not exceed the rate.
+  NETCOND_E_TBF_PEAK_NOT_ABOVE_RATE = -805,
+  // Token bucket filter: a peak rate with a zero mtu.
+  NETCOND_E_TBF_ZERO_MTU = -806,
+  // Token bucket filter: the mtu is above 4294967295 bytes.
+  NETCOND_E_TBF_MTU_TOO_LARGE = -807,
+  // Token bucket filter: a bucket does not fit the token counter.
+  NETCOND_E_TBF_BUCKET_TOO_LARGE = -808,
 } netcond_status;
 
 // RFC 4115's rule for a packet exactly as large as a bucket's tokens.
@@ -733,6 +845,197 @@ typedef struct netcond_fq_codel_flow {
   // Its CoDel.
   struct netcond_codel_info codel;
 } netcond_fq_codel_flow;
+
+// A validated PIE profile (opaque; read-only once configured).
+typedef struct NETCOND_ALIGNED(64) netcond_pie_profile {
+  // Opaque.
+  uint64_t opaque[16];
+} netcond_pie_profile;
+
+// The parameters of a PIE queue (RFC 8033 section 4's names, Linux
+// `sch_pie`'s units).
+typedef struct netcond_pie_params {
+  // QDELAY_REF, ns (RFC 8033 section 4.2; 15 ms is 15000000).
+  uint64_t target_ns;
+  // T_UPDATE, ns (section 4.2; 15 ms).
+  uint64_t t_update_ns;
+  // MAX_BURST, ns (section 4.4; 150 ms).
+  uint64_t max_burst_ns;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // alpha in units of 1/16 Hz, at most 32 (2 is RFC 8033's 0.125).
+  uint32_t alpha;
+  // beta in units of 1/16 Hz, at most 32 (20 is RFC 8033's 1.25).
+  uint32_t beta;
+  // The packet limit: an arrival to a queue holding this many is dropped
+  // (Linux: 1000).
+  uint32_t limit;
+  // The MTU in bytes: no early drop below two of them queued; byte mode
+  // scales by it (Linux: 1514).
+  uint32_t mtu;
+  // 1 to mark ECN-capable packets instead of dropping them while the drop
+  // probability is at most 10 %, else 0.
+  uint32_t ecn;
+  // 1 for byte mode (probability scaled by `len / mtu`), else 0.
+  uint32_t bytemode;
+  // 1 to bound the probability to one after each update (RFC 8033
+  // section 4.2), 0 to let it grow past one as Linux does.
+  uint32_t bound_prob;
+  // Reserved, set to 0.
+  uint32_t reserved0;
+  // Reserved, set to 0.
+  uint64_t reserved;
+} netcond_pie_params;
+
+// One PIE queue's state: 104 bytes (opaque; must be started by
+// `netcond_pie_config`).
+typedef struct NETCOND_ALIGNED(8) netcond_pie {
+  // Opaque.
+  uint64_t opaque[13];
+} netcond_pie;
+
+// What a `netcond_pie` holds (Linux's `struct pie_vars`), for logs and tests.
+typedef struct netcond_pie_info {
+  // The drop probability, in units of 2^-56 (`NETCOND_PIE_MAX_PROB` is
+  // one; without `bound_prob` it may exceed it).
+  uint64_t prob;
+  // The derandomization's accumulated probability, same units.
+  uint64_t accu_prob;
+  // The queue delay estimate, 64 ns units.
+  uint64_t qdelay;
+  // The queue delay at the previous update, 64 ns units.
+  uint64_t qdelay_old;
+  // The burst allowance left, 64 ns units.
+  uint64_t burst_time;
+  // When the next update is due, ticks.
+  uint64_t next_update;
+  // The newest instant seen, ticks.
+  uint64_t last_seen;
+} netcond_pie_info;
+
+// A validated DualPI2 profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_dualpi2_profile {
+  // Opaque.
+  uint64_t opaque[16];
+} netcond_dualpi2_profile;
+
+// The parameters of a DualPI2 queue pair (RFC 9332 Appendix A's names).
+typedef struct netcond_dualpi2_params {
+  // The Classic queue delay target, ns (15 ms is 15000000).
+  uint64_t target_ns;
+  // Tupdate, ns (15 ms).
+  uint64_t t_update_ns;
+  // minTh, where the L4S marking ramp starts, ns (800 us).
+  uint64_t min_th_ns;
+  // The ramp's range, ns (400 us; 0 makes it a step at `min_th_ns`).
+  uint64_t range_ns;
+  // The time shift of `NETCOND_DUALPI2_TIME_SHIFTED`, ns (ignored by the
+  // round robin).
+  uint64_t tshift_ns;
+  // The shared buffer, bytes: an arrival is dropped when the bytes queued
+  // plus one MTU exceed it.
+  uint64_t limit;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // alpha, the integral gain, millihertz (150 is 0.15 Hz).
+  uint32_t alpha_mhz;
+  // beta, the proportional gain, millihertz (3000 is 3 Hz).
+  uint32_t beta_mhz;
+  // The coupling factor k in sixteenths (32 is k = 2).
+  uint32_t k16;
+  // Th_len: no native L4S marking with at most this many packets left in
+  // the L4S queue (1).
+  uint32_t th_len;
+  // The MTU of the limit test, bytes.
+  uint32_t mtu;
+  // 1: the PI update uses the larger of both queues' delays (Appendix
+  // A.2); 0: the Classic queue's (Appendix A.1).
+  uint32_t curq_max;
+  // A `netcond_dualpi2_scheduler`.
+  uint32_t scheduler;
+  // A `netcond_dualpi2_decision`.
+  uint32_t decision;
+  // L4S packets per round of `NETCOND_DUALPI2_WRR`.
+  uint16_t wrr_l4s;
+  // Classic packets per round of `NETCOND_DUALPI2_WRR`.
+  uint16_t wrr_classic;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_dualpi2_params;
+
+// The state of a DualPI2 queue pair (opaque; must be started by
+// `netcond_dualpi2_config`).
+typedef struct NETCOND_ALIGNED(8) netcond_dualpi2 {
+  // Opaque.
+  uint64_t opaque[8];
+} netcond_dualpi2;
+
+// What a `netcond_dualpi2` holds, for logs and tests.
+typedef struct netcond_dualpi2_info {
+  // The base probability `p'`, units of 2^-32.
+  uint64_t p_prime;
+  // The coupled L4S probability `p_CL = min(k p', 1)`, units of 2^-32.
+  uint64_t p_cl;
+  // The Classic probability `p'^2`, units of 2^-64 (saturating).
+  uint64_t p_c;
+  // The queue delay of the previous update, ticks.
+  uint64_t prevq;
+  // The L4S queue's `recur()` accumulator, units of 2^-62.
+  uint64_t l_count;
+  // The Classic queue's `recur()` accumulator, units of 2^-62.
+  uint64_t c_count;
+  // When the next update is due, ticks.
+  uint64_t next_update;
+  // The newest instant seen, ticks.
+  uint64_t last_seen;
+  // Packets served in the round robin's current turn.
+  uint32_t wrr_served;
+  // 1 when it is the Classic queue's turn of the round robin.
+  uint32_t wrr_classic_turn;
+} netcond_dualpi2_info;
+
+// A validated FQ-PIE profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_fq_pie_profile {
+  // Opaque.
+  uint64_t opaque[24];
+} netcond_fq_pie_profile;
+
+// The parameters of an FQ-PIE queue.
+typedef struct netcond_fq_pie_params {
+  // Each flow's PIE (its `limit` is not used; its `mtu` is the two-MTU
+  // threshold of each flow's backlog).
+  struct netcond_pie_params pie;
+  // The DRR quantum, bytes (Linux: 1514).
+  uint32_t quantum;
+  // The packet limit over all flows (Linux: 10240).
+  uint32_t limit;
+  // Mark ECN-capable packets instead of dropping them (with the PIE's
+  // `ecn` on) while the flow's probability is at most this many percent
+  // (Linux: 10).
+  uint32_t ecn_prob;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_fq_pie_params;
+
+// A whole FQ-PIE queue (opaque; must be started by `netcond_fq_pie_config`).
+typedef struct NETCOND_ALIGNED(64) netcond_fq_pie {
+  // Opaque.
+  uint64_t opaque[15368];
+} netcond_fq_pie;
+
+// One flow queue of a `netcond_fq_pie`, for logs and tests.
+typedef struct netcond_fq_pie_flow {
+  // Its DRR deficit, bytes.
+  int64_t deficit;
+  // Bytes queued.
+  uint64_t bytes;
+  // Packets queued.
+  uint32_t packets;
+  // Reserved, 0.
+  uint32_t reserved;
+  // Its PIE.
+  struct netcond_pie_info pie;
+} netcond_fq_pie_flow;
 
 // A validated stop-blocking profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_stop_blocking_profile {
@@ -1417,6 +1720,46 @@ typedef struct netcond_et_marker_sim48 {
   uint64_t opaque[3];
 } netcond_et_marker_sim48;
 
+// A validated token bucket filter profile (opaque).
+typedef struct NETCOND_ALIGNED(64) netcond_tbf_profile {
+  // Opaque.
+  uint64_t opaque[40];
+} netcond_tbf_profile;
+
+// The parameters of a token bucket filter (tc-tbf(8)). Exactly one of
+// `limit_bytes` and `latency_ns` is non-zero.
+typedef struct netcond_tbf_params {
+  // The rate, bits per second.
+  uint64_t rate_bps;
+  // The bucket, bytes (tc's `burst`).
+  uint64_t burst_bytes;
+  // The most bytes queued (0: computed from `latency_ns`).
+  uint64_t limit_bytes;
+  // The latency tc turns into a limit, ns (0: `limit_bytes` is given).
+  uint64_t latency_ns;
+  // The peak rate, bits per second (0: none).
+  uint64_t peakrate_bps;
+  // The peak bucket, bytes (tc's `mtu`; read only with a peak rate).
+  uint64_t mtu_bytes;
+  // Ticks per second of the timestamps.
+  uint64_t tick_hz;
+  // Bytes added to every packet's charge (tc's `overhead`), may be negative.
+  int32_t overhead;
+  // The least a packet is charged (tc's `mpu`), bytes.
+  uint32_t mpu;
+  // Non-zero: charge in ATM cells (tc's `linklayer atm`).
+  uint32_t linklayer_atm;
+  // Reserved, set to 0.
+  uint32_t reserved;
+} netcond_tbf_params;
+
+// One token bucket filter: its tokens and backlog (opaque; must be started
+// by `netcond_tbf_config`). The packets are the caller's.
+typedef struct NETCOND_ALIGNED(64) netcond_tbf {
+  // Opaque.
+  uint64_t opaque[8];
+} netcond_tbf;
+
 // The parameters of an srTCM (RFC 2697 section 2), as DPDK's
 // `rte_meter_srtcm_params` plus the clock.
 typedef struct netcond_srtcm_params {
@@ -1488,6 +1831,17 @@ typedef struct netcond_rfc4115 {
   uint64_t opaque[3];
 } netcond_rfc4115;
 
+// A table of input colors: one `netcond_color` value (0 green, 1 yellow,
+// 2 red; lookups read any other value as red) per DSCP and per VLAN PCP.
+// The fields are public: a caller may fill them directly or with
+// `netcond_color_table_init` / `netcond_color_table_rfc2597` and the setters.
+typedef struct netcond_color_table {
+  // Input color per DSCP (0..63).
+  uint8_t dscp[64];
+  // Input color per VLAN PCP (0..7).
+  uint8_t pcp[8];
+} netcond_color_table;
+
 // A validated srTCM profile for compact states (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_srtcm_compact_profile {
   // Opaque.
@@ -1524,6 +1878,32 @@ typedef struct netcond_rfc4115_compact {
   uint64_t opaque[2];
 } netcond_rfc4115_compact;
 
+// Packets and bytes per output color, and the packets and bytes a policer
+// dropped (DPDK's `rte_mtr_stats`): the Rust `trtcm::Counters`. Counts
+// saturate at 2^64 - 1. The fields are public: zero the struct to start, read
+// or add them up as you like.
+//
+// A marker's `*_counted` call adds the packet (one packet and `pkt_len`
+// bytes, in packet mode too) to its output color. The policer's adds it to
+// green if it conformed (admitted or dropped for want of buffer) and to red
+// if not, and to the dropped counts unless it was admitted.
+typedef struct netcond_counters {
+  // Packets per color, indexed by `netcond_color`.
+  uint64_t packets[3];
+  // Bytes per color, indexed by `netcond_color`.
+  uint64_t bytes[3];
+  // Packets dropped (the policer's policer and buffer drops).
+  uint64_t dropped_packets;
+  // Bytes dropped.
+  uint64_t dropped_bytes;
+} netcond_counters;
+
+// One flow's premium policer state: 24 bytes, 8-aligned (opaque).
+typedef struct netcond_policer {
+  // Opaque.
+  uint64_t opaque[3];
+} netcond_policer;
+
 // A validated premium policer profile (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_policer_profile {
   // Opaque.
@@ -1546,12 +1926,6 @@ typedef struct netcond_policer_params {
   // Reserved, set to 0.
   uint32_t reserved;
 } netcond_policer_params;
-
-// One flow's premium policer state: 24 bytes, 8-aligned (opaque).
-typedef struct netcond_policer {
-  // Opaque.
-  uint64_t opaque[3];
-} netcond_policer;
 
 // A copy of a premium policer state's contents.
 typedef struct netcond_policer_tokens {
@@ -1822,6 +2196,314 @@ uint64_t netcond_fq_codel_bytes(const struct netcond_fq_codel *q);
 int netcond_fq_codel_flow_get(const struct netcond_fq_codel *q,
                               uint32_t flow,
                               struct netcond_fq_codel_flow *out);
+
+// Validates `params` and writes the profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` (a flag out of range)
+// or a `NETCOND_E_DELAY_*` code; on error `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_pie_profile_config(struct netcond_pie_profile *p,
+                               const struct netcond_pie_params *params);
+
+// Starts queue state `s` on profile `p` at `now`: probability 0, the full
+// burst allowance, the first update due one T_UPDATE after `now`. Returns 0
+// or `NETCOND_E_NULL` (`s` or `p` NULL, or `p` not configured).
+//
+// # Safety
+// `s` and `p` are NULL or point to valid structs of their types.
+int netcond_pie_config(struct netcond_pie *s, const struct netcond_pie_profile *p, uint64_t now);
+
+// The verdict for a packet of `len` bytes, ECN-capable if `ecn_capable` is 1
+// (ECT(0), ECT(1) or CE; any other value counts as not-ECT), arriving at
+// `now` to a queue holding `qlen` packets and `backlog` bytes (the arrival
+// not included), with draws from `rng`. A NULL, unstarted or unconfigured
+// argument gives `NETCOND_PIE_ENQUEUE` and changes nothing.
+//
+// # Safety
+// Each pointer is NULL or valid; `s` and `rng` are used by one thread.
+enum netcond_pie_verdict netcond_pie_enqueue(struct netcond_pie *s,
+                                             const struct netcond_pie_profile *p,
+                                             uint64_t now,
+                                             uint32_t len,
+                                             int ecn_capable,
+                                             uint32_t qlen,
+                                             uint64_t backlog,
+                                             struct netcond_rng *rng);
+
+// As `netcond_pie_enqueue`, with `draw` (a uniform 64-bit value) for the
+// one random draw the decision may take.
+//
+// # Safety
+// As `netcond_pie_enqueue`.
+enum netcond_pie_verdict netcond_pie_enqueue_draw(struct netcond_pie *s,
+                                                  const struct netcond_pie_profile *p,
+                                                  uint64_t now,
+                                                  uint32_t len,
+                                                  int ecn_capable,
+                                                  uint32_t qlen,
+                                                  uint64_t backlog,
+                                                  uint64_t draw);
+
+// A packet enqueued at `enqueued_at` (ticks) left the queue at `now`, with
+// `backlog` bytes left after it: the queue delay becomes its sojourn time
+// (0 if the queue is now empty) and the time since the previous departure
+// is taken from the burst allowance. Does nothing on a NULL, unstarted or
+// unconfigured argument.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+void netcond_pie_dequeue(struct netcond_pie *s,
+                         const struct netcond_pie_profile *p,
+                         uint64_t now,
+                         uint64_t enqueued_at,
+                         uint32_t len,
+                         uint64_t backlog);
+
+// Runs the drop-probability update if it is due at `now` (one T_UPDATE
+// after the previous one), with `backlog` bytes queued; the next is then due
+// one T_UPDATE after `now`. Returns 1 if it ran, 0 if not,
+// `NETCOND_E_NULL` on a NULL, unstarted or unconfigured argument.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+int netcond_pie_poll(struct netcond_pie *s,
+                     const struct netcond_pie_profile *p,
+                     uint64_t now,
+                     uint64_t backlog);
+
+// The drop probability of `s` in units of 2^-56 (`NETCOND_PIE_MAX_PROB` is
+// one), or 0 if `s` is NULL or unstarted.
+//
+// # Safety
+// `s` is NULL or valid.
+uint64_t netcond_pie_prob(const struct netcond_pie *s);
+
+// Writes the variables of `s` to `*info`. Returns 0, or `NETCOND_E_NULL`
+// (leaving `*info` untouched) if `s` or `info` is NULL or `s` is unstarted.
+//
+// # Safety
+// `s` and `info` are NULL or valid.
+int netcond_pie_info_get(const struct netcond_pie *s, struct netcond_pie_info *info);
+
+// Validates `params` and writes the profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` (a flag or enum out
+// of range) or a `NETCOND_E_DELAY_*` code; on error `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_dualpi2_profile_config(struct netcond_dualpi2_profile *p,
+                                   const struct netcond_dualpi2_params *params);
+
+// Starts state `s` on profile `p` at `now`: `p' = 0`, the first update due
+// one Tupdate after `now`. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `p` are NULL or point to valid structs of their types.
+int netcond_dualpi2_config(struct netcond_dualpi2 *s,
+                           const struct netcond_dualpi2_profile *p,
+                           uint64_t now);
+
+// The queue for an arriving packet of `len` bytes whose ECN field is the low
+// two bits of `ecn` (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE), with `backlog`
+// bytes queued in both queues: `NETCOND_DUALPI2_NONE` (drop it) when the
+// shared buffer cannot take one more MTU, else the classifier's queue. A
+// NULL, unstarted or unconfigured argument gives the classifier's queue and
+// changes nothing.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+enum netcond_dualpi2_queue netcond_dualpi2_enqueue(struct netcond_dualpi2 *s,
+                                                   const struct netcond_dualpi2_profile *p,
+                                                   uint64_t now,
+                                                   uint32_t ecn,
+                                                   uint32_t len,
+                                                   uint64_t backlog);
+
+// The queue whose head to take next at `now`, given whether each queue
+// holds a packet (`has_l4s`, `has_classic` nonzero) and its head's enqueue
+// time: `NETCOND_DUALPI2_NONE` when both are empty or on a NULL, unstarted
+// or unconfigured argument.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+enum netcond_dualpi2_queue netcond_dualpi2_schedule(struct netcond_dualpi2 *s,
+                                                    const struct netcond_dualpi2_profile *p,
+                                                    uint64_t now,
+                                                    int has_l4s,
+                                                    uint64_t l4s_head,
+                                                    int has_classic,
+                                                    uint64_t classic_head);
+
+// The verdict for the head packet just taken from `queue` (the queue
+// `netcond_dualpi2_schedule` named): enqueued at `enqueued_at`, `len` bytes,
+// the low two bits of `ecn` its ECN field, `left` packets left in that queue
+// after it; draws from `rng`. On `NETCOND_CODEL_DROP`, drop it and schedule
+// again. `NETCOND_DUALPI2_NONE`, or a NULL, unstarted or unconfigured
+// argument, gives `NETCOND_CODEL_DELIVER` and changes nothing.
+//
+// # Safety
+// Each pointer is NULL or valid; `s` and `rng` are used by one thread.
+enum netcond_codel_verdict netcond_dualpi2_dequeue(struct netcond_dualpi2 *s,
+                                                   const struct netcond_dualpi2_profile *p,
+                                                   uint64_t now,
+                                                   enum netcond_dualpi2_queue queue,
+                                                   uint64_t enqueued_at,
+                                                   uint32_t len,
+                                                   uint32_t ecn,
+                                                   uint32_t left,
+                                                   struct netcond_rng *rng);
+
+// As `netcond_dualpi2_dequeue`, with `draw` (a uniform 64-bit value) for the
+// at most two 32-bit draws the decision takes, high half first.
+//
+// # Safety
+// As `netcond_dualpi2_dequeue`.
+enum netcond_codel_verdict netcond_dualpi2_dequeue_draw(struct netcond_dualpi2 *s,
+                                                        const struct netcond_dualpi2_profile *p,
+                                                        uint64_t now,
+                                                        enum netcond_dualpi2_queue queue,
+                                                        uint64_t enqueued_at,
+                                                        uint32_t len,
+                                                        uint32_t ecn,
+                                                        uint32_t left,
+                                                        uint64_t draw);
+
+// Runs the PI update if it is due at `now` (one Tupdate after the previous
+// one), with the heads' enqueue times as for `netcond_dualpi2_schedule`; the
+// next is then due one Tupdate after `now`. Returns 1 if it ran, 0 if not,
+// `NETCOND_E_NULL` on a NULL, unstarted or unconfigured argument.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+int netcond_dualpi2_poll(struct netcond_dualpi2 *s,
+                         const struct netcond_dualpi2_profile *p,
+                         uint64_t now,
+                         int has_l4s,
+                         uint64_t l4s_head,
+                         int has_classic,
+                         uint64_t classic_head);
+
+// Writes the variables of `s` (with the probabilities `p` derives) to
+// `*info`. Returns 0, or `NETCOND_E_NULL` (leaving `*info` untouched) if an
+// argument is NULL, unstarted or unconfigured.
+//
+// # Safety
+// `s`, `p` and `info` are NULL or valid.
+int netcond_dualpi2_info_get(const struct netcond_dualpi2 *s,
+                             const struct netcond_dualpi2_profile *p,
+                             struct netcond_dualpi2_info *info);
+
+// Validates `params` and writes the FQ-PIE profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
+// `NETCOND_E_DELAY_*` code; on error `p` is unusable.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_fq_pie_profile_config(struct netcond_fq_pie_profile *p,
+                                  const struct netcond_fq_pie_params *params);
+
+// Starts queue `q` on profile `p` at `now`: every flow empty, on neither
+// list, the first update due one T_UPDATE after `now`. Returns 0 or
+// `NETCOND_E_NULL`. Builds the 120 KiB queue on the stack before copying it
+// to `q`.
+//
+// # Safety
+// `q` and `p` are NULL or point to valid structs of their types.
+int netcond_fq_pie_config(struct netcond_fq_pie *q,
+                          const struct netcond_fq_pie_profile *p,
+                          uint64_t now);
+
+// The verdict for a packet of `len` bytes, ECN-capable if `ecn_capable` is 1,
+// arriving at `now` to flow `flow` (modulo `NETCOND_FQ_PIE_FLOWS`; the
+// caller's hash or classifier), with draws from `rng`: `NETCOND_PIE_DROP`
+// when `limit` packets are queued over all flows or the flow's PIE drops it
+// early, `NETCOND_PIE_MARK` (set CE) for an ECN-capable early-drop candidate
+// while the flow's probability is at most `ecn_prob` percent. On
+// `NETCOND_PIE_ENQUEUE` or `NETCOND_PIE_MARK` push it to the flow's FIFO. A
+// NULL, unstarted or unconfigured argument gives `NETCOND_PIE_ENQUEUE` and
+// changes nothing.
+//
+// # Safety
+// Each pointer is NULL or valid; `q` and `rng` are used by one thread.
+enum netcond_pie_verdict netcond_fq_pie_enqueue(struct netcond_fq_pie *q,
+                                                const struct netcond_fq_pie_profile *p,
+                                                uint64_t now,
+                                                uint32_t flow,
+                                                uint32_t len,
+                                                int ecn_capable,
+                                                struct netcond_rng *rng);
+
+// As `netcond_fq_pie_enqueue`, with `draw` (a uniform 64-bit value) for the
+// one random draw the decision may take.
+//
+// # Safety
+// As `netcond_fq_pie_enqueue`.
+enum netcond_pie_verdict netcond_fq_pie_enqueue_draw(struct netcond_fq_pie *q,
+                                                     const struct netcond_fq_pie_profile *p,
+                                                     uint64_t now,
+                                                     uint32_t flow,
+                                                     uint32_t len,
+                                                     int ecn_capable,
+                                                     uint64_t draw);
+
+// The flow to serve at `now` (new flows first, then old ones, by deficit
+// round robin): returns 1 and writes it to `*flow` (if not NULL), 0 if every
+// flow is empty, `NETCOND_E_NULL` if `q` or `p` is NULL or unstarted.
+//
+// # Safety
+// `q`, `p` and `flow` are NULL or valid; `q` is used by one thread.
+int netcond_fq_pie_schedule(struct netcond_fq_pie *q,
+                            const struct netcond_fq_pie_profile *p,
+                            uint64_t now,
+                            uint32_t *flow);
+
+// The head packet just taken at `now` from flow `flow`'s FIFO (the flow
+// `netcond_fq_pie_schedule` named), enqueued at `enqueued_at`, `len` bytes:
+// charged to the flow's deficit, its sojourn time given to the flow's PIE.
+// Does nothing on a NULL, unstarted or unconfigured argument.
+//
+// # Safety
+// `q` and `p` are NULL or valid; `q` is used by one thread during the call.
+void netcond_fq_pie_dequeue(struct netcond_fq_pie *q,
+                            const struct netcond_fq_pie_profile *p,
+                            uint64_t now,
+                            uint32_t flow,
+                            uint64_t enqueued_at,
+                            uint32_t len);
+
+// Every flow's probability update, if due at `now` (one T_UPDATE after the
+// previous one); the next is then due one T_UPDATE after `now`. Returns 1 if
+// it ran, 0 if not, `NETCOND_E_NULL` on a NULL, unstarted or unconfigured
+// argument.
+//
+// # Safety
+// `q` and `p` are NULL or valid; `q` is used by one thread during the call.
+int netcond_fq_pie_poll(struct netcond_fq_pie *q,
+                        const struct netcond_fq_pie_profile *p,
+                        uint64_t now);
+
+// Packets in the whole queue, or 0 if `q` is NULL or unstarted.
+//
+// # Safety
+// `q` is NULL or valid.
+uint32_t netcond_fq_pie_packets(const struct netcond_fq_pie *q);
+
+// Bytes in the whole queue, or 0 if `q` is NULL or unstarted.
+//
+// # Safety
+// `q` is NULL or valid.
+uint64_t netcond_fq_pie_bytes(const struct netcond_fq_pie *q);
+
+// Writes flow `flow`'s state (`flow` modulo `NETCOND_FQ_PIE_FLOWS`) to
+// `*out`. Returns 0, or `NETCOND_E_NULL` (leaving `*out` untouched) if `q`
+// or `out` is NULL or `q` is unstarted.
+//
+// # Safety
+// `q` and `out` are NULL or valid.
+int netcond_fq_pie_flow_get(const struct netcond_fq_pie *q,
+                            uint32_t flow,
+                            struct netcond_fq_pie_flow *out);
 
 // Validates `params` and writes the stop-blocking profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
@@ -2849,6 +3531,86 @@ enum netcond_pcn_mark netcond_et_marker_sim48_mark(struct netcond_et_marker_sim4
 int64_t netcond_et_marker_sim48_tokens(const struct netcond_et_marker_sim48 *m,
                                        const struct netcond_et_marker_sim48_profile *p);
 
+// Validates `params` and writes the profile to `p`. Returns 0,
+// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_TBF_*` code.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_tbf_profile_config(struct netcond_tbf_profile *p,
+                               const struct netcond_tbf_params *params);
+
+// The queue limit of profile `p`, bytes (given, or computed from the
+// latency as tc does); 0 for NULL or an unconfigured profile.
+//
+// # Safety
+// `p` is NULL or valid.
+uint64_t netcond_tbf_limit(const struct netcond_tbf_profile *p);
+
+// The longest packet profile `p` can ever send, bytes (the burst, or the
+// mtu when smaller); longer ones are dropped at enqueue. 0 for NULL.
+//
+// # Safety
+// `p` is NULL or valid.
+uint32_t netcond_tbf_max_size(const struct netcond_tbf_profile *p);
+
+// Starts `s` on profile `p` at `now`: full buckets, empty queue. Returns 0
+// or `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `p` are NULL or point to valid structs of their types.
+int netcond_tbf_config(struct netcond_tbf *s, const struct netcond_tbf_profile *p, uint64_t now);
+
+// A packet of `pkt_len` bytes arrives at `now`. Returns
+// `NETCOND_TBF_ACCEPT` (the caller appends it to its FIFO),
+// `NETCOND_TBF_DROP_OVER_LIMIT`, `NETCOND_TBF_DROP_TOO_BIG`, or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+int netcond_tbf_enqueue(struct netcond_tbf *s,
+                        const struct netcond_tbf_profile *p,
+                        uint64_t now,
+                        uint32_t pkt_len);
+
+// The head of the caller's FIFO, of `head_len` bytes, leaves at `now` if
+// both buckets hold its charge: returns `NETCOND_TBF_NOW` (tokens taken,
+// the caller removes it). Otherwise nothing changes and it returns
+// `NETCOND_TBF_WAIT`, writing to `*at` (if not NULL) the instant at which
+// the head may leave, or `NETCOND_TBF_NEVER`. `NETCOND_E_NULL` for NULL or
+// unstarted arguments.
+//
+// # Safety
+// Each pointer is NULL or valid; `s` is used by one thread during the call.
+int netcond_tbf_dequeue(struct netcond_tbf *s,
+                        const struct netcond_tbf_profile *p,
+                        uint64_t now,
+                        uint32_t head_len,
+                        uint64_t *at);
+
+// The earliest instant, not before `now`, at which a head of `head_len`
+// bytes may leave: returns 1 and writes it to `*at` (if not NULL), 0 if it
+// never can, or `NETCOND_E_NULL`. Changes nothing.
+//
+// # Safety
+// Each pointer is NULL or valid.
+int netcond_tbf_next_departure(const struct netcond_tbf *s,
+                               const struct netcond_tbf_profile *p,
+                               uint64_t now,
+                               uint32_t head_len,
+                               uint64_t *at);
+
+// Bytes queued in `s` (accepted and not yet dequeued); 0 on NULL or unstarted.
+//
+// # Safety
+// `s` is NULL or valid.
+uint64_t netcond_tbf_backlog(const struct netcond_tbf *s);
+
+// Packets queued in `s`; 0 on NULL or unstarted.
+//
+// # Safety
+// `s` is NULL or valid.
+uint32_t netcond_tbf_packets(const struct netcond_tbf *s);
+
 // Validates `params` and writes the srTCM profile to `p`.
 //
 // Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_SRTCM_*` code;
@@ -3047,6 +3809,59 @@ enum netcond_color netcond_rfc4115_color_aware_check(struct netcond_rfc4115 *m,
 // `m` and `out` are NULL or point to valid structs.
 int netcond_rfc4115_read(const struct netcond_rfc4115 *m, struct netcond_tcm_tokens *out);
 
+// Fills `t` with `color` (a `netcond_color`; any other value is red) for
+// every DSCP and PCP. Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// `t` is NULL or points to a writable `netcond_color_table`.
+int netcond_color_table_init(struct netcond_color_table *t, int color);
+
+// Fills `t` with RFC 2597's AF drop precedences (section 6): AFx1 (DSCP 10,
+// 18, 26, 34) green, AFx2 (12, 20, 28, 36) yellow, AFx3 (14, 22, 30, 38) red,
+// and `default_color` for every other DSCP and every PCP (`NETCOND_GREEN`
+// gives the Rust `ColorTable::RFC2597`). Returns 0 or `NETCOND_E_NULL`.
+//
+// # Safety
+// As `netcond_color_table_init`.
+int netcond_color_table_rfc2597(struct netcond_color_table *t, int default_color);
+
+// Maps DSCP `dscp` (masked to 6 bits) to `color` in `t`. Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// As `netcond_color_table_init`.
+int netcond_color_table_set_dscp(struct netcond_color_table *t, uint8_t dscp, int color);
+
+// Maps VLAN PCP `pcp` (masked to 3 bits) to `color` in `t`. Returns 0 or
+// `NETCOND_E_NULL`.
+//
+// # Safety
+// As `netcond_color_table_init`.
+int netcond_color_table_set_pcp(struct netcond_color_table *t, uint8_t pcp, int color);
+
+// The input color of DSCP `dscp` (masked to 6 bits) in `t`; `NETCOND_RED`
+// if `t` is NULL.
+//
+// # Safety
+// `t` is NULL or points to a readable `netcond_color_table`.
+enum netcond_color netcond_color_table_dscp(const struct netcond_color_table *t, uint8_t dscp);
+
+// The input color of a packet whose IPv4 TOS / IPv6 Traffic Class byte is
+// `ds_field` (DSCP in its upper six bits) in `t`; `NETCOND_RED` if `t` is
+// NULL.
+//
+// # Safety
+// As `netcond_color_table_dscp`.
+enum netcond_color netcond_color_table_ds_field(const struct netcond_color_table *t,
+                                                uint8_t ds_field);
+
+// The input color of VLAN PCP `pcp` (masked to 3 bits) in `t`;
+// `NETCOND_RED` if `t` is NULL.
+//
+// # Safety
+// As `netcond_color_table_dscp`.
+enum netcond_color netcond_color_table_pcp(const struct netcond_color_table *t, uint8_t pcp);
+
 // Validates `params` for 16-byte srTCM states and writes the profile to `p`.
 //
 // Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK`, a `NETCOND_E_SRTCM_*` code or
@@ -3193,6 +4008,358 @@ int netcond_srtcm_compact_read(const struct netcond_srtcm_compact *m,
 int netcond_rfc4115_compact_read(const struct netcond_rfc4115_compact *m,
                                  struct netcond_tcm_tokens *out);
 
+// `netcond_srtcm_color_blind_check`, then the packet (its color, one packet,
+// `pkt_len` bytes) added to `*c`. A NULL `c` counts nothing; a NULL or
+// unconfigured `m` or `p` gives `NETCOND_RED` and counts nothing.
+//
+// # Safety
+// `m`, `p` and `c` are NULL or point to valid structs of their types, none
+// overlapping another; `m` and `c` are used by no other thread during the
+// call.
+enum netcond_color netcond_srtcm_color_blind_counted(struct netcond_srtcm *m,
+                                                     const struct netcond_srtcm_profile *p,
+                                                     uint64_t time,
+                                                     uint32_t pkt_len,
+                                                     struct netcond_counters *c);
+
+// `netcond_srtcm_color_aware_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_srtcm_color_aware_counted(struct netcond_srtcm *m,
+                                                     const struct netcond_srtcm_profile *p,
+                                                     uint64_t time,
+                                                     uint32_t pkt_len,
+                                                     int pkt_color,
+                                                     struct netcond_counters *c);
+
+// `netcond_srtcm_color_blind_packet` (one token charged), then the packet
+// added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_srtcm_color_blind_packet_counted(struct netcond_srtcm *m,
+                                                            const struct netcond_srtcm_profile *p,
+                                                            uint64_t time,
+                                                            uint32_t pkt_len,
+                                                            struct netcond_counters *c);
+
+// `netcond_srtcm_color_aware_packet` (one token charged), then the packet
+// added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_srtcm_color_aware_packet_counted(struct netcond_srtcm *m,
+                                                            const struct netcond_srtcm_profile *p,
+                                                            uint64_t time,
+                                                            uint32_t pkt_len,
+                                                            int pkt_color,
+                                                            struct netcond_counters *c);
+
+// `netcond_trtcm_color_blind_check`, then the packet added to `*c` (trTCM; see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_trtcm_color_blind_counted(struct netcond_trtcm *m,
+                                                     const struct netcond_trtcm_profile *p,
+                                                     uint64_t time,
+                                                     uint32_t pkt_len,
+                                                     struct netcond_counters *c);
+
+// `netcond_trtcm_color_aware_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_trtcm_color_aware_counted(struct netcond_trtcm *m,
+                                                     const struct netcond_trtcm_profile *p,
+                                                     uint64_t time,
+                                                     uint32_t pkt_len,
+                                                     int pkt_color,
+                                                     struct netcond_counters *c);
+
+// `netcond_trtcm_color_blind_packet` (one token charged), then the packet
+// added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_trtcm_color_blind_packet_counted(struct netcond_trtcm *m,
+                                                            const struct netcond_trtcm_profile *p,
+                                                            uint64_t time,
+                                                            uint32_t pkt_len,
+                                                            struct netcond_counters *c);
+
+// `netcond_trtcm_color_aware_packet` (one token charged), then the packet
+// added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_trtcm_color_aware_packet_counted(struct netcond_trtcm *m,
+                                                            const struct netcond_trtcm_profile *p,
+                                                            uint64_t time,
+                                                            uint32_t pkt_len,
+                                                            int pkt_color,
+                                                            struct netcond_counters *c);
+
+// `netcond_rfc4115_color_blind_check`, then the packet added to `*c` (RFC 4115; see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_rfc4115_color_blind_counted(struct netcond_rfc4115 *m,
+                                                       const struct netcond_rfc4115_profile *p,
+                                                       uint64_t time,
+                                                       uint32_t pkt_len,
+                                                       struct netcond_counters *c);
+
+// `netcond_rfc4115_color_aware_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_rfc4115_color_aware_counted(struct netcond_rfc4115 *m,
+                                                       const struct netcond_rfc4115_profile *p,
+                                                       uint64_t time,
+                                                       uint32_t pkt_len,
+                                                       int pkt_color,
+                                                       struct netcond_counters *c);
+
+// `netcond_rfc4115_color_blind_packet` (one token charged), then the packet
+// added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_rfc4115_color_blind_packet_counted(struct netcond_rfc4115 *m,
+                                                              const struct netcond_rfc4115_profile *p,
+                                                              uint64_t time,
+                                                              uint32_t pkt_len,
+                                                              struct netcond_counters *c);
+
+// `netcond_rfc4115_color_aware_packet` (one token charged), then the packet
+// added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_rfc4115_color_aware_packet_counted(struct netcond_rfc4115 *m,
+                                                              const struct netcond_rfc4115_profile *p,
+                                                              uint64_t time,
+                                                              uint32_t pkt_len,
+                                                              int pkt_color,
+                                                              struct netcond_counters *c);
+
+// `netcond_srtcm_compact_color_blind_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_srtcm_compact_color_blind_counted(struct netcond_srtcm_compact *m,
+                                                             const struct netcond_srtcm_compact_profile *p,
+                                                             uint64_t time,
+                                                             uint32_t pkt_len,
+                                                             struct netcond_counters *c);
+
+// `netcond_srtcm_compact_color_aware_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_srtcm_compact_color_aware_counted(struct netcond_srtcm_compact *m,
+                                                             const struct netcond_srtcm_compact_profile *p,
+                                                             uint64_t time,
+                                                             uint32_t pkt_len,
+                                                             int pkt_color,
+                                                             struct netcond_counters *c);
+
+// `netcond_trtcm_compact_color_blind_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_trtcm_compact_color_blind_counted(struct netcond_trtcm_compact *m,
+                                                             const struct netcond_trtcm_compact_profile *p,
+                                                             uint64_t time,
+                                                             uint32_t pkt_len,
+                                                             struct netcond_counters *c);
+
+// `netcond_trtcm_compact_color_aware_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_trtcm_compact_color_aware_counted(struct netcond_trtcm_compact *m,
+                                                             const struct netcond_trtcm_compact_profile *p,
+                                                             uint64_t time,
+                                                             uint32_t pkt_len,
+                                                             int pkt_color,
+                                                             struct netcond_counters *c);
+
+// `netcond_rfc4115_compact_color_blind_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_rfc4115_compact_color_blind_counted(struct netcond_rfc4115_compact *m,
+                                                               const struct netcond_rfc4115_compact_profile *p,
+                                                               uint64_t time,
+                                                               uint32_t pkt_len,
+                                                               struct netcond_counters *c);
+
+// `netcond_rfc4115_compact_color_aware_check`, then the packet added to `*c` (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_rfc4115_compact_color_aware_counted(struct netcond_rfc4115_compact *m,
+                                                               const struct netcond_rfc4115_compact_profile *p,
+                                                               uint64_t time,
+                                                               uint32_t pkt_len,
+                                                               int pkt_color,
+                                                               struct netcond_counters *c);
+
+// `netcond_policer_offer`, then the packet added to `*c`: to green if it
+// conformed, to red if not, and to the dropped counts unless admitted. A NULL
+// `c` counts nothing; a NULL or unconfigured `m` or `p` gives
+// `NETCOND_POLICER_DROP` and counts nothing.
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_policer_verdict netcond_policer_offer_counted(struct netcond_policer *m,
+                                                           const struct netcond_policer_profile *p,
+                                                           uint64_t time,
+                                                           uint32_t pkt_len,
+                                                           struct netcond_counters *c);
+
+// `netcond_policer_offer_packet` (one unit of tokens and of buffer), then the
+// packet added to `*c` with its length `pkt_len` in bytes, as
+// `netcond_policer_offer_counted` adds it.
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_policer_verdict netcond_policer_offer_packet_counted(struct netcond_policer *m,
+                                                                  const struct netcond_policer_profile *p,
+                                                                  uint64_t time,
+                                                                  uint32_t pkt_len,
+                                                                  struct netcond_counters *c);
+
+// Validates `params` read in packets (`cir` packets per second, `cbs` and
+// `ebs` packets) and writes a packet-mode srTCM profile to `p`. Returns as
+// `netcond_srtcm_profile_config`.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_srtcm_profile_config_packets(struct netcond_srtcm_profile *p,
+                                         const struct netcond_srtcm_params *params);
+
+// Validates `params` read in packets (`cir`, `pir` packets per second, `cbs`,
+// `pbs` packets) and writes a packet-mode trTCM profile to `p`. Returns as
+// `netcond_trtcm_profile_config`.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_trtcm_profile_config_packets(struct netcond_trtcm_profile *p,
+                                         const struct netcond_trtcm_params *params);
+
+// Validates `params` read in packets (`cir`, `eir` packets per second, `cbs`,
+// `ebs` packets) and writes a packet-mode RFC 4115 profile to `p`. Returns as
+// `netcond_rfc4115_profile_config`.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_rfc4115_profile_config_packets(struct netcond_rfc4115_profile *p,
+                                           const struct netcond_rfc4115_params *params);
+
+// Validates `params` read in packets (`rate` packets per second, `tbs` and
+// `pbs` packets; `max_packet` is taken as 1) and writes a packet-mode premium
+// policer profile to `p`. Returns as `netcond_policer_profile_config`.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_policer_profile_config_packets(struct netcond_policer_profile *p,
+                                           const struct netcond_policer_params *params);
+
+// Colors one packet arriving at `time`, color-blind, charging one token: the
+// call for a packet-mode profile (`netcond_srtcm_profile_config_packets`),
+// the same colors as `netcond_srtcm_color_blind_check` on it, fewer
+// instructions. On a byte-mode profile it charges one byte. `NETCOND_RED` if
+// `m` or `p` is NULL or `p` is not configured.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs; `m` is used by no other
+// thread during the call.
+enum netcond_color netcond_srtcm_color_blind_packet(struct netcond_srtcm *m,
+                                                    const struct netcond_srtcm_profile *p,
+                                                    uint64_t time);
+
+// Colors one packet pre-colored `pkt_color` (any value other than a
+// `netcond_color` counts as red), color-aware, charging one token. As
+// `netcond_srtcm_color_blind_packet` otherwise.
+//
+// # Safety
+// As `netcond_srtcm_color_blind_packet`.
+enum netcond_color netcond_srtcm_color_aware_packet(struct netcond_srtcm *m,
+                                                    const struct netcond_srtcm_profile *p,
+                                                    uint64_t time,
+                                                    int pkt_color);
+
+// Colors one packet, color-blind, charging one token (trTCM; see
+// `netcond_srtcm_color_blind_packet`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_packet`.
+enum netcond_color netcond_trtcm_color_blind_packet(struct netcond_trtcm *m,
+                                                    const struct netcond_trtcm_profile *p,
+                                                    uint64_t time);
+
+// Colors one packet pre-colored `pkt_color`, color-aware, charging one token
+// (trTCM; see `netcond_srtcm_color_aware_packet`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_packet`.
+enum netcond_color netcond_trtcm_color_aware_packet(struct netcond_trtcm *m,
+                                                    const struct netcond_trtcm_profile *p,
+                                                    uint64_t time,
+                                                    int pkt_color);
+
+// Colors one packet, color-blind, charging one token (RFC 4115; see
+// `netcond_srtcm_color_blind_packet`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_packet`.
+enum netcond_color netcond_rfc4115_color_blind_packet(struct netcond_rfc4115 *m,
+                                                      const struct netcond_rfc4115_profile *p,
+                                                      uint64_t time);
+
+// Colors one packet pre-colored `pkt_color`, color-aware, charging one token
+// (RFC 4115; see `netcond_srtcm_color_aware_packet`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_packet`.
+enum netcond_color netcond_rfc4115_color_aware_packet(struct netcond_rfc4115 *m,
+                                                      const struct netcond_rfc4115_profile *p,
+                                                      uint64_t time,
+                                                      int pkt_color);
+
+// Polices one packet arriving at `time`, charging one unit of tokens and of
+// premium buffer: the call for a packet-mode profile
+// (`netcond_policer_profile_config_packets`; report each departure with
+// `netcond_policer_dequeued(m, 1)`). `NETCOND_POLICER_DROP` on a NULL or
+// unconfigured argument.
+//
+// # Safety
+// `m` and `p` are NULL or point to valid structs; `m` is used by no other
+// thread during the call.
+enum netcond_policer_verdict netcond_policer_offer_packet(struct netcond_policer *m,
+                                                          const struct netcond_policer_profile *p,
+                                                          uint64_t time);
+
 // Validates `params` and writes the premium policer profile to `p`.
 //
 // Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_POLICER_*`
@@ -3237,6 +4404,84 @@ void netcond_policer_dequeued(struct netcond_policer *m, uint32_t pkt_len);
 // `m` and `out` are NULL or point to valid structs.
 int netcond_policer_read(const struct netcond_policer *m, struct netcond_policer_tokens *out);
 
+// Moves srTCM flow `m` from profile `old_profile` to `new_profile` at `now`:
+// C and E refilled to `now` under the old profile, then carried over exactly
+// in bytes (rounded down to the new unit) and capped at the new CBS and EBS;
+// the last update time kept. The flow is colored with `new_profile` from then
+// on. Returns 0 or `NETCOND_E_NULL` (a NULL or unconfigured argument; `m` is
+// then unchanged).
+//
+// # Safety
+// `m`, `old_profile` and `new_profile` are NULL or point to valid structs; `m`
+// is used by no other thread during the call.
+int netcond_srtcm_profile_update(struct netcond_srtcm *m,
+                                 const struct netcond_srtcm_profile *old_profile,
+                                 const struct netcond_srtcm_profile *new_profile,
+                                 uint64_t now);
+
+// Moves trTCM flow `m` from `old_profile` to `new_profile` at `now`, as
+// `netcond_srtcm_profile_update` does (C and P each carried into its own new
+// unit, capped at the new CBS and PBS).
+//
+// # Safety
+// As `netcond_srtcm_profile_update`.
+int netcond_trtcm_profile_update(struct netcond_trtcm *m,
+                                 const struct netcond_trtcm_profile *old_profile,
+                                 const struct netcond_trtcm_profile *new_profile,
+                                 uint64_t now);
+
+// Moves RFC 4115 flow `m` from `old_profile` to `new_profile` at `now`, as
+// `netcond_srtcm_profile_update` does (C and E capped at the new CBS and
+// EBS; the new profile's tie rule from the next packet on).
+//
+// # Safety
+// As `netcond_srtcm_profile_update`.
+int netcond_rfc4115_profile_update(struct netcond_rfc4115 *m,
+                                   const struct netcond_rfc4115_profile *old_profile,
+                                   const struct netcond_rfc4115_profile *new_profile,
+                                   uint64_t now);
+
+// Moves premium policer `m` from `old_profile` to `new_profile` at `now`: the
+// token count as `netcond_srtcm_profile_update` carries it (capped at the new
+// TBs); the premium buffer's occupancy kept.
+//
+// # Safety
+// As `netcond_srtcm_profile_update`.
+int netcond_policer_profile_update(struct netcond_policer *m,
+                                   const struct netcond_policer_profile *old_profile,
+                                   const struct netcond_policer_profile *new_profile,
+                                   uint64_t now);
+
+// Moves compact srTCM flow `m` from `old_profile` to `new_profile` at `now`,
+// as `netcond_srtcm_profile_update` does.
+//
+// # Safety
+// As `netcond_srtcm_profile_update`.
+int netcond_srtcm_compact_profile_update(struct netcond_srtcm_compact *m,
+                                         const struct netcond_srtcm_compact_profile *old_profile,
+                                         const struct netcond_srtcm_compact_profile *new_profile,
+                                         uint64_t now);
+
+// Moves compact trTCM flow `m` from `old_profile` to `new_profile` at `now`,
+// as `netcond_trtcm_profile_update` does.
+//
+// # Safety
+// As `netcond_srtcm_profile_update`.
+int netcond_trtcm_compact_profile_update(struct netcond_trtcm_compact *m,
+                                         const struct netcond_trtcm_compact_profile *old_profile,
+                                         const struct netcond_trtcm_compact_profile *new_profile,
+                                         uint64_t now);
+
+// Moves compact RFC 4115 flow `m` from `old_profile` to `new_profile` at
+// `now`, as `netcond_rfc4115_profile_update` does.
+//
+// # Safety
+// As `netcond_srtcm_profile_update`.
+int netcond_rfc4115_compact_profile_update(struct netcond_rfc4115_compact *m,
+                                           const struct netcond_rfc4115_compact_profile *old_profile,
+                                           const struct netcond_rfc4115_compact_profile *new_profile,
+                                           uint64_t now);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
@@ -3275,12 +4520,16 @@ NETCOND_CHECK_LAYOUT(netcond_rfc4115_params, 48, 8);
 NETCOND_CHECK_LAYOUT(netcond_policer_params, 40, 8);
 NETCOND_CHECK_LAYOUT(netcond_tcm_tokens, 24, 8);
 NETCOND_CHECK_LAYOUT(netcond_policer_tokens, 24, 8);
+NETCOND_CHECK_LAYOUT(netcond_counters, 64, 8);
 NETCOND_CHECK_LAYOUT(netcond_red_profile, NETCOND_RED_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_rio_profile, NETCOND_RED_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_adaptive_red, NETCOND_ADAPTIVE_RED_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_red, NETCOND_RED_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_rio, NETCOND_RIO_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_rng, NETCOND_RNG_SIZE, 8);
+NETCOND_CHECK_LAYOUT(netcond_tbf_profile, 320, 64);
+NETCOND_CHECK_LAYOUT(netcond_tbf, NETCOND_TBF_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_tbf_params, 72, 8);
 NETCOND_CHECK_LAYOUT(netcond_red_params, 64, 8);
 NETCOND_CHECK_LAYOUT(netcond_rio_params, 96, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_profile, NETCOND_PCN_PROFILE_SIZE, 64);

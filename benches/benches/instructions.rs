@@ -26,7 +26,13 @@ use gungraun::{
     LibraryBenchmarkConfig,
 };
 use netcond::base::RandomSource;
+use netcond::base::TickRate;
 use netcond::base::{Instant, Rate, SplitMix64};
+use netcond::delay::{
+    Codel, CodelConfig, CodelProfile, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue,
+    Ecn as DualEcn, FqCodel, FqCodelConfig, FqCodelProfile, Head, Pie, PieConfig, PieProfile,
+    MAX_PROB, P_ONE,
+};
 use netcond::pcn::{
     AsForm, AsMarker, ClassicTie, EtMarker, EtMarkerSim48, EtMarkerSim48Config,
     EtMarkerSim48Profile, EtMarking, ExcessMode, ExcessTrafficMeter, Node3sm, NodeProfile,
@@ -42,17 +48,21 @@ use netcond::red::{
     Spreading, U32F32,
 };
 use netcond::trtcm::{
-    Compact, CompactProfile, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile, Rfc4115,
-    Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm,
-    TrTcmConfig, TrTcmProfile,
+    Compact, CompactProfile, Counters, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile,
+    Rfc4115, Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker,
+    TrTcm, TrTcmConfig, TrTcmProfile,
 };
-use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
+use netcond_benches::meter_stream::{
+    burst_many, burst_one, burst_one_counted, burst_one_packets, stream, tick, FLOWS, PACKETS,
+    PACKET_CBS, PACKET_CIR, PACKET_PBS, PACKET_PIR,
+};
 use netcond_benches::million::{
     pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
 };
 use netcond_benches::pcn_stream as pcn;
 use netcond_benches::ras_stream::{
-    ras_burst, sr_profile, srtcm, tr_profile, trtcm, GreenBench, GreenBurst, BACKLOG, CAP,
+    ras_burst, sr_profile, srtcm, tbf_burst, tbf_profile, tr_profile, trtcm, GreenBench,
+    GreenBurst, TbfBench, BACKLOG, CAP,
 };
 use netcond_benches::red_stream::{
     red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, w_q, Wave, STEP, TICKS,
@@ -113,6 +123,80 @@ where
                 (false, true) => burst_many::<M, false, true>(black_box(&p), &s, &mut v, &mut t),
                 (true, false) => burst_many::<M, true, false>(black_box(&p), &s, &mut v, &mut t),
                 (true, true) => burst_many::<M, true, true>(black_box(&p), &s, &mut v, &mut t),
+            };
+        }
+        acc as u64
+    };
+    run();
+    Case(Box::new(run))
+}
+
+/// The packet-mode profiles of the three markers (`meter_stream::PACKET_CIR`).
+fn trtcm_packet_profiles() -> (SrTcmProfile, TrTcmProfile, Rfc4115Profile) {
+    let sr = SrTcmConfig::packets(PACKET_CIR, PACKET_CBS, PACKET_PBS).with_tick(tick());
+    let tr = TrTcmConfig::packets(PACKET_CIR, PACKET_PIR, PACKET_CBS, PACKET_PBS);
+    let r4 = Rfc4115Config::packets(PACKET_CIR, PACKET_PIR - PACKET_CIR, PACKET_CBS, PACKET_PBS);
+    (
+        SrTcmProfile::new(&sr).unwrap(),
+        TrTcmProfile::new(&tr.with_tick(tick())).unwrap(),
+        Rfc4115Profile::new(&r4.with_tick(tick())).unwrap(),
+    )
+}
+
+/// A meter over one flow with per-color counters (`..._counted` methods).
+fn meter_counted<M: ThreeColorMarker + 'static>(p: M::Profile, aware: bool) -> Case
+where
+    M::Profile: 'static,
+{
+    let s = stream();
+    let mut t = 0u64;
+    let mut m = M::start(&p, Instant::ZERO);
+    let mut c = Counters::default();
+    let mut run = move || -> u64 {
+        let mut acc = 0;
+        for _ in 0..REPS {
+            acc += if aware {
+                burst_one_counted::<M, true>(
+                    black_box(&p),
+                    &s.lens,
+                    &s.colors,
+                    &mut m,
+                    &mut c,
+                    &mut t,
+                )
+            } else {
+                burst_one_counted::<M, false>(
+                    black_box(&p),
+                    &s.lens,
+                    &s.colors,
+                    &mut m,
+                    &mut c,
+                    &mut t,
+                )
+            };
+        }
+        black_box(&c);
+        acc as u64
+    };
+    run();
+    Case(Box::new(run))
+}
+
+/// A packet-mode meter over one flow, through the `..._packet` methods.
+fn meter_packets<M: ThreeColorMarker + 'static>(p: M::Profile, aware: bool) -> Case
+where
+    M::Profile: 'static,
+{
+    let s = stream();
+    let mut t = 0u64;
+    let mut m = M::start(&p, Instant::ZERO);
+    let mut run = move || -> u64 {
+        let mut acc = 0;
+        for _ in 0..REPS {
+            acc += if aware {
+                burst_one_packets::<M, true>(black_box(&p), &s.lens, &s.colors, &mut m, &mut t)
+            } else {
+                burst_one_packets::<M, false>(black_box(&p), &s.lens, &s.colors, &mut m, &mut t)
             };
         }
         acc as u64
@@ -321,7 +405,7 @@ fn aecn_case() -> Case {
     cfg.min_th = 32;
     cfg.max_th = 128;
     cfg.limit = 256;
-    cfg.idle_tx_ticks = 1200;
+    cfg.typical_tx = std::time::Duration::from_nanos(1200);
     cfg.spreading = Spreading::Accumulated;
     let p = AecnProfile::new(&cfg).unwrap();
     let classes: Vec<FlowClass> = flow_indices(STEP as usize, 3, 4)
@@ -375,6 +459,11 @@ fn aecn_case() -> Case {
 }
 
 fn policer_case() -> Case {
+    policer_case_with::<false>()
+}
+
+/// The policer's loop, with per-color counters (`offer_counted`) if `COUNTED`.
+fn policer_case_with<const COUNTED: bool>() -> Case {
     let s = stream();
     let p = PremiumPolicerProfile::new(
         &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(64_000_000), 16_384, 20_000, 1518)
@@ -382,18 +471,25 @@ fn policer_case() -> Case {
     )
     .unwrap();
     let (mut st, mut t) = (PremiumPolicer::new(&p, Instant::ZERO), 0u64);
+    let mut counters = Counters::default();
     let mut burst = move || {
         let p = black_box(&p);
-        let (mut ss, mut tt) = (st, t);
+        let (mut ss, mut tt, mut cc) = (st, t, counters);
         let mut acc = 0usize;
         for i in 0..PACKETS {
             tt += BENCH_TICKS_PER_PACKET;
-            acc += ss.offer(p, Instant::from_ticks(tt), s.lens[i]).index();
+            let now = Instant::from_ticks(tt);
+            acc += if COUNTED {
+                ss.offer_counted(p, now, s.lens[i], &mut cc).index()
+            } else {
+                ss.offer(p, now, s.lens[i]).index()
+            };
             if i % 2 == 1 {
                 ss.dequeued(1518);
             }
         }
-        (st, t) = (ss, tt);
+        (st, t, counters) = (ss, tt, cc);
+        black_box(&counters);
         acc as u64
     };
     burst();
@@ -428,6 +524,20 @@ fn ras_case(tr: bool, backlog: bool) -> Case {
     let gap = if backlog { 0 } else { BENCH_TICKS_PER_PACKET };
     let mut t = 0u64;
     let mut burst = move || ras_burst(black_box(&p), &mut s, &mut t, &lens, gap);
+    burst();
+    Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
+}
+
+/// The token bucket filter's loop (`tbf_burst`): `idle` (arrivals
+/// `BENCH_TICKS_PER_PACKET` apart, about twice the rate, so time follows the
+/// departures) or `backlog` (32 packets queued), with or without a peak rate.
+fn tbf_case(peak: bool, backlog: bool) -> Case {
+    let p = tbf_profile(peak);
+    let lens = imix_lengths(PACKETS, 2);
+    let mut b = TbfBench::new(&p, &lens, backlog);
+    let gap = if backlog { 0 } else { BENCH_TICKS_PER_PACKET };
+    let mut t = 0u64;
+    let mut burst = move || tbf_burst(black_box(&p), &mut b, &mut t, &lens, gap);
     burst();
     Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
 }
@@ -521,7 +631,7 @@ fn rcp_case() -> Case {
         for &f in &idx {
             let mut h = RateHeader::new(FixedRate::UNLIMITED);
             let _ = s.on_data(&rp, Instant::ZERO, f, &mut h);
-            s.arrive(1500);
+            s.on_arrival(&rp, Instant::ZERO, 1500);
             acc += black_box(h).rate.bps() & 1;
         }
         acc
@@ -547,6 +657,130 @@ fn recompute<const N: usize>(flows: u32) -> Case {
 
 /// The case called `name` (the benchmark id without its `_n<count>` suffix).
 #[allow(clippy::too_many_lines)]
+/// Nanoseconds: the delay AQMs' benches run on a nanosecond clock.
+const MS: u64 = 1_000_000;
+
+/// CoDel's dequeue with the head 2 ms old and 150 kB behind it: below
+/// TARGET (5 ms), so never dropping (RFC 8289's common case).
+fn codel_case(cfg: CodelConfig) -> Case {
+    let p = CodelProfile::new(&cfg).unwrap();
+    let lens = imix_lengths(PACKETS, 3);
+    let (mut c, mut t) = (Codel::new(&p, Instant::ZERO), 10 * MS);
+    let mut burst = move || {
+        let p = black_box(&p);
+        let mut acc = 0u64;
+        for &len in &lens {
+            t += 10_000;
+            let head = Head::new(Instant::from_ticks(t - 2 * MS), len, false);
+            acc += c.on_dequeue(p, Instant::from_ticks(t), head, 150_000) as u64;
+        }
+        acc
+    };
+    burst();
+    Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
+}
+
+/// FQ-CoDel over 1024 flows: one packet enqueued to a random flow, then the
+/// scheduler's flow and its CoDel's verdict (below TARGET), per packet.
+fn fq_codel_case() -> Case {
+    let p = FqCodelProfile::new(&FqCodelConfig::linux()).unwrap();
+    let lens = imix_lengths(PACKETS, 4);
+    let flows = flow_indices(PACKETS, 1024, 5);
+    let mut fq: Box<FqCodel<1024>> = Box::new(FqCodel::new(&p, Instant::ZERO));
+    let mut t = 10 * MS;
+    let mut burst = move || {
+        let p = black_box(&p);
+        let mut acc = 0u64;
+        for (&len, &f) in lens.iter().zip(&flows) {
+            t += 10_000;
+            let now = Instant::from_ticks(t);
+            fq.enqueue(p, now, f as usize, len, |_| None);
+            if let Some(g) = fq.schedule(p, now) {
+                let head = Head::new(Instant::from_ticks(t - MS), len, false);
+                acc += fq.on_dequeue(p, now, g, head) as u64 + g as u64;
+            }
+        }
+        acc
+    };
+    burst();
+    Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
+}
+
+/// PIE's enqueue decision (Linux's law) with a drop probability of at least
+/// 4 % and the burst allowance spent (in the setup, by a standing 30 ms
+/// delay) and 100 packets queued: the random draw and the derandomization on
+/// every packet.
+fn pie_case() -> Case {
+    let p = PieProfile::new(&PieConfig::linux()).unwrap();
+    let mut s = Pie::new(&p, Instant::ZERO);
+    let mut t = 0u64;
+    // Past the 150 ms burst allowance too, so that every arrival draws.
+    while s.prob() < MAX_PROB / 25 || s.burst_time() > 0 {
+        t += MS;
+        s.poll(&p, Instant::from_ticks(t), 150_000);
+        let head = Head::new(Instant::from_ticks(t - 30 * MS), 1500, false);
+        s.on_dequeue(&p, Instant::from_ticks(t), head, 150_000);
+    }
+    let lens = imix_lengths(PACKETS, 6);
+    let mut rng = SplitMix64::new(7);
+    let mut burst = move || {
+        let p = black_box(&p);
+        let mut acc = 0u64;
+        for &len in &lens {
+            let head = Head::new(Instant::from_ticks(t), len, false);
+            acc += s.on_enqueue(p, Instant::from_ticks(t), head, 100, 150_000, &mut rng) as u64;
+        }
+        acc
+    };
+    burst();
+    Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
+}
+
+/// DualPI2 (RFC 9332's parameters and `recur()`): per packet, its enqueue
+/// (classified by ECN, L4S and Classic in turn), the scheduler's choice
+/// between two backlogged heads, and the dequeue decision, with `p'` about
+/// 0.2 (set in the setup by a standing 40 ms Classic delay).
+fn dualpi2_case() -> Case {
+    let p = DualPi2Profile::new(&DualPi2Config::rfc9332()).unwrap();
+    let mut s = DualPi2::new(&p, Instant::ZERO);
+    let mut t = 0u64;
+    while s.p_prime() < P_ONE / 5 {
+        t += MS;
+        let c = Some(Instant::from_ticks(t - 40 * MS));
+        s.poll(&p, Instant::from_ticks(t), None, c);
+    }
+    let lens = imix_lengths(PACKETS, 8);
+    let mut rng = SplitMix64::new(9);
+    let mut k = 0u32;
+    let mut burst = move || {
+        let p = black_box(&p);
+        let mut acc = 0u64;
+        for &len in &lens {
+            t += 1_000;
+            k = k.wrapping_add(1);
+            let now = Instant::from_ticks(t);
+            let ecn = if k.is_multiple_of(2) {
+                DualEcn::Ect1
+            } else {
+                DualEcn::NotEct
+            };
+            let q = s.on_enqueue(p, now, ecn, len, 150_000);
+            let (l, c) = (
+                Some(Instant::from_ticks(t - 500_000)),
+                Some(Instant::from_ticks(t - 20 * MS)),
+            );
+            if let (Some(_), Some(g)) = (q, s.schedule(p, now, l, c)) {
+                let at = if g == DualQueue::L4s { l } else { c };
+                let head = DualHead::new(at.unwrap_or(now), len, ecn);
+                acc += s.on_dequeue(p, now, g, head, 5, &mut rng) as u64;
+            }
+        }
+        acc
+    };
+    burst();
+    Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
+}
+
 fn case(name: &str) -> Case {
     let (sr, tr, r4) = trtcm_profiles();
     let dv = division_baseline::Profile::new(2_300_000_000, 46_000_000, 69_000_000, 2048, 4096);
@@ -556,7 +790,14 @@ fn case(name: &str) -> Case {
         CompactProfile::new(r4).unwrap(),
     );
     let (one, many) = (0, FLOWS);
+    let (srp, trp, r4p) = trtcm_packet_profiles();
     match name {
+        "srtcm_blind_1flow_packets" => meter_packets::<SrTcm>(srp, false),
+        "srtcm_aware_1flow_packets" => meter_packets::<SrTcm>(srp, true),
+        "trtcm_blind_1flow_packets" => meter_packets::<TrTcm>(trp, false),
+        "trtcm_aware_1flow_packets" => meter_packets::<TrTcm>(trp, true),
+        "rfc4115_blind_1flow_packets" => meter_packets::<Rfc4115>(r4p, false),
+        "rfc4115_aware_1flow_packets" => meter_packets::<Rfc4115>(r4p, true),
         "srtcm_blind_1flow" => meter::<SrTcm>(sr, false, one, false),
         "srtcm_blind_65536" => meter::<SrTcm>(sr, false, many, false),
         "srtcm_blind_65536_prefetched" => meter::<SrTcm>(sr, false, many, true),
@@ -588,6 +829,13 @@ fn case(name: &str) -> Case {
         "harness_floor_65536" => meter::<harness_floor::Null>(1000, false, many, false),
         "harness_floor_65536_prefetched" => meter::<harness_floor::Null>(1000, false, many, true),
         "policer_offer" => policer_case(),
+        "policer_offer_counted" => policer_case_with::<true>(),
+        "srtcm_blind_1flow_counted" => meter_counted::<SrTcm>(sr, false),
+        "srtcm_aware_1flow_counted" => meter_counted::<SrTcm>(sr, true),
+        "trtcm_blind_1flow_counted" => meter_counted::<TrTcm>(tr, false),
+        "trtcm_aware_1flow_counted" => meter_counted::<TrTcm>(tr, true),
+        "rfc4115_blind_1flow_counted" => meter_counted::<Rfc4115>(r4, false),
+        "rfc4115_aware_1flow_counted" => meter_counted::<Rfc4115>(r4, true),
         "million_trtcm_plain" => million_tcm::<TrTcm>(tr, Way::Plain),
         "million_trtcm_prefetched" => million_tcm::<TrTcm>(tr, Way::Prefetched),
         "million_trtcm_burst" => million_tcm::<TrTcm>(tr, Way::Burst),
@@ -659,6 +907,9 @@ fn case(name: &str) -> Case {
         "srras_backlog" => ras_case(false, true),
         "trras_idle" => ras_case(true, false),
         "trras_backlog" => ras_case(true, true),
+        "tbf_idle" => tbf_case(false, false),
+        "tbf_backlog" => tbf_case(false, true),
+        "tbf_peak_backlog" => tbf_case(true, true),
         "g_srras_idle" => green_case(false, false),
         "g_srras_backlog" => green_case(false, true),
         "g_trras_idle" => green_case(true, false),
@@ -667,6 +918,11 @@ fn case(name: &str) -> Case {
         "rbcc_on_data_1024" => rbcc_stamp::<2048>(1024, true),
         "rbcc_on_data_only_1024" => rbcc_stamp::<2048>(1024, false),
         "rcp_on_data" => rcp_case(),
+        "codel_dequeue" => codel_case(CodelConfig::linux().with_tick(TickRate::NANOS)),
+        "codel_dequeue_exact" => codel_case(CodelConfig::rfc8289().with_tick(TickRate::NANOS)),
+        "fq_codel_pair" => fq_codel_case(),
+        "pie_enqueue" => pie_case(),
+        "dualpi2_packet" => dualpi2_case(),
         "rbcc_recompute_16" => recompute::<32>(16),
         "rbcc_recompute_256" => recompute::<512>(256),
         "rbcc_recompute_1024" => recompute::<2048>(1024),
@@ -696,6 +952,22 @@ mod dpdk_side {
             "dpdk_trtcm_blind_1flow" => {
                 let mut m = dpdk::TrTcm::start(&tr, 0);
                 let mut b = move || dpdk::trtcm_burst_one(black_box(&tr), &s.lens, &mut m, &mut t);
+                b();
+                Case(Box::new(move || (0..REPS).map(|_| b()).sum()))
+            }
+            "dpdk_c_call_trtcm_blind_1flow" => {
+                // DPDK's call in a C function of its own, through the driver
+                // loop of the ffi_c_call_* rows.
+                let (f, mut m) = (dpdk::trtcm_c_call(), dpdk::TrTcm::start(&tr, 0));
+                let mut b =
+                    move || dpdk::burst_c_call(f, black_box(&tr), &s.lens, &mut m, &mut t) as u64;
+                b();
+                Case(Box::new(move || (0..REPS).map(|_| b()).sum()))
+            }
+            "dpdk_c_call_srtcm_blind_1flow" => {
+                let (f, mut m) = (dpdk::srtcm_c_call(), dpdk::SrTcm::start(&sr, 0));
+                let mut b =
+                    move || dpdk::burst_c_call(f, black_box(&sr), &s.lens, &mut m, &mut t) as u64;
                 b();
                 Case(Box::new(move || (0..REPS).map(|_| b()).sum()))
             }
@@ -848,6 +1120,19 @@ mod dpdk_side {
 #[bench::harness_floor_65536_n16384(args = ("harness_floor_65536"), setup = case)]
 #[bench::harness_floor_65536_prefetched_n16384(args = ("harness_floor_65536_prefetched"), setup = case)]
 #[bench::policer_offer_n16384(args = ("policer_offer"), setup = case)]
+#[bench::policer_offer_counted_n16384(args = ("policer_offer_counted"), setup = case)]
+#[bench::srtcm_blind_1flow_counted_n16384(args = ("srtcm_blind_1flow_counted"), setup = case)]
+#[bench::srtcm_aware_1flow_counted_n16384(args = ("srtcm_aware_1flow_counted"), setup = case)]
+#[bench::trtcm_blind_1flow_counted_n16384(args = ("trtcm_blind_1flow_counted"), setup = case)]
+#[bench::trtcm_aware_1flow_counted_n16384(args = ("trtcm_aware_1flow_counted"), setup = case)]
+#[bench::rfc4115_blind_1flow_counted_n16384(args = ("rfc4115_blind_1flow_counted"), setup = case)]
+#[bench::rfc4115_aware_1flow_counted_n16384(args = ("rfc4115_aware_1flow_counted"), setup = case)]
+#[bench::srtcm_blind_1flow_packets_n16384(args = ("srtcm_blind_1flow_packets"), setup = case)]
+#[bench::srtcm_aware_1flow_packets_n16384(args = ("srtcm_aware_1flow_packets"), setup = case)]
+#[bench::trtcm_blind_1flow_packets_n16384(args = ("trtcm_blind_1flow_packets"), setup = case)]
+#[bench::trtcm_aware_1flow_packets_n16384(args = ("trtcm_aware_1flow_packets"), setup = case)]
+#[bench::rfc4115_blind_1flow_packets_n16384(args = ("rfc4115_blind_1flow_packets"), setup = case)]
+#[bench::rfc4115_aware_1flow_packets_n16384(args = ("rfc4115_aware_1flow_packets"), setup = case)]
 #[bench::million_trtcm_plain_n16384(args = ("million_trtcm_plain"), setup = case)]
 #[bench::million_trtcm_prefetched_n16384(args = ("million_trtcm_prefetched"), setup = case)]
 #[bench::million_trtcm_burst_n16384(args = ("million_trtcm_burst"), setup = case)]
@@ -893,6 +1178,9 @@ mod dpdk_side {
 #[bench::srras_backlog_n16384(args = ("srras_backlog"), setup = case)]
 #[bench::trras_idle_n16384(args = ("trras_idle"), setup = case)]
 #[bench::trras_backlog_n16384(args = ("trras_backlog"), setup = case)]
+#[bench::tbf_idle_n16384(args = ("tbf_idle"), setup = case)]
+#[bench::tbf_backlog_n16384(args = ("tbf_backlog"), setup = case)]
+#[bench::tbf_peak_backlog_n16384(args = ("tbf_peak_backlog"), setup = case)]
 #[bench::g_srras_idle_n16384(args = ("g_srras_idle"), setup = case)]
 #[bench::g_srras_backlog_n16384(args = ("g_srras_backlog"), setup = case)]
 #[bench::g_trras_idle_n16384(args = ("g_trras_idle"), setup = case)]
@@ -901,12 +1189,19 @@ mod dpdk_side {
 #[bench::rbcc_on_data_1024_n16384(args = ("rbcc_on_data_1024"), setup = case)]
 #[bench::rbcc_on_data_only_1024_n16384(args = ("rbcc_on_data_only_1024"), setup = case)]
 #[bench::rcp_on_data_n16384(args = ("rcp_on_data"), setup = case)]
+#[bench::codel_dequeue_n16384(args = ("codel_dequeue"), setup = case)]
+#[bench::codel_dequeue_exact_n16384(args = ("codel_dequeue_exact"), setup = case)]
+#[bench::fq_codel_pair_n16384(args = ("fq_codel_pair"), setup = case)]
+#[bench::pie_enqueue_n16384(args = ("pie_enqueue"), setup = case)]
+#[bench::dualpi2_packet_n16384(args = ("dualpi2_packet"), setup = case)]
 #[bench::rbcc_recompute_16_n16(args = ("rbcc_recompute_16"), setup = case)]
 #[bench::rbcc_recompute_256_n16(args = ("rbcc_recompute_256"), setup = case)]
 #[bench::rbcc_recompute_1024_n16(args = ("rbcc_recompute_1024"), setup = case)]
 #[bench::ffi_rust_call_trtcm_blind_1flow_n16384(args = ("ffi_rust_call_trtcm_blind_1flow"), setup = case)]
 #[bench::ffi_c_call_trtcm_blind_1flow_n16384(args = ("ffi_c_call_trtcm_blind_1flow"), setup = case)]
 #[bench::ffi_c_bulk_trtcm_blind_1flow_n16384(args = ("ffi_c_bulk_trtcm_blind_1flow"), setup = case)]
+#[bench::ffi_rust_call_srtcm_blind_1flow_n16384(args = ("ffi_rust_call_srtcm_blind_1flow"), setup = case)]
+#[bench::ffi_c_call_srtcm_blind_1flow_n16384(args = ("ffi_c_call_srtcm_blind_1flow"), setup = case)]
 fn netcond_ops(mut c: Case) -> (u64, Case) {
     let r = (c.0)();
     (r, c)
@@ -925,6 +1220,8 @@ fn netcond_ops(mut c: Case) -> (u64, Case) {
 #[bench::dpdk_million_srtcm_plain_n16384(args = ("dpdk_million_srtcm_plain"), setup = case)]
 #[bench::dpdk_million_srtcm_prefetched_n16384(args = ("dpdk_million_srtcm_prefetched"), setup = case)]
 #[bench::dpdk_red_decision_n245760(args = ("dpdk_red_decision"), setup = case)]
+#[bench::dpdk_c_call_trtcm_blind_1flow_n16384(args = ("dpdk_c_call_trtcm_blind_1flow"), setup = case)]
+#[bench::dpdk_c_call_srtcm_blind_1flow_n16384(args = ("dpdk_c_call_srtcm_blind_1flow"), setup = case)]
 fn dpdk_ops(mut c: Case) -> (u64, Case) {
     let r = (c.0)();
     (r, c)

@@ -11,6 +11,11 @@
 //!   so the FIFO holds at most one packet and time follows the releases.
 //! - `backlog`: the FIFO is kept at 32 packets: each enqueue is followed by the
 //!   dequeue of the head at its release instant.
+//!
+//! The token bucket filter (`tbf`, rate 40 MB/s, burst 3000 B, limit 256 KB;
+//! `tbf-peak` adds a peak rate of 125 MB/s with mtu 1518) runs the same two
+//! modes, the head offered at the arrival and, when the state answers with
+//! its watchdog instant, again then.
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -18,7 +23,8 @@ use netcond::base::Instant;
 use netcond::ras::{Ear, EarProfile, GreenMeter, Ras, RasProfile};
 use netcond::trtcm::{SrTcm, TrTcm};
 use netcond_benches::ras_stream::{
-    ras_burst, sr_profile, srtcm, tr_profile, trtcm, GreenBench, GreenBurst, BACKLOG, CAP, PACKETS,
+    ras_burst, sr_profile, srtcm, tbf_burst, tbf_profile, tr_profile, trtcm, GreenBench,
+    GreenBurst, TbfBench, BACKLOG, CAP, PACKETS,
 };
 use netcond_benches::{imix_lengths, BENCH_TICKS_PER_PACKET};
 
@@ -103,6 +109,24 @@ where
     g.finish();
 }
 
+fn tbf(c: &mut Criterion, name: &str, peak: bool) {
+    let p = tbf_profile(peak);
+    let lens = imix_lengths(PACKETS, 2);
+    let mut g = c.benchmark_group(format!("ras/{name}"));
+    g.throughput(Throughput::Elements(PACKETS as u64));
+    for (mode, backlog, gap) in [
+        ("idle", false, BENCH_TICKS_PER_PACKET),
+        ("backlog", true, 0),
+    ] {
+        let mut b = TbfBench::new(&p, &lens, backlog);
+        let mut t = 0u64;
+        g.bench_function(BenchmarkId::new("enqueue+dequeue", mode), |bn| {
+            bn.iter(|| black_box(tbf_burst(black_box(&p), &mut b, &mut t, &lens, gap)));
+        });
+    }
+    g.finish();
+}
+
 fn shapers(c: &mut Criterion) {
     let sr = sr_profile();
     let tr = tr_profile();
@@ -110,6 +134,8 @@ fn shapers(c: &mut Criterion) {
     plain(c, "trRAS", &tr);
     green::<SrTcm>(c, "G-srRAS", &sr, &srtcm());
     green::<TrTcm>(c, "G-trRAS", &tr, &trtcm());
+    tbf(c, "tbf", false);
+    tbf(c, "tbf-peak", true);
 }
 
 // 500 short samples rather than 100 long ones: on a shared machine a sample

@@ -110,7 +110,7 @@ fn stamping(c: &mut Criterion) {
             for &f in &idx {
                 let mut h = RateHeader::new(FixedRate::UNLIMITED);
                 let _ = s.on_data(&rp, Instant::ZERO, f, &mut h);
-                s.arrive(1500);
+                s.on_arrival(&rp, Instant::ZERO, 1500);
                 black_box(h);
             }
         });

@@ -125,7 +125,7 @@ fn bench_aecn(c: &mut Criterion) {
     cfg.min_th = 32;
     cfg.max_th = 128;
     cfg.limit = 256;
-    cfg.idle_tx_ticks = 1200;
+    cfg.typical_tx = std::time::Duration::from_nanos(1200);
     cfg.spreading = Spreading::Accumulated;
     let p = AecnProfile::new(&cfg).unwrap();
     let classes: Vec<FlowClass> = flow_indices(STEP as usize, 3, 4)

@@ -117,6 +117,8 @@ extern "C" {
     fn netcond_dpdk_srtcm_start(m: *mut SrTcm, p: *const SrTcmProfile, now: u64) -> c_int;
     fn netcond_dpdk_trtcm_check(m: *mut TrTcm, p: *const TrTcmProfile, now: u64, len: u32) -> u32;
     fn netcond_dpdk_srtcm_check(m: *mut SrTcm, p: *const SrTcmProfile, now: u64, len: u32) -> u32;
+    fn netcond_dpdk_trtcm_call(m: *mut TrTcm, p: *const TrTcmProfile, now: u64, len: u32) -> u32;
+    fn netcond_dpdk_srtcm_call(m: *mut SrTcm, p: *const SrTcmProfile, now: u64, len: u32) -> u32;
     fn netcond_dpdk_trtcm_burst_one(
         p: *const TrTcmProfile,
         lens: *const u32,
@@ -292,6 +294,41 @@ impl SrTcm {
         // SAFETY: live structs of the C layout; the profile is only read.
         unsafe { netcond_dpdk_srtcm_check(self, p, now, len) }
     }
+}
+
+/// The type of DPDK's per-packet call behind a C function of its own
+/// (`netcond_dpdk_trtcm_call`, `netcond_dpdk_srtcm_call` in the shim).
+pub type CCall<M, P> = unsafe extern "C" fn(*mut M, *const P, u64, u32) -> u32;
+
+/// `rte_meter_trtcm_color_blind_check` in a C function, behind a function
+/// pointer the compiler cannot see through.
+#[must_use]
+pub fn trtcm_c_call() -> CCall<TrTcm, TrTcmProfile> {
+    std::hint::black_box(netcond_dpdk_trtcm_call as CCall<TrTcm, TrTcmProfile>)
+}
+
+/// `rte_meter_srtcm_color_blind_check` in a C function, behind a function
+/// pointer.
+#[must_use]
+pub fn srtcm_c_call() -> CCall<SrTcm, SrTcmProfile> {
+    std::hint::black_box(netcond_dpdk_srtcm_call as CCall<SrTcm, SrTcmProfile>)
+}
+
+/// One burst through a C function per packet, the driver loop of
+/// `netcond_benches::c_call::burst_c_call` (the same shape, the profile
+/// pointer passed with every call): the sum of the colors.
+#[inline(never)]
+pub fn burst_c_call<M, P>(f: CCall<M, P>, p: &P, lens: &[u32], m: &mut M, t: &mut u64) -> usize {
+    let mut tt = *t;
+    let mut acc = 0usize;
+    for &len in lens {
+        tt += netcond_benches::BENCH_TICKS_PER_PACKET;
+        // SAFETY: `m` and `p` are live structs of the C layout, `m` this
+        // thread's.
+        acc += unsafe { f(m, p, tt, len) } as usize;
+    }
+    *t = tt;
+    acc
 }
 
 /// One burst of `lens` through one trTCM flow (as `meter_stream::burst_one`);

@@ -150,6 +150,29 @@ uint32_t netcond_dpdk_srtcm_check(struct rte_meter_srtcm *m,
 }
 
 /*
+ * DPDK's per-packet calls behind a C function of their own, as a C program
+ * that meters through its own function calls them: the profile pointer is
+ * passed through (no copy). Called through a function pointer from the same
+ * driver loop as netcond's exported functions (benches/src/c_call.rs), for
+ * the instruction counts' dpdk_c_call_* rows.
+ */
+uint32_t netcond_dpdk_trtcm_call(struct rte_meter_trtcm *m,
+                                 const struct rte_meter_trtcm_profile *p,
+                                 uint64_t now, uint32_t len)
+{
+	return (uint32_t)rte_meter_trtcm_color_blind_check(
+		m, (struct rte_meter_trtcm_profile *)p, now, len);
+}
+
+uint32_t netcond_dpdk_srtcm_call(struct rte_meter_srtcm *m,
+                                 const struct rte_meter_srtcm_profile *p,
+                                 uint64_t now, uint32_t len)
+{
+	return (uint32_t)rte_meter_srtcm_color_blind_check(
+		m, (struct rte_meter_srtcm_profile *)p, now, len);
+}
+
+/*
  * In every burst below, the profile is copied into a local first: the Rust
  * loops take it as a `&` that no store can alias, so they may keep its fields
  * in registers; the copy gives the C compiler the same freedom (otherwise it

@@ -19,11 +19,13 @@
 #![allow(unsafe_code)]
 
 use netcond::base::{Color, Instant};
-use netcond::trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
+use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, TrTcm, TrTcmConfig, TrTcmProfile};
 use netcond_c::{
-    netcond_color, netcond_tcm_tokens, netcond_trtcm, netcond_trtcm_color_blind_bulk,
-    netcond_trtcm_color_blind_check, netcond_trtcm_config, netcond_trtcm_params,
-    netcond_trtcm_profile, netcond_trtcm_profile_config, netcond_trtcm_read,
+    netcond_color, netcond_srtcm, netcond_srtcm_color_blind_check, netcond_srtcm_config,
+    netcond_srtcm_params, netcond_srtcm_profile, netcond_srtcm_profile_config, netcond_tcm_tokens,
+    netcond_trtcm, netcond_trtcm_color_blind_bulk, netcond_trtcm_color_blind_check,
+    netcond_trtcm_config, netcond_trtcm_params, netcond_trtcm_profile,
+    netcond_trtcm_profile_config, netcond_trtcm_read,
 };
 
 use crate::meter_stream::tick;
@@ -202,12 +204,102 @@ pub fn burst_c_bulk(
     out.iter().map(|&c| usize::from(c)).sum()
 }
 
+/// The srTCM's exported per-packet C function's type.
+pub type SrCCheck = unsafe extern "C" fn(
+    *mut netcond_srtcm,
+    *const netcond_srtcm_profile,
+    u64,
+    u32,
+) -> netcond_color;
+
+/// The srTCM's Rust call's type.
+pub type SrRustCheck = fn(&mut SrTcm, &SrTcmProfile, Instant, u32) -> Color;
+
+/// `netcond_srtcm_color_blind_check`, behind a function pointer.
+#[must_use]
+pub fn sr_c_check() -> SrCCheck {
+    std::hint::black_box(netcond_srtcm_color_blind_check as SrCCheck)
+}
+
+/// The srTCM's Rust call: `SrTcm::color_blind`, out of line.
+#[inline(never)]
+pub fn sr_rust_check(m: &mut SrTcm, p: &SrTcmProfile, now: Instant, len: u32) -> Color {
+    m.color_blind(p, now, len)
+}
+
+/// [`sr_rust_check`] behind a function pointer.
+#[must_use]
+pub fn sr_rust_call() -> SrRustCheck {
+    std::hint::black_box(sr_rust_check as SrRustCheck)
+}
+
+/// DPDK's srTCM test profile (CIR 46e6 B/s, CBS 2048, EBS 4096) on the bench
+/// clock, through the Rust API and through the C API, with a C state started
+/// at time 0.
+fn sr_profiles() -> (SrTcmProfile, Box<netcond_srtcm_profile>, netcond_srtcm) {
+    let rust = SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick())).unwrap();
+    let params = netcond_srtcm_params {
+        cir: 46_000_000,
+        cbs: 2048,
+        ebs: 4096,
+        tick_hz: 2_300_000_000,
+    };
+    let mut c = Box::new(netcond_srtcm_profile { opaque: [0; 32] });
+    let mut m = netcond_srtcm { opaque: [0; 3] };
+    // SAFETY: the pointers are valid for the calls.
+    unsafe {
+        assert_eq!(netcond_srtcm_profile_config(&mut *c, &params), 0);
+        assert_eq!(netcond_srtcm_config(&mut m, &*c, 0), 0);
+    }
+    (rust, c, m)
+}
+
+/// [`burst_rust_call`] for the srTCM.
+#[inline(never)]
+pub fn burst_sr_rust_call(
+    f: SrRustCheck,
+    p: &SrTcmProfile,
+    lens: &[u32],
+    m: &mut SrTcm,
+    t: &mut u64,
+) -> usize {
+    let mut tt = *t;
+    let mut acc = 0usize;
+    for &len in lens {
+        tt += BENCH_TICKS_PER_PACKET;
+        acc += f(m, p, Instant::from_ticks(tt), len).index();
+    }
+    *t = tt;
+    acc
+}
+
+/// [`burst_c_call`] for the srTCM.
+#[inline(never)]
+pub fn burst_sr_c_call(
+    f: SrCCheck,
+    p: &netcond_srtcm_profile,
+    lens: &[u32],
+    m: &mut netcond_srtcm,
+    t: &mut u64,
+) -> usize {
+    let mut tt = *t;
+    let mut acc = 0usize;
+    for &len in lens {
+        tt += BENCH_TICKS_PER_PACKET;
+        // SAFETY: `m` and `p` are valid, and `m` is this thread's.
+        acc += unsafe { f(m, p, tt, len) } as usize;
+    }
+    *t = tt;
+    acc
+}
+
 /// Bursts of 4096 packets per counted run of an instruction-count case.
 const REPS: usize = 4;
 
 /// The counted work of the instruction-count case `name` (16,384 packets
 /// after one warm-up burst): `ffi_rust_call_trtcm_blind_1flow`,
-/// `ffi_c_call_trtcm_blind_1flow` or `ffi_c_bulk_trtcm_blind_1flow`.
+/// `ffi_c_call_trtcm_blind_1flow`, `ffi_c_bulk_trtcm_blind_1flow`,
+/// `ffi_rust_call_srtcm_blind_1flow` or `ffi_c_call_srtcm_blind_1flow`.
 ///
 /// # Panics
 /// On any other name.
@@ -240,6 +332,18 @@ pub fn counted(name: &str) -> Box<dyn FnMut() -> u64> {
                     &mut t,
                 )
             })
+        }
+        "ffi_rust_call_srtcm_blind_1flow" => {
+            let (rust, _, _) = sr_profiles();
+            let (f, mut m) = (sr_rust_call(), SrTcm::new(&rust, Instant::ZERO));
+            Box::new(move || {
+                burst_sr_rust_call(f, std::hint::black_box(&rust), &s.lens, &mut m, &mut t)
+            })
+        }
+        "ffi_c_call_srtcm_blind_1flow" => {
+            let (_, c, mut m) = sr_profiles();
+            let f = sr_c_check();
+            Box::new(move || burst_sr_c_call(f, std::hint::black_box(&c), &s.lens, &mut m, &mut t))
         }
         other => panic!("no case {other}"),
     };

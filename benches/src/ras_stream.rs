@@ -2,8 +2,8 @@
 //! shared by `benches/ras.rs` and the `contention` example.
 use netcond::base::{Instant, Rate, TickRate};
 use netcond::ras::{
-    GreenMeter, GreenRas, Ras, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, TrRasConfig,
-    TrRasProfile, TrThresholds,
+    GreenMeter, GreenRas, Ras, RasProfile, SrRasConfig, SrRasProfile, SrThresholds, Tbf, TbfConfig,
+    TbfDeparture, TbfProfile, TbfVerdict, TrRasConfig, TrRasProfile, TrThresholds,
 };
 use netcond::trtcm::{SrTcmConfig, SrTcmProfile, TrTcmConfig, TrTcmProfile};
 use std::hint::black_box;
@@ -94,6 +94,96 @@ pub fn ras_burst(
         if let Some(r) = s.next_release() {
             tt = tt.max(r.ticks());
             acc += s.dequeue(p, Instant::from_ticks(tt)).unwrap_or(0) as u64;
+        }
+    }
+    *t = tt;
+    acc
+}
+
+/// The token bucket filter: rate 40 MB/s, burst 3000 B, limit 256 KB, and
+/// with `peak` a peak rate of 125 MB/s (the line) with mtu 1518 (`tc qdisc
+/// add ... tbf rate 320mbit burst 3000 limit 256000 [peakrate 1gbit mtu
+/// 1518]`).
+#[must_use]
+pub fn tbf_profile(peak: bool) -> TbfProfile {
+    let c = TbfConfig::with_limit(Rate::from_bytes_per_sec(40_000_000), 3000, 256_000)
+        .with_tick(tick());
+    let c = if peak {
+        c.with_peak(Rate::from_bytes_per_sec(125_000_000), 1518)
+    } else {
+        c
+    };
+    TbfProfile::new(&c).unwrap()
+}
+
+/// A token bucket filter with the FIFO of packet lengths its caller keeps
+/// (a ring of [`CAP`] entries: the state holds no packets).
+pub struct TbfBench {
+    /// The state.
+    pub s: Tbf,
+    ring: [u32; CAP],
+    head: usize,
+    len: usize,
+}
+
+impl TbfBench {
+    /// Full buckets at time 0; with `backlog`, the first [`BACKLOG`] of
+    /// `lens` queued.
+    #[must_use]
+    pub fn new(p: &TbfProfile, lens: &[u32], backlog: bool) -> TbfBench {
+        let mut b = TbfBench {
+            s: Tbf::new(p, Instant::ZERO),
+            ring: [0; CAP],
+            head: 0,
+            len: 0,
+        };
+        if backlog {
+            for &len in &lens[..BACKLOG] {
+                if b.s.enqueue(p, Instant::ZERO, len) == TbfVerdict::Accept {
+                    b.push(len);
+                }
+            }
+        }
+        b
+    }
+
+    #[inline(always)]
+    fn push(&mut self, len: u32) {
+        if self.len < CAP {
+            self.ring[(self.head + self.len) % CAP] = len;
+            self.len += 1;
+        }
+    }
+}
+
+/// One burst of enqueue + dequeue pairs through a token bucket filter, as
+/// [`ras_burst`]: each packet is enqueued (`gap` ticks after the previous
+/// one, or at the last departure with `gap == 0`), then the head is offered
+/// at that instant and, when the state answers with its watchdog instant,
+/// offered again then (two `dequeue` calls, as Linux's watchdog makes).
+/// Returns the bytes sent. Not inlined, with the profile as a `&` argument.
+#[inline(never)]
+pub fn tbf_burst(p: &TbfProfile, b: &mut TbfBench, t: &mut u64, lens: &[u32], gap: u64) -> u64 {
+    let mut tt = *t;
+    let mut acc = 0u64;
+    for &len in lens {
+        tt += gap;
+        if b.s.enqueue(p, Instant::from_ticks(tt), len) == TbfVerdict::Accept {
+            b.push(len);
+        }
+        if b.len == 0 {
+            continue;
+        }
+        let head = b.ring[b.head];
+        let mut d = b.s.dequeue(p, Instant::from_ticks(tt), head);
+        if let TbfDeparture::At(at) = d {
+            tt = at.ticks();
+            d = b.s.dequeue(p, at, head);
+        }
+        if d == TbfDeparture::Now {
+            b.head = (b.head + 1) % CAP;
+            b.len -= 1;
+            acc += u64::from(head);
         }
     }
     *t = tt;

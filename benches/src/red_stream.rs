@@ -58,7 +58,7 @@ pub fn red_profile(ecn: bool, spreading: Spreading) -> RedProfile {
     c.queue.spreading = spreading;
     c.queue.ecn = ecn;
     c.queue.ecn_drop_th = if ecn { Some(128) } else { None };
-    c.queue.idle_tx_ticks = 1200;
+    c.queue.typical_tx = std::time::Duration::from_nanos(1200);
     RedProfile::new(&c).unwrap()
 }
 
@@ -122,7 +122,7 @@ pub fn rio_profile(mode: RioMode) -> RioProfile {
     let mut cfg = RioConfig::rfc2963(256);
     cfg.mode = mode;
     cfg.queue.w_q = w_q();
-    cfg.queue.idle_tx_ticks = 1200;
+    cfg.queue.typical_tx = std::time::Duration::from_nanos(1200);
     cfg.colors = [
         Precedence {
             min_th: 64,

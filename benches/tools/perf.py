@@ -226,6 +226,8 @@ def cmd_budget(a):
         ("million_srtcm_burst", "dpdk_million_srtcm_prefetched"),
         ("red_decision", "dpdk_red_decision"),
         ("red_decision_dpdk_law", "dpdk_red_decision"),
+        ("ffi_c_call_trtcm_blind_1flow", "dpdk_c_call_trtcm_blind_1flow"),
+        ("ffi_c_call_srtcm_blind_1flow", "dpdk_c_call_srtcm_blind_1flow"),
     ]:
         if ours in ops and theirs in ops and ops[ours]["ir"] <= ops[theirs]["ir"]:
             pairs[ours] = theirs

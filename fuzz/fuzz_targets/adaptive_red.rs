@@ -9,7 +9,7 @@
 #![no_main]
 
 use aqm_red::invariants::check_adaptive;
-use aqm_red::{AdaptiveConfig, RedConfig};
+use aqm_red::{AdaptiveConfig, QueueSettings, RedConfig};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use netcond_fuzz::aqm::{self, TxTicks, Units};
@@ -73,13 +73,16 @@ fuzz_target!(|input: Input| {
         aqm::fx(input.w_q),
         input.limit.get(),
     )
-    .with_unit(aqm::unit(input.bytes))
-    .with_gentle(input.gentle)
-    .with_byte_mode(input.byte_mode.map(Units::get))
-    .with_ecn(input.ecn)
-    .with_ecn_drop_th(input.ecn_drop_th.map(Units::get))
-    .with_idle_tx_ticks(input.idle_tx.get())
-    .with_spreading(aqm::spreading(input.spreading));
+    .with_queue(
+        QueueSettings::new(aqm::fx(input.w_q), input.limit.get())
+            .with_unit(aqm::unit(input.bytes))
+            .with_gentle(input.gentle)
+            .with_byte_mode(input.byte_mode.map(Units::get))
+            .with_ecn(input.ecn)
+            .with_ecn_drop_th(input.ecn_drop_th.map(Units::get))
+            .with_typical_tx(input.idle_tx.duration())
+            .with_spreading(aqm::spreading(input.spreading)),
+    );
     let ac = AdaptiveConfig::new(input.interval.get());
     let ops = aqm::ops(&input.ops);
     if let Err(e) = check_adaptive(&cfg, &ac, input.start, &ops, input.seed) {

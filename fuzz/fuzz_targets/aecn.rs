@@ -39,7 +39,7 @@ fuzz_target!(|input: Input| {
         // Mostly within the queue's capacity of 64.
         input.limit.get() % 80,
     )
-    .with_idle_tx_ticks(input.idle_tx.get())
+    .with_typical_tx(input.idle_tx.duration())
     .with_spreading(aqm::spreading(input.spreading));
     let Ok(p) = AecnProfile::new(&cfg) else {
         return;

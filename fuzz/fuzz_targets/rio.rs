@@ -59,7 +59,7 @@ fuzz_target!(|input: Input| {
     cfg.queue.byte_mode = input.byte_mode.map(Units::get);
     cfg.queue.ecn = input.ecn;
     cfg.queue.ecn_drop_th = input.ecn_drop_th.map(Units::get);
-    cfg.queue.idle_tx_ticks = input.idle_tx.get();
+    cfg.queue.typical_tx = input.idle_tx.duration();
     cfg.queue.spreading = aqm::spreading(input.spreading);
     let Ok(p) = RioProfile::new(&cfg) else {
         return;

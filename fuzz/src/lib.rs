@@ -532,7 +532,8 @@ pub mod aqm {
         }
     }
 
-    /// FJ93's `s` in ticks (zero is refused by the profiles: fuzzed too).
+    /// FJ93's `s` in nanosecond ticks (zero is refused by the profiles: fuzzed
+    /// too).
     #[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
     pub enum TxTicks {
         /// Zero.
@@ -555,6 +556,13 @@ pub mod aqm {
                 TxTicks::Typical => 1_200_000,
                 TxTicks::Any(v) => v,
             }
+        }
+
+        /// The value as a `Duration` of nanoseconds, which the configurations'
+        /// default nanosecond clock turns back into [`get`](Self::get) ticks.
+        #[must_use]
+        pub fn duration(self) -> core::time::Duration {
+            core::time::Duration::from_nanos(self.get())
         }
     }
 }

@@ -17,7 +17,20 @@
 #      compared (netcond-codel-crosscheck; fails on any difference);
 #   5. the RED cross-check's NetcondRedQueueDisc run, the tests, the PCN
 #      example and the CoDel cross-check again, built with AddressSanitizer
-#      and UBSan (ASAN=0 skips it).
+#      and UBSan (ASAN=0 skips it);
+#   6. the FQ-CoDel cross-check: the same traces through ns-3's
+#      FqCoDelQueueDisc and netcond's FQ-CoDel, flows given by a packet
+#      filter, every fate and the dequeue order compared (fails on any
+#      difference), and under ASan;
+#   7. the PIE cross-check: the same queue delays into ns-3's PieQueueDisc
+#      and netcond's PIE, the drop probability compared after every update
+#      within the tolerance of tests/netcond-pie-crosscheck.cc, and under
+#      ASan; then the many-flows dumbbell with PieQueueDisc and with
+#      NetcondPieQueueDisc (MANY_SEEDS seeds each), compared statistically;
+#   8. the TBF cross-check: the same packet traces through ns-3's
+#      TbfQueueDisc and through netcond's token bucket filter, every packet's
+#      fate and departure instant compared (netcond-tbf-crosscheck), plain
+#      and with AddressSanitizer and UBSan.
 # Exits non-zero on any failure. Environment: CARGO_TARGET_DIR (default
 # <repo>/target), SEEDS (default 3), MANY_SEEDS (default 5), FJ_SEEDS
 # (default 1), JOBS (default nproc), ASAN (default 1), OUT (default
@@ -99,7 +112,7 @@ fi
 "$build/netcond-pcn-cle" --csv="$OUT/pcn-cle.csv" --svg="$OUT/pcn-cle.svg"
 "$build/netcond-pcn-cle" --marker=ThreeState --csv="$OUT/pcn-cle-3sm.csv" --svg=none | tail -3
 
-step "CoDel cross-check: ns-3's CoDelQueueDisc against netcond's CoDel (linux law, ns3 variant), 2 traces x {defaults, UseEcn}"
+step "CoDel cross-check: ns-3's CoDelQueueDisc against netcond's CoDel (linux law, ns3 variant), 2 traces x {defaults, UseEcn}, 25 cycles of 14.5 s each (over 10^6 packets)"
 if [ ! -x "$build/netcond-codel-crosscheck" ]; then
   echo "the CoDel cross-check was not built: include/netcond.h has no CoDel functions (see CMake's warning)" >&2
   exit 1
@@ -141,5 +154,102 @@ if [ "$ASAN" = 1 ]; then
     exit 1
   fi
 fi
+
+step "TBF cross-check: ns-3's TbfQueueDisc against netcond's token bucket filter, exact and rounded setups x 2 seeds"
+if [ ! -x "$build/netcond-tbf-crosscheck" ]; then
+  echo "the TBF cross-check was not built: include/netcond.h has no token bucket filter (see CMake's warning)" >&2
+  exit 1
+fi
+"$build/netcond-tbf-crosscheck" | tee "$OUT/tbf-crosscheck.txt"
+if [ "$ASAN" = 1 ]; then
+  cmake -S "$here" -B "$build_asan" -DNETCOND_LIB_DIR="$libdir" -DNETCOND_ASAN=ON \
+    -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g1" >/dev/null
+  cmake --build "$build_asan" -j "$JOBS" --target netcond-tbf-crosscheck
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    "$build_asan/netcond-tbf-crosscheck" >"$OUT/tbf-crosscheck-asan.txt"
+  # The sanitized cross-check prints what the plain one printed.
+  cmp "$OUT/tbf-crosscheck-asan.txt" "$OUT/tbf-crosscheck.txt" \
+    || { echo "the sanitized TBF cross-check's output differs from the plain run's" >&2; exit 1; }
+  echo "ASan + UBSan: the TBF cross-check prints the same"
+fi
+
+# FQ-CoDel cross-check (and its ASan run): ns-3's FqCoDelQueueDisc against
+# netcond's FQ-CoDel, flows given by a packet filter; then the kernel CoDel
+# variant, which must differ (the check can fail).
+step "FQ-CoDel cross-check: ns-3's FqCoDelQueueDisc against netcond's FQ-CoDel, 2 traces of 55 s (over 10^6 packets)"
+if [ ! -x "$build/netcond-fq-codel-crosscheck" ]; then
+  echo "the FQ-CoDel cross-check was not built: include/netcond.h has no CoDel functions (see CMake's warning)" >&2
+  exit 1
+fi
+"$build/netcond-fq-codel-crosscheck" | tee "$OUT/fq-codel-crosscheck.txt"
+if "$build/netcond-fq-codel-crosscheck" --netcond-variant=kernel --seconds=10 --seeds=1 >"$OUT/fq-codel-crosscheck-kernel.txt"; then
+  cat "$OUT/fq-codel-crosscheck-kernel.txt"
+  echo "the FQ-CoDel cross-check passed with netcond's kernel CoDel variant: it cannot fail" >&2
+  exit 1
+fi
+echo "with the kernel CoDel variant the cross-check fails, as it must: $(tail -1 "$OUT/fq-codel-crosscheck-kernel.txt")"
+if [ "$ASAN" = 1 ]; then
+  step "ASan run: the FQ-CoDel cross-check"
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    "$build_asan/netcond-fq-codel-crosscheck" >"$OUT/fq-codel-crosscheck-asan.txt"
+  tail -1 "$OUT/fq-codel-crosscheck-asan.txt"
+  if ! cmp -s "$OUT/fq-codel-crosscheck-asan.txt" "$OUT/fq-codel-crosscheck.txt"; then
+    echo "the sanitized FQ-CoDel cross-check's output differs from the plain run's" >&2
+    exit 1
+  fi
+fi
+
+# PIE cross-check (and its ASan run): the same queue-delay inputs into ns-3's
+# PieQueueDisc and netcond's PIE, the drop probability compared after every
+# update; then netcond with alpha one sixteenth off, which must fail.
+step "PIE cross-check: ns-3's PieQueueDisc against netcond's PIE, 2 configurations x 2 traces of 20000 updates"
+if [ ! -x "$build/netcond-pie-crosscheck" ]; then
+  echo "the PIE cross-check was not built: include/netcond.h has no PIE functions (see CMake's warning)" >&2
+  exit 1
+fi
+"$build/netcond-pie-crosscheck" | tee "$OUT/pie-crosscheck.txt"
+if "$build/netcond-pie-crosscheck" --alpha-bias --updates=2000 >"$OUT/pie-crosscheck-bias.txt"; then
+  cat "$OUT/pie-crosscheck-bias.txt"
+  echo "the PIE cross-check passed with netcond's alpha off by 1/16: it cannot fail" >&2
+  exit 1
+fi
+echo "with alpha off by 1/16 the cross-check fails, as it must: $(tail -1 "$OUT/pie-crosscheck-bias.txt")"
+if [ "$ASAN" = 1 ]; then
+  step "ASan run: the PIE cross-check"
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    "$build_asan/netcond-pie-crosscheck" >"$OUT/pie-crosscheck-asan.txt"
+  tail -1 "$OUT/pie-crosscheck-asan.txt"
+  if ! cmp -s "$OUT/pie-crosscheck-asan.txt" "$OUT/pie-crosscheck.txt"; then
+    echo "the sanitized PIE cross-check's output differs from the plain run's" >&2
+    exit 1
+  fi
+fi
+
+# PIE dumbbell: the many-flows setup with ns-3's PieQueueDisc and with
+# NetcondPieQueueDisc (both derandomizing), compared by netcond-red-compare
+# with the RED cross-check's metrics and tolerances (no ECN: see README.md
+# for why the ECN runs differ).
+step "PIE dumbbell: many-flows ${MANY_SEEDS} seeds x {ns3, netcond}, 20 s each, compared"
+pie_runs=$OUT/pie-runs.txt
+: >"$pie_runs"
+for run in $(seq 1 "$MANY_SEEDS"); do
+  echo "ns3 $run" >>"$pie_runs"
+  echo "netcond $run" >>"$pie_runs"
+done
+rm -f "$OUT"/pie-dumbbell-*.csv "$OUT"/pie-dumbbell-*.csv.tmp
+export OUT many_args
+xargs -P "$JOBS" -L 1 sh -c '
+  "$0" --aqm=pie --label=pie-many-flows --disc="$1" --ecn=0 --run="$2" $many_args --header >"$OUT/pie-dumbbell-$1-$2.csv.tmp" &&
+  mv "$OUT/pie-dumbbell-$1-$2.csv.tmp" "$OUT/pie-dumbbell-$1-$2.csv"' \
+  "$build/netcond-red-dumbbell" <"$pie_runs" || true
+missing=0
+while read -r disc run; do
+  test -f "$OUT/pie-dumbbell-$disc-$run.csv" || { echo "run failed: pie $disc run=$run" >&2; missing=1; }
+done <"$pie_runs"
+test $missing -eq 0
+"$build/netcond-red-compare" "$OUT"/pie-dumbbell-*.csv | tee "$OUT/pie-dumbbell.md"
 
 step "done"

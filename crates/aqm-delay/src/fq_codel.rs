@@ -2,6 +2,7 @@
 
 use netcond_core::Instant;
 
+use crate::drr::{Drr, ListId, NIL};
 use crate::{Codel, CodelConfig, CodelProfile, ControlLaw, DelayError, Head, Verdict};
 
 /// What the queue drops when it goes over its packet limit: packets from the
@@ -188,42 +189,6 @@ impl FqCodelProfile {
     }
 }
 
-/// The end of a list, and "no flow".
-const NIL: u16 = u16::MAX;
-/// [`NIL`] for the invariants.
-#[cfg(any(test, feature = "invariants"))]
-pub(crate) const NIL_INDEX: u16 = NIL;
-
-/// Which list a flow is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub(crate) enum ListId {
-    Neither,
-    New,
-    Old,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub(crate) struct Flow {
-    pub(crate) codel: Codel,
-    pub(crate) deficit: i64,
-    pub(crate) bytes: u64,
-    pub(crate) packets: u32,
-    pub(crate) next: u16,
-    pub(crate) list: ListId,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub(crate) struct List {
-    pub(crate) head: u16,
-    pub(crate) tail: u16,
-}
-
 /// The result of [`FqCodel::enqueue`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -283,11 +248,8 @@ pub enum Enqueued {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FqCodel<const N: usize> {
-    pub(crate) flows: [Flow; N],
-    pub(crate) new_flows: List,
-    pub(crate) old_flows: List,
-    pub(crate) packets: u32,
-    pub(crate) bytes: u64,
+    /// The flows, each with its CoDel, and their DRR lists.
+    pub(crate) drr: Drr<Codel, N>,
     /// The flow in the middle of a CoDel drop loop, or NIL.
     pub(crate) pending: u16,
 }
@@ -296,32 +258,8 @@ impl<const N: usize> FqCodel<N> {
     /// An empty queue whose flows' clocks start at `now`.
     #[must_use]
     pub fn new(profile: &FqCodelProfile, now: Instant) -> FqCodel<N> {
-        const {
-            assert!(
-                N > 0 && N < NIL as usize,
-                "FqCodel needs 0 < N < 65535 flows"
-            )
-        };
-        let flow = Flow {
-            codel: Codel::new(&profile.codel, now),
-            deficit: 0,
-            bytes: 0,
-            packets: 0,
-            next: NIL,
-            list: ListId::Neither,
-        };
         FqCodel {
-            flows: [flow; N],
-            new_flows: List {
-                head: NIL,
-                tail: NIL,
-            },
-            old_flows: List {
-                head: NIL,
-                tail: NIL,
-            },
-            packets: 0,
-            bytes: 0,
+            drr: Drr::new(Codel::new(&profile.codel, now)),
             pending: NIL,
         }
     }
@@ -329,49 +267,49 @@ impl<const N: usize> FqCodel<N> {
     /// Packets queued in all flows.
     #[must_use]
     pub const fn packets(&self) -> u32 {
-        self.packets
+        self.drr.packets
     }
 
     /// Bytes queued in all flows.
     #[must_use]
     pub const fn bytes(&self) -> u64 {
-        self.bytes
+        self.drr.bytes
     }
 
     /// Packets queued in flow `flow % N`.
     #[must_use]
     pub fn flow_packets(&self, flow: usize) -> u32 {
-        self.flows[flow % N].packets
+        self.drr.flows[flow % N].packets
     }
 
     /// Bytes queued in flow `flow % N`.
     #[must_use]
     pub fn flow_bytes(&self, flow: usize) -> u64 {
-        self.flows[flow % N].bytes
+        self.drr.flows[flow % N].bytes
     }
 
     /// The DRR deficit of flow `flow % N`, in bytes.
     #[must_use]
     pub fn deficit(&self, flow: usize) -> i64 {
-        self.flows[flow % N].deficit
+        self.drr.flows[flow % N].deficit
     }
 
     /// The CoDel state of flow `flow % N`.
     #[must_use]
     pub fn codel(&self, flow: usize) -> &Codel {
-        &self.flows[flow % N].codel
+        &self.drr.flows[flow % N].aqm
     }
 
     /// Whether flow `flow % N` is on the new-flows list (RFC 8290 section 4.2).
     #[must_use]
     pub fn is_new(&self, flow: usize) -> bool {
-        self.flows[flow % N].list == ListId::New
+        self.drr.flows[flow % N].list == ListId::New
     }
 
     /// Whether flow `flow % N` is on the old-flows list.
     #[must_use]
     pub fn is_old(&self, flow: usize) -> bool {
-        self.flows[flow % N].list == ListId::Old
+        self.drr.flows[flow % N].list == ListId::Old
     }
 
     /// A packet of `len` bytes was pushed to the tail of flow `flow % N`'s
@@ -395,27 +333,25 @@ impl<const N: usize> FqCodel<N> {
         // Enqueueing does not read the clock: CoDel works at dequeue.
         let _ = now;
         let f = flow % N;
+        let d = &mut self.drr;
         {
-            let fl = &mut self.flows[f];
-            let n = u32::from(fl.packets < u32::MAX && self.packets < u32::MAX);
-            let b = u64::from(len).min(u64::MAX - self.bytes);
+            let fl = &mut d.flows[f];
+            let n = u32::from(fl.packets < u32::MAX && d.packets < u32::MAX);
+            let b = u64::from(len).min(u64::MAX - d.bytes);
             fl.packets += n;
             fl.bytes += b;
-            self.packets += n;
-            self.bytes += b;
+            d.packets += n;
+            d.bytes += b;
         }
-        if self.flows[f].list == ListId::Neither {
-            self.push_tail(ListId::New, f);
-            self.flows[f].deficit = i64::from(profile.quantum);
-        }
-        if self.packets <= profile.limit {
+        d.activate(f, profile.quantum);
+        if d.packets <= profile.limit {
             return Enqueued::Queued;
         }
         // RFC 8290 s4.1: drop from the head of the flow with the most bytes
         // (the first such flow; Linux's linear scan).
         let mut victim = f;
         let mut most = 0u64;
-        for (i, fl) in self.flows.iter().enumerate() {
+        for (i, fl) in d.flows.iter().enumerate() {
             if fl.bytes > most {
                 most = fl.bytes;
                 victim = i;
@@ -433,7 +369,7 @@ impl<const N: usize> FqCodel<N> {
         }
         if profile.codel.law == ControlLaw::Linux {
             // Linux fq_codel_drop: the victim's CoDel counts the drops.
-            self.flows[victim].codel.bump_count(&profile.codel, n);
+            self.drr.flows[victim].aqm.bump_count(&profile.codel, n);
         }
         Enqueued::Overflow {
             victim,
@@ -453,48 +389,19 @@ impl<const N: usize> FqCodel<N> {
     /// While a flow's CoDel is in a drop loop, returns that flow again.
     pub fn schedule(&mut self, profile: &FqCodelProfile, now: Instant) -> Option<usize> {
         let pending = core::mem::replace(&mut self.pending, NIL);
-        if let Some(fl) = self.flows.get_mut(usize::from(pending)) {
-            if fl.codel.in_drop_loop() {
+        if let Some(fl) = self.drr.flows.get_mut(usize::from(pending)) {
+            if fl.aqm.in_drop_loop() {
                 if fl.packets > 0 {
                     self.pending = pending;
                     return Some(usize::from(pending));
                 }
                 // The drop loop emptied the flow: CoDel sees no next packet.
-                fl.codel.on_empty(&profile.codel, now);
-                self.retire(usize::from(pending));
+                fl.aqm.on_empty(&profile.codel, now);
+                self.drr.retire(usize::from(pending));
             }
         }
-        let mut refills = 0usize;
-        loop {
-            let head = if self.new_flows.head != NIL {
-                self.new_flows.head
-            } else if self.old_flows.head != NIL {
-                self.old_flows.head
-            } else {
-                return None;
-            };
-            let f = usize::from(head);
-            let fl = &mut self.flows[f];
-            // Out of credit at zero or below (RFC 8290 section 3, Linux);
-            // section 4.2's wording is "negative".
-            if fl.deficit <= 0 {
-                fl.deficit = fl.deficit.saturating_add(i64::from(profile.quantum));
-                self.unlink(f);
-                self.push_tail(ListId::Old, f);
-                refills += 1;
-                if refills >= N {
-                    refills = 0;
-                    self.skip_rounds(profile);
-                }
-                continue;
-            }
-            if fl.packets == 0 {
-                fl.codel.on_empty(&profile.codel, now);
-                self.retire(f);
-                continue;
-            }
-            return Some(f);
-        }
+        self.drr
+            .next_flow(profile.quantum, |c| c.on_empty(&profile.codel, now))
     }
 
     /// The verdict for the head packet just taken from flow `flow % N`'s FIFO
@@ -511,9 +418,9 @@ impl<const N: usize> FqCodel<N> {
     ) -> Verdict {
         let f = flow % N;
         self.remove_bytes(f, head.len);
-        let backlog = self.bytes;
-        let fl = &mut self.flows[f];
-        let v = fl.codel.on_dequeue(&profile.codel, now, head, backlog);
+        let backlog = self.drr.bytes;
+        let fl = &mut self.drr.flows[f];
+        let v = fl.aqm.on_dequeue(&profile.codel, now, head, backlog);
         if v == Verdict::Drop {
             self.pending = f as u16;
         } else {
@@ -523,122 +430,16 @@ impl<const N: usize> FqCodel<N> {
         v
     }
 
-    /// After a full round in which every flow was only refilled (deficits far
-    /// below zero after huge packets and a small quantum), adds the rounds
-    /// that would refill every flow again before any turns positive, all at
-    /// once: the same deficits and order as one refill at a time, in O(N).
-    fn skip_rounds(&mut self, profile: &FqCodelProfile) {
-        if self.new_flows.head != NIL {
-            return;
-        }
-        let q = i128::from(profile.quantum);
-        let mut rounds = i128::MAX;
-        let mut cur = self.old_flows.head;
-        let mut steps = 0;
-        while let Some(fl) = self.flows.get(usize::from(cur)) {
-            if fl.deficit > 0 || steps > N {
-                return;
-            }
-            // Refills until positive: ceil((1 - d) / q).
-            rounds = rounds.min((1 - i128::from(fl.deficit) + q - 1) / q);
-            cur = fl.next;
-            steps += 1;
-        }
-        if rounds < 2 || rounds == i128::MAX {
-            return;
-        }
-        let add = i64::try_from((rounds - 1) * q).unwrap_or(i64::MAX);
-        let mut cur = self.old_flows.head;
-        for _ in 0..N {
-            let Some(fl) = self.flows.get_mut(usize::from(cur)) else {
-                break;
-            };
-            fl.deficit = fl.deficit.saturating_add(add);
-            cur = fl.next;
-        }
-    }
-
     /// Accounts for one packet of `len` bytes leaving flow `f`.
     /// (A flow reported empty loses nothing: the totals stay the sums.)
     fn remove_bytes(&mut self, f: usize, len: u32) {
-        let fl = &mut self.flows[f];
+        let d = &mut self.drr;
+        let fl = &mut d.flows[f];
         let n = u32::from(fl.packets > 0);
         let b = fl.bytes.min(u64::from(len));
         fl.packets -= n;
         fl.bytes -= b;
-        self.packets = self.packets.saturating_sub(n);
-        self.bytes = self.bytes.saturating_sub(b);
-    }
-
-    /// An empty flow found by the scheduler: Linux's `fq_codel_dequeue` moves
-    /// it from the new flows to the old ones if there are old flows, and
-    /// otherwise takes it off its list.
-    fn retire(&mut self, f: usize) {
-        let was_new = self.flows[f].list == ListId::New;
-        self.unlink(f);
-        if was_new && self.old_flows.head != NIL {
-            self.push_tail(ListId::Old, f);
-        }
-    }
-
-    fn list_mut(&mut self, id: ListId) -> Option<&mut List> {
-        match id {
-            ListId::Neither => None,
-            ListId::New => Some(&mut self.new_flows),
-            ListId::Old => Some(&mut self.old_flows),
-        }
-    }
-
-    fn push_tail(&mut self, id: ListId, f: usize) {
-        let idx = f as u16;
-        self.flows[f].next = NIL;
-        self.flows[f].list = id;
-        let Some(list) = self.list_mut(id) else {
-            return;
-        };
-        let tail = core::mem::replace(&mut list.tail, idx);
-        if tail == NIL {
-            list.head = idx;
-        } else if let Some(t) = self.flows.get_mut(usize::from(tail)) {
-            t.next = idx;
-        }
-    }
-
-    /// Takes flow `f` off its list (O(1) at the head, where the scheduler
-    /// always finds it).
-    fn unlink(&mut self, f: usize) {
-        let idx = f as u16;
-        let id = self.flows[f].list;
-        let next = self.flows[f].next;
-        self.flows[f].list = ListId::Neither;
-        self.flows[f].next = NIL;
-        let Some(list) = self.list_mut(id) else {
-            return;
-        };
-        let (head, tail) = (list.head, list.tail);
-        if head == idx {
-            list.head = next;
-            if tail == idx {
-                list.tail = NIL;
-            }
-            return;
-        }
-        // Not at the head: walk to the predecessor.
-        let mut prev = head;
-        let mut steps = 0;
-        while prev != NIL && steps < N {
-            let p = usize::from(prev);
-            if self.flows[p].next == idx {
-                self.flows[p].next = next;
-                if tail == idx {
-                    if let Some(list) = self.list_mut(id) {
-                        list.tail = prev;
-                    }
-                }
-                return;
-            }
-            prev = self.flows[p].next;
-            steps += 1;
-        }
+        d.packets = d.packets.saturating_sub(n);
+        d.bytes = d.bytes.saturating_sub(b);
     }
 }

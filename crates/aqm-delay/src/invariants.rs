@@ -1,5 +1,5 @@
-//! Invariants of CoDel and FQ-CoDel, written once as plain functions so that
-//! the property tests and users' fuzzers share them. Each returns the first
+//! Invariants of CoDel, FQ-CoDel, PIE, FQ-PIE and DualPI2, written once as
+//! plain functions so that the property tests and users' fuzzers share them. Each returns the first
 //! violated rule as a message. Call them after every step of any sequence of
 //! operations (backwards clocks, zero and huge lengths included).
 //!
@@ -27,7 +27,7 @@
 //!
 //! [`Verdict::Drop`]: crate::Verdict::Drop
 
-use crate::fq_codel::{ListId, NIL_INDEX};
+use crate::drr::{Drr, ListId, NIL};
 use crate::{Codel, CodelProfile, ControlLaw, FqCodel, FqCodelProfile};
 
 /// Checks one CoDel state against its profile.
@@ -74,52 +74,10 @@ pub fn check_fq_codel<const N: usize>(
     fq: &FqCodel<N>,
     p: &FqCodelProfile,
 ) -> Result<(), &'static str> {
-    let mut seen = [false; N];
-    for (list, id) in [(fq.new_flows, ListId::New), (fq.old_flows, ListId::Old)] {
-        let mut cur = list.head;
-        let mut last = NIL_INDEX;
-        let mut steps = 0usize;
-        while cur != NIL_INDEX {
-            let f = usize::from(cur);
-            if f >= N {
-                return Err("a list names a flow out of range");
-            }
-            if seen[f] {
-                return Err("a flow appears twice on the lists");
-            }
-            seen[f] = true;
-            if fq.flows[f].list != id {
-                return Err("a flow is on a list it is not marked as on");
-            }
-            last = cur;
-            cur = fq.flows[f].next;
-            steps += 1;
-            if steps > N {
-                return Err("a list has a cycle");
-            }
-        }
-        if list.tail != last {
-            return Err("a list's tail is not its last flow");
-        }
-    }
-    let (mut packets, mut bytes) = (0u64, 0u64);
-    for (f, fl) in fq.flows.iter().enumerate() {
-        if (fl.list != ListId::Neither) != seen[f] {
-            return Err("a flow is marked as on a list it is not on");
-        }
-        if fl.packets > 0 && fl.list == ListId::Neither {
-            return Err("a flow holding packets is on no list");
-        }
-        packets += u64::from(fl.packets);
-        bytes += fl.bytes;
-        check_codel(&fl.codel, &p.codel)?;
-    }
-    if packets != u64::from(fq.packets) || bytes != fq.bytes {
-        return Err("the totals are not the sums over the flows");
-    }
-    if fq.pending != NIL_INDEX {
-        match fq.flows.get(usize::from(fq.pending)) {
-            Some(fl) if fl.codel.in_drop_loop() => {}
+    check_drr(&fq.drr, |c| check_codel(c, &p.codel))?;
+    if fq.pending != NIL {
+        match fq.drr.flows.get(usize::from(fq.pending)) {
+            Some(fl) if fl.aqm.in_drop_loop() => {}
             _ => return Err("the flow to continue is not in a drop loop"),
         }
     }
@@ -127,15 +85,26 @@ pub fn check_fq_codel<const N: usize>(
 }
 
 /// Checks a PIE state against its profile: the burst allowance never exceeds
-/// MAX_BURST, and the next update is at most one T_UPDATE after the newest
+/// MAX_BURST (in the law's unit), the RFC law's probability never exceeds one
+/// (RFC 8033 section 4.2), and the next update is at most one T_UPDATE after the newest
 /// instant seen (the clock only moves forward; a stale one reads as due).
 ///
 /// # Errors
 ///
 /// The first violated rule.
 pub fn check_pie(pie: &crate::Pie, p: &crate::PieProfile) -> Result<(), &'static str> {
-    if pie.burst_time() > p.burst {
+    let max_burst = match p.law() {
+        crate::PieLaw::Linux => p.burst,
+        crate::PieLaw::Rfc8033 => p.burst_ticks(),
+    };
+    if pie.burst_time() > max_burst {
         return Err("the burst allowance exceeds MAX_BURST");
+    }
+    if p.law() == crate::PieLaw::Rfc8033 {
+        // RFC 8033 section 4.2: bounded to [0, 1].
+        if pie.prob() > crate::MAX_PROB {
+            return Err("the RFC law's probability exceeds one");
+        }
     }
     let ahead = pie
         .next_update()
@@ -146,6 +115,104 @@ pub fn check_pie(pie: &crate::Pie, p: &crate::PieProfile) -> Result<(), &'static
         if ahead <= p.t_update().saturating_mul(2) {
             return Err("the next update is more than one T_UPDATE ahead");
         }
+    }
+    Ok(())
+}
+
+/// Checks a DualPI2 state against its profile: `p'` within [0, 1] (RFC 9332
+/// Appendix A bounds it), the `recur()` accumulators below one (each signal
+/// takes one off as soon as it passes one), the round robin's count below its
+/// weight, and the next update at most one Tupdate after the newest instant
+/// seen (a stale one reads as due).
+///
+/// # Errors
+///
+/// The first violated rule.
+pub fn check_dualpi2(d: &crate::DualPi2, p: &crate::DualPi2Profile) -> Result<(), &'static str> {
+    if d.p_prime() > crate::P_ONE {
+        return Err("p' exceeds one");
+    }
+    let (l, c) = d.counts();
+    if l > crate::RECUR_ONE || c > crate::RECUR_ONE {
+        return Err("a recur() accumulator exceeds one");
+    }
+    let (served, classic) = d.wrr_position();
+    let quota = if classic { p.wrr.1 } else { p.wrr.0 };
+    if served >= quota {
+        return Err("the round robin's turn is over its weight");
+    }
+    let ahead = d.next_update().ticks().wrapping_sub(d.last_seen().ticks());
+    if ahead > p.t_update() && ahead < 1 << 63 && ahead <= p.t_update().saturating_mul(2) {
+        return Err("the next update is more than one Tupdate ahead");
+    }
+    Ok(())
+}
+
+/// Checks an FQ-PIE state against its profile: the new and old lists well
+/// formed (no cycle, right tails, each flow on at most one list and marked as
+/// on it), every flow holding packets on a list, the totals the sums over the
+/// flows, and every flow's PIE passing [`check_pie`].
+///
+/// # Errors
+///
+/// The first violated rule.
+pub fn check_fq_pie<const N: usize>(
+    fq: &crate::FqPie<N>,
+    p: &crate::FqPieProfile,
+) -> Result<(), &'static str> {
+    check_drr(&fq.drr, |c| check_pie(c, p.pie()))
+}
+
+/// The flow scheduler's invariants: both lists well formed (no cycle, right
+/// tails, each flow on at most one list and marked as on it), every flow
+/// holding packets on a list, the totals the sums over the flows, and
+/// `check` passing for every flow's AQM.
+fn check_drr<A, const N: usize, C>(drr: &Drr<A, N>, mut check: C) -> Result<(), &'static str>
+where
+    C: FnMut(&A) -> Result<(), &'static str>,
+{
+    let mut seen = [false; N];
+    for (list, id) in [(drr.new_flows, ListId::New), (drr.old_flows, ListId::Old)] {
+        let mut cur = list.head;
+        let mut last = NIL;
+        let mut steps = 0usize;
+        while cur != NIL {
+            let f = usize::from(cur);
+            if f >= N {
+                return Err("a list names a flow out of range");
+            }
+            if seen[f] {
+                return Err("a flow appears twice on the lists");
+            }
+            seen[f] = true;
+            if drr.flows[f].list != id {
+                return Err("a flow is on a list it is not marked as on");
+            }
+            last = cur;
+            cur = drr.flows[f].next;
+            steps += 1;
+            if steps > N {
+                return Err("a list has a cycle");
+            }
+        }
+        if list.tail != last {
+            return Err("a list's tail is not its last flow");
+        }
+    }
+    let (mut packets, mut bytes) = (0u64, 0u64);
+    for (f, fl) in drr.flows.iter().enumerate() {
+        if (fl.list != ListId::Neither) != seen[f] {
+            return Err("a flow is marked as on a list it is not on");
+        }
+        if fl.packets > 0 && fl.list == ListId::Neither {
+            return Err("a flow holding packets is on no list");
+        }
+        packets += u64::from(fl.packets);
+        bytes += fl.bytes;
+        check(&fl.aqm)?;
+    }
+    if packets != u64::from(drr.packets) || bytes != drr.bytes {
+        return Err("the totals are not the sums over the flows");
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Delay-based active queue management: CoDel (RFC 8289), FQ-CoDel
-//! (RFC 8290) and PIE (RFC 8033), in integers, for callers that keep the
-//! packets.
+//! (RFC 8290), PIE (RFC 8033) and DualPI2 (RFC 9332), in integers, for
+//! callers that keep the packets.
 //!
 //! # The algorithms
 //!
@@ -25,7 +25,38 @@
 //! `alpha (delay - ref) + beta (delay - previous delay)` to a drop probability,
 //! scaled down while the probability is small, and drops (or marks) arriving
 //! packets at random with it, after a burst allowance and with a
-//! derandomizing accumulator.
+//! derandomizing accumulator. Under RFC 8033's own law ([`PieLaw::Rfc8033`])
+//! each rule is the RFC's: no random drop while the previous delay sample is
+//! below QDELAY_REF / 2 with a probability below 20 %, or with at most two
+//! MEAN_PKTSIZE queued (section 4.1); the update divided by 2048, 512, 128,
+//! 32, 8 or 2 while the probability is below 0.0001 %, 0.001 %, 0.01 %, 0.1 %,
+//! 1 % or 10 % (section 4.2), at most 2 % per update from 10 % (section 5.5),
+//! times 0.98 when both delay samples are 0 and bounded to [0, 1] (section
+//! 4.2); the burst allowance MAX_BURST spent by T_UPDATE per update and
+//! restored when the probability is 0 and both samples are below
+//! QDELAY_REF / 2 (section 4.4); marking instead of dropping below
+//! `mark_ecnth`, 10 % (section 5.1); derandomization (section 5.4, optional:
+//! no drop while the accumulated probability is below 0.85, a sure drop from
+//! 8.5); the delay from timestamps or from the departure rate (sections 4.3,
+//! 5.2: `byte_length * avg_dq_time / DQ_THRESHOLD`).
+//!
+//! FQ-PIE, as Linux's `sch_fq_pie` and ns-3's `FqPieQueueDisc` build it,
+//! serves flow queues by FQ-CoDel's deficit round robin (RFC 8290 sections
+//! 4.1 and 4.2) and runs a PIE per flow (Linux's law): the drop decision at
+//! enqueue on the flow's own backlog, one timer updating every flow's
+//! probability.
+//!
+//! DualPI2 (RFC 9332) keeps two queues: L4S packets (ECN field ECT(1) or CE)
+//! in one, Classic packets (Not-ECT, ECT(0)) in the other (Appendix A's
+//! classifier). A PI controller updates a base probability `p'` every Tupdate
+//! from the queuing delay (Appendix A: `p' += alpha (curq - target) + beta
+//! (curq - prevq)`, bounded to [0, 1]); the Classic queue drops or marks with
+//! `p_C = p'^2` and the L4S queue marks with `p_CL = k p'` (section 2.1), or
+//! with its own shallow ramp or step on its queuing delay when that is higher
+//! (Appendix A.2, `p_L = max(p'_L, p_CL)`). In overload (section 4.2.3) Classic
+//! ECN packets are dropped once `p_C >= p_Cmax = min(1 / k^2, 1)`, and the L4S
+//! queue drops with `p_C` once `p_CL` reaches one. A time-shifted FIFO or a
+//! weighted round robin chooses which head leaves next (section 4.1).
 //!
 //! The crate implements:
 //!
@@ -47,7 +78,16 @@
 //!   `sch_pie` (probability in units of 2^-56, time in 64 ns units, queue delay
 //!   from timestamps), so that its decisions can be reproduced given the same
 //!   random draws; optionally bounding the probability to one as RFC 8033
-//!   does and Linux does not. 64 bytes per queue.
+//!   does and Linux does not; or with RFC 8033's rules in exact integer
+//!   arithmetic ([`PieLaw::Rfc8033`], [`PieConfig::rfc8033`]), timestamps or
+//!   the departure-rate estimator ([`PieEstimator`]). 96 bytes per queue.
+//! - [`FqPie`] / [`FqPieProfile`]: FQ-PIE over `N` flow queues on the
+//!   caller's per-flow FIFOs, as Linux's `sch_fq_pie` (120 bytes per flow).
+//! - [`DualPi2`] / [`DualPi2Profile`]: DualPI2 over the caller's two FIFOs
+//!   ([`DualPi2::schedule`] names the queue to take the head from), decisions
+//!   by the caller's random draws or RFC 9332's `recur()`
+//!   ([`DualDecision`]), a time-shifted FIFO or weighted round robin
+//!   ([`DualScheduler`]). 56 bytes.
 //!
 //! Per packet: integers only, no allocation, no panics, no overflow, for every
 //! input (zero lengths, `u64::MAX` instants, any order of calls). Time is
@@ -122,6 +162,90 @@
 //! assert!(worst_late < 100_000_000, "{worst_late} ns");
 //! ```
 //!
+//! # Example: PIE under RFC 8033's law
+//!
+//! ```
+//! use aqm_delay::{Head, Pie, PieConfig, PieProfile, Verdict, MAX_PROB};
+//! use netcond_core::{Instant, SplitMix64};
+//!
+//! let p = PieProfile::new(&PieConfig::rfc8033().with_ecn(true)).unwrap();
+//! let mut pie = Pie::new(&p, Instant::ZERO);
+//! let mut rng = SplitMix64::new(1);
+//! let ms = |m: u64| Instant::from_ticks(m * 1_000_000);
+//! let (mut marks, mut drops) = (0, 0);
+//! // A standing queue of 40 ms (60 kB), ECN-capable packets.
+//! for t in 0..5_000u64 {
+//!     pie.poll(&p, ms(t), 60_000);
+//!     pie.on_dequeue(&p, ms(t), Head::new(ms(t.saturating_sub(40)), 1500, true), 60_000);
+//!     match pie.on_enqueue(&p, ms(t), Head::new(ms(t), 1500, true), 40, 60_000, &mut rng) {
+//!         Verdict::Mark => marks += 1,
+//!         Verdict::Drop => drops += 1,
+//!         Verdict::Deliver => {}
+//!     }
+//! }
+//! // The probability climbs (at most to one, section 4.2); ECN-capable
+//! // packets are marked while it is below 10 % and dropped above (5.1).
+//! assert!(pie.prob() <= MAX_PROB && pie.prob() > MAX_PROB / 10);
+//! assert!(marks > 0 && drops > 0, "{marks} {drops}");
+//! ```
+//!
+//! # Example: DualPI2
+//!
+//! ```
+//! use aqm_delay::{DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue, Ecn, Verdict};
+//! use netcond_core::{Instant, SplitMix64};
+//!
+//! let p = DualPi2Profile::new(&DualPi2Config::rfc9332()).unwrap();
+//! let mut aqm = DualPi2::new(&p, Instant::ZERO);
+//! let mut rng = SplitMix64::new(1);
+//! // ECT(1) and CE go to the L4S queue, Not-ECT and ECT(0) to the Classic.
+//! assert_eq!(aqm.on_enqueue(&p, Instant::ZERO, Ecn::Ect1, 1500, 0), Some(DualQueue::L4s));
+//! assert_eq!(aqm.on_enqueue(&p, Instant::ZERO, Ecn::Ect0, 1500, 0), Some(DualQueue::Classic));
+//! // A Classic head that has waited 100 ms drives p' up at the first update:
+//! // 0.15 (0.1 - 0.015) + 3 (0.1 - 0) = 0.31275.
+//! let ms = |m: u64| Instant::from_ticks(m * 1_000_000);
+//! assert!(aqm.poll(&p, ms(115), None, Some(ms(15))));
+//! assert_eq!(aqm.p_prime(), 1_343_251_021); // 0.31275 * 2^32, rounded down
+//! // Time-shifted FIFO (40 ms): the L4S head leaves first unless the Classic
+//! // head has waited more than 40 ms longer.
+//! assert_eq!(aqm.schedule(&p, ms(115), Some(ms(114)), Some(ms(100))), Some(DualQueue::L4s));
+//! assert_eq!(aqm.schedule(&p, ms(115), Some(ms(114)), Some(ms(15))), Some(DualQueue::Classic));
+//! // The L4S queue marks with p_CL = 2 p' = 0.6255 (its own ramp is 0 with
+//! // one packet left).
+//! let marks = (0..1000)
+//!     .filter(|_| {
+//!         let h = DualHead::new(ms(114), 1500, Ecn::Ect1);
+//!         aqm.on_dequeue(&p, ms(115), DualQueue::L4s, h, 1, &mut rng) == Verdict::Mark
+//!     })
+//!     .count();
+//! assert_eq!(marks, 625); // recur(): floor(1000 p_CL), no randomness
+//! ```
+//!
+//! # Example: FQ-PIE
+//!
+//! ```
+//! use aqm_delay::{FqPie, FqPieConfig, FqPieProfile, Head, Verdict};
+//! use netcond_core::{Instant, SplitMix64};
+//!
+//! let p = FqPieProfile::new(&FqPieConfig::linux().with_limit(3)).unwrap();
+//! let mut fq: FqPie<8> = FqPie::new(&p, Instant::ZERO);
+//! let mut rng = SplitMix64::new(1);
+//! let h = Head::new(Instant::ZERO, 1500, false);
+//! // The packet limit counts every flow (sch_fq_pie's sch->limit).
+//! for flow in [0, 5, 5] {
+//!     assert_eq!(fq.enqueue(&p, Instant::ZERO, flow, h, &mut rng), Verdict::Deliver);
+//! }
+//! assert_eq!(fq.enqueue(&p, Instant::ZERO, 2, h, &mut rng), Verdict::Drop);
+//! // Deficit round robin: flows 0 and 5 are new, each sends a quantum.
+//! let order: Vec<usize> = std::iter::from_fn(|| {
+//!     let f = fq.schedule(&p, Instant::ZERO)?;
+//!     fq.on_dequeue(&p, Instant::ZERO, f, h);
+//!     Some(f)
+//! })
+//! .collect();
+//! assert_eq!(order, [0, 5, 5]);
+//! ```
+//!
 //! # Configuration rules
 //!
 //! A profile refuses a configuration with one [`DelayError`] variant per rule:
@@ -133,7 +257,16 @@
 //! FQ-CoDel's `ZeroQuantum`, `QuantumTooLarge` (below 2^31 bytes),
 //! `ZeroLimit` and `ZeroDropBatch`, and PIE's `ZeroTarget` (below 64 ns),
 //! `ZeroUpdate`, `ZeroLimit`, `ZeroMtu` and `PieParameterTooLarge` (times of
-//! 2^40 ns or more, alpha or beta above 32/16).
+//! 2^40 ns or more, alpha or beta above 32/16), for PIE's RFC law
+//! `PieBytemodeNotInRfc` (RFC 8033 section 4.1 gives no packet-size scaling),
+//! `PieRfcUnbounded` (section 4.2 bounds the probability to [0, 1]) and
+//! `PieRateEstimatorRfcOnly` (section 5.2's estimator is the RFC law's), and
+//! FQ-PIE's `FqPieLinuxOnly` (each flow's PIE follows Linux's law) and
+//! `FqPieEcnProbTooLarge` (a percentage), and
+//! DualPI2's `DualPi2ZeroTarget`, `DualPi2ZeroUpdate` (RFC 9332 Appendix A),
+//! `DualPi2ZeroCoupling` (section 2.1), `DualPi2ZeroThreshold` (Appendix
+//! A.2), `DualPi2LimitBelowMtu` (Appendix A's limit test), `DualPi2ZeroWeight`
+//! (section 4.1) and `DualPi2ParameterTooLarge`.
 //!
 //! # Sources
 //!
@@ -145,19 +278,26 @@
 //! - R. Pan, P. Natarajan, F. Baker and G. White, "Proportional Integral
 //!   Controller Enhanced (PIE): A Lightweight Control Scheme to Address the
 //!   Bufferbloat Problem", RFC 8033, February 2017.
+//! - K. De Schepper, B. Briscoe (ed.) and G. White, "Dual-Queue Coupled
+//!   Active Queue Management (AQM) for Low Latency, Low Loss, and Scalable
+//!   Throughput (L4S)", RFC 9332, January 2023.
 //! - K. Ramakrishnan, S. Floyd and D. Black, "The Addition of Explicit
 //!   Congestion Notification (ECN) to IP", RFC 3168, September 2001.
 //! - Linux `include/net/codel.h`, `include/net/codel_impl.h` and
 //!   `net/sched/sch_fq_codel.c` (the arithmetic of [`ControlLaw::Linux`],
 //!   [`LinuxVariant::Kernel`] and [`OverflowDrop::Batch`]); `include/net/pie.h`
-//!   and `net/sched/sch_pie.c` ([`Pie`]); ns-3
+//!   and `net/sched/sch_pie.c` ([`Pie`]); `net/sched/sch_fq_pie.c`
+//!   ([`FqPie`]); ns-3
 //!   `src/traffic-control/model/codel-queue-disc.cc` ([`LinuxVariant::Ns3`]).
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 mod codel;
+mod drr;
+mod dualpi2;
 mod fq_codel;
+mod fq_pie;
 #[cfg(any(test, feature = "invariants"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "invariants")))]
 pub mod invariants;
@@ -170,13 +310,21 @@ pub use codel::{
     exact_spacing, linux_control_law, newton_step, Codel, CodelConfig, CodelProfile, ControlLaw,
     LinuxVariant, LINUX_TIME_SHIFT, MAX_EXACT_INTERVAL_TICKS,
 };
+pub use dualpi2::{
+    pi2_update, DualDecision, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue,
+    DualScheduler, Ecn, MAX_GAIN_MHZ, P_ONE, RECUR_ONE,
+};
 pub use fq_codel::{Enqueued, FqCodel, FqCodelConfig, FqCodelProfile, OverflowDrop};
-pub use pie::{Pie, PieConfig, PieProfile, MAX_PROB, PSCHED_SHIFT};
+pub use fq_pie::{FqPie, FqPieConfig, FqPieProfile};
+pub use pie::{
+    rate_qdelay, rfc8033_update, Pie, PieConfig, PieEstimator, PieLaw, PieProfile, DQ_THRESHOLD,
+    MAX_PROB, PSCHED_SHIFT, RFC8033_SCALING,
+};
 
 use netcond_core::Instant;
 
 netcond_core::config_error! {
-    /// Why a CoDel or FQ-CoDel configuration was refused.
+    /// Why a CoDel, FQ-CoDel, PIE or DualPI2 configuration was refused.
     pub enum DelayError {
         /// TARGET is shorter than one unit of the law's clock.
         ZeroTarget => "TARGET must be at least one unit of the clock (a tick; 1024 ns for the \
@@ -209,6 +357,43 @@ netcond_core::config_error! {
         /// PIE's MTU is zero.
         ZeroMtu => "PIE's MTU must be at least one byte (no early drop below two MTUs \
                     queued; byte mode divides by it)",
+        /// Byte mode with the RFC law.
+        PieBytemodeNotInRfc => "byte mode is Linux sch_pie's; RFC 8033's law has no packet-size \
+                                scaling (section 4.1 leaves it to the implementation)",
+        /// The RFC law without the bound to one.
+        PieRfcUnbounded => "RFC 8033's law bounds the drop probability to [0, 1] after each \
+                            update (section 4.2): bound_prob must be on",
+        /// The departure-rate estimator with the Linux law.
+        PieRateEstimatorRfcOnly => "the departure-rate estimator (RFC 8033 section 5.2) is \
+                                    implemented for the RFC law only",
+        /// DualPI2's target is shorter than one tick.
+        DualPi2ZeroTarget => "DualPI2's Classic target must be at least one tick (RFC 9332 \
+                              Appendix A: target, 15 ms)",
+        /// DualPI2's Tupdate is shorter than one tick.
+        DualPi2ZeroUpdate => "DualPI2's Tupdate must be at least one tick (RFC 9332 Appendix \
+                              A: p' is updated every Tupdate)",
+        /// DualPI2's coupling factor is zero.
+        DualPi2ZeroCoupling => "DualPI2's coupling factor k must be positive (RFC 9332 section \
+                                2.1: p_CL = k p')",
+        /// DualPI2's L4S marking threshold is zero.
+        DualPi2ZeroThreshold => "DualPI2's L4S ramp must end at least one tick above zero \
+                                 (RFC 9332 Appendix A.2: minTh + range)",
+        /// DualPI2's shared buffer is smaller than one MTU (or the MTU is 0).
+        DualPi2LimitBelowMtu => "DualPI2's limit must hold at least one MTU, and the MTU be \
+                                 positive (RFC 9332 Appendix A: drop when lq.byt() + cq.byt() \
+                                 + MTU > limit)",
+        /// A weighted round robin weight of zero.
+        DualPi2ZeroWeight => "DualPI2's round-robin weights must be positive (RFC 9332 \
+                              section 4.1: the scheduler serves both queues)",
+        /// A DualPI2 time of 2^40 ns or more, a gain above 1 kHz or k above 16.
+        DualPi2ParameterTooLarge => "DualPI2's times must be below 2^40 ns, alpha and beta at \
+                                     most 1 kHz and k at most 16 (the crate's range)",
+        /// FQ-PIE with PIE's RFC law.
+        FqPieLinuxOnly => "FQ-PIE follows Linux sch_fq_pie: each flow's PIE must use the \
+                           Linux law (RFC 8033 describes PIE on a single queue)",
+        /// FQ-PIE's ECN threshold above 100 percent.
+        FqPieEcnProbTooLarge => "FQ-PIE's ecn_prob is a percentage, at most 100 (Linux \
+                                 sch_fq_pie; RFC 8033 section 5.1's mark_ecnth)",
         /// A PIE time of 2^40 ns or more, or alpha or beta above 32/16.
         PieParameterTooLarge => "PIE's target, T_UPDATE and burst allowance must be below 2^40 \
                                  ns, and alpha and beta at most 32 sixteenths (Linux sch_pie's \

@@ -1,12 +1,17 @@
-//! PIE (RFC 8033) with the integer arithmetic of Linux's `sch_pie`
-//! (`net/sched/sch_pie.c`, `include/net/pie.h`), queue delay from per-packet
-//! timestamps.
+//! PIE (RFC 8033) under two named laws ([`PieLaw`]): the integer arithmetic
+//! of Linux's `sch_pie` (`net/sched/sch_pie.c`, `include/net/pie.h`), queue
+//! delay from per-packet timestamps, and RFC 8033's own rules (sections 4.1 to
+//! 4.4, 5.1, 5.2, 5.4 and 5.5) in exact integer arithmetic on the caller's
+//! ticks, with either of the RFC's delay estimators ([`PieEstimator`]).
 
 use core::time::Duration;
 
 use netcond_core::{Instant, RandomSource, TickRate};
 
 use crate::{DelayError, Head, Verdict};
+
+mod profile;
+pub use profile::*;
 
 /// Probability one: Linux's `MAX_PROB`, `2^56 - 1`.
 pub const MAX_PROB: u64 = u64::MAX >> 8;
@@ -23,267 +28,66 @@ const DTIME_INVALID: u64 = u64::MAX;
 /// 250 ms in psched ticks: above it Linux adds 2 % per update.
 const NONLINEAR_QDELAY: u64 = 250_000_000 >> PSCHED_SHIFT;
 
-/// Configuration of a PIE queue: Linux `sch_pie`'s parameters.
-///
-/// ```
-/// use aqm_delay::{PieConfig, PieProfile};
-/// use core::time::Duration;
-///
-/// let cfg = PieConfig::linux().with_target(Duration::from_millis(20)).with_ecn(true);
-/// let p = PieProfile::new(&cfg).unwrap();
-/// assert_eq!(p.target(), 312_500); // 20 ms in 64 ns units
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// RFC 8033 section 5.2's DQ_THRESHOLD: a departure-rate measurement cycle
+/// starts with at least this many bytes queued and ends after this many bytes
+/// have left (2^14, 16 KB, a power of two as the RFC asks).
+pub const DQ_THRESHOLD: u64 = 1 << 14;
+
+/// The auto-tuning table of RFC 8033 section 4.2: while the drop probability
+/// is below `bound / den`, the step is divided by `div` (the first row that
+/// applies). At 10 % and above the step is not divided.
+pub const RFC8033_SCALING: [(u64, u64); 6] = [
+    // (den: probability below 1/den, div)
+    (1_000_000, 2048),
+    (100_000, 512),
+    (10_000, 128),
+    (1_000, 32),
+    (100, 8),
+    (10, 2),
+];
+
+/// Which rules a [`Pie`] follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[non_exhaustive]
-pub struct PieConfig {
-    /// QDELAY_REF, the target queue delay (RFC 8033 section 4.2; 15 ms).
-    pub target: Duration,
-    /// T_UPDATE, the period of the drop probability update (RFC 8033 section
-    /// 4.2; 15 ms).
-    pub t_update: Duration,
-    /// MAX_BURST, the burst allowance (RFC 8033 section 4.4; 150 ms).
-    pub max_burst: Duration,
-    /// alpha in units of 1/16 Hz (Linux's `tc` units; 2 is 0.125 Hz, RFC 8033
-    /// Appendix A's 1/8).
-    pub alpha: u32,
-    /// beta in units of 1/16 Hz (20 is 1.25 Hz, RFC 8033 Appendix A's 1 + 1/4).
-    pub beta: u32,
-    /// The packet limit: an arrival to a queue holding this many is dropped
-    /// (Linux's `limit`; RFC 8033 gives its tail-drop threshold no value).
-    pub limit: u32,
-    /// The MTU in bytes (`psched_mtu`): no early drop below two of them
-    /// queued (RFC 8033 section 4.1 writes `2 * MEAN_PKTSIZE`); byte mode
-    /// scales by it.
-    pub mtu: u32,
-    /// Mark ECN-capable packets instead of dropping them while the drop
-    /// probability is at most 10 % (Linux; RFC 8033 section 5.1 marks below
-    /// `mark_ecnth`, 10 %).
-    pub ecn: bool,
-    /// Byte mode: scale the probability by `len / mtu` for packets up to the MTU.
-    pub bytemode: bool,
-    /// Bound the probability to one after each update (RFC 8033 section 4.2).
-    /// Linux does not: its probability is capped only when the `u64` would
-    /// overflow, so after a long overload it can stand far above one and take
-    /// minutes to come back (off in [`linux`](Self::linux), to reproduce it).
-    pub bound_prob: bool,
-    /// The clock of the `Instant`s passed in.
-    pub tick: TickRate,
-}
-
-impl Default for PieConfig {
-    fn default() -> Self {
-        PieConfig::linux()
-    }
-}
-
-impl PieConfig {
-    /// Linux `sch_pie`'s defaults: target 15 ms, update every 15 ms, burst
-    /// allowance 150 ms, alpha 2/16, beta 20/16 (these five are also RFC 8033's
-    /// defaults), limit 1000 packets, MTU 1514 (these two are Linux's), no
-    /// ECN, no byte mode, nanosecond ticks.
-    #[must_use]
-    pub const fn linux() -> PieConfig {
-        PieConfig {
-            target: Duration::from_millis(15),
-            t_update: Duration::from_millis(15),
-            max_burst: Duration::from_millis(150),
-            alpha: 2,
-            beta: 20,
-            limit: 1000,
-            mtu: 1514,
-            ecn: false,
-            bytemode: false,
-            bound_prob: false,
-            tick: TickRate::NANOS,
-        }
-    }
-
-    /// QDELAY_REF.
-    #[must_use]
-    pub const fn with_target(mut self, target: Duration) -> PieConfig {
-        self.target = target;
-        self
-    }
-
-    /// T_UPDATE.
-    #[must_use]
-    pub const fn with_t_update(mut self, t_update: Duration) -> PieConfig {
-        self.t_update = t_update;
-        self
-    }
-
-    /// MAX_BURST.
-    #[must_use]
-    pub const fn with_max_burst(mut self, max_burst: Duration) -> PieConfig {
-        self.max_burst = max_burst;
-        self
-    }
-
-    /// alpha and beta, in units of 1/16 Hz.
-    #[must_use]
-    pub const fn with_alpha_beta(mut self, alpha: u32, beta: u32) -> PieConfig {
-        self.alpha = alpha;
-        self.beta = beta;
-        self
-    }
-
-    /// The packet limit.
-    #[must_use]
-    pub const fn with_limit(mut self, limit: u32) -> PieConfig {
-        self.limit = limit;
-        self
-    }
-
-    /// The MTU.
-    #[must_use]
-    pub const fn with_mtu(mut self, mtu: u32) -> PieConfig {
-        self.mtu = mtu;
-        self
-    }
-
-    /// ECN marking.
-    #[must_use]
-    pub const fn with_ecn(mut self, ecn: bool) -> PieConfig {
-        self.ecn = ecn;
-        self
-    }
-
-    /// Byte mode.
-    #[must_use]
-    pub const fn with_bytemode(mut self, bytemode: bool) -> PieConfig {
-        self.bytemode = bytemode;
-        self
-    }
-
-    /// Bounding the probability to one (RFC 8033 section 4.2).
-    #[must_use]
-    pub const fn with_bound_prob(mut self, bound: bool) -> PieConfig {
-        self.bound_prob = bound;
-        self
-    }
-
-    /// The clock of the `Instant`s passed in (by default nanoseconds).
-    #[must_use]
-    pub const fn with_tick(mut self, tick: TickRate) -> PieConfig {
-        self.tick = tick;
-        self
-    }
-}
-
-/// A validated PIE configuration: times in Linux's psched ticks of 64 ns,
-/// alpha and beta scaled to probability units per psched tick.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct PieProfile {
-    pub(crate) target: u64,
-    pub(crate) burst: u64,
-    pub(crate) t_update: u64,
-    pub(crate) alpha: u64,
-    pub(crate) beta: u64,
-    pub(crate) limit: u32,
-    pub(crate) mtu: u32,
-    pub(crate) ecn: bool,
-    pub(crate) bytemode: bool,
-    pub(crate) bound_prob: bool,
-    pub(crate) hz: u64,
-    pub(crate) ns_per_tick: u64,
+pub enum PieLaw {
+    /// Linux `sch_pie`'s integer code: probability in units of 2^-56, time in
+    /// psched ticks of 64 ns, the burst allowance spent between departures,
+    /// the 250 ms boost, decay by 1/64, no bound unless
+    /// [`PieConfig::bound_prob`].
+    #[default]
+    Linux,
+    /// RFC 8033 as written: the work-conserving bypass on the previous delay
+    /// sample and `2 * MEAN_PKTSIZE` (section 4.1), the update with the
+    /// section 4.2 scaling table, the 2 % cap from 10 % (section 5.5), decay by
+    /// 0.98 when both samples are 0 and the bound to [0, 1] (section 4.2), the
+    /// burst allowance spent by T_UPDATE per update and restored at arrival
+    /// (section 4.4), marking below `mark_ecnth` (section 5.1), the optional
+    /// derandomization (section 5.4). Time on the caller's ticks, probability
+    /// in units of `1 / MAX_PROB`, every comparison exact; the update rounds
+    /// down (see [`Pie::poll`]).
+    Rfc8033,
 }
 
-impl PieProfile {
-    /// Validates `cfg`.
-    ///
-    /// # Errors
-    ///
-    /// [`DelayError::ZeroTarget`] (below 64 ns), [`DelayError::ZeroUpdate`]
-    /// (T_UPDATE below one tick), [`DelayError::ZeroLimit`],
-    /// [`DelayError::ZeroMtu`], [`DelayError::PieParameterTooLarge`] (a time
-    /// of 2^40 ns or more, alpha or beta above 32).
-    pub fn new(cfg: &PieConfig) -> Result<PieProfile, DelayError> {
-        let hz = cfg.tick.hz();
-        let limit_ns: u128 = 1 << 40;
-        if cfg.target.as_nanos() >= limit_ns
-            || cfg.max_burst.as_nanos() >= limit_ns
-            || cfg.t_update.as_nanos() >= limit_ns
-            || cfg.alpha > 32
-            || cfg.beta > 32
-        {
-            return Err(DelayError::PieParameterTooLarge);
-        }
-        let target = (cfg.target.as_nanos() >> PSCHED_SHIFT) as u64;
-        if target == 0 {
-            return Err(DelayError::ZeroTarget);
-        }
-        let t_update = (cfg.t_update.as_nanos() * u128::from(hz) / 1_000_000_000) as u64;
-        if t_update == 0 {
-            return Err(DelayError::ZeroUpdate);
-        }
-        if cfg.limit == 0 {
-            return Err(DelayError::ZeroLimit);
-        }
-        if cfg.mtu == 0 {
-            return Err(DelayError::ZeroMtu);
-        }
-        let scale = MAX_PROB / PSCHED_PER_SEC;
-        Ok(PieProfile {
-            target,
-            burst: (cfg.max_burst.as_nanos() >> PSCHED_SHIFT) as u64,
-            t_update,
-            alpha: (u64::from(cfg.alpha) * scale) >> 4,
-            beta: (u64::from(cfg.beta) * scale) >> 4,
-            limit: cfg.limit,
-            mtu: cfg.mtu,
-            ecn: cfg.ecn,
-            bytemode: cfg.bytemode,
-            bound_prob: cfg.bound_prob,
-            hz,
-            ns_per_tick: if 1_000_000_000 % hz == 0 {
-                1_000_000_000 / hz
-            } else {
-                0
-            },
-        })
-    }
-
-    /// QDELAY_REF in psched ticks (64 ns).
-    #[must_use]
-    pub const fn target(&self) -> u64 {
-        self.target
-    }
-
-    /// T_UPDATE in ticks of the profile's clock.
-    #[must_use]
-    pub const fn t_update(&self) -> u64 {
-        self.t_update
-    }
-
-    /// alpha in probability units (`MAX_PROB` is one) per psched tick of
-    /// delay error, before the scaling by the current probability.
-    #[must_use]
-    pub const fn alpha(&self) -> u64 {
-        self.alpha
-    }
-
-    /// beta, as [`alpha`](Self::alpha).
-    #[must_use]
-    pub const fn beta(&self) -> u64 {
-        self.beta
-    }
-
-    /// Linux's `psched_get_time()` at `t`: nanoseconds >> 6.
-    #[inline]
-    pub(crate) fn psched(&self, t: Instant) -> u64 {
-        let ns = if self.ns_per_tick != 0 {
-            t.ticks().wrapping_mul(self.ns_per_tick)
-        } else {
-            (u128::from(t.ticks()) * 1_000_000_000 / u128::from(self.hz)) as u64
-        };
-        ns >> PSCHED_SHIFT
-    }
+/// How the RFC law estimates the queue delay (RFC 8033 section 4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PieEstimator {
+    /// From timestamps: the sojourn time of the packet that left last (0 once
+    /// the queue is empty).
+    #[default]
+    Timestamp,
+    /// From the departure rate (section 5.2, Little's law):
+    /// `byte_length * avg_dq_time / DQ_THRESHOLD` at each update, with
+    /// `avg_dq_time` the time [`DQ_THRESHOLD`] bytes took to leave, averaged
+    /// with weight `DQ_THRESHOLD / 2^16` (1/4).
+    DepartureRate,
 }
 
 /// The state of one PIE queue (`struct pie_vars`, plus the update timer and
-/// the last instant seen), 64 bytes.
+/// the last instant seen, and RFC 8033 section 5.2's departure-rate
+/// measurement), 96 bytes.
 ///
 /// Call [`on_enqueue`](Self::on_enqueue) for each arrival (it decides drop,
 /// mark or enqueue), [`on_dequeue`](Self::on_dequeue) for each departure (it
@@ -324,6 +128,13 @@ pub struct Pie {
     dq_tstamp: u64,
     prob: u64,
     accu_prob: u64,
+    /// RFC 8033 section 5.2's `in_measurement_`, `dq_count_`,
+    /// `measurement_start_` and `avg_dq_time_` (ticks), for
+    /// [`PieEstimator::DepartureRate`].
+    in_measurement: bool,
+    dq_count: u64,
+    measurement_start: u64,
+    avg_dq_time: u64,
 }
 
 impl Pie {
@@ -337,11 +148,38 @@ impl Pie {
             next_update: now.wrapping_add(profile.t_update),
             qdelay: 0,
             qdelay_old: 0,
-            burst_time: profile.burst,
+            burst_time: match profile.law {
+                PieLaw::Linux => profile.burst,
+                PieLaw::Rfc8033 => profile.burst_ticks,
+            },
             dq_tstamp: DTIME_INVALID,
             prob: 0,
             accu_prob: 0,
+            in_measurement: false,
+            dq_count: 0,
+            measurement_start: 0,
+            avg_dq_time: 0,
         }
+    }
+
+    /// The departure-rate estimator's average time for [`DQ_THRESHOLD`] bytes
+    /// to leave, in ticks (RFC 8033 section 5.2's `avg_dq_time_`; 0 before the
+    /// first measurement).
+    #[must_use]
+    pub const fn avg_dq_time(&self) -> u64 {
+        self.avg_dq_time
+    }
+
+    /// Whether a departure-rate measurement cycle is running (`in_measurement_`).
+    #[must_use]
+    pub const fn in_measurement(&self) -> bool {
+        self.in_measurement
+    }
+
+    /// The bytes counted in the current measurement cycle (`dq_count_`).
+    #[must_use]
+    pub const fn dq_count(&self) -> u64 {
+        self.dq_count
     }
 
     /// The drop probability, in units of [`MAX_PROB`] (it may exceed it, as in
@@ -405,6 +243,9 @@ impl Pie {
         rng: &mut R,
     ) -> Verdict {
         self.last.advance_to(now);
+        if profile.law == PieLaw::Rfc8033 {
+            return self.rfc_enqueue(profile, pkt, qlen, backlog, rng);
+        }
         let verdict = if qlen >= profile.limit {
             Verdict::Drop
         } else if !self.drop_early(profile, backlog, pkt.len, rng) {
@@ -473,6 +314,10 @@ impl Pie {
     /// since the previous departure is taken from the burst allowance.
     pub fn on_dequeue(&mut self, profile: &PieProfile, now: Instant, head: Head, backlog: u64) {
         self.last.advance_to(now);
+        if profile.law == PieLaw::Rfc8033 {
+            self.rfc_dequeue(profile, head, backlog);
+            return;
+        }
         let now = profile.psched(self.last);
         self.qdelay = now.wrapping_sub(profile.psched(head.enqueued));
         // Linux keeps the time since the last departure in a u32.
@@ -503,7 +348,10 @@ impl Pie {
         if ahead > 0 && ahead <= profile.t_update {
             return false;
         }
-        self.update(profile, backlog);
+        match profile.law {
+            PieLaw::Linux => self.update(profile, backlog),
+            PieLaw::Rfc8033 => self.rfc_update(profile, backlog),
+        }
         self.next_update = self.last.wrapping_add(profile.t_update);
         true
     }
@@ -569,6 +417,160 @@ impl Pie {
         self.qdelay_old = qdelay;
     }
 
+    /// RFC 8033's `enque` (Appendix B, with sections 4.4 and 5.1): a full queue
+    /// drops; no early drop while burst allowance is left (section 4.4: the
+    /// random drop is bypassed); an early-drop candidate is marked when ECN is
+    /// on, the packet is ECN-capable and the probability is below
+    /// `mark_ecnth` (10 %), else dropped; every drop resets the accumulated
+    /// probability. Then the burst allowance is restored when the probability
+    /// is 0 and both delay samples are below QDELAY_REF / 2 (section 4.4).
+    fn rfc_enqueue<R: RandomSource>(
+        &mut self,
+        profile: &PieProfile,
+        pkt: Head,
+        qlen: u32,
+        backlog: u64,
+        rng: &mut R,
+    ) -> Verdict {
+        let verdict = if qlen >= profile.limit {
+            Verdict::Drop
+        } else if self.burst_time == 0 && self.rfc_drop_early(profile, backlog, rng) {
+            if profile.ecn && pkt.ecn_capable && below_mark_ecnth(self.prob) {
+                Verdict::Mark
+            } else {
+                Verdict::Drop
+            }
+        } else {
+            Verdict::Deliver
+        };
+        if verdict == Verdict::Drop {
+            self.accu_prob = 0;
+        }
+        let half = |d: u64| 2 * u128::from(d) < u128::from(profile.target_ticks);
+        if self.prob == 0 && half(self.qdelay) && half(self.qdelay_old) {
+            self.burst_time = profile.burst_ticks;
+        }
+        verdict
+    }
+
+    /// RFC 8033's `drop_early` (section 4.1, with section 5.4's
+    /// derandomization when on). Draws one `u64` (two `u32`s, high half first)
+    /// as `u = rnd / 2^64`, and drops when `u < drop_prob`, exactly
+    /// (`rnd * MAX_PROB < prob * 2^64`).
+    fn rfc_drop_early<R: RandomSource>(
+        &mut self,
+        profile: &PieProfile,
+        backlog: u64,
+        rng: &mut R,
+    ) -> bool {
+        // Section 4.1: work conserving at low delay and probability, and with
+        // at most two packets queued.
+        let old_low = 2 * u128::from(self.qdelay_old) < u128::from(profile.target_ticks);
+        let prob_low = 5 * u128::from(self.prob) < u128::from(MAX_PROB);
+        if (old_low && prob_low) || u128::from(backlog) <= 2 * u128::from(profile.mtu) {
+            return false;
+        }
+        if profile.derandomize {
+            // Section 5.4.
+            if self.prob == 0 {
+                self.accu_prob = 0;
+            }
+            self.accu_prob = self.accu_prob.saturating_add(self.prob);
+            let accu = 100 * u128::from(self.accu_prob);
+            if accu < 85 * u128::from(MAX_PROB) {
+                return false;
+            }
+            if accu >= 850 * u128::from(MAX_PROB) {
+                return true;
+            }
+        }
+        let rnd = (u64::from(rng.next_u32()) << 32) | u64::from(rng.next_u32());
+        if u128::from(rnd) * u128::from(MAX_PROB) < u128::from(self.prob) << 64 {
+            self.accu_prob = 0;
+            return true;
+        }
+        false
+    }
+
+    /// RFC 8033's `deque`: the timestamp estimator takes the packet's sojourn
+    /// time (0 once the queue is empty); the departure-rate estimator runs
+    /// section 5.2's measurement cycle.
+    fn rfc_dequeue(&mut self, profile: &PieProfile, head: Head, backlog: u64) {
+        let now = self.last.ticks();
+        match profile.estimator {
+            PieEstimator::Timestamp => {
+                self.qdelay = if backlog == 0 {
+                    0
+                } else {
+                    self.last.ticks_since(head.enqueued)
+                };
+            }
+            PieEstimator::DepartureRate => {
+                if self.in_measurement {
+                    self.dq_count = self.dq_count.saturating_add(u64::from(head.len));
+                    if self.dq_count >= DQ_THRESHOLD {
+                        let dq_time = now.wrapping_sub(self.measurement_start);
+                        self.avg_dq_time = if self.avg_dq_time == 0 {
+                            dq_time
+                        } else {
+                            // weight = DQ_THRESHOLD / 2^16 = 1/4, exactly.
+                            ((u128::from(dq_time) + 3 * u128::from(self.avg_dq_time)) / 4) as u64
+                        };
+                        self.in_measurement = false;
+                    }
+                }
+                if backlog >= DQ_THRESHOLD && !self.in_measurement {
+                    self.in_measurement = true;
+                    self.measurement_start = now;
+                    self.dq_count = 0;
+                }
+            }
+        }
+    }
+
+    /// RFC 8033's `calculate_drop_prob` (section 4.2, with sections 4.4 and
+    /// 5.5): see [`rfc8033_update`].
+    fn rfc_update(&mut self, profile: &PieProfile, backlog: u64) {
+        if profile.estimator == PieEstimator::DepartureRate {
+            self.qdelay = rate_qdelay(backlog, self.avg_dq_time);
+        }
+        self.prob = rfc8033_update(profile, self.prob, self.qdelay, self.qdelay_old);
+        self.qdelay_old = self.qdelay;
+        self.burst_time = self.burst_time.saturating_sub(profile.t_update);
+    }
+
+    /// Linux's `pie_drop_early` for FQ-PIE (`sch_fq_pie` calls it with the
+    /// flow's backlog), at `now`.
+    pub(crate) fn fq_drop_early<R: RandomSource>(
+        &mut self,
+        profile: &PieProfile,
+        now: Instant,
+        backlog: u64,
+        len: u32,
+        rng: &mut R,
+    ) -> bool {
+        self.last.advance_to(now);
+        self.drop_early(profile, backlog, len, rng)
+    }
+
+    /// Moves the clock to `now` (serial: an earlier instant leaves it).
+    pub(crate) fn advance(&mut self, now: Instant) {
+        self.last.advance_to(now);
+    }
+
+    /// A drop: the accumulated probability restarts (`sch_fq_pie`'s `out:`).
+    pub(crate) fn reset_accu(&mut self) {
+        self.accu_prob = 0;
+    }
+
+    /// `pie_calculate_probability` at `now` without the per-queue timer (FQ-PIE
+    /// runs one timer for all flows).
+    pub(crate) fn update_at(&mut self, profile: &PieProfile, now: Instant, backlog: u64) {
+        self.last.advance_to(now);
+        self.update(profile, backlog);
+        self.next_update = self.last.wrapping_add(profile.t_update);
+    }
+
     /// Sets the probability (tests only).
     #[cfg(test)]
     pub(crate) fn set_prob_for_tests(&mut self, prob: u64) {
@@ -580,4 +582,68 @@ impl Pie {
     pub(crate) fn set_burst_for_tests(&mut self, burst: u64) {
         self.burst_time = burst;
     }
+}
+
+/// `drop_prob < mark_ecnth` (10 %, RFC 8033 section 5.1), exactly.
+#[inline]
+fn below_mark_ecnth(prob: u64) -> bool {
+    10 * u128::from(prob) < u128::from(MAX_PROB)
+}
+
+/// RFC 8033 section 5.2's `current_qdelay = byte_length * avg_dq_time /
+/// DQ_THRESHOLD` (the RFC's integer form, rounded down, saturating).
+#[must_use]
+pub fn rate_qdelay(backlog: u64, avg_dq_time: u64) -> u64 {
+    let d = (u128::from(backlog) * u128::from(avg_dq_time)) >> 14;
+    u64::try_from(d).unwrap_or(u64::MAX)
+}
+
+/// `n / d > m / k` for `d > 0`, `0 < k` small, without overflow: `n = q d + r`.
+fn frac_gt(q: i128, r: i128, d: i128, m: i128, k: i128) -> bool {
+    let kq = q.saturating_mul(k);
+    if kq > m {
+        return true;
+    }
+    if m - kq >= k {
+        return false;
+    }
+    (m - kq) * d < k * r
+}
+
+/// One RFC 8033 probability update from `prob` (units of `1 / MAX_PROB`) with
+/// the delay samples `qdelay` and `qdelay_old` (ticks):
+///
+/// `p = alpha (qdelay - QDELAY_REF) + beta (qdelay - qdelay_old)`, alpha and
+/// beta in hertz and the delays in seconds, exactly as a fraction; divided by
+/// the section 4.2 table's divisor for the current probability
+/// ([`RFC8033_SCALING`]); capped to 2 % when the probability is 10 % or more
+/// and `p > 2 %` (section 5.5); added; multiplied by 0.98 when both samples
+/// are 0 (section 4.2); bounded to [0, 1]. The threshold tests are exact; the
+/// result is the exact value rounded down, except after the decay, where it
+/// is `floor(floor(prob + p) * 49 / 50)`, at most one unit below the exact
+/// value's floor.
+#[must_use]
+pub fn rfc8033_update(profile: &PieProfile, prob: u64, qdelay: u64, qdelay_old: u64) -> u64 {
+    let max = i128::from(MAX_PROB);
+    let p128 = u128::from(prob);
+    let div = RFC8033_SCALING
+        .iter()
+        .find(|(den, _)| p128 * u128::from(*den) < u128::from(MAX_PROB))
+        .map_or(1, |&(_, div)| div);
+    let err = |a: u32, b: u64| i128::from(a) * (i128::from(qdelay) - i128::from(b));
+    // Numerator over 16 * hz * div, in units of 1 / MAX_PROB: |.| < 2^126.
+    let n = (err(profile.alpha16, profile.target_ticks) + err(profile.beta16, qdelay_old)) * max;
+    let d = 16 * i128::from(profile.hz) * i128::from(div);
+    let (q, r) = (n.div_euclid(d), n.rem_euclid(d));
+    // Section 5.5: at 10 % or more, at most 2 % per update.
+    let step = if 10 * p128 >= u128::from(MAX_PROB) && frac_gt(q, r, d, max, 50) {
+        max / 50
+    } else {
+        q
+    };
+    let mut v = (i128::from(prob) + step).clamp(-(1 << 62), 1 << 62);
+    if qdelay == 0 && qdelay_old == 0 {
+        v = (v * 49).div_euclid(50);
+    }
+    v.clamp(0, max) as u64
 }

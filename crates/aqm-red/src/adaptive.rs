@@ -32,6 +32,7 @@ const MAX_CATCH_UP: u32 = 128;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AdaptiveConfig {
@@ -154,12 +155,7 @@ impl AdaptiveRed {
     fn step(&mut self) {
         let avg = self.red.avg_bits();
         let p = self.profile.curve.max_p;
-        // Mutation check 4 (test builds): the band's sides swapped.
-        let (lo_fx, hi_fx) = if cfg!(test) && crate::mutants::on(4) {
-            (self.hi_fx, self.lo_fx)
-        } else {
-            (self.lo_fx, self.hi_fx)
-        };
+        let (lo_fx, hi_fx) = (self.lo_fx, self.hi_fx);
         let new = if avg > hi_fx && p <= P_05 {
             let alpha = if p / 4 < P_001 { p / 4 } else { P_001 };
             p + alpha

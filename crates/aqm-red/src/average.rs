@@ -46,13 +46,21 @@ pub(crate) const fn ewma(avg: u32, q_fx: u32, w: u64) -> u32 {
 /// floor((q - (a + c)) / m)`, and `floor(y / 2^n)` of an integer `y` is the
 /// arithmetic shift `y >> n`. The shifted value `q - (a + c)` is in `[-2^32,
 /// 2^32)` and the result is between `a` and `q`, so nothing overflows and the
-/// `u32` cast is exact. Tested against [`ewma`] exhaustively on small values
-/// and at random (`ewma_shift_is_ewma`, `ewma_shift_is_ewma_anywhere`).
+/// `u32` cast is exact.
+///
+/// `a + c` is taken in 32 bits (wrapping), so that on x86-64 it comes from a
+/// 32-bit `sbb`, whose result the compiler knows to be zero-extended (no
+/// `mov` to clear the upper half of the register that holds the average). It
+/// wraps only for `a = 2^32 - 1` with `c = 1`, that is `q = 2^32 - 1`, a
+/// multiple of `2^n` only for `n = 0`: then the wrapped `a + c = 0` gives `0 +
+/// (q - 0) = q = a`, the value without the wrap. The final sum is taken
+/// modulo 2^32, the `u32` cast of the exact sum. Tested against [`ewma`]
+/// exhaustively on small values and at random (`ewma_shift_is_ewma`,
+/// `ewma_shift_is_ewma_anywhere`).
 #[inline(always)]
 pub(crate) const fn ewma_shift(avg: u32, q_fx: u32, n: u32) -> u32 {
-    let c = (q_fx >= avg) as i64;
-    let ac = avg as i64 + c;
-    (ac + ((q_fx as i64 - ac) >> n)) as u32
+    let ac = avg.wrapping_add((q_fx >= avg) as u32);
+    (((q_fx as i64 - ac as i64) >> n) as u32).wrapping_add(ac)
 }
 
 /// [`AvgProfile::shift`] when `w_q` is not a power of two.

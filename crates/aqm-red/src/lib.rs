@@ -164,6 +164,10 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+// The `arbitrary` derive refers to `std` (which the `arbitrary` crate needs).
+#[cfg(all(feature = "arbitrary", not(test)))]
+extern crate std;
+
 mod adaptive;
 mod aecn;
 mod average;
@@ -171,7 +175,6 @@ mod byte_mode;
 mod curve;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
-mod mutants;
 mod queue_settings;
 mod red;
 #[cfg(any(test, feature = "reference"))]
@@ -261,6 +264,7 @@ netcond_core::config_error! {
 /// The ECN field of the IP header (RFC 3168 section 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[repr(u8)]
 pub enum Ecn {
@@ -308,6 +312,7 @@ impl Ecn {
 /// What an arriving packet needs for a decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Packet {
     /// Length in bytes (used by byte mode and by byte-counted buffers).

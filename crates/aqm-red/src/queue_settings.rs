@@ -1,6 +1,8 @@
 //! The queue settings every RED-family configuration shares ([`QueueSettings`],
 //! [`QueueUnit`]), and the `with_*` methods on the configurations that hold them.
 
+use core::time::Duration;
+
 use fixed::types::U32F32;
 
 use crate::spreading::Spreading;
@@ -8,6 +10,7 @@ use crate::spreading::Spreading;
 /// What the queue length, the thresholds and the buffer limit count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum QueueUnit {
@@ -24,7 +27,10 @@ pub enum QueueUnit {
 /// [`RioConfig`](crate::RioConfig) hold one as their `queue` field.
 ///
 /// Built with [`new`](Self::new) and the `with_*` methods (or by setting the
-/// public fields of a built value); new fields may be added.
+/// public fields of a built value), and given to a configuration with its
+/// `with_queue` ([`RedConfig::with_queue`](crate::RedConfig::with_queue),
+/// [`RioConfig::with_queue`](crate::RioConfig::with_queue)): the one way to
+/// set them. New fields may be added.
 ///
 /// ```
 /// use aqm_red::{QueueSettings, QueueUnit, RedConfig, RedProfile, Spreading};
@@ -43,6 +49,7 @@ pub enum QueueUnit {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct QueueSettings {
     /// w_q, in `(0, 1]`; any value, not only powers of two.
@@ -65,9 +72,11 @@ pub struct QueueSettings {
     /// packets too (RFC 3168 section 7 recommends dropping above an upper
     /// threshold; `Some(max_th)` does that). `None`: mark wherever RED would drop.
     pub ecn_drop_th: Option<u32>,
-    /// FJ93's `s`: the typical transmission time of a packet, in ticks. After
-    /// an idle period of `t` ticks the average is multiplied by `(1 - w_q)^(t/s)`.
-    pub idle_tx_ticks: u64,
+    /// FJ93's `s`: the typical transmission time of a packet. After an idle
+    /// period of `t` the average is multiplied by `(1 - w_q)^(t/s)`. The
+    /// profile converts it once to whole ticks of the configuration's `tick`
+    /// (rounded down) and refuses zero ticks.
+    pub typical_tx: Duration,
     /// How drops are spread over the packets since the last one (within each
     /// color in RIO).
     pub spreading: Spreading,
@@ -75,10 +84,9 @@ pub struct QueueSettings {
 
 impl QueueSettings {
     /// `w_q` over a buffer of `limit` packets: not gentle, no byte mode, no
-    /// ECN, FJ93 spreading ([`Spreading::Accumulated`]), and `s` = 1200 us in
-    /// nanosecond ticks (1500 bytes at 10 Mbit/s; set
-    /// [`idle_tx_ticks`](Self::idle_tx_ticks) for the real link, e.g. with
-    /// [`RedConfig::typical_tx_ticks`](crate::RedConfig::typical_tx_ticks)).
+    /// ECN, FJ93 spreading ([`Spreading::Accumulated`]), and `s` = 1200 us
+    /// (1500 bytes at 10 Mbit/s; set [`typical_tx`](Self::typical_tx) for the
+    /// real link, e.g. with [`RedConfig::typical_tx`](crate::RedConfig::typical_tx)).
     #[must_use]
     pub const fn new(w_q: U32F32, limit: u32) -> QueueSettings {
         QueueSettings {
@@ -89,7 +97,7 @@ impl QueueSettings {
             byte_mode: None,
             ecn: false,
             ecn_drop_th: None,
-            idle_tx_ticks: 1_200_000,
+            typical_tx: Duration::from_micros(1200),
             spreading: Spreading::Accumulated,
         }
     }
@@ -143,10 +151,10 @@ impl QueueSettings {
         self
     }
 
-    /// Sets [`idle_tx_ticks`](Self::idle_tx_ticks).
+    /// Sets [`typical_tx`](Self::typical_tx).
     #[must_use]
-    pub const fn with_idle_tx_ticks(mut self, ticks: u64) -> Self {
-        self.idle_tx_ticks = ticks;
+    pub const fn with_typical_tx(mut self, typical_tx: Duration) -> Self {
+        self.typical_tx = typical_tx;
         self
     }
 
@@ -158,19 +166,31 @@ impl QueueSettings {
     }
 }
 
-/// The `with_*` methods of the [`QueueSettings`] RED and RIO share, on the
-/// configurations that hold them in a `queue` field.
+/// The `with_*` methods of the configurations that hold a [`QueueSettings`]
+/// in a `queue` field and a `tick`: [`with_queue`](crate::RedConfig::with_queue)
+/// and `with_tick`, and the per-setting forwarders kept (deprecated) for
+/// existing callers.
 macro_rules! queue_settings {
     ($cfg:ident) => {
         impl $cfg {
-            /// Sets [`queue`](Self::queue), every shared setting at once.
+            /// Sets [`queue`](Self::queue), every shared setting at once: the
+            /// one way to set them.
             #[must_use]
             pub const fn with_queue(mut self, queue: QueueSettings) -> Self {
                 self.queue = queue;
                 self
             }
 
+            /// Sets [`tick`](Self::tick), the clock of the `Instant`s the
+            /// state will be given.
+            #[must_use]
+            pub const fn with_tick(mut self, tick: netcond_core::TickRate) -> Self {
+                self.tick = tick;
+                self
+            }
+
             /// Sets [`QueueSettings::unit`].
+            #[deprecated(note = "set it on a `QueueSettings` and pass that to `with_queue`")]
             #[must_use]
             pub const fn with_unit(mut self, unit: QueueUnit) -> Self {
                 self.queue.unit = unit;
@@ -178,6 +198,7 @@ macro_rules! queue_settings {
             }
 
             /// Sets [`QueueSettings::gentle`].
+            #[deprecated(note = "set it on a `QueueSettings` and pass that to `with_queue`")]
             #[must_use]
             pub const fn with_gentle(mut self, gentle: bool) -> Self {
                 self.queue.gentle = gentle;
@@ -185,6 +206,7 @@ macro_rules! queue_settings {
             }
 
             /// Sets [`QueueSettings::byte_mode`].
+            #[deprecated(note = "set it on a `QueueSettings` and pass that to `with_queue`")]
             #[must_use]
             pub const fn with_byte_mode(mut self, max_len: Option<u32>) -> Self {
                 self.queue.byte_mode = max_len;
@@ -192,6 +214,7 @@ macro_rules! queue_settings {
             }
 
             /// Sets [`QueueSettings::ecn`].
+            #[deprecated(note = "set it on a `QueueSettings` and pass that to `with_queue`")]
             #[must_use]
             pub const fn with_ecn(mut self, ecn: bool) -> Self {
                 self.queue.ecn = ecn;
@@ -199,20 +222,15 @@ macro_rules! queue_settings {
             }
 
             /// Sets [`QueueSettings::ecn_drop_th`].
+            #[deprecated(note = "set it on a `QueueSettings` and pass that to `with_queue`")]
             #[must_use]
             pub const fn with_ecn_drop_th(mut self, th: Option<u32>) -> Self {
                 self.queue.ecn_drop_th = th;
                 self
             }
 
-            /// Sets [`QueueSettings::idle_tx_ticks`].
-            #[must_use]
-            pub const fn with_idle_tx_ticks(mut self, ticks: u64) -> Self {
-                self.queue.idle_tx_ticks = ticks;
-                self
-            }
-
             /// Sets [`QueueSettings::spreading`].
+            #[deprecated(note = "set it on a `QueueSettings` and pass that to `with_queue`")]
             #[must_use]
             pub const fn with_spreading(mut self, spreading: Spreading) -> Self {
                 self.queue.spreading = spreading;

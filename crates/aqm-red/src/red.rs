@@ -1,5 +1,7 @@
 //! Classic RED (FJ93), with gentle mode, byte mode and ECN.
 
+use core::time::Duration;
+
 use fixed::types::U32F32;
 use netcond_core::{Instant, RandomSource, Rate, TickRate};
 
@@ -13,21 +15,24 @@ use crate::{Decision, Packet, RedError};
 
 /// A RED configuration in the units of FJ93 section 4.
 ///
-/// Built with [`packets`](Self::packets) and the `with_*` methods (or by
-/// setting the public fields of a built value, the shared ones under
-/// [`queue`](Self::queue)); new fields may be added.
+/// Built with [`packets`](Self::packets), the settings RED shares with RIO
+/// given as one [`QueueSettings`] with [`with_queue`](Self::with_queue), and
+/// the clock with [`with_tick`](Self::with_tick) (or by setting the public
+/// fields of a built value); new fields may be added.
 ///
 /// ```
-/// use aqm_red::{QueueUnit, RedConfig, RedProfile, Spreading};
+/// use aqm_red::{QueueSettings, QueueUnit, RedConfig, RedProfile, Spreading};
 ///
 /// // 20 to 60 kB in bytes, max_p 0.1, w_q 1/512, a 100 kB buffer, gentle,
 /// // ECN marking up to max_th, DPDK's law with one draw per drop.
-/// let cfg = RedConfig::packets(20_000, 60_000, RedConfig::prob(0.1), RedConfig::prob(1.0 / 512.0), 100_000)
+/// let queue = QueueSettings::new(RedConfig::prob(1.0 / 512.0), 100_000)
 ///     .with_unit(QueueUnit::Bytes)
 ///     .with_gentle(true)
 ///     .with_ecn(true)
 ///     .with_ecn_drop_th(Some(60_000))
 ///     .with_spreading(Spreading::AccumulatedDpdk);
+/// let cfg = RedConfig::packets(20_000, 60_000, RedConfig::prob(0.1), queue.w_q, queue.limit)
+///     .with_queue(queue);
 /// assert!(RedProfile::new(&cfg).is_ok());
 ///
 /// // The same by field: the shared settings are under `queue`.
@@ -41,6 +46,7 @@ use crate::{Decision, Packet, RedError};
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct RedConfig {
     /// min_th, in queue units.
@@ -52,14 +58,17 @@ pub struct RedConfig {
     /// The settings RED shares with RIO: w_q, the buffer, the unit, gentle
     /// RED, byte mode, ECN, `s` and the spreading.
     pub queue: QueueSettings,
+    /// The tick clock of the `Instant`s passed in; `queue.typical_tx` is
+    /// converted to it once, when the profile is built.
+    pub tick: TickRate,
 }
 
 impl RedConfig {
     /// A packet-mode configuration: not gentle, no byte mode, no ECN, FJ93
-    /// spreading ([`Spreading::Accumulated`]), and `s` = 1200 us in nanosecond ticks (1500 bytes at 10
-    /// Mbit/s; set [`QueueSettings::idle_tx_ticks`] for the real link,
-    /// e.g. with [`typical_tx_ticks`](Self::typical_tx_ticks)): the queue
-    /// settings of [`QueueSettings::new`].
+    /// spreading ([`Spreading::Accumulated`]), and `s` = 1200 us (1500 bytes at 10
+    /// Mbit/s; set [`QueueSettings::typical_tx`] for the real link,
+    /// e.g. with [`typical_tx`](Self::typical_tx)): the queue settings of
+    /// [`QueueSettings::new`]; nanosecond ticks.
     #[must_use]
     pub const fn packets(
         min_th: u32,
@@ -73,6 +82,7 @@ impl RedConfig {
             max_th,
             max_p,
             queue: QueueSettings::new(w_q, limit),
+            tick: TickRate::NANOS,
         }
     }
 
@@ -83,8 +93,28 @@ impl RedConfig {
         U32F32::checked_from_num(x).unwrap_or(U32F32::MAX)
     }
 
-    /// The time to send `bytes` at `rate`, in ticks of `tick` (at least 1):
-    /// FJ93's `s` for a link.
+    /// The time to send `bytes` at `rate`, rounded down to whole nanoseconds
+    /// and at least 1 ns: FJ93's `s` for a link, for
+    /// [`QueueSettings::typical_tx`]. `Duration::MAX` for a zero rate.
+    #[must_use]
+    pub const fn typical_tx(rate: Rate, bytes: u32) -> Duration {
+        let bits = rate.bits_per_sec();
+        if bits == 0 {
+            return Duration::MAX;
+        }
+        let total = bytes as u64 * 8;
+        let secs = total / bits;
+        // Below 10^9: the remainder is below `bits`.
+        let nanos = ((total % bits) as u128 * 1_000_000_000 / bits as u128) as u32;
+        if secs == 0 && nanos == 0 {
+            Duration::from_nanos(1)
+        } else {
+            Duration::new(secs, nanos)
+        }
+    }
+
+    /// The time to send `bytes` at `rate`, in ticks of `tick` (at least 1).
+    #[deprecated(note = "durations are `Duration`s: use `typical_tx`")]
     #[must_use]
     pub const fn typical_tx_ticks(rate: Rate, bytes: u32, tick: TickRate) -> u64 {
         let bits = rate.bits_per_sec();
@@ -152,11 +182,15 @@ pub(crate) struct FastLine {
     pub min_fx: u32,
     /// [`Common::spread`].
     pub spread: Spread,
+    /// `2^frac` ([`AvgProfile::frac`]): the queue in fixed point is
+    /// `queue_len * q_mul`, one multiply where a shift by a variable amount
+    /// takes two instructions on x86-64 without BMI2 (the count must be moved
+    /// to `cl`). Equal to `queue_len << frac` for every `queue_len`
+    /// (wrapping), and exact where it is used, `queue_len < limit`.
+    pub q_mul: u32,
     /// The EWMA's shift ([`AvgProfile::shift`]) where the short path applies
     /// (`fit_short > 0`), 0 otherwise.
     pub shift: u8,
-    /// [`AvgProfile::frac`].
-    pub frac: u8,
     /// [`Curve::fast_sh`].
     pub fast_sh: u8,
     /// RIO's mode (`RioMode as u8`), read from the first line by
@@ -186,7 +220,8 @@ impl FastLine {
             } else {
                 0
             },
-            frac: common.avg.frac as u8,
+            // frac <= 31.
+            q_mul: 1 << common.avg.frac,
             fast_sh: curve.fast_sh as u8,
             rio_mode: 0,
         }
@@ -200,6 +235,12 @@ impl FastLine {
     #[inline(always)]
     pub(crate) const fn short(&self, queue_len: u32) -> bool {
         queue_len.wrapping_sub(1) < self.fit_short
+    }
+
+    /// `queue_len << frac` as a multiply ([`q_mul`](Self::q_mul)).
+    #[inline(always)]
+    pub(crate) const fn q_fx(&self, queue_len: u32) -> u32 {
+        queue_len.wrapping_mul(self.q_mul)
     }
 
     /// One EWMA step toward `q_fx` by [`ewma_shift`](crate::average::ewma_shift),
@@ -221,7 +262,7 @@ impl FastLine {
 }
 
 impl Common {
-    pub(crate) fn new(c: &QueueSettings) -> Result<Common, RedError> {
+    pub(crate) fn new(c: &QueueSettings, tick: TickRate) -> Result<Common, RedError> {
         let w = c.w_q.to_bits();
         if w == 0 || w > ONE {
             return Err(RedError::WeightOutOfRange);
@@ -229,7 +270,9 @@ impl Common {
         if c.limit == 0 {
             return Err(RedError::ZeroLimit);
         }
-        if c.idle_tx_ticks == 0 {
+        // FJ93 section 4's `s`, converted once to whole ticks.
+        let s_ticks = tick.ticks_from_duration(c.typical_tx);
+        if s_ticks == 0 {
             return Err(RedError::ZeroTransmissionTime);
         }
         let bytes = match c.byte_mode {
@@ -237,7 +280,7 @@ impl Common {
             Some(0) => return Err(RedError::ZeroMaxPacketSize),
             Some(m) => ByteMode::new(m),
         };
-        let avg = AvgProfile::new(w, c.limit, c.idle_tx_ticks);
+        let avg = AvgProfile::new(w, c.limit, s_ticks);
         let hard_fx = match (c.ecn, c.ecn_drop_th) {
             (true, Some(th)) => avg.th_fx(th as u64),
             _ => u64::MAX,
@@ -294,8 +337,13 @@ impl Common {
     /// multiply and a shift for p_b, one subtraction for the budget). The
     /// curve's `fast_sh` gives p_b for [`Spreading::Accumulated`] and p_b / 2
     /// for [`Spreading::AccumulatedDpdk`] with the same instructions.
+    ///
+    /// With `EARLY` false the per-packet spreadings' short path is left out
+    /// (their packets take [`decide`](Self::decide), out of line, which gives
+    /// the same decisions): RIO inlines this once per color, and keeps its
+    /// code size down that way.
     #[inline(always)]
-    pub(crate) fn decide_fast<R: RandomSource + ?Sized>(
+    pub(crate) fn decide_fast<const EARLY: bool, R: RandomSource + ?Sized>(
         &self,
         f: &FastLine,
         curve: &Curve,
@@ -340,7 +388,7 @@ impl Common {
             // saturated alike and 2 max_th >= max_th), so `region` is Forced.
             *count = f.spread.after_drop;
             return f.signal(avg, pkt, Decision::DropForced);
-        } else if (d as u64) < f.early_range {
+        } else if EARLY && (d as u64) < f.early_range {
             // The per-packet spreadings in the first probabilistic region,
             // without byte mode: Spread::pick's draw and test, inline. Their
             // `fast_half` is 0, so `fast_sh` is seg[0]'s shift.
@@ -354,7 +402,25 @@ impl Common {
             *count = count.saturating_add(1);
             return Decision::Enqueue;
         }
-        self.decide(curve, avg, count, pkt, rng)
+        let (d, c) = self.decide_by_value(curve, avg, *count, pkt, rng);
+        *count = c;
+        d
+    }
+
+    /// [`decide`](Self::decide) out of line, the count passed and returned by
+    /// value: the rest of [`decide_fast`](Self::decide_fast), kept out of the
+    /// caller's loop so that its registers hold the short path's values.
+    #[inline(never)]
+    pub(crate) fn decide_by_value<R: RandomSource + ?Sized>(
+        &self,
+        curve: &Curve,
+        avg: u32,
+        mut count: u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> (Decision, u32) {
+        let d = self.decide(curve, avg, &mut count, pkt, rng);
+        (d, count)
     }
 
     /// FJ93 figure 2's decision for a packet whose average is `avg` on `curve`.
@@ -427,7 +493,7 @@ pub struct RedProfile {
 impl RedProfile {
     /// Checks `cfg` and precomputes the fixed-point constants.
     pub fn new(cfg: &RedConfig) -> Result<RedProfile, RedError> {
-        let common = Common::new(&cfg.queue)?;
+        let common = Common::new(&cfg.queue, cfg.tick)?;
         let curve = check_curve(&common, cfg.min_th, cfg.max_th, cfg.max_p, cfg.queue.gentle)?;
         check_ecn_drop(
             cfg.queue.ecn,
@@ -573,54 +639,32 @@ impl Red {
         rng: &mut R,
     ) -> Decision {
         let f = &profile.fast;
-        if !f.short(queue_len) {
-            return self.arrive_long(profile, now, queue_len, pkt, rng);
-        }
-        // 0 < queue_len < limit: queue_len << frac needs no clamp and stays
-        // below limit << frac < 2^32.
-        self.avg = f.step(self.avg, queue_len << f.frac);
+        let avg = if f.short(queue_len) {
+            // 0 < queue_len < limit: queue_len << frac needs no clamp and
+            // stays below limit << frac < 2^32.
+            f.step(self.avg, f.q_fx(queue_len))
+        } else {
+            // Off the short path, out of line and by value: the state stays
+            // in registers in a caller's loop.
+            let s = arrive_long(
+                &profile.common,
+                self.avg,
+                self.q_time,
+                now,
+                queue_len,
+                pkt.len,
+            );
+            self.q_time = s.q_time;
+            if !s.fits {
+                self.avg = s.avg;
+                return Decision::DropForced;
+            }
+            s.avg
+        };
+        self.avg = avg;
         profile
             .common
-            .decide_fast(f, &profile.curve, self.avg, &mut self.count, pkt, rng)
-    }
-
-    /// [`on_arrival`](Self::on_arrival) off the short path: an empty queue,
-    /// bytes, a `w_q` that is not a power of two, or an arrival that does not
-    /// fit.
-    #[inline(never)]
-    fn arrive_long<R: RandomSource + ?Sized>(
-        &mut self,
-        profile: &RedProfile,
-        now: Instant,
-        queue_len: u32,
-        pkt: Packet,
-        rng: &mut R,
-    ) -> Decision {
-        let c = &profile.common;
-        if queue_len == 0 {
-            let idle = self.q_time.advance_to(now);
-            // Mutation check 5 (test builds): the idle time ignored.
-            let idle = if cfg!(test) && crate::mutants::on(5) {
-                0
-            } else {
-                idle
-            };
-            self.avg = c.avg.decay(self.avg, idle);
-        } else {
-            self.avg = c.avg.step_mul(self.avg, c.avg.q_fx(queue_len));
-        }
-        // Mutation check 1 (test builds): the buffer test forgotten.
-        if c.overflows(queue_len, pkt.len) && !(cfg!(test) && crate::mutants::on(1)) {
-            return Decision::DropForced;
-        }
-        c.decide_fast(
-            &profile.fast,
-            &profile.curve,
-            self.avg,
-            &mut self.count,
-            pkt,
-            rng,
-        )
+            .decide_fast::<true, R>(f, &profile.curve, avg, &mut self.count, pkt, rng)
     }
 
     /// Tells RED that the queue became empty at `now` (FJ93: `q_time`), so
@@ -676,6 +720,39 @@ impl Red {
     pub fn restart_count(&mut self) {
         self.count = 0;
     }
+}
+
+/// What [`arrive_long`] hands back: the new average and idle start, and
+/// whether the arrival fits the buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct LongStep {
+    pub q_time: Instant,
+    pub avg: u32,
+    pub fits: bool,
+}
+
+/// [`Red::on_arrival`]'s average off the short path (an empty queue, bytes, a
+/// `w_q` that is not a power of two, or an arrival that does not fit), and the
+/// buffer test. Out of line, with the state passed and returned by value, so
+/// that a caller's loop keeps the state in registers on the short path.
+#[cold]
+#[inline(never)]
+pub(crate) fn arrive_long(
+    c: &Common,
+    avg: u32,
+    mut q_time: Instant,
+    now: Instant,
+    queue_len: u32,
+    len: u32,
+) -> LongStep {
+    let avg = if queue_len == 0 {
+        let idle = q_time.advance_to(now);
+        c.avg.decay(avg, idle)
+    } else {
+        c.avg.step_mul(avg, c.avg.q_fx(queue_len))
+    };
+    let fits = !c.overflows(queue_len, len);
+    LongStep { q_time, avg, fits }
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ impl RefRedAvg {
             bound: 0.0,
             unit: libm::ldexp(1.0, -(profile.avg_frac_bits() as i32)),
             limit: profile.limit(),
-            s: cfg.queue.idle_tx_ticks as f64,
+            s: cfg.tick.ticks_from_duration(cfg.queue.typical_tx) as f64,
             q_time: 0,
         }
     }

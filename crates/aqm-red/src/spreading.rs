@@ -32,6 +32,7 @@ use crate::ONE;
 /// for every variant (FJ93's `count = -1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Spreading {
@@ -128,7 +129,7 @@ pub(crate) struct Spread {
     /// `budget`, the shift of p_b before it is taken from the budget: 1 for
     /// [`Spreading::AccumulatedDpdk`] (p_b / 2), 0 for
     /// [`Spreading::Accumulated`].
-    pub k_shift: u32,
+    pub k_shift: u8,
     /// The state after a forced drop, and after an early drop or mark for
     /// the count-based spreadings ([`after_pick`](Self::after_pick)); below
     /// min_th it is always 0.
@@ -284,7 +285,7 @@ mod tests {
             let sp = Spread::new(s);
             let c = if sp.use_count { count as u64 } else { 0 };
             let rhs = (p as u128) * ((ONE + c * r as u64) as u128);
-            proptest::prop_assert_eq!(sp.hit(p, count, r), ((r as u128) << (32 + sp.k_shift)) < rhs);
+            proptest::prop_assert_eq!(sp.hit(p, count, r), ((r as u128) << (32 + u32::from(sp.k_shift))) < rhs);
         }
 
         /// `wait_hit` against ns-3's `ModifyP` with `Wait=true` read as

@@ -20,7 +20,9 @@
 //!   timestamps are each less than 2^63 ticks after the one before, the bucket hands
 //!   out at most `size + rate x time` bytes, and exactly that, to within one packet,
 //!   to a stream that keeps it busy.
-//! - [`Color`]: the green / yellow / red of the three-color markers.
+//! - [`Color`]: the green / yellow / red of the three-color markers, and
+//!   [`ColorTable`]: a packet's input color from its DSCP or VLAN PCP (with
+//!   RFC 2597's AF drop precedences as a ready table).
 //! - [`SplitMix64`] and the [`RandomSource`] trait: a small seedable PRNG for the
 //!   RED family, or any source the caller supplies (a hardware RNG, a replayed trace).
 //! - [`branchless`]: masks from the borrow of a subtraction (`fits`, `borrow`,
@@ -72,12 +74,18 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+// The `arbitrary` derive refers to `std` (which the `arbitrary` crate needs).
+#[cfg(all(feature = "arbitrary", not(test)))]
+extern crate std;
+
 #[forbid(unsafe_code)]
 pub mod branchless;
 #[forbid(unsafe_code)]
 mod bucket;
 #[forbid(unsafe_code)]
 mod color;
+#[forbid(unsafe_code)]
+mod color_table;
 #[forbid(unsafe_code)]
 mod error;
 pub mod hint;
@@ -94,6 +102,7 @@ pub mod units;
 
 pub use bucket::{BucketError, BucketProfile};
 pub use color::Color;
+pub use color_table::ColorTable;
 pub use length::LengthAdjust;
 pub use rate::Rate;
 pub use rng::{RandomSource, SplitMix64};

@@ -21,6 +21,7 @@
 /// state contract").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Instant(u64);
 
@@ -85,6 +86,18 @@ impl Instant {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct TickRate(u64);
+
+/// Any clock but zero ticks per second: a zero from the input is read as one.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for TickRate {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        Ok(TickRate(u64::arbitrary(u)?.max(1)))
+    }
+
+    fn size_hint(depth: usize) -> (usize, Option<usize>) {
+        u64::size_hint(depth)
+    }
+}
 
 impl Default for TickRate {
     fn default() -> Self {

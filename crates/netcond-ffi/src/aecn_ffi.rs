@@ -14,6 +14,7 @@
 //! 32-bit value (the `_draw` function), as for RED.
 
 use core::ffi::c_int;
+use core::time::Duration;
 
 use aqm_red::{
     AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, Decision, Ecn, FlowClass, Supplied, U32F32,
@@ -21,7 +22,7 @@ use aqm_red::{
 use netcond_core::{Instant, RandomSource, SplitMix64};
 
 use crate::errors::{red_code, NETCOND_E_NULL, NETCOND_OK};
-use crate::red_ffi::{netcond_red_decision, netcond_rng, spreading};
+use crate::red_ffi::{netcond_red_decision, netcond_rng, spreading, CALLER_TICKS};
 use crate::trtcm_ffi::configure;
 use crate::{profile, profile_mut, state, store_profile};
 
@@ -153,7 +154,8 @@ fn aecn_cfg(a: &netcond_aecn_params) -> Result<AecnConfig, c_int> {
         U32F32::from_bits(a.beta),
         a.limit,
     )
-    .with_idle_tx_ticks(a.idle_tx_ticks)
+    .with_typical_tx(Duration::from_nanos(a.idle_tx_ticks))
+    .with_tick(CALLER_TICKS)
     .with_spreading(spreading(a.spreading)?))
 }
 

@@ -21,6 +21,10 @@
 //! flow to serve, and `netcond_fq_codel_on_dequeue` for the verdict on that
 //! flow's head.
 //!
+//! PIE (RFC 8033; `Pie`, in Linux `sch_pie`'s integers) decides at enqueue
+//! from a drop probability that `netcond_pie_poll` updates every T_UPDATE
+//! from the queue delay `netcond_pie_dequeue` measures (see `delay_ffi/pie.rs`).
+//!
 //! Durations are nanoseconds (`*_ns`), times are ticks of `tick_hz`.
 
 use core::ffi::c_int;
@@ -182,6 +186,7 @@ fn verdict(v: Verdict) -> netcond_codel_verdict {
 
 /// The Rust configuration of `a`, or the status refusing it.
 fn codel_config(a: &netcond_codel_params) -> Result<CodelConfig, c_int> {
+    crate::errors::reserved_zero(&[a.reserved])?;
     let tick = TickRate::from_hz(a.tick_hz).ok_or(NETCOND_E_TICK)?;
     let ecn = match a.ecn {
         0 => false,
@@ -380,6 +385,12 @@ fn info_of(c: &Codel) -> netcond_codel_info {
 
 mod fq_codel;
 pub use fq_codel::*;
+mod pie;
+pub use pie::*;
+mod dualpi2;
+pub use dualpi2::*;
+mod fq_pie;
+pub use fq_pie::*;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]

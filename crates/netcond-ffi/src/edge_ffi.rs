@@ -137,6 +137,7 @@ pub unsafe extern "C" fn netcond_stop_blocking_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_STOP, |a| {
+            crate::errors::reserved_zero(&[a.reserved.into()])?;
             let et_blocks = match a.et_blocks {
                 0 => false,
                 1 => true,
@@ -553,6 +554,7 @@ pub unsafe extern "C" fn netcond_egress_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_EGRESS, |a| {
+            crate::errors::reserved_zero(&[a.reserved.into()])?;
             let suppression = if flag(a.suppression)? {
                 Some(pcn_meter::Suppression::new(
                     fixed::types::U1F31::from_bits(a.cle_reporting_threshold_q31),
@@ -685,6 +687,7 @@ pub unsafe extern "C" fn netcond_decision_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_DECISION, |a| {
+            crate::errors::reserved_zero(&[a.reserved.into()])?;
             pcn_meter::DecisionProfile::new(
                 &pcn_meter::DecisionConfig::controlled_load()
                     .with_behaviour(behaviour(a.behaviour, a.u_q16)?)

@@ -9,7 +9,7 @@ use core::ffi::{c_int, CStr};
 use aqm_delay::DelayError;
 use aqm_red::RedError;
 use pcn_meter::{AsMarkerError, EdgeError, EtMarkerError, EtMarkerSim48Error, Rfc5670Error};
-use ras_shaper::RasError;
+use ras_shaper::{RasError, TbfError};
 use rbcc_rate::{RbccError, RcpError};
 use trtcm::{CompactError, PremiumPolicerError, Rfc4115Error, SrTcmError, TrTcmError};
 
@@ -33,6 +33,9 @@ pub enum netcond_status {
     NETCOND_E_TICK = -4,
     /// An array argument (of states, or of packets for a bulk call) has zero elements.
     NETCOND_E_COUNT = -5,
+    /// A `reserved` field of a parameters struct is not zero (zero them,
+    /// e.g. with `= {0}` or `memset`, before setting the fields you use).
+    NETCOND_E_RESERVED = -6,
     /// srTCM: CIR is zero.
     NETCOND_E_SRTCM_ZERO_CIR = -100,
     /// srTCM: CBS and EBS are both zero.
@@ -234,6 +237,42 @@ pub enum netcond_status {
     NETCOND_E_DELAY_ZERO_MTU = -709,
     /// Delay AQM: a PIE time of 2^40 ns or more, or alpha or beta above 32/16.
     NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE = -710,
+    /// Delay AQM: DualPI2's Classic target is below one tick.
+    NETCOND_E_DELAY_DUALPI2_ZERO_TARGET = -711,
+    /// Delay AQM: DualPI2's Tupdate is below one tick.
+    NETCOND_E_DELAY_DUALPI2_ZERO_UPDATE = -712,
+    /// Delay AQM: DualPI2's coupling factor k is zero.
+    NETCOND_E_DELAY_DUALPI2_ZERO_COUPLING = -713,
+    /// Delay AQM: DualPI2's L4S ramp ends below one tick.
+    NETCOND_E_DELAY_DUALPI2_ZERO_THRESHOLD = -714,
+    /// Delay AQM: DualPI2's limit holds less than one MTU, or the MTU is zero.
+    NETCOND_E_DELAY_DUALPI2_LIMIT_BELOW_MTU = -715,
+    /// Delay AQM: a DualPI2 round-robin weight is zero.
+    NETCOND_E_DELAY_DUALPI2_ZERO_WEIGHT = -716,
+    /// Delay AQM: a DualPI2 time of 2^40 ns or more, a gain above 1 kHz or k above 16.
+    NETCOND_E_DELAY_DUALPI2_PARAMETER_TOO_LARGE = -717,
+    /// Delay AQM: FQ-PIE with PIE's RFC law.
+    NETCOND_E_DELAY_FQ_PIE_LINUX_ONLY = -718,
+    /// Delay AQM: FQ-PIE's ecn_prob is above 100 percent.
+    NETCOND_E_DELAY_FQ_PIE_ECN_PROB_TOO_LARGE = -719,
+    /// Token bucket filter: the rate is zero.
+    NETCOND_E_TBF_ZERO_RATE = -800,
+    /// Token bucket filter: the burst is zero.
+    NETCOND_E_TBF_ZERO_BURST = -801,
+    /// Token bucket filter: the burst is above 4294967295 bytes.
+    NETCOND_E_TBF_BURST_TOO_LARGE = -802,
+    /// Token bucket filter: both a limit and a latency are given.
+    NETCOND_E_TBF_LIMIT_AND_LATENCY = -803,
+    /// Token bucket filter: neither a limit nor a latency is given.
+    NETCOND_E_TBF_NO_LIMIT = -804,
+    /// Token bucket filter: the peak rate does not exceed the rate.
+    NETCOND_E_TBF_PEAK_NOT_ABOVE_RATE = -805,
+    /// Token bucket filter: a peak rate with a zero mtu.
+    NETCOND_E_TBF_ZERO_MTU = -806,
+    /// Token bucket filter: the mtu is above 4294967295 bytes.
+    NETCOND_E_TBF_MTU_TOO_LARGE = -807,
+    /// Token bucket filter: a bucket does not fit the token counter.
+    NETCOND_E_TBF_BUCKET_TOO_LARGE = -808,
 }
 
 pub(crate) const NETCOND_OK: c_int = netcond_status::NETCOND_OK as c_int;
@@ -242,6 +281,19 @@ pub(crate) const NETCOND_E_ENUM: c_int = netcond_status::NETCOND_E_ENUM as c_int
 pub(crate) const NETCOND_E_UNKNOWN: c_int = netcond_status::NETCOND_E_UNKNOWN as c_int;
 pub(crate) const NETCOND_E_TICK: c_int = netcond_status::NETCOND_E_TICK as c_int;
 pub(crate) const NETCOND_E_COUNT: c_int = netcond_status::NETCOND_E_COUNT as c_int;
+pub(crate) const NETCOND_E_RESERVED: c_int = netcond_status::NETCOND_E_RESERVED as c_int;
+
+/// `Err(NETCOND_E_RESERVED)` unless every one of a parameters struct's
+/// `reserved` fields is zero: the first check of every profile constructor
+/// whose struct has one, so that a later version can give them a meaning.
+#[inline]
+pub(crate) fn reserved_zero(fields: &[u64]) -> Result<(), c_int> {
+    if fields.iter().all(|&f| f == 0) {
+        Ok(())
+    } else {
+        Err(NETCOND_E_RESERVED)
+    }
+}
 pub(crate) const NETCOND_E_SRTCM_ZERO_CIR: c_int =
     netcond_status::NETCOND_E_SRTCM_ZERO_CIR as c_int;
 pub(crate) const NETCOND_E_SRTCM_ZERO_BURSTS: c_int =
@@ -432,6 +484,39 @@ pub(crate) const NETCOND_E_DELAY_ZERO_MTU: c_int =
     netcond_status::NETCOND_E_DELAY_ZERO_MTU as c_int;
 pub(crate) const NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE: c_int =
     netcond_status::NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_DELAY_DUALPI2_ZERO_TARGET: c_int =
+    netcond_status::NETCOND_E_DELAY_DUALPI2_ZERO_TARGET as c_int;
+pub(crate) const NETCOND_E_DELAY_DUALPI2_ZERO_UPDATE: c_int =
+    netcond_status::NETCOND_E_DELAY_DUALPI2_ZERO_UPDATE as c_int;
+pub(crate) const NETCOND_E_DELAY_DUALPI2_ZERO_COUPLING: c_int =
+    netcond_status::NETCOND_E_DELAY_DUALPI2_ZERO_COUPLING as c_int;
+pub(crate) const NETCOND_E_DELAY_DUALPI2_ZERO_THRESHOLD: c_int =
+    netcond_status::NETCOND_E_DELAY_DUALPI2_ZERO_THRESHOLD as c_int;
+pub(crate) const NETCOND_E_DELAY_DUALPI2_LIMIT_BELOW_MTU: c_int =
+    netcond_status::NETCOND_E_DELAY_DUALPI2_LIMIT_BELOW_MTU as c_int;
+pub(crate) const NETCOND_E_DELAY_DUALPI2_ZERO_WEIGHT: c_int =
+    netcond_status::NETCOND_E_DELAY_DUALPI2_ZERO_WEIGHT as c_int;
+pub(crate) const NETCOND_E_DELAY_DUALPI2_PARAMETER_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_DELAY_DUALPI2_PARAMETER_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_DELAY_FQ_PIE_LINUX_ONLY: c_int =
+    netcond_status::NETCOND_E_DELAY_FQ_PIE_LINUX_ONLY as c_int;
+pub(crate) const NETCOND_E_DELAY_FQ_PIE_ECN_PROB_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_DELAY_FQ_PIE_ECN_PROB_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_TBF_ZERO_RATE: c_int = netcond_status::NETCOND_E_TBF_ZERO_RATE as c_int;
+pub(crate) const NETCOND_E_TBF_ZERO_BURST: c_int =
+    netcond_status::NETCOND_E_TBF_ZERO_BURST as c_int;
+pub(crate) const NETCOND_E_TBF_BURST_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_TBF_BURST_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_TBF_LIMIT_AND_LATENCY: c_int =
+    netcond_status::NETCOND_E_TBF_LIMIT_AND_LATENCY as c_int;
+pub(crate) const NETCOND_E_TBF_NO_LIMIT: c_int = netcond_status::NETCOND_E_TBF_NO_LIMIT as c_int;
+pub(crate) const NETCOND_E_TBF_PEAK_NOT_ABOVE_RATE: c_int =
+    netcond_status::NETCOND_E_TBF_PEAK_NOT_ABOVE_RATE as c_int;
+pub(crate) const NETCOND_E_TBF_ZERO_MTU: c_int = netcond_status::NETCOND_E_TBF_ZERO_MTU as c_int;
+pub(crate) const NETCOND_E_TBF_MTU_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_TBF_MTU_TOO_LARGE as c_int;
+pub(crate) const NETCOND_E_TBF_BUCKET_TOO_LARGE: c_int =
+    netcond_status::NETCOND_E_TBF_BUCKET_TOO_LARGE as c_int;
 
 /// Defines, from one list, each Rust error's code and each code's message.
 macro_rules! status_table {
@@ -479,6 +564,7 @@ status_table! {
         NETCOND_E_UNKNOWN => "the configuration breaks a rule this version of netcond.h does not name",
         NETCOND_E_TICK => "tick_hz must be greater than zero",
         NETCOND_E_COUNT => "an array argument must hold at least one element (a state or a packet)",
+        NETCOND_E_RESERVED => "every reserved field of a parameters struct must be zero",
     }
     SrTcmError => srtcm_code {
         ZeroCir = NETCOND_E_SRTCM_ZERO_CIR,
@@ -609,6 +695,26 @@ status_table! {
         ZeroUpdate = NETCOND_E_DELAY_ZERO_UPDATE,
         ZeroMtu = NETCOND_E_DELAY_ZERO_MTU,
         PieParameterTooLarge = NETCOND_E_DELAY_PIE_PARAMETER_TOO_LARGE,
+        DualPi2ZeroTarget = NETCOND_E_DELAY_DUALPI2_ZERO_TARGET,
+        DualPi2ZeroUpdate = NETCOND_E_DELAY_DUALPI2_ZERO_UPDATE,
+        DualPi2ZeroCoupling = NETCOND_E_DELAY_DUALPI2_ZERO_COUPLING,
+        DualPi2ZeroThreshold = NETCOND_E_DELAY_DUALPI2_ZERO_THRESHOLD,
+        DualPi2LimitBelowMtu = NETCOND_E_DELAY_DUALPI2_LIMIT_BELOW_MTU,
+        DualPi2ZeroWeight = NETCOND_E_DELAY_DUALPI2_ZERO_WEIGHT,
+        DualPi2ParameterTooLarge = NETCOND_E_DELAY_DUALPI2_PARAMETER_TOO_LARGE,
+        FqPieLinuxOnly = NETCOND_E_DELAY_FQ_PIE_LINUX_ONLY,
+        FqPieEcnProbTooLarge = NETCOND_E_DELAY_FQ_PIE_ECN_PROB_TOO_LARGE,
+    }
+    TbfError => tbf_code {
+        ZeroRate = NETCOND_E_TBF_ZERO_RATE,
+        ZeroBurst = NETCOND_E_TBF_ZERO_BURST,
+        BurstTooLarge = NETCOND_E_TBF_BURST_TOO_LARGE,
+        LimitAndLatency = NETCOND_E_TBF_LIMIT_AND_LATENCY,
+        NoLimit = NETCOND_E_TBF_NO_LIMIT,
+        PeakNotAboveRate = NETCOND_E_TBF_PEAK_NOT_ABOVE_RATE,
+        ZeroMtu = NETCOND_E_TBF_ZERO_MTU,
+        MtuTooLarge = NETCOND_E_TBF_MTU_TOO_LARGE,
+        BucketTooLarge = NETCOND_E_TBF_BUCKET_TOO_LARGE,
     }
 }
 
@@ -619,7 +725,7 @@ mod tests {
 
     #[test]
     fn every_code_has_its_rust_message() {
-        let mut seen: [c_int; 128] = [0; 128];
+        let mut seen: [c_int; 192] = [0; 192];
         for (n, &(code, msg)) in ALL.iter().enumerate() {
             assert!(code < 0, "{code}");
             assert!(!seen[..n].contains(&code), "duplicate code {code}");
@@ -649,5 +755,14 @@ mod tests {
             message(trtcm_code(TrTcmError::TooLarge)).to_str().unwrap(),
             TrTcmError::TooLarge.to_string()
         );
+    }
+
+    #[test]
+    fn reserved_fields_must_all_be_zero() {
+        assert_eq!(reserved_zero(&[]), Ok(()));
+        assert_eq!(reserved_zero(&[0, 0]), Ok(()));
+        assert_eq!(reserved_zero(&[1]), Err(NETCOND_E_RESERVED));
+        assert_eq!(reserved_zero(&[0, u64::MAX]), Err(NETCOND_E_RESERVED));
+        assert_eq!(NETCOND_E_RESERVED, -6);
     }
 }

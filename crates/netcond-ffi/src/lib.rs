@@ -51,6 +51,7 @@ mod ras_ffi;
 mod rbcc_ffi;
 mod red_ffi;
 mod sim48_ffi;
+mod tbf_ffi;
 mod trtcm_ffi;
 
 pub use aecn_ffi::*;
@@ -64,6 +65,7 @@ pub use ras_ffi::*;
 pub use rbcc_ffi::*;
 pub use red_ffi::*;
 pub use sim48_ffi::*;
+pub use tbf_ffi::*;
 pub use trtcm_ffi::*;
 
 /// The color of a packet (RFC 2697, RFC 2698, RFC 4115), numbered as DPDK's

@@ -234,6 +234,7 @@ pub(crate) fn tick(hz: u64) -> Result<TickRate, c_int> {
 }
 
 fn et_profile(p: &netcond_et_marker_params) -> Result<EtMarkerProfile, c_int> {
+    crate::errors::reserved_zero(&[p.reserved.into()])?;
     let marking = match p.marking {
         0 => EtMarking::TailMarking,
         1 => EtMarking::SizeIndependent { mtu: p.mtu },
@@ -254,6 +255,7 @@ fn et_profile(p: &netcond_et_marker_params) -> Result<EtMarkerProfile, c_int> {
 }
 
 fn as_profile(p: &netcond_as_marker_params) -> Result<AsMarkerProfile, c_int> {
+    crate::errors::reserved_zero(&[p.reserved.into()])?;
     let form = match p.form {
         0 => AsForm::DraftExplicitMarking01,
         1 => AsForm::Draft3sm01,
@@ -280,6 +282,7 @@ fn tm_profile(p: &netcond_threshold_meter_params) -> Result<ThresholdMeterProfil
 }
 
 fn etm_profile(p: &netcond_excess_meter_params) -> Result<ExcessTrafficMeterProfile, c_int> {
+    crate::errors::reserved_zero(&[p.reserved.into()])?;
     let mode = match p.mode {
         0 => ExcessMode::SizeIndependent,
         1 => ExcessMode::Classic(ClassicTie::Section2_4),

@@ -128,6 +128,7 @@ pub unsafe extern "C" fn netcond_srras_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_RAS, |a| {
+            crate::errors::reserved_zero(&[a.reserved.into()])?;
             let mut cfg = SrRasConfig::new(
                 Rate::from_bits_per_sec(a.cir_bps),
                 Rate::from_bits_per_sec(a.line_rate_bps),
@@ -159,6 +160,7 @@ pub unsafe extern "C" fn netcond_trras_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_RAS, |a| {
+            crate::errors::reserved_zero(&[a.reserved.into()])?;
             let mut cfg = TrRasConfig::new(
                 Rate::from_bits_per_sec(a.cir_bps),
                 Rate::from_bits_per_sec(a.pir_bps),

@@ -417,6 +417,7 @@ pub unsafe extern "C" fn netcond_rcp_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_RCP, |a| {
+            crate::errors::reserved_zero(&[a.reserved.into()])?;
             rbcc_rate::RcpProfile::new(
                 &rbcc_rate::RcpConfig::new(
                     NodeId(a.node),
@@ -474,7 +475,7 @@ pub unsafe extern "C" fn netcond_rcp_on_data(
     }) else {
         return NETCOND_E_NULL;
     };
-    m.arrive(pkt_len);
+    m.on_arrival(p, Instant::from_ticks(now), pkt_len);
     let mut r = RateHeader {
         requested: FixedRate::from_raw(h.requested),
         rate: FixedRate::from_raw(h.rate),

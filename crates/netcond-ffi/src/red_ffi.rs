@@ -14,12 +14,13 @@
 //! rounded, at configuration time).
 
 use core::ffi::c_int;
+use core::time::Duration;
 
 use aqm_red::{
-    AdaptiveConfig, AdaptiveRed, Decision, Ecn, Packet, Precedence, QueueUnit, Red, RedConfig,
-    RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, Supplied, U32F32,
+    AdaptiveConfig, AdaptiveRed, Decision, Ecn, Packet, Precedence, QueueSettings, QueueUnit, Red,
+    RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, Supplied, U32F32,
 };
-use netcond_core::{Instant, RandomSource, SplitMix64};
+use netcond_core::{Instant, RandomSource, SplitMix64, TickRate};
 
 use crate::errors::{red_code, NETCOND_E_ENUM};
 use crate::{profile, state, state_ref, store_state};
@@ -261,14 +262,21 @@ fn prob(v: u64) -> U32F32 {
     U32F32::from_bits(v)
 }
 
+/// The C API's `idle_tx_ticks` are in the caller's ticks, whatever its clock:
+/// read as nanoseconds on a nanosecond clock, they convert to the same number
+/// of ticks exactly.
+pub(crate) const CALLER_TICKS: TickRate = TickRate::NANOS;
+
 fn red_cfg(p: &netcond_red_params) -> Result<RedConfig, c_int> {
+    crate::errors::reserved_zero(&[p.reserved.into()])?;
     let mut cfg = RedConfig::packets(p.min_th, p.max_th, prob(p.max_p), prob(p.w_q), p.limit);
     cfg.queue.unit = unit(p.unit)?;
     cfg.queue.gentle = flag(p.gentle)?;
     cfg.queue.ecn = flag(p.ecn)?;
     cfg.queue.ecn_drop_th = option(p.ecn_drop_th);
     cfg.queue.byte_mode = option(p.byte_mode);
-    cfg.queue.idle_tx_ticks = p.idle_tx_ticks;
+    cfg.queue.typical_tx = Duration::from_nanos(p.idle_tx_ticks);
+    cfg.tick = CALLER_TICKS;
     cfg.queue.spreading = spreading(p.spreading)?;
     Ok(cfg)
 }
@@ -282,15 +290,18 @@ fn rio_cfg(p: &netcond_rio_params) -> Result<RioConfig, c_int> {
     };
     let [g, y, r] = p.colors;
     let prec = |c: netcond_rio_precedence| Precedence::new(c.min_th, c.max_th, prob(c.max_p));
+    let queue = QueueSettings::new(prob(p.w_q), p.limit)
+        .with_unit(unit(p.unit)?)
+        .with_gentle(flag(p.gentle)?)
+        .with_byte_mode(option(p.byte_mode))
+        .with_ecn(flag(p.ecn)?)
+        .with_ecn_drop_th(option(p.ecn_drop_th))
+        .with_typical_tx(Duration::from_nanos(p.idle_tx_ticks))
+        .with_spreading(spreading(p.spreading)?);
     Ok(
         RioConfig::new(mode, prob(p.w_q), [prec(g), prec(y), prec(r)], p.limit)
-            .with_unit(unit(p.unit)?)
-            .with_gentle(flag(p.gentle)?)
-            .with_byte_mode(option(p.byte_mode))
-            .with_ecn(flag(p.ecn)?)
-            .with_ecn_drop_th(option(p.ecn_drop_th))
-            .with_idle_tx_ticks(p.idle_tx_ticks)
-            .with_spreading(spreading(p.spreading)?),
+            .with_queue(queue)
+            .with_tick(CALLER_TICKS),
     )
 }
 

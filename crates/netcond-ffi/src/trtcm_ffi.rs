@@ -22,11 +22,19 @@ use crate::errors::{
 };
 use crate::{clear_tag, netcond_color, profile, state, state_ref, store_profile, store_state};
 
+mod color_table;
 mod compact;
+mod counted;
+mod packets;
 mod policer;
+mod update;
 
+pub use color_table::*;
 pub use compact::*;
+pub use counted::*;
+pub use packets::*;
 pub use policer::*;
+pub use update::*;
 
 /// Size in bytes of every three-color marker profile struct.
 pub const NETCOND_TCM_PROFILE_SIZE: usize = 256;
@@ -292,6 +300,7 @@ fn trtcm_cfg(p: &netcond_trtcm_params) -> Result<TrTcmConfig, c_int> {
 }
 
 fn rfc4115_cfg(p: &netcond_rfc4115_params) -> Result<(Rfc4115Config, Rfc4115Ties), c_int> {
+    crate::errors::reserved_zero(&[p.reserved.into()])?;
     let ties = match p.ties {
         0 => Rfc4115Ties::Figure1,
         1 => Rfc4115Ties::Text,

@@ -27,7 +27,9 @@ fn include_dir() -> PathBuf {
 fn static_lib() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     let deps = exe.parent().expect("deps directory");
-    for dir in [deps.parent().expect("profile directory"), deps] {
+    // `deps` first: it holds the library this `cargo test` built, while the
+    // profile directory's copy is whatever `cargo build` left there last.
+    for dir in [deps, deps.parent().expect("profile directory")] {
         let lib = dir.join("libnetcond.a");
         if lib.exists() {
             return lib;
@@ -230,6 +232,24 @@ fn dpdk_meter_cases_errors_and_bad_arguments() {
         let exe = build_c("meter_test", "cases", san);
         let out = run(&exe, &["cases"]);
         assert!(out.contains("all meter cases passed"), "{out}");
+    }
+}
+
+#[test]
+fn profile_update_cases_and_bad_arguments() {
+    for san in variants() {
+        let exe = build_c("meter_update_test", "cases", san);
+        let out = run(&exe, &["cases"]);
+        assert!(out.contains("all profile update cases passed"), "{out}");
+    }
+}
+
+#[test]
+fn color_table_cases_and_bad_arguments() {
+    for san in variants() {
+        let exe = build_c("color_table_test", "cases", san);
+        let out = run(&exe, &["cases"]);
+        assert!(out.contains("all color table cases passed"), "{out}");
     }
 }
 
@@ -496,8 +516,9 @@ fn streams_through_c_equal_streams_through_rust() {
 mod red {
     use super::*;
     use aqm_red::{
-        AdaptiveConfig, AdaptiveRed, Decision, Ecn, Packet, Precedence, QueueUnit, Red, RedConfig,
-        RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, Supplied, U32F32,
+        AdaptiveConfig, AdaptiveRed, Decision, Ecn, Packet, Precedence, QueueSettings, QueueUnit,
+        Red, RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, Supplied,
+        U32F32,
     };
     use netcond_core::SplitMix64;
 
@@ -617,9 +638,12 @@ mod red {
             ],
             100,
         )
-        .with_unit(QueueUnit::Packets)
-        .with_idle_tx_ticks(1_200_000)
-        .with_spreading(Spreading::Accumulated)
+        .with_queue(
+            QueueSettings::new(prob(1, 512), 100)
+                .with_unit(QueueUnit::Packets)
+                .with_typical_tx(std::time::Duration::from_micros(1200))
+                .with_spreading(Spreading::Accumulated),
+        )
     }
 
     /// The Rust side of `red_test stream SEED`.
@@ -1175,7 +1199,7 @@ mod rbcc {
                 FixedRate::from_raw(((r >> 40) % 20_000_000 + 1) << 16)
             };
             let mut h = RateHeader::new(requested);
-            m.arrive(len);
+            m.on_arrival(&p, t(now), len);
             let _ = m.on_data(&p, t(now), 0, &mut h);
             updates += u64::from(m.control(&p, t(now), q));
             hash = (hash ^ h.rate.raw() ^ (u64::from(h.bottleneck.0) << 60)).wrapping_mul(FNV);
@@ -2020,6 +2044,426 @@ mod codel {
                     assert!(f[0] > 10_000 && f[2] > 100, "{line}");
                     assert_eq!(f[1] > 100, k != 1, "{line}");
                 }
+            }
+        }
+    }
+}
+
+#[path = "c_api/tbf.rs"]
+mod tbf;
+
+#[path = "c_api/meter_counted.rs"]
+mod meter_counted;
+/// Every profile constructor refuses a non-zero `reserved` field
+/// (`tests/c/reserved_test.c`).
+#[test]
+fn reserved_fields_must_be_zero() {
+    for san in variants() {
+        let out = run(&build_c("reserved_test", "cases", san), &["cases"]);
+        assert!(out.contains("all reserved-field cases passed"), "{out}");
+    }
+}
+
+mod pie {
+    use super::*;
+    use aqm_delay::{Head, Pie, PieConfig, PieProfile, Verdict};
+    use netcond_core::RandomSource;
+    use std::collections::VecDeque;
+
+    /// A supplied 64-bit draw, read high half first (as the C call does).
+    struct Draw(u64, bool);
+
+    impl RandomSource for Draw {
+        fn next_u32(&mut self) -> u32 {
+            self.1 = !self.1;
+            if self.1 {
+                (self.0 >> 32) as u32
+            } else {
+                self.0 as u32
+            }
+        }
+    }
+
+    /// The Rust side of `pie_test stream SEED`: the same queue, the same two
+    /// configurations, through `aqm_delay::Pie`.
+    fn rust_streams(seed: u64) -> Vec<String> {
+        let cfgs = [(false, false), (true, true)];
+        let mut lines = Vec::new();
+        for (k, (ecn, bound)) in cfgs.into_iter().enumerate() {
+            let p = PieProfile::new(
+                &PieConfig::linux()
+                    .with_limit(1000)
+                    .with_ecn(ecn)
+                    .with_bound_prob(bound),
+            )
+            .unwrap();
+            let mut s = Pie::new(&p, Instant::ZERO);
+            let mut rng = Rng(seed ^ k as u64);
+            let mut q: VecDeque<(u64, u32)> = VecDeque::new();
+            let (mut bytes, mut now) = (0u64, 0u64);
+            let mut counts = [0u64; 3];
+            let mut hash = 0xcbf2_9ce4_8422_2325u64;
+            for i in 0..PACKETS {
+                let r = rng.next_u64();
+                let phase = (i / 10_000) % 3;
+                now += (r % 200 + 1) * 1000;
+                s.poll(&p, Instant::from_ticks(now), bytes);
+                let arrive = match phase {
+                    0 => (r >> 20) % 4 < 3,
+                    1 => (r >> 20) % 2 == 0,
+                    _ => (r >> 20) % 4 == 0,
+                };
+                if arrive {
+                    let l = 64 + ((r >> 24) % 1451) as u32;
+                    let ecn = (r >> 40) % 2 == 0;
+                    let draw = rng.next_u64();
+                    let t = Instant::from_ticks(now);
+                    let v = s.on_enqueue(
+                        &p,
+                        t,
+                        Head::new(t, l, ecn),
+                        q.len() as u32,
+                        bytes,
+                        &mut Draw(draw, false),
+                    );
+                    let code = match v {
+                        Verdict::Deliver => 0u64,
+                        Verdict::Mark => 1,
+                        Verdict::Drop => 2,
+                    };
+                    counts[code as usize] += 1;
+                    hash = (hash ^ code).wrapping_mul(0x0100_0000_01b3);
+                    if v != Verdict::Drop && q.len() < 1024 {
+                        q.push_back((now, l));
+                        bytes += u64::from(l);
+                    }
+                }
+                if (r >> 50) % 2 == 0 {
+                    if let Some((at, l)) = q.pop_front() {
+                        bytes -= u64::from(l);
+                        s.on_dequeue(
+                            &p,
+                            Instant::from_ticks(now),
+                            Head::new(Instant::from_ticks(at), l, false),
+                            bytes,
+                        );
+                    }
+                }
+            }
+            lines.push(format!(
+                "pie_{k} {} {} {} {hash:016x} {} {} {} {}",
+                counts[0],
+                counts[1],
+                counts[2],
+                s.prob(),
+                s.accu_prob(),
+                s.qdelay(),
+                s.burst_time()
+            ));
+        }
+        lines
+    }
+
+    #[test]
+    fn pie_cases_errors_and_bad_arguments() {
+        for san in variants() {
+            let exe = build_c("pie_test", "cases", san);
+            let out = run(&exe, &["cases"]);
+            assert!(out.contains("all PIE cases passed"), "{out}");
+        }
+    }
+
+    #[test]
+    fn pie_streams_through_c_equal_streams_through_rust() {
+        for san in variants() {
+            let exe = build_c("pie_test", "stream", san);
+            for seed in seeds(san, 23, 0x9e3d_11e5) {
+                let c = run(&exe, &["stream", &seed.to_string()]);
+                let c: Vec<&str> = c.lines().collect();
+                let rust = rust_streams(seed);
+                assert_eq!(c.len(), rust.len(), "one line per profile");
+                for (c, r) in c.iter().zip(&rust) {
+                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
+                }
+                // The stream dropped early in both profiles and marked with ECN.
+                let drops: Vec<u64> = rust
+                    .iter()
+                    .map(|l| l.split(' ').nth(3).unwrap().parse().unwrap())
+                    .collect();
+                assert!(drops.iter().all(|&d| d > 100), "{rust:?}");
+                let marks: u64 = rust[1].split(' ').nth(2).unwrap().parse().unwrap();
+                assert!(marks > 10, "{rust:?}");
+            }
+        }
+    }
+}
+
+mod dualpi2 {
+    use super::*;
+    use aqm_delay::{
+        DualDecision, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue, DualScheduler,
+        Ecn, Verdict,
+    };
+    use netcond_core::RandomSource;
+    use std::collections::VecDeque;
+
+    /// A supplied 64-bit draw, read high half first (as the C call does).
+    struct Draw(u64, bool);
+
+    impl RandomSource for Draw {
+        fn next_u32(&mut self) -> u32 {
+            self.1 = !self.1;
+            if self.1 {
+                (self.0 >> 32) as u32
+            } else {
+                self.0 as u32
+            }
+        }
+    }
+
+    /// The Rust side of `dualpi2_test stream SEED`: the same senders, the same
+    /// two configurations, through `aqm_delay::DualPi2`.
+    fn rust_streams(seed: u64) -> Vec<String> {
+        let cfgs = [
+            DualPi2Config::rfc9332(),
+            DualPi2Config::rfc9332()
+                .with_scheduler(DualScheduler::WeightedRoundRobin { l4s: 3, classic: 1 })
+                .with_decision(DualDecision::Random { two_draws: true }),
+        ];
+        let mut lines = Vec::new();
+        for (k, cfg) in cfgs.iter().enumerate() {
+            let p = DualPi2Profile::new(cfg).unwrap();
+            let mut s = DualPi2::new(&p, Instant::ZERO);
+            let mut rng = Rng(seed ^ k as u64);
+            let mut fifos: [VecDeque<DualHead>; 2] = Default::default();
+            let (mut bytes, mut now) = (0u64, 0u64);
+            let mut counts = [0u64; 4];
+            let mut hash = 0xcbf2_9ce4_8422_2325u64;
+            let idx = |q: DualQueue| usize::from(q == DualQueue::Classic);
+            for i in 0..PACKETS {
+                let r = rng.next_u64();
+                let phase = (i / 10_000) % 3;
+                now += (r % 100 + 1) * 1000;
+                let t = Instant::from_ticks(now);
+                let heads = |f: &[VecDeque<DualHead>; 2]| {
+                    (
+                        f[0].front().map(|h| h.enqueued),
+                        f[1].front().map(|h| h.enqueued),
+                    )
+                };
+                let (l, c) = heads(&fifos);
+                s.poll(&p, t, l, c);
+                let arrive = match phase {
+                    0 => (r >> 20) % 4 < 3,
+                    1 => (r >> 20) % 2 == 0,
+                    _ => (r >> 20) % 4 == 0,
+                };
+                if arrive {
+                    let len = 64 + ((r >> 24) % 1437) as u32;
+                    let ecn = Ecn::from_bits(((r >> 40) % 4) as u8);
+                    let q = s.on_enqueue(&p, t, ecn, len, bytes);
+                    let code = q.map_or(2, |q| idx(q) as u64);
+                    hash = (hash ^ code).wrapping_mul(0x0100_0000_01b3);
+                    match q {
+                        Some(q) if fifos[idx(q)].len() < 4096 => {
+                            fifos[idx(q)].push_back(DualHead::new(t, len, ecn));
+                            bytes += u64::from(len);
+                        }
+                        _ => counts[3] += 1,
+                    }
+                }
+                if (r >> 50) % 2 == 0 {
+                    loop {
+                        let (l, c) = heads(&fifos);
+                        let Some(q) = s.schedule(&p, t, l, c) else {
+                            break;
+                        };
+                        let h = fifos[idx(q)].pop_front().unwrap();
+                        bytes -= u64::from(h.len);
+                        let left = fifos[idx(q)].len() as u32;
+                        let draw = rng.next_u64();
+                        let v = s.on_dequeue(&p, t, q, h, left, &mut Draw(draw, false));
+                        let code = match v {
+                            Verdict::Deliver => 0u64,
+                            Verdict::Mark => 1,
+                            Verdict::Drop => 2,
+                        };
+                        counts[code as usize] += 1;
+                        hash =
+                            (hash ^ (4 + code + 3 * idx(q) as u64)).wrapping_mul(0x0100_0000_01b3);
+                        if v != Verdict::Drop {
+                            break;
+                        }
+                    }
+                }
+            }
+            let (lc, cc) = s.counts();
+            lines.push(format!(
+                "dualpi2_{k} {} {} {} {} {hash:016x} {} {} {lc} {cc}",
+                counts[0],
+                counts[1],
+                counts[2],
+                counts[3],
+                s.p_prime(),
+                s.prevq(),
+            ));
+        }
+        lines
+    }
+
+    #[test]
+    fn dualpi2_cases_errors_and_bad_arguments() {
+        for san in variants() {
+            let exe = build_c("dualpi2_test", "cases", san);
+            let out = run(&exe, &["cases"]);
+            assert!(out.contains("all DualPI2 cases passed"), "{out}");
+        }
+    }
+
+    #[test]
+    fn dualpi2_streams_through_c_equal_streams_through_rust() {
+        for san in variants() {
+            let exe = build_c("dualpi2_test", "stream", san);
+            for seed in seeds(san, 31, 0x51ed_2701) {
+                let c = run(&exe, &["stream", &seed.to_string()]);
+                let c: Vec<&str> = c.lines().collect();
+                let rust = rust_streams(seed);
+                assert_eq!(c.len(), rust.len(), "one line per profile");
+                for (c, r) in c.iter().zip(&rust) {
+                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
+                }
+                // Both profiles marked and dropped: p' rose under the overload.
+                for l in &rust {
+                    let f: Vec<u64> = l
+                        .split(' ')
+                        .skip(1)
+                        .take(3)
+                        .map(|x| x.parse().unwrap())
+                        .collect();
+                    assert!(f[1] > 1000 && f[2] > 100, "{rust:?}");
+                }
+            }
+        }
+    }
+}
+
+mod fq_pie {
+    use super::*;
+    use aqm_delay::{FqPie, FqPieConfig, FqPieProfile, Head, PieConfig, Verdict};
+    use netcond_core::RandomSource;
+    use std::collections::VecDeque;
+
+    /// A supplied 64-bit draw, read high half first (as the C call does).
+    struct Draw(u64, bool);
+
+    impl RandomSource for Draw {
+        fn next_u32(&mut self) -> u32 {
+            self.1 = !self.1;
+            if self.1 {
+                (self.0 >> 32) as u32
+            } else {
+                self.0 as u32
+            }
+        }
+    }
+
+    /// The Rust side of `fq_pie_test stream SEED`: the same flows, the same
+    /// two configurations, through `aqm_delay::FqPie<1024>`.
+    fn rust_streams(seed: u64) -> Vec<String> {
+        const KEYS: [usize; 12] = [0, 1, 2, 3, 5, 8, 13, 21, 34, 1023, 1030, 1060];
+        let mut lines = Vec::new();
+        for (k, ecn) in [false, true].into_iter().enumerate() {
+            let p = FqPieProfile::new(
+                &FqPieConfig::linux()
+                    .with_pie(PieConfig::linux().with_limit(1000).with_ecn(ecn))
+                    .with_limit(2000),
+            )
+            .unwrap();
+            let mut q: Box<FqPie<1024>> = Box::new(FqPie::new(&p, Instant::ZERO));
+            let mut fifos: Vec<VecDeque<(u64, u32)>> = vec![VecDeque::new(); 1024];
+            let mut rng = Rng(seed ^ k as u64);
+            let mut now = 0u64;
+            let mut counts = [0u64; 3];
+            let mut hash = 0xcbf2_9ce4_8422_2325u64;
+            for i in 0..PACKETS {
+                let r = rng.next_u64();
+                let phase = (i / 10_000) % 3;
+                now += (r % 100 + 1) * 1000;
+                let t = Instant::from_ticks(now);
+                q.poll(&p, t);
+                let arrive = match phase {
+                    0 => (r >> 20) % 4 < 3,
+                    1 => (r >> 20) % 2 == 0,
+                    _ => (r >> 20) % 4 == 0,
+                };
+                if arrive {
+                    let j = if (r >> 30) % 2 == 0 {
+                        ((r >> 31) % 2) as usize
+                    } else {
+                        ((r >> 32) % 12) as usize
+                    };
+                    let len = 64 + ((r >> 40) % 1451) as u32;
+                    let e = (r >> 52) % 2 == 0;
+                    let draw = rng.next_u64();
+                    let v = q.enqueue(&p, t, KEYS[j], Head::new(t, len, e), &mut Draw(draw, false));
+                    let code = match v {
+                        Verdict::Deliver => 0u64,
+                        Verdict::Mark => 1,
+                        Verdict::Drop => 2,
+                    };
+                    counts[code as usize] += 1;
+                    hash = (hash ^ code).wrapping_mul(0x0100_0000_01b3);
+                    if v != Verdict::Drop {
+                        fifos[KEYS[j] % 1024].push_back((now, len));
+                    }
+                }
+                if (r >> 56) % 2 == 0 {
+                    if let Some(f) = q.schedule(&p, t) {
+                        let (at, len) = fifos[f].pop_front().unwrap();
+                        q.on_dequeue(&p, t, f, Head::new(Instant::from_ticks(at), len, false));
+                        hash = (hash ^ (3 + f as u64)).wrapping_mul(0x0100_0000_01b3);
+                    }
+                }
+            }
+            lines.push(format!(
+                "fq_pie_{k} {} {} {} {hash:016x} {} {} {}",
+                counts[0],
+                counts[1],
+                counts[2],
+                q.pie(0).prob(),
+                q.pie(1).prob(),
+                q.totals().0,
+            ));
+        }
+        lines
+    }
+
+    #[test]
+    fn fq_pie_cases_errors_and_bad_arguments() {
+        for san in variants() {
+            let exe = build_c("fq_pie_test", "cases", san);
+            let out = run(&exe, &["cases"]);
+            assert!(out.contains("all FQ-PIE cases passed"), "{out}");
+        }
+    }
+
+    #[test]
+    fn fq_pie_streams_through_c_equal_streams_through_rust() {
+        for san in variants() {
+            let exe = build_c("fq_pie_test", "stream", san);
+            for seed in seeds(san, 41, 0xf0_9e11) {
+                let c = run(&exe, &["stream", &seed.to_string()]);
+                let c: Vec<&str> = c.lines().collect();
+                let rust = rust_streams(seed);
+                assert_eq!(c.len(), rust.len(), "one line per profile");
+                for (c, r) in c.iter().zip(&rust) {
+                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
+                }
+                // Both dropped early; the ECN profile marked.
+                let field =
+                    |l: &str, n: usize| -> u64 { l.split(' ').nth(n).unwrap().parse().unwrap() };
+                assert!(rust.iter().all(|l| field(l, 3) > 500), "{rust:?}");
+                assert!(field(&rust[1], 2) > 10, "{rust:?}");
             }
         }
     }

@@ -8,7 +8,21 @@
 //! pcn-ingress dscp=ef -> pcn-node threshold=8mbit excess=10mbit -> rfc6660
 //! red min=5 max=15 maxp=0.1 wq=0.002 link=10mbit -> ecn-or-drop
 //! trras cir=2mbit pir=4mbit line=34mbit buffer=64k -> trtcm cir=2mbit pir=4mbit cbs=3k pbs=6k
+//! tbf rate=10mbit burst=32k latency=50ms
+//! tbf rate=1mbit burst=10k limit=64k peakrate=10mbit mtu=1514 overhead=24
+//! srtcm cir=5mbit cbs=16k ebs=32k colors=rfc2597 -> dscp af11,af12,af13
+//! trtcm cir=1mbit pir=2mbit cbs=8k pbs=8k colors=pcp:1=yellow,5=red -> drop-red
+//! codel rate=10mbit target=5ms interval=100ms limit=1000 ecn law=exact
+//! fq_codel rate=100mbit flows=1024 quantum=1514 limit=10240
+//! pie rate=20mbit target=15ms tupdate=15ms alpha=2 beta=20 limit=1000 ecn
+//! fq_pie rate=100mbit flows=1024 quantum=1514 limit=10240 ecn ecn_prob=10
+//! dualpi2 rate=100mbit target=15ms tupdate=16ms alpha=0.16 beta=3.2 coupling_factor=2 step_thresh=1ms
 //! ```
+//!
+//! The AQM stages (`codel`, `fq_codel`, `pie`, `fq_pie`, `dualpi2`) take tc's names and defaults
+//! and a required `rate=`: the link their queue drains into. The meters'
+//! `colors=` makes them color-aware, the input color looked up in a
+//! `netcond_core::ColorTable` from the packet's DSCP or VLAN PCP.
 //!
 //! Rates and sizes take tc's units through `netcond_core::Rate` and
 //! `netcond_core::ByteSize`'s `FromStr`. The three meters also take tc's length
@@ -18,8 +32,16 @@
 //! captured one.
 
 use netcond::base::{ByteSize, LengthAdjust, Rate};
+use netcond::ras::{TbfConfig, TbfProfile};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::time::Duration;
+
+mod colors;
+pub use colors::{parse_colors, parse_dscp, ColorBy, Colors};
+mod units;
+use units::parse_limit;
+pub use units::parse_time;
 
 /// A chain that could not be parsed or does not make sense.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +62,7 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ChainError> {
 /// One stage of a chain, with its parameters parsed and checked.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stage {
-    /// RFC 2698 trTCM, color-blind.
+    /// RFC 2698 trTCM, color-blind unless `colors=` is given.
     TrTcm {
         /// CIR.
         cir: Rate,
@@ -52,8 +74,10 @@ pub enum Stage {
         pbs: u64,
         /// The length the meter is charged.
         adjust: LengthAdjust,
+        /// Color-aware: the input color from the DSCP or PCP (`colors=`).
+        colors: Option<Colors>,
     },
-    /// RFC 2697 srTCM, color-blind.
+    /// RFC 2697 srTCM, color-blind unless `colors=` is given.
     SrTcm {
         /// CIR.
         cir: Rate,
@@ -63,8 +87,11 @@ pub enum Stage {
         ebs: u64,
         /// The length the meter is charged.
         adjust: LengthAdjust,
+        /// Color-aware: the input color from the DSCP or PCP (`colors=`).
+        colors: Option<Colors>,
     },
-    /// RFC 4115 trTCM (independent C and E buckets), color-blind.
+    /// RFC 4115 trTCM (independent C and E buckets), color-blind unless
+    /// `colors=` is given.
     Rfc4115 {
         /// CIR.
         cir: Rate,
@@ -76,6 +103,8 @@ pub enum Stage {
         ebs: u64,
         /// The length the meter is charged.
         adjust: LengthAdjust,
+        /// Color-aware: the input color from the DSCP or PCP (`colors=`).
+        colors: Option<Colors>,
     },
     /// Sets DSCP by the last meter's color: green, yellow, red.
     Dscp([u8; 3]),
@@ -150,6 +179,134 @@ pub enum Stage {
         /// Buffer, bytes.
         buffer: u64,
     },
+    /// A token bucket filter with Linux tbf's semantics (tc-tbf(8)).
+    Tbf {
+        /// The rate at which the bucket fills.
+        rate: Rate,
+        /// The bucket, bytes.
+        burst: u64,
+        /// The queue limit, bytes (given or computed from `latency`).
+        limit: Option<u64>,
+        /// The latency tc turns into a limit.
+        latency: Option<Duration>,
+        /// Peak rate and the peak bucket (`mtu`), bytes.
+        peak: Option<(Rate, u64)>,
+        /// The length the buckets are charged.
+        adjust: LengthAdjust,
+    },
+    /// CoDel (RFC 8289) on a FIFO sent at `rate` (tc-codel(8)).
+    Codel {
+        /// The link rate that serves the queue.
+        rate: Rate,
+        /// TARGET.
+        target: Duration,
+        /// INTERVAL.
+        interval: Duration,
+        /// The queue limit (tc: 1000 packets).
+        limit: QueueLimit,
+        /// Mark ECN-capable packets CE instead of dropping them.
+        ecn: bool,
+        /// Linux's control law and state machine (`law=linux`, the default)
+        /// or RFC 8289's computed exactly (`law=exact`).
+        linux: bool,
+    },
+    /// FQ-CoDel (RFC 8290) sent at `rate` (tc-fq_codel(8)).
+    FqCodel {
+        /// The link rate that serves the queue.
+        rate: Rate,
+        /// Flow queues (1 to [`FQ_FLOWS_MAX`]).
+        flows: u32,
+        /// DRR quantum, bytes.
+        quantum: u32,
+        /// TARGET.
+        target: Duration,
+        /// INTERVAL.
+        interval: Duration,
+        /// Packet limit of the whole queue.
+        limit: u32,
+        /// Mark ECN-capable packets (on by default, as tc's fq_codel).
+        ecn: bool,
+    },
+    /// PIE (RFC 8033) on a FIFO sent at `rate` (tc-pie(8)).
+    Pie {
+        /// The link rate that serves the queue.
+        rate: Rate,
+        /// QDELAY_REF.
+        target: Duration,
+        /// T_UPDATE.
+        tupdate: Duration,
+        /// alpha, in sixteenths (tc-pie(8)'s units).
+        alpha: u32,
+        /// beta, in the same units.
+        beta: u32,
+        /// Packet limit.
+        limit: u32,
+        /// Mark instead of drop while the probability is at most 10 %.
+        ecn: bool,
+        /// Byte mode.
+        bytemode: bool,
+    },
+    /// FQ-PIE (Linux's `sch_fq_pie`) sent at `rate` (tc-fq_pie(8)).
+    FqPie {
+        /// The link rate that serves the queue.
+        rate: Rate,
+        /// Flow queues (1 to [`FQ_FLOWS_MAX`]).
+        flows: u32,
+        /// DRR quantum, bytes.
+        quantum: u32,
+        /// Each flow's QDELAY_REF.
+        target: Duration,
+        /// T_UPDATE.
+        tupdate: Duration,
+        /// alpha, in sixteenths.
+        alpha: u32,
+        /// beta, in sixteenths.
+        beta: u32,
+        /// Packet limit over all flows.
+        limit: u32,
+        /// Mark ECN-capable packets (off by default, as tc's fq_pie).
+        ecn: bool,
+        /// Mark instead of drop while the flow's probability is at most this
+        /// many percent.
+        ecn_prob: u32,
+        /// Byte mode.
+        bytemode: bool,
+    },
+    /// DualPI2 (RFC 9332) sent at `rate` (tc-dualpi2(8)'s names): ECT(1) and
+    /// CE packets to the L4S queue, the rest to the Classic queue.
+    DualPi2 {
+        /// The link rate that serves both queues.
+        rate: Rate,
+        /// The Classic queue's delay target.
+        target: Duration,
+        /// Tupdate.
+        tupdate: Duration,
+        /// alpha, millihertz.
+        alpha_mhz: u32,
+        /// beta, millihertz.
+        beta_mhz: u32,
+        /// The coupling factor k, in sixteenths.
+        k16: u32,
+        /// The L4S queue's step threshold.
+        step: Duration,
+        /// The shared buffer, bytes.
+        limit: u64,
+        /// The time shift of the scheduler (a time-shifted FIFO).
+        tshift: Duration,
+    },
+}
+
+/// The most flow queues an `fq_codel` stage takes (tc allows up to 65536;
+/// this tool keeps Linux's default as its ceiling).
+pub const FQ_FLOWS_MAX: u32 = 1024;
+
+/// A queue limit in packets or in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// Packets.
+    Packets(u32),
+    /// Bytes.
+    Bytes(u64),
 }
 
 impl Stage {
@@ -168,6 +325,12 @@ impl Stage {
             Stage::Red { .. } => "red",
             Stage::TrRas { .. } => "trras",
             Stage::SrRas { .. } => "srras",
+            Stage::Tbf { .. } => "tbf",
+            Stage::Codel { .. } => "codel",
+            Stage::FqCodel { .. } => "fq_codel",
+            Stage::Pie { .. } => "pie",
+            Stage::FqPie { .. } => "fq_pie",
+            Stage::DualPi2 { .. } => "dualpi2",
         }
     }
 
@@ -175,7 +338,15 @@ impl Stage {
     pub fn is_queue(&self) -> bool {
         matches!(
             self,
-            Stage::Red { .. } | Stage::TrRas { .. } | Stage::SrRas { .. }
+            Stage::Red { .. }
+                | Stage::TrRas { .. }
+                | Stage::SrRas { .. }
+                | Stage::Tbf { .. }
+                | Stage::Codel { .. }
+                | Stage::FqCodel { .. }
+                | Stage::Pie { .. }
+                | Stage::FqPie { .. }
+                | Stage::DualPi2 { .. }
         )
     }
 
@@ -190,43 +361,7 @@ impl Stage {
 
 /// The names of every stage, for error messages.
 pub const STAGE_NAMES: &str =
-    "trtcm, srtcm, rfc4115, dscp, drop-red, drop-yellow, pcn-ingress, pcn-node, rfc6660, red, ecn-or-drop, trras, srras";
-
-/// A DSCP by name (`ef`, `af11`..`af43`, `cs0`..`cs7`, `be`/`default`, `va`,
-/// `le`) or number (0-63).
-pub fn parse_dscp(s: &str) -> Result<u8, ChainError> {
-    let l = s.to_ascii_lowercase();
-    let v = match l.as_str() {
-        "be" | "default" | "df" => Some(0),
-        "ef" => Some(46),
-        "va" | "voice-admit" => Some(44),
-        "le" => Some(1),
-        _ => None,
-    };
-    if let Some(v) = v {
-        return Ok(v);
-    }
-    if let Some(rest) = l.strip_prefix("af") {
-        let b = rest.as_bytes();
-        if b.len() == 2 && (b'1'..=b'4').contains(&b[0]) && (b'1'..=b'3').contains(&b[1]) {
-            // RFC 2597 section 6: AFxy = 8x + 2y.
-            return Ok(8 * (b[0] - b'0') + 2 * (b[1] - b'0'));
-        }
-    }
-    if let Some(rest) = l.strip_prefix("cs") {
-        if let Ok(n) = rest.parse::<u8>() {
-            if n <= 7 {
-                return Ok(n * 8);
-            }
-        }
-    }
-    match l.parse::<u8>() {
-        Ok(n) if n < 64 => Ok(n),
-        _ => err(format!(
-            "bad DSCP '{s}': expected 0-63, ef, va, le, be, af11..af43 or cs0..cs7"
-        )),
-    }
-}
+    "trtcm, srtcm, rfc4115, dscp, drop-red, drop-yellow, pcn-ingress, pcn-node, rfc6660, red, ecn-or-drop, trras, srras, tbf, codel, fq_codel, pie, fq_pie, dualpi2";
 
 struct Params<'a> {
     stage: &'a str,
@@ -316,6 +451,20 @@ impl<'a> Params<'a> {
         }
         Ok(a)
     }
+    fn time(&mut self, key: &str) -> Result<Option<Duration>, ChainError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v) => parse_time(v)
+                .map(Some)
+                .map_err(|e| ChainError(format!("{} {key}={v}: bad time: {e}", self.stage))),
+        }
+    }
+    fn colors(&mut self) -> Result<Option<Colors>, ChainError> {
+        match self.take("colors") {
+            None => Ok(None),
+            Some(v) => parse_colors(self.stage, v).map(Some),
+        }
+    }
     fn done(self) -> Result<(), ChainError> {
         if let Some(k) = self.map.keys().next() {
             return err(format!("{}: unknown parameter '{k}'", self.stage));
@@ -399,6 +548,12 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
                 "red" => "red",
                 "trras" => "trras",
                 "srras" => "srras",
+                "tbf" => "tbf",
+                "codel" => "codel",
+                "fq_codel" | "fq-codel" => "fq_codel",
+                "pie" => "pie",
+                "fq_pie" | "fq-pie" => "fq_pie",
+                "dualpi2" => "dualpi2",
                 _ => {
                     return err(format!(
                         "unknown chain stage '{name}' (known: {STAGE_NAMES})"
@@ -408,10 +563,28 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
             map,
         };
         let gentle = flags.iter().any(|f| f.eq_ignore_ascii_case("gentle"));
-        if let Some(f) = flags
-            .iter()
-            .find(|f| !(p.stage == "red" && f.eq_ignore_ascii_case("gentle")))
-        {
+        let flag_ok = |f: &str| {
+            let f = f.to_ascii_lowercase();
+            match p.stage {
+                "red" => f == "gentle",
+                "codel" | "fq_codel" => f == "ecn" || f == "noecn",
+                "pie" | "fq_pie" => {
+                    matches!(f.as_str(), "ecn" | "noecn" | "bytemode" | "nobytemode")
+                }
+                _ => false,
+            }
+        };
+        let has = |name: &str| flags.iter().any(|f| f.eq_ignore_ascii_case(name));
+        if has("ecn") && has("noecn") {
+            return err(format!("{}: give ecn or noecn, not both", p.stage));
+        }
+        if has("bytemode") && has("nobytemode") {
+            return err(format!(
+                "{}: give bytemode or nobytemode, not both",
+                p.stage
+            ));
+        }
+        if let Some(f) = flags.iter().find(|f| !flag_ok(f)) {
             return err(format!("{}: '{f}' is not a key=value parameter", p.stage));
         }
         let stage = match p.stage {
@@ -421,12 +594,14 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
                 cbs: p.need_size("cbs")?,
                 pbs: p.need_size("pbs")?,
                 adjust: p.adjust()?,
+                colors: p.colors()?,
             },
             "srtcm" => Stage::SrTcm {
                 cir: p.need_rate("cir")?,
                 cbs: p.need_size("cbs")?,
                 ebs: p.need_size("ebs")?,
                 adjust: p.adjust()?,
+                colors: p.colors()?,
             },
             "rfc4115" => Stage::Rfc4115 {
                 cir: p.need_rate("cir")?,
@@ -434,6 +609,7 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
                 cbs: p.need_size("cbs")?,
                 ebs: p.need_size("ebs")?,
                 adjust: p.adjust()?,
+                colors: p.colors()?,
             },
             "pcn-ingress" => Stage::PcnIngress {
                 dscp: match p.take("dscp") {
@@ -534,13 +710,235 @@ pub fn parse_chain(text: &str) -> Result<Vec<Stage>, ChainError> {
                     buffer,
                 }
             }
+            "tbf" => {
+                let rate = p.need_rate("rate")?;
+                let burst = p.need_size("burst")?;
+                let limit = p.size("limit")?;
+                let latency = p.time("latency")?;
+                let peak = match (p.rate("peakrate")?, p.size("mtu")?) {
+                    (Some(r), Some(m)) => Some((r, m)),
+                    (None, None) => None,
+                    (Some(_), None) => {
+                        return err("tbf: peakrate needs mtu=<size> (the peak bucket, tc-tbf(8))")
+                    }
+                    (None, Some(_)) => {
+                        return err("tbf: mtu is the peakrate bucket: give peakrate=<rate> with it")
+                    }
+                };
+                let adjust = p.adjust()?;
+                let stage = Stage::Tbf {
+                    rate,
+                    burst,
+                    limit,
+                    latency,
+                    peak,
+                    adjust,
+                };
+                tbf_profile(&stage).map_err(|e| ChainError(format!("tbf: {e}")))?;
+                stage
+            }
+            "codel" => {
+                let rate = aqm_rate(&mut p)?;
+                let target = p.time("target")?.unwrap_or(Duration::from_millis(5));
+                let interval = p.time("interval")?.unwrap_or(Duration::from_millis(100));
+                let limit = match p.take("limit") {
+                    None => QueueLimit::Packets(1000),
+                    Some(v) => {
+                        parse_limit(v).map_err(|e| ChainError(format!("codel limit={v}: {e}")))?
+                    }
+                };
+                let linux = match p.take("law") {
+                    None => true,
+                    Some(v) => match v.to_ascii_lowercase().as_str() {
+                        "linux" => true,
+                        "exact" | "rfc8289" => false,
+                        _ => return err(format!("codel law={v}: expected linux or exact")),
+                    },
+                };
+                Stage::Codel {
+                    rate,
+                    target,
+                    interval,
+                    limit,
+                    ecn: has("ecn"),
+                    linux,
+                }
+            }
+            "fq_codel" => {
+                let rate = aqm_rate(&mut p)?;
+                let flows = p.count("flows")?.unwrap_or(1024);
+                if flows == 0 || flows > FQ_FLOWS_MAX {
+                    return err(format!(
+                        "fq_codel flows={flows}: expected 1 to {FQ_FLOWS_MAX} flow queues"
+                    ));
+                }
+                let quantum = match p.size("quantum")? {
+                    None => 1514,
+                    Some(q) => u32::try_from(q).map_err(|_| {
+                        ChainError(format!("fq_codel quantum={q}: below 2^31 bytes"))
+                    })?,
+                };
+                Stage::FqCodel {
+                    rate,
+                    flows,
+                    quantum,
+                    target: p.time("target")?.unwrap_or(Duration::from_millis(5)),
+                    interval: p.time("interval")?.unwrap_or(Duration::from_millis(100)),
+                    limit: p.count("limit")?.unwrap_or(10240),
+                    // tc-fq_codel(8): ECN is on unless noecn.
+                    ecn: !has("noecn"),
+                }
+            }
+            "pie" => {
+                let rate = aqm_rate(&mut p)?;
+                let mut sixteenths = |key: &str, default: u32| -> Result<u32, ChainError> {
+                    match p.count(key)? {
+                        None => Ok(default),
+                        Some(x) if x <= 32 => Ok(x),
+                        Some(x) => err(format!(
+                            "pie {key}={x}: at most 32 (tc-pie(8)'s units, 1/16)"
+                        )),
+                    }
+                };
+                let alpha = sixteenths("alpha", 2)?;
+                let beta = sixteenths("beta", 20)?;
+                Stage::Pie {
+                    rate,
+                    target: p.time("target")?.unwrap_or(Duration::from_millis(15)),
+                    tupdate: p.time("tupdate")?.unwrap_or(Duration::from_millis(15)),
+                    alpha,
+                    beta,
+                    limit: p.count("limit")?.unwrap_or(1000),
+                    ecn: has("ecn"),
+                    bytemode: has("bytemode"),
+                }
+            }
+            "fq_pie" => {
+                let rate = aqm_rate(&mut p)?;
+                let flows = p.count("flows")?.unwrap_or(1024);
+                if flows == 0 || flows > FQ_FLOWS_MAX {
+                    return err(format!(
+                        "fq_pie flows={flows}: expected 1 to {FQ_FLOWS_MAX} flow queues"
+                    ));
+                }
+                let quantum = match p.size("quantum")? {
+                    None => 1514,
+                    Some(q) => u32::try_from(q)
+                        .map_err(|_| ChainError(format!("fq_pie quantum={q}: below 2^31 bytes")))?,
+                };
+                let alpha = sixteenths(&mut p, "alpha", 2)?;
+                let beta = sixteenths(&mut p, "beta", 20)?;
+                Stage::FqPie {
+                    rate,
+                    flows,
+                    quantum,
+                    target: p.time("target")?.unwrap_or(Duration::from_millis(15)),
+                    tupdate: p.time("tupdate")?.unwrap_or(Duration::from_millis(15)),
+                    alpha,
+                    beta,
+                    limit: p.count("limit")?.unwrap_or(10240),
+                    // tc-fq_pie(8): ECN is off unless ecn.
+                    ecn: has("ecn"),
+                    ecn_prob: p.count("ecn_prob")?.unwrap_or(10),
+                    bytemode: has("bytemode"),
+                }
+            }
+            "dualpi2" => {
+                let rate = aqm_rate(&mut p)?;
+                let alpha_mhz = millis(&mut p, "alpha", 160)?;
+                let beta_mhz = millis(&mut p, "beta", 3200)?;
+                // k in sixteenths: 2 (tc's default) is 32.
+                let k16 = match p.take("coupling_factor") {
+                    None => 32,
+                    Some(v) => match v.parse::<f64>() {
+                        Ok(k) if (0.0..=16.0).contains(&k) => (k * 16.0).round() as u32,
+                        _ => {
+                            return err(format!(
+                                "dualpi2 coupling_factor={v}: expected a number from 0 to 16"
+                            ))
+                        }
+                    },
+                };
+                // tc-dualpi2(8): limit in packets (10000), here of 1500 bytes.
+                let limit = match p.take("limit") {
+                    None => 10_000 * 1500,
+                    Some(v) => match parse_limit(v)
+                        .map_err(|e| ChainError(format!("dualpi2 limit={v}: {e}")))?
+                    {
+                        QueueLimit::Packets(n) => u64::from(n) * 1500,
+                        QueueLimit::Bytes(b) => b,
+                    },
+                };
+                Stage::DualPi2 {
+                    rate,
+                    target: p.time("target")?.unwrap_or(Duration::from_millis(15)),
+                    tupdate: p.time("tupdate")?.unwrap_or(Duration::from_millis(16)),
+                    alpha_mhz,
+                    beta_mhz,
+                    k16,
+                    step: p.time("step_thresh")?.unwrap_or(Duration::from_millis(1)),
+                    limit,
+                    tshift: p.time("tshift")?.unwrap_or(Duration::from_millis(40)),
+                }
+            }
             _ => unreachable_stage()?,
         };
+        if matches!(
+            stage,
+            Stage::Codel { .. }
+                | Stage::FqCodel { .. }
+                | Stage::Pie { .. }
+                | Stage::FqPie { .. }
+                | Stage::DualPi2 { .. }
+        ) {
+            crate::engine::check_aqm(&stage).map_err(|e| ChainError(e.0))?;
+        }
         p.done()?;
         stages.push(stage);
     }
     check(&stages)?;
     Ok(stages)
+}
+
+/// PIE's alpha or beta in sixteenths (tc-pie(8)'s units), at most 32.
+fn sixteenths(p: &mut Params<'_>, key: &str, default: u32) -> Result<u32, ChainError> {
+    match p.count(key)? {
+        None => Ok(default),
+        Some(x) if x <= 32 => Ok(x),
+        Some(x) => err(format!(
+            "{} {key}={x}: at most 32 (tc-pie(8)'s units, 1/16)",
+            p.stage
+        )),
+    }
+}
+
+/// A gain in hertz (`alpha=0.16`), as whole millihertz.
+fn millis(p: &mut Params<'_>, key: &str, default: u32) -> Result<u32, ChainError> {
+    match p.take(key) {
+        None => Ok(default),
+        Some(v) => match v.parse::<f64>() {
+            Ok(x) if (0.0..=1000.0).contains(&x) => Ok((x * 1000.0).round() as u32),
+            _ => err(format!(
+                "{} {key}={v}: expected a gain in Hz from 0 to 1000",
+                p.stage
+            )),
+        },
+    }
+}
+
+/// An AQM stage's link rate: `rate=` (required: the AQM is a qdisc on a
+/// device of that rate, and its queue builds when arrivals exceed it).
+fn aqm_rate(p: &mut Params<'_>) -> Result<Rate, ChainError> {
+    let r = p.rate("rate")?.ok_or_else(|| {
+        ChainError(format!(
+            "{}: missing rate=<rate> (the link the queue drains into)",
+            p.stage
+        ))
+    })?;
+    if r.is_zero() {
+        return err(format!("{}: rate must be above zero", p.stage));
+    }
+    Ok(r)
 }
 
 /// A shaper's line rate: `line=`, or MIR when only that is given (the shaper
@@ -551,6 +949,28 @@ fn line_rate(p: &mut Params<'_>, mir: Option<Rate>) -> Result<Rate, ChainError> 
         (None, Some(m)) => Ok(m),
         (None, None) => err(format!("{}: missing line=<rate> (or mir=<rate>)", p.stage)),
     }
+}
+
+/// The library's profile of a `tbf` stage (`None` for another stage).
+pub fn tbf_profile(s: &Stage) -> Result<Option<TbfProfile>, netcond::ras::TbfError> {
+    let Stage::Tbf {
+        rate,
+        burst,
+        limit,
+        latency,
+        peak,
+        adjust,
+    } = *s
+    else {
+        return Ok(None);
+    };
+    let mut cfg = TbfConfig::with_limit(rate, burst, 0).with_adjust(adjust);
+    cfg.limit = limit;
+    cfg.latency = latency;
+    if let Some((r, m)) = peak {
+        cfg = cfg.with_peak(r, m);
+    }
+    TbfProfile::new(&cfg).map(Some)
 }
 
 fn unreachable_stage() -> Result<Stage, ChainError> {
@@ -614,130 +1034,4 @@ pub fn parse_toml(text: &str) -> Result<(Vec<Stage>, Option<String>), ChainError
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// tc's length adjustment on the three meters, and what is refused.
-    #[test]
-    fn length_adjustment() {
-        let c =
-            parse_chain("srtcm cir=1mbit cbs=8k ebs=8k overhead=10 mpu=64 linklayer=atm").unwrap();
-        let want = LengthAdjust::NONE
-            .with_overhead(10)
-            .with_mpu(64)
-            .with_atm(true);
-        assert!(matches!(c[0], Stage::SrTcm { adjust, .. } if adjust == want));
-        let c = parse_chain("rfc4115 cir=1mbit eir=1mbit cbs=8k ebs=8k overhead=-4").unwrap();
-        assert!(
-            matches!(c[0], Stage::Rfc4115 { adjust, .. } if adjust == LengthAdjust::NONE.with_overhead(-4))
-        );
-        let c = parse_chain("trtcm cir=1mbit pir=2mbit cbs=8k pbs=8k linklayer=ethernet").unwrap();
-        assert!(matches!(c[0], Stage::TrTcm { adjust, .. } if adjust.is_none()));
-        for (chain, msg) in [
-            (
-                "srtcm cir=1mbit cbs=8k ebs=8k overhead=1.5",
-                "overhead=1.5: expected a whole number of bytes",
-            ),
-            (
-                "srtcm cir=1mbit cbs=8k ebs=8k overhead=99999999999",
-                "expected a whole number of bytes",
-            ),
-            (
-                "srtcm cir=1mbit cbs=8k ebs=8k linklayer=x25",
-                "linklayer=x25: expected atm or ethernet",
-            ),
-            (
-                "srtcm cir=1mbit cbs=8k ebs=8k mpu=8g",
-                "mpu=8589934592: at most",
-            ),
-            (
-                "red min=5 max=15 maxp=0.1 wq=0.002 link=10mbit overhead=4",
-                "unknown parameter 'overhead'",
-            ),
-        ] {
-            let e = parse_chain(chain).unwrap_err().0;
-            assert!(e.contains(msg), "{chain}: {e}");
-        }
-    }
-
-    #[test]
-    fn parses_the_examples() {
-        let c = parse_chain("trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13")
-            .unwrap();
-        assert_eq!(
-            c,
-            vec![
-                Stage::TrTcm {
-                    cir: Rate::from_mbps(10),
-                    pir: Rate::from_mbps(20),
-                    cbs: 32768,
-                    pbs: 65536,
-                    adjust: LengthAdjust::NONE,
-                },
-                Stage::Dscp([10, 12, 14])
-            ]
-        );
-        let c =
-            parse_chain("red min=5 max=15 maxp=0.1 wq=0.002 link=10mbit -> ecn-or-drop").unwrap();
-        assert!(matches!(
-            c[0],
-            Stage::Red {
-                ecn: true,
-                limit: 30,
-                ..
-            }
-        ));
-        let c = parse_chain("trras cir=2mbit pir=4mbit mir=10mbit").unwrap();
-        assert!(matches!(c[0], Stage::TrRas { line, .. } if line == Rate::from_mbps(10)));
-        assert!(parse_chain("srras cir=2mbit").is_err());
-        let c = parse_chain("pcn-node threshold=8mbit excess=10mbit -> rfc6660").unwrap();
-        assert!(matches!(c[0], Stage::PcnNode { dscps, .. } if dscps == 1 << 46));
-    }
-
-    #[test]
-    fn refuses_bad_chains() {
-        for (chain, needle) in [
-            (
-                "trtcm cir=10mbits pir=20mbit cbs=32k pbs=64k",
-                "cir=10mbits",
-            ),
-            ("policer cir=1mbit", "unknown chain stage 'policer'"),
-            ("dscp af11", "needs a color meter"),
-            ("srtcm cir=1mbit cbs=1k", "missing ebs"),
-            (
-                "srtcm cir=1mbit cbs=1k ebs=1k foo=1",
-                "unknown parameter 'foo'",
-            ),
-            (
-                "trtcm cir=1mbit pir=2mbit cbs=1k pbs=1k -> dscp af51",
-                "bad DSCP",
-            ),
-            ("ecn-or-drop", "must directly follow a red"),
-            ("red min=15 max=5 link=1mbit", "below max"),
-            ("", "empty chain"),
-        ] {
-            let e = parse_chain(chain).unwrap_err();
-            assert!(e.0.contains(needle), "{chain}: {e}");
-        }
-    }
-
-    #[test]
-    fn toml_chain() {
-        let (c, cl) = parse_toml(
-            "classify = \"five-tuple\"\nchain = [\"srtcm cir=1mbit cbs=2k ebs=4k\", \"drop-red\"]\n",
-        )
-        .unwrap();
-        assert_eq!(c.len(), 2);
-        assert_eq!(cl.as_deref(), Some("five-tuple"));
-        assert!(parse_toml("chain = 3").is_err());
-    }
-
-    #[test]
-    fn dscp_names() {
-        assert_eq!(parse_dscp("AF41").unwrap(), 34);
-        assert_eq!(parse_dscp("cs6").unwrap(), 48);
-        assert_eq!(parse_dscp("ef").unwrap(), 46);
-        assert_eq!(parse_dscp("63").unwrap(), 63);
-        assert!(parse_dscp("64").is_err());
-    }
-}
+mod tests;

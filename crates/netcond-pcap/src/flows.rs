@@ -84,6 +84,14 @@ impl Key {
     }
 }
 
+/// The 64-bit hash of a packet's five-tuple (IP version, source and
+/// destination addresses, protocol, ports) that the flow table and the
+/// `fq_codel` stage use: each 8-byte word of the key is XORed into a state
+/// started at 0x9e3779b97f4a7c15 and mixed by SplitMix64's finalizer.
+pub fn five_tuple_hash(info: &IpInfo) -> u64 {
+    Key::of(info).hash()
+}
+
 /// SplitMix64's finalizer: every input bit reaches every output bit, so the
 /// set index (the low bits) depends on the whole key.
 #[inline(always)]

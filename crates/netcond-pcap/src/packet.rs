@@ -55,6 +55,9 @@ pub struct IpInfo {
     pub options: bool,
     /// A fragment (any piece, the first included).
     pub fragment: bool,
+    /// The PCP of the outermost 802.1Q/802.1ad tag (0 for an untagged frame
+    /// or a link without tags).
+    pub pcp: u8,
 }
 
 /// Why a frame that claims to be IP could not be read.
@@ -66,7 +69,20 @@ pub enum IpError {
 
 /// Offset of the network header and its ethertype, or `None` for frames that
 /// are not IP (they pass untouched).
-fn l3(link: Link, d: &[u8]) -> Option<(usize, u16)> {
+fn l3(link: Link, d: &[u8]) -> Option<(usize, u16, u8)> {
+    let (off, et) = l3_plain(link, d)?;
+    let pcp = match link {
+        Link::Ethernet
+            if matches!(u16::from_be_bytes([d[12], d[13]]), 0x8100 | 0x88a8 | 0x9100) =>
+        {
+            d[14] >> 5
+        }
+        _ => 0,
+    };
+    Some((off, et, pcp))
+}
+
+fn l3_plain(link: Link, d: &[u8]) -> Option<(usize, u16)> {
     match link {
         Link::Ethernet => {
             if d.len() < 14 {
@@ -120,7 +136,7 @@ fn l3(link: Link, d: &[u8]) -> Option<(usize, u16)> {
 
 /// Reads the IP header of a frame. `Ok(None)`: not an IP packet.
 pub fn parse(link: Link, d: &[u8]) -> Result<Option<IpInfo>, IpError> {
-    let Some((off, et)) = l3(link, d) else {
+    let Some((off, et, pcp)) = l3(link, d) else {
         return Ok(None);
     };
     let ip = &d[off..];
@@ -136,6 +152,7 @@ pub fn parse(link: Link, d: &[u8]) -> Result<Option<IpInfo>, IpError> {
                 proto: h.protocol().0,
                 options: ihl > 20,
                 fragment: h.more_fragments() || h.fragments_offset().value() != 0,
+                pcp,
                 ..IpInfo::default()
             };
             info.src[..4].copy_from_slice(&ip[12..16]);
@@ -152,6 +169,7 @@ pub fn parse(link: Link, d: &[u8]) -> Result<Option<IpInfo>, IpError> {
                 version: 6,
                 tos: (ip[0] << 4) | (ip[1] >> 4),
                 len: 40 + u32::from(h.payload_length()),
+                pcp,
                 ..IpInfo::default()
             };
             info.src.copy_from_slice(&ip[8..24]);

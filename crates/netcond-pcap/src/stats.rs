@@ -15,6 +15,12 @@ pub fn categories(s: &Stage) -> &'static [&'static str] {
         Stage::Rfc6660 => &["unchanged", "written"],
         Stage::Red { .. } => &["enqueued", "ce-marked", "early-drop", "forced-drop"],
         Stage::TrRas { .. } | Stage::SrRas { .. } => &["queued", "tail-drop"],
+        Stage::Tbf { .. } => &["queued", "over-limit", "too-big"],
+        Stage::Codel { .. }
+        | Stage::FqCodel { .. }
+        | Stage::Pie { .. }
+        | Stage::FqPie { .. }
+        | Stage::DualPi2 { .. } => &["enqueued", "ce-marked", "dropped", "over-limit"],
     }
 }
 

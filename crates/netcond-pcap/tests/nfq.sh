@@ -224,6 +224,26 @@ check "delivered >= 0.9 link x T" "$d >= 0.9 * $LINK / 8 * $span"
 check "CE marks arrive" "$ce > 0"
 check "the full queue dropped the excess" "$drops > 0"
 
+# --- CoDel, FQ-CoDel and PIE on a 10 Mbit/s link, live ----------------------
+# ECN-capable UDP at 20 Mbit/s: each AQM stage holds the packets in the
+# kernel's queue until their transmission at `rate` ends, signals (marks CE
+# or drops), and its limit drops what an unresponsive sender keeps adding.
+# fq_codel's limit is set below the kernel queue's 4096 packets: a backlog
+# still held when --duration ends leaves at once, above the link rate.
+for aqm in "codel rate=10mbit ecn" "fq_codel rate=10mbit limit=300" "pie rate=10mbit ecn"; do
+  name=${aqm%% *}
+  run "$name" "$aqm" "-u -b 20M -l 1400 --tos 2"
+  check_counts "$name"
+  read -r span < <(by_dscp "$name" "&& udp" | awk '$1=="span" {print $2}')
+  d=$(by_dscp "$name" "&& udp" | awk '$1==0 {print $3}'); d=${d:-0}
+  ce=$(by_mark "$name" | awk '$1==0 && $2==3 {print $3}'); ce=${ce:-0}
+  drops=$(awk '/^dropped/ {print $2}' "$WORK/$name.nfq"); drops=${drops:-0}
+  echo "$name: receiver saw $d B of UDP over $span s; packets CE-marked $ce; netcond-nfq dropped $drops packets"
+  check "$name: delivered <= link x (T + 10 ms) + a packet" "$d <= $LINK / 8 * ($span + 0.01) + 1428"
+  check "$name: delivered >= 0.9 link x T" "$d >= 0.9 * $LINK / 8 * $span"
+  check "$name: congestion signalled (CE marks or drops)" "$ce + $drops > 0"
+done
+
 if [ "${NFQ_BENCH:-0}" = 1 ]; then
   # --- packets/s through the queue: small UDP packets as fast as iperf3 sends --
   ip netns exec "$RTR" "$BIN" --queue 0 --duration $((T + 2)) \

@@ -192,6 +192,49 @@ fn red_bottleneck_ecn() {
     }
 }
 
+/// CoDel and PIE with ECN on a 9 Mbit/s link offered 10 Mbit/s of ECT(0)
+/// packets, and FQ-CoDel on drops: tshark's DSCP/ECN counts equal the
+/// summary, its CE packets are the stage's marks, and departures are at
+/// least one transmission time (889 us) apart.
+#[test]
+#[ignore = "needs tshark: bash .ci/pcap.sh runs it"]
+fn aqm_stages_ecn() {
+    require_tshark();
+    let d = dir("aqm-tshark");
+    let (inp, out) = (d.join("in.pcap"), d.join("out.pcap"));
+    let s = Stream {
+        packets: 8_000,
+        payload: 972, // 1000-byte IP packets
+        gap_ns: 800_000,
+        tos: 0b10, // ECT(0)
+        ..Stream::default()
+    };
+    gen(&inp, &s);
+    for chain in [
+        "codel rate=9mbit ecn limit=5000",
+        "pie rate=9mbit ecn",
+        "fq_codel rate=9mbit noecn",
+    ] {
+        let (rc, so, se) = tool(&[inp.to_str().unwrap(), out.to_str().unwrap(), "-c", chain]);
+        assert_eq!(rc, 0, "{se}");
+        let dec = tshark(&out);
+        assert_clean(&dec, chain);
+        assert_eq!(decoded_by_mark(&dec), summary_by_mark(&so), "{chain}");
+        let ce = dec.iter().filter(|p| p.ecn == Some(3)).count() as u64;
+        assert_eq!(ce, stage_row(&so, 1, "ce-marked").0, "{chain}");
+        let signals = ce + stage_row(&so, 1, "dropped").0;
+        assert!(signals > 0, "{chain}: {so}");
+        assert_eq!(
+            dec.len() as u64 + total_row(&so, "dropped").0,
+            s.packets,
+            "{chain}"
+        );
+        for w in dec.windows(2) {
+            assert!(w[1].time_ns >= w[0].time_ns + 888_888, "{chain}: {:?}", w);
+        }
+    }
+}
+
 /// trRAS shaping moves timestamps: the output rate stays at most MIR, and each
 /// packet leaves no earlier than it arrived.
 #[test]
@@ -454,4 +497,136 @@ fn count_records(path: &Path) -> usize {
         n += 1;
     }
     n
+}
+
+/// Input colors end to end: a mix of AF11, AF12, AF13, EF and best-effort
+/// packets of varied lengths at about six times CIR through each color-aware
+/// meter with a `colors=dscp:...` table, re-marked CS1 / CS2 / CS3 by output
+/// color. tshark reads the input and the output: every packet's output color
+/// is the one the library's color-aware meter gives for tshark's time, IP
+/// length and the table's input color (so no packet leaves better than it
+/// came), and the summary's per-color packets and bytes are tshark's.
+#[test]
+#[ignore = "needs tshark: bash .ci/pcap.sh runs it"]
+fn input_color_table_end_to_end() {
+    use netcond::base::{Color, Instant, Rate, SplitMix64};
+    use netcond::trtcm::{
+        Rfc4115, Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmConfig, SrTcmProfile, TrTcm,
+        TrTcmConfig, TrTcmProfile,
+    };
+    use netcond_pcap::synth::frame;
+    use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+    use pcap_file::{DataLink, TsResolution};
+    use std::borrow::Cow;
+    use std::time::Duration;
+
+    require_tshark();
+    let d = dir("colors");
+    let inp = d.join("in.pcap");
+    // 3000 packets 100 us apart, 64..1500 bytes of IP, DSCPs drawn at random.
+    let mut rng = SplitMix64::new(7);
+    let mut pw = PcapWriter::with_header(
+        BufWriter::new(std::fs::File::create(&inp).unwrap()),
+        PcapHeader {
+            datalink: DataLink::ETHERNET,
+            ts_resolution: TsResolution::NanoSecond,
+            ..PcapHeader::default()
+        },
+    )
+    .unwrap();
+    for i in 0..3000u64 {
+        let r = rng.next_u64();
+        let dscp = [10u8, 12, 14, 46, 0][(r % 5) as usize];
+        let s = Stream {
+            packets: 1,
+            payload: 36 + ((r >> 8) % 1437) as usize,
+            tos: dscp << 2,
+            flows: 7,
+            ..Stream::default()
+        };
+        let f = frame(&s, i, &vec![0; s.payload]);
+        pw.write_packet(&PcapPacket {
+            timestamp: Duration::from_nanos(s.start_ns + i * 100_000),
+            orig_len: f.len() as u32,
+            data: Cow::Borrowed(&f),
+        })
+        .unwrap();
+    }
+    drop(pw);
+    let input = tshark(&inp);
+    assert_eq!(input.len(), 3000);
+    assert_clean(&input, "colors input");
+    // The table, written out: AF11 green, AF12 yellow, AF13 red, EF yellow,
+    // every other DSCP green.
+    let table = "colors=dscp:af11=green,af12=yellow,af13=r,ef=y";
+    let input_color = |dscp: u8| match dscp {
+        12 | 46 => Color::Yellow,
+        14 => Color::Red,
+        _ => Color::Green,
+    };
+    let cir = Rate::from_bits_per_sec(10_000_000);
+    let peak = Rate::from_bits_per_sec(30_000_000);
+    type Meter = Box<dyn FnMut(Instant, u32, Color) -> Color>;
+    let t0 = Instant::from_ticks(input[0].time_ns);
+    let meters: Vec<(&str, Meter)> = vec![
+        ("srtcm cir=10mbit cbs=16k ebs=32k", {
+            let p = SrTcmProfile::new(&SrTcmConfig::new(cir, 16_384, 32_768)).unwrap();
+            let mut m = SrTcm::new(&p, t0);
+            Box::new(move |t, l, c| m.color_aware(&p, t, l, c))
+        }),
+        ("trtcm cir=10mbit pir=30mbit cbs=16k pbs=32k", {
+            let p = TrTcmProfile::new(&TrTcmConfig::new(cir, peak, 16_384, 32_768)).unwrap();
+            let mut m = TrTcm::new(&p, t0);
+            Box::new(move |t, l, c| m.color_aware(&p, t, l, c))
+        }),
+        ("rfc4115 cir=10mbit eir=30mbit cbs=16k ebs=32k", {
+            let p = Rfc4115Profile::new(&Rfc4115Config::new(cir, peak, 16_384, 32_768)).unwrap();
+            let mut m = Rfc4115::new(&p, t0);
+            Box::new(move |t, l, c| m.color_aware(&p, t, l, c))
+        }),
+    ];
+    for (meter, mut lib) in meters {
+        let out = d.join("out.pcap");
+        let (rc, so, se) = tool(&[
+            inp.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "-c",
+            &format!("{meter} {table} -> dscp cs1,cs2,cs3"),
+        ]);
+        assert_eq!(rc, 0, "{meter}: {se}");
+        let output = tshark(&out);
+        assert_eq!(output.len(), input.len(), "{meter}: nothing is dropped");
+        assert_clean(&output, meter);
+        assert_eq!(decoded_by_mark(&output), summary_by_mark(&so), "{meter}");
+        let mut per_color = [(0u64, 0u64); 3];
+        for (i, (a, b)) in input.iter().zip(&output).enumerate() {
+            let len = a.ip_len.unwrap();
+            assert_eq!(
+                (b.time_ns, b.ip_len),
+                (a.time_ns, Some(len)),
+                "{meter}: packet {i}"
+            );
+            let came = input_color(a.dscp.unwrap());
+            let want = lib(Instant::from_ticks(a.time_ns), len as u32, came);
+            let got = match b.dscp.unwrap() {
+                8 => Color::Green,
+                16 => Color::Yellow,
+                24 => Color::Red,
+                x => panic!("{meter}: packet {i} left with DSCP {x}"),
+            };
+            assert_eq!(got, want, "{meter}: packet {i} (DSCP {:?})", a.dscp);
+            assert!(got.index() >= came.index(), "{meter}: packet {i} promoted");
+            per_color[got.index()].0 += 1;
+            per_color[got.index()].1 += len;
+        }
+        for (c, name) in ["green", "yellow", "red"].iter().enumerate() {
+            assert_eq!(stage_row(&so, 1, name), per_color[c], "{meter}: {name}");
+            // Every color occurs (the srTCM's yellow only for EBS's worth:
+            // E refills only while C is full, which it never is again).
+            assert!(
+                per_color[c].0 > 0,
+                "{meter}: no {name} packets: {per_color:?}"
+            );
+        }
+    }
 }

@@ -7,7 +7,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`engine`] | time in nanoseconds, the event queue (time, then sequence number), the seeded RNG |
-//! | [`net`] | the one network model of every scenario: links (rate, propagation delay; a pipe, a buffered FIFO or a queueing discipline), the traits conditioners, queue managers and shapers plug in through, the one event loop ([`net::Sim`], [`net::Model`]) |
+//! | [`net`] | the one network model of every scenario: links (rate, propagation delay; a pipe or a queueing discipline, a buffered FIFO being a tail-drop one; each packet handed back once, at its far end), the traits conditioners, queue managers and shapers plug in through, the one event loop ([`net::Sim`], [`net::Model`]) |
 //! | [`traffic`] | CBR, on/off and dual-rate voice codecs, AR(1) video, Poisson flow arrivals, reroute steps |
 //! | [`pcn_loop`] | the PCN edge control loop: signalling delay, admission blocking, flow termination |
 //! | [`erlang`] | Erlang-B blocking, the admission experiment's theoretical row |
@@ -15,6 +15,7 @@
 //! | [`report`] | a run's result: the document's numbers beside ours, tables, plots; text, CSV, SVG |
 //! | [`svg`] | a small hand-written SVG line chart |
 //! | [`progress`] | a progress bar on stderr, shared by parallel runs |
+//! | [`runner`] | the one runner of a reproduction's or a sweep's runs: in parallel, results in order |
 //! | [`scenarios`] | the [`Scenario`] trait and the registry of named scenarios |
 //! | [`sweep`] | grids of parameters x seeds, shards for job arrays, merging shards |
 //!
@@ -64,9 +65,10 @@
 //!      read values with `params.u64("key")`, `params.f64("key")`,
 //!      `params.str("key")`, `params.bool("key")` (already validated);
 //!    - optionally `reproduce(&opts, &progress)`: the document's whole table
-//!      (a sweep of runs, in parallel with rayon, each seeded with
-//!      [`engine::derive_seed`]), filling [`report::Comparison`] rows with the
-//!      document's number beside ours; the default runs `run` with the defaults;
+//!      (a list of runs handed to [`runner::run_jobs`], which runs them in
+//!      parallel, each seeded with [`engine::derive_seed`]), filling
+//!      [`report::Comparison`] rows with the document's number beside ours;
+//!      the default runs `run` with the defaults;
 //!    - optionally `in_quick()`: false if it is too slow for `reproduce quick`.
 //! 2. Register it with two one-line edits in `src/scenarios/mod.rs`:
 //!    `pub mod my_case;` and `&my_case::MyCase,` in [`scenarios::registry`].
@@ -98,6 +100,7 @@ pub mod params;
 pub mod pcn_loop;
 pub mod progress;
 pub mod report;
+pub mod runner;
 pub mod scenarios;
 pub mod svg;
 pub mod sweep;

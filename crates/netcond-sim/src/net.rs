@@ -7,10 +7,10 @@
 //!   [`Color`]). Scenarios carry their own packet types (a TCP segment, a PCN
 //!   packet with its mark, an RBCC packet with its header).
 //! - [`Link`]: a queue, a transmitter of `rate_bps` serializing one packet at a
-//!   time, and a propagation delay. The queue is one of three: a pipe (an
-//!   unlimited FIFO reduced to departure times, [`VirtualFifo`]: no event of its
-//!   own), a FIFO with a [`Buffer`] limit (the packet on the wire always fits),
-//!   or a [`Qdisc`] built from the pieces below.
+//!   time, and a propagation delay. The queue is a pipe (an unlimited FIFO
+//!   reduced to departure times, [`VirtualFifo`]: no event of its own) or a
+//!   [`Qdisc`]: a [`DropTail`] FIFO (with a [`Buffer`] limit behind the packet
+//!   on the wire: [`Link::fifo`]) or one built from the pieces below.
 //! - How the workspace's state machines plug in, one trait per kind:
 //!   - [`Conditioner`]: runs on a packet and may change or drop it (a PCN
 //!     marker, an RBCC interface's header update, a trTCM). At a network's
@@ -23,7 +23,8 @@
 //!     (srRAS/trRAS, G-trRAS): [`ShaperQueue`].
 //!
 //!   [`DropTail`], [`AqmQueue`] and [`ShaperQueue`] are the only [`Qdisc`]s;
-//!   their drops and marks are [`QdiscStats`], a link's traffic [`LinkStats`].
+//!   their drops and marks are [`QdiscStats`], a link's traffic and all its
+//!   drops [`LinkStats`].
 //! - [`Network`]: the links and the conditioner at their inputs. It never owns
 //!   the event queue: it schedules its own events (end of transmission, a
 //!   shaper's wake-up) through a caller-given wrapper.
@@ -33,13 +34,15 @@
 //!   Every scenario runs on it: the PCN and RBCC scenarios directly, the TCP
 //!   scenarios through [`crate::tcp::net::Network`], whose hosts are a model.
 //!
-//! A packet that starts transmission is handed back twice: when it starts (with
-//! the time its last bit reaches the far end: from [`Sim::send`] if the link
-//! was idle, else [`Model::on_start`]), and when its transmission ends
-//! ([`Model::on_leave`]). A model that schedules the far-end arrival at the
-//! start (the TCP hosts) ignores the second; one that handles the packet when
-//! it leaves (a FIFO port followed by an egress) ignores the first. A pipe hands
-//! a packet back only from [`Sim::send`].
+//! Every packet a link carries is handed back to the model once, by
+//! [`Model::on_deliver`], with the time its last bit reaches the far end,
+//! whatever the link's kind: as soon as the link is done with it. A pipe is
+//! done with a packet when it is sent (its departure is computed at once: the
+//! delivery comes from [`Sim::send`]); a FIFO or discipline link when its
+//! transmission ends (from [`Sim::run`], after the link started the next
+//! packet). A model acts on the delivery at once when it needs no clock at the
+//! far end (an egress that reads the packet's time), or schedules its own
+//! event at that time (the next hop of a route, a host).
 
 use crate::engine::{serialization_ns, EventQueue, Time};
 use netcond::base::Color;
@@ -76,7 +79,8 @@ impl<P> Conditioner<P> for () {
     }
 }
 
-/// How much a port's buffer holds, not counting the packet on the wire.
+/// How much a port's buffer holds, not counting the packet on the wire
+/// ([`DropTail::buffer`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Buffer {
     /// No limit.
@@ -169,19 +173,25 @@ pub trait Qdisc<P>: Send {
     fn dequeue(&mut self, now: Time) -> Deq<P>;
     /// The link finished transmitting `pkt` (its last bit left at `now`).
     fn tx_done(&mut self, _now: Time, _pkt: &P) {}
+    /// Packets waiting (not counting the one on the wire).
+    fn waiting(&self) -> usize;
     /// Counters.
     fn stats(&self) -> &QdiscStats;
     /// Zero the counters (end of warm-up).
     fn reset_stats(&mut self);
 }
 
-/// A tail-drop FIFO of at most `cap_pkts` packets and `cap_bytes` bytes.
+/// A tail-drop FIFO of at most `cap_pkts` packets and `cap_bytes` bytes
+/// waiting. As a link's [`Qdisc`] the limits count the packets behind the one
+/// on the wire: a packet offered while nothing waits and nothing is on the
+/// wire is taken whatever its size (it goes on the wire at once).
 #[derive(Debug)]
 pub struct DropTail<P> {
     q: VecDeque<P>,
     bytes: u64,
     cap_pkts: usize,
     cap_bytes: u64,
+    on_wire: bool,
     stats: QdiscStats,
 }
 
@@ -192,7 +202,18 @@ impl<P: Packet> DropTail<P> {
             bytes: 0,
             cap_pkts,
             cap_bytes,
+            on_wire: false,
             stats: QdiscStats::default(),
+        }
+    }
+
+    /// A port's buffer: a FIFO holding `buffer` behind the packet on the wire.
+    #[must_use]
+    pub fn buffer(buffer: Buffer) -> DropTail<P> {
+        match buffer {
+            Buffer::Unlimited => DropTail::with_caps(usize::MAX, u64::MAX),
+            Buffer::Bytes(b) => DropTail::bytes(b),
+            Buffer::Packets(n) => DropTail::packets(usize::try_from(n).unwrap_or(usize::MAX)),
         }
     }
 
@@ -254,13 +275,28 @@ impl<P: Packet> DropTail<P> {
 impl<P: Packet + Send> Qdisc<P> for DropTail<P> {
     fn enqueue(&mut self, _now: Time, pkt: P) -> Result<(), P> {
         self.stats.arrived += 1;
+        if !self.on_wire && self.q.is_empty() {
+            // The link is idle: the packet goes on the wire, whatever the limits.
+            self.bytes += u64::from(pkt.wire_len());
+            self.q.push_back(pkt);
+            return Ok(());
+        }
         self.push(pkt).inspect_err(|_| self.stats.forced_drops += 1)
     }
     fn dequeue(&mut self, _now: Time) -> Deq<P> {
         match self.pop() {
-            Some(p) => Deq::Packet(p),
+            Some(p) => {
+                self.on_wire = true;
+                Deq::Packet(p)
+            }
             None => Deq::Empty,
         }
+    }
+    fn tx_done(&mut self, _now: Time, _pkt: &P) {
+        self.on_wire = false;
+    }
+    fn waiting(&self) -> usize {
+        self.q.len()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats
@@ -372,6 +408,9 @@ impl<P: Packet + Send, A: Aqm<P>> Qdisc<P> for AqmQueue<P, A> {
     fn tx_done(&mut self, now: Time, pkt: &P) {
         self.aqm.tx_done(now, pkt);
     }
+    fn waiting(&self) -> usize {
+        self.fifo.len()
+    }
     fn stats(&self) -> &QdiscStats {
         &self.stats
     }
@@ -407,6 +446,8 @@ pub trait Shaper<P>: Send {
     /// Release the head at `now` (not before [`next_release`](Self::next_release));
     /// `None` if it may not leave after all.
     fn dequeue(&mut self, now: Time) -> Option<P>;
+    /// Packets held.
+    fn held(&self) -> usize;
 }
 
 /// A [`Qdisc`] built from a [`Shaper`] and a [`Conditioner`] run on each
@@ -453,6 +494,9 @@ impl<P: Packet + Send, S: Shaper<P>, C: Conditioner<P> + Send> Qdisc<P> for Shap
             self.stats.policer_drops += 1;
         }
     }
+    fn waiting(&self) -> usize {
+        self.shaper.held()
+    }
     fn stats(&self) -> &QdiscStats {
         &self.stats
     }
@@ -477,8 +521,9 @@ pub struct LinkStats {
     pub done_bytes: u64,
     /// Packets whose transmission ended (not counted on a pipe).
     pub done_packets: u64,
-    /// Packets dropped by the link's FIFO buffer or its conditioner (a
-    /// [`Qdisc`] counts its own drops in [`QdiscStats`]).
+    /// Packets the link did not take: dropped by the network's conditioner
+    /// or by the link's queue (a [`Qdisc`] also counts its own drops, by
+    /// cause, in [`QdiscStats`]).
     pub drops: u64,
 }
 
@@ -496,13 +541,6 @@ impl LinkStats {
 enum Queue<P> {
     /// An unlimited FIFO reduced to departure times.
     Pipe(VirtualFifo),
-    /// A FIFO with a buffer limit on the packets waiting behind the one on
-    /// the wire (the one on the wire always fits).
-    Fifo {
-        q: VecDeque<P>,
-        bytes: u64,
-        buffer: Buffer,
-    },
     /// A queueing discipline.
     Qdisc(Box<dyn Qdisc<P>>),
 }
@@ -539,15 +577,14 @@ impl<P: Packet> Link<P> {
         Link::with(Queue::Pipe(VirtualFifo::new(rate_bps)), rate_bps, delay)
     }
 
-    /// A FIFO link whose buffer holds `buffer` behind the packet on the wire.
+    /// A FIFO link whose buffer holds `buffer` behind the packet on the wire:
+    /// a [`DropTail`] discipline ([`DropTail::buffer`]).
     #[must_use]
-    pub fn fifo(rate_bps: u64, delay: Time, buffer: Buffer) -> Link<P> {
-        let queue = Queue::Fifo {
-            q: VecDeque::new(),
-            bytes: 0,
-            buffer,
-        };
-        Link::with(queue, rate_bps, delay)
+    pub fn fifo(rate_bps: u64, delay: Time, buffer: Buffer) -> Link<P>
+    where
+        P: Send + 'static,
+    {
+        Link::qdisc(rate_bps, delay, Box::new(DropTail::buffer(buffer)))
     }
 
     /// A link fed by a queueing discipline.
@@ -556,7 +593,7 @@ impl<P: Packet> Link<P> {
         Link::with(Queue::Qdisc(qdisc), rate_bps, delay)
     }
 
-    /// The discipline's counters (zero for a pipe or FIFO link).
+    /// The discipline's counters (zero for a pipe).
     #[must_use]
     pub fn qdisc_stats(&self) -> QdiscStats {
         match &self.queue {
@@ -569,8 +606,8 @@ impl<P: Packet> Link<P> {
     #[must_use]
     pub fn len_packets(&self) -> usize {
         let waiting = match &self.queue {
-            Queue::Fifo { q, .. } => q.len(),
-            Queue::Pipe(_) | Queue::Qdisc(_) => 0,
+            Queue::Qdisc(d) => d.waiting(),
+            Queue::Pipe(_) => 0,
         };
         waiting + usize::from(self.in_service.is_some())
     }
@@ -584,23 +621,13 @@ impl<P: Packet> Link<P> {
     }
 
     /// Starts the next transmission if there is a packet to send, scheduling
-    /// its end; returns it with the time it reaches the far end.
+    /// its end.
     #[inline]
-    fn try_send<E>(
-        &mut self,
-        id: u32,
-        q: &mut EventQueue<E>,
-        wrap: fn(NetEv) -> E,
-    ) -> Option<(Time, P)> {
+    fn try_send<E>(&mut self, id: u32, q: &mut EventQueue<E>, wrap: fn(NetEv) -> E) {
         let now = q.now();
         debug_assert!(self.in_service.is_none());
         let p = match &mut self.queue {
-            Queue::Pipe(_) => return None,
-            Queue::Fifo { q, bytes, .. } => {
-                let p = q.pop_front()?;
-                *bytes -= u64::from(p.wire_len());
-                p
-            }
+            Queue::Pipe(_) => return,
             Queue::Qdisc(d) => match d.dequeue(now) {
                 Deq::Packet(p) => p,
                 Deq::Wait(t) => {
@@ -608,22 +635,23 @@ impl<P: Packet> Link<P> {
                         self.wake_at = Some(t);
                         q.schedule(t, wrap(NetEv::Wake(id)));
                     }
-                    return None;
+                    return;
                 }
-                Deq::Empty => return None,
+                Deq::Empty => return,
             },
         };
         self.in_service = Some(p);
         self.stats.count(&p);
         let done = now + serialization_ns(p.wire_len(), self.rate_bps);
         q.schedule(done, wrap(NetEv::TxDone(id)));
-        Some((done + self.delay, p))
     }
 
     /// A packet arrives at the clock of `q` (no conditioner: see
-    /// [`Network::send`]); returns the packet that starts transmission, if one
-    /// does, and when it reaches the far end. `id` is this link's index, for
-    /// the events it schedules on `q` wrapped by `wrap`.
+    /// [`Network::send`]). A pipe is done with it at once: returns it with the
+    /// time it reaches the far end. A FIFO or discipline queues it (or drops
+    /// it) and returns nothing: it hands the packet back when its
+    /// transmission ends ([`on_event`](Self::on_event)). `id` is this link's
+    /// index, for the events it schedules on `q` wrapped by `wrap`.
     #[inline(always)]
     pub fn send<E>(
         &mut self,
@@ -633,48 +661,35 @@ impl<P: Packet> Link<P> {
         pkt: P,
     ) -> Option<(Time, P)> {
         let now = q.now();
-        let busy = self.in_service.is_some();
         match &mut self.queue {
             Queue::Pipe(fifo) => {
                 self.stats.count(&pkt);
                 return Some((fifo.depart(now, pkt.wire_len()) + self.delay, pkt));
             }
-            Queue::Fifo { q, bytes, buffer } => {
-                let len = u64::from(pkt.wire_len());
-                let full = busy
-                    && match *buffer {
-                        Buffer::Unlimited => false,
-                        Buffer::Bytes(b) => *bytes + len > b,
-                        Buffer::Packets(n) => q.len() as u64 >= n,
-                    };
-                if full {
+            Queue::Qdisc(d) => {
+                if d.enqueue(now, pkt).is_err() {
                     self.stats.drops += 1;
                     return None;
                 }
-                *bytes += len;
-                q.push_back(pkt);
-            }
-            Queue::Qdisc(d) => {
-                if d.enqueue(now, pkt).is_err() {
-                    return None;
-                }
             }
         }
-        if busy {
-            return None;
+        if self.in_service.is_none() {
+            self.try_send(id, q, wrap);
         }
-        self.try_send(id, q, wrap)
+        None
     }
 
     /// Handles one of this link's events (`ev` names this link) at the clock
-    /// of `q`.
+    /// of `q`. At the end of a transmission the link starts the next one,
+    /// then returns the packet that finished with the time it reaches the far
+    /// end.
     #[inline]
     pub fn on_event<E>(
         &mut self,
         q: &mut EventQueue<E>,
         wrap: fn(NetEv) -> E,
         ev: NetEv,
-    ) -> Done<P> {
+    ) -> Option<(Time, P)> {
         let now = q.now();
         match ev {
             NetEv::TxDone(id) => {
@@ -686,21 +701,17 @@ impl<P: Packet> Link<P> {
                     }
                     (now + self.delay, p)
                 });
-                let started = self.try_send(id, q, wrap);
-                Done { finished, started }
+                self.try_send(id, q, wrap);
+                finished
             }
             NetEv::Wake(id) => {
-                let mut started = None;
                 if self.wake_at == Some(now) {
                     self.wake_at = None;
                     if self.in_service.is_none() {
-                        started = self.try_send(id, q, wrap);
+                        self.try_send(id, q, wrap);
                     }
                 }
-                Done {
-                    finished: None,
-                    started,
-                }
+                None
             }
         }
     }
@@ -713,15 +724,6 @@ pub enum NetEv {
     TxDone(u32),
     /// This link's discipline may release a packet.
     Wake(u32),
-}
-
-/// What a network event did.
-#[derive(Clone, Copy, Debug)]
-pub struct Done<P> {
-    /// The packet whose transmission ended, and when it reaches the far end.
-    pub finished: Option<(Time, P)>,
-    /// The packet whose transmission started, and when it reaches the far end.
-    pub started: Option<(Time, P)>,
 }
 
 /// Links and the conditioner at their inputs.
@@ -748,10 +750,10 @@ impl<P: Packet, C: Conditioner<P>> Network<P, C> {
     }
 
     /// `pkt` enters `link` at the clock of `q`: the conditioner runs, then the
-    /// link queues it (or drops it). Returns the packet that starts
-    /// transmission, if one does (on a pipe: this one, at once), and when it
-    /// reaches the far end. The link's events are scheduled on `q` wrapped by
-    /// `wrap`.
+    /// link takes it (or drops it). Returns the packet with the time it
+    /// reaches the far end when the link is done with it at once (a pipe),
+    /// nothing otherwise ([`Link::send`]). The link's events are scheduled on
+    /// `q` wrapped by `wrap`.
     #[inline(always)]
     pub fn send<E>(
         &mut self,
@@ -768,14 +770,16 @@ impl<P: Packet, C: Conditioner<P>> Network<P, C> {
         l.send(link, q, wrap, pkt)
     }
 
-    /// Handles one of the network's events at the clock of `q`.
+    /// Handles one of the network's events at the clock of `q`; returns the
+    /// packet whose transmission ended, if one did, with the time it reaches
+    /// the far end ([`Link::on_event`]).
     #[inline]
     pub fn on_event<E>(
         &mut self,
         q: &mut EventQueue<E>,
         wrap: fn(NetEv) -> E,
         ev: NetEv,
-    ) -> Done<P> {
+    ) -> Option<(Time, P)> {
         let (NetEv::TxDone(id) | NetEv::Wake(id)) = ev;
         self.links[id as usize].on_event(q, wrap, ev)
     }
@@ -793,23 +797,19 @@ pub enum Event<E> {
 /// A scenario's side of a run on the network model: its sources, sinks,
 /// signals and samples. [`Sim::run`] is the one event loop: it hands the
 /// links' events to the network and the scenario's to
-/// [`on_event`](Self::on_event), and each packet whose transmission ends on
-/// a FIFO or queueing-discipline link to [`on_leave`](Self::on_leave), then
-/// the packet that starts next to [`on_start`](Self::on_start) (a pipe hands
-/// a packet back from [`Sim::send`] at once).
+/// [`on_event`](Self::on_event); every packet a link carries comes back
+/// through [`on_deliver`](Self::on_deliver), whatever the link's kind.
 pub trait Model<P, C> {
     /// The scenario's own events.
     type Ev;
     /// Handles one of the scenario's events at `now`.
     fn on_event(&mut self, sim: &mut Sim<P, C, Self::Ev>, now: Time, ev: Self::Ev);
-    /// `pkt`'s transmission on `link` ended; its last bit reaches the far
-    /// end at `at`.
-    fn on_leave(&mut self, _sim: &mut Sim<P, C, Self::Ev>, _link: u32, _at: Time, _pkt: P) {}
-    /// `pkt`'s transmission on `link` started after a link event (the end of
-    /// the previous one, a shaper's wake-up); its last bit reaches the far
-    /// end at `at`. For a model that schedules the far-end arrival at the
-    /// start (as [`Sim::send`] returns it when the link was idle).
-    fn on_start(&mut self, _sim: &mut Sim<P, C, Self::Ev>, _link: u32, _at: Time, _pkt: P) {}
+    /// `pkt` crossed `link`: its last bit reaches the far end at `at`. Called
+    /// once for each packet the link carries, when the link is done with it:
+    /// a pipe at once, from [`Sim::send`] (`at` may be later than now); a
+    /// FIFO or discipline link when its transmission ends, from [`Sim::run`]
+    /// (`at` is now plus the propagation delay).
+    fn on_deliver(&mut self, sim: &mut Sim<P, C, Self::Ev>, link: u32, at: Time, pkt: P);
 }
 
 /// A run on the network model: the network and the one event queue.
@@ -835,10 +835,14 @@ impl<P: Packet, C: Conditioner<P>, E> Sim<P, C, E> {
         self.q.schedule(at, Event::Own(ev));
     }
 
-    /// `pkt` enters `link` now ([`Network::send`]).
+    /// `pkt` enters `link` now ([`Network::send`]); a link that is done with
+    /// it at once (a pipe) hands it to `model`'s
+    /// [`on_deliver`](Model::on_deliver) before this returns.
     #[inline]
-    pub fn send(&mut self, link: u32, pkt: P) -> Option<(Time, P)> {
-        self.net.send(&mut self.q, Event::Net, link, pkt)
+    pub fn send<M: Model<P, C, Ev = E>>(&mut self, model: &mut M, link: u32, pkt: P) {
+        if let Some((at, p)) = self.net.send(&mut self.q, Event::Net, link, pkt) {
+            model.on_deliver(self, link, at, p);
+        }
     }
 
     /// Events processed so far.
@@ -855,12 +859,8 @@ impl<P: Packet, C: Conditioner<P>, E> Sim<P, C, E> {
                 Event::Own(e) => model.on_event(self, now, e),
                 Event::Net(e) => {
                     let (NetEv::TxDone(link) | NetEv::Wake(link)) = e;
-                    let done = self.net.on_event(&mut self.q, Event::Net, e);
-                    if let Some((at, p)) = done.finished {
-                        model.on_leave(self, link, at, p);
-                    }
-                    if let Some((at, p)) = done.started {
-                        model.on_start(self, link, at, p);
+                    if let Some((at, p)) = self.net.on_event(&mut self.q, Event::Net, e) {
+                        model.on_deliver(self, link, at, p);
                     }
                 }
             }

@@ -73,6 +73,14 @@ impl Progress {
         self.fixed.store(true, Ordering::Relaxed);
     }
 
+    /// Sets the total before a set of parallel runs starts ([`set_total`](Self::set_total)),
+    /// unless it was fixed already (by an enclosing set of runs).
+    pub fn plan(&self, units: u64) {
+        if !self.fixed.load(Ordering::Relaxed) {
+            self.set_total(units);
+        }
+    }
+
     /// Records `units` of work done.
     pub fn advance(&self, units: u64) {
         self.bar.inc(units);

@@ -26,9 +26,9 @@
 use crate::params::Params;
 use crate::progress::Progress;
 use crate::report::Report;
+use crate::runner::run_jobs;
 use crate::scenarios::Scenario;
 use crate::SimError;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -336,22 +336,23 @@ pub fn run_points(
             Ok(p)
         })
         .collect::<Result<_, SimError>>()?;
-    progress.set_total(mine.len() as u64);
+    // The bar counts points: each run draws on a hidden bar of its own.
     let hidden = Progress::hidden();
-    let reps: Vec<Result<Report, SimError>> = mine
-        .par_iter()
-        .zip(params.par_iter())
-        .map(|(&k, p)| {
-            let (_, seed) = spec.point(k);
+    let jobs: Vec<(usize, Params)> = mine.iter().copied().zip(params).collect();
+    let reps = run_jobs(
+        &jobs,
+        progress,
+        |_| 1,
+        |_, (k, p)| {
+            let (_, seed) = spec.point(*k);
             let r = sc.run(p, seed, &hidden);
             progress.advance(1);
             r
-        })
-        .collect();
+        },
+    )?;
     let mut rows = Vec::new();
     let mut events = 0;
     for (&k, rep) in mine.iter().zip(reps) {
-        let rep = rep?;
         events += rep.events;
         let (vals, seed) = spec.point(k);
         for cells in report_cells(&rep) {

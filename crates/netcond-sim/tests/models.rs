@@ -2,7 +2,7 @@
 //! mean rates and on/off statistics.
 
 use netcond_sim::engine::{EventQueue, Rng, Time, MS, SEC};
-use netcond_sim::net::{Buffer, Link, NetEv, Network, Packet};
+use netcond_sim::net::{Buffer, Link, Model, Network, Packet, Sim};
 use netcond_sim::traffic::{
     Codec, FlowArrivals, Reroute, VideoModel, VideoSource, VoiceSource, DUAL_RATE, G711_10_VBR,
     G711_20_CBR, G711_20_VBR, G729_20_VBR,
@@ -33,32 +33,52 @@ impl Packet for Pkt {
     }
 }
 
+/// Sends packet `i` on link 0 at its event, and keeps what reaches the far
+/// end: a scenario's side of a run on the one event loop.
+struct FarEnd(Vec<(Pkt, Time)>);
+
+impl Model<Pkt, ()> for FarEnd {
+    type Ev = u32;
+    fn on_event(&mut self, sim: &mut Sim<Pkt, (), u32>, _now: Time, i: u32) {
+        sim.send(self, 0, Pkt(i));
+    }
+    fn on_deliver(&mut self, _sim: &mut Sim<Pkt, (), u32>, _link: u32, at: Time, pkt: Pkt) {
+        self.0.push((pkt, at));
+    }
+}
+
 #[test]
 fn link_serialization_and_propagation_timing() {
     // 64 kbit/s, 1 s latency (the bottleneck of Toomey's Scenario 7): 1500 B take 187.5 ms.
     let mut net = Network::new(());
-    let l = net.add(Link::fifo(64_000, SEC, Buffer::Bytes(15_000)));
-    let mut q: EventQueue<NetEv> = EventQueue::new();
+    net.add(Link::fifo(64_000, SEC, Buffer::Bytes(15_000)));
+    let mut sim = Sim::new(net);
     for i in 0..12 {
-        let started = net.send(&mut q, |e| e, l, Pkt(i));
-        assert_eq!(started.is_some(), i == 0, "only the first starts at once");
+        sim.schedule(0, i);
     }
+    let mut far = FarEnd(Vec::new());
+    sim.run(&mut far, 0);
+    assert!(
+        far.0.is_empty(),
+        "a FIFO hands a packet back when it leaves"
+    );
     assert_eq!(
-        net.links[0].stats.drops, 1,
+        sim.net.links[0].stats.drops, 1,
         "only the 12th packet overflows 10 + 1"
     );
-    let mut arrivals = Vec::new();
-    while let Some((_, ev)) = q.pop() {
-        if let Some((at, pkt)) = net.on_event(&mut q, |e| e, ev).finished {
-            arrivals.push((pkt, at));
-        }
-    }
-    assert_eq!(arrivals.len(), 11);
-    for (k, &(pkt, at)) in arrivals.iter().enumerate() {
+    assert_eq!(sim.net.links[0].len_packets(), 11);
+    sim.run(&mut far, Time::MAX);
+    assert_eq!(far.0.len(), 11);
+    for (k, &(pkt, at)) in far.0.iter().enumerate() {
         assert_eq!(pkt, Pkt(k as u32));
         assert_eq!(at, (k as u64 + 1) * 187_500_000 + SEC);
     }
-    assert_eq!(net.links[0].stats.done_bytes, 11 * 1500);
+    assert_eq!(sim.net.links[0].stats.done_bytes, 11 * 1500);
+    assert_eq!(
+        sim.events(),
+        12 + 11,
+        "the sends and the ends of transmission"
+    );
 }
 
 /// Drives one voice flow for `secs` seconds; returns (bytes, on time fraction,

@@ -239,13 +239,6 @@ impl AsMarker {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
-        // Mutation check 5: the refill forgotten.
-        #[cfg(test)]
-        let fill = if crate::mutants::on(5) {
-            self.fill
-        } else {
-            fill
-        };
         // The cost: exact up to TB.size bytes, above cap (so above the fill)
         // beyond, held or not (see `Units::held`); 0 for a packet that is not
         // metered, which then leaves the fill as it is. fill <= cap < 2^62,

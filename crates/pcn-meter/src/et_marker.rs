@@ -381,13 +381,6 @@ impl EtMarker {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
-        // Mutation check 3: the refill forgotten.
-        #[cfg(test)]
-        let fill = if crate::mutants::on(3) {
-            self.fill
-        } else {
-            fill
-        };
         // Not-PCN: cost 0 and never short, so the fill is only refilled.
         let short = if p.tail_fit {
             // The common case first, with one test of the profile: tail

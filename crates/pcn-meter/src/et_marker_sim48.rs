@@ -204,13 +204,6 @@ impl EtMarkerSim48 {
                 let cost = u64::from(len) * p.u.scale;
                 if let Some(t) = t.checked_sub(cost as i64) {
                     if t <= 0 {
-                        // Mutation check 4: pcn_px not added after a mark.
-                        #[cfg(test)]
-                        let t = if crate::mutants::on(4) {
-                            t - p.px as i64
-                        } else {
-                            t
-                        };
                         if let Some(v) = t.checked_add(p.px as i64) {
                             self.tokens = Wide::new(v as i128);
                             return PcnMark::Etm;

@@ -189,7 +189,6 @@ mod excess_traffic_meter;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mark;
-mod mutants;
 mod node;
 mod out_table;
 #[cfg(any(test, feature = "reference"))]

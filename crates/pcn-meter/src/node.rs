@@ -55,18 +55,6 @@ pub trait PcnMeter: Copy {
     fn last_update(&self) -> Instant;
 }
 
-/// The marking the threshold stage sees: the excess stage's output `m`
-/// (mutation check 6, test builds only: the arriving marking instead).
-#[inline(always)]
-fn mutant_stage(arrived: PcnMark, m: PcnMark) -> PcnMark {
-    #[cfg(test)]
-    if crate::mutants::on(6) {
-        return arrived;
-    }
-    let _ = arrived;
-    m
-}
-
 /// The profiles of a [`NodeMarker`]: one for the excess stage, one for the
 /// threshold stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +106,7 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
                 .excess
                 .mark_elapsed(&p.excess, now, last, dt, len, mark);
             self.threshold
-                .mark_elapsed(&p.threshold, now, last, dt, len, mutant_stage(mark, m))
+                .mark_elapsed(&p.threshold, now, last, dt, len, m)
         } else {
             let m = self.excess.mark(&p.excess, now, len, mark);
             self.threshold.mark(&p.threshold, now, len, m)
@@ -140,7 +128,7 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
                 .excess
                 .mark_elapsed(&p.excess, now, last, dt, len, mark);
             self.threshold
-                .mark_elapsed(&p.threshold, now, last, dt, len, mutant_stage(mark, m))
+                .mark_elapsed(&p.threshold, now, last, dt, len, m)
         } else {
             self.mark(p, now, len, mark)
         }

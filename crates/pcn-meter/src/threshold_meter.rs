@@ -181,13 +181,6 @@ impl ThresholdMeter {
         let e = usize::from(mark.ecn());
         // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
         let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
-        // Mutation check 1: the refill forgotten.
-        #[cfg(test)]
-        let fill = if crate::mutants::on(1) {
-            self.fill
-        } else {
-            fill
-        };
         // Exact up to BS_tm bytes, above the fill beyond (max(0, F - size) is
         // 0 either way); 0 for not-PCN, which only refills.
         let cost = p.u.held(len) * p.scale_by_mark[e];

@@ -63,6 +63,50 @@ netcond_core::config_error! {
     }
 }
 
+/// The `with_*` methods srRAS and trRAS configurations share, written once:
+/// MIR, the thresholds (of type `$th`), the largest packet, K and the clock.
+macro_rules! ras_config_builders {
+    ($cfg:ident, $th:ident, $th_doc:literal) => {
+        impl $cfg {
+            /// MIR (by default the line rate).
+            #[must_use]
+            pub const fn with_mir(mut self, mir: Rate) -> $cfg {
+                self.mir = Some(mir);
+                self
+            }
+
+            #[doc = $th_doc]
+            #[must_use]
+            pub const fn with_thresholds(mut self, thresholds: $th) -> $cfg {
+                self.thresholds = Some(thresholds);
+                self
+            }
+
+            /// The largest packet the buffer must hold (by default
+            /// [`DEFAULT_MAX_PACKET`]).
+            #[must_use]
+            pub const fn with_max_packet_bytes(mut self, bytes: u32) -> $cfg {
+                self.max_packet_bytes = bytes;
+                self
+            }
+
+            /// The EAR constant K (by default [`DEFAULT_K`]).
+            #[must_use]
+            pub const fn with_k(mut self, k: Duration) -> $cfg {
+                self.k = k;
+                self
+            }
+
+            /// The clock of the `Instant`s passed in (by default nanoseconds).
+            #[must_use]
+            pub const fn with_tick(mut self, tick: TickRate) -> $cfg {
+                self.tick = tick;
+                self
+            }
+        }
+    };
+}
+
 /// The two buffer thresholds of an srRAS, in bytes (RFC 2963 section 2.2).
 ///
 /// ```
@@ -78,6 +122,7 @@ netcond_core::config_error! {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SrThresholds {
@@ -110,6 +155,7 @@ impl SrThresholds {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TrThresholds {
@@ -156,6 +202,7 @@ impl TrThresholds {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct SrRasConfig {
     /// Committed Information Rate (MUST be configurable; usually the CIR of the
@@ -194,44 +241,13 @@ impl SrRasConfig {
             tick: TickRate::NANOS,
         }
     }
-
-    /// MIR (by default the line rate).
-    #[must_use]
-    pub const fn with_mir(mut self, mir: Rate) -> SrRasConfig {
-        self.mir = Some(mir);
-        self
-    }
-
-    /// CIR_th and MIR_th (by default a quarter and three quarters of the
-    /// buffer).
-    #[must_use]
-    pub const fn with_thresholds(mut self, thresholds: SrThresholds) -> SrRasConfig {
-        self.thresholds = Some(thresholds);
-        self
-    }
-
-    /// The largest packet the buffer must hold (by default
-    /// [`DEFAULT_MAX_PACKET`]).
-    #[must_use]
-    pub const fn with_max_packet_bytes(mut self, bytes: u32) -> SrRasConfig {
-        self.max_packet_bytes = bytes;
-        self
-    }
-
-    /// The EAR constant K (by default [`DEFAULT_K`]).
-    #[must_use]
-    pub const fn with_k(mut self, k: Duration) -> SrRasConfig {
-        self.k = k;
-        self
-    }
-
-    /// The clock of the `Instant`s passed in (by default nanoseconds).
-    #[must_use]
-    pub const fn with_tick(mut self, tick: TickRate) -> SrRasConfig {
-        self.tick = tick;
-        self
-    }
 }
+
+ras_config_builders!(
+    SrRasConfig,
+    SrThresholds,
+    "CIR_th and MIR_th (by default a quarter and three quarters of the buffer)."
+);
 
 /// Configuration of a trRAS or G-trRAS (RFC 2963 sections 2.4 and 3.4).
 ///
@@ -256,6 +272,7 @@ impl SrRasConfig {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct TrRasConfig {
     /// Committed Information Rate (usually the CIR of the downstream trTCM).
@@ -296,44 +313,13 @@ impl TrRasConfig {
             tick: TickRate::NANOS,
         }
     }
-
-    /// MIR (by default the line rate).
-    #[must_use]
-    pub const fn with_mir(mut self, mir: Rate) -> TrRasConfig {
-        self.mir = Some(mir);
-        self
-    }
-
-    /// CIR_th, PIR_th and MIR_th (by default a quarter, a half and three
-    /// quarters of the buffer).
-    #[must_use]
-    pub const fn with_thresholds(mut self, thresholds: TrThresholds) -> TrRasConfig {
-        self.thresholds = Some(thresholds);
-        self
-    }
-
-    /// The largest packet the buffer must hold (by default
-    /// [`DEFAULT_MAX_PACKET`]).
-    #[must_use]
-    pub const fn with_max_packet_bytes(mut self, bytes: u32) -> TrRasConfig {
-        self.max_packet_bytes = bytes;
-        self
-    }
-
-    /// The EAR constant K (by default [`DEFAULT_K`]).
-    #[must_use]
-    pub const fn with_k(mut self, k: Duration) -> TrRasConfig {
-        self.k = k;
-        self
-    }
-
-    /// The clock of the `Instant`s passed in (by default nanoseconds).
-    #[must_use]
-    pub const fn with_tick(mut self, tick: TickRate) -> TrRasConfig {
-        self.tick = tick;
-        self
-    }
 }
+
+ras_config_builders!(
+    TrRasConfig,
+    TrThresholds,
+    "CIR_th, PIR_th and MIR_th (by default a quarter, a half and three quarters of the buffer)."
+);
 
 /// Which shaper a profile configures. More kinds may be added: a `match`
 /// outside this crate needs a wildcard arm.

@@ -297,12 +297,6 @@ impl GreenMeter for SrTcm {
         cache: &mut T2Cache,
     ) -> Option<Instant> {
         let c = profile.committed();
-        // Mutation check 3 (test builds): T2 for half the packet.
-        let len = if cfg!(test) && crate::mutants::on(3) {
-            len / 2
-        } else {
-            len
-        };
         let w = ticks_until_cached(c, &mut cache.div[0], self.tc(), c.cost(len))?;
         Some(wait_after(now, self.last(), w))
     }
@@ -346,12 +340,6 @@ impl GreenMeter for TrTcm {
         let [dc_div, dp_div] = &mut cache.div;
         let wc = ticks_until_cached(c, dc_div, self.tc(), c.cost(len))?;
         let wp = ticks_until_cached(p, dp_div, self.tp(), p.cost(len))?;
-        // Mutation check 4 (test builds): T2 from the committed bucket alone.
-        let wp = if cfg!(test) && crate::mutants::on(4) {
-            0
-        } else {
-            wp
-        };
         // max((wc - dt)^+, (wp - dt)^+) = (max(wc, wp) - dt)^+.
         Some(wait_after(now, self.last(), wc.max(wp)))
     }

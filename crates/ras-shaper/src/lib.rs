@@ -1,4 +1,5 @@
-//! RFC 2963 rate adaptive shapers (srRAS, trRAS, G-srRAS, G-trRAS) with an exact EAR estimator.
+//! RFC 2963 rate adaptive shapers (srRAS, trRAS, G-srRAS, G-trRAS) with an exact EAR estimator,
+//! and a token bucket filter with Linux `tbf`'s semantics ([`tbf`]).
 //!
 //! A rate adaptive shaper (RAS) sits in front of a three-color meter (RFC 2697
 //! srTCM or RFC 2698 trTCM) and smooths the bursts of the traffic it meters, so
@@ -147,17 +148,21 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+// The `arbitrary` derive refers to `std` (which the `arbitrary` crate needs).
+#[cfg(all(feature = "arbitrary", not(test)))]
+extern crate std;
+
 mod config;
 pub mod ear;
 mod fixed;
 mod green;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
-mod mutants;
 mod profile;
 mod ras_core;
 mod schedule;
 mod shaper;
+pub mod tbf;
 #[cfg(test)]
 mod tests;
 
@@ -173,3 +178,4 @@ pub use profile::{RasProfile, SrRasProfile, TrRasProfile};
 pub use ras_core::RasCore;
 pub use schedule::{transmission_time, Schedule, MAX_GAP_TICKS};
 pub use shaper::{PacketLen, Ras, RasShaper, SrRas, TrRas};
+pub use tbf::{Tbf, TbfConfig, TbfDeparture, TbfError, TbfPeak, TbfProfile, TbfVerdict};

@@ -123,116 +123,130 @@ fn check_max_packet(max_packet: u32, buffer: u64) -> Result<(), RasError> {
     Ok(())
 }
 
-impl SrRasProfile {
-    /// Validates an srRAS configuration (every MUST of RFC 2963 section 2.2).
-    pub fn new(cfg: &SrRasConfig) -> Result<SrRasProfile, RasError> {
-        let mir = cfg.mir.unwrap_or(cfg.line_rate);
-        if cfg.cir.is_zero() {
-            return Err(RasError::ZeroCir);
-        }
-        // RFC 2963 s2.2: CIR <= MIR <= line rate.
-        if cfg.cir > mir {
-            return Err(RasError::CirAboveMir);
-        }
-        if mir > cfg.line_rate {
-            return Err(RasError::MirAboveLineRate);
-        }
-        if cfg.buffer_bytes == 0 {
-            return Err(RasError::ZeroBuffer);
-        }
-        check_max_packet(cfg.max_packet_bytes, cfg.buffer_bytes)?;
-        let b = cfg.buffer_bytes;
-        let th = cfg.thresholds.unwrap_or(SrThresholds {
+/// What an srRAS and a trRAS configuration share, read one way: an srRAS is
+/// a trRAS whose PIR is its CIR and whose PIR_th is its CIR_th (F of RFC 2963
+/// figure 2 is that of figure 3 without its middle piece), so one validation
+/// ([`RasProfile::validate`]) checks both.
+trait Shape {
+    const KIND: RasKind;
+    /// The error for the middle rate (srRAS: CIR, trRAS: PIR) above MIR.
+    const MIDDLE_ABOVE_MIR: RasError;
+    /// The error for the middle threshold (srRAS: CIR_th, trRAS: PIR_th)
+    /// above MIR_th.
+    const MIDDLE_TH_ABOVE_MIR_TH: RasError;
+    /// CIR, PIR, MIR (`None`: the line rate) and the line rate.
+    fn rates(&self) -> (Rate, Rate, Option<Rate>, Rate);
+    /// CIR_th, PIR_th and MIR_th, the defaults for a buffer of `b` bytes
+    /// where none are configured.
+    fn thresholds(&self, b: u64) -> (u64, u64, u64);
+    /// The buffer, the largest packet, K and the clock.
+    fn queue(&self) -> (u64, u32, Duration, TickRate);
+}
+
+impl Shape for SrRasConfig {
+    const KIND: RasKind = RasKind::SingleRate;
+    const MIDDLE_ABOVE_MIR: RasError = RasError::CirAboveMir;
+    const MIDDLE_TH_ABOVE_MIR_TH: RasError = RasError::CirThAboveMirTh;
+    fn rates(&self) -> (Rate, Rate, Option<Rate>, Rate) {
+        (self.cir, self.cir, self.mir, self.line_rate)
+    }
+    fn thresholds(&self, b: u64) -> (u64, u64, u64) {
+        let th = self.thresholds.unwrap_or(SrThresholds {
             cir_th: b / 4,
             mir_th: b / 4 * 3,
         });
-        // RFC 2963 s2.2: CIR_th <= MIR_th <= buffer size.
-        if th.cir_th > th.mir_th {
-            return Err(RasError::CirThAboveMirTh);
-        }
-        if th.mir_th > b {
-            return Err(RasError::MirThAboveBuffer);
-        }
-        let p = RasProfile::build(
-            RasKind::SingleRate,
-            cfg,
-            (cfg.cir, cfg.cir, mir, cfg.line_rate),
-            (th.cir_th, th.cir_th, th.mir_th),
-            cfg.k,
-            cfg.tick,
-        )?;
-        Ok(SrRasProfile(p))
+        (th.cir_th, th.cir_th, th.mir_th)
+    }
+    fn queue(&self) -> (u64, u32, Duration, TickRate) {
+        (self.buffer_bytes, self.max_packet_bytes, self.k, self.tick)
+    }
+}
+
+impl Shape for TrRasConfig {
+    const KIND: RasKind = RasKind::TwoRate;
+    const MIDDLE_ABOVE_MIR: RasError = RasError::PirAboveMir;
+    const MIDDLE_TH_ABOVE_MIR_TH: RasError = RasError::PirThAboveMirTh;
+    fn rates(&self) -> (Rate, Rate, Option<Rate>, Rate) {
+        (self.cir, self.pir, self.mir, self.line_rate)
+    }
+    fn thresholds(&self, b: u64) -> (u64, u64, u64) {
+        let th = self.thresholds.unwrap_or(TrThresholds {
+            cir_th: b / 4,
+            pir_th: b / 2,
+            mir_th: b / 4 * 3,
+        });
+        (th.cir_th, th.pir_th, th.mir_th)
+    }
+    fn queue(&self) -> (u64, u32, Duration, TickRate) {
+        (self.buffer_bytes, self.max_packet_bytes, self.k, self.tick)
+    }
+}
+
+impl SrRasProfile {
+    /// Validates an srRAS configuration (every MUST of RFC 2963 section 2.2).
+    pub fn new(cfg: &SrRasConfig) -> Result<SrRasProfile, RasError> {
+        RasProfile::validate(cfg).map(SrRasProfile)
     }
 }
 
 impl TrRasProfile {
     /// Validates a trRAS configuration (every MUST of RFC 2963 section 2.4).
     pub fn new(cfg: &TrRasConfig) -> Result<TrRasProfile, RasError> {
-        let mir = cfg.mir.unwrap_or(cfg.line_rate);
-        if cfg.cir.is_zero() {
-            return Err(RasError::ZeroCir);
-        }
-        // RFC 2963 s2.4: CIR <= PIR <= MIR <= line rate.
-        if cfg.cir > cfg.pir {
-            return Err(RasError::CirAbovePir);
-        }
-        if cfg.pir > mir {
-            return Err(RasError::PirAboveMir);
-        }
-        if mir > cfg.line_rate {
-            return Err(RasError::MirAboveLineRate);
-        }
-        if cfg.buffer_bytes == 0 {
-            return Err(RasError::ZeroBuffer);
-        }
-        check_max_packet(cfg.max_packet_bytes, cfg.buffer_bytes)?;
-        let b = cfg.buffer_bytes;
-        let th = cfg.thresholds.unwrap_or(TrThresholds {
-            cir_th: b / 4,
-            pir_th: b / 2,
-            mir_th: b / 4 * 3,
-        });
-        // RFC 2963 s2.4: CIR_th <= PIR_th <= MIR_th <= buffer size.
-        if th.cir_th > th.pir_th {
-            return Err(RasError::CirThAbovePirTh);
-        }
-        if th.pir_th > th.mir_th {
-            return Err(RasError::PirThAboveMirTh);
-        }
-        if th.mir_th > b {
-            return Err(RasError::MirThAboveBuffer);
-        }
-        let p = RasProfile::build(
-            RasKind::TwoRate,
-            cfg,
-            (cfg.cir, cfg.pir, mir, cfg.line_rate),
-            (th.cir_th, th.pir_th, th.mir_th),
-            cfg.k,
-            cfg.tick,
-        )?;
-        Ok(TrRasProfile(p))
-    }
-}
-
-/// The buffer size of a configuration (for the shared builder).
-trait BufferBytes {
-    fn buffer(&self) -> u64;
-}
-impl BufferBytes for SrRasConfig {
-    fn buffer(&self) -> u64 {
-        self.buffer_bytes
-    }
-}
-impl BufferBytes for TrRasConfig {
-    fn buffer(&self) -> u64 {
-        self.buffer_bytes
+        RasProfile::validate(cfg).map(TrRasProfile)
     }
 }
 
 impl RasProfile {
+    /// Every MUST of RFC 2963 sections 2.2 (srRAS, where PIR is CIR and
+    /// PIR_th is CIR_th, so that their checks never fire) and 2.4 (trRAS), in
+    /// the order of the rules' variants.
+    fn validate<C: Shape>(cfg: &C) -> Result<RasProfile, RasError> {
+        let (cir, pir, mir, line) = cfg.rates();
+        let mir = mir.unwrap_or(line);
+        if cir.is_zero() {
+            return Err(RasError::ZeroCir);
+        }
+        // RFC 2963 s2.2: CIR <= MIR <= line rate; s2.4: CIR <= PIR <= MIR <=
+        // line rate.
+        if cir > pir {
+            return Err(RasError::CirAbovePir);
+        }
+        if pir > mir {
+            return Err(C::MIDDLE_ABOVE_MIR);
+        }
+        if mir > line {
+            return Err(RasError::MirAboveLineRate);
+        }
+        let (b, max_packet, k, tick) = cfg.queue();
+        if b == 0 {
+            return Err(RasError::ZeroBuffer);
+        }
+        check_max_packet(max_packet, b)?;
+        let (cir_th, pir_th, mir_th) = cfg.thresholds(b);
+        // RFC 2963 s2.2: CIR_th <= MIR_th <= buffer size; s2.4: CIR_th <=
+        // PIR_th <= MIR_th <= buffer size.
+        if cir_th > pir_th {
+            return Err(RasError::CirThAbovePirTh);
+        }
+        if pir_th > mir_th {
+            return Err(C::MIDDLE_TH_ABOVE_MIR_TH);
+        }
+        if mir_th > b {
+            return Err(RasError::MirThAboveBuffer);
+        }
+        RasProfile::build(
+            C::KIND,
+            b,
+            (cir, pir, mir, line),
+            (cir_th, pir_th, mir_th),
+            k,
+            tick,
+        )
+    }
+
     fn build(
         kind: RasKind,
-        cfg: &impl BufferBytes,
+        buffer_bytes: u64,
         (cir, pir, mir, line): (Rate, Rate, Rate, Rate),
         (cir_th, pir_th, mir_th): (u64, u64, u64),
         k: Duration,
@@ -272,7 +286,7 @@ impl RasProfile {
         // The shaping rate never drops below `cir_u`, so no queued packet waits
         // longer than the buffer's drain time at CIR. buffer < 2^64 and
         // scale <= 47: the shift fits in 128 bits.
-        let drain = (u128::from(cfg.buffer()) << scale).div_ceil(u128::from(cir_u));
+        let drain = (u128::from(buffer_bytes) << scale).div_ceil(u128::from(cir_u));
         if drain > u128::from(MAX_DRAIN_TICKS) {
             return Err(RasError::DrainTooSlow);
         }
@@ -293,7 +307,7 @@ impl RasProfile {
             mir_th,
             s1: Slope::new(cir_u, pir_u, cir_th, pir_th),
             s2: Slope::new(pir_u, mir_u, pir_th, mir_th),
-            buffer_bytes: cfg.buffer(),
+            buffer_bytes,
             ear,
             cir_gap: ConstGap::new(cir_u, scale, false),
             mir_gap: ConstGap::new(mir_u, scale, true),
@@ -311,10 +325,6 @@ impl RasProfile {
     #[must_use]
     pub fn rate_function(&self, occupancy: u64) -> u64 {
         if occupancy < self.cir_th {
-            // Mutation check 1 (test builds): F one unit below CIR.
-            if cfg!(test) && crate::mutants::on(1) {
-                return self.cir.saturating_sub(1);
-            }
             self.cir
         } else if occupancy < self.pir_th {
             (self.cir + self.s1.at(occupancy - self.cir_th)).min(self.pir)
@@ -334,10 +344,6 @@ impl RasProfile {
     pub fn shaping_rate(&self, ear: &Ear, occupancy: u64) -> u64 {
         let e = ear.raw() >> EAR_EXTRA_BITS;
         let f = self.rate_function(occupancy);
-        // Mutation check 2 (test builds): the EAR not capped at MIR.
-        if cfg!(test) && crate::mutants::on(2) {
-            return if e > f { e } else { f };
-        }
         (if e > f { e } else { f }).min(self.mir)
     }
 

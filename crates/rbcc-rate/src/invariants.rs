@@ -405,7 +405,7 @@ pub fn check_rcp(p: &RcpProfile, start: u64, ops: &[RcpOp]) -> Result<(), &'stat
             }
             RcpOp::Arrive { len } => {
                 let before = s.arrived_bytes();
-                s.arrive(len);
+                s.on_arrival(p, now, len);
                 if s.arrived_bytes() != before.saturating_add(u64::from(len)) {
                     return Err("arrivals not counted");
                 }
@@ -764,10 +764,11 @@ pub fn check_table<const N: usize>(
     Ok(())
 }
 
-/// Mutation checks: each broken variant of `crate::mutants` is caught by the
-/// check its fuzz target runs, and no check fires on the real code.
+/// The checks the fuzz targets run, on random calls: none fires on the real
+/// code. (Which broken variants of the code the tests catch is measured by
+/// cargo-mutants: docs/verification.md.)
 #[cfg(test)]
-mod mutation {
+mod quiet {
     use super::*;
     use netcond_core::{RandomSource, Rate, SplitMix64, TickRate};
 
@@ -871,24 +872,13 @@ mod mutation {
         })
     }
 
-    fn caught(id: u32) -> bool {
-        (1..=3).any(|seed| match id {
-            1..=4 => table_caught(seed),
-            5 => solver_caught(seed),
-            6 => rcp_caught(seed),
-            _ => false,
-        })
-    }
-
     #[test]
     #[cfg_attr(miri, ignore = "thousands of packets per detector; Miri takes minutes")]
-    fn checks() {
-        for id in 1..=6 {
-            assert!(!caught(id), "detector {id} fires on the unbroken code");
-            assert!(
-                crate::mutants::with(id, || caught(id)),
-                "mutant {id} not caught"
-            );
+    fn no_check_fires_on_the_real_code() {
+        for seed in 1..=3 {
+            assert!(!table_caught(seed), "check_table fires (seed {seed})");
+            assert!(!solver_caught(seed), "network_feasible fails (seed {seed})");
+            assert!(!rcp_caught(seed), "check_rcp fires (seed {seed})");
         }
     }
 }

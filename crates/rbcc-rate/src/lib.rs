@@ -142,11 +142,14 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+// The `arbitrary` derive refers to `std` (which the `arbitrary` crate needs).
+#[cfg(all(feature = "arbitrary", not(test)))]
+extern crate std;
+
 mod config;
 mod flowtable;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
-mod mutants;
 mod rate;
 pub mod rcp;
 pub mod solver;

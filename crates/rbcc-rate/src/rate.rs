@@ -18,6 +18,7 @@ pub const ONE_BPS: u64 = 1 << FRAC_BITS;
 /// network gives). Arithmetic on the per-packet path is comparison only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct FixedRate(u64);
 
@@ -124,6 +125,7 @@ impl core::fmt::Display for FixedRate {
 /// so that a returned bottleneck id names one allocation table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct NodeId(pub u32);
 
@@ -144,6 +146,7 @@ pub type FlowId = u32;
 /// acknowledgement ([`AckHeader`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RateHeader {
     /// Requested rate: what the source asks for; routers never change it.
@@ -181,6 +184,7 @@ impl RateHeader {
 /// bottleneck router, copied from the data packet by the destination.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct AckHeader {
     /// Return rate: the rate the source is to send at.

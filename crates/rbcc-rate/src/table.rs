@@ -244,8 +244,7 @@ impl<const N: usize> RbccInterface<N> {
         if self.observe(EntryKind::Data, flow, now, hdr.requested)? {
             self.recompute_cold(p);
         }
-        // Mutation check 1 (test builds): the header never lowered.
-        if hdr.rate > self.advertised && !(cfg!(test) && crate::mutants::on(1)) {
+        if hdr.rate > self.advertised {
             hdr.rate = self.advertised;
             hdr.bottleneck = p.node;
         }
@@ -264,10 +263,6 @@ impl<const N: usize> RbccInterface<N> {
         let Some(e) = self.map.get_mut(data_key(flow)) else {
             return;
         };
-        // Mutation check 2 (test builds): the returned ACK ignored.
-        if cfg!(test) && crate::mutants::on(2) {
-            return;
-        }
         e.last_seen.advance_to(now);
         let elsewhere = if ack.bottleneck == p.node {
             FixedRate::UNLIMITED
@@ -316,10 +311,6 @@ impl<const N: usize> RbccInterface<N> {
     /// `flow` closed: its data and ACK rows leave the table. True if any row was
     /// removed (then the fair share is recomputed).
     pub fn close(&mut self, p: &RbccProfile, flow: FlowId) -> bool {
-        // Mutation check 4 (test builds): close does nothing.
-        if cfg!(test) && crate::mutants::on(4) {
-            return false;
-        }
         let a = self.map.remove(data_key(flow)).is_some();
         let b = self.map.remove(ack_key(flow)).is_some();
         if a || b {
@@ -333,13 +324,8 @@ impl<const N: usize> RbccInterface<N> {
     /// recomputes if any did. `O(N)`: call it periodically, not per packet.
     pub fn expire(&mut self, p: &RbccProfile, now: Instant) -> usize {
         let before = self.map.len();
-        // Mutation check 3 (test builds): nothing ever expires.
-        let idle = if cfg!(test) && crate::mutants::on(3) {
-            u64::MAX
-        } else {
-            p.idle_ticks
-        };
-        self.map.retain(|e| now.ticks_since(e.last_seen) < idle);
+        self.map
+            .retain(|e| now.ticks_since(e.last_seen) < p.idle_ticks);
         let removed = before - self.map.len();
         if removed > 0 {
             self.recompute(p);

@@ -167,6 +167,21 @@ impl<M: TwoBucket> Compact<M> {
         }
     }
 
+    /// Moves this flow from profile `old` to profile `new` at `now`, as the
+    /// 24-byte marker's `move_to` does (the counts end within `new`'s
+    /// buckets, below 2^32).
+    #[inline]
+    pub fn move_to(
+        &mut self,
+        old: &CompactProfile<M::Profile>,
+        new: &CompactProfile<M::Profile>,
+        now: Instant,
+    ) {
+        let mut m = self.to_state();
+        m.move_to(&old.inner, &new.inner, now);
+        *self = Compact::store(m);
+    }
+
     /// Colors a packet, color-blind, as `M::color_blind` does.
     #[inline(always)]
     pub fn color_blind(
@@ -228,6 +243,27 @@ where
     #[inline]
     fn tc_at(&self, profile: &Self::Profile, now: Instant) -> u64 {
         self.to_state().tc_at(&profile.inner, now)
+    }
+
+    #[inline]
+    fn move_to(&mut self, old: &Self::Profile, new: &Self::Profile, now: Instant) {
+        Compact::move_to(self, old, new, now);
+    }
+
+    #[inline(always)]
+    fn color_blind_packet(&mut self, profile: &Self::Profile, now: Instant) -> Color {
+        let mut m = self.to_state();
+        let color = m.color_blind_packet(&profile.inner, now);
+        *self = Compact::store(m);
+        color
+    }
+
+    #[inline(always)]
+    fn color_aware_packet(&mut self, profile: &Self::Profile, now: Instant, input: Color) -> Color {
+        let mut m = self.to_state();
+        let color = m.color_aware_packet(&profile.inner, now, input);
+        *self = Compact::store(m);
+        color
     }
 }
 
@@ -308,6 +344,7 @@ mod tests {
             cbs: 1,
             pbs,
             tick: TickRate::from_hz(1).unwrap(),
+            mode: crate::Mode::Bytes,
         })
         .unwrap()
     }
@@ -325,6 +362,7 @@ mod tests {
             cbs: 1 << 30,
             ebs: 1 << 30,
             tick: TickRate::NANOS,
+            mode: crate::Mode::Bytes,
         })
         .unwrap();
         assert_eq!(CompactProfile::new(big), Err(CompactError::TooLarge));
@@ -415,19 +453,19 @@ mod tests {
             let cbs = fit(cir, cbs, tick);
             let (ebs, pbs) = (fit(cir, big, tick), fit(pir, big, tick));
             let mut ran = 0;
-            if let Ok(p) = SrTcmProfile::new(&SrTcmConfig { cir, cbs, ebs, tick }) {
+            if let Ok(p) = SrTcmProfile::new(&SrTcmConfig { cir, cbs, ebs, tick, mode: crate::Mode::Bytes, }) {
                 if let Ok(p) = CompactProfile::new(p) {
                     same::<SrTcm>(p, &ops)?;
                     ran += 1;
                 }
             }
-            if let Ok(p) = TrTcmProfile::new(&TrTcmConfig { cir, pir, cbs, pbs, tick }) {
+            if let Ok(p) = TrTcmProfile::new(&TrTcmConfig { cir, pir, cbs, pbs, tick, mode: crate::Mode::Bytes, }) {
                 if let Ok(p) = CompactProfile::new(p) {
                     same::<TrTcm>(p, &ops)?;
                     ran += 1;
                 }
             }
-            if let Ok(p) = Rfc4115Profile::new(&Rfc4115Config { cir, eir: pir, cbs, ebs: pbs, tick }) {
+            if let Ok(p) = Rfc4115Profile::new(&Rfc4115Config { cir, eir: pir, cbs, ebs: pbs, tick, mode: crate::Mode::Bytes, }) {
                 if let Ok(p) = CompactProfile::new(p) {
                     same::<Rfc4115>(p, &ops)?;
                     ran += 1;

@@ -115,9 +115,9 @@ pub(crate) fn signs_of(input: Color) -> (i64, i64) {
 /// `not_green`'s sign and a conditional move of red over it: three
 /// instructions fewer per packet than [`color_of_sign_bits`]' table, whose
 /// address its packet loop had to rebuild (docs/performance.md). The srTCM and
-/// the RFC 4115 marker keep the table: in the srTCM's loop this form compiled
-/// to branches on the color, and in the RFC 4115 marker's it cost instructions
-/// over many flows.
+/// the RFC 4115 marker use [`color_of_sign_bits`] instead: in the srTCM's loop
+/// this form compiled to branches on the color, and in the RFC 4115 marker's
+/// it cost instructions over many flows.
 #[inline(always)]
 pub(crate) fn color_of_signs(not_green: i64, red: i64) -> Color {
     if red < 0 {
@@ -129,13 +129,51 @@ pub(crate) fn color_of_signs(not_green: i64, red: i64) -> Color {
     }
 }
 
-/// [`color_of_signs`] as a table lookup indexed by the two sign bits, which
-/// never becomes a branch (a `match` on the same index may compile to compares
-/// and jumps).
+/// [`color_of_signs`] as two selects marked unpredictable ([`select`]), which
+/// do not become branches: a conditional move of yellow over green and one of
+/// red over that. One instruction fewer per packet than the table lookup
+/// indexed by the two sign bits that it replaces (the table's address had to
+/// be rebuilt in the packet loop), in the srTCM's and the RFC 4115 marker's
+/// loops alike (docs/performance.md).
 #[inline(always)]
 pub(crate) fn color_of_sign_bits(not_green: i64, red: i64) -> Color {
-    const BY_SIGNS: [Color; 4] = [Color::Green, Color::Yellow, Color::Red, Color::Red];
-    BY_SIGNS[((not_green as u64 >> 63) + (red as u64 >> 63)) as usize]
+    let worse = select(not_green < 0, Color::Yellow, Color::Green);
+    select(red < 0, Color::Red, worse)
+}
+
+/// `if c { a } else { b }`, marked unpredictable where the compiler has the
+/// hint (Rust 1.88's `core::hint::select_unpredictable`, detected by
+/// build.rs), so that the compiler emits a conditional move rather than a
+/// branch: whether a packet fits follows the traffic. Before 1.88, a plain
+/// `if` ([`netcond_core::branchless::select`]), with the same results.
+#[cfg(trtcm_select_unpredictable)]
+#[clippy::msrv = "1.88"]
+#[inline(always)]
+pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
+    core::hint::select_unpredictable(c, a, b)
+}
+
+#[cfg(not(trtcm_select_unpredictable))]
+pub(crate) use netcond_core::branchless::select;
+
+/// A bucket's count after a packet that only it may pay for (the srTCM's and
+/// the RFC 4115 marker's E, which pays for a yellow packet only): `tokens`
+/// unless the packet is not green (`not_green` negative) and this bucket takes
+/// it (`takes` not negative), else `margin + strict` (that is, `tokens -
+/// cost`, given `margin = tokens - cost - strict`). Two selects marked
+/// unpredictable: two conditional moves, where [`settle`] with the sign of
+/// "yellow" as its keep mask took five instructions in the srTCM's loop
+/// (a copy, a `not`, an `or`, a copy and a conditional move).
+#[inline(always)]
+pub(crate) fn settle_second(
+    tokens: u64,
+    margin: i64,
+    strict: u64,
+    takes: i64,
+    not_green: i64,
+) -> u64 {
+    let paid = select(takes < 0, tokens, (margin as u64).wrapping_add(strict));
+    select(not_green < 0, paid, tokens)
 }
 
 /// Test support for the fast path: random streams, and a run of a profile on the
@@ -324,6 +362,66 @@ pub(crate) mod both_paths {
 mod tests {
     use super::*;
     use netcond_core::{BucketProfile, Rate, TickRate};
+
+    #[test]
+    fn hinted_select_is_the_plain_select() {
+        use netcond_core::branchless::select as plain;
+        for c in [false, true] {
+            assert_eq!(select(c, 3u64, u64::MAX), plain(c, 3u64, u64::MAX));
+            assert_eq!(
+                select(c, Color::Red, Color::Green),
+                plain(c, Color::Red, Color::Green)
+            );
+        }
+        assert_eq!(select(true, 1u64, 2), 1);
+        assert_eq!(select(false, 1u64, 2), 2);
+    }
+
+    #[test]
+    fn color_of_sign_bits_is_color_of_signs() {
+        let signs = [i64::MIN, -1, 0, 1, i64::MAX];
+        for ng in signs {
+            for red in signs {
+                // `red` negative only with `not_green` negative.
+                if red < 0 && ng >= 0 {
+                    continue;
+                }
+                assert_eq!(
+                    color_of_sign_bits(ng, red),
+                    color_of_signs(ng, red),
+                    "{ng} {red}"
+                );
+            }
+        }
+        assert_eq!(color_of_sign_bits(0, 0), Color::Green);
+        assert_eq!(color_of_sign_bits(-1, 0), Color::Yellow);
+        assert_eq!(color_of_sign_bits(-1, -1), Color::Red);
+    }
+
+    #[test]
+    fn settle_second_pays_only_when_not_green_and_taken() {
+        // 100 tokens, a cost of 30 with `strict` 1: margin 100 - 30 - 1 = 69.
+        let (tokens, margin, strict) = (100u64, 69i64, 1u64);
+        // Green (`not_green` not negative): keeps its tokens whatever `takes` says.
+        assert_eq!(settle_second(tokens, margin, strict, 0, 0), 100);
+        assert_eq!(settle_second(tokens, margin, strict, -1, 0), 100);
+        assert_eq!(settle_second(tokens, margin, strict, 5, i64::MAX), 100);
+        // Not green and taken: pays the cost.
+        assert_eq!(settle_second(tokens, margin, strict, 0, -1), 70);
+        assert_eq!(settle_second(tokens, margin, strict, 69, i64::MIN), 70);
+        // Not green, refused: keeps.
+        assert_eq!(settle_second(tokens, margin, strict, -1, -1), 100);
+        assert_eq!(settle_second(tokens, margin, strict, i64::MIN, -7), 100);
+        // The same as `settle` with the sign of "yellow" as its keep mask.
+        for (takes, ng) in [(0, 0), (0, -1), (-1, 0), (-1, -1)] {
+            let keep = !(ng & !takes);
+            assert_eq!(
+                settle_second(tokens, margin, strict, takes, ng),
+                settle(margin, strict, 30, keep),
+                "{takes} {ng}"
+            );
+        }
+    }
 
     #[test]
     fn fast_costs_boundary() {

@@ -117,6 +117,7 @@ pub fn srtcm_step(
         }
     }
     check(srtcm_bounded(p, s), Violation::TokensAboveBucket)?;
+    let len = p.units(len);
     let cost = p.committed().cost(len);
     let (dc, de) = match out {
         Color::Green => (cost, 0),
@@ -159,6 +160,7 @@ pub fn trtcm_step(
         }
     }
     check(trtcm_bounded(p, s), Violation::TokensAboveBucket)?;
+    let len = p.units(len);
     let (cc, cp) = (p.committed().cost(len), p.peak().cost(len));
     let (dc, dp) = match out {
         Color::Green => (cc, cp),
@@ -201,6 +203,7 @@ pub fn rfc4115_step(
         }
     }
     check(rfc4115_bounded(p, s), Violation::TokensAboveBucket)?;
+    let len = p.units(len);
     let (dc, de) = match out {
         Color::Green => (p.committed().cost(len), 0),
         Color::Yellow => (0, p.excess().cost(len)),

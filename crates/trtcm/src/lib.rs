@@ -13,6 +13,17 @@
 //! In color-aware mode a pre-colored packet is never promoted: a yellow packet can
 //! only stay yellow or become red, and a red one stays red.
 //!
+//! Every marker and the policer also meter in packets ([`Mode::Packets`], as
+//! DPDK's `packet_mode` and tc police's `pkt_rate` / `pkt_burst`): rates in
+//! packets per second, bursts in packets, every packet one token whatever its
+//! length. A packet-mode profile is built with the same exact arithmetic as a
+//! byte-mode one, one packet in the place of one byte, so the exactness
+//! statement below holds in packets; the `..._packet` methods
+//! ([`SrTcm::color_blind_packet`], [`PremiumPolicer::offer_packet`], ...) take
+//! the fast path with a one-unit length, and the markers' length-taking methods
+//! ignore the length they are given on a packet-mode profile (the policer's
+//! `offer` does not: it charges `len` units, see [`PremiumPolicer::offer`]).
+//!
 //! [`PremiumPolicer`] is the premium TCP test's EF policer: one token bucket (TBs, committed
 //! rate) in front of a premium buffer of PBs bytes, with verdicts admitted / policer
 //! drop / buffer drop; see [`policer`] for the premium TCP test's `PBs > TBs + one packet`
@@ -54,6 +65,24 @@
 //! `Tc - B > 0` and its figure 1 says `B <= Tc`. [`Rfc4115Profile::new`] follows
 //! the figure (as DPDK does, and as RFC 2697/2698 do with `>= 0`);
 //! [`Rfc4115Profile::with_ties`] with [`Rfc4115Ties::Text`] gives the text's rule.
+//!
+//! # Profile updates
+//!
+//! `move_to(&mut self, &old, &new, now)` moves a flow's state from one profile
+//! to another ([`SrTcm::move_to`], [`TrTcm::move_to`], [`Rfc4115::move_to`],
+//! [`PremiumPolicer::move_to`], [`Compact::move_to`]; DPDK's
+//! `rte_mtr_meter_profile_update` for one flow). The rule: the buckets are
+//! refilled to `now` under `old` (the clock is kept: an instant older than the
+//! last update refills nothing); each token count, `t` units of
+//! `1/scale_old` byte, becomes `floor(t x scale_new / scale_old)` units of
+//! `1/scale_new` byte (exact in bytes, dropping at most a fraction of one new
+//! unit, so never more than the flow had), capped at the new bucket's size;
+//! the policer's buffer occupancy is kept. A change between byte and packet
+//! mode has no exchange rate, so the buckets then start full under `new`. It
+//! is O(1) and allocates nothing, but divides: for configuration changes, not
+//! for every packet. The `reference` models change rates the same way
+//! (`SrTcmRef::move_to`, ...), and `tests/profile_update.rs` compares the two
+//! packet by packet across updates.
 //!
 //! `reference` (feature `reference`) holds exact `u128` models written as plainly as the RFC text, and
 //! `invariants` (feature `invariants`) the checks shared by the proptests and the fuzz targets.
@@ -178,6 +207,7 @@ mod counters;
 mod fast_path;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
+mod mode;
 mod mutants;
 pub mod policer;
 #[cfg(any(test, feature = "reference"))]
@@ -188,7 +218,8 @@ mod rfc4115;
 
 pub use compact::{Compact, CompactError, CompactProfile, TwoBucket};
 pub use counters::Counters;
-pub use netcond_core::Color;
+pub use mode::Mode;
+pub use netcond_core::{Color, ColorTable};
 pub use policer::{
     PolicerCounters, PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerError,
     PremiumPolicerMeter, PremiumPolicerProfile,
@@ -317,6 +348,20 @@ impl Bucket {
     }
 }
 
+/// Tokens counted in `from`'s units (`1/from.scale()` byte) carried into
+/// `to`'s: exact in bytes, rounded down to a whole unit of `to` (so never more
+/// than they were), capped at `to`'s capacity. Divides: for profile updates.
+pub(crate) fn carry(
+    tokens: u64,
+    from: &netcond_core::BucketProfile,
+    to: &netcond_core::BucketProfile,
+) -> u64 {
+    // tokens < 2^64 and scale < 2^62: the product fits in a u128.
+    let t = u128::from(tokens) * u128::from(to.scale()) / u128::from(from.scale());
+    // Capped at `to.full() < 2^62`: fits in a u64.
+    t.min(u128::from(to.full())) as u64
+}
+
 /// One bucket at a packet's arrival.
 #[derive(Clone, Copy)]
 pub(crate) struct Probe {
@@ -380,6 +425,58 @@ pub trait ThreeColorMarker: Copy {
 
     /// The committed bucket's token count at `now`, without changing anything.
     fn tc_at(&self, profile: &Self::Profile, now: Instant) -> u64;
+
+    /// [`color_blind`](Self::color_blind), then the packet recorded in `counters`.
+    #[inline]
+    fn color_blind_counted(
+        &mut self,
+        profile: &Self::Profile,
+        now: Instant,
+        len: u32,
+        counters: &mut Counters,
+    ) -> Color {
+        let color = self.color_blind(profile, now, len);
+        counters.record(color, len);
+        color
+    }
+
+    /// [`color_aware`](Self::color_aware), then the packet recorded in `counters`.
+    #[inline]
+    fn color_aware_counted(
+        &mut self,
+        profile: &Self::Profile,
+        now: Instant,
+        len: u32,
+        input: Color,
+        counters: &mut Counters,
+    ) -> Color {
+        let color = self.color_aware(profile, now, len, input);
+        counters.record(color, len);
+        color
+    }
+
+    /// Moves the state from profile `old` to profile `new` at `now`: the
+    /// marker's inherent `move_to` (tokens carried over exactly in bytes,
+    /// rounded down to the new unit, capped at the new sizes; the clock kept).
+    /// The default starts afresh on `new` at `now`, for markers without one.
+    #[inline]
+    fn move_to(&mut self, old: &Self::Profile, new: &Self::Profile, now: Instant) {
+        let _ = old;
+        *self = Self::start(new, now);
+    }
+
+    /// Colors one packet, color-blind, charging one unit (for packet-mode
+    /// profiles, [`Mode::Packets`]).
+    #[inline]
+    fn color_blind_packet(&mut self, profile: &Self::Profile, now: Instant) -> Color {
+        self.color_blind(profile, now, 1)
+    }
+
+    /// Colors one packet pre-colored `input`, color-aware, charging one unit.
+    #[inline]
+    fn color_aware_packet(&mut self, profile: &Self::Profile, now: Instant, input: Color) -> Color {
+        self.color_aware(profile, now, 1, input)
+    }
 }
 
 macro_rules! impl_marker {
@@ -411,6 +508,26 @@ macro_rules! impl_marker {
             #[inline]
             fn tc_at(&self, profile: &$profile, now: Instant) -> u64 {
                 <$state>::tc_at(self, profile, now)
+            }
+
+            #[inline]
+            fn color_blind_packet(&mut self, profile: &$profile, now: Instant) -> Color {
+                <$state>::color_blind_packet(self, profile, now)
+            }
+
+            #[inline]
+            fn move_to(&mut self, old: &$profile, new: &$profile, now: Instant) {
+                <$state>::move_to(self, old, new, now)
+            }
+
+            #[inline]
+            fn color_aware_packet(
+                &mut self,
+                profile: &$profile,
+                now: Instant,
+                input: Color,
+            ) -> Color {
+                <$state>::color_aware_packet(self, profile, now, input)
             }
         }
     };
@@ -466,6 +583,82 @@ pub(crate) fn dpdk_facts<M: ThreeColorMarker>(p: &M::Profile) {
         assert_eq!(got, want, "color-aware, input {input}");
     }
 }
+
+/// The `..._counted` methods of a marker: each colors as the plain method of
+/// its name does, then records the packet (its color and the `len` passed) in
+/// a caller's [`Counters`]. Nothing is counted by the plain methods.
+macro_rules! impl_counted {
+    ($state:ty, $profile:ty) => {
+        impl $state {
+            /// [`color_blind`](Self::color_blind), then the packet recorded in
+            /// `counters` (its color, one packet and `len` bytes).
+            #[inline]
+            pub fn color_blind_counted(
+                &mut self,
+                profile: &$profile,
+                now: Instant,
+                len: u32,
+                counters: &mut Counters,
+            ) -> Color {
+                let color = self.color_blind(profile, now, len);
+                counters.record(color, len);
+                color
+            }
+
+            /// [`color_aware`](Self::color_aware), then the packet recorded in
+            /// `counters`.
+            #[inline]
+            pub fn color_aware_counted(
+                &mut self,
+                profile: &$profile,
+                now: Instant,
+                len: u32,
+                input: Color,
+                counters: &mut Counters,
+            ) -> Color {
+                let color = self.color_aware(profile, now, len, input);
+                counters.record(color, len);
+                color
+            }
+
+            /// [`color_blind_packet`](Self::color_blind_packet) (packet mode's
+            /// fast path), then the packet recorded in `counters` with its
+            /// length `len` in bytes.
+            #[inline]
+            pub fn color_blind_packet_counted(
+                &mut self,
+                profile: &$profile,
+                now: Instant,
+                len: u32,
+                counters: &mut Counters,
+            ) -> Color {
+                let color = self.color_blind_packet(profile, now);
+                counters.record(color, len);
+                color
+            }
+
+            /// [`color_aware_packet`](Self::color_aware_packet), then the packet
+            /// recorded in `counters` with its length `len` in bytes.
+            #[inline]
+            pub fn color_aware_packet_counted(
+                &mut self,
+                profile: &$profile,
+                now: Instant,
+                len: u32,
+                input: Color,
+                counters: &mut Counters,
+            ) -> Color {
+                let color = self.color_aware_packet(profile, now, input);
+                counters.record(color, len);
+                color
+            }
+        }
+    };
+}
+
+impl_counted!(SrTcm, SrTcmProfile);
+impl_counted!(TrTcm, TrTcmProfile);
+impl_counted!(Rfc4115, Rfc4115Profile);
 
 impl_marker!(SrTcm, SrTcmProfile);
 impl_marker!(TrTcm, TrTcmProfile);

@@ -7,10 +7,13 @@
 //!
 //! The mutants (the hooks are `crate::mutants::on(id)` in the fast paths):
 //!
-//! 1. srTCM: what overflows C is not carried into E (E never refills).
+//! 1. srTCM: what overflows C is not carried into E (E never refills). Its
+//!    hook has left the library code (cargo-mutants mutates that line); its
+//!    checks stay, and must not fire on the real code.
 //! 2. trTCM: color-aware marking ignores the input color.
 //! 3. trTCM: the P test is `B < Tp` instead of `B <= Tp`.
-//! 4. RFC 4115: the tie rule inverted (figure 1 tested as the text's).
+//! 4. RFC 4115: the tie rule inverted (figure 1 tested as the text's). Its
+//!    hook has left the library code, as 1's has.
 //! 5. Premium policer: a packet without enough tokens is admitted, and spends
 //!    nothing.
 //!
@@ -114,6 +117,7 @@ mod tests {
             cbs: 3000,
             ebs: 6000,
             tick: TICK,
+            mode: crate::Mode::Bytes,
         };
         let p = SrTcmProfile::new(&cfg).unwrap();
         assert!(p.on_fast_path());
@@ -142,6 +146,7 @@ mod tests {
             cbs: 3000,
             pbs: 6000,
             tick: TICK,
+            mode: crate::Mode::Bytes,
         };
         let p = TrTcmProfile::new(&cfg).unwrap();
         assert!(p.on_fast_path());
@@ -170,6 +175,7 @@ mod tests {
             cbs: 3000,
             ebs: 6000,
             tick: TICK,
+            mode: crate::Mode::Bytes,
         };
         let ties = Rfc4115Ties::Figure1;
         let p = Rfc4115Profile::with_ties(&cfg, ties).unwrap();
@@ -200,6 +206,7 @@ mod tests {
             pbs: 6000,
             max_packet: 1500,
             tick: TICK,
+            mode: crate::Mode::Bytes,
         };
         let p = PremiumPolicerProfile::new(&cfg).unwrap();
         let mut s = PremiumPolicer::new(&p, Instant::from_ticks(0));
@@ -235,8 +242,10 @@ mod tests {
         })
     }
 
-    /// Every mutant is caught by the checks its fuzz target runs, and none of
-    /// those checks fires on the real code.
+    /// Every mutant that still has a hook is caught by the checks its fuzz
+    /// target runs, and none of the checks fires on the real code (those of 1
+    /// and 4 too, whose hooks have left the library code: cargo-mutants
+    /// mutates those lines instead, and the crate's tests kill the mutants).
     #[test]
     #[cfg_attr(miri, ignore = "thousands of packets per check; Miri takes minutes")]
     fn mutation_checks() {
@@ -245,7 +254,12 @@ mod tests {
                 !caught(id),
                 "the checks of mutant {id} fire on the real code"
             );
-            assert!(super::with(id, || caught(id)), "mutant {id} not caught");
+            if HOOKED.contains(&id) {
+                assert!(super::with(id, || caught(id)), "mutant {id} not caught");
+            }
         }
     }
+
+    /// The mutants whose hooks are still in the library code.
+    const HOOKED: [u32; 3] = [2, 3, 5];
 }

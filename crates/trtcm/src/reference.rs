@@ -8,6 +8,10 @@
 //! expect identical colors and identical bucket contents (the fast meters' units
 //! are `8 tick_hz / scale` times coarser, exactly).
 //!
+//! In packet mode ([`Mode::Packets`](crate::Mode)) a packet costs one unit of
+//! `8 tick_hz`, whatever its length: the configuration's rates and bursts are
+//! packets read as bytes, as in the fast meters.
+//!
 //! They assume a configuration the fast profile accepted (so every bucket is below
 //! 2^126 units here) and are meant for tests and fuzzing, not for the packet path.
 
@@ -36,6 +40,27 @@ fn elapsed(last: &mut u64, now: u64) -> u128 {
     }
 }
 
+/// The length a packet is charged: its own, or one unit in packet mode.
+fn charged(packets: bool, len: u32) -> u32 {
+    if packets {
+        1
+    } else {
+        len
+    }
+}
+
+/// Tokens `tokens` (units of `1/(8 tick_hz)` byte) kept by a profile update to a
+/// bucket of rate `rate_bits` bit/s and `size` units: the new bucket counts in
+/// steps of `gcd(rate_bits, 8 tick_hz)` of these units (its `1/scale` byte), so
+/// the count is rounded down to a whole step, then capped at the size.
+fn carried(tokens: u128, rate_bits: u128, size: u128, tick: TickRate) -> u128 {
+    let (mut a, mut b) = (rate_bits, 8 * u128::from(tick.hz()));
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    (tokens - tokens % a).min(size)
+}
+
 fn bytes_to_units(bytes: u64, tick: TickRate) -> u128 {
     u128::from(bytes) * 8 * u128::from(tick.hz())
 }
@@ -43,6 +68,8 @@ fn bytes_to_units(bytes: u64, tick: TickRate) -> u128 {
 /// RFC 2697 srTCM, as in section 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SrTcmRef {
+    /// Packet mode: every packet costs one unit (a byte's worth of tokens).
+    packets: bool,
     cir: u128,
     cbs: u128,
     ebs: u128,
@@ -62,6 +89,7 @@ impl SrTcmRef {
         let cbs = bytes_to_units(cfg.cbs, cfg.tick);
         let ebs = bytes_to_units(cfg.ebs, cfg.tick);
         SrTcmRef {
+            packets: cfg.mode.is_packets(),
             cir: u128::from(cfg.cir.bits_per_sec()),
             cbs,
             ebs,
@@ -83,6 +111,22 @@ impl SrTcmRef {
         self.te += into_e;
     }
 
+    /// The rates and sizes change to `cfg`'s at `now` (same clock): the
+    /// buckets fill to `now` at the old rate, then keep what they hold,
+    /// rounded down to the new bucket's unit and capped at the new sizes (a
+    /// change between bytes and packets starts both full).
+    pub fn move_to(&mut self, cfg: &SrTcmConfig, now: u64) {
+        self.update(now);
+        let next = SrTcmRef::new(cfg, self.last);
+        if next.packets == self.packets {
+            let tc = carried(self.tc, next.cir, next.cbs, self.tick);
+            let te = carried(self.te, next.cir, next.ebs, self.tick);
+            *self = SrTcmRef { tc, te, ..next };
+        } else {
+            *self = next;
+        }
+    }
+
     /// Color-blind: every packet is treated as pre-colored green.
     pub fn color_blind(&mut self, now: u64, len: u32) -> Color {
         self.color_aware(now, len, Color::Green)
@@ -91,6 +135,7 @@ impl SrTcmRef {
     /// Color-aware, section 3.
     pub fn color_aware(&mut self, now: u64, len: u32, input: Color) -> Color {
         self.update(now);
+        let len = charged(self.packets, len);
         let b = bytes_to_units(u64::from(len), self.tick);
         if input == Color::Green && self.tc >= b {
             self.tc -= b;
@@ -107,6 +152,8 @@ impl SrTcmRef {
 /// RFC 2698 trTCM, as in section 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrTcmRef {
+    /// Packet mode: every packet costs one unit (a byte's worth of tokens).
+    packets: bool,
     cir: u128,
     pir: u128,
     cbs: u128,
@@ -127,6 +174,7 @@ impl TrTcmRef {
         let cbs = bytes_to_units(cfg.cbs, cfg.tick);
         let pbs = bytes_to_units(cfg.pbs, cfg.tick);
         TrTcmRef {
+            packets: cfg.mode.is_packets(),
             cir: u128::from(cfg.cir.bits_per_sec()),
             pir: u128::from(cfg.pir.bits_per_sec()),
             cbs,
@@ -144,6 +192,20 @@ impl TrTcmRef {
         self.tc = (self.tc + dt * self.cir).min(self.cbs);
     }
 
+    /// The rates and sizes change to `cfg`'s at `now`, as
+    /// [`SrTcmRef::move_to`] does (each bucket rounded to its own new unit).
+    pub fn move_to(&mut self, cfg: &TrTcmConfig, now: u64) {
+        self.update(now);
+        let next = TrTcmRef::new(cfg, self.last);
+        if next.packets == self.packets {
+            let tc = carried(self.tc, next.cir, next.cbs, self.tick);
+            let tp = carried(self.tp, next.pir, next.pbs, self.tick);
+            *self = TrTcmRef { tc, tp, ..next };
+        } else {
+            *self = next;
+        }
+    }
+
     /// Color-blind: every packet is treated as pre-colored green.
     pub fn color_blind(&mut self, now: u64, len: u32) -> Color {
         self.color_aware(now, len, Color::Green)
@@ -152,6 +214,7 @@ impl TrTcmRef {
     /// Color-aware, section 3.
     pub fn color_aware(&mut self, now: u64, len: u32, input: Color) -> Color {
         self.update(now);
+        let len = charged(self.packets, len);
         let b = bytes_to_units(u64::from(len), self.tick);
         if input == Color::Red || self.tp < b {
             Color::Red
@@ -169,6 +232,8 @@ impl TrTcmRef {
 /// RFC 4115, section 3 and figure 1, with either tie rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rfc4115Ref {
+    /// Packet mode: every packet costs one unit (a byte's worth of tokens).
+    packets: bool,
     cir: u128,
     eir: u128,
     cbs: u128,
@@ -190,6 +255,7 @@ impl Rfc4115Ref {
         let cbs = bytes_to_units(cfg.cbs, cfg.tick);
         let ebs = bytes_to_units(cfg.ebs, cfg.tick);
         Rfc4115Ref {
+            packets: cfg.mode.is_packets(),
             cir: u128::from(cfg.cir.bits_per_sec()),
             eir: u128::from(cfg.eir.bits_per_sec()),
             cbs,
@@ -211,6 +277,22 @@ impl Rfc4115Ref {
         }
     }
 
+    /// The rates, sizes and tie rule change to `cfg`'s and `ties` at `now`, as
+    /// [`SrTcmRef::move_to`] does (each bucket rounded to its own new unit).
+    pub fn move_to(&mut self, cfg: &Rfc4115Config, ties: Rfc4115Ties, now: u64) {
+        let dt = elapsed(&mut self.last, now);
+        self.tc = (self.tc + dt * self.cir).min(self.cbs);
+        self.te = (self.te + dt * self.eir).min(self.ebs);
+        let next = Rfc4115Ref::new(cfg, ties, self.last);
+        if next.packets == self.packets {
+            let tc = carried(self.tc, next.cir, next.cbs, self.tick);
+            let te = carried(self.te, next.eir, next.ebs, self.tick);
+            *self = Rfc4115Ref { tc, te, ..next };
+        } else {
+            *self = next;
+        }
+    }
+
     /// Color-blind: every packet is treated as green.
     pub fn color_blind(&mut self, now: u64, len: u32) -> Color {
         self.color_aware(now, len, Color::Green)
@@ -221,6 +303,7 @@ impl Rfc4115Ref {
         let dt = elapsed(&mut self.last, now);
         self.tc = (self.tc + dt * self.cir).min(self.cbs);
         self.te = (self.te + dt * self.eir).min(self.ebs);
+        let len = charged(self.packets, len);
         let b = bytes_to_units(u64::from(len), self.tick);
         if input == Color::Green && self.fits(self.tc, b) {
             self.tc -= b;
@@ -237,6 +320,8 @@ impl Rfc4115Ref {
 /// The premium policer: a token bucket, then a byte-counted buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PremiumPolicerRef {
+    /// Packet mode: every packet costs one unit (a byte's worth of tokens).
+    packets: bool,
     rate: u128,
     tbs: u128,
     pbs: u128,
@@ -259,6 +344,7 @@ impl PremiumPolicerRef {
     pub fn new(cfg: &PremiumPolicerConfig, now: u64) -> PremiumPolicerRef {
         let tbs = bytes_to_units(cfg.tbs, cfg.tick);
         PremiumPolicerRef {
+            packets: cfg.mode.is_packets(),
             rate: u128::from(cfg.rate.bits_per_sec()),
             tbs,
             pbs: u128::from(cfg.pbs),
@@ -269,7 +355,26 @@ impl PremiumPolicerRef {
         }
     }
 
-    /// Offers a packet.
+    /// The rate and sizes change to `cfg`'s at `now`, as
+    /// [`SrTcmRef::move_to`] does; the buffer keeps its packets (a change
+    /// between bytes and packets empties it and fills the bucket).
+    pub fn move_to(&mut self, cfg: &PremiumPolicerConfig, now: u64) {
+        let dt = elapsed(&mut self.last, now);
+        self.tokens = (self.tokens + dt * self.rate).min(self.tbs);
+        let next = PremiumPolicerRef::new(cfg, self.last);
+        if next.packets == self.packets {
+            let tokens = carried(self.tokens, next.rate, next.tbs, self.tick);
+            *self = PremiumPolicerRef {
+                tokens,
+                backlog: self.backlog,
+                ..next
+            };
+        } else {
+            *self = next;
+        }
+    }
+
+    /// Offers a packet of `len` units (bytes, or packets in packet mode).
     pub fn offer(&mut self, now: u64, len: u32) -> RefVerdict {
         let dt = elapsed(&mut self.last, now);
         self.tokens = (self.tokens + dt * self.rate).min(self.tbs);
@@ -278,7 +383,9 @@ impl PremiumPolicerRef {
             return 1;
         }
         self.tokens -= b;
-        if self.backlog + u128::from(len) <= self.pbs {
+        // Admitted if it fits the room left, PBs - backlog (none when a
+        // profile update left the backlog above PBs).
+        if u128::from(len) <= self.pbs.saturating_sub(self.backlog) {
             self.backlog += u128::from(len);
             0
         } else {
@@ -286,7 +393,7 @@ impl PremiumPolicerRef {
         }
     }
 
-    /// `len` bytes left the buffer.
+    /// `len` bytes (packets in packet mode) left the buffer.
     pub fn dequeued(&mut self, len: u32) {
         self.backlog = self.backlog.saturating_sub(u128::from(len));
     }

@@ -4,9 +4,9 @@ use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::fast_path::{
-    color_of_sign_bits, fast_costs, fast_refill, forward, margin, settle, signs_of,
+    color_of_sign_bits, fast_costs, fast_refill, forward, margin, settle, settle_second, signs_of,
 };
-use crate::{color_of, probe, Bucket, Limits, Probe};
+use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 
 /// The parameters of an srTCM, in the units of RFC 2697 section 2.
 ///
@@ -38,6 +38,10 @@ pub struct SrTcmConfig {
     pub ebs: u64,
     /// The clock of the timestamps passed to the meter.
     pub tick: TickRate,
+    /// Byte mode (the default) or packet mode ([`Mode`]): in packet mode the
+    /// rates are packets per second and the bursts packets.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub mode: Mode,
 }
 
 impl SrTcmConfig {
@@ -50,7 +54,27 @@ impl SrTcmConfig {
             cbs,
             ebs,
             tick: TickRate::NANOS,
+            mode: Mode::Bytes,
         }
+    }
+
+    /// An srTCM in packet mode ([`Mode::Packets`]): committed rate `cir_pps`
+    /// packets per second, bursts `cbs` and `ebs` packets, nanosecond ticks.
+    #[must_use]
+    pub const fn packets(cir_pps: u64, cbs: u64, ebs: u64) -> SrTcmConfig {
+        SrTcmConfig {
+            cir: Rate::from_bytes_per_sec(cir_pps),
+            cbs,
+            ebs,
+            tick: TickRate::NANOS,
+            mode: Mode::Packets,
+        }
+    }
+
+    /// This configuration with `mode` set to `mode`.
+    #[must_use]
+    pub const fn with_mode(self, mode: Mode) -> SrTcmConfig {
+        SrTcmConfig { mode, ..self }
     }
 
     /// This configuration with `cir` set to `cir`.
@@ -85,6 +109,7 @@ impl Default for SrTcmConfig {
             cbs: 2048,
             ebs: 4096,
             tick: TickRate::NANOS,
+            mode: Mode::Bytes,
         }
     }
 }
@@ -117,7 +142,7 @@ impl From<BucketError> for SrTcmError {
 ///
 /// Laid out so that a packet on the fast path reads one 64-byte cache line of
 /// it (both buckets' rate, unit and capacity, the time clamp, the path flag:
-/// 57 bytes); the general path's limits follow in the second line. Aligned to
+/// 59 bytes with the mode flags); the general path's limits follow in the second line. Aligned to
 /// 64 bytes (128 in all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -128,8 +153,13 @@ pub struct SrTcmProfile {
     e: BucketProfile,
     /// The fast path's clamp of elapsed time: C's fill time.
     dt_max: u64,
-    /// Whether the fast path is exact for these constants.
+    /// Whether byte lengths take the fast path: the fast path is exact for
+    /// these constants and the profile is in byte mode.
     fast: bool,
+    /// Whether the `..._packet` methods take the fast path (exact constants).
+    fast_pkt: bool,
+    /// Packet mode: every packet costs one unit whatever its length.
+    packets: bool,
     // Second line: the general path's clamps.
     c_lim: Limits,
     e_lim: Limits,
@@ -161,11 +191,14 @@ impl SrTcmProfile {
         let fast = fast_costs(&c.b, 0)
             && fast_refill(&c.b, c.fill_ticks, c.full())
             && fast_refill(&e.b, c.fill_ticks, e.full());
+        let packets = cfg.mode.is_packets();
         Ok(SrTcmProfile {
             c: c.b,
             e: e.b,
             dt_max: c.fill_ticks,
-            fast,
+            fast: fast && !packets,
+            fast_pkt: fast,
+            packets,
             c_lim: c.limits(),
             e_lim: e.limits(),
         })
@@ -183,6 +216,27 @@ impl SrTcmProfile {
     #[must_use]
     pub const fn excess(&self) -> &BucketProfile {
         &self.e
+    }
+
+    /// Byte mode or packet mode.
+    #[inline]
+    #[must_use]
+    pub const fn mode(&self) -> Mode {
+        if self.packets {
+            Mode::Packets
+        } else {
+            Mode::Bytes
+        }
+    }
+
+    /// The length a packet of `len` bytes is charged: `len`, or 1 in packet mode.
+    #[inline(always)]
+    pub(crate) const fn units(&self, len: u32) -> u32 {
+        if self.packets {
+            1
+        } else {
+            len
+        }
     }
 
     /// Bucket C with the general path's limits.
@@ -208,6 +262,7 @@ impl SrTcmProfile {
     /// The same profile, with every packet sent down the general path.
     pub(crate) const fn general_path_only(mut self) -> SrTcmProfile {
         self.fast = false;
+        self.fast_pkt = false;
         self
     }
 }
@@ -306,6 +361,34 @@ impl SrTcm {
         profile.e.add(self.te, over)
     }
 
+    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+    /// `rte_mtr_meter_profile_update`, for one flow).
+    ///
+    /// The token counts are carried over exactly in bytes (packets in packet
+    /// mode): a count of `t` units of `1/scale_old` byte becomes
+    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
+    /// drops only a fraction of one new unit and never holds more than the old
+    /// state had, then capped at the new bucket's size. The clock is kept:
+    /// the buckets are first refilled to `now` under `old` (an instant older
+    /// than the last update refills nothing and leaves it alone), so the next
+    /// packet refills at the new rates from there. O(1), no allocation; it
+    /// divides, so it is for configuration changes, not for every packet.
+    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
+    /// buckets then start full under `new`, as [`new`](Self::new) would, with
+    /// the clock kept.
+    pub fn move_to(&mut self, old: &SrTcmProfile, new: &SrTcmProfile, now: Instant) {
+        let dt = self.last.advance_to(now);
+        let (tc, over) = old.c.refill_with_overflow(self.tc, dt);
+        let te = old.e.add(self.te, over);
+        if old.packets == new.packets {
+            self.tc = crate::carry(tc, &old.c, &new.c);
+            self.te = crate::carry(te, &old.e, &new.e);
+        } else {
+            self.tc = new.c.full();
+            self.te = new.e.full();
+        }
+    }
+
     /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS, and only what
     /// overflows C goes into E, up to EBS. Returns the two probes of a packet of
     /// `cost` units (C and E share the unit).
@@ -329,12 +412,7 @@ impl SrTcm {
         // processor wait for the load (or guess) before the rest of the packet.
         let t = self.tc + dt * p.c.inc();
         let tc = t.min(p.c.full());
-        let over = if cfg!(test) && crate::mutants::on(1) {
-            0
-        } else {
-            t - tc
-        };
-        let te = (self.te + over).min(p.e.full());
+        let te = (self.te + (t - tc)).min(p.e.full());
         let need = u64::from(len) * p.c.scale();
         let dc = margin(tc, need);
         let de = margin(te, need);
@@ -343,8 +421,9 @@ impl SrTcm {
         // Negative if red: not green, and E refuses it or it came red.
         let red = not_green & (de | red_in);
         self.tc = settle(dc, 0, need, not_green);
-        // E pays for a yellow packet only.
-        self.te = settle(de, 0, need, !not_green | red);
+        // E pays for a yellow packet only: not green, and E (or the
+        // pre-color) does not refuse it.
+        self.te = settle_second(te, de, 0, de | red_in, not_green);
         color_of_sign_bits(not_green, red)
     }
 
@@ -366,6 +445,7 @@ impl SrTcm {
     #[cold]
     #[inline(never)]
     fn blind_general(mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> (SrTcm, Color) {
+        let len = profile.units(len);
         let cost = profile.bucket_c().cost(len);
         let (c, e) = self.update(profile, now, cost);
         let green = c.fits;
@@ -373,6 +453,42 @@ impl SrTcm {
         self.tc = c.tokens - (cost & green);
         self.te = e.tokens - (cost & yellow);
         (self, color_of(green, green | yellow))
+    }
+
+    /// Colors one packet arriving at `now`, color-blind, charging one unit: the
+    /// way to meter with a packet-mode profile ([`Mode::Packets`]), on the same
+    /// fast path as [`color_blind`](Self::color_blind). With a byte-mode profile
+    /// it charges one byte.
+    #[inline]
+    pub fn color_blind_packet(&mut self, profile: &SrTcmProfile, now: Instant) -> Color {
+        if profile.fast_pkt {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            self.fast(profile, dt, 1, 0, 0)
+        } else {
+            let color;
+            (*self, color) = self.blind_general(profile, now, 1);
+            color
+        }
+    }
+
+    /// Colors one packet pre-colored `input`, color-aware, charging one unit
+    /// (see [`color_blind_packet`](Self::color_blind_packet)).
+    #[inline]
+    pub fn color_aware_packet(
+        &mut self,
+        profile: &SrTcmProfile,
+        now: Instant,
+        input: Color,
+    ) -> Color {
+        if profile.fast_pkt {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            let (red, not_green) = signs_of(input);
+            self.fast(profile, dt, 1, red, not_green)
+        } else {
+            let color;
+            (*self, color) = self.aware_general(profile, now, 1, input);
+            color
+        }
     }
 
     /// Colors a packet pre-colored `input`, color-aware (RFC 2697 section 3): a
@@ -406,6 +522,7 @@ impl SrTcm {
         len: u32,
         input: Color,
     ) -> (SrTcm, Color) {
+        let len = profile.units(len);
         let cost = profile.bucket_c().cost(len);
         let (c, e) = self.update(profile, now, cost);
         let green = mask(input == Color::Green) & c.fits;
@@ -488,6 +605,7 @@ mod tests {
             cbs: 100,
             ebs: 50,
             tick: TickRate::MILLIS,
+            mode: crate::Mode::Bytes,
         })
         .unwrap();
         assert_eq!(p.committed().scale(), 1);
@@ -542,6 +660,7 @@ mod tests {
             tick: TickRate::from_hz((1 << 31) + 1).unwrap(),
             cbs: 1,
             ebs: 1,
+            mode: crate::Mode::Bytes,
         };
         assert!(!SrTcmProfile::new(&slow).unwrap().on_fast_path());
         // On a 1 Hz clock an odd rate r bit/s adds r units per tick (8 per byte);
@@ -554,6 +673,7 @@ mod tests {
             tick: one,
             cbs: 1,
             ebs: 1,
+            mode: crate::Mode::Bytes,
         };
         assert!(!SrTcmProfile::new(&huge(u64::MAX - 6))
             .unwrap()
@@ -579,6 +699,7 @@ mod tests {
             cbs: 100,
             ebs: 50,
             tick: TickRate::MILLIS,
+            mode: crate::Mode::Bytes,
         })
         .unwrap();
         assert!(p.on_fast_path());
@@ -610,7 +731,7 @@ mod tests {
             start in proptest::prelude::any::<u64>(),
             ops in crate::both_paths::ops(),
         ) {
-            if let Ok(p) = SrTcmProfile::new(&SrTcmConfig { cir, cbs, ebs, tick }) {
+            if let Ok(p) = SrTcmProfile::new(&SrTcmConfig { cir, cbs, ebs, tick, mode: crate::Mode::Bytes, }) {
                 crate::both_paths::same::<SrTcm>(&p, &p.general_path_only(), start, &ops)?;
             }
         }

@@ -6,7 +6,7 @@ use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 use crate::fast_path::{
     color_of_signs, fast_costs, fast_refill, fill, forward, margin, settle, signs_of,
 };
-use crate::{color_of, probe, Bucket, Limits, Probe};
+use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 
 /// The parameters of a trTCM, in the units of RFC 2698 section 2.
 ///
@@ -46,6 +46,10 @@ pub struct TrTcmConfig {
     pub pbs: u64,
     /// The clock of the timestamps passed to the meter.
     pub tick: TickRate,
+    /// Byte mode (the default) or packet mode ([`Mode`]): in packet mode the
+    /// rates are packets per second and the bursts packets.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub mode: Mode,
 }
 
 impl TrTcmConfig {
@@ -59,7 +63,28 @@ impl TrTcmConfig {
             cbs,
             pbs,
             tick: TickRate::NANOS,
+            mode: Mode::Bytes,
         }
+    }
+
+    /// A trTCM in packet mode ([`Mode::Packets`]): rates `cir_pps` and `pir_pps`
+    /// packets per second, bursts `cbs` and `pbs` packets, nanosecond ticks.
+    #[must_use]
+    pub const fn packets(cir_pps: u64, pir_pps: u64, cbs: u64, pbs: u64) -> TrTcmConfig {
+        TrTcmConfig {
+            cir: Rate::from_bytes_per_sec(cir_pps),
+            pir: Rate::from_bytes_per_sec(pir_pps),
+            cbs,
+            pbs,
+            tick: TickRate::NANOS,
+            mode: Mode::Packets,
+        }
+    }
+
+    /// This configuration with `mode` set to `mode`.
+    #[must_use]
+    pub const fn with_mode(self, mode: Mode) -> TrTcmConfig {
+        TrTcmConfig { mode, ..self }
     }
 
     /// This configuration with `cir` set to `cir`.
@@ -101,6 +126,7 @@ impl Default for TrTcmConfig {
             cbs: 2048,
             pbs: 4096,
             tick: TickRate::NANOS,
+            mode: Mode::Bytes,
         }
     }
 }
@@ -135,7 +161,7 @@ impl From<BucketError> for TrTcmError {
 ///
 /// Laid out so that a packet on the fast path reads one 64-byte cache line of
 /// it: the first line holds both buckets' rate, unit and capacity, the time
-/// clamp and the path flag (57 bytes); the general path's limits follow in the
+/// clamp and the path and mode flags (59 bytes); the general path's limits follow in the
 /// second. The struct is aligned to 64 bytes (128 bytes in all), so the first
 /// line never straddles two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -147,8 +173,13 @@ pub struct TrTcmProfile {
     p: BucketProfile,
     /// The fast path's one clamp of elapsed time, for both buckets.
     dt_max: u64,
-    /// Whether the fast path is exact for these constants.
+    /// Whether byte lengths take the fast path: the fast path is exact for
+    /// these constants and the profile is in byte mode.
     fast: bool,
+    /// Whether the `..._packet` methods take the fast path (exact constants).
+    fast_pkt: bool,
+    /// Packet mode: every packet costs one unit whatever its length.
+    packets: bool,
     // Second line: the general path's clamps.
     c_lim: Limits,
     p_lim: Limits,
@@ -188,11 +219,14 @@ impl TrTcmProfile {
         let fast = [&c, &p]
             .iter()
             .all(|b| fast_costs(&b.b, 0) && fast_refill(&b.b, dt_max, b.full()));
+        let packets = cfg.mode.is_packets();
         Ok(TrTcmProfile {
             c: c.b,
             p: p.b,
             dt_max,
-            fast,
+            fast: fast && !packets,
+            fast_pkt: fast,
+            packets,
             c_lim: c.limits(),
             p_lim: p.limits(),
         })
@@ -210,6 +244,27 @@ impl TrTcmProfile {
     #[must_use]
     pub const fn peak(&self) -> &BucketProfile {
         &self.p
+    }
+
+    /// Byte mode or packet mode.
+    #[inline]
+    #[must_use]
+    pub const fn mode(&self) -> Mode {
+        if self.packets {
+            Mode::Packets
+        } else {
+            Mode::Bytes
+        }
+    }
+
+    /// The length a packet of `len` bytes is charged: `len`, or 1 in packet mode.
+    #[inline(always)]
+    pub(crate) const fn units(&self, len: u32) -> u32 {
+        if self.packets {
+            1
+        } else {
+            len
+        }
     }
 
     /// Bucket C with the general path's limits.
@@ -235,6 +290,7 @@ impl TrTcmProfile {
     /// The same profile, with every packet sent down the general path.
     pub(crate) const fn general_path_only(mut self) -> TrTcmProfile {
         self.fast = false;
+        self.fast_pkt = false;
         self
     }
 }
@@ -334,12 +390,41 @@ impl TrTcm {
     /// Returns the probes of C and P for a packet of `len` bytes.
     #[inline(always)]
     fn update(&mut self, p: &TrTcmProfile, now: Instant, len: u32) -> (u64, Probe, u64, Probe) {
+        let len = p.units(len);
         let dt = self.last.advance_to(now);
         let (bc, bp) = (p.bucket_c(), p.bucket_p());
         let (cost_c, cost_p) = (bc.cost(len), bp.cost(len));
         let c = probe(&bc, self.tc, bc.gain(dt), cost_c, 0);
         let pk = probe(&bp, self.tp, bp.gain(dt), cost_p, 0);
         (cost_c, c, cost_p, pk)
+    }
+
+    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+    /// `rte_mtr_meter_profile_update`, for one flow).
+    ///
+    /// The token counts are carried over exactly in bytes (packets in packet
+    /// mode): a count of `t` units of `1/scale_old` byte becomes
+    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
+    /// drops only a fraction of one new unit and never holds more than the old
+    /// state had, then capped at the new bucket's size. The clock is kept:
+    /// the buckets are first refilled to `now` under `old` (an instant older
+    /// than the last update refills nothing and leaves it alone), so the next
+    /// packet refills at the new rates from there. O(1), no allocation; it
+    /// divides, so it is for configuration changes, not for every packet.
+    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
+    /// buckets then start full under `new`, as [`new`](Self::new) would, with
+    /// the clock kept.
+    pub fn move_to(&mut self, old: &TrTcmProfile, new: &TrTcmProfile, now: Instant) {
+        let dt = self.last.advance_to(now);
+        let tc = old.c.refill(self.tc, dt);
+        let tp = old.p.refill(self.tp, dt);
+        if old.packets == new.packets {
+            self.tc = crate::carry(tc, &old.c, &new.c);
+            self.tp = crate::carry(tp, &old.p, &new.p);
+        } else {
+            self.tc = new.c.full();
+            self.tp = new.p.full();
+        }
     }
 
     /// The fast path (see [`fast_costs`]), `dt` elapsed (already clamped):
@@ -378,21 +463,51 @@ impl TrTcm {
             let dt = forward(&mut self.last, now, profile.dt_max);
             self.fast(profile, dt, len, 0, 0)
         } else {
-            let color;
-            (*self, color) = self.blind_general(profile, now, len);
-            color
+            self.blind_general(profile, now, len)
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn blind_general(mut self, profile: &TrTcmProfile, now: Instant, len: u32) -> (TrTcm, Color) {
+    fn blind_general(&mut self, profile: &TrTcmProfile, now: Instant, len: u32) -> Color {
         let (cost_c, c, cost_p, pk) = self.update(profile, now, len);
         let not_red = pk.fits;
         let green = not_red & c.fits;
         self.tp = pk.tokens - (cost_p & not_red);
         self.tc = c.tokens - (cost_c & green);
-        (self, color_of(green, not_red))
+        color_of(green, not_red)
+    }
+
+    /// Colors one packet arriving at `now`, color-blind, charging one unit: the
+    /// way to meter with a packet-mode profile ([`Mode::Packets`]), on the same
+    /// fast path as [`color_blind`](Self::color_blind). With a byte-mode profile
+    /// it charges one byte.
+    #[inline]
+    pub fn color_blind_packet(&mut self, profile: &TrTcmProfile, now: Instant) -> Color {
+        if profile.fast_pkt {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            self.fast(profile, dt, 1, 0, 0)
+        } else {
+            self.blind_general(profile, now, 1)
+        }
+    }
+
+    /// Colors one packet pre-colored `input`, color-aware, charging one unit
+    /// (see [`color_blind_packet`](Self::color_blind_packet)).
+    #[inline]
+    pub fn color_aware_packet(
+        &mut self,
+        profile: &TrTcmProfile,
+        now: Instant,
+        input: Color,
+    ) -> Color {
+        if profile.fast_pkt {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            let (red, not_green) = signs_of(input);
+            self.fast(profile, dt, 1, red, not_green)
+        } else {
+            self.aware_general(profile, now, 1, input)
+        }
     }
 
     /// Colors a packet pre-colored `input`, color-aware (RFC 2698 section 3): red
@@ -412,27 +527,25 @@ impl TrTcm {
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, len, red, not_green)
         } else {
-            let color;
-            (*self, color) = self.aware_general(profile, now, len, input);
-            color
+            self.aware_general(profile, now, len, input)
         }
     }
 
     #[cold]
     #[inline(never)]
     fn aware_general(
-        mut self,
+        &mut self,
         profile: &TrTcmProfile,
         now: Instant,
         len: u32,
         input: Color,
-    ) -> (TrTcm, Color) {
+    ) -> Color {
         let (cost_c, c, cost_p, pk) = self.update(profile, now, len);
         let not_red = mask(input != Color::Red) & pk.fits;
         let green = not_red & mask(input == Color::Green) & c.fits;
         self.tp = pk.tokens - (cost_p & not_red);
         self.tc = c.tokens - (cost_c & green);
-        (self, color_of(green, not_red))
+        color_of(green, not_red)
     }
 }
 
@@ -524,6 +637,7 @@ mod tests {
             cbs: 100,
             pbs: 300,
             tick: TickRate::MILLIS,
+            mode: crate::Mode::Bytes,
         })
         .unwrap()
     }
@@ -599,6 +713,7 @@ mod tests {
             tick: TickRate::from_hz((1 << 31) + 1).unwrap(),
             cbs: 1,
             pbs: 1,
+            mode: crate::Mode::Bytes,
         };
         assert!(!TrTcmProfile::new(&slow).unwrap().on_fast_path());
         // On a 1 Hz clock, 2^64 - 7 bit/s adds that many units per tick to a full
@@ -611,6 +726,7 @@ mod tests {
             tick: one,
             cbs: 1,
             pbs: 1,
+            mode: crate::Mode::Bytes,
         };
         assert!(!TrTcmProfile::new(&huge(u64::MAX - 6))
             .unwrap()
@@ -629,6 +745,7 @@ mod tests {
             tick: one,
             cbs: 1 << 20,
             pbs: 1,
+            mode: crate::Mode::Bytes,
         };
         assert!(!TrTcmProfile::new(&mixed).unwrap().on_fast_path());
     }
@@ -645,6 +762,7 @@ mod tests {
             cbs: 100,
             pbs: 1000,
             tick: TickRate::MILLIS,
+            mode: crate::Mode::Bytes,
         })
         .unwrap();
         assert!(p.on_fast_path());
@@ -685,7 +803,7 @@ mod tests {
                 pir: Rate::from_bits_per_sec(cir.bits_per_sec().saturating_add(extra >> (extra % 64))),
                 cbs: cbs.max(1),
                 pbs: pbs.max(1),
-                tick,
+                tick, mode: crate::Mode::Bytes,
             };
             if let Ok(p) = TrTcmProfile::new(&cfg) {
                 crate::both_paths::same::<TrTcm>(&p, &p.general_path_only(), start, &ops)?;

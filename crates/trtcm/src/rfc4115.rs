@@ -4,9 +4,10 @@ use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::fast_path::{
-    color_of_sign_bits, fast_costs, fast_refill, fill, forward, margin, settle, signs_of,
+    color_of_sign_bits, fast_costs, fast_refill, fill, forward, margin, settle, settle_second,
+    signs_of,
 };
-use crate::{color_of, probe, Bucket, Limits, Probe};
+use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 
 /// The parameters of an RFC 4115 marker, in the units of RFC 4115 section 2.
 ///
@@ -43,6 +44,10 @@ pub struct Rfc4115Config {
     pub ebs: u64,
     /// The clock of the timestamps passed to the meter.
     pub tick: TickRate,
+    /// Byte mode (the default) or packet mode ([`Mode`]): in packet mode the
+    /// rates are packets per second and the bursts packets.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub mode: Mode,
 }
 
 impl Rfc4115Config {
@@ -56,7 +61,29 @@ impl Rfc4115Config {
             cbs,
             ebs,
             tick: TickRate::NANOS,
+            mode: Mode::Bytes,
         }
+    }
+
+    /// An RFC 4115 marker in packet mode ([`Mode::Packets`]): rates `cir_pps`
+    /// and `eir_pps` packets per second, bursts `cbs` and `ebs` packets,
+    /// nanosecond ticks.
+    #[must_use]
+    pub const fn packets(cir_pps: u64, eir_pps: u64, cbs: u64, ebs: u64) -> Rfc4115Config {
+        Rfc4115Config {
+            cir: Rate::from_bytes_per_sec(cir_pps),
+            eir: Rate::from_bytes_per_sec(eir_pps),
+            cbs,
+            ebs,
+            tick: TickRate::NANOS,
+            mode: Mode::Packets,
+        }
+    }
+
+    /// This configuration with `mode` set to `mode`.
+    #[must_use]
+    pub const fn with_mode(self, mode: Mode) -> Rfc4115Config {
+        Rfc4115Config { mode, ..self }
     }
 
     /// This configuration with `cir` set to `cir`.
@@ -98,6 +125,7 @@ impl Default for Rfc4115Config {
             cbs: 2048,
             ebs: 4096,
             tick: TickRate::NANOS,
+            mode: Mode::Bytes,
         }
     }
 }
@@ -148,7 +176,7 @@ pub enum Rfc4115Ties {
 ///
 /// Laid out so that a packet on the fast path reads one 64-byte cache line of
 /// it (both buckets' rate, unit and capacity, the time clamp, the path and tie
-/// flags: 58 bytes); the general path's limits follow in the second line.
+/// flags and the mode flags: 60 bytes); the general path's limits follow in the second line.
 /// Aligned to 64 bytes (128 in all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -159,8 +187,13 @@ pub struct Rfc4115Profile {
     e: BucketProfile,
     /// The fast path's one clamp of elapsed time, for both buckets.
     dt_max: u64,
-    /// Whether the fast path is exact for these constants.
+    /// Whether byte lengths take the fast path: the fast path is exact for
+    /// these constants and the profile is in byte mode.
     fast: bool,
+    /// Whether the `..._packet` methods take the fast path (exact constants).
+    fast_pkt: bool,
+    /// Packet mode: every packet costs one unit whatever its length.
+    packets: bool,
     /// `strict != 0`: the text's tie rule.
     text: bool,
     // Second line: the general path's clamps and the tie rule as a number.
@@ -207,11 +240,14 @@ impl Rfc4115Profile {
         let fast = [&c, &e]
             .iter()
             .all(|b| fast_costs(&b.b, strict) && fast_refill(&b.b, dt_max, b.full()));
+        let packets = cfg.mode.is_packets();
         Ok(Rfc4115Profile {
             c: c.b,
             e: e.b,
             dt_max,
-            fast,
+            fast: fast && !packets,
+            fast_pkt: fast,
+            packets,
             text: strict != 0,
             c_lim: c.limits(),
             e_lim: e.limits(),
@@ -231,6 +267,27 @@ impl Rfc4115Profile {
     #[must_use]
     pub const fn excess(&self) -> &BucketProfile {
         &self.e
+    }
+
+    /// Byte mode or packet mode.
+    #[inline]
+    #[must_use]
+    pub const fn mode(&self) -> Mode {
+        if self.packets {
+            Mode::Packets
+        } else {
+            Mode::Bytes
+        }
+    }
+
+    /// The length a packet of `len` bytes is charged: `len`, or 1 in packet mode.
+    #[inline(always)]
+    pub(crate) const fn units(&self, len: u32) -> u32 {
+        if self.packets {
+            1
+        } else {
+            len
+        }
     }
 
     /// Bucket C with the general path's limits.
@@ -266,6 +323,7 @@ impl Rfc4115Profile {
     /// The same profile, with every packet sent down the general path.
     pub(crate) const fn general_path_only(mut self) -> Rfc4115Profile {
         self.fast = false;
+        self.fast_pkt = false;
         self
     }
 }
@@ -362,12 +420,42 @@ impl Rfc4115 {
     /// Returns the probes of C and E for a packet of `len` bytes.
     #[inline(always)]
     fn update(&mut self, p: &Rfc4115Profile, now: Instant, len: u32) -> (u64, Probe, u64, Probe) {
+        let len = p.units(len);
         let dt = self.last.advance_to(now);
         let (bc, be) = (p.bucket_c(), p.bucket_e());
         let (cost_c, cost_e) = (bc.cost(len), be.cost(len));
         let c = probe(&bc, self.tc, bc.gain(dt), cost_c, p.strict);
         let e = probe(&be, self.te, be.gain(dt), cost_e, p.strict);
         (cost_c, c, cost_e, e)
+    }
+
+    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+    /// `rte_mtr_meter_profile_update`, for one flow). The tie rule is the new
+    /// profile's from the next packet on.
+    ///
+    /// The token counts are carried over exactly in bytes (packets in packet
+    /// mode): a count of `t` units of `1/scale_old` byte becomes
+    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
+    /// drops only a fraction of one new unit and never holds more than the old
+    /// state had, then capped at the new bucket's size. The clock is kept:
+    /// the buckets are first refilled to `now` under `old` (an instant older
+    /// than the last update refills nothing and leaves it alone), so the next
+    /// packet refills at the new rates from there. O(1), no allocation; it
+    /// divides, so it is for configuration changes, not for every packet.
+    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
+    /// buckets then start full under `new`, as [`new`](Self::new) would, with
+    /// the clock kept.
+    pub fn move_to(&mut self, old: &Rfc4115Profile, new: &Rfc4115Profile, now: Instant) {
+        let dt = self.last.advance_to(now);
+        let tc = old.c.refill(self.tc, dt);
+        let te = old.e.refill(self.te, dt);
+        if old.packets == new.packets {
+            self.tc = crate::carry(tc, &old.c, &new.c);
+            self.te = crate::carry(te, &old.e, &new.e);
+        } else {
+            self.tc = new.c.full();
+            self.te = new.e.full();
+        }
     }
 
     /// The fast path (see [`fast_costs`](crate::fast_path::fast_costs)), for the tie rule
@@ -388,7 +476,7 @@ impl Rfc4115 {
         let te = fill(&p.e, self.te, dt);
         let cost_c = len * p.c.scale();
         let cost_e = len * p.e.scale();
-        let strict = STRICT ^ u64::from(cfg!(test) && crate::mutants::on(4));
+        let strict = STRICT;
         let dc = margin(tc, cost_c + strict);
         let de = margin(te, cost_e + strict);
         // Negative unless green: C refuses it, or it came yellow or red.
@@ -396,8 +484,9 @@ impl Rfc4115 {
         // Negative if red: not green, and E refuses it or it came red.
         let red = not_green & (de | red_in);
         self.tc = settle(dc, strict, cost_c, not_green);
-        // E pays for a yellow packet only.
-        self.te = settle(de, strict, cost_e, !(not_green ^ red));
+        // E pays for a yellow packet only: not green, and E (or the
+        // pre-color) does not refuse it.
+        self.te = settle_second(te, de, strict, de | red_in, not_green);
         color_of_sign_bits(not_green, red)
     }
 
@@ -430,6 +519,42 @@ impl Rfc4115 {
         self.tc = c.tokens - (cost_c & green);
         self.te = e.tokens - (cost_e & yellow);
         (self, color_of(green, green | yellow))
+    }
+
+    /// Colors one packet arriving at `now`, color-blind, charging one unit: the
+    /// way to meter with a packet-mode profile ([`Mode::Packets`]), on the same
+    /// fast path as [`color_blind`](Self::color_blind). With a byte-mode profile
+    /// it charges one byte.
+    #[inline]
+    pub fn color_blind_packet(&mut self, profile: &Rfc4115Profile, now: Instant) -> Color {
+        if profile.fast_pkt && !profile.text {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            self.fast::<0>(profile, dt, 1, 0, 0)
+        } else {
+            let color;
+            (*self, color) = self.blind_other(profile, now, 1);
+            color
+        }
+    }
+
+    /// Colors one packet pre-colored `input`, color-aware, charging one unit
+    /// (see [`color_blind_packet`](Self::color_blind_packet)).
+    #[inline]
+    pub fn color_aware_packet(
+        &mut self,
+        profile: &Rfc4115Profile,
+        now: Instant,
+        input: Color,
+    ) -> Color {
+        if profile.fast_pkt && !profile.text {
+            let dt = forward(&mut self.last, now, profile.dt_max);
+            let (red, not_green) = signs_of(input);
+            self.fast::<0>(profile, dt, 1, red, not_green)
+        } else {
+            let color;
+            (*self, color) = self.aware_other(profile, now, 1, input);
+            color
+        }
     }
 
     /// Colors a packet pre-colored `input`, color-aware (RFC 4115 section 3): a
@@ -565,6 +690,7 @@ mod tests {
                 cbs: 100,
                 ebs: 200,
                 tick: TickRate::MILLIS,
+                mode: crate::Mode::Bytes,
             },
             ties,
         )
@@ -664,6 +790,7 @@ mod tests {
                 tick: one,
                 cbs: 1,
                 ebs: 1,
+                mode: crate::Mode::Bytes,
             };
             assert!(!p(&huge(u64::MAX - 6)).on_fast_path());
             let q = p(&huge(u64::MAX - 8));
@@ -700,6 +827,7 @@ mod tests {
                     cbs,
                     ebs,
                     tick: ms,
+                    mode: crate::Mode::Bytes,
                 };
                 let p = Rfc4115Profile::with_ties(&cfg, ties).unwrap();
                 assert!(p.on_fast_path());
@@ -737,7 +865,7 @@ mod tests {
                 eir: if zero == 2 { Rate::ZERO } else { eir },
                 cbs,
                 ebs,
-                tick,
+                tick, mode: crate::Mode::Bytes,
             };
             let ties = if text { Rfc4115Ties::Text } else { Rfc4115Ties::Figure1 };
             if let Ok(p) = Rfc4115Profile::with_ties(&cfg, ties) {

@@ -5,7 +5,10 @@
 // its own ("netcond"), over the seeds: mean and standard deviation of each
 // metric, the difference of the means, Welch's t, and the tolerance. Runs of
 // NetcondRedQueueDisc with Fj93=true ("netcond-fj93") are shown beside them,
-// unchecked. Prints a Markdown table and a closing "N passed, N failed" line;
+// unchecked. Setups whose label starts with "pie-" are runs with --aqm=pie:
+// ns-3's PieQueueDisc ("ns3") against NetcondPieQueueDisc ("netcond"), with
+// the same metrics and tolerances. Prints a Markdown table and a closing
+// "N passed, N failed" line;
 // exits 1 when a metric is out of tolerance or a disc has no runs.
 //
 // The tolerances, and why, are in integrations/ns3/README.md.
@@ -175,10 +178,16 @@ main(int argc, char* argv[])
             failed++;
             continue;
         }
-        std::printf("| metric | ns-3 RedQueueDisc (%zu seed%s) | NetcondRedQueueDisc (%zu "
+        // Setups labelled "pie-..." are netcond-red-dumbbell --aqm=pie runs:
+        // PieQueueDisc against NetcondPieQueueDisc, whose "forced drops" are
+        // the drops at MaxSize.
+        const bool pie = label.rfind("pie-", 0) == 0;
+        std::printf("| metric | ns-3 %s (%zu seed%s) | %s (%zu "
                     "seed%s) | difference | Welch t | tolerance | | NetcondRedQueueDisc, "
                     "Fj93=true (%zu seed%s) |\n|---|---|---|---|---|---|---|---|\n",
-                    na, na == 1 ? "" : "s", nb, nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
+                    pie ? "PieQueueDisc" : "RedQueueDisc", na, na == 1 ? "" : "s",
+                    pie ? "NetcondPieQueueDisc" : "NetcondRedQueueDisc", nb, nb == 1 ? "" : "s",
+                    nc, nc == 1 ? "" : "s");
         for (size_t k = 0; k < sizeof kMetrics / sizeof kMetrics[0]; k++)
         {
             const Metric& m = metrics[k];
@@ -210,7 +219,9 @@ main(int argc, char* argv[])
                 std::snprintf(fj, sizeof fj, "%.4g ± %.2g", z.Mean(), z.Sd());
             }
             std::printf("| %s | %.4g ± %.2g | %.4g ± %.2g | %+.4g%s | %s | ± %.3g | %s | %s |\n",
-                        m.title, x.Mean(), x.Sd(), y.Mean(), y.Sd(), d, rel, t, tol,
+                        pie && std::string(m.name) == "forced_drops" ? "drops at MaxSize"
+                                                                     : m.title,
+                        x.Mean(), x.Sd(), y.Mean(), y.Sd(), d, rel, t, tol,
                         ok ? "ok" : "OUT", fj);
         }
     }

@@ -13,6 +13,9 @@
 // backlog builds in the queue disc, as in ns-3's own RED examples.
 
 #include "netcond-red-queue-disc.h"
+#ifdef NETCOND_NS3_HAVE_PIE
+#include "netcond-pie-queue-disc.h"
+#endif
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -66,6 +69,7 @@ int
 main(int argc, char* argv[])
 {
     std::string disc = "ns3";
+    std::string aqm = "red";
     uint32_t seed = 1;
     uint32_t run = 1;
     uint32_t nFlows = 10;
@@ -95,6 +99,12 @@ main(int argc, char* argv[])
                  "ns3 (RedQueueDisc), netcond (NetcondRedQueueDisc, the same attributes) or "
                  "netcond-fj93 (the same with Fj93=true: FJ93 as published)",
                  disc);
+    cmd.AddValue("aqm",
+                 "red (the default) or pie: with pie, --disc=ns3 is PieQueueDisc and "
+                 "--disc=netcond NetcondPieQueueDisc, both with UseDerandomization=true, "
+                 "MaxSize --limit, MeanPktSize the segment plus headers, UseEcn --ecn, the "
+                 "rest at their defaults (the RED options are ignored)",
+                 aqm);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
     cmd.AddValue("flows", "number of TCP flows", nFlows);
@@ -130,6 +140,14 @@ main(int argc, char* argv[])
     cmd.AddValue("label", "free text copied to the CSV row", label);
     cmd.Parse(argc, argv);
 
+    if (aqm != "red" && aqm != "pie")
+    {
+        NS_FATAL_ERROR("--aqm must be red or pie, not " << aqm);
+    }
+    if (aqm == "pie" && disc != "ns3" && disc != "netcond")
+    {
+        NS_FATAL_ERROR("--aqm=pie takes --disc=ns3 or netcond, not " << disc);
+    }
     if (disc != "ns3" && disc != "netcond" && disc != "netcond-fj93")
     {
         NS_FATAL_ERROR("--disc must be ns3, netcond or netcond-fj93, not " << disc);
@@ -209,6 +227,24 @@ main(int argc, char* argv[])
             extra.push_back({"SmallQueueGuard", Create<UintegerValue>(uint64_t(guard))});
         }
     }
+#ifdef NETCOND_NS3_HAVE_PIE
+    if (aqm == "pie")
+    {
+        // PIE: the same lines for both discs, only the class name differs.
+        red = TrafficControlHelper();
+        red.SetRootQueueDisc(disc == "ns3" ? "ns3::PieQueueDisc" : "ns3::NetcondPieQueueDisc",
+                             "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)),
+                             "MeanPktSize", UintegerValue(uint32_t(meanPkt)),
+                             "UseEcn", BooleanValue(ecn),
+                             "UseDerandomization", BooleanValue(true));
+        extra.clear();
+    }
+#else
+    if (aqm == "pie")
+    {
+        NS_FATAL_ERROR("--aqm=pie: this build has no NetcondPieQueueDisc (netcond.h without PIE)");
+    }
+#endif
     QueueDiscContainer redDiscs = red.Install(bottleneckDevs.Get(0));
     for (auto& [name, value] : extra)
     {
@@ -251,14 +287,24 @@ main(int argc, char* argv[])
     }
     // The queue disc's own random variable on a fixed stream: both discs draw
     // from stream 7 of the same seed and run.
-    if (disc == "ns3")
+    if (auto d = DynamicCast<RedQueueDisc>(q))
     {
-        DynamicCast<RedQueueDisc>(q)->AssignStreams(7);
+        d->AssignStreams(7);
     }
-    else
+    else if (auto d = DynamicCast<NetcondRedQueueDisc>(q))
     {
-        DynamicCast<NetcondRedQueueDisc>(q)->AssignStreams(7);
+        d->AssignStreams(7);
     }
+    else if (auto d = DynamicCast<PieQueueDisc>(q))
+    {
+        d->AssignStreams(7);
+    }
+#ifdef NETCOND_NS3_HAVE_PIE
+    else if (auto d = DynamicCast<NetcondPieQueueDisc>(q))
+    {
+        d->AssignStreams(7);
+    }
+#endif
 
     QueueIntegral qi;
     qi.start = Seconds(warmup);

@@ -157,23 +157,7 @@ NetcondPcnQueueDisc::GetBytes(PcnCodepoint c) const
 bool
 NetcondPcnQueueDisc::CheckConfig()
 {
-    if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("NetcondPcnQueueDisc takes no classes and no packet filters");
-        return false;
-    }
-    if (GetNInternalQueues() == 0)
-    {
-        AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
-            "MaxSize",
-            QueueSizeValue(GetMaxSize())));
-    }
-    if (GetNInternalQueues() != 1)
-    {
-        NS_LOG_ERROR("NetcondPcnQueueDisc needs exactly one internal queue");
-        return false;
-    }
-    return true;
+    return netcond::CheckSingleFifo(*this, "NetcondPcnQueueDisc");
 }
 
 namespace

@@ -8,9 +8,13 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
+#include <string>
 #include <unordered_map>
 
 namespace ns3
@@ -26,6 +30,7 @@ struct NetcondPolicerQueueDisc::Impl
     netcond_srtcm_profile srProfile;
     netcond_trtcm_profile trProfile;
     netcond_rfc4115_profile rfProfile;
+    netcond_color_table colors; // input colors by DSCP (InputColors)
     std::unordered_map<uint32_t, netcond_srtcm> sr;
     std::unordered_map<uint32_t, netcond_trtcm> tr;
     std::unordered_map<uint32_t, netcond_rfc4115> rf;
@@ -60,11 +65,19 @@ NetcondPolicerQueueDisc::GetTypeId()
                           MakeEnumChecker(DROP_RED, "DropRed", REMARK, "Remark",
                                           REMARK_DROP_RED, "RemarkDropRed"))
             .AddAttribute("ColorAware",
-                          "Color-aware metering: the arriving DSCP's AF drop precedence is the "
-                          "pre-color (AFx1 green, AFx2 yellow, AFx3 red, any other DSCP green)",
+                          "Color-aware metering: a packet's input color is its DSCP's in the "
+                          "InputColors table (a packet without an IP header is green)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&NetcondPolicerQueueDisc::m_colorAware),
                           MakeBooleanChecker())
+            .AddAttribute("InputColors",
+                          "The input color of each DSCP when ColorAware: rfc2597 (AFx1 green, "
+                          "AFx2 yellow, AFx3 red, any other DSCP green; RFC 2597 section 6), or "
+                          "dscp:<dscp>=<color>,... (a DSCP as 0..63, afXY, csN, ef, be/df, le "
+                          "or va; a color green/g, yellow/y or red/r; unlisted DSCPs green)",
+                          StringValue("rfc2597"),
+                          MakeStringAccessor(&NetcondPolicerQueueDisc::m_inputColors),
+                          MakeStringChecker())
             .AddAttribute("AfClass",
                           "The AF class (1..4) whose codepoints re-marking writes",
                           UintegerValue(1),
@@ -117,6 +130,7 @@ NetcondPolicerQueueDisc::NetcondPolicerQueueDisc()
     : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE),
       m_impl(std::make_unique<Impl>())
 {
+    netcond_color_table_rfc2597(&m_impl->colors, NETCOND_GREEN);
 }
 
 NetcondPolicerQueueDisc::~NetcondPolicerQueueDisc() = default;
@@ -154,6 +168,12 @@ NetcondPolicerQueueDisc::GetNStates() const
     return m_impl->sr.size() + m_impl->tr.size() + m_impl->rf.size();
 }
 
+NetcondPolicerQueueDisc::Color
+NetcondPolicerQueueDisc::GetInputColor(uint8_t dscp) const
+{
+    return Color(netcond_color_table_dscp(&m_impl->colors, dscp));
+}
+
 namespace
 {
 
@@ -172,24 +192,128 @@ BytesPerSec(const DataRate& r, const char* name)
     return bits / 8;
 }
 
-// The pre-color of a packet for color-aware metering: the drop precedence of
-// an AF DSCP (RFC 2597: AFxy = 8x + 2y, x 1..4, y 1..3), green otherwise.
-int
-PreColor(Ptr<const QueueDiscItem> item)
+// A lowercase copy of `s`.
+std::string
+Lower(std::string s)
 {
-    uint8_t ds = 0;
-    if (!netcond::GetDsField(item, ds))
+    for (char& ch : s)
+    {
+        ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    return s;
+}
+
+// A DSCP by number (0..63) or name (afXY = 8x + 2y, RFC 2597 section 6; csN
+// = 8N; ef 46; be, df, default 0; le 1; va 44), or -1.
+int
+ParseDscp(const std::string& s)
+{
+    static const std::pair<const char*, int> names[] = {
+        {"be", 0}, {"df", 0}, {"default", 0}, {"ef", 46}, {"le", 1}, {"va", 44}};
+    for (const auto& [name, v] : names)
+    {
+        if (s == name)
+        {
+            return v;
+        }
+    }
+    if (s.size() == 4 && s.compare(0, 2, "af") == 0 && s[2] >= '1' && s[2] <= '4' &&
+        s[3] >= '1' && s[3] <= '3')
+    {
+        return 8 * (s[2] - '0') + 2 * (s[3] - '0');
+    }
+    if (s.size() == 3 && s.compare(0, 2, "cs") == 0 && s[2] >= '0' && s[2] <= '7')
+    {
+        return 8 * (s[2] - '0');
+    }
+    if (!s.empty() && s.size() <= 2 && std::all_of(s.begin(), s.end(), [](char ch) {
+            return ch >= '0' && ch <= '9';
+        }))
+    {
+        int v = std::stoi(s);
+        return v < 64 ? v : -1;
+    }
+    return -1;
+}
+
+// A color name (green/g, yellow/y, red/r) as a netcond_color, or -1.
+int
+ParseColor(const std::string& s)
+{
+    if (s == "green" || s == "g")
     {
         return NETCOND_GREEN;
     }
-    uint8_t dscp = ds >> 2;
-    uint8_t cls = dscp >> 3;
-    uint8_t prec = (dscp >> 1) & 3;
-    if (cls >= 1 && cls <= 4 && (dscp & 1) == 0 && prec >= 1 && prec <= 3)
+    if (s == "yellow" || s == "y")
     {
-        return prec - 1; // AFx1 green, AFx2 yellow, AFx3 red
+        return NETCOND_YELLOW;
     }
-    return NETCOND_GREEN;
+    if (s == "red" || s == "r")
+    {
+        return NETCOND_RED;
+    }
+    return -1;
+}
+
+// Fills `t` from the InputColors value `v` (rfc2597 or dscp:<dscp>=<color>,...),
+// or refuses it with a fatal error naming the attribute.
+void
+ParseInputColors(const std::string& v, netcond_color_table* t)
+{
+    const std::string what = "NetcondPolicerQueueDisc: InputColors = \"" + v + "\": ";
+    const std::string l = Lower(v);
+    if (l == "rfc2597")
+    {
+        netcond::CheckStatus(netcond_color_table_rfc2597(t, NETCOND_GREEN), what);
+        return;
+    }
+    if (l.compare(0, 4, "pcp:") == 0)
+    {
+        netcond::Refuse(what + "ns-3 packets carry no VLAN tag, so no PCP: give DSCPs "
+                               "(dscp:<dscp>=<color>,...)");
+    }
+    if (l.compare(0, 5, "dscp:") != 0)
+    {
+        netcond::Refuse(what + "expected rfc2597 or dscp:<dscp>=<color>,...");
+    }
+    netcond::CheckStatus(netcond_color_table_init(t, NETCOND_GREEN), what);
+    uint64_t seen = 0;
+    std::istringstream list(l.substr(5));
+    std::string item;
+    while (std::getline(list, item, ','))
+    {
+        if (item.empty())
+        {
+            continue;
+        }
+        size_t eq = item.find('=');
+        if (eq == std::string::npos)
+        {
+            netcond::Refuse(what + "'" + item + "' is not <dscp>=<color>");
+        }
+        int dscp = ParseDscp(item.substr(0, eq));
+        int color = ParseColor(item.substr(eq + 1));
+        if (dscp < 0)
+        {
+            netcond::Refuse(what + "bad DSCP '" + item.substr(0, eq) +
+                            "': expected 0..63, afXY, csN, ef, be, df, le or va");
+        }
+        if (color < 0)
+        {
+            netcond::Refuse(what + "unknown color '" + item.substr(eq + 1) +
+                            "' (expected green, yellow or red)");
+        }
+        if ((seen >> dscp) & 1)
+        {
+            netcond::Refuse(what + "DSCP " + std::to_string(dscp) + " given twice");
+        }
+        seen |= uint64_t(1) << dscp;
+        netcond::CheckStatus(netcond_color_table_set_dscp(t, uint8_t(dscp), color), what);
+    }
+    if (seen == 0)
+    {
+        netcond::Refuse(what + "the list is empty");
+    }
 }
 
 } // namespace
@@ -197,23 +321,7 @@ PreColor(Ptr<const QueueDiscItem> item)
 bool
 NetcondPolicerQueueDisc::CheckConfig()
 {
-    if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("NetcondPolicerQueueDisc takes no classes and no packet filters");
-        return false;
-    }
-    if (GetNInternalQueues() == 0)
-    {
-        AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
-            "MaxSize",
-            QueueSizeValue(GetMaxSize())));
-    }
-    if (GetNInternalQueues() != 1)
-    {
-        NS_LOG_ERROR("NetcondPolicerQueueDisc needs exactly one internal queue");
-        return false;
-    }
-    return true;
+    return netcond::CheckSingleFifo(*this, "NetcondPolicerQueueDisc");
 }
 
 void
@@ -262,6 +370,7 @@ NetcondPolicerQueueDisc::InitializeParams()
     }
     }
     netcond::CheckStatus(rc, what.str());
+    ParseInputColors(m_inputColors, &m_impl->colors);
 }
 
 namespace
@@ -302,7 +411,9 @@ NetcondPolicerQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     {
         key = hasIp ? ds >> 2 : 64; // items without an IP header share one state
     }
-    int pre = m_colorAware ? PreColor(item) : NETCOND_GREEN;
+    // The input color: the DSCP's in the table (green without an IP header).
+    int pre = m_colorAware && hasIp ? netcond_color_table_ds_field(&m_impl->colors, ds)
+                                    : NETCOND_GREEN;
 
     netcond_color c = NETCOND_RED;
     switch (m_meter)

@@ -2,7 +2,9 @@
 // marker (RFC 2697 srTCM, RFC 2698 trTCM or RFC 4115), one meter state per
 // flow, per DSCP or for the whole aggregate, and then drops red packets,
 // re-marks the DSCP to the AF class's AFx1 / AFx2 / AFx3 (RFC 2597) for green
-// / yellow / red, or both. The packets it keeps go into one FIFO.
+// / yellow / red, or both. The packets it keeps go into one FIFO. Metering
+// color-aware, it takes a packet's input color from its DSCP through a table
+// (the InputColors attribute: RFC 2597's drop precedences, or a list).
 #ifndef NETCOND_POLICER_QUEUE_DISC_H
 #define NETCOND_POLICER_QUEUE_DISC_H
 
@@ -12,6 +14,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 
 namespace ns3
 {
@@ -60,6 +63,10 @@ class NetcondPolicerQueueDisc : public QueueDisc
     uint64_t GetColorBytes(Color c) const;
     /// Meter states in use (flows or DSCPs seen).
     size_t GetNStates() const;
+    /// The input color of a packet with DSCP `dscp` (masked to 6 bits) when
+    /// metering color-aware, from the InputColors table (read at
+    /// initialization; RFC 2597's before).
+    Color GetInputColor(uint8_t dscp) const;
 
     /// Signature of the Color trace source: the item and its color (0 green,
     /// 1 yellow, 2 red), before the action.
@@ -88,6 +95,7 @@ class NetcondPolicerQueueDisc : public QueueDisc
     Key m_key;
     Action m_action;
     bool m_colorAware;
+    std::string m_inputColors;
     uint32_t m_afClass;
     DataRate m_cir;
     DataRate m_pir;

@@ -187,23 +187,7 @@ NetcondRedQueueDisc::AssignStreams(int64_t stream)
 bool
 NetcondRedQueueDisc::CheckConfig()
 {
-    if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("NetcondRedQueueDisc takes no classes and no packet filters");
-        return false;
-    }
-    if (GetNInternalQueues() == 0)
-    {
-        AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
-            "MaxSize",
-            QueueSizeValue(GetMaxSize())));
-    }
-    if (GetNInternalQueues() != 1)
-    {
-        NS_LOG_ERROR("NetcondRedQueueDisc needs exactly one internal queue");
-        return false;
-    }
-    return true;
+    return netcond::CheckSingleFifo(*this, "NetcondRedQueueDisc");
 }
 
 namespace

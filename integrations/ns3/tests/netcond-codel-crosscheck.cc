@@ -2,7 +2,8 @@
 // beside it in the same simulation events, through netcond's CoDel
 // (netcond_codel_*, the linux law with the ns3 variant) over a FIFO kept here.
 //
-// The trace (arrival instant, size, ECN field) comes from a seeded generator:
+// The trace (arrival instant, size, ECN field) comes from a seeded generator,
+// 25 cycles of 14.5 s (--cycles=N) of the same phases, each drawn anew:
 // phases of underload, overload (a standing queue far above target), a
 // drain, a second overload soon after (re-entry with the previous count), an
 // idle gap (dequeues from an empty queue), a burst, and a slow drain. The
@@ -85,10 +86,13 @@ struct Gen
 const uint64_t kMs = 1000000;
 
 // The link asks for a packet every ms, except every 25 ms from 10 s to 14 s;
-// the simulation ends at 14.5 s.
+// a cycle of the trace ends at 14.5 s.
 const uint64_t kSlowFrom = 10000 * kMs, kSlowTo = 14000 * kMs, kEnd = 14500 * kMs;
 
-// The trace: (from ms, to ms, mean arrivals per ms).
+// Cycles of the trace per run (each a new draw of the same phases).
+uint64_t g_cycles = 25;
+
+// The trace: g_cycles cycles of phases (from ms, to ms, mean arrivals per ms).
 std::vector<Arrival>
 MakeTrace(uint64_t seed)
 {
@@ -112,6 +116,7 @@ MakeTrace(uint64_t seed)
     };
     Gen g{seed};
     std::vector<Arrival> out;
+    for (uint64_t c = 0; c < g_cycles; c++)
     for (const Phase& ph : phases)
     {
         if (ph.rate <= 0)
@@ -120,8 +125,8 @@ MakeTrace(uint64_t seed)
         }
         // Gaps uniform in [0, 2 / rate) ms, in whole ns.
         uint64_t span = uint64_t(2.0 * kMs / ph.rate);
-        uint64_t t = ph.from * kMs + g.Next() % span;
-        while (t < ph.to * kMs)
+        uint64_t t = c * kEnd + ph.from * kMs + g.Next() % span;
+        while (t < c * kEnd + ph.to * kMs)
         {
             uint64_t r = g.Next();
             Arrival a;
@@ -341,9 +346,12 @@ RunOne(uint64_t seed, bool ecn)
     {
         Simulator::Schedule(NanoSeconds(trace[k].at), [&arrive, k]() { arrive(k); });
     }
-    for (uint64_t t = kMs / 2; t < kEnd; t += (t >= kSlowFrom && t < kSlowTo) ? 25 * kMs : kMs)
+    for (uint64_t c = 0; c < g_cycles; c++)
     {
-        Simulator::Schedule(NanoSeconds(t), [&depart]() { depart(); });
+        for (uint64_t t = kMs / 2; t < kEnd; t += (t >= kSlowFrom && t < kSlowTo) ? 25 * kMs : kMs)
+        {
+            Simulator::Schedule(NanoSeconds(c * kEnd + t), [&depart]() { depart(); });
+        }
     }
     Simulator::Run();
 
@@ -439,9 +447,14 @@ main(int argc, char* argv[])
         {
             g_variant = NETCOND_CODEL_KERNEL;
         }
+        else if (a.rfind("--cycles=", 0) == 0 && std::stoull(a.substr(9)) > 0)
+        {
+            g_cycles = std::stoull(a.substr(9));
+        }
         else if (a != "--netcond-variant=ns3")
         {
-            std::fprintf(stderr, "usage: %s [--netcond-variant=ns3|kernel]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--netcond-variant=ns3|kernel] [--cycles=N]\n",
+                         argv[0]);
             return 2;
         }
     }

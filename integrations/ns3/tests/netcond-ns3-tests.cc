@@ -10,7 +10,14 @@
 #ifdef NETCOND_NS3_HAVE_PCN
 #include "netcond-pcn-queue-disc.h"
 #endif
+#ifdef NETCOND_NS3_HAVE_CODEL
+#include "netcond-codel-queue-disc.h"
+#include "netcond-fq-codel-queue-disc.h"
+#endif
 #include "netcond-policer-queue-disc.h"
+#ifdef NETCOND_NS3_HAVE_PIE
+#include "netcond-pie-queue-disc.h"
+#endif
 #include "netcond-red-queue-disc.h"
 #include "netcond.h"
 
@@ -24,6 +31,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <tuple>
 #include <sys/wait.h>
@@ -320,6 +328,90 @@ TestPolicer()
               "RFC 4115 green bytes " + std::to_string(green) + " and yellow bytes " +
                   std::to_string(yellow) + " within one and two packets below CBS + CIR T "
                   "and EBS + EIR T");
+    }
+
+    {
+        // InputColors: the default table is RFC 2597's (AFx1 green, AFx2
+        // yellow, AFx3 red, every other DSCP green).
+        Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+        q->Initialize();
+        bool rfc2597 = true;
+        for (uint8_t d = 0; d < 64; d++)
+        {
+            bool af = d >= 10 && d <= 38 && d % 8 >= 2 && d % 8 <= 6 && d % 2 == 0;
+            int want = af ? d % 8 / 2 - 1 : 0;
+            rfc2597 = rfc2597 && q->GetInputColor(d) == want;
+        }
+        Check(rfc2597, "InputColors defaults to RFC 2597's AF drop precedences");
+    }
+    {
+        // InputColors as a list, color-aware trTCM far below its rates: the
+        // listed DSCPs get their colors (EF red, AF11 yellow, CS1 yellow),
+        // unlisted ones green (AF13 too, which RFC 2597's table makes red),
+        // and a color-aware marker never improves a color (RFC 2698 section
+        // 3), so each packet leaves with its input color.
+        Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+        q->SetAttribute("Cir", DataRateValue(DataRate("80Mbps")));
+        q->SetAttribute("Pir", DataRateValue(DataRate("80Mbps")));
+        q->SetAttribute("ColorAware", BooleanValue(true));
+        q->SetAttribute("InputColors", StringValue("dscp:EF=red,af11=y,8=yellow"));
+        q->Initialize();
+        std::vector<Ptr<QueueDiscItem>> out;
+        const uint8_t dscps[] = {46, 10, 8, 14, 0};
+        std::map<uint8_t, uint8_t> colorOf;
+        q->TraceConnectWithoutContext(
+            "Color",
+            MakeCallback(
+                +[](std::map<uint8_t, uint8_t>* m, Ptr<const QueueDiscItem> it, uint8_t c) {
+                    (*m)[DynamicCast<const Ipv4QueueDiscItem>(it)->GetHeader().GetTos() >> 2] =
+                        c;
+                })
+                .Bind(&colorOf));
+        for (uint32_t i = 0; i < 50; i++)
+        {
+            Simulator::Schedule(MilliSeconds(i), [=]() {
+                q->Enqueue(Item(500, uint8_t(dscps[i % 5] << 2)));
+                while (q->Dequeue())
+                {
+                }
+            });
+        }
+        Simulator::Run();
+        Simulator::Destroy();
+        bool table = q->GetInputColor(46) == NetcondPolicerQueueDisc::RED &&
+                     q->GetInputColor(10) == NetcondPolicerQueueDisc::YELLOW &&
+                     q->GetInputColor(8) == NetcondPolicerQueueDisc::YELLOW &&
+                     q->GetInputColor(14) == NetcondPolicerQueueDisc::GREEN &&
+                     q->GetInputColor(0) == NetcondPolicerQueueDisc::GREEN &&
+                     q->GetInputColor(12) == NetcondPolicerQueueDisc::GREEN;
+        Check(table && colorOf.size() == 5 && colorOf[46] == 2 && colorOf[10] == 1 &&
+                  colorOf[8] == 1 && colorOf[14] == 0 && colorOf[0] == 0 &&
+                  q->GetColorPackets(NetcondPolicerQueueDisc::RED) == 10 &&
+                  q->GetColorPackets(NetcondPolicerQueueDisc::YELLOW) == 20 &&
+                  q->GetColorPackets(NetcondPolicerQueueDisc::GREEN) == 20,
+              "InputColors dscp:EF=red,af11=y,8=yellow: EF red, AF11 and CS1 yellow, AF13 and "
+              "BE green (10, 20, 20 packets)");
+    }
+    for (const auto& [value, needle] :
+         std::vector<std::pair<std::string, std::string>>{
+             {"pcp:1=red", "no VLAN tag"},
+             {"dscp:64=red", "bad DSCP '64'"},
+             {"dscp:af14=red", "bad DSCP 'af14'"},
+             {"dscp:10=blue", "unknown color 'blue'"},
+             {"dscp:af11=red,10=green", "DSCP 10 given twice"},
+             {"dscp:", "the list is empty"},
+             {"dscp:10", "is not <dscp>=<color>"},
+             {"rfc2598", "expected rfc2597 or dscp:"}})
+    {
+        ExpectFatal(
+            "policer with InputColors " + value,
+            [value = value]() {
+                Ptr<NetcondPolicerQueueDisc> q = CreateObject<NetcondPolicerQueueDisc>();
+                q->SetAttribute("ColorAware", BooleanValue(true));
+                q->SetAttribute("InputColors", StringValue(value));
+                q->Initialize();
+            },
+            needle);
     }
 
     ExpectFatal(
@@ -896,6 +988,574 @@ TestRedDefaults()
     }
 }
 
+#ifdef NETCOND_NS3_HAVE_CODEL
+// -------------------------------------------------------- CoDel and FQ-CoDel
+
+// What happened to each packet of a run through a disc: the order in which
+// they left (indexes), and the indexes dropped and marked.
+struct Fates
+{
+    std::vector<int> sent;
+    std::vector<int> dropped;
+    std::vector<int> marked;
+    bool operator==(const Fates& o) const
+    {
+        return sent == o.sent && dropped == o.dropped && marked == o.marked;
+    }
+};
+
+// Runs `arrivals` (instant, packet length, DS field, source) through `q`
+// with the device asking for a packet at each of `requests`; the packets'
+// indexes are recovered from their uids.
+Fates
+RunDisc(Ptr<QueueDisc> q, const std::vector<std::tuple<Time, uint32_t, uint8_t, uint8_t>>& arrivals,
+        const std::vector<Time>& requests)
+{
+    Fates f;
+    std::map<uint64_t, int> idx;
+    auto index = [&idx](Ptr<const QueueDiscItem> i) { return idx.at(i->GetPacket()->GetUid()); };
+    std::function<void(Ptr<const QueueDiscItem>, const char*)> onDrop =
+        [&](Ptr<const QueueDiscItem> i, const char*) { f.dropped.push_back(index(i)); };
+    std::function<void(Ptr<const QueueDiscItem>, const char*)> onMark =
+        [&](Ptr<const QueueDiscItem> i, const char*) { f.marked.push_back(index(i)); };
+    q->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                  Callback<void, Ptr<const QueueDiscItem>, const char*>(onDrop));
+    q->TraceConnectWithoutContext("DropAfterDequeue",
+                                  Callback<void, Ptr<const QueueDiscItem>, const char*>(onDrop));
+    q->TraceConnectWithoutContext("Mark", Callback<void, Ptr<const QueueDiscItem>, const char*>(onMark));
+    for (size_t k = 0; k < arrivals.size(); k++)
+    {
+        Simulator::Schedule(std::get<0>(arrivals[k]), [&, k]() {
+            Ptr<QueueDiscItem> it =
+                Item(std::get<1>(arrivals[k]), std::get<2>(arrivals[k]), std::get<3>(arrivals[k]));
+            idx[it->GetPacket()->GetUid()] = int(k);
+            q->Enqueue(it);
+        });
+    }
+    for (Time t : requests)
+    {
+        Simulator::Schedule(t, [&]() {
+            if (Ptr<QueueDiscItem> d = q->Dequeue())
+            {
+                f.sent.push_back(index(d));
+            }
+        });
+    }
+    Simulator::Run();
+    Simulator::Destroy();
+    return f;
+}
+
+// Arrivals from `nSrc` sources in turn, 5 s of them: one every 800 us
+// (25 % more than the link's one per ms) for 3 s, then one every 2 ms;
+// lengths 500..1500 bytes, DS field `ds`.
+std::vector<std::tuple<Time, uint32_t, uint8_t, uint8_t>>
+Overload(uint8_t ds, uint8_t nSrc)
+{
+    std::vector<std::tuple<Time, uint32_t, uint8_t, uint8_t>> a;
+    int k = 0;
+    for (int64_t us = 0; us < 5000000; us += us < 3000000 ? 800 : 2000, k++)
+    {
+        a.emplace_back(MicroSeconds(us), 500 + (k * 337) % 1001, ds, uint8_t(1 + k % nSrc));
+    }
+    return a;
+}
+
+std::vector<Time>
+EveryMs(int n)
+{
+    std::vector<Time> r;
+    for (int i = 0; i < n; i++)
+    {
+        r.push_back(MicroSeconds(1000 * i + 500));
+    }
+    return r;
+}
+
+// Where two runs first part: the first departure that differs.
+std::string
+FirstDifference(const Fates& a, const Fates& b)
+{
+    for (size_t i = 0; i < std::min(a.sent.size(), b.sent.size()); i++)
+    {
+        if (a.sent[i] != b.sent[i])
+        {
+            return " (departure " + std::to_string(i) + ": packet " + std::to_string(a.sent[i]) +
+                   " against " + std::to_string(b.sent[i]) + ")";
+        }
+    }
+    return "";
+}
+
+std::string
+Summary(const Fates& f)
+{
+    return std::to_string(f.sent.size()) + " sent, " + std::to_string(f.dropped.size()) +
+           " dropped, " + std::to_string(f.marked.size()) + " marked";
+}
+
+void
+TestCoDel()
+{
+    // Side by side with ns-3's CoDelQueueDisc, both at their defaults (and
+    // both with UseEcn): every packet's fate and the order of departures.
+    for (bool ecn : {false, true})
+    {
+        auto make = [ecn](const std::string& type) {
+            ObjectFactory f;
+            f.SetTypeId(type);
+            f.Set("UseEcn", BooleanValue(ecn));
+            Ptr<QueueDisc> q = f.Create<QueueDisc>();
+            q->Initialize();
+            return q;
+        };
+        // ECT(0) for two packets in three with UseEcn (the rest are dropped).
+        auto arrivals = Overload(0, 1);
+        if (ecn)
+        {
+            for (size_t k = 0; k < arrivals.size(); k++)
+            {
+                std::get<2>(arrivals[k]) = k % 3 ? Ipv4Header::ECN_ECT0 : 0;
+            }
+        }
+        Fates ns3 = RunDisc(make("ns3::CoDelQueueDisc"), arrivals, EveryMs(5200));
+        Fates nc = RunDisc(make("ns3::NetcondCoDelQueueDisc"), arrivals, EveryMs(5200));
+        Check(ns3 == nc && ns3.dropped.size() > 50 && (!ecn || ns3.marked.size() > 50),
+              std::string("CoDel") + (ecn ? " with UseEcn" : "") +
+                  " against CoDelQueueDisc, packet for packet: ns-3 " + Summary(ns3) +
+                  "; netcond " + Summary(nc));
+    }
+    {
+        // The reasons are CoDelQueueDisc's; MaxSize drops at arrival.
+        Ptr<NetcondCoDelQueueDisc> q = CreateObject<NetcondCoDelQueueDisc>();
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("40p")));
+        q->Initialize();
+        Fates f = RunDisc(q, Overload(0, 1), EveryMs(5200));
+        const QueueDisc::Stats& st = q->GetStats();
+        const uint32_t codel = st.GetNDroppedPackets(NetcondCoDelQueueDisc::TARGET_EXCEEDED_DROP);
+        Check(codel > 50 && codel + st.GetNDroppedPackets(NetcondCoDelQueueDisc::OVERLIMIT_DROP) ==
+                                f.dropped.size(),
+              "CoDel's drops counted as \"Target exceeded drop\" (" + std::to_string(codel) +
+                  "), MaxSize's as \"Overlimit drop\"");
+    }
+    {
+        // MaxSize 3 packets: the fourth arrival at once is refused.
+        Ptr<NetcondCoDelQueueDisc> q = CreateObject<NetcondCoDelQueueDisc>();
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("3p")));
+        q->Initialize();
+        int in = 0;
+        for (int i = 0; i < 4; i++)
+        {
+            in += q->Enqueue(Item(1000, 0)) ? 1 : 0;
+        }
+        Check(in == 3 && q->GetStats().GetNDroppedPackets(NetcondCoDelQueueDisc::OVERLIMIT_DROP) == 1,
+              "CoDel MaxSize 3p: the fourth packet is an \"Overlimit drop\"");
+        Simulator::Destroy();
+    }
+    {
+        // A standing queue of 10 ms (RFC 8289): not dropping within the first
+        // interval, dropping after it; count grows.
+        Ptr<NetcondCoDelQueueDisc> q = CreateObject<NetcondCoDelQueueDisc>();
+        q->Initialize();
+        bool droppedEarly = false;
+        for (int i = 0; i < 10; i++)
+        {
+            q->Enqueue(Item(1500, 0));
+        }
+        for (int ms = 1; ms <= 400; ms++)
+        {
+            Simulator::Schedule(MilliSeconds(ms), [&, ms]() {
+                q->Enqueue(Item(1500, 0));
+                q->Dequeue();
+                if (ms < 100 && q->GetStats().nTotalDroppedPackets > 0)
+                {
+                    droppedEarly = true;
+                }
+            });
+        }
+        Simulator::Run();
+        Check(!droppedEarly && q->GetStats().nTotalDroppedPackets > 0,
+              "CoDel: no drop within the first Interval of a standing queue, drops after it (" +
+                  std::to_string(q->GetStats().nTotalDroppedPackets) + ")");
+        Simulator::Destroy();
+    }
+    auto codel = [](std::function<void(Ptr<NetcondCoDelQueueDisc>)> set) {
+        return [set]() {
+            Ptr<NetcondCoDelQueueDisc> q = CreateObject<NetcondCoDelQueueDisc>();
+            set(q);
+            q->Initialize();
+        };
+    };
+    ExpectFatal("CoDel with UseL4s",
+                codel([](Ptr<NetcondCoDelQueueDisc> q) { q->SetAttribute("UseL4s", BooleanValue(true)); }),
+                "UseL4s=true is not supported");
+    ExpectFatal("CoDel with CeThreshold 1ms",
+                codel([](Ptr<NetcondCoDelQueueDisc> q) {
+                    q->SetAttribute("CeThreshold", TimeValue(MilliSeconds(1)));
+                }),
+                "CeThreshold = ");
+    ExpectFatal("CoDel with Target 200ms above Interval",
+                codel([](Ptr<NetcondCoDelQueueDisc> q) {
+                    q->SetAttribute("Target", StringValue("200ms"));
+                }),
+                netcond_strerror(NETCOND_E_DELAY_TARGET_NOT_BELOW_INTERVAL));
+    ExpectFatal("CoDel with Target 0",
+                codel([](Ptr<NetcondCoDelQueueDisc> q) { q->SetAttribute("Target", StringValue("0ms")); }),
+                netcond_strerror(NETCOND_E_DELAY_ZERO_TARGET));
+}
+
+// A packet filter that puts a packet into flow (source address - 1): the
+// flow of source 10.0.0.<k> is k - 1.
+class SourceFlowFilter : public PacketFilter
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::NetcondTestSourceFlowFilter")
+                                .SetParent<PacketFilter>()
+                                .AddConstructor<SourceFlowFilter>();
+        return tid;
+    }
+
+  private:
+    bool CheckProtocol(Ptr<QueueDiscItem> item) const override
+    {
+        return DynamicCast<Ipv4QueueDiscItem>(item) != nullptr;
+    }
+
+    int32_t DoClassify(Ptr<QueueDiscItem> item) const override
+    {
+        auto v4 = DynamicCast<Ipv4QueueDiscItem>(item);
+        return int32_t(v4->GetHeader().GetSource().Get() & 0xff) - 1;
+    }
+};
+
+Ptr<NetcondFqCoDelQueueDisc>
+MakeFq(const std::string& maxSize = "10240p")
+{
+    Ptr<NetcondFqCoDelQueueDisc> q = CreateObject<NetcondFqCoDelQueueDisc>();
+    q->SetAttribute("MaxSize", QueueSizeValue(QueueSize(maxSize)));
+    q->SetQuantum(1500);
+    q->AddPacketFilter(CreateObject<SourceFlowFilter>());
+    q->Initialize();
+    return q;
+}
+
+void
+TestFqCoDel()
+{
+    {
+        // DRR with a quantum of one 1500-byte packet: flows 0 and 1, four
+        // packets each, queued before the first dequeue, leave alternately
+        // (0 1 0); flow 2 arrives, is new and goes first (2); it then joins
+        // the old flows behind 0 and 1 with a fresh quantum, 0 gets its
+        // quantum back and goes behind it, 1 is served, 2 is found empty and
+        // leaves, and 0 and 1 alternate to the end (1 0 1 0 1).
+        Ptr<NetcondFqCoDelQueueDisc> q = MakeFq();
+        std::string order;
+        for (int i = 0; i < 4; i++)
+        {
+            q->Enqueue(Item(1500, 0, 1));
+        }
+        for (int i = 0; i < 4; i++)
+        {
+            q->Enqueue(Item(1500, 0, 2));
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            order += char('0' + (q->FlowOf(q->Dequeue())));
+        }
+        q->Enqueue(Item(1500, 0, 3));
+        Ptr<QueueDiscItem> d;
+        while ((d = q->Dequeue()))
+        {
+            order += char('0' + q->FlowOf(d));
+        }
+        Check(order == "010210101", "FQ-CoDel DRR order with a quantum of one packet: " + order +
+                                        " (010210101 expected)");
+        Simulator::Destroy();
+    }
+    {
+        // Over MaxSize (10p): the fattest flow (0, eight 1000-byte packets)
+        // loses head packets until half its bytes are gone: four.
+        Ptr<NetcondFqCoDelQueueDisc> q = MakeFq("10p");
+        std::vector<uint64_t> uids;
+        for (int i = 0; i < 8; i++)
+        {
+            Ptr<QueueDiscItem> it = Item(1000, 0, 1);
+            uids.push_back(it->GetPacket()->GetUid());
+            q->Enqueue(it);
+        }
+        q->Enqueue(Item(1000, 0, 2));
+        q->Enqueue(Item(1000, 0, 2));
+        const bool before = q->GetStats().nTotalDroppedPackets == 0;
+        q->Enqueue(Item(1000, 0, 2));
+        const uint32_t over = q->GetStats().GetNDroppedPackets(NetcondFqCoDelQueueDisc::OVERLIMIT_DROP);
+        Ptr<QueueDiscItem> first = q->Dequeue();
+        Check(before && over == 4 && q->GetNPackets() == 6 && q->GetFlowPackets(0) == 3 &&
+                  first->GetPacket()->GetUid() == uids[4],
+              "FQ-CoDel over MaxSize: " + std::to_string(over) +
+                  " \"Overlimit drop\" from the head of the fattest flow (4 expected), which "
+                  "then starts with its fifth packet");
+        Simulator::Destroy();
+    }
+    {
+        // Side by side with ns-3's FqCoDelQueueDisc at its defaults (ECN on),
+        // flows by the same filter, ECT(0) packets, and MinBytes 0 on both
+        // sides (ns-3's flows compare MinBytes with their own bytes, netcond
+        // with the whole queue's, as Linux does; 0 voids the rule on both,
+        // and with every packet ECT nothing is dropped, so ns-3's CoDel
+        // never empties a flow): four flows of one overload and, queued
+        // 10 ms before them, a fifth flow of 3000 packets that stays
+        // backlogged, so that there always are old flows. Every fate and the order of
+        // departures are equal. Without the fifth flow the discs part at
+        // the sixth departure, as they must: a new flow that empties when
+        // there are no old flows leaves both lists in netcond (as in Linux)
+        // and joins the old flows in ns-3.
+        for (bool backlogged : {true, false})
+        {
+            auto arrivals = Overload(Ipv4Header::ECN_ECT0, 4);
+            if (backlogged)
+            {
+                // The fifth flow first, alone for 10 ms, so that it is on
+                // the old list when the others come.
+                for (auto& a : arrivals)
+                {
+                    std::get<0>(a) += MilliSeconds(10);
+                }
+                for (int i = 0; i < 3000; i++)
+                {
+                    arrivals.emplace_back(Seconds(0), 1500, Ipv4Header::ECN_ECT0, 5);
+                }
+            }
+            // MinBytes 0 on both sides (see above).
+            Config::SetDefault("ns3::CoDelQueueDisc::MinBytes", UintegerValue(backlogged ? 0 : 1500));
+            Ptr<FqCoDelQueueDisc> ns3q = CreateObject<FqCoDelQueueDisc>();
+            ns3q->SetQuantum(1500);
+            ns3q->AddPacketFilter(CreateObject<SourceFlowFilter>());
+            ns3q->Initialize();
+            Fates ns3 = RunDisc(ns3q, arrivals, EveryMs(5200));
+            Config::SetDefault("ns3::CoDelQueueDisc::MinBytes", UintegerValue(1500));
+            Ptr<NetcondFqCoDelQueueDisc> ncq = CreateObject<NetcondFqCoDelQueueDisc>();
+            ncq->SetAttribute("MinBytes", UintegerValue(backlogged ? 0 : 1500));
+            ncq->SetQuantum(1500);
+            ncq->AddPacketFilter(CreateObject<SourceFlowFilter>());
+            ncq->Initialize();
+            Fates nc = RunDisc(ncq, arrivals, EveryMs(5200));
+            const bool same = ns3 == nc;
+            Check((backlogged ? same : !same) && ns3.marked.size() > 50,
+                  std::string("FQ-CoDel against FqCoDelQueueDisc, four flows of an overload with ECN") +
+                      (backlogged ? " and a backlogged fifth, packet for packet"
+                                  : " alone, differ (an emptied new flow)") +
+                      ": ns-3 " + Summary(ns3) + "; netcond " + Summary(nc) +
+                      FirstDifference(ns3, nc));
+        }
+    }
+    {
+        // A packet that no filter classifies is dropped as ns-3 does.
+        Ptr<NetcondFqCoDelQueueDisc> q = MakeFq();
+        Ptr<Packet> p = Create<Packet>(100);
+        Ptr<QueueDiscItem> other = Create<Ipv6QueueDiscItem>(p, Address(), 0x86dd, Ipv6Header());
+        Check(!q->Enqueue(other) &&
+                  q->GetStats().GetNDroppedPackets(NetcondFqCoDelQueueDisc::UNCLASSIFIED_DROP) == 1,
+              "FQ-CoDel: an unclassified packet is an \"Unclassified drop\"");
+        Simulator::Destroy();
+    }
+    auto fq = [](std::function<void(Ptr<NetcondFqCoDelQueueDisc>)> set) {
+        return [set]() {
+            Ptr<NetcondFqCoDelQueueDisc> q = CreateObject<NetcondFqCoDelQueueDisc>();
+            q->SetQuantum(1500);
+            set(q);
+            q->Initialize();
+        };
+    };
+    ExpectFatal("FQ-CoDel with Flows 2048",
+                fq([](Ptr<NetcondFqCoDelQueueDisc> q) { q->SetAttribute("Flows", UintegerValue(2048)); }),
+                "Flows = 2048 is outside 1..1024");
+    ExpectFatal("FQ-CoDel with MaxSize in bytes",
+                fq([](Ptr<NetcondFqCoDelQueueDisc> q) {
+                    q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("100000B")));
+                }),
+                "Attribute name=MaxSize could not be set");
+    ExpectFatal("FQ-CoDel with UseL4s",
+                fq([](Ptr<NetcondFqCoDelQueueDisc> q) { q->SetAttribute("UseL4s", BooleanValue(true)); }),
+                "UseL4s=true is not supported");
+    ExpectFatal("FQ-CoDel with CeThreshold 1ms",
+                fq([](Ptr<NetcondFqCoDelQueueDisc> q) {
+                    q->SetAttribute("CeThreshold", TimeValue(MilliSeconds(1)));
+                }),
+                "CeThreshold = ");
+    ExpectFatal("FQ-CoDel with EnableSetAssociativeHash",
+                fq([](Ptr<NetcondFqCoDelQueueDisc> q) {
+                    q->SetAttribute("EnableSetAssociativeHash", BooleanValue(true));
+                }),
+                "EnableSetAssociativeHash=true is not supported");
+    ExpectFatal("FQ-CoDel with DropBatchSize 0",
+                fq([](Ptr<NetcondFqCoDelQueueDisc> q) {
+                    q->SetAttribute("DropBatchSize", UintegerValue(0));
+                }),
+                netcond_strerror(NETCOND_E_DELAY_ZERO_DROP_BATCH));
+    ExpectFatal("FQ-CoDel with no quantum and no device",
+                []() {
+                    Ptr<NetcondFqCoDelQueueDisc> q = CreateObject<NetcondFqCoDelQueueDisc>();
+                    q->Initialize();
+                },
+                "no quantum");
+}
+#endif
+
+#ifdef NETCOND_NS3_HAVE_PIE
+// ---------------------------------------------------------------------- PIE
+
+void
+TestPie()
+{
+    {
+        // A standing queue of 100 packets of 1000 bytes (100 ms at one
+        // departure per ms) fed by a sender that would keep it there: no
+        // early drop during the 150 ms burst allowance, then the probability
+        // climbs, arrivals are dropped early ("Unforced drop") and the delay
+        // comes down towards QDELAY_REF (15 ms); MaxSize 200p is never
+        // reached.
+        Ptr<NetcondPieQueueDisc> q = CreateObject<NetcondPieQueueDisc>();
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("200p")));
+        q->AssignStreams(11);
+        q->Initialize();
+        for (int i = 0; i < 100; i++)
+        {
+            q->Enqueue(Item(1000, 0));
+        }
+        uint32_t dropsEarly = 0;
+        double probAt150 = -1;
+        for (int ms = 1; ms <= 3000; ms++)
+        {
+            Simulator::Schedule(MilliSeconds(ms), [&, ms]() {
+                q->Dequeue();
+                // Arrivals keep the queue at 100 when they are accepted.
+                for (int i = 0; i < 3 && q->GetNPackets() < 100; i++)
+                {
+                    q->Enqueue(Item(1000, 0));
+                }
+                if (ms == 150)
+                {
+                    dropsEarly = q->GetStats().nTotalDroppedPackets;
+                    probAt150 = q->GetDropProbability();
+                }
+            });
+        }
+        // The disc's update timer runs for ever: stop after the last event.
+        Simulator::Stop(MilliSeconds(3001));
+        Simulator::Run();
+        const QueueDisc::Stats& st = q->GetStats();
+        const uint32_t unforced = st.GetNDroppedPackets(NetcondPieQueueDisc::UNFORCED_DROP);
+        Check(dropsEarly == 0 && probAt150 > 0 && unforced > 100 &&
+                  st.GetNDroppedPackets(NetcondPieQueueDisc::FORCED_DROP) == 0 &&
+                  q->GetDropProbability() > 0.01 && q->GetQueueDelay() < MilliSeconds(40),
+              "PIE on a 100 ms standing queue: no drop in the burst allowance (probability " +
+                  std::to_string(probAt150) + " at 150 ms), then " + std::to_string(unforced) +
+                  " \"Unforced drop\", probability " + std::to_string(q->GetDropProbability()) +
+                  ", queue delay " + std::to_string(q->GetQueueDelay().GetMilliSeconds()) + " ms");
+        Simulator::Destroy();
+    }
+    {
+        // The first update of a 100 ms standing delay: RFC 8033's
+        // (0.125 x 0.085 + 1.25 x 0.1) / 2048 = 6.62e-5 (netcond's integers:
+        // 4771877968750 / 2^56).
+        Ptr<NetcondPieQueueDisc> q = CreateObject<NetcondPieQueueDisc>();
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("200p")));
+        q->Initialize();
+        for (int i = 0; i < 101; i++)
+        {
+            q->Enqueue(Item(1000, 0));
+        }
+        Simulator::Schedule(MilliSeconds(100), [&]() { q->Dequeue(); });
+        double p = -1;
+        Simulator::Schedule(MilliSeconds(106), [&]() { p = q->GetDropProbability(); });
+        Simulator::Stop(MilliSeconds(107));
+        Simulator::Run();
+        const double want = 4771877968750.0 / double(NETCOND_PIE_MAX_PROB);
+        Check(std::fabs(p - want) < 1e-15 && std::fabs(p - 6.622e-5) < 1e-8,
+              "PIE's first update of a 100 ms delay: " + std::to_string(p) + " (6.62e-5)");
+        Simulator::Destroy();
+    }
+    {
+        // MaxSize 3p: the fourth packet at once is a "Forced drop".
+        Ptr<NetcondPieQueueDisc> q = CreateObject<NetcondPieQueueDisc>();
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("3p")));
+        q->Initialize();
+        int in = 0;
+        for (int i = 0; i < 4; i++)
+        {
+            in += q->Enqueue(Item(1000, 0)) ? 1 : 0;
+        }
+        Check(in == 3 && q->GetStats().GetNDroppedPackets(NetcondPieQueueDisc::FORCED_DROP) == 1,
+              "PIE MaxSize 3p: the fourth packet is a \"Forced drop\"");
+        Simulator::Destroy();
+        // In bytes, 2500B: the third packet of 1000 bytes does not fit.
+        q = CreateObject<NetcondPieQueueDisc>();
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("2500B")));
+        q->Initialize();
+        in = 0;
+        for (int i = 0; i < 3; i++)
+        {
+            in += q->Enqueue(Item(1000, 0)) ? 1 : 0;
+        }
+        Check(in == 2 && q->GetStats().GetNDroppedPackets(NetcondPieQueueDisc::FORCED_DROP) == 1,
+              "PIE MaxSize 2500B: the third 1000-byte packet is a \"Forced drop\"");
+        Simulator::Destroy();
+    }
+    auto pie = [](std::function<void(Ptr<NetcondPieQueueDisc>)> set) {
+        return [set]() {
+            Ptr<NetcondPieQueueDisc> q = CreateObject<NetcondPieQueueDisc>();
+            set(q);
+            q->Initialize();
+        };
+    };
+    ExpectFatal("PIE with A 0.1",
+                pie([](Ptr<NetcondPieQueueDisc> q) { q->SetAttribute("A", DoubleValue(0.1)); }),
+                "A = 0.1 is not a whole number of sixteenths");
+    ExpectFatal("PIE with B 3",
+                pie([](Ptr<NetcondPieQueueDisc> q) { q->SetAttribute("B", DoubleValue(3)); }),
+                "B = 3 is not a whole number of sixteenths in [0, 2]");
+    ExpectFatal("PIE with UseDerandomization false",
+                pie([](Ptr<NetcondPieQueueDisc> q) {
+                    q->SetAttribute("UseDerandomization", BooleanValue(false));
+                }),
+                "UseDerandomization=false");
+    ExpectFatal("PIE with UseDequeueRateEstimator",
+                pie([](Ptr<NetcondPieQueueDisc> q) {
+                    q->SetAttribute("UseDequeueRateEstimator", BooleanValue(true));
+                }),
+                "UseDequeueRateEstimator=true");
+    ExpectFatal("PIE with UseCapDropAdjustment false",
+                pie([](Ptr<NetcondPieQueueDisc> q) {
+                    q->SetAttribute("UseCapDropAdjustment", BooleanValue(false));
+                }),
+                "UseCapDropAdjustment=false");
+    ExpectFatal("PIE with MarkEcnThreshold 0.2",
+                pie([](Ptr<NetcondPieQueueDisc> q) {
+                    q->SetAttribute("MarkEcnThreshold", DoubleValue(0.2));
+                }),
+                "MarkEcnThreshold = 0.2");
+    ExpectFatal("PIE with ActiveThreshold 10ms",
+                pie([](Ptr<NetcondPieQueueDisc> q) {
+                    q->SetAttribute("ActiveThreshold", TimeValue(MilliSeconds(10)));
+                }),
+                "ActiveThreshold");
+    ExpectFatal("PIE with UseL4s",
+                pie([](Ptr<NetcondPieQueueDisc> q) { q->SetAttribute("UseL4s", BooleanValue(true)); }),
+                "UseL4s=true");
+    ExpectFatal("PIE with Tupdate 0",
+                pie([](Ptr<NetcondPieQueueDisc> q) { q->SetAttribute("Tupdate", TimeValue(Seconds(0))); }),
+                netcond_strerror(NETCOND_E_DELAY_ZERO_UPDATE));
+    ExpectFatal("PIE with MeanPktSize 0",
+                pie([](Ptr<NetcondPieQueueDisc> q) {
+                    q->SetAttribute("MeanPktSize", UintegerValue(0));
+                }),
+                netcond_strerror(NETCOND_E_DELAY_ZERO_MTU));
+}
+#endif
+
 #ifdef NETCOND_NS3_HAVE_PCN
 // ---------------------------------------------------------------------- PCN
 
@@ -1241,6 +1901,13 @@ class NetcondTestSuite : public TestSuite
 #ifdef NETCOND_NS3_HAVE_PCN
         AddTestCase(new NetcondGroupTestCase("pcn", &TestPcn), TestCase::QUICK);
 #endif
+#ifdef NETCOND_NS3_HAVE_CODEL
+        AddTestCase(new NetcondGroupTestCase("codel", &TestCoDel), TestCase::QUICK);
+        AddTestCase(new NetcondGroupTestCase("fq-codel", &TestFqCoDel), TestCase::QUICK);
+#endif
+#ifdef NETCOND_NS3_HAVE_PIE
+        AddTestCase(new NetcondGroupTestCase("pie", &TestPie), TestCase::QUICK);
+#endif
     }
 };
 
@@ -1262,6 +1929,13 @@ main(int argc, char* argv[])
     TestRedDefaults();
 #ifdef NETCOND_NS3_HAVE_PCN
     TestPcn();
+#endif
+#ifdef NETCOND_NS3_HAVE_CODEL
+    TestCoDel();
+    TestFqCoDel();
+#endif
+#ifdef NETCOND_NS3_HAVE_PIE
+    TestPie();
 #endif
     std::printf("netcond-ns3-tests: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;

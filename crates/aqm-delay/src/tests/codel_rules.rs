@@ -372,10 +372,8 @@ fn other_tick_rates_agree_with_nanoseconds() {
             Codel::new(&pn, Instant::ZERO),
             Codel::new(&pu, Instant::ZERO),
         );
-        for us in 20_000..2_000_000u64 {
-            if us % 700 != 0 {
-                continue;
-            }
+        // Every 700 us from 20.3 ms to 2 s.
+        for us in (20_300..2_000_000u64).step_by(700) {
             let wait = 6_000 + (us * 7919) % 6_000;
             let (tn, en) = (
                 Instant::from_ticks(us * 1000),
@@ -439,8 +437,16 @@ fn total_for_extreme_inputs() {
 #[test]
 fn state_sizes() {
     assert_eq!(core::mem::size_of::<Codel>(), 40);
-    assert_eq!(core::mem::size_of::<crate::fq_codel::Flow>(), 64);
-    assert_eq!(core::mem::size_of::<crate::Pie>(), 64);
+    assert_eq!(
+        core::mem::size_of::<crate::drr::FlowQueue<crate::Codel>>(),
+        64
+    );
+    assert_eq!(core::mem::size_of::<crate::Pie>(), 96);
+    assert_eq!(core::mem::size_of::<crate::DualPi2>(), 56);
+    assert_eq!(
+        core::mem::size_of::<crate::drr::FlowQueue<crate::Pie>>(),
+        120
+    );
 }
 
 #[test]

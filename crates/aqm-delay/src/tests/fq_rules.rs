@@ -105,6 +105,10 @@ fn new_flows_go_first_and_empty_new_flows_visit_old_list() {
     );
     assert_eq!(fq.deficit(5), 1500);
     crate::invariants::check_fq_codel(&fq, &p).unwrap();
+    // The queue's byte count is the sum of its flows' (some are still queued).
+    let flows: u64 = (0..8).map(|f| fq.flow_bytes(f)).sum();
+    assert!(flows > 0);
+    assert_eq!(fq.bytes(), flows);
     while fq_dequeue(&mut fq, &p, Instant::ZERO, &mut s, &mut dropped).is_some() {}
     assert!(!fq.is_new(3) && !fq.is_old(3) && !fq.is_old(5));
     assert_eq!((fq.packets(), fq.bytes()), (0, 0));

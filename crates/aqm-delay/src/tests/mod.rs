@@ -3,6 +3,9 @@
 
 mod codel_rules;
 mod differential;
+mod drr_rules;
+mod dual_rules;
+mod fq_pie_rules;
 mod fq_rules;
 mod pie_rules;
 mod properties;
@@ -216,5 +219,67 @@ pub(crate) struct ZeroRng;
 impl RandomSource for ZeroRng {
     fn next_u32(&mut self) -> u32 {
         0
+    }
+}
+
+/// A FIFO of DualPI2 heads with a byte count.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DualFifoQ {
+    pub(crate) items: VecDeque<crate::DualHead>,
+    pub(crate) bytes: u64,
+}
+
+impl DualFifoQ {
+    pub(crate) fn push(&mut self, h: crate::DualHead) {
+        self.bytes += u64::from(h.len);
+        self.items.push_back(h);
+    }
+}
+
+impl crate::reference::DualFifo for DualFifoQ {
+    fn pop(&mut self) -> Option<crate::DualHead> {
+        let h = self.items.pop_front()?;
+        self.bytes -= u64::from(h.len);
+        Some(h)
+    }
+    fn head(&self) -> Option<crate::DualHead> {
+        self.items.front().copied()
+    }
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+    fn byt(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// One DualPI2 dequeue through the step API: the packet sent, its queue and
+/// whether it was marked; the dropped ones appended to `dropped`.
+pub(crate) fn dual_dequeue<R: RandomSource>(
+    d: &mut crate::DualPi2,
+    p: &crate::DualPi2Profile,
+    now: Instant,
+    lq: &mut DualFifoQ,
+    cq: &mut DualFifoQ,
+    rng: &mut R,
+    dropped: &mut Vec<(crate::DualQueue, crate::DualHead)>,
+) -> Option<(crate::DualQueue, crate::DualHead, bool)> {
+    use crate::reference::DualFifo;
+    loop {
+        let l = lq.head().map(|h| h.enqueued);
+        let c = cq.head().map(|h| h.enqueued);
+        let q = d.schedule(p, now, l, c)?;
+        let fifo = if q == crate::DualQueue::L4s {
+            &mut *lq
+        } else {
+            &mut *cq
+        };
+        let h = fifo.pop().expect("the scheduled queue holds a packet");
+        let left = fifo.items.len() as u32;
+        match d.on_dequeue(p, now, q, h, left, rng) {
+            Verdict::Drop => dropped.push((q, h)),
+            Verdict::Deliver => return Some((q, h, false)),
+            Verdict::Mark => return Some((q, h, true)),
+        }
     }
 }

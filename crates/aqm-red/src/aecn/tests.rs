@@ -73,7 +73,7 @@ fn configuration_errors() {
     );
     assert_eq!(with(&|c| c.limit = 0).unwrap_err(), RedError::ZeroLimit);
     assert_eq!(
-        with(&|c| c.idle_tx_ticks = 0).unwrap_err(),
+        with(&|c| c.typical_tx = core::time::Duration::from_nanos(0)).unwrap_err(),
         RedError::ZeroTransmissionTime
     );
     assert_eq!(

@@ -125,6 +125,7 @@ pub unsafe extern "C" fn netcond_fq_codel_profile_config(
     // SAFETY: caller contract, passed on.
     unsafe {
         configure(p, params, TAG_FQ_CODEL, |a| {
+            crate::errors::reserved_zero(&[a.reserved])?;
             let overflow = match a.overflow {
                 0 => OverflowDrop::Single,
                 1 => OverflowDrop::Batch {

@@ -3,11 +3,23 @@
 use super::*;
 
 fn policer_profile(p: &netcond_policer_params) -> Result<PremiumPolicerProfile, c_int> {
+    crate::errors::reserved_zero(&[p.reserved.into()])?;
     PremiumPolicerProfile::new(
         &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(p.rate), p.tbs, p.pbs, p.max_packet)
             .with_tick(tick(p.tick_hz)?),
     )
     .map_err(policer_code)
+}
+
+impl From<PolicerVerdict> for netcond_policer_verdict {
+    #[inline(always)]
+    fn from(v: PolicerVerdict) -> netcond_policer_verdict {
+        match v {
+            PolicerVerdict::Admitted => netcond_policer_verdict::NETCOND_ADMITTED,
+            PolicerVerdict::PolicerDrop => netcond_policer_verdict::NETCOND_POLICER_DROP,
+            PolicerVerdict::BufferDrop => netcond_policer_verdict::NETCOND_BUFFER_DROP,
+        }
+    }
 }
 
 // ---------------------------------------------------------------- premium policer
@@ -63,11 +75,7 @@ pub unsafe extern "C" fn netcond_policer_offer(
             p,
             TAG_POLICER,
             netcond_policer_verdict::NETCOND_POLICER_DROP,
-            |m: &mut PremiumPolicer, p| match m.offer(p, Instant::from_ticks(time), pkt_len) {
-                PolicerVerdict::Admitted => netcond_policer_verdict::NETCOND_ADMITTED,
-                PolicerVerdict::PolicerDrop => netcond_policer_verdict::NETCOND_POLICER_DROP,
-                PolicerVerdict::BufferDrop => netcond_policer_verdict::NETCOND_BUFFER_DROP,
-            },
+            |m: &mut PremiumPolicer, p| m.offer(p, Instant::from_ticks(time), pkt_len).into(),
         )
     }
 }

@@ -4,9 +4,9 @@
 //! rule) is metered and marked by the chain with the monotonic clock at its
 //! arrival in this process, and handed back with the verdict: accepted (with
 //! its DSCP/ECN rewritten in place and the IPv4 checksum recomputed) or
-//! dropped. A packet a queue stage (`red`, `trras`, `srras`) takes stays in
-//! the kernel's queue, without a verdict, until its departure time: the
-//! queue stages pace what the router forwards.
+//! dropped. A packet a queue stage (`red`, `trras`, `srras`, `tbf`, `codel`,
+//! `fq_codel`, `pie`, `fq_pie`, `dualpi2`) takes stays in the kernel's queue, without a verdict,
+//! until its departure time: the queue stages pace what the router forwards.
 
 #[cfg(target_os = "linux")]
 mod live {
@@ -36,7 +36,8 @@ Runs a netcond chain on the packets of NFQUEUE queue N, e.g. in a router:
   --own-client       use netcond-pcap's own netlink client instead of the nfq crate
   --batch-verdicts   own client, and one NFQNL_MSG_VERDICT_BATCH for each run of
                      packets accepted unchanged among those waiting (up to 64)
-Queue stages (red, trras, srras) hold a packet in the kernel's queue until its
+Queue stages (red, trras, srras, tbf, codel, fq_codel, pie, fq_pie, dualpi2) hold a packet in the
+kernel's queue until its
 departure time (the default client only; --queue-len must exceed what they hold).
 Prints its summary when --count or --duration ends the run (a signal ends it
 without one); packets still held then leave at once. The queue is polled: it

@@ -30,8 +30,10 @@ and writes the conditioned packets (OUT ending in .pcapng: pcapng, else pcap).
   -q, --quiet            no progress display
   -h, --help             this text
 
-stages: trtcm, srtcm, rfc4115 (meters); dscp G,Y,R, drop-red, drop-yellow;
-pcn-ingress, pcn-node, rfc6660; red (-> ecn-or-drop); trras, srras.
+stages: trtcm, srtcm, rfc4115 (meters, colors=rfc2597|dscp:..|pcp:.. for
+color-aware); dscp G,Y,R, drop-red, drop-yellow; pcn-ingress, pcn-node,
+rfc6660; red (-> ecn-or-drop); trras, srras; tbf; codel, fq_codel, pie,
+fq_pie, dualpi2 (AQMs on a link of rate=).
 Rates and sizes take tc's units (10mbit, 800kbps, 32k, 1m). Exit status 2 on
 any error, with one line naming the problem.";
 

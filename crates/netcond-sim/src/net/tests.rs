@@ -11,46 +11,66 @@ impl Packet for P {
     }
 }
 
-#[derive(Debug, PartialEq, Eq)]
-enum Ev {
-    Arrive(u32, u32),
-    Net(NetEv),
+/// Sends its arrivals on link 0 and records what comes back at the far end
+/// (time, id), through the one event loop ([`Sim::run`]).
+struct Recorder {
+    arrivals: Vec<(Time, u32, u32)>,
+    out: Vec<(Time, u32)>,
 }
 
-/// Offers `arrivals` (time, id, length) to one link and returns the packets
-/// that finished, with the time they reach the far end.
-fn drive(link: Link<P>, arrivals: &[(Time, u32, u32)]) -> (Vec<(Time, u32)>, LinkStats) {
-    let pipe = matches!(link.queue, Queue::Pipe(_));
+impl<C: Conditioner<P>> Model<P, C> for Recorder {
+    type Ev = usize;
+    fn on_event(&mut self, sim: &mut Sim<P, C, usize>, _now: Time, i: usize) {
+        let (_, id, len) = self.arrivals[i];
+        sim.send(self, 0, P(id, len));
+    }
+    fn on_deliver(&mut self, _sim: &mut Sim<P, C, usize>, _link: u32, at: Time, pkt: P) {
+        self.out.push((at, pkt.0));
+    }
+}
+
+/// A run of `arrivals` (time, id, length) on link 0 of `net`, not started.
+fn start<C: Conditioner<P>>(
+    net: Network<P, C>,
+    arrivals: &[(Time, u32, u32)],
+) -> (Sim<P, C, usize>, Recorder) {
+    let mut sim = Sim::new(net);
+    for (i, a) in arrivals.iter().enumerate() {
+        sim.schedule(a.0, i);
+    }
+    let m = Recorder {
+        arrivals: arrivals.to_vec(),
+        out: Vec::new(),
+    };
+    (sim, m)
+}
+
+/// What comes back of `arrivals` on link 0 of `net`, run to the end.
+fn record<C: Conditioner<P>>(
+    net: Network<P, C>,
+    arrivals: &[(Time, u32, u32)],
+) -> Vec<(Time, u32)> {
+    let (mut sim, mut m) = start(net, arrivals);
+    sim.run(&mut m, Time::MAX);
+    m.out
+}
+
+/// A network of one link and no conditioner.
+fn one_link(link: Link<P>) -> Network<P, ()> {
     let mut net = Network::new(());
     net.add(link);
-    let mut q: EventQueue<Ev> = EventQueue::new();
-    for &(t, id, len) in arrivals {
-        q.schedule(t, Ev::Arrive(id, len));
-    }
-    let mut out = Vec::new();
-    while let Some((_, ev)) = q.pop() {
-        match ev {
-            Ev::Arrive(id, len) => {
-                if let (Some((at, p)), true) = (net.send(&mut q, Ev::Net, 0, P(id, len)), pipe) {
-                    out.push((at, p.0));
-                }
-            }
-            Ev::Net(e) => {
-                if let Some((at, p)) = net.on_event(&mut q, Ev::Net, e).finished {
-                    out.push((at, p.0));
-                }
-            }
-        }
-    }
-    (out, net.links[0].stats)
+    net
 }
 
 #[test]
 fn serialization_back_to_back() {
     // 10 Mbps: 1500 B take 1.2 ms; one packet waits, the third is dropped.
     let link = Link::fifo(10_000_000, 5 * MS, Buffer::Packets(1));
-    let (out, st) = drive(link, &[(0, 1, 1500), (100, 2, 1500), (200, 3, 1500)]);
-    assert_eq!(out, vec![(6_200_000, 1), (7_400_000, 2)]);
+    let arrivals = [(0, 1, 1500), (100, 2, 1500), (200, 3, 1500)];
+    let (mut sim, mut m) = start(one_link(link), &arrivals);
+    sim.run(&mut m, Time::MAX);
+    assert_eq!(m.out, vec![(6_200_000, 1), (7_400_000, 2)]);
+    let st = sim.net.links[0].stats;
     assert_eq!((st.done_packets, st.drops, st.done_bytes), (2, 1, 3000));
 }
 
@@ -62,8 +82,11 @@ fn pipe_matches_fifo() {
         (500_000, 2, 125),
         (5_000_000, 3, 125),
     ];
-    let (fifo, _) = drive(Link::fifo(1_000_000, 7, Buffer::Unlimited), &arrivals);
-    let (pipe, _) = drive(Link::pipe(1_000_000, 7), &arrivals);
+    let fifo = record(
+        one_link(Link::fifo(1_000_000, 7, Buffer::Unlimited)),
+        &arrivals,
+    );
+    let pipe = record(one_link(Link::pipe(1_000_000, 7)), &arrivals);
     assert_eq!(pipe, fifo);
     let want = [1_000_007, 3_000_007, 4_000_007, 6_000_007];
     assert_eq!(pipe.iter().map(|x| x.0).collect::<Vec<_>>(), want);
@@ -71,16 +94,30 @@ fn pipe_matches_fifo() {
 
 #[test]
 fn byte_buffer_and_unlimited_link() {
-    // The packet on the wire always fits; 1000 waiting bytes do.
-    let link = Link::fifo(0, 0, Buffer::Bytes(1000));
-    let mut net = Network::new(());
-    net.add(link);
-    let mut q: EventQueue<Ev> = EventQueue::new();
-    assert!(net.send(&mut q, Ev::Net, 0, P(0, 1200)).is_some());
-    assert!(net.send(&mut q, Ev::Net, 0, P(1, 600)).is_none());
-    assert!(net.send(&mut q, Ev::Net, 0, P(2, 600)).is_none());
-    assert_eq!(net.links[0].len_packets(), 2);
-    assert_eq!(net.links[0].stats.drops, 1);
+    // The packet on the wire always fits; 1000 waiting bytes do. 8 Mbit/s:
+    // 1200 B take 1.2 ms, 600 B 0.6 ms.
+    let link = Link::fifo(8_000_000, 0, Buffer::Bytes(1000));
+    let arrivals = [(0, 0, 1200), (0, 1, 600), (0, 2, 600)];
+    let (mut sim, mut m) = start(one_link(link), &arrivals);
+    sim.run(&mut m, 0);
+    let l = &sim.net.links[0];
+    assert_eq!(l.len_packets(), 2, "one on the wire, one waiting");
+    assert_eq!(l.stats.drops, 1);
+    assert_eq!(l.qdisc_stats().forced_drops, 1);
+    sim.run(&mut m, Time::MAX);
+    assert_eq!(m.out, vec![(1_200_000, 0), (1_800_000, 1)]);
+    assert_eq!(sim.net.links[0].len_packets(), 0);
+}
+
+#[test]
+fn a_zero_buffer_takes_only_what_goes_on_the_wire() {
+    // 1000 B at 8 Mbit/s: 1 ms on the wire. Nothing may wait: the second
+    // packet is dropped, the third finds the link idle again.
+    let out = record(
+        one_link(Link::fifo(8_000_000, 0, Buffer::Packets(0))),
+        &[(0, 0, 1000), (MS / 2, 1, 1000), (2 * MS, 2, 1000)],
+    );
+    assert_eq!(out, vec![(MS, 0), (3 * MS, 2)]);
 }
 
 #[test]
@@ -94,15 +131,14 @@ fn conditioner_sees_each_packet_and_may_drop() {
     }
     let mut net = Network::new(Odd);
     net.add(Link::pipe(0, 3));
-    let mut q: EventQueue<Ev> = EventQueue::new();
-    assert_eq!(net.send(&mut q, Ev::Net, 0, P(0, 100)), None);
+    let (mut sim, mut m) = start(net, &[(0, 0, 100), (0, 1, 100)]);
+    sim.run(&mut m, Time::MAX);
+    assert_eq!(m.out, vec![(3, 1)]);
+    let st = sim.net.links[0].stats;
     assert_eq!(
-        net.send(&mut q, Ev::Net, 0, P(1, 100)),
-        Some((3, P(1, 101)))
-    );
-    assert_eq!(
-        (net.links[0].stats.drops, net.links[0].stats.tx_bytes),
-        (1, 101)
+        (st.drops, st.tx_bytes),
+        (1, 101),
+        "the conditioner's length"
     );
 }
 
@@ -124,6 +160,9 @@ impl Shaper<P> for EveryMs {
         self.1 = now + MS;
         self.0.pop_front()
     }
+    fn held(&self) -> usize {
+        self.0.len()
+    }
 }
 
 /// Doubles the length of even packets and drops odd ones.
@@ -136,40 +175,34 @@ impl Conditioner<P> for EvenOnly {
     }
 }
 
-/// Sends its arrivals on link 0 and records what leaves, through the one
-/// event loop.
-struct Recorder {
-    arrivals: Vec<(Time, u32, u32)>,
-    out: Vec<(Time, u32)>,
-}
-
-impl<C: Conditioner<P>> Model<P, C> for Recorder {
-    type Ev = usize;
-    fn on_event(&mut self, sim: &mut Sim<P, C, usize>, _now: Time, i: usize) {
-        let (_, id, len) = self.arrivals[i];
-        if let Some((at, p)) = sim.send(0, P(id, len)) {
-            self.out.push((at, p.0));
-        }
+#[test]
+fn every_link_kind_delivers_each_packet_once_at_its_far_end() {
+    // The same arrivals on a pipe, a FIFO and a tail-drop discipline of the
+    // same rate and delay: each packet comes back once, through on_deliver,
+    // with the time its last bit reaches the far end.
+    let arrivals = [
+        (0, 0, 125),
+        (10, 1, 250),
+        (500_000, 2, 125),
+        (5_000_000, 3, 125),
+    ];
+    let links = [
+        Link::pipe(1_000_000, 7),
+        Link::fifo(1_000_000, 7, Buffer::Unlimited),
+        Link::qdisc(1_000_000, 7, Box::new(DropTail::packets(10))),
+    ];
+    for link in links {
+        let out = record(one_link(link), &arrivals);
+        assert_eq!(
+            out,
+            vec![
+                (1_000_007, 0),
+                (3_000_007, 1),
+                (4_000_007, 2),
+                (6_000_007, 3)
+            ]
+        );
     }
-    fn on_start(&mut self, _sim: &mut Sim<P, C, usize>, _link: u32, at: Time, pkt: P) {
-        self.out.push((at, pkt.0));
-    }
-}
-
-fn record<C: Conditioner<P>>(
-    net: Network<P, C>,
-    arrivals: &[(Time, u32, u32)],
-) -> Vec<(Time, u32)> {
-    let mut sim = Sim::new(net);
-    for (i, a) in arrivals.iter().enumerate() {
-        sim.schedule(a.0, i);
-    }
-    let mut m = Recorder {
-        arrivals: arrivals.to_vec(),
-        out: Vec::new(),
-    };
-    sim.run(&mut m, Time::MAX);
-    m.out
 }
 
 #[test]
@@ -196,20 +229,13 @@ fn shaper_queue_releases_on_time_and_runs_its_conditioner() {
 #[test]
 fn at_input_runs_a_conditioner_in_front_of_a_fifo() {
     let q = AqmQueue::new(DropTail::packets(10), AtInput(EvenOnly));
-    let mut net = Network::new(());
-    net.add(Link::qdisc(0, 5, Box::new(q)));
-    let out = record(net, &[(0, 0, 10), (1, 1, 10), (2, 2, 10)]);
-    assert_eq!(out, vec![(5, 0), (7, 2)]);
-    let mut net = Network::new(());
-    net.add(Link::qdisc(
-        0,
-        5,
-        Box::new(AqmQueue::new(DropTail::packets(10), AtInput(EvenOnly))),
-    ));
-    let mut q: EventQueue<Event<()>> = EventQueue::new();
-    assert!(net.send(&mut q, Event::Net, 0, P(1, 10)).is_none());
-    let st = net.links[0].qdisc_stats();
-    assert_eq!((st.arrived, st.policer_drops), (1, 1));
+    let link = Link::qdisc(0, 5, Box::new(q));
+    let (mut sim, mut m) = start(one_link(link), &[(0, 0, 10), (1, 1, 10), (2, 2, 10)]);
+    sim.run(&mut m, Time::MAX);
+    assert_eq!(m.out, vec![(5, 0), (7, 2)]);
+    let st = sim.net.links[0].qdisc_stats();
+    assert_eq!((st.arrived, st.policer_drops), (3, 1));
+    assert_eq!(sim.net.links[0].stats.drops, 1);
 }
 
 /// Marks the first queued packet with an even id (its length set to 1).

@@ -21,8 +21,6 @@
 //! random 0-10 ms jitter. Goodput and fairness are measured from 2 s to the end,
 //! when every flow is running.
 
-use rayon::prelude::*;
-
 use netcond::base::{Instant, Rate, TickRate};
 use netcond::red::{
     Aecn as AecnState, AecnConfig, AecnProfile, Decision, Ecn, FlowClass, Packet as AqmPacket, Red,
@@ -33,6 +31,7 @@ use crate::engine::{derive_seed, secs, Rng, Time, MS, SEC};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Axis, Comparison, Plot, Report, RunRecord, Table};
+use crate::runner::run_jobs;
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::tcp::net::{jain_index, Aqm, AqmQueue, DropTail, Network, Packet, Qdisc, Verdict};
 use crate::tcp::TcpConfig;
@@ -205,8 +204,7 @@ fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packe
     let buffer = p.u64("buffer") as u32;
     let min_th = p.u64("min_th") as u32;
     let max_th = p.u64("max_th") as u32;
-    let s_ticks =
-        RedConfig::typical_tx_ticks(Rate::from_bits_per_sec(cap_bps), packet, TickRate::NANOS);
+    let s = RedConfig::typical_tx(Rate::from_bits_per_sec(cap_bps), packet);
     let cfg_err = |e: netcond::red::RedError| SimError::Config(e.to_string());
     let fifo = DropTail::packets(buffer as usize);
     if scheme == "aecn" {
@@ -220,7 +218,8 @@ fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packe
             prob(a),
             buffer,
         )
-        .with_idle_tx_ticks(s_ticks)
+        .with_typical_tx(s)
+        .with_tick(TickRate::NANOS)
         .with_spreading(Spreading::UniformCountFirst);
         let profile = AecnProfile::new(&cfg).map_err(cfg_err)?;
         let aqm = AecnAqm {
@@ -233,7 +232,7 @@ fn bottleneck(p: &Params, cap_bps: u64, qrng: Rng) -> Result<Box<dyn Qdisc<Packe
         return Ok(Box::new(AqmQueue::new(fifo, aqm)));
     }
     let mut cfg = RedConfig::packets(min_th, max_th, prob(max_p), prob(p.f64("w_q")), buffer);
-    cfg.queue.idle_tx_ticks = s_ticks;
+    cfg.queue.typical_tx = s;
     cfg.queue.spreading = Spreading::UniformCountFirst;
     if scheme == "ecn" {
         cfg.queue.ecn = true;
@@ -603,7 +602,6 @@ impl Scenario for Aecn {
             v
         };
         let total = jobs.len() + alpha_runs.len();
-        progress.add_total(total as u64 * secs(duration) / MS);
         let job_params = |i: usize| -> Result<Params, SimError> {
             if i < jobs.len() {
                 let (n, s, mp) = jobs[i];
@@ -624,14 +622,13 @@ impl Scenario for Aecn {
                 ])
             }
         };
-        let results: Vec<Result<AecnOutcome, SimError>> = (0..total)
-            .into_par_iter()
-            .map(|i| run_aecn(&job_params(i)?, derive_seed(opts.seed, i as u64), progress))
-            .collect();
-        let mut all = Vec::new();
-        for res in results {
-            all.push(res?);
-        }
+        let runs: Vec<usize> = (0..total).collect();
+        let mut all = run_jobs(
+            &runs,
+            progress,
+            |_| secs(duration) / MS,
+            |_, &i| run_aecn(&job_params(i)?, derive_seed(opts.seed, i as u64), progress),
+        )?;
         let alpha_outs = all.split_off(jobs.len());
         let outs = all;
         let mut r = Report::new(self.name(), self.description());

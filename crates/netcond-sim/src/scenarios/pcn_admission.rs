@@ -33,17 +33,21 @@ use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Markers, Meter, PcnPacket};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Axis, Comparison, Plot, Report, RunRecord, Series, Table};
+use crate::runner::run_jobs;
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::traffic::{
     Codec, FlowArrivals, VoiceSource, G711_10_VBR, G711_20_CBR, G711_20_VBR, G729_20_VBR,
 };
 use crate::SimError;
 use netcond::pcn::{Egress3sm, EgressSignal, StopBlockingConfig, StopBlockingProfile};
-use rayon::prelude::*;
 
-mod doc;
+mod doc_table;
+mod params;
+mod plot;
 mod sweep;
-use doc::*;
+use doc_table::*;
+use params::*;
+use plot::*;
 use sweep::precision;
 pub use sweep::{sweep, Summary};
 
@@ -366,10 +370,7 @@ impl Model<PcnPacket, Markers> for Run<'_> {
                     let ai = fl.agg as usize;
                     self.bytes[ai] += u64::from(len);
                     let node = self.net.aggs[ai].route[0] as u32;
-                    // Pipes: the packet comes back at once, with its departure.
-                    if let Some((d, pk)) = nodes.send(node, PcnPacket::new(f, len, ai as u8)) {
-                        self.forward(nodes, d, pk);
-                    }
+                    nodes.send(self, node, PcnPacket::new(f, len, ai as u8));
                 }
             }
             Ev::Depart(f) => {
@@ -385,9 +386,7 @@ impl Model<PcnPacket, Markers> for Run<'_> {
             Ev::Hop(mut pk) => {
                 pk.hop += 1;
                 let node = self.net.aggs[pk.agg as usize].route[pk.hop as usize] as u32;
-                if let Some((d, pk)) = nodes.send(node, pk) {
-                    self.forward(nodes, d, pk);
-                }
+                nodes.send(self, node, pk);
             }
             Ev::Poll => {
                 while let Some((agg, at)) = self.egress.poll(&self.sb, instant(now)) {
@@ -403,6 +402,12 @@ impl Model<PcnPacket, Markers> for Run<'_> {
             Ev::Ingress(ai, b) => self.blocked[ai as usize] = b,
             Ev::Sample => self.sample(nodes, now),
         }
+    }
+
+    /// A node's link hands the packet back at once (a pipe), with its
+    /// departure: on to the next node, or to the egress.
+    fn on_deliver(&mut self, nodes: &mut Nodes, _link: u32, at: Time, pkt: PcnPacket) {
+        self.forward(nodes, at, pkt);
     }
 }
 
@@ -586,24 +591,13 @@ impl Scenario for PcnAdmission {
                     .map(move |(si, &(_, n))| (ti, *t, si, n))
             })
             .collect();
-        progress.set_total(
-            jobs.len() as u64
-                * base.u64("runs")
-                * secs(base.f64("warmup_s") + base.f64("observe_s"))
-                / MS,
-        );
-        let results: Vec<Result<Summary, SimError>> = jobs
-            .par_iter()
-            .map(|&(ti, t, si, n)| {
-                sweep(
-                    t,
-                    n,
-                    &base,
-                    derive_seed(opts.seed, (ti * 3 + si) as u64),
-                    progress,
-                )
-            })
-            .collect();
+        let work = |_: &(usize, &str, usize, u64)| {
+            base.u64("runs") * secs(base.f64("warmup_s") + base.f64("observe_s")) / MS
+        };
+        let results = run_jobs(&jobs, progress, work, |_, &(ti, t, si, n)| {
+            let seed = derive_seed(opts.seed, (ti * 3 + si) as u64);
+            sweep(t, n, &base, seed, progress)
+        })?;
         let docs = doc_rows();
         let mut rep = Report::new(self.name(), self.description());
         // Each row is one `run` (its `runs` runs averaged) seeded with the
@@ -619,8 +613,7 @@ impl Scenario for PcnAdmission {
             ));
         }
         let mut table = Vec::new();
-        for ((_, t, si, n), res) in jobs.iter().zip(results) {
-            let s = res?;
+        for ((_, t, si, n), s) in jobs.iter().zip(results) {
             let d = docs
                 .iter()
                 .find(|d| d.test == *t)

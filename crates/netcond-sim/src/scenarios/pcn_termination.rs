@@ -29,15 +29,17 @@ use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Markers, Meter, PcnMark, PcnPacket, Termination};
 use crate::progress::Progress;
 use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
+use crate::runner::run_jobs;
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::traffic::{
     Codec, Reroute, VoiceSource, DUAL_RATE, G711_10_VBR, G711_20_CBR, G711_20_VBR, G729_20_VBR,
 };
 use crate::SimError;
-use rayon::prelude::*;
 
-mod doc;
-use doc::*;
+mod cases;
+mod params;
+use cases::*;
+use params::*;
 
 /// The scenario.
 pub struct PcnTermination;
@@ -359,12 +361,7 @@ impl Model<PcnPacket, Markers> for Run<'_> {
                 if let Some(len) = pkt {
                     self.packets += 1;
                     self.offered_bytes += u64::from(len);
-                    // A pipe hands the packet back at once; a FIFO when it
-                    // leaves (on_leave), not when it starts.
-                    let sent = node.send(0, PcnPacket::new(f, len, 0));
-                    if let (Some((t, p)), 0) = (sent, self.cfg.fwd_bps) {
-                        self.egress(node, t, p);
-                    }
+                    node.send(self, 0, PcnPacket::new(f, len, 0));
                 }
             }
             Ev::Start(f) => {
@@ -389,7 +386,8 @@ impl Model<PcnPacket, Markers> for Run<'_> {
         }
     }
 
-    fn on_leave(&mut self, node: &mut Node, _link: u32, at: Time, pkt: PcnPacket) {
+    /// The node's link hands each packet back once, at its far end: the egress.
+    fn on_deliver(&mut self, node: &mut Node, _link: u32, at: Time, pkt: PcnPacket) {
         self.egress(node, at, pkt);
     }
 }
@@ -699,22 +697,14 @@ impl Scenario for PcnTermination {
                 jobs.push((label.to_string(), defaults.with(&set)?, None));
             }
         }
-        progress.set_total(
-            jobs.iter()
-                .map(|(_, p, _)| {
-                    let c = TermConfig::from_params(p);
-                    (c.warmup + c.duration) / MS
-                })
-                .sum(),
-        );
-        let results: Vec<Result<(TermConfig, TermResult), SimError>> = jobs
-            .par_iter()
-            .enumerate()
-            .map(|(i, (_, p, _))| {
-                let cfg = TermConfig::from_params(p);
-                simulate(&cfg, derive_seed(opts.seed, i as u64), progress).map(|r| (cfg, r))
-            })
-            .collect();
+        let work = |(_, p, _): &(String, Params, Option<usize>)| {
+            let c = TermConfig::from_params(p);
+            (c.warmup + c.duration) / MS
+        };
+        let results = run_jobs(&jobs, progress, work, |i, (_, p, _)| {
+            let cfg = TermConfig::from_params(p);
+            simulate(&cfg, derive_seed(opts.seed, i as u64), progress).map(|r| (cfg, r))
+        })?;
         let mut rep = Report::new(self.name(), self.description());
         for (i, (label, p, _)) in jobs.iter().enumerate() {
             rep.runs
@@ -731,8 +721,7 @@ impl Scenario for PcnTermination {
             "min Mbps",
             "Var = max-min Mbps",
         ];
-        for ((label, _, case), res) in jobs.iter().zip(results) {
-            let (cfg, r) = res?;
+        for ((label, _, case), (cfg, r)) in jobs.iter().zip(results) {
             let sr = cfg.sr_bps as f64 / 1e6;
             if let Some(ci) = case {
                 let c = &cs[*ci];

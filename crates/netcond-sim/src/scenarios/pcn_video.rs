@@ -24,10 +24,10 @@ use crate::params::{ParamKind, ParamSpec, Params};
 use crate::pcn_loop::{Markers, Meter, PcnMark, PcnPacket, Termination};
 use crate::progress::Progress;
 use crate::report::{Axis, Plot, Report, RunRecord, Series, Table};
+use crate::runner::run_jobs;
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::traffic::{VideoModel, VideoSource};
 use crate::SimError;
-use rayon::prelude::*;
 
 /// The scenario.
 pub struct PcnVideo;
@@ -180,14 +180,7 @@ impl Model<PcnPacket, Markers> for Run<'_> {
                     return;
                 }
                 self.bytes += u64::from(len);
-                // The node's link is a pipe: the packet comes back at once.
-                if let Some((depart, pk)) = node.send(0, PcnPacket::new(f, len, 0)) {
-                    if pk.mark == PcnMark::Etm {
-                        if let Some(t) = self.term.on_et(f as usize, depart) {
-                            node.schedule(t, Ev::Stop(f));
-                        }
-                    }
-                }
+                node.send(self, 0, PcnPacket::new(f, len, 0));
             }
             Ev::Stop(f) => {
                 if self.alive[f as usize] {
@@ -201,6 +194,16 @@ impl Model<PcnPacket, Markers> for Run<'_> {
                 let mbps = self.bytes as f64 * 8.0 / to_secs(self.interval) / 1e6;
                 self.samples.push((to_secs(now), mbps, self.n_alive));
                 self.bytes = 0;
+            }
+        }
+    }
+
+    /// A packet at the egress, at its departure from the node: an ET-marked
+    /// one signals its flow's termination.
+    fn on_deliver(&mut self, node: &mut Node, _link: u32, at: Time, pkt: PcnPacket) {
+        if pkt.mark == PcnMark::Etm {
+            if let Some(t) = self.term.on_et(pkt.flow as usize, at) {
+                node.schedule(t, Ev::Stop(pkt.flow));
             }
         }
     }
@@ -397,14 +400,10 @@ impl Scenario for PcnVideo {
                 ));
             }
         }
-        progress.set_total(
-            jobs.len() as u64 * secs(base.f64("warmup_s") + base.f64("duration_s")) / MS,
-        );
-        let out: Vec<Result<VideoResult, SimError>> = jobs
-            .par_iter()
-            .enumerate()
-            .map(|(i, (_, p))| simulate(p, derive_seed(opts.seed, i as u64), progress))
-            .collect();
+        let work = |(_, p): &(String, Params)| secs(p.f64("warmup_s") + p.f64("duration_s")) / MS;
+        let out = run_jobs(&jobs, progress, work, |i, (_, p)| {
+            simulate(p, derive_seed(opts.seed, i as u64), progress)
+        })?;
         let mut rep = Report::new(self.name(), self.description());
         for (i, (label, p)) in jobs.iter().enumerate() {
             rep.runs
@@ -412,7 +411,6 @@ impl Scenario for PcnVideo {
         }
         let mut rows = Vec::new();
         for ((label, p), r) in jobs.iter().zip(out) {
-            let r = r?;
             rows.push(row(label, &r));
             if p.f64("rtt_ms") == 200.0 {
                 let name = label.replace([',', ' '], "_").replace("__", "_");

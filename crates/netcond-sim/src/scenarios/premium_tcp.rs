@@ -23,8 +23,6 @@
 //! no buffer drop in either case, and in case B a gap between committed and real
 //! throughput about constant across committed rates.
 
-use rayon::prelude::*;
-
 use netcond::base::{Instant, Rate};
 use netcond::trtcm::{PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile};
 
@@ -32,6 +30,7 @@ use crate::engine::{secs, Time, MS, SEC};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Axis, Comparison, Plot, Report, Table};
+use crate::runner::run_jobs;
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::tcp::net::{Aqm, AqmQueue, DropTail, Network, Packet, Verdict};
 use crate::tcp::TcpConfig;
@@ -377,18 +376,15 @@ impl Scenario for PremiumTcp {
             }
         }
         let base = self.defaults();
-        progress.add_total(jobs.len() as u64 * secs(duration.parse().unwrap_or(300.0)) / MS);
-        let results: Vec<Result<PremiumOutcome, SimError>> = jobs
-            .par_iter()
-            .map(|&(case, pct)| {
-                let p = base.with(&[
-                    format!("case={case}"),
-                    format!("bw_pct={pct}"),
-                    format!("duration_s={duration}"),
-                ])?;
-                run_premium(&p, progress)
-            })
-            .collect();
+        let work = |_: &(&str, u64)| secs(duration.parse().unwrap_or(300.0)) / MS;
+        let results = run_jobs(&jobs, progress, work, |_, &(case, pct)| {
+            let p = base.with(&[
+                format!("case={case}"),
+                format!("bw_pct={pct}"),
+                format!("duration_s={duration}"),
+            ])?;
+            run_premium(&p, progress)
+        })?;
         let mut r = Report::new(self.name(), self.description());
         r.params = base.with(&[format!("duration_s={duration}")])?.listing();
         let mut rows = Vec::new();
@@ -419,11 +415,10 @@ impl Scenario for PremiumTcp {
             let mut ratio = Vec::new();
             let mut drops = Vec::new();
             let mut gaps = Vec::new();
-            for (&(c, pct), res) in jobs.iter().zip(&results) {
+            for (&(c, pct), o) in jobs.iter().zip(&results) {
                 if c != case {
                     continue;
                 }
-                let o = res.clone()?;
                 r.events += o.events;
                 r.sim_seconds += duration.parse::<f64>().unwrap_or(0.0);
                 let x = pct as f64;
@@ -434,7 +429,7 @@ impl Scenario for PremiumTcp {
                 ratio.push((x, 100.0 * o.real_kbps / o.committed_kbps));
                 drops.push((x, o.policer_drops as f64));
                 gaps.push(o.committed_kbps - o.real_kbps);
-                rows.push(table_row(case, x, &o));
+                rows.push(table_row(case, x, o));
                 let label = format!("case {case} {pct}%");
                 let doc = (case == "A" && pct == 8).then_some(152.0);
                 r.comparisons

@@ -23,8 +23,6 @@
 //! per customer router and color (IP bytes, retransmissions included); goodput
 //! is the payload the receivers get in order.
 
-use rayon::prelude::*;
-
 use netcond::base::{Color, Instant, Rate};
 use netcond::ras::{GreenRasShaper, RasShaper, TrRasConfig, TrRasProfile, TrThresholds};
 use netcond::red::{Decision, Ecn, Packet as AqmPacket, Rio, RioConfig, RioProfile};
@@ -35,6 +33,7 @@ use crate::net::{AtInput, Conditioner, Shaper, ShaperQueue};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{fmt_num, Comparison, Plot, Report, RunRecord, Table};
+use crate::runner::run_jobs;
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::tcp::net::{Aqm, AqmQueue, DropTail, Network, Packet, Qdisc, Verdict};
 use crate::tcp::TcpConfig;
@@ -146,6 +145,9 @@ impl Shaper<Packet> for Ras {
     fn dequeue(&mut self, now: Time) -> Option<Packet> {
         self.0.dequeue(Instant::from_ticks(now)).map(|(_, p)| p)
     }
+    fn held(&self) -> usize {
+        self.0.state().len()
+    }
 }
 
 /// The G-trRAS, which colors the packets it releases.
@@ -163,6 +165,9 @@ impl Shaper<Packet> for GreenRas {
         let ((_, mut p), c) = self.0.dequeue(Instant::from_ticks(now))?;
         p.color = c;
         Some(p)
+    }
+    fn held(&self) -> usize {
+        self.0.state().ras().len()
     }
 }
 
@@ -533,19 +538,15 @@ impl Scenario for RasTcp {
                 jobs.push((s, c));
             }
         }
-        progress.add_total(jobs.len() as u64 * secs(duration) / MS);
-        let results: Vec<Result<RasOutcome, SimError>> = jobs
-            .par_iter()
-            .enumerate()
-            .map(|(i, &(s, c))| {
-                let p = base.with(&[
-                    format!("shaper={s}"),
-                    format!("cbs_kb={c}"),
-                    format!("duration_s={duration}"),
-                ])?;
-                run_ras(&p, derive_seed(opts.seed, i as u64), progress)
-            })
-            .collect();
+        let work = |_: &(&str, f64)| secs(duration) / MS;
+        let outs = run_jobs(&jobs, progress, work, |i, &(s, c)| {
+            let p = base.with(&[
+                format!("shaper={s}"),
+                format!("cbs_kb={c}"),
+                format!("duration_s={duration}"),
+            ])?;
+            run_ras(&p, derive_seed(opts.seed, i as u64), progress)
+        })?;
         let mut records = Vec::new();
         for (i, &(s, c)) in jobs.iter().enumerate() {
             let p = base.with(&[
@@ -560,10 +561,6 @@ impl Scenario for RasTcp {
                 &p,
                 &base,
             ));
-        }
-        let mut outs = Vec::new();
-        for res in results {
-            outs.push(res?);
         }
         let mut r = Report::new(self.name(), self.description());
         r.runs = records;

@@ -40,6 +40,7 @@ use crate::net::{self, Buffer, Conditioner, Link, Model, Packet, Sim};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{Axis, Comparison, Plot, Report, RunRecord, Series, Table};
+use crate::runner::run_jobs;
 use crate::scenarios::{ReproduceOpts, Scenario};
 use crate::tcp::{self, TcpConfig, TcpReceiver, TcpSender};
 use crate::SimError;
@@ -48,10 +49,13 @@ use netcond::rbcc::solver::Network;
 use netcond::rbcc::{
     AckHeader, AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
 };
-use rayon::prelude::*;
 
-mod doc;
-use doc::*;
+mod optimum;
+mod params;
+mod run_report;
+use optimum::*;
+use params::*;
+use run_report::*;
 
 /// The scenario.
 pub struct RbccScenario7;
@@ -409,9 +413,8 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// Host `flow` sends a packet of `len` bytes at `now` on its first link
-    /// (a FIFO: the packet is handed over when it leaves, in on_leave).
-    fn send(&self, sim: &mut S7, now: Time, flow: u8, len: u32, body: Body) {
+    /// Host `flow` sends a packet of `len` bytes at `now` on its first link.
+    fn send(&mut self, sim: &mut S7, now: Time, flow: u8, len: u32, body: Body) {
         let fl = &self.flows[flow as usize];
         let first = if body.forward() {
             fl.data_path[0]
@@ -425,7 +428,7 @@ impl Run<'_> {
             sent: now,
             body,
         };
-        let _ = sim.send(first as u32, pkt);
+        sim.send(self, first as u32, pkt);
     }
 
     /// TCP sender `f` sends the segments in `segs`.
@@ -465,7 +468,8 @@ impl Run<'_> {
             } else {
                 &fl.ack_path
             };
-            let _ = sim.send(path[pkt.hop as usize] as u32, pkt);
+            let link = path[pkt.hop as usize] as u32;
+            sim.send(self, link, pkt);
             return;
         }
         match pkt.body {
@@ -563,7 +567,8 @@ impl Model<Pkt, Rbcc> for Run<'_> {
         }
     }
 
-    fn on_leave(&mut self, sim: &mut S7, _link: u32, at: Time, pkt: Pkt) {
+    /// A packet reaches the far end of a link: it arrives there at `at`.
+    fn on_deliver(&mut self, sim: &mut S7, _link: u32, at: Time, pkt: Pkt) {
         sim.schedule(at, Ev::Arrive(pkt));
     }
 }
@@ -672,28 +677,19 @@ impl Scenario for RbccScenario7 {
 
     fn reproduce(&self, opts: &ReproduceOpts, progress: &Progress) -> Result<Report, SimError> {
         let base = self.defaults();
-        let runs: Vec<Result<S7Result, SimError>> = [
+        let sets = [
             ["protocol=rbcc", "rbcc_capacity_pct=100"],
             ["protocol=tcp", "rbcc_capacity_pct=100"],
             ["protocol=rbcc", "rbcc_capacity_pct=99"],
-        ]
-        .par_iter()
-        .enumerate()
-        .map(|(i, set)| {
+        ];
+        let work = |_: &[&str; 2]| secs(base.f64("duration_s")) / MS;
+        let runs = run_jobs(&sets, progress, work, |i, set| {
             let p = base.with(set)?;
             simulate(&p, derive_seed(opts.seed, i as u64), progress)
-        })
-        .collect();
-        let mut it = runs.into_iter();
-        let rb = it
-            .next()
-            .ok_or_else(|| SimError::Config("no run".into()))??;
-        let tc = it
-            .next()
-            .ok_or_else(|| SimError::Config("no run".into()))??;
-        let rb99 = it
-            .next()
-            .ok_or_else(|| SimError::Config("no run".into()))??;
+        })?;
+        let [rb, tc, rb99]: [S7Result; 3] = runs
+            .try_into()
+            .map_err(|_| SimError::Config("no run".into()))?;
         let mut rep = Report::new(self.name(), self.description());
         for (i, (label, set)) in [
             ("RBCC", ["protocol=rbcc", "rbcc_capacity_pct=100"]),

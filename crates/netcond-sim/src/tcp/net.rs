@@ -231,12 +231,9 @@ impl Hosts {
         }
     }
 
-    /// `pkt` enters `link`; a packet that starts transmission at once (on a
-    /// pipe, always) is forwarded.
+    /// `pkt` enters `link` (its delivery comes back through `on_deliver`).
     fn arrive(&mut self, sim: &mut Links, link: u32, pkt: Packet) {
-        if let Some((at, p)) = sim.send(link, pkt) {
-            self.forward(sim, at, p);
-        }
+        sim.send(self, link, pkt);
     }
 
     /// Schedule `p`'s arrival at its next hop (or its receiver) at `at`.
@@ -304,9 +301,9 @@ impl net::Model<Packet, ()> for Hosts {
         }
     }
 
-    /// A link started the next packet after one of its events: on to the
-    /// next hop, arriving when its last bit does.
-    fn on_start(&mut self, sim: &mut Links, _link: u32, at: Time, pkt: Packet) {
+    /// A link is done with a packet: on to the next hop, arriving when its
+    /// last bit does.
+    fn on_deliver(&mut self, sim: &mut Links, _link: u32, at: Time, pkt: Packet) {
         self.forward(sim, at, pkt);
     }
 }

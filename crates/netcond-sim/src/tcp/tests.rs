@@ -333,6 +333,9 @@ impl Qdisc<Packet> for TestQueue {
     fn dequeue(&mut self, _now: Time) -> Deq {
         self.fifo.pop().map_or(Deq::Empty, Deq::Packet)
     }
+    fn waiting(&self) -> usize {
+        self.fifo.len()
+    }
     fn stats(&self) -> &QdiscStats {
         &self.stats
     }

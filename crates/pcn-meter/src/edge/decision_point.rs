@@ -205,9 +205,7 @@ impl DecisionPoint {
         p: &DecisionProfile,
         r: &Report<F, M>,
     ) -> Decision {
-        // Mutation check 9 (test builds): the CLE-limit test inverted.
-        let below = r.cle.is_below(p.cle_limit) != (cfg!(test) && crate::mutants::on(9));
-        let state = if below {
+        let state = if r.cle.is_below(p.cle_limit) {
             Admission::Admit
         } else {
             Admission::Block

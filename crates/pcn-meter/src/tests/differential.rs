@@ -35,6 +35,8 @@ fn et_marker_matches_reference() {
             continue;
         };
         built += 1;
+        // The bucket's size in units: its bytes at the profile's scale.
+        assert_eq!(p.capacity_units(), bucket * p.units_per_byte());
         bad += differential::<EtMarker, _>(i, packets, &p, p.units_per_byte(), sr, tick, |t| {
             RefEtMarker::new(c, t)
         });
@@ -66,6 +68,9 @@ fn et_marker_sim48_matches_reference() {
             continue;
         };
         built += 1;
+        // The bucket's size in units: its bytes at the profile's scale.
+        assert_eq!(p.capacity_units(), c.pcn_tb * p.units_per_byte());
+        assert_eq!(p.px_units(), c.pcn_px * p.units_per_byte());
         bad +=
             differential::<EtMarkerSim48, _>(i, packets, &p, p.units_per_byte(), rate, tick, |t| {
                 RefEtMarkerSim48::new(c, t)
@@ -104,6 +109,8 @@ fn as_marker_matches_reference() {
             continue;
         };
         built += 1;
+        // The bucket's size in units: its bytes at the profile's scale.
+        assert_eq!(p.capacity_units(), bucket * p.units_per_byte());
         bad += differential::<AsMarker, _>(i, packets, &p, p.units_per_byte(), rate, tick, |t| {
             RefAsMarker::new(c, t)
         });
@@ -177,6 +184,8 @@ fn excess_meter_matches_reference() {
             continue;
         };
         built += 1;
+        // The bucket's size in units: its bytes at the profile's scale.
+        assert_eq!(p.capacity_units(), c.bs_etm * p.units_per_byte());
         bad += differential::<ExcessTrafficMeter, _>(
             i,
             packets,

@@ -12,8 +12,8 @@ mod differential;
 mod egress;
 mod et_marker_facts;
 mod extreme_configurations;
-mod mutations;
 mod properties;
+mod quiet_checks;
 mod rfc5670_and_node;
 
 const MARKS: [PcnMark; 4] = [PcnMark::NotPcn, PcnMark::Nm, PcnMark::Thm, PcnMark::Etm];

@@ -51,6 +51,9 @@ fn threshold_meter_meters_etm_but_does_not_thm_it() {
     })
     .unwrap();
     let mut m = ThresholdMeter::new(&p, ns(0));
+    // The bucket starts full: BS_tm bytes in units.
+    assert_eq!(p.capacity_units(), 3000 * p.units_per_byte());
+    assert_eq!(m.fill_units(), p.capacity_units());
     assert_eq!(m.mark(&p, ns(0), 1500, PcnMark::Etm), PcnMark::Etm);
     assert_eq!(m.fill_units(), 1500 * p.units_per_byte());
     assert_eq!(m.mark(&p, ns(0), 400, PcnMark::Nm), PcnMark::Nm);

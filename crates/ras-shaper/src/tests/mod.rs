@@ -1,8 +1,8 @@
 //! Behavioural tests of the shapers, by subject: the FIFO
 //! ([`fifo`]), the output rate and smoothing ([`output_rate`]), the green
 //! shapers ([`green`]), the exact reference model ([`reference_model`]),
-//! property tests over the invariants ([`properties`]), the mutation checks
-//! ([`mutations`]) and the caller-kept queue ([`caller_queue`]). This file
+//! property tests over the invariants ([`properties`]), the invariants'
+//! detector runs on the real code ([`mutations`]) and the caller-kept queue ([`caller_queue`]). This file
 //! holds what they share: descriptors, profiles, traces and drivers.
 #![allow(clippy::float_arithmetic)] // f64 summaries in tests only
 

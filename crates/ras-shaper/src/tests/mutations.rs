@@ -1,5 +1,7 @@
-//! Mutation checks (see `crate::mutants` and docs/verification.md): every
-//! shaper mutant is caught by the invariants its fuzz target runs.
+//! The fuzz targets' invariants on the real code, in the runs that catch the
+//! mutants cargo-mutants makes of F, the shaping rate's cap at MIR and the
+//! green shapers' T2 (docs/verification.md, "Mutation testing with
+//! cargo-mutants"): no invariant fails on the unbroken code.
 
 use super::*;
 
@@ -44,16 +46,11 @@ fn ras_caught(id: u32) -> bool {
     }
 }
 
-/// Every shaper mutant is caught by the invariants its fuzz target runs; no
-/// detector fires on the real code.
+/// No detector fires on the real code.
 #[test]
 #[cfg_attr(miri, ignore = "thousands of packets per detector")]
-fn mutation_checks() {
+fn detectors_pass_on_the_real_code() {
     for id in 1..=4 {
         assert!(!ras_caught(id), "detector {id} fires on the unbroken code");
-        assert!(
-            crate::mutants::with(id, || ras_caught(id)),
-            "mutant {id} not caught"
-        );
     }
 }

@@ -101,7 +101,7 @@ fn average_with_idle_periods_matches_the_bounded_reference() {
         (0.001, u32::MAX, 1_000_000_000, 5),
     ] {
         let mut c = cfg(1, limit / 2, 0.1, w, limit);
-        c.queue.idle_tx_ticks = s;
+        c.queue.typical_tx = core::time::Duration::from_nanos(s);
         let p = RedProfile::new(&c).unwrap();
         let mut model = crate::reference::RefRedAvg::new(&p, &c);
         let mut red = Red::new(&p, Instant::ZERO);
@@ -151,7 +151,7 @@ fn idle_decay_matches_the_closed_form() {
         (0.9, 1000),
     ] {
         let mut c = cfg(10, 30, 0.1, w, 50);
-        c.queue.idle_tx_ticks = s;
+        c.queue.typical_tx = core::time::Duration::from_nanos(s);
         let p = RedProfile::new(&c).unwrap();
         let wq = p.w_q().to_num::<f64>();
         // Miri interprets every instruction: a few idle periods there.
@@ -234,7 +234,7 @@ fn idle_decay_is_not_counted_twice_and_ignores_backwards_clocks() {
 fn averages_decay_on_clocks_past_2_pow_63() {
     // w_q 1/4, s = 1 ms: 10 s idle is 10,000 transmissions.
     let mut c = cfg(10, 40, 0.1, 0.25, 100);
-    c.queue.idle_tx_ticks = 1_000_000;
+    c.queue.typical_tx = core::time::Duration::from_nanos(1_000_000);
     let p = RedProfile::new(&c).unwrap();
     for base in [0u64, 1 << 63, u64::MAX - 20_000_000_000, (1 << 63) + 12_345] {
         let at = |x: u64| Instant::from_ticks(base.wrapping_add(x));
@@ -263,7 +263,7 @@ fn averages_decay_on_clocks_past_2_pow_63() {
         let mut rc = crate::RioConfig::rfc2963(100);
         rc.mode = crate::RioMode::Wred;
         rc.queue.w_q = c.queue.w_q;
-        rc.queue.idle_tx_ticks = c.queue.idle_tx_ticks;
+        rc.queue.typical_tx = c.queue.typical_tx;
         rc.colors = [crate::Precedence {
             min_th: 10,
             max_th: 40,

@@ -58,7 +58,7 @@ fn configuration_errors() {
     );
     assert!(with(&|c| c.queue.limit = 30).is_ok());
     assert_eq!(
-        with(&|c| c.queue.idle_tx_ticks = 0).unwrap_err(),
+        with(&|c| c.queue.typical_tx = core::time::Duration::from_nanos(0)).unwrap_err(),
         RedError::ZeroTransmissionTime
     );
     assert_eq!(
@@ -114,13 +114,88 @@ fn configuration_errors() {
     ] {
         assert!(e.message().contains("FJ93"));
     }
+    let ns = core::time::Duration::from_nanos;
     assert_eq!(
-        RedConfig::typical_tx_ticks(netcond_core::Rate::from_mbps(70), 1500, TickRate::NANOS),
-        171_428
+        RedConfig::typical_tx(netcond_core::Rate::from_mbps(70), 1500),
+        ns(171_428)
     );
     assert_eq!(
-        RedConfig::typical_tx_ticks(netcond_core::Rate::ZERO, 1500, TickRate::NANOS),
-        u64::MAX
+        RedConfig::typical_tx(netcond_core::Rate::ZERO, 1500),
+        core::time::Duration::MAX
+    );
+    // Whole seconds and a remainder: 12,000 bits at 7 bit/s.
+    assert_eq!(
+        RedConfig::typical_tx(netcond_core::Rate::from_bits_per_sec(7), 1500),
+        core::time::Duration::new(1714, 285_714_285)
+    );
+    assert_eq!(
+        RedConfig::typical_tx(netcond_core::Rate::from_bits_per_sec(8), 1),
+        core::time::Duration::from_secs(1)
+    );
+    // Below one nanosecond: one nanosecond.
+    assert_eq!(
+        RedConfig::typical_tx(netcond_core::Rate::from_bits_per_sec(16_000_000_001), 1),
+        ns(1)
+    );
+    assert_eq!(
+        RedConfig::typical_tx(netcond_core::Rate::from_bits_per_sec(8_000_000_000), 1),
+        ns(1)
+    );
+    assert_eq!(
+        RedConfig::typical_tx(netcond_core::Rate::from_bits_per_sec(4_000_000_000), 1),
+        ns(2)
+    );
+    assert_eq!(
+        RedConfig::typical_tx(netcond_core::Rate::from_bits_per_sec(u64::MAX), 0),
+        ns(1)
+    );
+}
+
+#[test]
+fn typical_tx_is_converted_once_with_the_tick() {
+    let ms = TickRate::MILLIS;
+    let mut c = zheng_kinicki_router().with_tick(ms);
+    assert_eq!(c.tick, ms);
+    // Below one tick of the configuration's clock: zero ticks, refused.
+    c.queue.typical_tx = core::time::Duration::from_micros(999);
+    assert_eq!(
+        RedProfile::new(&c).unwrap_err(),
+        RedError::ZeroTransmissionTime
+    );
+    c.queue.typical_tx = core::time::Duration::from_micros(1999);
+    let one_ms = RedProfile::new(&c).unwrap();
+    // 1999 us is one whole millisecond tick, as 1 ms is, and as one
+    // nanosecond tick is on a nanosecond clock.
+    c.queue.typical_tx = core::time::Duration::from_millis(1);
+    assert_eq!(RedProfile::new(&c).unwrap(), one_ms);
+    let mut n = c.with_tick(TickRate::NANOS);
+    n.queue.typical_tx = core::time::Duration::from_nanos(1);
+    assert_eq!(RedProfile::new(&n).unwrap(), one_ms);
+    n.queue.typical_tx = core::time::Duration::from_nanos(2);
+    assert_ne!(RedProfile::new(&n).unwrap(), one_ms);
+    // RIO and AECN convert with their own tick the same way.
+    let mut r = crate::RioConfig::rfc2963(1000).with_tick(ms);
+    assert_eq!(r.tick, ms);
+    r.queue.typical_tx = core::time::Duration::from_micros(999);
+    assert_eq!(
+        crate::RioProfile::new(&r).unwrap_err(),
+        RedError::ZeroTransmissionTime
+    );
+    r.queue.typical_tx = core::time::Duration::from_millis(1);
+    assert!(crate::RioProfile::new(&r).is_ok());
+    let a = crate::AecnConfig::zheng_kinicki(RedConfig::prob(0.5))
+        .with_tick(ms)
+        .with_typical_tx(core::time::Duration::from_micros(999));
+    assert_eq!(
+        (a.tick, a.typical_tx),
+        (ms, core::time::Duration::from_micros(999))
+    );
+    assert_eq!(
+        crate::AecnProfile::new(&a).unwrap_err(),
+        RedError::ZeroTransmissionTime
+    );
+    assert!(
+        crate::AecnProfile::new(&a.with_typical_tx(core::time::Duration::from_millis(1))).is_ok()
     );
 }
 
@@ -129,7 +204,7 @@ fn extreme_inputs_do_not_panic() {
     let mut c = cfg(1, 2, 1.0, 1.0, u32::MAX);
     c.queue.byte_mode = Some(u32::MAX);
     c.queue.gentle = true;
-    c.queue.idle_tx_ticks = 1;
+    c.queue.typical_tx = core::time::Duration::from_nanos(1);
     let p = RedProfile::new(&c).unwrap();
     let mut red = Red::new(&p, Instant::ZERO);
     let mut rng = SplitMix64::new(0);

@@ -3,7 +3,8 @@
 //! ([`curve_and_decisions`]), the spreadings ([`spreading`]), byte mode
 //! ([`byte_mode`]), ECN ([`ecn`]), configuration ([`configuration`]),
 //! Adaptive RED ([`adaptive`]), the invariants ([`properties`]), the short
-//! paths ([`short_path`]) and the mutation checks ([`mutations`]). This file
+//! paths ([`short_path`]) and the checks' detector runs on the real code
+//! ([`mutations`]). This file
 //! holds what they share: fixtures, the settling driver and the configuration
 //! strategy.
 //!
@@ -124,7 +125,7 @@ fn arb_config() -> impl Strategy<Value = RedConfig> {
                     .filter(|_| ecn)
                     .map(|h| h.clamp(min_th, min_th + span + extra));
                 c.queue.spreading = ALL_SPREADINGS[s];
-                c.queue.idle_tx_ticks = idle;
+                c.queue.typical_tx = core::time::Duration::from_nanos(idle);
                 c.queue.byte_mode = byte_mode;
                 c
             },

@@ -1,5 +1,7 @@
-//! Mutation checks (see `crate::mutants` and docs/verification.md): every
-//! AQM mutant is caught by the check its fuzz target runs.
+//! The fuzz targets' checks on the real code, in the runs that catch the
+//! mutants cargo-mutants makes of the buffer test, the idle decay and
+//! Adaptive RED's band (docs/verification.md, "Mutation testing with
+//! cargo-mutants"): no check fires on the unbroken code.
 
 use super::*;
 
@@ -66,7 +68,7 @@ fn aqm_caught(id: u32) -> bool {
                 // arrivals, arrivals to an empty queue and queue-empty
                 // signals on a forward clock (the target's three operations).
                 let mut c = c;
-                c.queue.idle_tx_ticks = 1_000_000;
+                c.queue.typical_tx = core::time::Duration::from_nanos(1_000_000);
                 let p = RedProfile::new(&c).unwrap();
                 let mut red = Red::new(&p, Instant::ZERO);
                 let mut model = crate::reference::RefRedAvg::new(&p, &c);
@@ -98,16 +100,11 @@ fn aqm_caught(id: u32) -> bool {
     })
 }
 
-/// Every AQM mutant is caught by its fuzz target's check; no detector fires
-/// on the real code.
+/// No detector fires on the real code.
 #[test]
 #[cfg_attr(miri, ignore = "thousands of packets per detector; Miri takes minutes")]
-fn mutation_checks() {
+fn detectors_pass_on_the_real_code() {
     for id in 1..=5 {
         assert!(!aqm_caught(id), "detector {id} fires on the unbroken code");
-        assert!(
-            crate::mutants::with(id, || aqm_caught(id)),
-            "mutant {id} not caught"
-        );
     }
 }

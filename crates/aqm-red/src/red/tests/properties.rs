@@ -49,6 +49,7 @@ proptest! {
             mode: [crate::RioMode::Coupled, crate::RioMode::Decoupled, crate::RioMode::Wred][mode as usize],
             colors: [pr, pr, crate::Precedence { max_p: U32F32::ONE, ..pr }],
             queue: c.queue,
+            tick: c.tick,
         };
         let p = crate::RioProfile::new(&rc).unwrap();
         prop_assert_eq!(invariants::check_rio(&p, &ops, seed), Ok(()));
@@ -63,7 +64,7 @@ proptest! {
         let c = crate::AecnConfig {
             w_q: U32F32::from_bits(w), min_th, max_th: min_th + span,
             base_max_p: U32F32::from_bits(base), alpha: U32F32::from_bits(alpha), beta: U32F32::from_bits(beta),
-            limit: min_th + span + extra, idle_tx_ticks: 1000, spreading: ALL_SPREADINGS[s],
+            limit: min_th + span + extra, typical_tx: core::time::Duration::from_nanos(1000), tick: netcond_core::TickRate::NANOS, spreading: ALL_SPREADINGS[s],
         };
         let p = crate::AecnProfile::new(&c).unwrap();
         prop_assert_eq!(invariants::check_aecn(&p, &ops, seed), Ok(()));

@@ -133,7 +133,7 @@ fn short_paths_equal_the_general_path_at_length() {
             c.queue.spreading = s;
             c.queue.ecn = ecn;
             c.queue.ecn_drop_th = if ecn { Some(128) } else { None };
-            c.queue.idle_tx_ticks = 1200;
+            c.queue.typical_tx = core::time::Duration::from_nanos(1200);
             configs.push(c);
         }
     }
@@ -176,7 +176,7 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
         c.queue.spreading = s;
         c.queue.ecn = ecn;
         c.queue.ecn_drop_th = if ecn { Some(128) } else { None };
-        c.queue.idle_tx_ticks = 1200;
+        c.queue.typical_tx = core::time::Duration::from_nanos(1200);
         let p = RedProfile::new(&c).unwrap();
         assert!(p.fast.short(20) && p.fast.short(140));
         let pkt = Packet::new(1500, if ecn { Ecn::Ect0 } else { Ecn::NotEct });

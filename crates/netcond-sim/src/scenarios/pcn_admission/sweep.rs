@@ -34,25 +34,19 @@ pub fn sweep(
     progress: &Progress,
 ) -> Result<Summary, SimError> {
     let net = build(test, n, p);
-    let runs = p.u64("runs");
-    let out: Vec<Result<(Vec<AggResult>, u64), SimError>> = (0..runs)
-        .into_par_iter()
-        .map(|i| {
-            // Only the first run's samples are plotted: the others drop theirs.
-            simulate(&net, p, derive_seed(seed, i), progress).map(|(mut r, e)| {
-                if i > 0 {
-                    for a in &mut r {
-                        a.samples = Vec::new();
-                    }
+    let runs: Vec<u64> = (0..p.u64("runs")).collect();
+    let work = |_: &u64| secs(p.f64("warmup_s") + p.f64("observe_s")) / MS;
+    let all = run_jobs(&runs, progress, work, |_, &i| {
+        // Only the first run's samples are plotted: the others drop theirs.
+        simulate(&net, p, derive_seed(seed, i), progress).map(|(mut r, e)| {
+            if i > 0 {
+                for a in &mut r {
+                    a.samples = Vec::new();
                 }
-                (r, e)
-            })
+            }
+            (r, e)
         })
-        .collect();
-    let mut all = Vec::new();
-    for o in out {
-        all.push(o?);
-    }
+    })?;
     let na = net.aggs.len();
     let k = all.len() as f64;
     let mean = |f: &dyn Fn(&AggResult) -> f64, a: usize| {

@@ -1,0 +1,37 @@
+//! Python bindings of netcond (module `netcond._netcond`, re-exported by the
+//! `netcond` package).
+
+mod aecn;
+mod args;
+mod bulk;
+mod codel;
+mod dualpi2;
+mod fq_codel;
+mod markers;
+mod pcn;
+mod pie;
+mod policer;
+mod red;
+mod rio;
+mod sim;
+mod tbf;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    markers::register(m)?;
+    codel::register(m)?;
+    fq_codel::register(m)?;
+    dualpi2::register(m)?;
+    pcn::register(m)?;
+    pie::register(m)?;
+    policer::register(m)?;
+    red::register(m)?;
+    rio::register(m)?;
+    aecn::register(m)?;
+    tbf::register(m)?;
+    sim::register(m)?;
+    Ok(())
+}

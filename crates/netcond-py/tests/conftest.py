@@ -1,0 +1,4 @@
+import os
+
+# Examples and plots run headless.
+os.environ.setdefault("MPLBACKEND", "Agg")
