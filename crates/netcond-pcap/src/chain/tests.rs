@@ -1,5 +1,7 @@
 use super::*;
 use netcond::base::Color;
+use netcond::base::{LengthAdjust, Rate};
+use std::time::Duration;
 
 /// tc's length adjustment on the three meters, and what is refused.
 #[test]
