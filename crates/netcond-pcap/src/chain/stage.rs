@@ -2,6 +2,7 @@
 
 use super::*;
 use netcond::base::{LengthAdjust, Rate};
+use netcond::trtcm::Mode;
 use std::time::Duration;
 
 /// One stage of a chain, with its parameters parsed and checked.
@@ -13,27 +14,35 @@ pub enum Stage {
         cir: Rate,
         /// PIR.
         pir: Rate,
-        /// CBS, bytes.
+        /// CBS, bytes (packets in packet mode).
         cbs: u64,
-        /// PBS, bytes.
+        /// PBS, bytes (packets in packet mode).
         pbs: u64,
-        /// The length the meter is charged.
+        /// The length the meter is charged (`LengthAdjust::NONE` in packet mode).
         adjust: LengthAdjust,
         /// Color-aware: the input color from the DSCP or PCP (`colors=`).
         colors: Option<Colors>,
+        /// Bytes (the default), or packets (`mode=packets`): the rates are
+        /// then packets per second (`Rate::from_bytes_per_sec(pps)`, as the
+        /// library's `packets` constructors write them) and the bursts packets.
+        mode: Mode,
     },
     /// RFC 2697 srTCM, color-blind unless `colors=` is given.
     SrTcm {
         /// CIR.
         cir: Rate,
-        /// CBS, bytes.
+        /// CBS, bytes (packets in packet mode).
         cbs: u64,
-        /// EBS, bytes.
+        /// EBS, bytes (packets in packet mode).
         ebs: u64,
-        /// The length the meter is charged.
+        /// The length the meter is charged (`LengthAdjust::NONE` in packet mode).
         adjust: LengthAdjust,
         /// Color-aware: the input color from the DSCP or PCP (`colors=`).
         colors: Option<Colors>,
+        /// Bytes (the default), or packets (`mode=packets`): the rates are
+        /// then packets per second (`Rate::from_bytes_per_sec(pps)`, as the
+        /// library's `packets` constructors write them) and the bursts packets.
+        mode: Mode,
     },
     /// RFC 4115 trTCM (independent C and E buckets), color-blind unless
     /// `colors=` is given.
@@ -42,14 +51,18 @@ pub enum Stage {
         cir: Rate,
         /// EIR.
         eir: Rate,
-        /// CBS, bytes.
+        /// CBS, bytes (packets in packet mode).
         cbs: u64,
-        /// EBS, bytes.
+        /// EBS, bytes (packets in packet mode).
         ebs: u64,
-        /// The length the meter is charged.
+        /// The length the meter is charged (`LengthAdjust::NONE` in packet mode).
         adjust: LengthAdjust,
         /// Color-aware: the input color from the DSCP or PCP (`colors=`).
         colors: Option<Colors>,
+        /// Bytes (the default), or packets (`mode=packets`): the rates are
+        /// then packets per second (`Rate::from_bytes_per_sec(pps)`, as the
+        /// library's `packets` constructors write them) and the bursts packets.
+        mode: Mode,
     },
     /// Sets DSCP by the last meter's color: green, yellow, red.
     Dscp([u8; 3]),

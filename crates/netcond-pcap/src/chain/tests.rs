@@ -1,6 +1,7 @@
 use super::*;
 use netcond::base::Color;
 use netcond::base::{LengthAdjust, Rate};
+use netcond::trtcm::Mode;
 use std::time::Duration;
 
 /// tc's length adjustment on the three meters, and what is refused.
@@ -59,6 +60,7 @@ fn parses_the_examples() {
                 pbs: 65536,
                 adjust: LengthAdjust::NONE,
                 colors: None,
+                mode: Mode::Bytes,
             },
             Stage::Dscp([10, 12, 14])
         ]

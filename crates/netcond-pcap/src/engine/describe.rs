@@ -2,6 +2,7 @@
 
 use crate::chain::{tbf_profile, ColorBy, Colors, QueueLimit, Stage};
 use netcond::base::{Color, LengthAdjust, Rate};
+use netcond::trtcm::Mode;
 
 fn rate(r: Rate) -> String {
     let b = r.bits_per_sec();
@@ -31,6 +32,33 @@ fn describe_adjust(a: &LengthAdjust) -> String {
     s
 }
 
+/// ` mode=packets` for a packet-mode meter, nothing in byte mode.
+fn mode_word(m: Mode) -> &'static str {
+    if m.is_packets() {
+        " mode=packets"
+    } else {
+        ""
+    }
+}
+
+/// A meter's rate: tc's units, or packets per second in packet mode.
+fn meter_rate(r: Rate, m: Mode) -> String {
+    if m.is_packets() {
+        format!("{}pps", r.bytes_per_sec())
+    } else {
+        rate(r)
+    }
+}
+
+/// A meter's bucket: bytes, or packets in packet mode.
+fn burst(b: u64, m: Mode) -> String {
+    if m.is_packets() {
+        format!("{b}p")
+    } else {
+        format!("{b}B")
+    }
+}
+
 /// A stage as the summary names it, with its parameters in plain units.
 pub fn describe(s: &Stage) -> String {
     match s {
@@ -41,10 +69,14 @@ pub fn describe(s: &Stage) -> String {
             pbs,
             adjust,
             colors,
+            mode,
         } => format!(
-            "trtcm cir={} pir={} cbs={cbs}B pbs={pbs}B{}{}",
-            rate(*cir),
-            rate(*pir),
+            "trtcm{} cir={} pir={} cbs={} pbs={}{}{}",
+            mode_word(*mode),
+            meter_rate(*cir, *mode),
+            meter_rate(*pir, *mode),
+            burst(*cbs, *mode),
+            burst(*pbs, *mode),
             describe_adjust(adjust),
             describe_colors(colors)
         ),
@@ -54,9 +86,13 @@ pub fn describe(s: &Stage) -> String {
             ebs,
             adjust,
             colors,
+            mode,
         } => format!(
-            "srtcm cir={} cbs={cbs}B ebs={ebs}B{}{}",
-            rate(*cir),
+            "srtcm{} cir={} cbs={} ebs={}{}{}",
+            mode_word(*mode),
+            meter_rate(*cir, *mode),
+            burst(*cbs, *mode),
+            burst(*ebs, *mode),
             describe_adjust(adjust),
             describe_colors(colors)
         ),
@@ -67,10 +103,14 @@ pub fn describe(s: &Stage) -> String {
             ebs,
             adjust,
             colors,
+            mode,
         } => format!(
-            "rfc4115 cir={} eir={} cbs={cbs}B ebs={ebs}B{}{}",
-            rate(*cir),
-            rate(*eir),
+            "rfc4115{} cir={} eir={} cbs={} ebs={}{}{}",
+            mode_word(*mode),
+            meter_rate(*cir, *mode),
+            meter_rate(*eir, *mode),
+            burst(*cbs, *mode),
+            burst(*ebs, *mode),
             describe_adjust(adjust),
             describe_colors(colors)
         ),

@@ -7,6 +7,20 @@ use netcond::base::{Color, Instant};
 use netcond::pcn::{NodeRfc5670, PcnMark, PcnMeter};
 use netcond::trtcm::{Rfc4115, SrTcm, TrTcm};
 
+/// Colors a packet with one of the three meters (their calls have the same
+/// names): color-blind or color-aware (`colors=`), charging the adjusted
+/// length in byte mode, one packet in packet mode.
+macro_rules! meter {
+    ($m:expr, $p:expr, $a:expr, $c:expr, $st:expr, $now:expr, $len:expr) => {
+        match ($c, $p.mode().is_packets()) {
+            (None, false) => $m.color_blind($p, $now, $a.apply($len)),
+            (None, true) => $m.color_blind_packet($p, $now),
+            (Some(c), false) => $m.color_aware($p, $now, $a.apply($len), input_color(c, $st)),
+            (Some(c), true) => $m.color_aware_packet($p, $now, input_color(c, $st)),
+        }
+    };
+}
+
 impl Engine {
     pub(super) fn reset_slot(&mut self, slot: u32, ts: u64) {
         let now = Instant::from_ticks(ts);
@@ -47,24 +61,15 @@ impl Engine {
         let s = slot as usize;
         match &mut self.stages[i] {
             Rt::TrTcm(p, a, c, v) => {
-                st.color = match c {
-                    None => v[s].color_blind(p, now, a.apply(len)),
-                    Some(c) => v[s].color_aware(p, now, a.apply(len), input_color(c, st)),
-                };
+                st.color = meter!(v[s], p, a, c, st, now, len);
                 self.stats.count(i, st.color.index(), len, ts);
             }
             Rt::SrTcm(p, a, c, v) => {
-                st.color = match c {
-                    None => v[s].color_blind(p, now, a.apply(len)),
-                    Some(c) => v[s].color_aware(p, now, a.apply(len), input_color(c, st)),
-                };
+                st.color = meter!(v[s], p, a, c, st, now, len);
                 self.stats.count(i, st.color.index(), len, ts);
             }
             Rt::Rfc4115(p, a, c, v) => {
-                st.color = match c {
-                    None => v[s].color_blind(p, now, a.apply(len)),
-                    Some(c) => v[s].color_aware(p, now, a.apply(len), input_color(c, st)),
-                };
+                st.color = meter!(v[s], p, a, c, st, now, len);
                 self.stats.count(i, st.color.index(), len, ts);
             }
             Rt::Dscp(c) => {

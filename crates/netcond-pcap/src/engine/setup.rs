@@ -41,10 +41,12 @@ impl Engine {
                     pbs,
                     adjust,
                     colors,
+                    mode,
                 } => {
-                    let p =
-                        TrTcmProfile::new(&TrTcmConfig::new(cir, pir, cbs, pbs).with_tick(tick))
-                            .map_err(|e| tc(e, "trtcm"))?;
+                    let cfg = TrTcmConfig::new(cir, pir, cbs, pbs)
+                        .with_tick(tick)
+                        .with_mode(mode);
+                    let p = TrTcmProfile::new(&cfg).map_err(|e| tc(e, "trtcm"))?;
                     Rt::TrTcm(p, adjust, colors, vec![TrTcm::new(&p, now); n])
                 }
                 Stage::SrTcm {
@@ -53,9 +55,12 @@ impl Engine {
                     ebs,
                     adjust,
                     colors,
+                    mode,
                 } => {
-                    let p = SrTcmProfile::new(&SrTcmConfig::new(cir, cbs, ebs).with_tick(tick))
-                        .map_err(|e| tc(e, "srtcm"))?;
+                    let cfg = SrTcmConfig::new(cir, cbs, ebs)
+                        .with_tick(tick)
+                        .with_mode(mode);
+                    let p = SrTcmProfile::new(&cfg).map_err(|e| tc(e, "srtcm"))?;
                     Rt::SrTcm(p, adjust, colors, vec![SrTcm::new(&p, now); n])
                 }
                 Stage::Rfc4115 {
@@ -65,11 +70,12 @@ impl Engine {
                     ebs,
                     adjust,
                     colors,
+                    mode,
                 } => {
-                    let p = Rfc4115Profile::new(
-                        &Rfc4115Config::new(cir, eir, cbs, ebs).with_tick(tick),
-                    )
-                    .map_err(|e| tc(e, "rfc4115"))?;
+                    let cfg = Rfc4115Config::new(cir, eir, cbs, ebs)
+                        .with_tick(tick)
+                        .with_mode(mode);
+                    let p = Rfc4115Profile::new(&cfg).map_err(|e| tc(e, "rfc4115"))?;
                     Rt::Rfc4115(p, adjust, colors, vec![Rfc4115::new(&p, now); n])
                 }
                 Stage::Dscp(c) => Rt::Dscp(c),
