@@ -5,6 +5,8 @@
 //! trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13
 //! srtcm cir=5mbit cbs=16k ebs=32k -> drop-red
 //! srtcm cir=1mbit cbs=8k ebs=8k overhead=10 linklayer=atm -> drop-red
+//! srtcm mode=packets cir=1000 cbs=16 ebs=0 -> drop-red
+//! trtcm mode=packets cir=100 pir=200 cbs=10 pbs=20 -> dscp af11,af12,af13
 //! pcn-ingress dscp=ef -> pcn-node threshold=8mbit excess=10mbit -> rfc6660
 //! red min=5 max=15 maxp=0.1 wq=0.002 link=10mbit -> ecn-or-drop
 //! trras cir=2mbit pir=4mbit line=34mbit buffer=64k -> trtcm cir=2mbit pir=4mbit cbs=3k pbs=6k
@@ -30,6 +32,11 @@
 //! (negative allowed), `mpu=SIZE` and `linklayer=atm` (or `ethernet`, the
 //! default); the meter is charged the adjusted length, the counts show the
 //! captured one.
+//!
+//! `mode=packets` makes a meter count packets, as tc police's `pkt_rate` and
+//! `pkt_burst`: its rates are whole numbers of packets per second and its
+//! bursts whole numbers of packets, without units, and every packet costs one
+//! token (no length adjustment in that mode).
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -27,6 +27,10 @@ Runs a netcond chain on the packets of NFQUEUE queue N, e.g. in a router:
   nft add rule inet nc forward_q queue num 0
   netcond-nfq --queue 0 --chain 'trtcm cir=10mbit pir=20mbit cbs=32k pbs=64k -> dscp af11,af12,af13'
 
+The meters (trtcm, srtcm, rfc4115) meter packets with mode=packets: rates in
+packets/s and bursts in packets, without units, e.g. tc police's pkt_rate 1000
+pkt_burst 16 is 'srtcm mode=packets cir=1000 cbs=16 ebs=0 -> drop-red'.
+
   --classify MODE    aggregate (default), five-tuple, dscp
   --max-flows N      five-tuple table entries (default 65536)
   --count N          stop after N packets

@@ -31,11 +31,14 @@ and writes the conditioned packets (OUT ending in .pcapng: pcapng, else pcap).
   -h, --help             this text
 
 stages: trtcm, srtcm, rfc4115 (meters, colors=rfc2597|dscp:..|pcp:.. for
-color-aware); dscp G,Y,R, drop-red, drop-yellow; pcn-ingress, pcn-node,
-rfc6660; red (-> ecn-or-drop); trras, srras; tbf; codel, fq_codel, pie,
-fq_pie, dualpi2 (AQMs on a link of rate=).
-Rates and sizes take tc's units (10mbit, 800kbps, 32k, 1m). Exit status 2 on
-any error, with one line naming the problem.";
+color-aware, mode=packets to meter packets); dscp G,Y,R, drop-red,
+drop-yellow; pcn-ingress, pcn-node, rfc6660; red (-> ecn-or-drop); trras,
+srras; tbf; codel, fq_codel, pie, fq_pie, dualpi2 (AQMs on a link of rate=).
+Rates and sizes take tc's units (10mbit, 800kbps, 32k, 1m). In mode=packets a
+meter's rates are packets per second and its bursts packets, without units:
+tc police's pkt_rate 1000 pkt_burst 16 is
+  'srtcm mode=packets cir=1000 cbs=16 ebs=0 -> drop-red'.
+Exit status 2 on any error, with one line naming the problem.";
 
 fn duration_ns(s: &str) -> Option<u64> {
     let (num, mul) = if let Some(n) = s.strip_suffix("ns") {
