@@ -17,8 +17,7 @@ use netcond_pcap::flows::Classify;
 use netcond_pcap::packet::{parse, Link};
 use netcond_pcap::synth::{frame, Stream};
 use netcond_pcap::{run, Options};
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use std::io::BufWriter;
+use pcap_file::pcap::PcapPacket;
 use std::path::Path;
 
 #[test]
@@ -180,14 +179,7 @@ const T0: u64 = 1_700_000_000_000_000_000;
 /// 0 to 2 ms), DSCP cycling through AF11, AF12, AF13 and BE; the IP length
 /// of packet `i` is `len(i)`. Returns the arrival times and DSCPs.
 fn capture(path: &Path, n: u64, len: impl Fn(u64) -> usize) -> Vec<(u64, u8)> {
-    let mut w = PcapWriter::with_header(
-        BufWriter::new(std::fs::File::create(path).unwrap()),
-        PcapHeader {
-            ts_resolution: pcap_file::TsResolution::NanoSecond,
-            ..PcapHeader::default()
-        },
-    )
-    .unwrap();
+    let mut w = pcap_writer(path);
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let mut t = T0;
     let mut sent = Vec::new();

@@ -32,31 +32,33 @@ fn describe_adjust(a: &LengthAdjust) -> String {
     s
 }
 
-/// ` mode=packets` for a packet-mode meter, nothing in byte mode.
-fn mode_word(m: Mode) -> &'static str {
-    if m.is_packets() {
-        " mode=packets"
-    } else {
-        ""
+/// A meter: its name, ` mode=packets` in packet mode, its rates (tc's units,
+/// or packets per second) and buckets (bytes, or packets), its length
+/// adjustment and its input colors.
+fn describe_meter<const R: usize>(
+    name: &str,
+    rates: [(&str, Rate); R],
+    buckets: [(&str, u64); 2],
+    mode: Mode,
+    adjust: &LengthAdjust,
+    colors: &Option<Colors>,
+) -> String {
+    let packets = mode.is_packets();
+    let mut s = String::from(name);
+    if packets {
+        s += " mode=packets";
     }
-}
-
-/// A meter's rate: tc's units, or packets per second in packet mode.
-fn meter_rate(r: Rate, m: Mode) -> String {
-    if m.is_packets() {
-        format!("{}pps", r.bytes_per_sec())
-    } else {
-        rate(r)
+    for (k, r) in rates {
+        s += &if packets {
+            format!(" {k}={}pps", r.bytes_per_sec())
+        } else {
+            format!(" {k}={}", rate(r))
+        };
     }
-}
-
-/// A meter's bucket: bytes, or packets in packet mode.
-fn burst(b: u64, m: Mode) -> String {
-    if m.is_packets() {
-        format!("{b}p")
-    } else {
-        format!("{b}B")
+    for (k, b) in buckets {
+        s += &format!(" {k}={b}{}", if packets { "p" } else { "B" });
     }
+    s + &describe_adjust(adjust) + &describe_colors(colors)
 }
 
 /// A stage as the summary names it, with its parameters in plain units.
@@ -70,15 +72,13 @@ pub fn describe(s: &Stage) -> String {
             adjust,
             colors,
             mode,
-        } => format!(
-            "trtcm{} cir={} pir={} cbs={} pbs={}{}{}",
-            mode_word(*mode),
-            meter_rate(*cir, *mode),
-            meter_rate(*pir, *mode),
-            burst(*cbs, *mode),
-            burst(*pbs, *mode),
-            describe_adjust(adjust),
-            describe_colors(colors)
+        } => describe_meter(
+            "trtcm",
+            [("cir", *cir), ("pir", *pir)],
+            [("cbs", *cbs), ("pbs", *pbs)],
+            *mode,
+            adjust,
+            colors,
         ),
         Stage::SrTcm {
             cir,
@@ -87,14 +87,13 @@ pub fn describe(s: &Stage) -> String {
             adjust,
             colors,
             mode,
-        } => format!(
-            "srtcm{} cir={} cbs={} ebs={}{}{}",
-            mode_word(*mode),
-            meter_rate(*cir, *mode),
-            burst(*cbs, *mode),
-            burst(*ebs, *mode),
-            describe_adjust(adjust),
-            describe_colors(colors)
+        } => describe_meter(
+            "srtcm",
+            [("cir", *cir)],
+            [("cbs", *cbs), ("ebs", *ebs)],
+            *mode,
+            adjust,
+            colors,
         ),
         Stage::Rfc4115 {
             cir,
@@ -104,15 +103,13 @@ pub fn describe(s: &Stage) -> String {
             adjust,
             colors,
             mode,
-        } => format!(
-            "rfc4115{} cir={} eir={} cbs={} ebs={}{}{}",
-            mode_word(*mode),
-            meter_rate(*cir, *mode),
-            meter_rate(*eir, *mode),
-            burst(*cbs, *mode),
-            burst(*ebs, *mode),
-            describe_adjust(adjust),
-            describe_colors(colors)
+        } => describe_meter(
+            "rfc4115",
+            [("cir", *cir), ("eir", *eir)],
+            [("cbs", *cbs), ("ebs", *ebs)],
+            *mode,
+            adjust,
+            colors,
         ),
         Stage::Dscp(c) => format!("dscp {},{},{}", c[0], c[1], c[2]),
         Stage::DropRed => "drop-red".into(),

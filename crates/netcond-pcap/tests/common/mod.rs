@@ -223,3 +223,15 @@ pub fn read_pcap(path: &Path) -> Vec<(u64, Vec<u8>)> {
     }
     v
 }
+
+/// A nanosecond Ethernet pcap being written to `path`.
+pub fn pcap_writer(path: &Path) -> pcap_file::pcap::PcapWriter<std::io::BufWriter<std::fs::File>> {
+    pcap_file::pcap::PcapWriter::with_header(
+        std::io::BufWriter::new(std::fs::File::create(path).unwrap()),
+        pcap_file::pcap::PcapHeader {
+            ts_resolution: pcap_file::TsResolution::NanoSecond,
+            ..pcap_file::pcap::PcapHeader::default()
+        },
+    )
+    .unwrap()
+}
