@@ -144,6 +144,48 @@ fn variants() -> Vec<bool> {
     }
 }
 
+/// Builds `tests/c/<name>.c` and runs its `cases` mode, plain and (when
+/// asked) with sanitizers; it must print `passed`.
+fn c_cases(name: &str, passed: &str) {
+    for san in variants() {
+        let out = run(&build_c(name, "cases", san), &["cases"]);
+        assert!(out.contains(passed), "{out}");
+    }
+}
+
+/// Runs `<name> stream SEED` for `seeds` (the sanitized build the first only)
+/// and asserts that it prints the lines of `rust(seed)`, one for one; then
+/// `check` on those lines (that the stream exercised what it is meant to).
+fn c_streams(
+    name: &str,
+    [a, b]: [u64; 2],
+    rust: impl Fn(u64) -> Vec<String>,
+    check: impl Fn(Vec<String>),
+) {
+    for san in variants() {
+        let exe = build_c(name, "stream", san);
+        for seed in seeds(san, a, b) {
+            let c = run(&exe, &["stream", &seed.to_string()]);
+            let c: Vec<&str> = c.lines().collect();
+            let rust = rust(seed);
+            assert_eq!(c.len(), rust.len(), "{name}: one line per run");
+            for (c, r) in c.iter().zip(&rust) {
+                assert_eq!(*c, r, "{name}: C and Rust differ (seed {seed})");
+            }
+            check(rust);
+        }
+    }
+}
+
+/// The first `n` counts of a stream line, after its name.
+fn counts(line: &str, n: usize) -> Vec<u64> {
+    line.split(' ')
+        .skip(1)
+        .take(n)
+        .map(|x| x.parse().unwrap())
+        .collect()
+}
+
 #[test]
 fn header_compiles_as_c99_and_c11() {
     let dir = out_dir();
@@ -228,29 +270,17 @@ fn header_is_fresh() {
 
 #[test]
 fn dpdk_meter_cases_errors_and_bad_arguments() {
-    for san in variants() {
-        let exe = build_c("meter_test", "cases", san);
-        let out = run(&exe, &["cases"]);
-        assert!(out.contains("all meter cases passed"), "{out}");
-    }
+    c_cases("meter_test", "all meter cases passed");
 }
 
 #[test]
 fn profile_update_cases_and_bad_arguments() {
-    for san in variants() {
-        let exe = build_c("meter_update_test", "cases", san);
-        let out = run(&exe, &["cases"]);
-        assert!(out.contains("all profile update cases passed"), "{out}");
-    }
+    c_cases("meter_update_test", "all profile update cases passed");
 }
 
 #[test]
 fn color_table_cases_and_bad_arguments() {
-    for san in variants() {
-        let exe = build_c("color_table_test", "cases", san);
-        let out = run(&exe, &["cases"]);
-        assert!(out.contains("all color table cases passed"), "{out}");
-    }
+    c_cases("color_table_test", "all color table cases passed");
 }
 
 // ------------------------------------------------------------- streams
@@ -487,28 +517,13 @@ fn rust_streams(seed: u64) -> Vec<String> {
 
 #[test]
 fn streams_through_c_equal_streams_through_rust() {
-    for san in variants() {
-        let exe = build_c("meter_test", "stream", san);
-        for seed in seeds(san, 1u64, 0xdead_beef) {
-            let c = run(&exe, &["stream", &seed.to_string()]);
-            let c: Vec<&str> = c.lines().collect();
-            let rust = rust_streams(seed);
-            assert_eq!(c.len(), rust.len(), "one line per marker");
-            for (c, r) in c.iter().zip(&rust) {
-                assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-            }
-            // The stream exercised every color (so the comparison means something).
-            for line in &rust {
-                let f: Vec<u64> = line
-                    .split(' ')
-                    .skip(1)
-                    .take(3)
-                    .map(|x| x.parse().unwrap())
-                    .collect();
-                assert!(f.iter().all(|&n| n > 0), "{line}");
-            }
+    c_streams("meter_test", [1u64, 0xdead_beef], rust_streams, |rust| {
+        // The stream exercised every color (so the comparison means something).
+        for line in &rust {
+            let f = counts(line, 3);
+            assert!(f.iter().all(|&n| n > 0), "{line}");
         }
-    }
+    });
 }
 
 // ------------------------------------------------------------- RED family
@@ -731,37 +746,18 @@ mod red {
 
     #[test]
     fn red_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("red_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all RED cases passed"), "{out}");
-        }
+        c_cases("red_test", "all RED cases passed");
     }
 
     #[test]
     fn red_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("red_test", "stream", san);
-            for seed in seeds(san, 3u64, 0x1234_5678_9abc) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per queue");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-                // Each queue saw early drops or marks and forced drops.
-                for line in rust.iter().filter(|l| !l.starts_with("adaptive_max_p")) {
-                    let f: Vec<u64> = line
-                        .split(' ')
-                        .skip(1)
-                        .take(4)
-                        .map(|x| x.parse().unwrap())
-                        .collect();
-                    assert!(f[0] > 0 && f[1] + f[2] > 0 && f[3] > 0, "{line}");
-                }
+        c_streams("red_test", [3u64, 0x1234_5678_9abc], rust_streams, |rust| {
+            // Each queue saw early drops or marks and forced drops.
+            for line in rust.iter().filter(|l| !l.starts_with("adaptive_max_p")) {
+                let f = counts(line, 4);
+                assert!(f[0] > 0 && f[1] + f[2] > 0 && f[3] > 0, "{line}");
             }
-        }
+        });
     }
 }
 
@@ -1059,45 +1055,26 @@ mod pcn {
 
     #[test]
     fn pcn_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("pcn_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all PCN cases passed"), "{out}");
-        }
+        c_cases("pcn_test", "all PCN cases passed");
     }
 
     #[test]
     fn pcn_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("pcn_test", "stream", san);
-            for seed in seeds(san, 5u64, 0xfeed_f00d) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per meter");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-                // Every meter marked some packets (ThM or ETM out of NM in);
-                // the timer blocked and admitted; CLE admission blocked and
-                // admitted again.
-                for line in &rust {
-                    let f: Vec<u64> = line
-                        .split(' ')
-                        .skip(1)
-                        .take(4)
-                        .map(|x| x.parse().unwrap())
-                        .collect();
-                    if line.starts_with("egress") {
-                        assert!(f.iter().sum::<u64>() > 100, "{line}");
-                    } else if line.starts_with("cle") {
-                        assert!(f[2] > 0 && f[3] > 0, "{line}");
-                    } else {
-                        assert!(f[2] > 0 && f[1] + f[3] > 0, "{line}");
-                    }
+        c_streams("pcn_test", [5u64, 0xfeed_f00d], rust_streams, |rust| {
+            // Every meter marked some packets (ThM or ETM out of NM in);
+            // the timer blocked and admitted; CLE admission blocked and
+            // admitted again.
+            for line in &rust {
+                let f = counts(line, 4);
+                if line.starts_with("egress") {
+                    assert!(f.iter().sum::<u64>() > 100, "{line}");
+                } else if line.starts_with("cle") {
+                    assert!(f[2] > 0 && f[3] > 0, "{line}");
+                } else {
+                    assert!(f[2] > 0 && f[1] + f[3] > 0, "{line}");
                 }
             }
-        }
+        });
     }
 }
 
@@ -1209,27 +1186,12 @@ mod rbcc {
 
     #[test]
     fn rbcc_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("rbcc_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all RBCC cases passed"), "{out}");
-        }
+        c_cases("rbcc_test", "all RBCC cases passed");
     }
 
     #[test]
     fn rbcc_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("rbcc_test", "stream", san);
-            for seed in seeds(san, 9u64, 0xabcd_ef01) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len());
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-            }
-        }
+        c_streams("rbcc_test", [9u64, 0xabcd_ef01], rust_streams, |_| {});
     }
 }
 
@@ -1306,27 +1268,12 @@ mod ras {
 
     #[test]
     fn ras_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("ras_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all RAS cases passed"), "{out}");
-        }
+        c_cases("ras_test", "all RAS cases passed");
     }
 
     #[test]
     fn ras_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("ras_test", "stream", san);
-            for seed in seeds(san, 11, 0x5eed_1234) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len());
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-            }
-        }
+        c_streams("ras_test", [11, 0x5eed_1234], rust_streams, |_| {});
     }
 }
 
@@ -1388,11 +1335,7 @@ mod ras_core {
 
     #[test]
     fn ras_core_cases_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("ras_core_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all RAS core cases passed"), "{out}");
-        }
+        c_cases("ras_core_test", "all RAS core cases passed");
     }
 
     /// 10^5 packets per kind through the C shaper with the C caller's queue
@@ -1400,18 +1343,12 @@ mod ras_core {
     /// by answer) and through the Rust shaper with its own queue.
     #[test]
     fn ras_core_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("ras_core_test", "stream", san);
-            for seed in seeds(san, 23, 0x0123_4567_89ab) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len());
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-            }
-        }
+        c_streams(
+            "ras_core_test",
+            [23, 0x0123_4567_89ab],
+            rust_streams,
+            |_| {},
+        );
     }
 }
 
@@ -1533,37 +1470,23 @@ mod aecn {
 
     #[test]
     fn aecn_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("aecn_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all AECN cases passed"), "{out}");
-        }
+        c_cases("aecn_test", "all AECN cases passed");
     }
 
     #[test]
     fn aecn_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("aecn_test", "stream", san);
-            for seed in seeds(san, 5u64, 0x0fed_cba9_8765) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per queue");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
+        c_streams(
+            "aecn_test",
+            [5u64, 0x0fed_cba9_8765],
+            rust_streams,
+            |rust| {
                 // Each queue queued, marked, dropped early and dropped forced.
                 for line in &rust {
-                    let f: Vec<u64> = line
-                        .split(' ')
-                        .skip(1)
-                        .take(4)
-                        .map(|x| x.parse().unwrap())
-                        .collect();
+                    let f = counts(line, 4);
                     assert!(f.iter().all(|&n| n > 0), "{line}");
                 }
-            }
-        }
+            },
+        );
     }
 }
 
@@ -1623,37 +1546,23 @@ mod et48 {
 
     #[test]
     fn et48_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("et48_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all ET48 cases passed"), "{out}");
-        }
+        c_cases("et48_test", "all ET48 cases passed");
     }
 
     #[test]
     fn et48_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("et48_test", "stream", san);
-            for seed in seeds(san, 11u64, 0x2468_ace0_1357) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per profile");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
+        c_streams(
+            "et48_test",
+            [11u64, 0x2468_ace0_1357],
+            rust_streams,
+            |rust| {
                 // Every output state occurred, ET marks included.
                 for line in &rust {
-                    let f: Vec<u64> = line
-                        .split(' ')
-                        .skip(1)
-                        .take(4)
-                        .map(|x| x.parse().unwrap())
-                        .collect();
+                    let f = counts(line, 4);
                     assert!(f.iter().all(|&n| n > 0), "{line}");
                 }
-            }
-        }
+            },
+        );
     }
 }
 
@@ -1749,37 +1658,23 @@ mod egress3sm {
 
     #[test]
     fn egress3sm_cases_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("egress3sm_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all egress3sm cases passed"), "{out}");
-        }
+        c_cases("egress3sm_test", "all egress3sm cases passed");
     }
 
     #[test]
     fn egress3sm_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("egress3sm_test", "stream", san);
-            for seed in seeds(san, 13u64, 0x1357_9bdf_2468) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per profile");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
+        c_streams(
+            "egress3sm_test",
+            [13u64, 0x1357_9bdf_2468],
+            rust_streams,
+            |rust| {
                 // Nothing, block, terminate and unregistered all occurred.
                 for line in &rust {
-                    let f: Vec<u64> = line
-                        .split(' ')
-                        .skip(1)
-                        .take(4)
-                        .map(|x| x.parse().unwrap())
-                        .collect();
+                    let f = counts(line, 4);
                     assert!(f.iter().all(|&n| n > 0), "{line}");
                 }
-            }
-        }
+            },
+        );
     }
 }
 
@@ -1887,37 +1782,23 @@ mod green_ras {
 
     #[test]
     fn green_ras_cases_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("green_ras_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all green RAS cases passed"), "{out}");
-        }
+        c_cases("green_ras_test", "all green RAS cases passed");
     }
 
     #[test]
     fn green_ras_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("green_ras_test", "stream", san);
-            for seed in seeds(san, 17, 0x00c0_ffee_1234) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len());
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
+        c_streams(
+            "green_ras_test",
+            [17, 0x00c0_ffee_1234],
+            rust_streams,
+            |rust| {
                 // Most packets were released, most of them green.
                 for line in &rust {
-                    let f: Vec<u64> = line
-                        .split(' ')
-                        .skip(1)
-                        .take(3)
-                        .map(|x| x.parse().unwrap())
-                        .collect();
+                    let f = counts(line, 3);
                     assert!(f[0] > 50_000 && f[2] * 2 > f[0], "{line}");
                 }
-            }
-        }
+            },
+        );
     }
 }
 
@@ -2014,38 +1895,19 @@ mod codel {
 
     #[test]
     fn codel_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("codel_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all CoDel cases passed"), "{out}");
-        }
+        c_cases("codel_test", "all CoDel cases passed");
     }
 
     #[test]
     fn codel_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("codel_test", "stream", san);
-            for seed in seeds(san, 19, 0x0c0d_e1c0_de15) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per profile");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-                // Deliveries and drops in every run, marks in those with ECN.
-                for (k, line) in rust.iter().enumerate() {
-                    let f: Vec<u64> = line
-                        .split(' ')
-                        .skip(1)
-                        .take(3)
-                        .map(|x| x.parse().unwrap())
-                        .collect();
-                    assert!(f[0] > 10_000 && f[2] > 100, "{line}");
-                    assert_eq!(f[1] > 100, k != 1, "{line}");
-                }
+        c_streams("codel_test", [19, 0x0c0d_e1c0_de15], rust_streams, |rust| {
+            // Deliveries and drops in every run, marks in those with ECN.
+            for (k, line) in rust.iter().enumerate() {
+                let f = counts(line, 3);
+                assert!(f[0] > 10_000 && f[2] > 100, "{line}");
+                assert_eq!(f[1] > 100, k != 1, "{line}");
             }
-        }
+        });
     }
 }
 
@@ -2058,10 +1920,7 @@ mod meter_counted;
 /// (`tests/c/reserved_test.c`).
 #[test]
 fn reserved_fields_must_be_zero() {
-    for san in variants() {
-        let out = run(&build_c("reserved_test", "cases", san), &["cases"]);
-        assert!(out.contains("all reserved-field cases passed"), "{out}");
-    }
+    c_cases("reserved_test", "all reserved-field cases passed");
 }
 
 mod pie {
@@ -2166,35 +2025,21 @@ mod pie {
 
     #[test]
     fn pie_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("pie_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all PIE cases passed"), "{out}");
-        }
+        c_cases("pie_test", "all PIE cases passed");
     }
 
     #[test]
     fn pie_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("pie_test", "stream", san);
-            for seed in seeds(san, 23, 0x9e3d_11e5) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per profile");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-                // The stream dropped early in both profiles and marked with ECN.
-                let drops: Vec<u64> = rust
-                    .iter()
-                    .map(|l| l.split(' ').nth(3).unwrap().parse().unwrap())
-                    .collect();
-                assert!(drops.iter().all(|&d| d > 100), "{rust:?}");
-                let marks: u64 = rust[1].split(' ').nth(2).unwrap().parse().unwrap();
-                assert!(marks > 10, "{rust:?}");
-            }
-        }
+        c_streams("pie_test", [23, 0x9e3d_11e5], rust_streams, |rust| {
+            // The stream dropped early in both profiles and marked with ECN.
+            let drops: Vec<u64> = rust
+                .iter()
+                .map(|l| l.split(' ').nth(3).unwrap().parse().unwrap())
+                .collect();
+            assert!(drops.iter().all(|&d| d > 100), "{rust:?}");
+            let marks: u64 = rust[1].split(' ').nth(2).unwrap().parse().unwrap();
+            assert!(marks > 10, "{rust:?}");
+        });
     }
 }
 
@@ -2313,37 +2158,23 @@ mod dualpi2 {
 
     #[test]
     fn dualpi2_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("dualpi2_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all DualPI2 cases passed"), "{out}");
-        }
+        c_cases("dualpi2_test", "all DualPI2 cases passed");
     }
 
     #[test]
     fn dualpi2_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("dualpi2_test", "stream", san);
-            for seed in seeds(san, 31, 0x51ed_2701) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per profile");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-                // Both profiles marked and dropped: p' rose under the overload.
-                for l in &rust {
-                    let f: Vec<u64> = l
-                        .split(' ')
-                        .skip(1)
-                        .take(3)
-                        .map(|x| x.parse().unwrap())
-                        .collect();
-                    assert!(f[1] > 1000 && f[2] > 100, "{rust:?}");
-                }
+        c_streams("dualpi2_test", [31, 0x51ed_2701], rust_streams, |rust| {
+            // Both profiles marked and dropped: p' rose under the overload.
+            for l in &rust {
+                let f: Vec<u64> = l
+                    .split(' ')
+                    .skip(1)
+                    .take(3)
+                    .map(|x| x.parse().unwrap())
+                    .collect();
+                assert!(f[1] > 1000 && f[2] > 100, "{rust:?}");
             }
-        }
+        });
     }
 }
 
@@ -2440,31 +2271,17 @@ mod fq_pie {
 
     #[test]
     fn fq_pie_cases_errors_and_bad_arguments() {
-        for san in variants() {
-            let exe = build_c("fq_pie_test", "cases", san);
-            let out = run(&exe, &["cases"]);
-            assert!(out.contains("all FQ-PIE cases passed"), "{out}");
-        }
+        c_cases("fq_pie_test", "all FQ-PIE cases passed");
     }
 
     #[test]
     fn fq_pie_streams_through_c_equal_streams_through_rust() {
-        for san in variants() {
-            let exe = build_c("fq_pie_test", "stream", san);
-            for seed in seeds(san, 41, 0xf0_9e11) {
-                let c = run(&exe, &["stream", &seed.to_string()]);
-                let c: Vec<&str> = c.lines().collect();
-                let rust = rust_streams(seed);
-                assert_eq!(c.len(), rust.len(), "one line per profile");
-                for (c, r) in c.iter().zip(&rust) {
-                    assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-                }
-                // Both dropped early; the ECN profile marked.
-                let field =
-                    |l: &str, n: usize| -> u64 { l.split(' ').nth(n).unwrap().parse().unwrap() };
-                assert!(rust.iter().all(|l| field(l, 3) > 500), "{rust:?}");
-                assert!(field(&rust[1], 2) > 10, "{rust:?}");
-            }
-        }
+        c_streams("fq_pie_test", [41, 0xf0_9e11], rust_streams, |rust| {
+            // Both dropped early; the ECN profile marked.
+            let field =
+                |l: &str, n: usize| -> u64 { l.split(' ').nth(n).unwrap().parse().unwrap() };
+            assert!(rust.iter().all(|l| field(l, 3) > 500), "{rust:?}");
+            assert!(field(&rust[1], 2) > 10, "{rust:?}");
+        });
     }
 }

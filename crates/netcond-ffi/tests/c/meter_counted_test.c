@@ -366,27 +366,50 @@ static void print_line(const char *name, const struct run *r, uint64_t a, uint64
 	printf(" %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", a, b, c);
 }
 
-/* One marker run: profile built by `pconfig` from `params`, state by
- * `config`, each packet colored by `call` (which sees m, prof, k and r.c). */
-#define STREAM(name, PROF, STATE, params, pconfig, config, call, read)          \
+/* One run of marker state `T` (srtcm, trtcm_compact, ...): profile built by
+ * netcond_T_profile_config`mode` from `params`, state by netcond_T_config, each
+ * packet colored by `call` (which sees m, prof, k and r.c). */
+#define STREAM(name, T, params, mode, call)                                    \
 	do {                                                                   \
-		PROF prof;                                                     \
-		STATE m;                                                       \
+		netcond_##T##_profile prof;                                    \
+		netcond_##T m;                                                 \
 		struct run r;                                                  \
 		netcond_tcm_tokens t;                                          \
 		uint64_t now = 1000;                                           \
 		unsigned i;                                                    \
 		rng_state = seed;                                              \
-		CHECK_RC(pconfig(&prof, &params), NETCOND_OK);                 \
-		CHECK_RC(config(&m, &prof, now), NETCOND_OK);                  \
+		CHECK_RC(netcond_##T##_profile_config##mode(&prof, &params),   \
+			 NETCOND_OK);                                          \
+		CHECK_RC(netcond_##T##_config(&m, &prof, now), NETCOND_OK);    \
 		run_start(&r);                                                 \
 		for (i = 0; i < PACKETS; i++) {                                \
 			struct pkt k = next_pkt(&now);                         \
 			run_add(&r, (unsigned)(call));                         \
 		}                                                              \
-		CHECK_RC(read(&m, &t), NETCOND_OK);                            \
+		CHECK_RC(netcond_##T##_read(&m, &t), NETCOND_OK);              \
 		print_line(name, &r, t.tc, t.te, t.last);                      \
 	} while (0)
+
+/* The byte-mode counted runs of marker state `T`, on params `by`. */
+#define COUNTED_STREAMS(T, by)                                                  \
+	STREAM(#T "_blind_counted", T, by, ,                                   \
+	       netcond_##T##_color_blind_counted(&m, &prof, k.now, k.len, &r.c)); \
+	STREAM(#T "_aware_counted", T, by, ,                                   \
+	       netcond_##T##_color_aware_counted(&m, &prof, k.now, k.len, k.color, &r.c))
+
+/* The six runs of marker state `T`: packet mode on params `pk` (plain, then
+ * counted around the byte-mode counted runs on params `by`). */
+#define MARKER_STREAMS(T, by, pk)                                               \
+	STREAM(#T "_blind_packet", T, pk, _packets,                            \
+	       netcond_##T##_color_blind_packet(&m, &prof, k.now));            \
+	STREAM(#T "_aware_packet", T, pk, _packets,                            \
+	       netcond_##T##_color_aware_packet(&m, &prof, k.now, k.color));   \
+	COUNTED_STREAMS(T, by);                                                \
+	STREAM(#T "_blind_packet_counted", T, pk, _packets,                    \
+	       netcond_##T##_color_blind_packet_counted(&m, &prof, k.now, k.len, &r.c)); \
+	STREAM(#T "_aware_packet_counted", T, pk, _packets,                    \
+	       netcond_##T##_color_aware_packet_counted(&m, &prof, k.now, k.len, k.color, \
+							&r.c))
 
 /* One policer run: packets ~30 ms apart, one departure of `out` units every
  * `every` packets. */
@@ -421,114 +444,12 @@ static void streams(uint64_t seed)
 	netcond_rfc4115_params eb = eparams(0), ek = eparams(1);
 	netcond_policer_params pb = pparams(0), pk = pparams(1);
 
-	STREAM("srtcm_blind_packet", netcond_srtcm_profile, netcond_srtcm, sk,
-	       netcond_srtcm_profile_config_packets, netcond_srtcm_config,
-	       netcond_srtcm_color_blind_packet(&m, &prof, k.now), netcond_srtcm_read);
-	STREAM("srtcm_aware_packet", netcond_srtcm_profile, netcond_srtcm, sk,
-	       netcond_srtcm_profile_config_packets, netcond_srtcm_config,
-	       netcond_srtcm_color_aware_packet(&m, &prof, k.now, k.color),
-	       netcond_srtcm_read);
-	STREAM("srtcm_blind_counted", netcond_srtcm_profile, netcond_srtcm, sb,
-	       netcond_srtcm_profile_config, netcond_srtcm_config,
-	       netcond_srtcm_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_srtcm_read);
-	STREAM("srtcm_aware_counted", netcond_srtcm_profile, netcond_srtcm, sb,
-	       netcond_srtcm_profile_config, netcond_srtcm_config,
-	       netcond_srtcm_color_aware_counted(&m, &prof, k.now, k.len, k.color, &r.c),
-	       netcond_srtcm_read);
-	STREAM("srtcm_blind_packet_counted", netcond_srtcm_profile, netcond_srtcm, sk,
-	       netcond_srtcm_profile_config_packets, netcond_srtcm_config,
-	       netcond_srtcm_color_blind_packet_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_srtcm_read);
-	STREAM("srtcm_aware_packet_counted", netcond_srtcm_profile, netcond_srtcm, sk,
-	       netcond_srtcm_profile_config_packets, netcond_srtcm_config,
-	       netcond_srtcm_color_aware_packet_counted(&m, &prof, k.now, k.len, k.color,
-							&r.c),
-	       netcond_srtcm_read);
-
-	STREAM("trtcm_blind_packet", netcond_trtcm_profile, netcond_trtcm, tk,
-	       netcond_trtcm_profile_config_packets, netcond_trtcm_config,
-	       netcond_trtcm_color_blind_packet(&m, &prof, k.now), netcond_trtcm_read);
-	STREAM("trtcm_aware_packet", netcond_trtcm_profile, netcond_trtcm, tk,
-	       netcond_trtcm_profile_config_packets, netcond_trtcm_config,
-	       netcond_trtcm_color_aware_packet(&m, &prof, k.now, k.color),
-	       netcond_trtcm_read);
-	STREAM("trtcm_blind_counted", netcond_trtcm_profile, netcond_trtcm, tb,
-	       netcond_trtcm_profile_config, netcond_trtcm_config,
-	       netcond_trtcm_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_trtcm_read);
-	STREAM("trtcm_aware_counted", netcond_trtcm_profile, netcond_trtcm, tb,
-	       netcond_trtcm_profile_config, netcond_trtcm_config,
-	       netcond_trtcm_color_aware_counted(&m, &prof, k.now, k.len, k.color, &r.c),
-	       netcond_trtcm_read);
-	STREAM("trtcm_blind_packet_counted", netcond_trtcm_profile, netcond_trtcm, tk,
-	       netcond_trtcm_profile_config_packets, netcond_trtcm_config,
-	       netcond_trtcm_color_blind_packet_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_trtcm_read);
-	STREAM("trtcm_aware_packet_counted", netcond_trtcm_profile, netcond_trtcm, tk,
-	       netcond_trtcm_profile_config_packets, netcond_trtcm_config,
-	       netcond_trtcm_color_aware_packet_counted(&m, &prof, k.now, k.len, k.color,
-							&r.c),
-	       netcond_trtcm_read);
-
-	STREAM("rfc4115_blind_packet", netcond_rfc4115_profile, netcond_rfc4115, ek,
-	       netcond_rfc4115_profile_config_packets, netcond_rfc4115_config,
-	       netcond_rfc4115_color_blind_packet(&m, &prof, k.now), netcond_rfc4115_read);
-	STREAM("rfc4115_aware_packet", netcond_rfc4115_profile, netcond_rfc4115, ek,
-	       netcond_rfc4115_profile_config_packets, netcond_rfc4115_config,
-	       netcond_rfc4115_color_aware_packet(&m, &prof, k.now, k.color),
-	       netcond_rfc4115_read);
-	STREAM("rfc4115_blind_counted", netcond_rfc4115_profile, netcond_rfc4115, eb,
-	       netcond_rfc4115_profile_config, netcond_rfc4115_config,
-	       netcond_rfc4115_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_rfc4115_read);
-	STREAM("rfc4115_aware_counted", netcond_rfc4115_profile, netcond_rfc4115, eb,
-	       netcond_rfc4115_profile_config, netcond_rfc4115_config,
-	       netcond_rfc4115_color_aware_counted(&m, &prof, k.now, k.len, k.color, &r.c),
-	       netcond_rfc4115_read);
-	STREAM("rfc4115_blind_packet_counted", netcond_rfc4115_profile, netcond_rfc4115, ek,
-	       netcond_rfc4115_profile_config_packets, netcond_rfc4115_config,
-	       netcond_rfc4115_color_blind_packet_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_rfc4115_read);
-	STREAM("rfc4115_aware_packet_counted", netcond_rfc4115_profile, netcond_rfc4115, ek,
-	       netcond_rfc4115_profile_config_packets, netcond_rfc4115_config,
-	       netcond_rfc4115_color_aware_packet_counted(&m, &prof, k.now, k.len, k.color,
-							  &r.c),
-	       netcond_rfc4115_read);
-
-	STREAM("srtcm_compact_blind_counted", netcond_srtcm_compact_profile,
-	       netcond_srtcm_compact, sb, netcond_srtcm_compact_profile_config,
-	       netcond_srtcm_compact_config,
-	       netcond_srtcm_compact_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_srtcm_compact_read);
-	STREAM("srtcm_compact_aware_counted", netcond_srtcm_compact_profile,
-	       netcond_srtcm_compact, sb, netcond_srtcm_compact_profile_config,
-	       netcond_srtcm_compact_config,
-	       netcond_srtcm_compact_color_aware_counted(&m, &prof, k.now, k.len, k.color,
-							 &r.c),
-	       netcond_srtcm_compact_read);
-	STREAM("trtcm_compact_blind_counted", netcond_trtcm_compact_profile,
-	       netcond_trtcm_compact, tb, netcond_trtcm_compact_profile_config,
-	       netcond_trtcm_compact_config,
-	       netcond_trtcm_compact_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_trtcm_compact_read);
-	STREAM("trtcm_compact_aware_counted", netcond_trtcm_compact_profile,
-	       netcond_trtcm_compact, tb, netcond_trtcm_compact_profile_config,
-	       netcond_trtcm_compact_config,
-	       netcond_trtcm_compact_color_aware_counted(&m, &prof, k.now, k.len, k.color,
-							 &r.c),
-	       netcond_trtcm_compact_read);
-	STREAM("rfc4115_compact_blind_counted", netcond_rfc4115_compact_profile,
-	       netcond_rfc4115_compact, eb, netcond_rfc4115_compact_profile_config,
-	       netcond_rfc4115_compact_config,
-	       netcond_rfc4115_compact_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_rfc4115_compact_read);
-	STREAM("rfc4115_compact_aware_counted", netcond_rfc4115_compact_profile,
-	       netcond_rfc4115_compact, eb, netcond_rfc4115_compact_profile_config,
-	       netcond_rfc4115_compact_config,
-	       netcond_rfc4115_compact_color_aware_counted(&m, &prof, k.now, k.len, k.color,
-							   &r.c),
-	       netcond_rfc4115_compact_read);
+	MARKER_STREAMS(srtcm, sb, sk);
+	MARKER_STREAMS(trtcm, tb, tk);
+	MARKER_STREAMS(rfc4115, eb, ek);
+	COUNTED_STREAMS(srtcm_compact, sb);
+	COUNTED_STREAMS(trtcm_compact, tb);
+	COUNTED_STREAMS(rfc4115_compact, eb);
 
 	POLICER("policer_offer_counted", pb, netcond_policer_profile_config,
 		netcond_policer_offer_counted(&m, &prof, now, k.len, &r.c), 1500u, 16u);
