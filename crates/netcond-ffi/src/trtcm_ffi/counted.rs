@@ -524,6 +524,117 @@ pub unsafe extern "C" fn netcond_rfc4115_compact_color_aware_counted(
     unsafe { aware_counted(m, p, c, Charge::Len, time, pkt_len, pkt_color) }
 }
 
+/// `netcond_srtcm_compact_color_blind_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_srtcm_compact_color_blind_packet_counted(
+    m: *mut netcond_srtcm_compact,
+    p: *const netcond_srtcm_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
+}
+
+/// `netcond_srtcm_compact_color_aware_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_srtcm_compact_color_aware_packet_counted(
+    m: *mut netcond_srtcm_compact,
+    p: *const netcond_srtcm_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    pkt_color: c_int,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
+}
+
+/// `netcond_trtcm_compact_color_blind_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trtcm_compact_color_blind_packet_counted(
+    m: *mut netcond_trtcm_compact,
+    p: *const netcond_trtcm_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
+}
+
+/// `netcond_trtcm_compact_color_aware_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trtcm_compact_color_aware_packet_counted(
+    m: *mut netcond_trtcm_compact,
+    p: *const netcond_trtcm_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    pkt_color: c_int,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
+}
+
+/// `netcond_rfc4115_compact_color_blind_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rfc4115_compact_color_blind_packet_counted(
+    m: *mut netcond_rfc4115_compact,
+    p: *const netcond_rfc4115_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
+}
+
+/// `netcond_rfc4115_compact_color_aware_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rfc4115_compact_color_aware_packet_counted(
+    m: *mut netcond_rfc4115_compact,
+    p: *const netcond_rfc4115_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    pkt_color: c_int,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
+}
+
 /// `netcond_policer_offer`, then the packet added to `*c`: to green if it
 /// conformed, to red if not, and to the dropped counts unless admitted. A NULL
 /// `c` counts nothing; a NULL or unconfigured `m` or `p` gives

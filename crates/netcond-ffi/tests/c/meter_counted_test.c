@@ -1,7 +1,8 @@
 /*
  * C tests of netcond.h's per-packet calls for packet mode
- * (netcond_*_color_blind_packet, netcond_*_color_aware_packet,
- * netcond_policer_offer_packet) and per-color counters (the *_counted calls
+ * (netcond_*_color_blind_packet, netcond_*_color_aware_packet, on the 24-byte
+ * and the 16-byte compact states, netcond_policer_offer_packet) and per-color
+ * counters (the *_counted calls
  * and netcond_counters), run by tests/c_api.rs (with
  * -fsanitize=address,undefined when the toolchain has the runtimes).
  *
@@ -160,6 +161,93 @@ static void packet_mode_cases(void)
 	}
 }
 
+/* Packet mode with 16-byte compact states (DPDK's packet_mode with per-flow
+ * state in a table): the colors and counts of the 24-byte states. */
+static void compact_packet_cases(void)
+{
+	netcond_srtcm_params sp = sparams(1);
+	netcond_trtcm_params tp = tparams(1);
+	netcond_rfc4115_params ep = eparams(1);
+	netcond_srtcm_profile s;
+	netcond_srtcm_compact_profile cs;
+	netcond_trtcm_compact_profile ct;
+	netcond_rfc4115_compact_profile ce;
+	netcond_srtcm sm;
+	netcond_srtcm_compact csm, csm2;
+	netcond_trtcm_compact ctm;
+	netcond_rfc4115_compact cem;
+	netcond_tcm_tokens wide, narrow;
+	netcond_counters c;
+	unsigned i;
+
+	memset(&c, 0, sizeof c);
+	CHECK_RC(netcond_srtcm_profile_config_packets(&s, &sp), NETCOND_OK);
+	CHECK_RC(netcond_srtcm_compact_profile_config_packets(&cs, &sp), NETCOND_OK);
+	CHECK_RC(netcond_trtcm_compact_profile_config_packets(&ct, &tp), NETCOND_OK);
+	CHECK_RC(netcond_rfc4115_compact_profile_config_packets(&ce, &ep), NETCOND_OK);
+
+	/* srTCM: 16 green, 32 yellow, then red, at one instant, on the fast
+	 * call and on the length-taking one with any length; the 24-byte state
+	 * alongside ends with the same counts. */
+	CHECK_RC(netcond_srtcm_config(&sm, &s, 0), NETCOND_OK);
+	CHECK_RC(netcond_srtcm_compact_config(&csm, &cs, 0), NETCOND_OK);
+	CHECK_RC(netcond_srtcm_compact_config(&csm2, &cs, 0), NETCOND_OK);
+	for (i = 0; i < 50; i++) {
+		netcond_color want = i < 16 ? G : i < 48 ? Y : R;
+		CHECK(netcond_srtcm_compact_color_blind_packet(&csm, &cs, 0) == want);
+		CHECK(netcond_srtcm_compact_color_blind_check(&csm2, &cs, 0, 1500u * i) == want);
+		CHECK(netcond_srtcm_color_blind_packet(&sm, &s, 0) == want);
+	}
+	/* 20 us later: one packet of C (50 000/s) refilled. */
+	CHECK(netcond_srtcm_compact_color_blind_packet(&csm, &cs, 19999) == R);
+	CHECK(netcond_srtcm_compact_color_blind_packet(&csm, &cs, 20000) == G);
+	CHECK(netcond_srtcm_color_blind_packet(&sm, &s, 19999) == R);
+	CHECK(netcond_srtcm_color_blind_packet(&sm, &s, 20000) == G);
+	CHECK_RC(netcond_srtcm_read(&sm, &wide), NETCOND_OK);
+	CHECK_RC(netcond_srtcm_compact_read(&csm, &narrow), NETCOND_OK);
+	CHECK(memcmp(&wide, &narrow, sizeof wide) == 0);
+	/* Color-aware: a yellow packet never takes C. */
+	CHECK_RC(netcond_srtcm_compact_config(&csm, &cs, 0), NETCOND_OK);
+	CHECK(netcond_srtcm_compact_color_aware_packet(&csm, &cs, 0, NETCOND_YELLOW) == Y);
+	CHECK(netcond_srtcm_compact_color_aware_packet(&csm, &cs, 0, 77) == R);
+	CHECK(netcond_srtcm_compact_color_aware_packet(&csm, &cs, 0, NETCOND_GREEN) == G);
+
+	/* trTCM: P holds 32, C 16: 16 green, 16 yellow, then red; counted, each
+	 * packet with its length in bytes. */
+	CHECK_RC(netcond_trtcm_compact_config(&ctm, &ct, 0), NETCOND_OK);
+	for (i = 0; i < 40; i++) {
+		netcond_color want = i < 16 ? G : i < 32 ? Y : R;
+		CHECK(netcond_trtcm_compact_color_blind_packet_counted(&ctm, &ct, 0, 100, &c) ==
+		      want);
+	}
+	CHECK(c.packets[G] == 16u && c.packets[Y] == 16u && c.packets[R] == 8u);
+	CHECK(c.bytes[G] == 1600u && c.bytes[Y] == 1600u && c.bytes[R] == 800u);
+	/* 10 us: one packet of P (100 000/s), none of C. */
+	CHECK(netcond_trtcm_compact_color_aware_packet_counted(&ctm, &ct, 10000, 7,
+								NETCOND_GREEN, &c) == Y);
+	CHECK(netcond_trtcm_compact_color_aware_packet(&ctm, &ct, 10000, NETCOND_GREEN) == R);
+	CHECK(c.packets[Y] == 17u && c.bytes[Y] == 1607u && c.packets[R] == 8u);
+
+	/* RFC 4115: C 16 then E 32; a yellow input skips C. */
+	CHECK_RC(netcond_rfc4115_compact_config(&cem, &ce, 0), NETCOND_OK);
+	CHECK(netcond_rfc4115_compact_color_aware_packet(&cem, &ce, 0, NETCOND_YELLOW) == Y);
+	for (i = 0; i < 16; i++)
+		CHECK(netcond_rfc4115_compact_color_blind_packet(&cem, &ce, 0) == G);
+	for (i = 0; i < 31; i++)
+		CHECK(netcond_rfc4115_compact_color_blind_packet(&cem, &ce, 0) == Y);
+	CHECK(netcond_rfc4115_compact_color_blind_packet(&cem, &ce, 0) == R);
+
+	/* 3 packets/s on a nanosecond clock: a bucket of 16 packets is
+	 * 1.6e10 units, beyond 32 bits: refused for compact states only. */
+	sp.cir = 3;
+	CHECK_RC(netcond_srtcm_compact_profile_config_packets(&cs, &sp),
+		 NETCOND_E_COMPACT_TOO_LARGE);
+	CHECK_RC(netcond_srtcm_profile_config_packets(&s, &sp), NETCOND_OK);
+	CHECK(netcond_srtcm_compact_color_blind_packet(&csm, &cs, 0) == R);
+	CHECK_RC(netcond_srtcm_compact_profile_config_packets(&cs, NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_srtcm_compact_profile_config_packets(NULL, &sp), NETCOND_E_NULL);
+}
+
 static void policer_packet_cases(void)
 {
 	netcond_policer_params pp = pparams(1);
@@ -293,6 +381,10 @@ static void bad_argument_cases(void)
 	CHECK(netcond_rfc4115_color_aware_counted(NULL, NULL, 5, 10, 0, &c) == R);
 	CHECK(netcond_srtcm_compact_color_blind_counted(NULL, NULL, 5, 10, &c) == R);
 	CHECK(netcond_rfc4115_compact_color_aware_counted(NULL, NULL, 5, 10, 0, &c) == R);
+	CHECK(netcond_srtcm_compact_color_blind_packet(NULL, NULL, 5) == R);
+	CHECK(netcond_trtcm_compact_color_aware_packet(NULL, NULL, 5, 0) == R);
+	CHECK(netcond_rfc4115_compact_color_blind_packet_counted(NULL, NULL, 5, 10, &c) == R);
+	CHECK(netcond_trtcm_compact_color_aware_packet_counted(NULL, NULL, 5, 10, 0, &c) == R);
 	CHECK(netcond_policer_offer_packet(&pm, &punset, 5) == NETCOND_POLICER_DROP);
 	CHECK(netcond_policer_offer_counted(&pm, &punset, 5, 10, &c) == NETCOND_POLICER_DROP);
 	CHECK(netcond_policer_offer_packet_counted(NULL, NULL, 5, 10, &c) ==
@@ -447,9 +539,9 @@ static void streams(uint64_t seed)
 	MARKER_STREAMS(srtcm, sb, sk);
 	MARKER_STREAMS(trtcm, tb, tk);
 	MARKER_STREAMS(rfc4115, eb, ek);
-	COUNTED_STREAMS(srtcm_compact, sb);
-	COUNTED_STREAMS(trtcm_compact, tb);
-	COUNTED_STREAMS(rfc4115_compact, eb);
+	MARKER_STREAMS(srtcm_compact, sb, sk);
+	MARKER_STREAMS(trtcm_compact, tb, tk);
+	MARKER_STREAMS(rfc4115_compact, eb, ek);
 
 	POLICER("policer_offer_counted", pb, netcond_policer_profile_config,
 		netcond_policer_offer_counted(&m, &prof, now, k.len, &r.c), 1500u, 16u);
@@ -461,8 +553,9 @@ static void streams(uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	static void (*const all[])(void) = {packet_mode_cases, policer_packet_cases,
-					    counted_cases, bad_argument_cases, NULL};
+	static void (*const all[])(void) = {packet_mode_cases, compact_packet_cases,
+					    policer_packet_cases, counted_cases,
+					    bad_argument_cases, NULL};
 
 	return test_main(argc, argv, "packet mode and counter", all, streams);
 }

@@ -140,8 +140,9 @@ macro_rules! counted_by_the_marker {
 
 counted_by_the_marker!(SrTcm, TrTcm, Rfc4115);
 
-/// The compact states have the trait's `..._counted` methods; in packet mode,
-/// `color_*_packet` and the packet recorded.
+/// The compact states have the trait's `..._counted` methods; in packet mode
+/// (no `..._packet_counted` methods), `color_*_packet` and the packet
+/// recorded.
 impl<M: TwoBucket + core::fmt::Debug + Eq + core::hash::Hash> Counted for Compact<M> {
     fn blind_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color {
         self.color_blind_counted(p, t(k.now), k.len, c)
@@ -251,6 +252,11 @@ fn rust_lines(seed: u64) -> Vec<String> {
         CompactProfile::new(tb).unwrap(),
         CompactProfile::new(eb).unwrap(),
     );
+    let (csk, ctk, cek) = (
+        CompactProfile::new(sk).unwrap(),
+        CompactProfile::new(tk).unwrap(),
+        CompactProfile::new(ek).unwrap(),
+    );
     let pb = PremiumPolicerProfile::new(
         &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(20_480), 11_000, 13_000, 1500)
             .with_tick(HZ),
@@ -264,24 +270,12 @@ fn rust_lines(seed: u64) -> Vec<String> {
     let mut lines = marker_runs("srtcm", seed, &sb, &sk, sr);
     lines.extend(marker_runs("trtcm", seed, &tb, &tk, tr));
     lines.extend(marker_runs("rfc4115", seed, &eb, &ek, er));
-    lines.extend(counted_runs(
-        "srtcm_compact",
-        seed,
-        &csb,
-        |s: &Compact<SrTcm>| sr(&s.to_state()),
-    ));
-    lines.extend(counted_runs(
-        "trtcm_compact",
-        seed,
-        &ctb,
-        |s: &Compact<TrTcm>| tr(&s.to_state()),
-    ));
-    lines.extend(counted_runs(
-        "rfc4115_compact",
-        seed,
-        &ceb,
-        |s: &Compact<Rfc4115>| er(&s.to_state()),
-    ));
+    let csr = |s: &Compact<SrTcm>| sr(&s.to_state());
+    let ctr = |s: &Compact<TrTcm>| tr(&s.to_state());
+    let cer = |s: &Compact<Rfc4115>| er(&s.to_state());
+    lines.extend(marker_runs("srtcm_compact", seed, &csb, &csk, csr));
+    lines.extend(marker_runs("trtcm_compact", seed, &ctb, &ctk, ctr));
+    lines.extend(marker_runs("rfc4115_compact", seed, &ceb, &cek, cer));
     lines.extend([
         policer(
             "policer_offer_counted",
