@@ -15,6 +15,7 @@
  *                                    Rust API.
  */
 #include "check.h"
+#include "meter_stream.h"
 
 #define HZ 1000000000u
 
@@ -396,35 +397,7 @@ static void bad_argument_cases(void)
 
 /* ---------------------------------------------------------------- streams */
 
-/* The packets of meter_test's streams: 64..1518 bytes 0..17.6 us apart
- * (about 114 000 packets/s), clock steps backwards, zero-length and
- * u32-max-length packets mixed in. */
-struct pkt {
-	uint64_t now;
-	uint32_t len;
-	int color;
-};
-
-static struct pkt next_pkt(uint64_t *now)
-{
-	struct pkt k;
-	uint64_t r = next_u64();
-	uint64_t step = r % 17600u;
-	unsigned kind = (unsigned)((r >> 8) % 1000u);
-
-	if (kind == 0 && *now > 50000u)
-		*now -= 50000u;
-	else
-		*now += step;
-	k.now = *now;
-	k.len = 64u + (uint32_t)((r >> 20) % 1455u);
-	if (kind == 1)
-		k.len = 0;
-	if (kind == 2)
-		k.len = UINT32_MAX;
-	k.color = (int)((r >> 40) % 3u);
-	return k;
-}
+/* The packets: meter_stream.h. */
 
 struct run {
 	uint64_t counts[3];
