@@ -3,38 +3,14 @@
 //! the Rust API.
 
 use super::*;
-use core::time::Duration;
-use ras_shaper::{GreenRas, RasProfile, SrRasConfig, SrRasProfile, TrRasConfig, TrRasProfile};
+use ras_shaper::{GreenRas, RasProfile};
 
 const FNV: u64 = 0x0100_0000_01b3;
 
-/// The C side's `sr()` / `tr()` shapers and `srm()` / `trm()` meters.
+/// The C side's `sr()` / `tr()` shapers (those of `ras_test.c`) and `srm()`
+/// / `trm()` meters.
 fn profiles() -> (RasProfile, RasProfile, SrTcmProfile, TrTcmProfile) {
-    let sr = SrRasProfile::new(
-        &SrRasConfig::new(
-            Rate::from_bits_per_sec(1_000_000),
-            Rate::from_bits_per_sec(10_000_000),
-            60_000,
-        )
-        .with_mir(Rate::from_bits_per_sec(4_000_000))
-        .with_max_packet_bytes(1500)
-        .with_k(Duration::from_millis(100))
-        .with_tick(HZ),
-    )
-    .unwrap();
-    let tr = TrRasProfile::new(
-        &TrRasConfig::new(
-            Rate::from_bits_per_sec(1_000_000),
-            Rate::from_bits_per_sec(2_000_000),
-            Rate::from_bits_per_sec(10_000_000),
-            60_000,
-        )
-        .with_mir(Rate::from_bits_per_sec(4_000_000))
-        .with_max_packet_bytes(1500)
-        .with_k(Duration::from_millis(100))
-        .with_tick(HZ),
-    )
-    .unwrap();
+    let [sr, tr] = super::ras::profiles();
     let sm = SrTcmProfile::new(
         &SrTcmConfig::new(Rate::from_bytes_per_sec(125_000), 3000, 3000).with_tick(HZ),
     )
@@ -49,7 +25,7 @@ fn profiles() -> (RasProfile, RasProfile, SrTcmProfile, TrTcmProfile) {
         .with_tick(HZ),
     )
     .unwrap();
-    (sr.into(), tr.into(), sm, tm)
+    (sr, tr, sm, tm)
 }
 
 /// One stream through a green shaper with meter `M`; `read` gives the

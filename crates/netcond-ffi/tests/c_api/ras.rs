@@ -8,8 +8,8 @@ use ras_shaper::{Ras, RasProfile, SrRasConfig, SrRasProfile, TrRasConfig, TrRasP
 const PACKETS: u32 = 100_000;
 const FNV: u64 = 0x0100_0000_01b3;
 
-/// The C side's `sr()` and `tr()` shapers (also those of
-/// `ras_core_test.c`).
+/// The C side's `sr()` and `tr()` shapers (`tests/c/ras_params.h`, also
+/// those of `ras_core_test.c` and `green_ras_test.c`).
 pub(super) fn profiles() -> [RasProfile; 2] {
     let sr = SrRasProfile::new(
         &SrRasConfig::new(
