@@ -177,6 +177,21 @@ fn c_streams(
     }
 }
 
+/// A supplied 64-bit draw, read high half first, as the C calls of PIE,
+/// FQ-PIE and DualPI2 read it.
+struct Draw(u64, bool);
+
+impl netcond_core::RandomSource for Draw {
+    fn next_u32(&mut self) -> u32 {
+        self.1 = !self.1;
+        if self.1 {
+            (self.0 >> 32) as u32
+        } else {
+            self.0 as u32
+        }
+    }
+}
+
 /// The first `n` counts of a stream line, after its name.
 fn counts(line: &str, n: usize) -> Vec<u64> {
     line.split(' ')

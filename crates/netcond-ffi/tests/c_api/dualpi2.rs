@@ -6,22 +6,7 @@ use aqm_delay::{
     DualDecision, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue, DualScheduler, Ecn,
     Verdict,
 };
-use netcond_core::RandomSource;
 use std::collections::VecDeque;
-
-/// A supplied 64-bit draw, read high half first (as the C call does).
-struct Draw(u64, bool);
-
-impl RandomSource for Draw {
-    fn next_u32(&mut self) -> u32 {
-        self.1 = !self.1;
-        if self.1 {
-            (self.0 >> 32) as u32
-        } else {
-            self.0 as u32
-        }
-    }
-}
 
 /// The Rust side of `dualpi2_test stream SEED`: the same senders, the same
 /// two configurations, through `aqm_delay::DualPi2`.

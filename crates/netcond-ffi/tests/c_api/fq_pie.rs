@@ -3,22 +3,7 @@
 
 use super::*;
 use aqm_delay::{FqPie, FqPieConfig, FqPieProfile, Head, PieConfig, Verdict};
-use netcond_core::RandomSource;
 use std::collections::VecDeque;
-
-/// A supplied 64-bit draw, read high half first (as the C call does).
-struct Draw(u64, bool);
-
-impl RandomSource for Draw {
-    fn next_u32(&mut self) -> u32 {
-        self.1 = !self.1;
-        if self.1 {
-            (self.0 >> 32) as u32
-        } else {
-            self.0 as u32
-        }
-    }
-}
 
 /// The Rust side of `fq_pie_test stream SEED`: the same flows, the same
 /// two configurations, through `aqm_delay::FqPie<1024>`.
