@@ -3889,6 +3889,37 @@ int netcond_trtcm_compact_profile_config(struct netcond_trtcm_compact_profile *p
 int netcond_rfc4115_compact_profile_config(struct netcond_rfc4115_compact_profile *p,
                                            const struct netcond_rfc4115_params *params);
 
+// Validates `params` read in packets (`cir` packets per second, `cbs` and
+// `ebs` packets) and writes a packet-mode profile for 16-byte srTCM states
+// to `p` (DPDK's `packet_mode` with compact per-flow state). Returns as
+// `netcond_srtcm_compact_profile_config`. Meter with
+// `netcond_srtcm_compact_color_blind_packet` / `_color_aware_packet` (the
+// fast path), or the `*_check` calls, which charge one token whatever
+// `pkt_len`.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_srtcm_compact_profile_config_packets(struct netcond_srtcm_compact_profile *p,
+                                                 const struct netcond_srtcm_params *params);
+
+// Validates `params` read in packets (`cir`, `pir` packets per second, `cbs`,
+// `pbs` packets) and writes a packet-mode profile for 16-byte trTCM states
+// to `p`. Returns as `netcond_trtcm_compact_profile_config`.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_trtcm_compact_profile_config_packets(struct netcond_trtcm_compact_profile *p,
+                                                 const struct netcond_trtcm_params *params);
+
+// Validates `params` read in packets (`cir`, `eir` packets per second, `cbs`,
+// `ebs` packets) and writes a packet-mode profile for 16-byte RFC 4115
+// states to `p`. Returns as `netcond_rfc4115_compact_profile_config`.
+//
+// # Safety
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_rfc4115_compact_profile_config_packets(struct netcond_rfc4115_compact_profile *p,
+                                                   const struct netcond_rfc4115_params *params);
+
 // Starts a 16-byte srTCM state with both buckets full at `now`.
 // Returns 0 or `NETCOND_E_NULL`.
 //
@@ -3985,6 +4016,69 @@ enum netcond_color netcond_rfc4115_compact_color_aware_check(struct netcond_rfc4
                                                              uint64_t time,
                                                              uint32_t pkt_len,
                                                              int pkt_color);
+
+// Colors one packet arriving at `time` with a 16-byte srTCM state,
+// color-blind, charging one token: the call for a packet-mode profile
+// (`netcond_srtcm_compact_profile_config_packets`), the same colors as
+// `netcond_srtcm_color_blind_packet` on the 24-byte state. On a byte-mode
+// profile it charges one byte. `NETCOND_RED` on a NULL or unconfigured
+// argument.
+//
+// # Safety
+// As `netcond_srtcm_compact_color_blind_check`.
+enum netcond_color netcond_srtcm_compact_color_blind_packet(struct netcond_srtcm_compact *m,
+                                                            const struct netcond_srtcm_compact_profile *p,
+                                                            uint64_t time);
+
+// Colors one packet pre-colored `pkt_color` (any value other than a
+// `netcond_color` counts as red) with a 16-byte srTCM state, color-aware,
+// charging one token. As `netcond_srtcm_compact_color_blind_packet`
+// otherwise.
+//
+// # Safety
+// As `netcond_srtcm_compact_color_blind_check`.
+enum netcond_color netcond_srtcm_compact_color_aware_packet(struct netcond_srtcm_compact *m,
+                                                            const struct netcond_srtcm_compact_profile *p,
+                                                            uint64_t time,
+                                                            int pkt_color);
+
+// Colors one packet with a 16-byte trTCM state, color-blind, charging one
+// token (see `netcond_srtcm_compact_color_blind_packet`).
+//
+// # Safety
+// As `netcond_srtcm_compact_color_blind_check`.
+enum netcond_color netcond_trtcm_compact_color_blind_packet(struct netcond_trtcm_compact *m,
+                                                            const struct netcond_trtcm_compact_profile *p,
+                                                            uint64_t time);
+
+// Colors one pre-colored packet with a 16-byte trTCM state, color-aware,
+// charging one token (see `netcond_srtcm_compact_color_aware_packet`).
+//
+// # Safety
+// As `netcond_srtcm_compact_color_blind_check`.
+enum netcond_color netcond_trtcm_compact_color_aware_packet(struct netcond_trtcm_compact *m,
+                                                            const struct netcond_trtcm_compact_profile *p,
+                                                            uint64_t time,
+                                                            int pkt_color);
+
+// Colors one packet with a 16-byte RFC 4115 state, color-blind, charging one
+// token (see `netcond_srtcm_compact_color_blind_packet`).
+//
+// # Safety
+// As `netcond_srtcm_compact_color_blind_check`.
+enum netcond_color netcond_rfc4115_compact_color_blind_packet(struct netcond_rfc4115_compact *m,
+                                                              const struct netcond_rfc4115_compact_profile *p,
+                                                              uint64_t time);
+
+// Colors one pre-colored packet with a 16-byte RFC 4115 state, color-aware,
+// charging one token (see `netcond_srtcm_compact_color_aware_packet`).
+//
+// # Safety
+// As `netcond_srtcm_compact_color_blind_check`.
+enum netcond_color netcond_rfc4115_compact_color_aware_packet(struct netcond_rfc4115_compact *m,
+                                                              const struct netcond_rfc4115_compact_profile *p,
+                                                              uint64_t time,
+                                                              int pkt_color);
 
 // Copies a 16-byte trTCM state's counts (C, P, widened) and last update to
 // `out`. Returns 0 or `NETCOND_E_NULL`.
@@ -4223,6 +4317,81 @@ enum netcond_color netcond_rfc4115_compact_color_aware_counted(struct netcond_rf
                                                                uint32_t pkt_len,
                                                                int pkt_color,
                                                                struct netcond_counters *c);
+
+// `netcond_srtcm_compact_color_blind_packet` (one token charged), then the
+// packet added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_srtcm_compact_color_blind_packet_counted(struct netcond_srtcm_compact *m,
+                                                                    const struct netcond_srtcm_compact_profile *p,
+                                                                    uint64_t time,
+                                                                    uint32_t pkt_len,
+                                                                    struct netcond_counters *c);
+
+// `netcond_srtcm_compact_color_aware_packet` (one token charged), then the
+// packet added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_srtcm_compact_color_aware_packet_counted(struct netcond_srtcm_compact *m,
+                                                                    const struct netcond_srtcm_compact_profile *p,
+                                                                    uint64_t time,
+                                                                    uint32_t pkt_len,
+                                                                    int pkt_color,
+                                                                    struct netcond_counters *c);
+
+// `netcond_trtcm_compact_color_blind_packet` (one token charged), then the
+// packet added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_trtcm_compact_color_blind_packet_counted(struct netcond_trtcm_compact *m,
+                                                                    const struct netcond_trtcm_compact_profile *p,
+                                                                    uint64_t time,
+                                                                    uint32_t pkt_len,
+                                                                    struct netcond_counters *c);
+
+// `netcond_trtcm_compact_color_aware_packet` (one token charged), then the
+// packet added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_trtcm_compact_color_aware_packet_counted(struct netcond_trtcm_compact *m,
+                                                                    const struct netcond_trtcm_compact_profile *p,
+                                                                    uint64_t time,
+                                                                    uint32_t pkt_len,
+                                                                    int pkt_color,
+                                                                    struct netcond_counters *c);
+
+// `netcond_rfc4115_compact_color_blind_packet` (one token charged), then the
+// packet added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_rfc4115_compact_color_blind_packet_counted(struct netcond_rfc4115_compact *m,
+                                                                      const struct netcond_rfc4115_compact_profile *p,
+                                                                      uint64_t time,
+                                                                      uint32_t pkt_len,
+                                                                      struct netcond_counters *c);
+
+// `netcond_rfc4115_compact_color_aware_packet` (one token charged), then the
+// packet added to `*c` with its length `pkt_len` in bytes (see
+// `netcond_srtcm_color_blind_counted`).
+//
+// # Safety
+// As `netcond_srtcm_color_blind_counted`.
+enum netcond_color netcond_rfc4115_compact_color_aware_packet_counted(struct netcond_rfc4115_compact *m,
+                                                                      const struct netcond_rfc4115_compact_profile *p,
+                                                                      uint64_t time,
+                                                                      uint32_t pkt_len,
+                                                                      int pkt_color,
+                                                                      struct netcond_counters *c);
 
 // `netcond_policer_offer`, then the packet added to `*c`: to green if it
 // conformed, to red if not, and to the dropped counts unless admitted. A NULL

@@ -243,17 +243,8 @@ pub unsafe extern "C" fn netcond_codel_config(
     p: *const netcond_codel_profile,
     now: u64,
 ) -> c_int {
-    if s.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: caller contract.
-    let Some(p) = (unsafe { profile::<_, CodelProfile>(p, TAG_CODEL) }) else {
-        return NETCOND_E_NULL;
-    };
-    let c = Codel::new(p, Instant::from_ticks(now));
-    // SAFETY: `s` is non-NULL and writable.
-    unsafe { store_profile(s, TAG_CODEL_STATE, c) };
-    NETCOND_OK
+    // SAFETY: caller contract, passed on.
+    unsafe { start_queue(s, p, TAG_CODEL, TAG_CODEL_STATE, now, Codel::new) }
 }
 
 /// The state and profile, if both are present and started.
@@ -266,10 +257,7 @@ unsafe fn codel<'a>(
     p: *const netcond_codel_profile,
 ) -> Option<(&'a mut Codel, &'a CodelProfile)> {
     // SAFETY: caller contract, passed on.
-    let p = unsafe { profile::<_, CodelProfile>(p, TAG_CODEL) }?;
-    // SAFETY: caller contract, passed on.
-    let s = unsafe { profile_mut::<_, Codel>(s, TAG_CODEL_STATE) }?;
-    Some((s, p))
+    unsafe { queue_and_profile(s, p, TAG_CODEL, TAG_CODEL_STATE) }
 }
 
 /// The verdict for the packet just taken from the head of the queue at `now`:
@@ -381,6 +369,72 @@ fn info_of(c: &Codel) -> netcond_codel_info {
         in_drop_loop: u32::from(c.in_drop_loop()),
         rec_inv_sqrt: u32::from(c.rec_inv_sqrt()),
     }
+}
+
+/// A flow scheduler's answer as the C calls give it: 1 with the flow written
+/// to `flow` (unless NULL), or 0 when no flow has a packet.
+///
+/// # Safety
+/// `flow` is NULL or writable.
+#[inline]
+pub(crate) unsafe fn scheduled(next: Option<usize>, flow: *mut u32) -> c_int {
+    match next {
+        Some(f) => {
+            // SAFETY: caller contract.
+            if let Some(o) = unsafe { flow.as_mut() } {
+                *o = f as u32;
+            }
+            1
+        }
+        None => 0,
+    }
+}
+
+/// The body of the delay AQMs' `*_config` calls: the state `new(profile,
+/// now)` written to `s` (tag `stag`) for the profile at `p` (tag `ptag`).
+/// Returns 0 or `NETCOND_E_NULL` (`s` or `p` NULL, or `p` not configured).
+///
+/// # Safety
+/// `s` and `p` are NULL or point to valid structs of their types.
+#[inline]
+pub(crate) unsafe fn start_queue<O, PO, P, S>(
+    s: *mut O,
+    p: *const PO,
+    ptag: u64,
+    stag: u64,
+    now: u64,
+    new: impl FnOnce(&P, Instant) -> S,
+) -> c_int {
+    if s.is_null() {
+        return NETCOND_E_NULL;
+    }
+    // SAFETY: caller contract.
+    let Some(p) = (unsafe { profile::<_, P>(p, ptag) }) else {
+        return NETCOND_E_NULL;
+    };
+    let state = new(p, Instant::from_ticks(now));
+    // SAFETY: `s` is non-NULL and writable.
+    unsafe { store_profile(s, stag, state) };
+    NETCOND_OK
+}
+
+/// A delay AQM's state (tag `stag`) and profile (tag `ptag`), if both are
+/// present and started.
+///
+/// # Safety
+/// `s` and `p` are NULL or valid; `s` is used by this call only.
+#[inline(always)]
+pub(crate) unsafe fn queue_and_profile<'a, O, PO, S, P>(
+    s: *mut O,
+    p: *const PO,
+    ptag: u64,
+    stag: u64,
+) -> Option<(&'a mut S, &'a P)> {
+    // SAFETY: caller contract, passed on.
+    let p = unsafe { profile::<_, P>(p, ptag) }?;
+    // SAFETY: caller contract, passed on.
+    let s = unsafe { profile_mut::<_, S>(s, stag) }?;
+    Some((s, p))
 }
 
 mod fq_codel;

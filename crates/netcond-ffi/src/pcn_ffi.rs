@@ -319,6 +319,30 @@ pub(crate) fn mark_out(m: PcnMark) -> netcond_pcn_mark {
 
 const NOT_PCN: netcond_pcn_mark = netcond_pcn_mark::NETCOND_PCN_NOT_PCN;
 
+/// The body of every `*_mark` export: meter `M` marks the packet (`pkt_mark`
+/// outside 0..3 is not-PCN); `NETCOND_PCN_NOT_PCN` for a NULL or unusable
+/// argument.
+///
+/// # Safety
+/// As [`with`].
+#[inline(always)]
+pub(crate) unsafe fn pcn_mark<M: PcnMeter, O, PO>(
+    m: *mut O,
+    p: *const PO,
+    tag: u64,
+    now: u64,
+    pkt_len: u32,
+    pkt_mark: c_int,
+) -> netcond_pcn_mark {
+    let k = mark_in(pkt_mark);
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        with(m, p, tag, NOT_PCN, |m: &mut M, p| {
+            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
+        })
+    }
+}
+
 /// Validates `params` and writes the ET-marker profile to `p`. Returns 0,
 /// `NETCOND_E_NULL`, `NETCOND_E_TICK`, `NETCOND_E_ENUM` or a
 /// `NETCOND_E_ET_*` code; on error `p` is unusable.
@@ -364,13 +388,8 @@ pub unsafe extern "C" fn netcond_et_marker_mark(
     pkt_len: u32,
     pkt_mark: c_int,
 ) -> netcond_pcn_mark {
-    let k = mark_in(pkt_mark);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(m, p, TAG_ET, NOT_PCN, |m: &mut EtMarker, p| {
-            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
-        })
-    }
+    unsafe { pcn_mark::<EtMarker, _, _>(m, p, TAG_ET, now, pkt_len, pkt_mark) }
 }
 
 /// Validates `params` and writes the AS-marker profile to `p`. Returns 0,
@@ -415,13 +434,8 @@ pub unsafe extern "C" fn netcond_as_marker_mark(
     pkt_len: u32,
     pkt_mark: c_int,
 ) -> netcond_pcn_mark {
-    let k = mark_in(pkt_mark);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(m, p, TAG_AS, NOT_PCN, |m: &mut AsMarker, p| {
-            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
-        })
-    }
+    unsafe { pcn_mark::<AsMarker, _, _>(m, p, TAG_AS, now, pkt_len, pkt_mark) }
 }
 
 /// Validates `params` and writes the threshold meter profile to `p`. Returns
@@ -465,13 +479,8 @@ pub unsafe extern "C" fn netcond_threshold_meter_mark(
     pkt_len: u32,
     pkt_mark: c_int,
 ) -> netcond_pcn_mark {
-    let k = mark_in(pkt_mark);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(m, p, TAG_TM, NOT_PCN, |m: &mut ThresholdMeter, p| {
-            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
-        })
-    }
+    unsafe { pcn_mark::<ThresholdMeter, _, _>(m, p, TAG_TM, now, pkt_len, pkt_mark) }
 }
 
 /// Validates `params` and writes the excess-traffic meter profile to `p`.
@@ -516,13 +525,8 @@ pub unsafe extern "C" fn netcond_excess_meter_mark(
     pkt_len: u32,
     pkt_mark: c_int,
 ) -> netcond_pcn_mark {
-    let k = mark_in(pkt_mark);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(m, p, TAG_ETM, NOT_PCN, |m: &mut ExcessTrafficMeter, p| {
-            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
-        })
-    }
+    unsafe { pcn_mark::<ExcessTrafficMeter, _, _>(m, p, TAG_ETM, now, pkt_len, pkt_mark) }
 }
 
 // ---------------------------------------------------------------- RFC 6660
@@ -714,13 +718,8 @@ pub unsafe extern "C" fn netcond_node_3sm_mark(
     pkt_len: u32,
     pkt_mark: c_int,
 ) -> netcond_pcn_mark {
-    let k = mark_in(pkt_mark);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(m, p, TAG_NODE_3SM, NOT_PCN, |m: &mut Node3sm, p| {
-            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
-        })
-    }
+    unsafe { pcn_mark::<Node3sm, _, _>(m, p, TAG_NODE_3SM, now, pkt_len, pkt_mark) }
 }
 
 /// Validates the excess-traffic and threshold meters' parameters and writes
@@ -774,11 +773,6 @@ pub unsafe extern "C" fn netcond_node_rfc5670_mark(
     pkt_len: u32,
     pkt_mark: c_int,
 ) -> netcond_pcn_mark {
-    let k = mark_in(pkt_mark);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(m, p, TAG_NODE_5670, NOT_PCN, |m: &mut NodeRfc5670, p| {
-            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
-        })
-    }
+    unsafe { pcn_mark::<NodeRfc5670, _, _>(m, p, TAG_NODE_5670, now, pkt_len, pkt_mark) }
 }

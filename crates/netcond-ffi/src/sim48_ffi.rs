@@ -8,13 +8,13 @@
 
 use core::ffi::c_int;
 
-use netcond_core::{Instant, Rate};
+use netcond_core::Rate;
 use pcn_meter::{EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Profile};
 
 use crate::errors::et48_code;
-use crate::pcn_ffi::{mark_in, mark_out, netcond_pcn_mark, tick, NETCOND_PCN_PROFILE_SIZE};
+use crate::pcn_ffi::{netcond_pcn_mark, pcn_mark, tick, NETCOND_PCN_PROFILE_SIZE};
 use crate::state_ref;
-use crate::trtcm_ffi::{configure, start, with};
+use crate::trtcm_ffi::{configure, start};
 
 /// Size in bytes of a `netcond_et_marker_sim48` state.
 pub const NETCOND_ET48_STATE_SIZE: usize = 24;
@@ -54,8 +54,6 @@ const _: () = assert!(core::mem::size_of::<netcond_et_marker_sim48>() == NETCOND
 const _: () = assert!(core::mem::size_of::<netcond_et_marker_sim48_params>() == 32);
 
 const TAG_ET48: u64 = 0x6e63_5f70_636e_0030;
-
-const NOT_PCN: netcond_pcn_mark = netcond_pcn_mark::NETCOND_PCN_NOT_PCN;
 
 /// Validates `params` and writes the profile to `p`. Returns 0,
 /// `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_ET48_*` code; on error
@@ -110,13 +108,8 @@ pub unsafe extern "C" fn netcond_et_marker_sim48_mark(
     pkt_len: u32,
     pkt_mark: c_int,
 ) -> netcond_pcn_mark {
-    let k = mark_in(pkt_mark);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        with(m, p, TAG_ET48, NOT_PCN, |m: &mut EtMarkerSim48, p| {
-            mark_out(m.mark(p, Instant::from_ticks(now), pkt_len, k))
-        })
-    }
+    unsafe { pcn_mark::<EtMarkerSim48, _, _>(m, p, TAG_ET48, now, pkt_len, pkt_mark) }
 }
 
 /// The token count of `m` in bytes, rounded toward minus infinity and held

@@ -238,17 +238,8 @@ pub unsafe extern "C" fn netcond_dualpi2_config(
     p: *const netcond_dualpi2_profile,
     now: u64,
 ) -> c_int {
-    if s.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: caller contract.
-    let Some(p) = (unsafe { profile::<_, DualPi2Profile>(p, TAG_DUALPI2) }) else {
-        return NETCOND_E_NULL;
-    };
-    let st = DualPi2::new(p, Instant::from_ticks(now));
-    // SAFETY: `s` is non-NULL and writable.
-    unsafe { store_profile(s, TAG_DUALPI2_STATE, st) };
-    NETCOND_OK
+    // SAFETY: caller contract, passed on.
+    unsafe { start_queue(s, p, TAG_DUALPI2, TAG_DUALPI2_STATE, now, DualPi2::new) }
 }
 
 /// The state and profile, if both are present and started.
@@ -261,10 +252,7 @@ unsafe fn dual<'a>(
     p: *const netcond_dualpi2_profile,
 ) -> Option<(&'a mut DualPi2, &'a DualPi2Profile)> {
     // SAFETY: caller contract, passed on.
-    let p = unsafe { profile::<_, DualPi2Profile>(p, TAG_DUALPI2) }?;
-    // SAFETY: caller contract, passed on.
-    let s = unsafe { profile_mut::<_, DualPi2>(s, TAG_DUALPI2_STATE) }?;
-    Some((s, p))
+    unsafe { queue_and_profile(s, p, TAG_DUALPI2, TAG_DUALPI2_STATE) }
 }
 
 fn queue_code(q: Option<DualQueue>) -> netcond_dualpi2_queue {

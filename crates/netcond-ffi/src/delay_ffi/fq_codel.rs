@@ -157,17 +157,8 @@ pub unsafe extern "C" fn netcond_fq_codel_config(
     p: *const netcond_fq_codel_profile,
     now: u64,
 ) -> c_int {
-    if q.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: caller contract.
-    let Some(p) = (unsafe { profile::<_, FqCodelProfile>(p, TAG_FQ_CODEL) }) else {
-        return NETCOND_E_NULL;
-    };
-    let s = Fq::new(p, Instant::from_ticks(now));
-    // SAFETY: `q` is non-NULL and writable.
-    unsafe { store_profile(q, TAG_FQ_CODEL_STATE, s) };
-    NETCOND_OK
+    // SAFETY: caller contract, passed on.
+    unsafe { start_queue(q, p, TAG_FQ_CODEL, TAG_FQ_CODEL_STATE, now, Fq::new) }
 }
 
 /// The queue and profile, if both are present and started.
@@ -180,10 +171,7 @@ unsafe fn fq<'a>(
     p: *const netcond_fq_codel_profile,
 ) -> Option<(&'a mut Fq, &'a FqCodelProfile)> {
     // SAFETY: caller contract, passed on.
-    let p = unsafe { profile::<_, FqCodelProfile>(p, TAG_FQ_CODEL) }?;
-    // SAFETY: caller contract, passed on.
-    let q = unsafe { profile_mut::<_, Fq>(q, TAG_FQ_CODEL_STATE) }?;
-    Some((q, p))
+    unsafe { queue_and_profile(q, p, TAG_FQ_CODEL, TAG_FQ_CODEL_STATE) }
 }
 
 /// A packet of `len` bytes was pushed to the tail of flow `flow`'s FIFO
@@ -262,16 +250,8 @@ pub unsafe extern "C" fn netcond_fq_codel_schedule(
     let Some((q, p)) = (unsafe { fq(q, p) }) else {
         return NETCOND_E_NULL;
     };
-    match q.schedule(p, Instant::from_ticks(now)) {
-        Some(f) => {
-            // SAFETY: `flow` is NULL or writable (caller contract).
-            if let Some(o) = unsafe { flow.as_mut() } {
-                *o = f as u32;
-            }
-            1
-        }
-        None => 0,
-    }
+    // SAFETY: `flow` is NULL or writable (caller contract).
+    unsafe { scheduled(q.schedule(p, Instant::from_ticks(now)), flow) }
 }
 
 /// The verdict for the head packet just taken from flow `flow`'s FIFO (the

@@ -132,17 +132,8 @@ pub unsafe extern "C" fn netcond_fq_pie_config(
     p: *const netcond_fq_pie_profile,
     now: u64,
 ) -> c_int {
-    if q.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: caller contract.
-    let Some(p) = (unsafe { profile::<_, FqPieProfile>(p, TAG_FQ_PIE) }) else {
-        return NETCOND_E_NULL;
-    };
-    let s = Fq::new(p, Instant::from_ticks(now));
-    // SAFETY: `q` is non-NULL and writable.
-    unsafe { store_profile(q, TAG_FQ_PIE_STATE, s) };
-    NETCOND_OK
+    // SAFETY: caller contract, passed on.
+    unsafe { start_queue(q, p, TAG_FQ_PIE, TAG_FQ_PIE_STATE, now, Fq::new) }
 }
 
 /// The queue and profile, if both are present and started.
@@ -155,10 +146,7 @@ unsafe fn fq<'a>(
     p: *const netcond_fq_pie_profile,
 ) -> Option<(&'a mut Fq, &'a FqPieProfile)> {
     // SAFETY: caller contract, passed on.
-    let p = unsafe { profile::<_, FqPieProfile>(p, TAG_FQ_PIE) }?;
-    // SAFETY: caller contract, passed on.
-    let q = unsafe { profile_mut::<_, Fq>(q, TAG_FQ_PIE_STATE) }?;
-    Some((q, p))
+    unsafe { queue_and_profile(q, p, TAG_FQ_PIE, TAG_FQ_PIE_STATE) }
 }
 
 const ENQUEUE: netcond_pie_verdict = netcond_pie_verdict::NETCOND_PIE_ENQUEUE;
@@ -260,16 +248,8 @@ pub unsafe extern "C" fn netcond_fq_pie_schedule(
     let Some((q, p)) = (unsafe { fq(q, p) }) else {
         return NETCOND_E_NULL;
     };
-    match q.schedule(p, Instant::from_ticks(now)) {
-        Some(f) => {
-            // SAFETY: `flow` is NULL or writable (caller contract).
-            if let Some(o) = unsafe { flow.as_mut() } {
-                *o = f as u32;
-            }
-            1
-        }
-        None => 0,
-    }
+    // SAFETY: `flow` is NULL or writable (caller contract).
+    unsafe { scheduled(q.schedule(p, Instant::from_ticks(now)), flow) }
 }
 
 /// The head packet just taken at `now` from flow `flow`'s FIFO (the flow

@@ -210,17 +210,8 @@ pub unsafe extern "C" fn netcond_pie_config(
     p: *const netcond_pie_profile,
     now: u64,
 ) -> c_int {
-    if s.is_null() {
-        return NETCOND_E_NULL;
-    }
-    // SAFETY: caller contract.
-    let Some(p) = (unsafe { profile::<_, PieProfile>(p, TAG_PIE) }) else {
-        return NETCOND_E_NULL;
-    };
-    let st = Pie::new(p, Instant::from_ticks(now));
-    // SAFETY: `s` is non-NULL and writable.
-    unsafe { store_profile(s, TAG_PIE_STATE, st) };
-    NETCOND_OK
+    // SAFETY: caller contract, passed on.
+    unsafe { start_queue(s, p, TAG_PIE, TAG_PIE_STATE, now, Pie::new) }
 }
 
 /// The state and profile, if both are present and started.
@@ -233,10 +224,7 @@ unsafe fn pie<'a>(
     p: *const netcond_pie_profile,
 ) -> Option<(&'a mut Pie, &'a PieProfile)> {
     // SAFETY: caller contract, passed on.
-    let p = unsafe { profile::<_, PieProfile>(p, TAG_PIE) }?;
-    // SAFETY: caller contract, passed on.
-    let s = unsafe { profile_mut::<_, Pie>(s, TAG_PIE_STATE) }?;
-    Some((s, p))
+    unsafe { queue_and_profile(s, p, TAG_PIE, TAG_PIE_STATE) }
 }
 
 const ENQUEUE: netcond_pie_verdict = netcond_pie_verdict::NETCOND_PIE_ENQUEUE;

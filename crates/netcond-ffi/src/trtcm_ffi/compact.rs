@@ -1,5 +1,6 @@
 //! The 16-byte (compact) srTCM, trTCM and RFC 4115 states.
 
+use super::packets::{aware_packet, blind_packet, rfc4115_packets, srtcm_packets, trtcm_packets};
 use super::*;
 
 // ---------------------------------------------------------------- compact states
@@ -57,6 +58,67 @@ pub unsafe extern "C" fn netcond_rfc4115_compact_profile_config(
     unsafe {
         configure(p, params, TAG_RFC4115_COMPACT, |a| {
             CompactProfile::new(rfc4115_profile(a)?).map_err(compact_code)
+        })
+    }
+}
+
+/// Validates `params` read in packets (`cir` packets per second, `cbs` and
+/// `ebs` packets) and writes a packet-mode profile for 16-byte srTCM states
+/// to `p` (DPDK's `packet_mode` with compact per-flow state). Returns as
+/// `netcond_srtcm_compact_profile_config`. Meter with
+/// `netcond_srtcm_compact_color_blind_packet` / `_color_aware_packet` (the
+/// fast path), or the `*_check` calls, which charge one token whatever
+/// `pkt_len`.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_srtcm_compact_profile_config_packets(
+    p: *mut netcond_srtcm_compact_profile,
+    params: *const netcond_srtcm_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, params, TAG_SRTCM_COMPACT, |a| {
+            CompactProfile::new(srtcm_packets(a)?).map_err(compact_code)
+        })
+    }
+}
+
+/// Validates `params` read in packets (`cir`, `pir` packets per second, `cbs`,
+/// `pbs` packets) and writes a packet-mode profile for 16-byte trTCM states
+/// to `p`. Returns as `netcond_trtcm_compact_profile_config`.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trtcm_compact_profile_config_packets(
+    p: *mut netcond_trtcm_compact_profile,
+    params: *const netcond_trtcm_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, params, TAG_TRTCM_COMPACT, |a| {
+            CompactProfile::new(trtcm_packets(a)?).map_err(compact_code)
+        })
+    }
+}
+
+/// Validates `params` read in packets (`cir`, `eir` packets per second, `cbs`,
+/// `ebs` packets) and writes a packet-mode profile for 16-byte RFC 4115
+/// states to `p`. Returns as `netcond_rfc4115_compact_profile_config`.
+///
+/// # Safety
+/// `p` and `params` are NULL or point to valid structs of their types.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rfc4115_compact_profile_config_packets(
+    p: *mut netcond_rfc4115_compact_profile,
+    params: *const netcond_rfc4115_params,
+) -> c_int {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        configure(p, params, TAG_RFC4115_COMPACT, |a| {
+            CompactProfile::new(rfc4115_packets(a)?).map_err(compact_code)
         })
     }
 }
@@ -218,6 +280,105 @@ pub unsafe extern "C" fn netcond_rfc4115_compact_color_aware_check(
     unsafe { aware::<Compact<Rfc4115>, _, _>(m, p, TAG_RFC4115_COMPACT, time, pkt_len, pkt_color) }
 }
 
+/// Colors one packet arriving at `time` with a 16-byte srTCM state,
+/// color-blind, charging one token: the call for a packet-mode profile
+/// (`netcond_srtcm_compact_profile_config_packets`), the same colors as
+/// `netcond_srtcm_color_blind_packet` on the 24-byte state. On a byte-mode
+/// profile it charges one byte. `NETCOND_RED` on a NULL or unconfigured
+/// argument.
+///
+/// # Safety
+/// As `netcond_srtcm_compact_color_blind_check`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_srtcm_compact_color_blind_packet(
+    m: *mut netcond_srtcm_compact,
+    p: *const netcond_srtcm_compact_profile,
+    time: u64,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_packet::<Compact<SrTcm>, _, _>(m, p, TAG_SRTCM_COMPACT, time) }
+}
+
+/// Colors one packet pre-colored `pkt_color` (any value other than a
+/// `netcond_color` counts as red) with a 16-byte srTCM state, color-aware,
+/// charging one token. As `netcond_srtcm_compact_color_blind_packet`
+/// otherwise.
+///
+/// # Safety
+/// As `netcond_srtcm_compact_color_blind_check`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_srtcm_compact_color_aware_packet(
+    m: *mut netcond_srtcm_compact,
+    p: *const netcond_srtcm_compact_profile,
+    time: u64,
+    pkt_color: c_int,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_packet::<Compact<SrTcm>, _, _>(m, p, TAG_SRTCM_COMPACT, time, pkt_color) }
+}
+
+/// Colors one packet with a 16-byte trTCM state, color-blind, charging one
+/// token (see `netcond_srtcm_compact_color_blind_packet`).
+///
+/// # Safety
+/// As `netcond_srtcm_compact_color_blind_check`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trtcm_compact_color_blind_packet(
+    m: *mut netcond_trtcm_compact,
+    p: *const netcond_trtcm_compact_profile,
+    time: u64,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_packet::<Compact<TrTcm>, _, _>(m, p, TAG_TRTCM_COMPACT, time) }
+}
+
+/// Colors one pre-colored packet with a 16-byte trTCM state, color-aware,
+/// charging one token (see `netcond_srtcm_compact_color_aware_packet`).
+///
+/// # Safety
+/// As `netcond_srtcm_compact_color_blind_check`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trtcm_compact_color_aware_packet(
+    m: *mut netcond_trtcm_compact,
+    p: *const netcond_trtcm_compact_profile,
+    time: u64,
+    pkt_color: c_int,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_packet::<Compact<TrTcm>, _, _>(m, p, TAG_TRTCM_COMPACT, time, pkt_color) }
+}
+
+/// Colors one packet with a 16-byte RFC 4115 state, color-blind, charging one
+/// token (see `netcond_srtcm_compact_color_blind_packet`).
+///
+/// # Safety
+/// As `netcond_srtcm_compact_color_blind_check`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rfc4115_compact_color_blind_packet(
+    m: *mut netcond_rfc4115_compact,
+    p: *const netcond_rfc4115_compact_profile,
+    time: u64,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_packet::<Compact<Rfc4115>, _, _>(m, p, TAG_RFC4115_COMPACT, time) }
+}
+
+/// Colors one pre-colored packet with a 16-byte RFC 4115 state, color-aware,
+/// charging one token (see `netcond_srtcm_compact_color_aware_packet`).
+///
+/// # Safety
+/// As `netcond_srtcm_compact_color_blind_check`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rfc4115_compact_color_aware_packet(
+    m: *mut netcond_rfc4115_compact,
+    p: *const netcond_rfc4115_compact_profile,
+    time: u64,
+    pkt_color: c_int,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_packet::<Compact<Rfc4115>, _, _>(m, p, TAG_RFC4115_COMPACT, time, pkt_color) }
+}
+
 /// Copies a 16-byte trTCM state's counts (C, P, widened) and last update to
 /// `out`. Returns 0 or `NETCOND_E_NULL`.
 ///
@@ -272,3 +433,7 @@ pub unsafe extern "C" fn netcond_rfc4115_compact_read(
         })
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests;

@@ -91,6 +91,115 @@ unsafe fn counted<O, S, PO, P, R: Copy>(
 
 const RED: netcond_color = netcond_color::NETCOND_RED;
 
+/// A C marker state struct: the Rust marker it holds and the tag of its
+/// profile.
+pub(super) trait MarkerState {
+    /// The marker.
+    type M: ThreeColorMarker;
+    /// The tag of the profile struct it is used with.
+    const TAG: u64;
+}
+
+impl MarkerState for netcond_srtcm {
+    type M = SrTcm;
+    const TAG: u64 = TAG_SRTCM;
+}
+
+impl MarkerState for netcond_trtcm {
+    type M = TrTcm;
+    const TAG: u64 = TAG_TRTCM;
+}
+
+impl MarkerState for netcond_rfc4115 {
+    type M = Rfc4115;
+    const TAG: u64 = TAG_RFC4115;
+}
+
+impl MarkerState for netcond_srtcm_compact {
+    type M = Compact<SrTcm>;
+    const TAG: u64 = TAG_SRTCM_COMPACT;
+}
+
+impl MarkerState for netcond_trtcm_compact {
+    type M = Compact<TrTcm>;
+    const TAG: u64 = TAG_TRTCM_COMPACT;
+}
+
+impl MarkerState for netcond_rfc4115_compact {
+    type M = Compact<Rfc4115>;
+    const TAG: u64 = TAG_RFC4115_COMPACT;
+}
+
+/// What a marker call charges: `pkt_len` units (the `*_check` calls) or one
+/// unit (the `*_packet` calls, packet mode's fast path).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Charge {
+    /// `pkt_len` units.
+    Len,
+    /// One unit.
+    One,
+}
+
+/// The body of every counted color-blind export: the marker's `color_blind`
+/// or `color_blind_packet` (as `charge` says), then the packet (its color,
+/// one packet, `pkt_len` bytes) recorded, as the Rust `..._counted` methods
+/// record it.
+///
+/// # Safety
+/// As [`counted`].
+#[inline(always)]
+unsafe fn blind_counted<O: MarkerState, PO>(
+    m: *mut O,
+    p: *const PO,
+    c: *mut netcond_counters,
+    charge: Charge,
+    time: u64,
+    pkt_len: u32,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        counted(m, p, c, O::TAG, RED, |m: &mut O::M, p, k| {
+            let now = Instant::from_ticks(time);
+            let color = match charge {
+                Charge::Len => m.color_blind(p, now, pkt_len),
+                Charge::One => m.color_blind_packet(p, now),
+            };
+            k.record(color, pkt_len);
+            color.into()
+        })
+    }
+}
+
+/// The body of every counted color-aware export (`pkt_color` other than 0
+/// or 1 is red): as [`blind_counted`], color-aware.
+///
+/// # Safety
+/// As [`counted`].
+#[inline(always)]
+unsafe fn aware_counted<O: MarkerState, PO>(
+    m: *mut O,
+    p: *const PO,
+    c: *mut netcond_counters,
+    charge: Charge,
+    time: u64,
+    pkt_len: u32,
+    pkt_color: c_int,
+) -> netcond_color {
+    let input = crate::color_in(pkt_color);
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        counted(m, p, c, O::TAG, RED, |m: &mut O::M, p, k| {
+            let now = Instant::from_ticks(time);
+            let color = match charge {
+                Charge::Len => m.color_aware(p, now, pkt_len, input),
+                Charge::One => m.color_aware_packet(p, now, input),
+            };
+            k.record(color, pkt_len);
+            color.into()
+        })
+    }
+}
+
 /// `netcond_srtcm_color_blind_check`, then the packet (its color, one packet,
 /// `pkt_len` bytes) added to `*c`. A NULL `c` counts nothing; a NULL or
 /// unconfigured `m` or `p` gives `NETCOND_RED` and counts nothing.
@@ -108,12 +217,7 @@ pub unsafe extern "C" fn netcond_srtcm_color_blind_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_SRTCM, RED, |m: &mut SrTcm, p, k| {
-            m.color_blind_counted(p, Instant::from_ticks(time), pkt_len, k)
-                .into()
-        })
-    }
+    unsafe { blind_counted(m, p, c, Charge::Len, time, pkt_len) }
 }
 
 /// `netcond_srtcm_color_aware_check`, then the packet added to `*c` (see
@@ -130,14 +234,8 @@ pub unsafe extern "C" fn netcond_srtcm_color_aware_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_SRTCM, RED, |m: &mut SrTcm, p, k| {
-            m.color_aware_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                .into()
-        })
-    }
+    unsafe { aware_counted(m, p, c, Charge::Len, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_srtcm_color_blind_packet` (one token charged), then the packet
@@ -155,12 +253,7 @@ pub unsafe extern "C" fn netcond_srtcm_color_blind_packet_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_SRTCM, RED, |m: &mut SrTcm, p, k| {
-            m.color_blind_packet_counted(p, Instant::from_ticks(time), pkt_len, k)
-                .into()
-        })
-    }
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
 }
 
 /// `netcond_srtcm_color_aware_packet` (one token charged), then the packet
@@ -178,14 +271,8 @@ pub unsafe extern "C" fn netcond_srtcm_color_aware_packet_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_SRTCM, RED, |m: &mut SrTcm, p, k| {
-            m.color_aware_packet_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                .into()
-        })
-    }
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_trtcm_color_blind_check`, then the packet added to `*c` (trTCM; see
@@ -202,12 +289,7 @@ pub unsafe extern "C" fn netcond_trtcm_color_blind_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_TRTCM, RED, |m: &mut TrTcm, p, k| {
-            m.color_blind_counted(p, Instant::from_ticks(time), pkt_len, k)
-                .into()
-        })
-    }
+    unsafe { blind_counted(m, p, c, Charge::Len, time, pkt_len) }
 }
 
 /// `netcond_trtcm_color_aware_check`, then the packet added to `*c` (see
@@ -224,14 +306,8 @@ pub unsafe extern "C" fn netcond_trtcm_color_aware_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_TRTCM, RED, |m: &mut TrTcm, p, k| {
-            m.color_aware_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                .into()
-        })
-    }
+    unsafe { aware_counted(m, p, c, Charge::Len, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_trtcm_color_blind_packet` (one token charged), then the packet
@@ -249,12 +325,7 @@ pub unsafe extern "C" fn netcond_trtcm_color_blind_packet_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_TRTCM, RED, |m: &mut TrTcm, p, k| {
-            m.color_blind_packet_counted(p, Instant::from_ticks(time), pkt_len, k)
-                .into()
-        })
-    }
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
 }
 
 /// `netcond_trtcm_color_aware_packet` (one token charged), then the packet
@@ -272,14 +343,8 @@ pub unsafe extern "C" fn netcond_trtcm_color_aware_packet_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_TRTCM, RED, |m: &mut TrTcm, p, k| {
-            m.color_aware_packet_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                .into()
-        })
-    }
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_rfc4115_color_blind_check`, then the packet added to `*c` (RFC 4115; see
@@ -296,12 +361,7 @@ pub unsafe extern "C" fn netcond_rfc4115_color_blind_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_RFC4115, RED, |m: &mut Rfc4115, p, k| {
-            m.color_blind_counted(p, Instant::from_ticks(time), pkt_len, k)
-                .into()
-        })
-    }
+    unsafe { blind_counted(m, p, c, Charge::Len, time, pkt_len) }
 }
 
 /// `netcond_rfc4115_color_aware_check`, then the packet added to `*c` (see
@@ -318,14 +378,8 @@ pub unsafe extern "C" fn netcond_rfc4115_color_aware_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_RFC4115, RED, |m: &mut Rfc4115, p, k| {
-            m.color_aware_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                .into()
-        })
-    }
+    unsafe { aware_counted(m, p, c, Charge::Len, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_rfc4115_color_blind_packet` (one token charged), then the packet
@@ -343,12 +397,7 @@ pub unsafe extern "C" fn netcond_rfc4115_color_blind_packet_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_RFC4115, RED, |m: &mut Rfc4115, p, k| {
-            m.color_blind_packet_counted(p, Instant::from_ticks(time), pkt_len, k)
-                .into()
-        })
-    }
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
 }
 
 /// `netcond_rfc4115_color_aware_packet` (one token charged), then the packet
@@ -366,14 +415,8 @@ pub unsafe extern "C" fn netcond_rfc4115_color_aware_packet_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(m, p, c, TAG_RFC4115, RED, |m: &mut Rfc4115, p, k| {
-            m.color_aware_packet_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                .into()
-        })
-    }
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_srtcm_compact_color_blind_check`, then the packet added to `*c` (see
@@ -390,19 +433,7 @@ pub unsafe extern "C" fn netcond_srtcm_compact_color_blind_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(
-            m,
-            p,
-            c,
-            TAG_SRTCM_COMPACT,
-            RED,
-            |m: &mut Compact<SrTcm>, p, k| {
-                m.color_blind_counted(p, Instant::from_ticks(time), pkt_len, k)
-                    .into()
-            },
-        )
-    }
+    unsafe { blind_counted(m, p, c, Charge::Len, time, pkt_len) }
 }
 
 /// `netcond_srtcm_compact_color_aware_check`, then the packet added to `*c` (see
@@ -419,21 +450,8 @@ pub unsafe extern "C" fn netcond_srtcm_compact_color_aware_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(
-            m,
-            p,
-            c,
-            TAG_SRTCM_COMPACT,
-            RED,
-            |m: &mut Compact<SrTcm>, p, k| {
-                m.color_aware_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                    .into()
-            },
-        )
-    }
+    unsafe { aware_counted(m, p, c, Charge::Len, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_trtcm_compact_color_blind_check`, then the packet added to `*c` (see
@@ -450,19 +468,7 @@ pub unsafe extern "C" fn netcond_trtcm_compact_color_blind_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(
-            m,
-            p,
-            c,
-            TAG_TRTCM_COMPACT,
-            RED,
-            |m: &mut Compact<TrTcm>, p, k| {
-                m.color_blind_counted(p, Instant::from_ticks(time), pkt_len, k)
-                    .into()
-            },
-        )
-    }
+    unsafe { blind_counted(m, p, c, Charge::Len, time, pkt_len) }
 }
 
 /// `netcond_trtcm_compact_color_aware_check`, then the packet added to `*c` (see
@@ -479,21 +485,8 @@ pub unsafe extern "C" fn netcond_trtcm_compact_color_aware_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(
-            m,
-            p,
-            c,
-            TAG_TRTCM_COMPACT,
-            RED,
-            |m: &mut Compact<TrTcm>, p, k| {
-                m.color_aware_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                    .into()
-            },
-        )
-    }
+    unsafe { aware_counted(m, p, c, Charge::Len, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_rfc4115_compact_color_blind_check`, then the packet added to `*c` (see
@@ -510,19 +503,7 @@ pub unsafe extern "C" fn netcond_rfc4115_compact_color_blind_counted(
     c: *mut netcond_counters,
 ) -> netcond_color {
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(
-            m,
-            p,
-            c,
-            TAG_RFC4115_COMPACT,
-            RED,
-            |m: &mut Compact<Rfc4115>, p, k| {
-                m.color_blind_counted(p, Instant::from_ticks(time), pkt_len, k)
-                    .into()
-            },
-        )
-    }
+    unsafe { blind_counted(m, p, c, Charge::Len, time, pkt_len) }
 }
 
 /// `netcond_rfc4115_compact_color_aware_check`, then the packet added to `*c` (see
@@ -539,21 +520,119 @@ pub unsafe extern "C" fn netcond_rfc4115_compact_color_aware_counted(
     pkt_color: c_int,
     c: *mut netcond_counters,
 ) -> netcond_color {
-    let input = crate::color_in(pkt_color);
     // SAFETY: caller contract, passed on.
-    unsafe {
-        counted(
-            m,
-            p,
-            c,
-            TAG_RFC4115_COMPACT,
-            RED,
-            |m: &mut Compact<Rfc4115>, p, k| {
-                m.color_aware_counted(p, Instant::from_ticks(time), pkt_len, input, k)
-                    .into()
-            },
-        )
-    }
+    unsafe { aware_counted(m, p, c, Charge::Len, time, pkt_len, pkt_color) }
+}
+
+/// `netcond_srtcm_compact_color_blind_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_srtcm_compact_color_blind_packet_counted(
+    m: *mut netcond_srtcm_compact,
+    p: *const netcond_srtcm_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
+}
+
+/// `netcond_srtcm_compact_color_aware_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_srtcm_compact_color_aware_packet_counted(
+    m: *mut netcond_srtcm_compact,
+    p: *const netcond_srtcm_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    pkt_color: c_int,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
+}
+
+/// `netcond_trtcm_compact_color_blind_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trtcm_compact_color_blind_packet_counted(
+    m: *mut netcond_trtcm_compact,
+    p: *const netcond_trtcm_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
+}
+
+/// `netcond_trtcm_compact_color_aware_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_trtcm_compact_color_aware_packet_counted(
+    m: *mut netcond_trtcm_compact,
+    p: *const netcond_trtcm_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    pkt_color: c_int,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
+}
+
+/// `netcond_rfc4115_compact_color_blind_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rfc4115_compact_color_blind_packet_counted(
+    m: *mut netcond_rfc4115_compact,
+    p: *const netcond_rfc4115_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { blind_counted(m, p, c, Charge::One, time, pkt_len) }
+}
+
+/// `netcond_rfc4115_compact_color_aware_packet` (one token charged), then the
+/// packet added to `*c` with its length `pkt_len` in bytes (see
+/// `netcond_srtcm_color_blind_counted`).
+///
+/// # Safety
+/// As `netcond_srtcm_color_blind_counted`.
+#[no_mangle]
+pub unsafe extern "C" fn netcond_rfc4115_compact_color_aware_packet_counted(
+    m: *mut netcond_rfc4115_compact,
+    p: *const netcond_rfc4115_compact_profile,
+    time: u64,
+    pkt_len: u32,
+    pkt_color: c_int,
+    c: *mut netcond_counters,
+) -> netcond_color {
+    // SAFETY: caller contract, passed on.
+    unsafe { aware_counted(m, p, c, Charge::One, time, pkt_len, pkt_color) }
 }
 
 /// `netcond_policer_offer`, then the packet added to `*c`: to green if it

@@ -15,15 +15,15 @@ use trtcm::Mode;
 
 use super::*;
 
-fn srtcm_packets(p: &netcond_srtcm_params) -> Result<SrTcmProfile, c_int> {
+pub(super) fn srtcm_packets(p: &netcond_srtcm_params) -> Result<SrTcmProfile, c_int> {
     SrTcmProfile::new(&srtcm_cfg(p)?.with_mode(Mode::Packets)).map_err(srtcm_code)
 }
 
-fn trtcm_packets(p: &netcond_trtcm_params) -> Result<TrTcmProfile, c_int> {
+pub(super) fn trtcm_packets(p: &netcond_trtcm_params) -> Result<TrTcmProfile, c_int> {
     TrTcmProfile::new(&trtcm_cfg(p)?.with_mode(Mode::Packets)).map_err(trtcm_code)
 }
 
-fn rfc4115_packets(p: &netcond_rfc4115_params) -> Result<Rfc4115Profile, c_int> {
+pub(super) fn rfc4115_packets(p: &netcond_rfc4115_params) -> Result<Rfc4115Profile, c_int> {
     let (cfg, ties) = rfc4115_cfg(p)?;
     Rfc4115Profile::with_ties(&cfg.with_mode(Mode::Packets), ties).map_err(rfc4115_code)
 }
@@ -102,7 +102,7 @@ pub unsafe extern "C" fn netcond_policer_profile_config_packets(
 /// # Safety
 /// As [`with`].
 #[inline(always)]
-unsafe fn blind_packet<M: ThreeColorMarker, O, PO>(
+pub(super) unsafe fn blind_packet<M: ThreeColorMarker, O, PO>(
     m: *mut O,
     p: *const PO,
     tag: u64,
@@ -122,7 +122,7 @@ unsafe fn blind_packet<M: ThreeColorMarker, O, PO>(
 /// # Safety
 /// As [`with`].
 #[inline(always)]
-unsafe fn aware_packet<M: ThreeColorMarker, O, PO>(
+pub(super) unsafe fn aware_packet<M: ThreeColorMarker, O, PO>(
     m: *mut O,
     p: *const PO,
     tag: u64,

@@ -14,35 +14,7 @@
  *                                Rust API.
  */
 #include "check.h"
-
-static netcond_srras_params sr(void)
-{
-	netcond_srras_params p;
-	memset(&p, 0, sizeof p);
-	p.cir_bps = 1000000;
-	p.mir_bps = 4000000;
-	p.line_rate_bps = 10000000;
-	p.buffer_bytes = 60000;
-	p.k_ns = 100000000;
-	p.tick_hz = 1000000000;
-	p.max_packet_bytes = 1500;
-	return p;
-}
-
-static netcond_trras_params tr(void)
-{
-	netcond_trras_params p;
-	memset(&p, 0, sizeof p);
-	p.cir_bps = 1000000;
-	p.pir_bps = 2000000;
-	p.mir_bps = 4000000;
-	p.line_rate_bps = 10000000;
-	p.buffer_bytes = 60000;
-	p.k_ns = 100000000;
-	p.tick_hz = 1000000000;
-	p.max_packet_bytes = 1500;
-	return p;
-}
+#include "ras_params.h"
 
 /* The meters downstream: CIR 125,000 B/s (1 Mbit/s), PIR 250,000 B/s. */
 static netcond_srtcm_params srm(void)

@@ -1,7 +1,8 @@
 /*
  * C tests of netcond.h's per-packet calls for packet mode
- * (netcond_*_color_blind_packet, netcond_*_color_aware_packet,
- * netcond_policer_offer_packet) and per-color counters (the *_counted calls
+ * (netcond_*_color_blind_packet, netcond_*_color_aware_packet, on the 24-byte
+ * and the 16-byte compact states, netcond_policer_offer_packet) and per-color
+ * counters (the *_counted calls
  * and netcond_counters), run by tests/c_api.rs (with
  * -fsanitize=address,undefined when the toolchain has the runtimes).
  *
@@ -14,6 +15,7 @@
  *                                    Rust API.
  */
 #include "check.h"
+#include "meter_stream.h"
 
 #define HZ 1000000000u
 
@@ -160,6 +162,93 @@ static void packet_mode_cases(void)
 	}
 }
 
+/* Packet mode with 16-byte compact states (DPDK's packet_mode with per-flow
+ * state in a table): the colors and counts of the 24-byte states. */
+static void compact_packet_cases(void)
+{
+	netcond_srtcm_params sp = sparams(1);
+	netcond_trtcm_params tp = tparams(1);
+	netcond_rfc4115_params ep = eparams(1);
+	netcond_srtcm_profile s;
+	netcond_srtcm_compact_profile cs;
+	netcond_trtcm_compact_profile ct;
+	netcond_rfc4115_compact_profile ce;
+	netcond_srtcm sm;
+	netcond_srtcm_compact csm, csm2;
+	netcond_trtcm_compact ctm;
+	netcond_rfc4115_compact cem;
+	netcond_tcm_tokens wide, narrow;
+	netcond_counters c;
+	unsigned i;
+
+	memset(&c, 0, sizeof c);
+	CHECK_RC(netcond_srtcm_profile_config_packets(&s, &sp), NETCOND_OK);
+	CHECK_RC(netcond_srtcm_compact_profile_config_packets(&cs, &sp), NETCOND_OK);
+	CHECK_RC(netcond_trtcm_compact_profile_config_packets(&ct, &tp), NETCOND_OK);
+	CHECK_RC(netcond_rfc4115_compact_profile_config_packets(&ce, &ep), NETCOND_OK);
+
+	/* srTCM: 16 green, 32 yellow, then red, at one instant, on the fast
+	 * call and on the length-taking one with any length; the 24-byte state
+	 * alongside ends with the same counts. */
+	CHECK_RC(netcond_srtcm_config(&sm, &s, 0), NETCOND_OK);
+	CHECK_RC(netcond_srtcm_compact_config(&csm, &cs, 0), NETCOND_OK);
+	CHECK_RC(netcond_srtcm_compact_config(&csm2, &cs, 0), NETCOND_OK);
+	for (i = 0; i < 50; i++) {
+		netcond_color want = i < 16 ? G : i < 48 ? Y : R;
+		CHECK(netcond_srtcm_compact_color_blind_packet(&csm, &cs, 0) == want);
+		CHECK(netcond_srtcm_compact_color_blind_check(&csm2, &cs, 0, 1500u * i) == want);
+		CHECK(netcond_srtcm_color_blind_packet(&sm, &s, 0) == want);
+	}
+	/* 20 us later: one packet of C (50 000/s) refilled. */
+	CHECK(netcond_srtcm_compact_color_blind_packet(&csm, &cs, 19999) == R);
+	CHECK(netcond_srtcm_compact_color_blind_packet(&csm, &cs, 20000) == G);
+	CHECK(netcond_srtcm_color_blind_packet(&sm, &s, 19999) == R);
+	CHECK(netcond_srtcm_color_blind_packet(&sm, &s, 20000) == G);
+	CHECK_RC(netcond_srtcm_read(&sm, &wide), NETCOND_OK);
+	CHECK_RC(netcond_srtcm_compact_read(&csm, &narrow), NETCOND_OK);
+	CHECK(memcmp(&wide, &narrow, sizeof wide) == 0);
+	/* Color-aware: a yellow packet never takes C. */
+	CHECK_RC(netcond_srtcm_compact_config(&csm, &cs, 0), NETCOND_OK);
+	CHECK(netcond_srtcm_compact_color_aware_packet(&csm, &cs, 0, NETCOND_YELLOW) == Y);
+	CHECK(netcond_srtcm_compact_color_aware_packet(&csm, &cs, 0, 77) == R);
+	CHECK(netcond_srtcm_compact_color_aware_packet(&csm, &cs, 0, NETCOND_GREEN) == G);
+
+	/* trTCM: P holds 32, C 16: 16 green, 16 yellow, then red; counted, each
+	 * packet with its length in bytes. */
+	CHECK_RC(netcond_trtcm_compact_config(&ctm, &ct, 0), NETCOND_OK);
+	for (i = 0; i < 40; i++) {
+		netcond_color want = i < 16 ? G : i < 32 ? Y : R;
+		CHECK(netcond_trtcm_compact_color_blind_packet_counted(&ctm, &ct, 0, 100, &c) ==
+		      want);
+	}
+	CHECK(c.packets[G] == 16u && c.packets[Y] == 16u && c.packets[R] == 8u);
+	CHECK(c.bytes[G] == 1600u && c.bytes[Y] == 1600u && c.bytes[R] == 800u);
+	/* 10 us: one packet of P (100 000/s), none of C. */
+	CHECK(netcond_trtcm_compact_color_aware_packet_counted(&ctm, &ct, 10000, 7,
+								NETCOND_GREEN, &c) == Y);
+	CHECK(netcond_trtcm_compact_color_aware_packet(&ctm, &ct, 10000, NETCOND_GREEN) == R);
+	CHECK(c.packets[Y] == 17u && c.bytes[Y] == 1607u && c.packets[R] == 8u);
+
+	/* RFC 4115: C 16 then E 32; a yellow input skips C. */
+	CHECK_RC(netcond_rfc4115_compact_config(&cem, &ce, 0), NETCOND_OK);
+	CHECK(netcond_rfc4115_compact_color_aware_packet(&cem, &ce, 0, NETCOND_YELLOW) == Y);
+	for (i = 0; i < 16; i++)
+		CHECK(netcond_rfc4115_compact_color_blind_packet(&cem, &ce, 0) == G);
+	for (i = 0; i < 31; i++)
+		CHECK(netcond_rfc4115_compact_color_blind_packet(&cem, &ce, 0) == Y);
+	CHECK(netcond_rfc4115_compact_color_blind_packet(&cem, &ce, 0) == R);
+
+	/* 3 packets/s on a nanosecond clock: a bucket of 16 packets is
+	 * 1.6e10 units, beyond 32 bits: refused for compact states only. */
+	sp.cir = 3;
+	CHECK_RC(netcond_srtcm_compact_profile_config_packets(&cs, &sp),
+		 NETCOND_E_COMPACT_TOO_LARGE);
+	CHECK_RC(netcond_srtcm_profile_config_packets(&s, &sp), NETCOND_OK);
+	CHECK(netcond_srtcm_compact_color_blind_packet(&csm, &cs, 0) == R);
+	CHECK_RC(netcond_srtcm_compact_profile_config_packets(&cs, NULL), NETCOND_E_NULL);
+	CHECK_RC(netcond_srtcm_compact_profile_config_packets(NULL, &sp), NETCOND_E_NULL);
+}
+
 static void policer_packet_cases(void)
 {
 	netcond_policer_params pp = pparams(1);
@@ -293,6 +382,10 @@ static void bad_argument_cases(void)
 	CHECK(netcond_rfc4115_color_aware_counted(NULL, NULL, 5, 10, 0, &c) == R);
 	CHECK(netcond_srtcm_compact_color_blind_counted(NULL, NULL, 5, 10, &c) == R);
 	CHECK(netcond_rfc4115_compact_color_aware_counted(NULL, NULL, 5, 10, 0, &c) == R);
+	CHECK(netcond_srtcm_compact_color_blind_packet(NULL, NULL, 5) == R);
+	CHECK(netcond_trtcm_compact_color_aware_packet(NULL, NULL, 5, 0) == R);
+	CHECK(netcond_rfc4115_compact_color_blind_packet_counted(NULL, NULL, 5, 10, &c) == R);
+	CHECK(netcond_trtcm_compact_color_aware_packet_counted(NULL, NULL, 5, 10, 0, &c) == R);
 	CHECK(netcond_policer_offer_packet(&pm, &punset, 5) == NETCOND_POLICER_DROP);
 	CHECK(netcond_policer_offer_counted(&pm, &punset, 5, 10, &c) == NETCOND_POLICER_DROP);
 	CHECK(netcond_policer_offer_packet_counted(NULL, NULL, 5, 10, &c) ==
@@ -304,35 +397,7 @@ static void bad_argument_cases(void)
 
 /* ---------------------------------------------------------------- streams */
 
-/* The packets of meter_test's streams: 64..1518 bytes 0..17.6 us apart
- * (about 114 000 packets/s), clock steps backwards, zero-length and
- * u32-max-length packets mixed in. */
-struct pkt {
-	uint64_t now;
-	uint32_t len;
-	int color;
-};
-
-static struct pkt next_pkt(uint64_t *now)
-{
-	struct pkt k;
-	uint64_t r = next_u64();
-	uint64_t step = r % 17600u;
-	unsigned kind = (unsigned)((r >> 8) % 1000u);
-
-	if (kind == 0 && *now > 50000u)
-		*now -= 50000u;
-	else
-		*now += step;
-	k.now = *now;
-	k.len = 64u + (uint32_t)((r >> 20) % 1455u);
-	if (kind == 1)
-		k.len = 0;
-	if (kind == 2)
-		k.len = UINT32_MAX;
-	k.color = (int)((r >> 40) % 3u);
-	return k;
-}
+/* The packets: meter_stream.h. */
 
 struct run {
 	uint64_t counts[3];
@@ -366,27 +431,50 @@ static void print_line(const char *name, const struct run *r, uint64_t a, uint64
 	printf(" %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", a, b, c);
 }
 
-/* One marker run: profile built by `pconfig` from `params`, state by
- * `config`, each packet colored by `call` (which sees m, prof, k and r.c). */
-#define STREAM(name, PROF, STATE, params, pconfig, config, call, read)          \
+/* One run of marker state `T` (srtcm, trtcm_compact, ...): profile built by
+ * netcond_T_profile_config`mode` from `params`, state by netcond_T_config, each
+ * packet colored by `call` (which sees m, prof, k and r.c). */
+#define STREAM(name, T, params, mode, call)                                    \
 	do {                                                                   \
-		PROF prof;                                                     \
-		STATE m;                                                       \
+		netcond_##T##_profile prof;                                    \
+		netcond_##T m;                                                 \
 		struct run r;                                                  \
 		netcond_tcm_tokens t;                                          \
 		uint64_t now = 1000;                                           \
 		unsigned i;                                                    \
 		rng_state = seed;                                              \
-		CHECK_RC(pconfig(&prof, &params), NETCOND_OK);                 \
-		CHECK_RC(config(&m, &prof, now), NETCOND_OK);                  \
+		CHECK_RC(netcond_##T##_profile_config##mode(&prof, &params),   \
+			 NETCOND_OK);                                          \
+		CHECK_RC(netcond_##T##_config(&m, &prof, now), NETCOND_OK);    \
 		run_start(&r);                                                 \
 		for (i = 0; i < PACKETS; i++) {                                \
 			struct pkt k = next_pkt(&now);                         \
 			run_add(&r, (unsigned)(call));                         \
 		}                                                              \
-		CHECK_RC(read(&m, &t), NETCOND_OK);                            \
+		CHECK_RC(netcond_##T##_read(&m, &t), NETCOND_OK);              \
 		print_line(name, &r, t.tc, t.te, t.last);                      \
 	} while (0)
+
+/* The byte-mode counted runs of marker state `T`, on params `by`. */
+#define COUNTED_STREAMS(T, by)                                                  \
+	STREAM(#T "_blind_counted", T, by, ,                                   \
+	       netcond_##T##_color_blind_counted(&m, &prof, k.now, k.len, &r.c)); \
+	STREAM(#T "_aware_counted", T, by, ,                                   \
+	       netcond_##T##_color_aware_counted(&m, &prof, k.now, k.len, k.color, &r.c))
+
+/* The six runs of marker state `T`: packet mode on params `pk` (plain, then
+ * counted around the byte-mode counted runs on params `by`). */
+#define MARKER_STREAMS(T, by, pk)                                               \
+	STREAM(#T "_blind_packet", T, pk, _packets,                            \
+	       netcond_##T##_color_blind_packet(&m, &prof, k.now));            \
+	STREAM(#T "_aware_packet", T, pk, _packets,                            \
+	       netcond_##T##_color_aware_packet(&m, &prof, k.now, k.color));   \
+	COUNTED_STREAMS(T, by);                                                \
+	STREAM(#T "_blind_packet_counted", T, pk, _packets,                    \
+	       netcond_##T##_color_blind_packet_counted(&m, &prof, k.now, k.len, &r.c)); \
+	STREAM(#T "_aware_packet_counted", T, pk, _packets,                    \
+	       netcond_##T##_color_aware_packet_counted(&m, &prof, k.now, k.len, k.color, \
+							&r.c))
 
 /* One policer run: packets ~30 ms apart, one departure of `out` units every
  * `every` packets. */
@@ -421,114 +509,12 @@ static void streams(uint64_t seed)
 	netcond_rfc4115_params eb = eparams(0), ek = eparams(1);
 	netcond_policer_params pb = pparams(0), pk = pparams(1);
 
-	STREAM("srtcm_blind_packet", netcond_srtcm_profile, netcond_srtcm, sk,
-	       netcond_srtcm_profile_config_packets, netcond_srtcm_config,
-	       netcond_srtcm_color_blind_packet(&m, &prof, k.now), netcond_srtcm_read);
-	STREAM("srtcm_aware_packet", netcond_srtcm_profile, netcond_srtcm, sk,
-	       netcond_srtcm_profile_config_packets, netcond_srtcm_config,
-	       netcond_srtcm_color_aware_packet(&m, &prof, k.now, k.color),
-	       netcond_srtcm_read);
-	STREAM("srtcm_blind_counted", netcond_srtcm_profile, netcond_srtcm, sb,
-	       netcond_srtcm_profile_config, netcond_srtcm_config,
-	       netcond_srtcm_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_srtcm_read);
-	STREAM("srtcm_aware_counted", netcond_srtcm_profile, netcond_srtcm, sb,
-	       netcond_srtcm_profile_config, netcond_srtcm_config,
-	       netcond_srtcm_color_aware_counted(&m, &prof, k.now, k.len, k.color, &r.c),
-	       netcond_srtcm_read);
-	STREAM("srtcm_blind_packet_counted", netcond_srtcm_profile, netcond_srtcm, sk,
-	       netcond_srtcm_profile_config_packets, netcond_srtcm_config,
-	       netcond_srtcm_color_blind_packet_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_srtcm_read);
-	STREAM("srtcm_aware_packet_counted", netcond_srtcm_profile, netcond_srtcm, sk,
-	       netcond_srtcm_profile_config_packets, netcond_srtcm_config,
-	       netcond_srtcm_color_aware_packet_counted(&m, &prof, k.now, k.len, k.color,
-							&r.c),
-	       netcond_srtcm_read);
-
-	STREAM("trtcm_blind_packet", netcond_trtcm_profile, netcond_trtcm, tk,
-	       netcond_trtcm_profile_config_packets, netcond_trtcm_config,
-	       netcond_trtcm_color_blind_packet(&m, &prof, k.now), netcond_trtcm_read);
-	STREAM("trtcm_aware_packet", netcond_trtcm_profile, netcond_trtcm, tk,
-	       netcond_trtcm_profile_config_packets, netcond_trtcm_config,
-	       netcond_trtcm_color_aware_packet(&m, &prof, k.now, k.color),
-	       netcond_trtcm_read);
-	STREAM("trtcm_blind_counted", netcond_trtcm_profile, netcond_trtcm, tb,
-	       netcond_trtcm_profile_config, netcond_trtcm_config,
-	       netcond_trtcm_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_trtcm_read);
-	STREAM("trtcm_aware_counted", netcond_trtcm_profile, netcond_trtcm, tb,
-	       netcond_trtcm_profile_config, netcond_trtcm_config,
-	       netcond_trtcm_color_aware_counted(&m, &prof, k.now, k.len, k.color, &r.c),
-	       netcond_trtcm_read);
-	STREAM("trtcm_blind_packet_counted", netcond_trtcm_profile, netcond_trtcm, tk,
-	       netcond_trtcm_profile_config_packets, netcond_trtcm_config,
-	       netcond_trtcm_color_blind_packet_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_trtcm_read);
-	STREAM("trtcm_aware_packet_counted", netcond_trtcm_profile, netcond_trtcm, tk,
-	       netcond_trtcm_profile_config_packets, netcond_trtcm_config,
-	       netcond_trtcm_color_aware_packet_counted(&m, &prof, k.now, k.len, k.color,
-							&r.c),
-	       netcond_trtcm_read);
-
-	STREAM("rfc4115_blind_packet", netcond_rfc4115_profile, netcond_rfc4115, ek,
-	       netcond_rfc4115_profile_config_packets, netcond_rfc4115_config,
-	       netcond_rfc4115_color_blind_packet(&m, &prof, k.now), netcond_rfc4115_read);
-	STREAM("rfc4115_aware_packet", netcond_rfc4115_profile, netcond_rfc4115, ek,
-	       netcond_rfc4115_profile_config_packets, netcond_rfc4115_config,
-	       netcond_rfc4115_color_aware_packet(&m, &prof, k.now, k.color),
-	       netcond_rfc4115_read);
-	STREAM("rfc4115_blind_counted", netcond_rfc4115_profile, netcond_rfc4115, eb,
-	       netcond_rfc4115_profile_config, netcond_rfc4115_config,
-	       netcond_rfc4115_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_rfc4115_read);
-	STREAM("rfc4115_aware_counted", netcond_rfc4115_profile, netcond_rfc4115, eb,
-	       netcond_rfc4115_profile_config, netcond_rfc4115_config,
-	       netcond_rfc4115_color_aware_counted(&m, &prof, k.now, k.len, k.color, &r.c),
-	       netcond_rfc4115_read);
-	STREAM("rfc4115_blind_packet_counted", netcond_rfc4115_profile, netcond_rfc4115, ek,
-	       netcond_rfc4115_profile_config_packets, netcond_rfc4115_config,
-	       netcond_rfc4115_color_blind_packet_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_rfc4115_read);
-	STREAM("rfc4115_aware_packet_counted", netcond_rfc4115_profile, netcond_rfc4115, ek,
-	       netcond_rfc4115_profile_config_packets, netcond_rfc4115_config,
-	       netcond_rfc4115_color_aware_packet_counted(&m, &prof, k.now, k.len, k.color,
-							  &r.c),
-	       netcond_rfc4115_read);
-
-	STREAM("srtcm_compact_blind_counted", netcond_srtcm_compact_profile,
-	       netcond_srtcm_compact, sb, netcond_srtcm_compact_profile_config,
-	       netcond_srtcm_compact_config,
-	       netcond_srtcm_compact_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_srtcm_compact_read);
-	STREAM("srtcm_compact_aware_counted", netcond_srtcm_compact_profile,
-	       netcond_srtcm_compact, sb, netcond_srtcm_compact_profile_config,
-	       netcond_srtcm_compact_config,
-	       netcond_srtcm_compact_color_aware_counted(&m, &prof, k.now, k.len, k.color,
-							 &r.c),
-	       netcond_srtcm_compact_read);
-	STREAM("trtcm_compact_blind_counted", netcond_trtcm_compact_profile,
-	       netcond_trtcm_compact, tb, netcond_trtcm_compact_profile_config,
-	       netcond_trtcm_compact_config,
-	       netcond_trtcm_compact_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_trtcm_compact_read);
-	STREAM("trtcm_compact_aware_counted", netcond_trtcm_compact_profile,
-	       netcond_trtcm_compact, tb, netcond_trtcm_compact_profile_config,
-	       netcond_trtcm_compact_config,
-	       netcond_trtcm_compact_color_aware_counted(&m, &prof, k.now, k.len, k.color,
-							 &r.c),
-	       netcond_trtcm_compact_read);
-	STREAM("rfc4115_compact_blind_counted", netcond_rfc4115_compact_profile,
-	       netcond_rfc4115_compact, eb, netcond_rfc4115_compact_profile_config,
-	       netcond_rfc4115_compact_config,
-	       netcond_rfc4115_compact_color_blind_counted(&m, &prof, k.now, k.len, &r.c),
-	       netcond_rfc4115_compact_read);
-	STREAM("rfc4115_compact_aware_counted", netcond_rfc4115_compact_profile,
-	       netcond_rfc4115_compact, eb, netcond_rfc4115_compact_profile_config,
-	       netcond_rfc4115_compact_config,
-	       netcond_rfc4115_compact_color_aware_counted(&m, &prof, k.now, k.len, k.color,
-							   &r.c),
-	       netcond_rfc4115_compact_read);
+	MARKER_STREAMS(srtcm, sb, sk);
+	MARKER_STREAMS(trtcm, tb, tk);
+	MARKER_STREAMS(rfc4115, eb, ek);
+	MARKER_STREAMS(srtcm_compact, sb, sk);
+	MARKER_STREAMS(trtcm_compact, tb, tk);
+	MARKER_STREAMS(rfc4115_compact, eb, ek);
 
 	POLICER("policer_offer_counted", pb, netcond_policer_profile_config,
 		netcond_policer_offer_counted(&m, &prof, now, k.len, &r.c), 1500u, 16u);
@@ -540,8 +526,9 @@ static void streams(uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	static void (*const all[])(void) = {packet_mode_cases, policer_packet_cases,
-					    counted_cases, bad_argument_cases, NULL};
+	static void (*const all[])(void) = {packet_mode_cases, compact_packet_cases,
+					    policer_packet_cases, counted_cases,
+					    bad_argument_cases, NULL};
 
 	return test_main(argc, argv, "packet mode and counter", all, streams);
 }

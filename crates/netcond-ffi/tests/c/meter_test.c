@@ -13,6 +13,7 @@
  *                       Rust API.
  */
 #include "check.h"
+#include "meter_stream.h"
 
 /* DPDK's app/test/test_meter.c parameters. */
 #define CIR 46000000u
@@ -534,38 +535,7 @@ static void strerror_cases(void)
 
 /* ---------------------------------------------------------------- streams */
 
-/* SplitMix64 (Steele, Lea and Flood 2014), as the Rust side of the test. */
-
-/* One packet of the stream: time step, length and input color. Mostly
- * 64..1518-byte packets 0..17.6 us apart (about 1.3 x PIR on nanosecond
- * ticks), with clock steps backwards, zero-length and u32-max-length packets
- * mixed in. */
-struct pkt {
-	uint64_t now;
-	uint32_t len;
-	int color;
-};
-
-static struct pkt next_pkt(uint64_t *now)
-{
-	struct pkt k;
-	uint64_t r = next_u64();
-	uint64_t step = r % 17600u;
-	unsigned kind = (unsigned)((r >> 8) % 1000u);
-
-	if (kind == 0 && *now > 50000u)
-		*now -= 50000u; /* a clock stepping back */
-	else
-		*now += step;
-	k.now = *now;
-	k.len = 64u + (uint32_t)((r >> 20) % 1455u);
-	if (kind == 1)
-		k.len = 0;
-	if (kind == 2)
-		k.len = UINT32_MAX;
-	k.color = (int)((r >> 40) % 3u);
-	return k;
-}
+/* The packets: meter_stream.h (from SplitMix64, as the Rust side's). */
 
 /* FNV-1a over the output sequence. */
 static uint64_t fnv(uint64_t h, unsigned v)

@@ -15,35 +15,7 @@
  *                              the Rust API.
  */
 #include "check.h"
-
-static netcond_srras_params sr(void)
-{
-	netcond_srras_params p;
-	memset(&p, 0, sizeof p);
-	p.cir_bps = 1000000;
-	p.mir_bps = 4000000;
-	p.line_rate_bps = 10000000;
-	p.buffer_bytes = 60000;
-	p.k_ns = 100000000;
-	p.tick_hz = 1000000000;
-	p.max_packet_bytes = 1500;
-	return p;
-}
-
-static netcond_trras_params tr(void)
-{
-	netcond_trras_params p;
-	memset(&p, 0, sizeof p);
-	p.cir_bps = 1000000;
-	p.pir_bps = 2000000;
-	p.mir_bps = 4000000;
-	p.line_rate_bps = 10000000;
-	p.buffer_bytes = 60000;
-	p.k_ns = 100000000;
-	p.tick_hz = 1000000000;
-	p.max_packet_bytes = 1500;
-	return p;
-}
+#include "ras_params.h"
 
 /* The caller's queue: a ring of packet lengths, cookies and arrival times. */
 #define RING 64u

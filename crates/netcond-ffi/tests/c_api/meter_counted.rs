@@ -3,17 +3,14 @@
 //! (`color_blind_packet`, the `..._counted` methods and `trtcm::Counters`).
 
 use super::*;
-use trtcm::{Counters, ThreeColorMarker};
+use trtcm::{Counters, ThreeColorMarker, TwoBucket};
 
 #[test]
 fn packet_mode_and_counter_cases_and_bad_arguments() {
-    for san in variants() {
-        let out = run(&build_c("meter_counted_test", "cases", san), &["cases"]);
-        assert!(
-            out.contains("all packet mode and counter cases passed"),
-            "{out}"
-        );
-    }
+    c_cases(
+        "meter_counted_test",
+        "all packet mode and counter cases passed",
+    );
 }
 
 /// A run's color (or verdict) counts, hash and counters, as the C side keeps
@@ -103,9 +100,142 @@ fn policer(
     tally.line(name, [m.tokens(), m.backlog(), m.last().ticks()])
 }
 
+/// The Rust calls a C marker run is compared with: the markers' own
+/// `..._counted` methods.
+trait Counted: ThreeColorMarker + Copy {
+    fn blind_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color;
+    fn aware_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color;
+    fn blind_packet_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color;
+    fn aware_packet_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color;
+}
+
+macro_rules! counted_by_the_marker {
+    ($($m:ty),*) => {$(
+        impl Counted for $m {
+            fn blind_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color {
+                self.color_blind_counted(p, t(k.now), k.len, c)
+            }
+            fn aware_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color {
+                self.color_aware_counted(p, t(k.now), k.len, k.color, c)
+            }
+            fn blind_packet_counted(
+                &mut self,
+                p: &Self::Profile,
+                k: &Pkt,
+                c: &mut Counters,
+            ) -> Color {
+                self.color_blind_packet_counted(p, t(k.now), k.len, c)
+            }
+            fn aware_packet_counted(
+                &mut self,
+                p: &Self::Profile,
+                k: &Pkt,
+                c: &mut Counters,
+            ) -> Color {
+                self.color_aware_packet_counted(p, t(k.now), k.len, k.color, c)
+            }
+        }
+    )*};
+}
+
+counted_by_the_marker!(SrTcm, TrTcm, Rfc4115);
+
+/// The compact states have the trait's `..._counted` methods; in packet mode
+/// (no `..._packet_counted` methods), `color_*_packet` and the packet
+/// recorded.
+impl<M: TwoBucket + core::fmt::Debug + Eq + core::hash::Hash> Counted for Compact<M> {
+    fn blind_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color {
+        self.color_blind_counted(p, t(k.now), k.len, c)
+    }
+    fn aware_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color {
+        self.color_aware_counted(p, t(k.now), k.len, k.color, c)
+    }
+    fn blind_packet_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color {
+        let color = self.color_blind_packet(p, t(k.now));
+        c.record(color, k.len);
+        color
+    }
+    fn aware_packet_counted(&mut self, p: &Self::Profile, k: &Pkt, c: &mut Counters) -> Color {
+        let color = self.color_aware_packet(p, t(k.now), k.color);
+        c.record(color, k.len);
+        color
+    }
+}
+
+/// The byte-mode counted runs of marker state `M` on profile `by`, as the C
+/// side's `COUNTED_STREAMS`.
+fn counted_runs<M: Counted>(
+    name: &str,
+    seed: u64,
+    by: &M::Profile,
+    read: impl Fn(&M) -> [u64; 3],
+) -> Vec<String> {
+    let m = M::start(by, t(1000));
+    vec![
+        marker(
+            &format!("{name}_blind_counted"),
+            seed,
+            m,
+            |s, k, c| s.blind_counted(by, k, c),
+            &read,
+        ),
+        marker(
+            &format!("{name}_aware_counted"),
+            seed,
+            m,
+            |s, k, c| s.aware_counted(by, k, c),
+            &read,
+        ),
+    ]
+}
+
+/// The six runs of marker state `M`, as the C side's `MARKER_STREAMS`:
+/// packet mode on profile `pk`, plain, then counted around the byte-mode
+/// counted runs on `by`.
+fn marker_runs<M: Counted>(
+    name: &str,
+    seed: u64,
+    by: &M::Profile,
+    pk: &M::Profile,
+    read: impl Fn(&M) -> [u64; 3],
+) -> Vec<String> {
+    let m = M::start(pk, t(1000));
+    let mut lines = vec![
+        marker(
+            &format!("{name}_blind_packet"),
+            seed,
+            m,
+            |s, k, _| s.color_blind_packet(pk, t(k.now)),
+            &read,
+        ),
+        marker(
+            &format!("{name}_aware_packet"),
+            seed,
+            m,
+            |s, k, _| s.color_aware_packet(pk, t(k.now), k.color),
+            &read,
+        ),
+    ];
+    lines.extend(counted_runs(name, seed, by, &read));
+    lines.push(marker(
+        &format!("{name}_blind_packet_counted"),
+        seed,
+        m,
+        |s, k, c| s.blind_packet_counted(pk, k, c),
+        &read,
+    ));
+    lines.push(marker(
+        &format!("{name}_aware_packet_counted"),
+        seed,
+        m,
+        |s, k, c| s.aware_packet_counted(pk, k, c),
+        &read,
+    ));
+    lines
+}
+
 /// The Rust side of `meter_counted_test stream SEED`, line by line.
 fn rust_lines(seed: u64) -> Vec<String> {
-    let start = t(1000);
     let sb = srtcm();
     let tb = trtcm();
     let eb = rfc4115(Rfc4115Ties::Text);
@@ -122,6 +252,11 @@ fn rust_lines(seed: u64) -> Vec<String> {
         CompactProfile::new(tb).unwrap(),
         CompactProfile::new(eb).unwrap(),
     );
+    let (csk, ctk, cek) = (
+        CompactProfile::new(sk).unwrap(),
+        CompactProfile::new(tk).unwrap(),
+        CompactProfile::new(ek).unwrap(),
+    );
     let pb = PremiumPolicerProfile::new(
         &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(20_480), 11_000, 13_000, 1500)
             .with_tick(HZ),
@@ -132,181 +267,16 @@ fn rust_lines(seed: u64) -> Vec<String> {
     let sr = |s: &SrTcm| [s.tc(), s.te(), s.last().ticks()];
     let tr = |s: &TrTcm| [s.tc(), s.tp(), s.last().ticks()];
     let er = |s: &Rfc4115| [s.tc(), s.te(), s.last().ticks()];
-    let srs = SrTcm::new(&sk, start);
-    let srb = SrTcm::new(&sb, start);
-    let trs = TrTcm::new(&tk, start);
-    let trb = TrTcm::new(&tb, start);
-    let ers = Rfc4115::new(&ek, start);
-    let erb = Rfc4115::new(&eb, start);
-    vec![
-        marker(
-            "srtcm_blind_packet",
-            seed,
-            srs,
-            |s, k, _| s.color_blind_packet(&sk, t(k.now)),
-            sr,
-        ),
-        marker(
-            "srtcm_aware_packet",
-            seed,
-            srs,
-            |s, k, _| s.color_aware_packet(&sk, t(k.now), k.color),
-            sr,
-        ),
-        marker(
-            "srtcm_blind_counted",
-            seed,
-            srb,
-            |s, k, c| s.color_blind_counted(&sb, t(k.now), k.len, c),
-            sr,
-        ),
-        marker(
-            "srtcm_aware_counted",
-            seed,
-            srb,
-            |s, k, c| s.color_aware_counted(&sb, t(k.now), k.len, k.color, c),
-            sr,
-        ),
-        marker(
-            "srtcm_blind_packet_counted",
-            seed,
-            srs,
-            |s, k, c| s.color_blind_packet_counted(&sk, t(k.now), k.len, c),
-            sr,
-        ),
-        marker(
-            "srtcm_aware_packet_counted",
-            seed,
-            srs,
-            |s, k, c| s.color_aware_packet_counted(&sk, t(k.now), k.len, k.color, c),
-            sr,
-        ),
-        marker(
-            "trtcm_blind_packet",
-            seed,
-            trs,
-            |s, k, _| s.color_blind_packet(&tk, t(k.now)),
-            tr,
-        ),
-        marker(
-            "trtcm_aware_packet",
-            seed,
-            trs,
-            |s, k, _| s.color_aware_packet(&tk, t(k.now), k.color),
-            tr,
-        ),
-        marker(
-            "trtcm_blind_counted",
-            seed,
-            trb,
-            |s, k, c| s.color_blind_counted(&tb, t(k.now), k.len, c),
-            tr,
-        ),
-        marker(
-            "trtcm_aware_counted",
-            seed,
-            trb,
-            |s, k, c| s.color_aware_counted(&tb, t(k.now), k.len, k.color, c),
-            tr,
-        ),
-        marker(
-            "trtcm_blind_packet_counted",
-            seed,
-            trs,
-            |s, k, c| s.color_blind_packet_counted(&tk, t(k.now), k.len, c),
-            tr,
-        ),
-        marker(
-            "trtcm_aware_packet_counted",
-            seed,
-            trs,
-            |s, k, c| s.color_aware_packet_counted(&tk, t(k.now), k.len, k.color, c),
-            tr,
-        ),
-        marker(
-            "rfc4115_blind_packet",
-            seed,
-            ers,
-            |s, k, _| s.color_blind_packet(&ek, t(k.now)),
-            er,
-        ),
-        marker(
-            "rfc4115_aware_packet",
-            seed,
-            ers,
-            |s, k, _| s.color_aware_packet(&ek, t(k.now), k.color),
-            er,
-        ),
-        marker(
-            "rfc4115_blind_counted",
-            seed,
-            erb,
-            |s, k, c| s.color_blind_counted(&eb, t(k.now), k.len, c),
-            er,
-        ),
-        marker(
-            "rfc4115_aware_counted",
-            seed,
-            erb,
-            |s, k, c| s.color_aware_counted(&eb, t(k.now), k.len, k.color, c),
-            er,
-        ),
-        marker(
-            "rfc4115_blind_packet_counted",
-            seed,
-            ers,
-            |s, k, c| s.color_blind_packet_counted(&ek, t(k.now), k.len, c),
-            er,
-        ),
-        marker(
-            "rfc4115_aware_packet_counted",
-            seed,
-            ers,
-            |s, k, c| s.color_aware_packet_counted(&ek, t(k.now), k.len, k.color, c),
-            er,
-        ),
-        marker(
-            "srtcm_compact_blind_counted",
-            seed,
-            Compact::<SrTcm>::new(&csb, start),
-            |s, k, c| s.color_blind_counted(&csb, t(k.now), k.len, c),
-            |s| sr(&s.to_state()),
-        ),
-        marker(
-            "srtcm_compact_aware_counted",
-            seed,
-            Compact::<SrTcm>::new(&csb, start),
-            |s, k, c| s.color_aware_counted(&csb, t(k.now), k.len, k.color, c),
-            |s| sr(&s.to_state()),
-        ),
-        marker(
-            "trtcm_compact_blind_counted",
-            seed,
-            Compact::<TrTcm>::new(&ctb, start),
-            |s, k, c| s.color_blind_counted(&ctb, t(k.now), k.len, c),
-            |s| tr(&s.to_state()),
-        ),
-        marker(
-            "trtcm_compact_aware_counted",
-            seed,
-            Compact::<TrTcm>::new(&ctb, start),
-            |s, k, c| s.color_aware_counted(&ctb, t(k.now), k.len, k.color, c),
-            |s| tr(&s.to_state()),
-        ),
-        marker(
-            "rfc4115_compact_blind_counted",
-            seed,
-            Compact::<Rfc4115>::new(&ceb, start),
-            |s, k, c| s.color_blind_counted(&ceb, t(k.now), k.len, c),
-            |s| er(&s.to_state()),
-        ),
-        marker(
-            "rfc4115_compact_aware_counted",
-            seed,
-            Compact::<Rfc4115>::new(&ceb, start),
-            |s, k, c| s.color_aware_counted(&ceb, t(k.now), k.len, k.color, c),
-            |s| er(&s.to_state()),
-        ),
+    let mut lines = marker_runs("srtcm", seed, &sb, &sk, sr);
+    lines.extend(marker_runs("trtcm", seed, &tb, &tk, tr));
+    lines.extend(marker_runs("rfc4115", seed, &eb, &ek, er));
+    let csr = |s: &Compact<SrTcm>| sr(&s.to_state());
+    let ctr = |s: &Compact<TrTcm>| tr(&s.to_state());
+    let cer = |s: &Compact<Rfc4115>| er(&s.to_state());
+    lines.extend(marker_runs("srtcm_compact", seed, &csb, &csk, csr));
+    lines.extend(marker_runs("trtcm_compact", seed, &ctb, &ctk, ctr));
+    lines.extend(marker_runs("rfc4115_compact", seed, &ceb, &cek, cer));
+    lines.extend([
         policer(
             "policer_offer_counted",
             seed,
@@ -335,40 +305,30 @@ fn rust_lines(seed: u64) -> Vec<String> {
             1,
             2,
         ),
-    ]
+    ]);
+    lines
 }
 
 #[test]
 fn packet_mode_and_counter_runs_through_c_equal_runs_through_rust() {
-    for san in variants() {
-        let exe = build_c("meter_counted_test", "stream", san);
-        for seed in seeds(san, 3, 0x5eed_cafe) {
-            let c = run(&exe, &["stream", &seed.to_string()]);
-            let c: Vec<&str> = c.lines().collect();
-            let rust = rust_lines(seed);
-            assert_eq!(c.len(), rust.len(), "one line per run");
-            for (c, r) in c.iter().zip(&rust) {
-                assert_eq!(*c, r, "C and Rust differ (seed {seed})");
-            }
-            for line in &rust {
-                let (name, f) = fields(line);
-                // Every run saw all three colors (or verdicts).
-                assert!(f[..3].iter().all(|&n| n > 0), "{line}");
-                // A counted run's counters hold exactly its colors (the
-                // policer's: conforming green, nonconforming red, every drop
-                // dropped); the others counted nothing.
-                let (want, dropped) = match (name.ends_with("counted"), name.starts_with("policer"))
-                {
-                    (false, _) => ([0; 3], 0),
-                    (true, false) => ([f[0], f[1], f[2]], 0),
-                    (true, true) => ([f[0] + f[2], 0, f[1]], f[1] + f[2]),
-                };
-                assert_eq!([f[3], f[4], f[5]], want, "{line}");
-                assert_eq!(f[9], dropped, "{line}");
-                assert_eq!(f[6] + f[7] + f[8] > 0, name.ends_with("counted"), "{line}");
-            }
+    c_streams("meter_counted_test", [3, 0x5eed_cafe], rust_lines, |rust| {
+        for line in &rust {
+            let (name, f) = fields(line);
+            // Every run saw all three colors (or verdicts).
+            assert!(f[..3].iter().all(|&n| n > 0), "{line}");
+            // A counted run's counters hold exactly its colors (the
+            // policer's: conforming green, nonconforming red, every drop
+            // dropped); the others counted nothing.
+            let (want, dropped) = match (name.ends_with("counted"), name.starts_with("policer")) {
+                (false, _) => ([0; 3], 0),
+                (true, false) => ([f[0], f[1], f[2]], 0),
+                (true, true) => ([f[0] + f[2], 0, f[1]], f[1] + f[2]),
+            };
+            assert_eq!([f[3], f[4], f[5]], want, "{line}");
+            assert_eq!(f[9], dropped, "{line}");
+            assert_eq!(f[6] + f[7] + f[8] > 0, name.ends_with("counted"), "{line}");
         }
-    }
+    });
 }
 
 /// A line's name and its decimal fields (the hash left out).
