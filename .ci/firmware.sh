@@ -56,7 +56,7 @@ for t in "${TARGETS[@]}"; do
 done
 
 part "library crates for thumbv6m-none-eabi and riscv32imc-unknown-none-elf"
-LIB=(netcond-core trtcm pcn-meter aqm-red ras-shaper rbcc-rate netcond)
+LIB=(netcond-core trtcm pcn-meter aqm-red aqm-delay ras-shaper rbcc-rate netcond)
 pkgs=()
 for c in "${LIB[@]}"; do pkgs+=(-p "$c"); done
 SMALL=(--target thumbv6m-none-eabi --target riscv32imc-unknown-none-elf)
@@ -81,7 +81,7 @@ feature_sets=(
   "-p netcond --features invariants"
   "-p netcond --features serde,defmt,reference,invariants"
 )
-for fam in trtcm pcn-meter aqm-red ras-shaper rbcc-rate; do
+for fam in trtcm pcn-meter aqm-red aqm-delay ras-shaper rbcc-rate; do
   feature_sets+=("-p netcond --no-default-features --features $fam")
 done
 for fs in "${feature_sets[@]}"; do

@@ -23,6 +23,7 @@ fn main() {
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
     println!("cargo:rerun-if-changed=src/cases.rs");
+    println!("cargo:rerun-if-changed=src/delay_cases.rs");
     let opt = std::env::var("OPT_LEVEL").unwrap_or_default();
     println!("cargo:rustc-env=FW_PROFILE=opt-level {opt}");
     let target = std::env::var("TARGET").unwrap_or_default();

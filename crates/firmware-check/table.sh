@@ -64,6 +64,19 @@ describe() {
     fw_ras_enqueue) echo "RAS enqueue" ;;
     fw_ras_dequeue) echo "RAS dequeue" ;;
     fw_rbcc_stamp) echo "RBCC stamp (table update)" ;;
+    fw_codel_dequeue) echo "CoDel dequeue verdict" ;;
+    fw_fq_codel_enqueue) echo "FQ-CoDel enqueue (4 flows)" ;;
+    fw_fq_codel_dequeue) echo "FQ-CoDel dequeue (schedule + verdict)" ;;
+    fw_pie_enqueue) echo "PIE enqueue decision" ;;
+    fw_pie_dequeue) echo "PIE departure (estimators)" ;;
+    fw_pie_poll) echo "PIE probability update" ;;
+    fw_fq_pie_enqueue) echo "FQ-PIE enqueue (4 flows)" ;;
+    fw_fq_pie_dequeue) echo "FQ-PIE dequeue (schedule + departure)" ;;
+    fw_dualpi2_enqueue) echo "DualPI2 classification" ;;
+    fw_dualpi2_dequeue) echo "DualPI2 dequeue (schedule + verdict)" ;;
+    fw_dualpi2_poll) echo "DualPI2 PI update" ;;
+    fw_tbf_enqueue) echo "TBF enqueue" ;;
+    fw_tbf_dequeue) echo "TBF dequeue" ;;
     *) echo "$1" ;;
   esac
 }
@@ -81,6 +94,8 @@ while read -r ep own total panics rest; do
     fw_*_color_aware) awk -v e="${ep%_aware}_blind" '$1 == "size" && $2 == e { print $4, $6 }' "$work/v7em-s.log" ;;
     fw_aecn_dequeue) awk '$1 == "size" && $2 == "fw_aecn_enqueue" { print $4, $6 }' "$work/v7em-s.log" ;;
     fw_ras_dequeue) awk '$1 == "size" && $2 == "fw_ras_enqueue" { print $4, $6 }' "$work/v7em-s.log" ;;
+    fw_fq_codel_dequeue | fw_pie_* | fw_fq_pie_dequeue | fw_dualpi2_* | fw_tbf_dequeue)
+      awk -v e="$(sed -e 's/_dequeue$/_enqueue/' -e 's/_poll$/_enqueue/' <<<"$ep")" '$1 == "size" && $2 == e { print $4, $6 }' "$work/v7em-s.log" ;;
     *) echo "? ?" ;;
   esac)
   read -r psize ssize <<<"$sizes"
@@ -94,7 +109,10 @@ done < <(for e in fw_trtcm_color_blind fw_trtcm_color_aware fw_srtcm_color_blind
   fw_srtcm_color_aware fw_rfc4115_color_blind fw_rfc4115_color_aware fw_ef_policer_offer \
   fw_et_marker fw_et_marker_sim48 fw_as_marker fw_node_3sm fw_node_rfc5670 \
   fw_rfc5670_threshold fw_rfc5670_excess fw_red_arrival fw_rio_arrival fw_aecn_enqueue \
-  fw_aecn_dequeue fw_ras_enqueue fw_ras_dequeue fw_rbcc_stamp; do
+  fw_aecn_dequeue fw_ras_enqueue fw_ras_dequeue fw_rbcc_stamp fw_codel_dequeue \
+  fw_fq_codel_enqueue fw_fq_codel_dequeue fw_pie_enqueue fw_pie_dequeue fw_pie_poll \
+  fw_fq_pie_enqueue fw_fq_pie_dequeue fw_dualpi2_enqueue fw_dualpi2_dequeue fw_dualpi2_poll \
+  fw_tbf_enqueue fw_tbf_dequeue; do
   grep "^$e " "$work/v7em-s.sizes" || true
 done)
 echo

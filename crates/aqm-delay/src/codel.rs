@@ -349,7 +349,12 @@ impl CodelProfile {
 
 /// `floor(interval / sqrt(count))`: the largest `q` with `q^2 <= floor(interval^2
 /// / count)` (equivalently `q^2 count <= interval^2`). `count` 0 reads as 1.
+///
+/// Never inlined: its 128-bit divisions need a large stack frame on 32-bit
+/// targets, which would otherwise be reserved on every dequeue, also under
+/// the Linux law that never calls it (docs/firmware.md).
 #[must_use]
+#[inline(never)]
 pub fn exact_spacing(interval: u64, count: u32) -> u64 {
     let c = u128::from(count.max(1));
     let n = u128::from(interval) * u128::from(interval) / c;

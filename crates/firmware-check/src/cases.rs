@@ -35,6 +35,9 @@ use netcond::trtcm::{
     TrTcmProfile,
 };
 
+#[path = "delay_cases.rs"]
+pub mod delay;
+
 /// Where a stream writes what each call returned.
 pub trait Sink {
     /// One value.
@@ -871,4 +874,10 @@ pub const STREAMS: &[(&str, Stream)] = &[
     ("AECN", aecn_stream),
     ("RAS", ras_stream),
     ("RBCC", rbcc_stream),
+    ("CoDel", delay::codel_stream),
+    ("FQ-CoDel", delay::fq_codel_stream),
+    ("PIE", delay::pie_stream),
+    ("FQ-PIE", delay::fq_pie_stream),
+    ("DualPI2", delay::dualpi2_stream),
+    ("TBF", delay::tbf_stream),
 ];

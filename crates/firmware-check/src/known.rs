@@ -32,7 +32,7 @@ pub struct Notes {
 }
 
 impl Notes {
-    fn check<T: PartialEq + core::fmt::Debug>(&mut self, what: &str, got: T, want: T) {
+    pub(crate) fn check<T: PartialEq + core::fmt::Debug>(&mut self, what: &str, got: T, want: T) {
         if got == want {
             self.passed += 1;
         } else {

@@ -15,7 +15,9 @@ use cortex_m_semihosting::{debug, hprintln};
 mod cases;
 mod fail;
 mod known;
+mod known_delay;
 mod stack;
+mod stack_delay;
 
 mod expected {
     include!(concat!(env!("OUT_DIR"), "/expected.rs"));
@@ -68,7 +70,7 @@ fn main() -> ! {
         env!("FW_PROFILE"),
     );
     let mut failed = 0u32;
-    for f in known::FAMILIES {
+    for f in known::FAMILIES.iter().chain(known_delay::FAMILIES) {
         let mut notes = known::Notes::default();
         (f.check)(&mut notes);
         let mut line_ok = notes.failed == 0;

@@ -44,7 +44,7 @@ extern "C" {
 /// and its result. `f` is inlined here, so the calls it makes are made from
 /// this frame, whose stack pointer does not move after the prologue.
 #[inline(never)]
-fn stack_use<R>(f: impl FnOnce() -> R) -> (Measure, R) {
+pub(crate) fn stack_use<R>(f: impl FnOnce() -> R) -> (Measure, R) {
     let sp: usize;
     // The stack pointer after this function's prologue: it does not move
     // again until the epilogue (no dynamic allocation on the stack).
@@ -109,27 +109,27 @@ pub fn start_clock(mut syst: SYST) {
 /// One call's inputs, every one derived before the measurement so that
 /// deriving them (divisions among others) is neither measured nor counted.
 #[derive(Clone, Copy)]
-struct In {
-    now: Instant,
-    len: u32,
-    color: Color,
-    mark: PcnMark,
-    ecn: Ecn,
-    class: FlowClass,
+pub(crate) struct In {
+    pub(crate) now: Instant,
+    pub(crate) len: u32,
+    pub(crate) color: Color,
+    pub(crate) mark: PcnMark,
+    pub(crate) ecn: Ecn,
+    pub(crate) class: FlowClass,
     /// A queue length for RED, 0..90.
-    q: u32,
+    pub(crate) q: u32,
     /// Queue lengths by color for RIO.
-    q3: [u32; 3],
+    pub(crate) q3: [u32; 3],
     /// A flow id for RBCC, 0..24.
-    flow: u32,
+    pub(crate) flow: u32,
     /// A requested rate for RBCC.
-    rate: FixedRate,
+    pub(crate) rate: FixedRate,
 }
 
 /// The adversarial inputs every measurement runs.
-type Inputs = [In; CALLS];
+pub(crate) type Inputs = [In; CALLS];
 
-fn inputs() -> Inputs {
+pub(crate) fn inputs() -> Inputs {
     let mut clock = Clock::new(99, u64::MAX - 1_000_000_000, 2_000_000);
     let mut rng = SplitMix64::new(98);
     let first = In {
@@ -313,7 +313,7 @@ fn profiles() -> Option<Profiles> {
 /// The stack depth of building a profile: `build` is called through an opaque
 /// function pointer on an opaque configuration, so that it is neither inlined
 /// into the measuring frame nor evaluated at compile time.
-fn config_depth<C, T>(build: fn(&C) -> T, cfg: C) -> usize {
+pub(crate) fn config_depth<C, T>(build: fn(&C) -> T, cfg: C) -> usize {
     let build = core::hint::black_box(build);
     let cfg = core::hint::black_box(cfg);
     stack_use(|| core::hint::black_box(build(&cfg))).0.depth
@@ -523,7 +523,10 @@ pub fn report() -> u32 {
         cal.us
     );
     let mut over = 0;
-    for (name, m) in per_packet {
+    for (name, m) in per_packet
+        .into_iter()
+        .chain(crate::stack_delay::per_packet())
+    {
         show("per-packet", name, m.depth);
         if m.depth >= PER_PACKET_LIMIT {
             over += 1;
@@ -588,7 +591,7 @@ pub fn report() -> u32 {
             config_depth(RbccProfile::new, rbcc_cfg()),
         ),
     ];
-    for (name, d) in config {
+    for (name, d) in config.into_iter().chain(crate::stack_delay::config()) {
         show("configuration", name, d);
     }
     if over == 0 {
@@ -683,7 +686,7 @@ pub fn sizes() {
             size_of::<RbccInterface<RBCC_N>>(),
         ),
     ];
-    for (name, profile, state) in rows {
+    for (name, profile, state) in rows.into_iter().chain(crate::stack_delay::sizes()) {
         hprintln!("size {} profile {} state {}", name, profile, state);
     }
     hprintln!(
