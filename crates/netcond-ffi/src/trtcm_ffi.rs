@@ -25,6 +25,7 @@ use crate::{clear_tag, netcond_color, profile, state, state_ref, store_profile, 
 mod color_table;
 mod compact;
 mod counted;
+mod length;
 mod packets;
 mod policer;
 mod update;
@@ -32,6 +33,7 @@ mod update;
 pub use color_table::*;
 pub use compact::*;
 pub use counted::*;
+pub use length::*;
 pub use packets::*;
 pub use policer::*;
 pub use update::*;

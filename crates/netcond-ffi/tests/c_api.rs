@@ -298,6 +298,11 @@ fn color_table_cases_and_bad_arguments() {
     c_cases("color_table_test", "all color table cases passed");
 }
 
+#[test]
+fn length_adjustment_cases() {
+    c_cases("length_test", "all length adjustment cases passed");
+}
+
 // ------------------------------------------------------------- streams
 
 /// SplitMix64, as the C side.
