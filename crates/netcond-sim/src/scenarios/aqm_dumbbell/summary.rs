@@ -109,7 +109,7 @@ fn flow_table(outs: &[DumbbellOutcome]) -> Table {
         })
         .collect();
     Table {
-        name: "goodput_per_flow".into(),
+        name: "flows".into(),
         title: "goodput per flow, Mbit/s".into(),
         header,
         rows,
