@@ -128,7 +128,7 @@ enum Outcome {
 enum Kind {
     DropTail,
     Red {
-        profile: RedProfile,
+        profile: Box<RedProfile>,
         red: Red,
         rng: Rng,
     },
@@ -214,7 +214,7 @@ impl Bottleneck {
                 let profile = RedProfile::new(&cfg).map_err(cfg_err("red"))?;
                 Kind::Red {
                     red: Red::new(&profile, now),
-                    profile,
+                    profile: Box::new(profile),
                     rng: rng.fork(1),
                 }
             }
