@@ -7,8 +7,10 @@
 //! state machines (module [`queues`]). Each flow has its own 100 Mbit/s
 //! access link; the bottleneck has 2 ms of propagation delay and the access
 //! link the rest of half the base RTT; ACKs return uncongested (a pure
-//! delay). Flows start at random instants in the first second; statistics
-//! start after `warmup_s`.
+//! delay). Each data segment leaves its host after a random processing time
+//! (uniform below `send_jitter_ms`), so that arrivals are not locked to the
+//! bottleneck's departures. Flows start at random instants in the first
+//! second; statistics start after `warmup_s`.
 //!
 //! Measured per discipline: every sent packet's queueing delay at the
 //! bottleneck (its wait before transmission), as percentiles over all
@@ -181,6 +183,7 @@ pub fn run_dumbbell(
         ..classic
     };
     let mut net = Network::new();
+    net.set_send_jitter(secs(p.f64("send_jitter_ms") / 1000.0), rng.fork(2));
     let b = net.add_link(cap_bps, BOTTLENECK_DELAY, Box::new(queue));
     let mut kinds = Vec::new();
     let rtt = rtts(p);
@@ -270,7 +273,12 @@ pub fn run_dumbbell(
     })
 }
 
-/// The reduced size of `reproduce quick`: shorter runs.
+/// Seeds of the full reproduction: the tables, plots and comparisons are
+/// the first seed's; a table gives the range of the targets' metrics over
+/// all of them.
+pub const SPREAD_SEEDS: u64 = 5;
+
+/// The reduced size of `reproduce quick`: shorter runs, one seed.
 const QUICK_DURATION_S: f64 = 30.0;
 
 impl Scenario for AqmDumbbell {
@@ -334,28 +342,40 @@ impl Scenario for AqmDumbbell {
         };
         let duration = base.f64("duration_s");
         let job_params = |d: &str| base.with(&[format!("discipline={d}")]);
-        // Every discipline with the same seed: the same flows, starts and RTTs.
-        let seed = derive_seed(opts.seed, 0);
-        let outs = run_jobs(
-            DISCIPLINES,
+        // Every discipline with the same seed (the same flows, starts and
+        // RTTs); the full reproduction repeats that for SPREAD_SEEDS seeds.
+        let seeds = if opts.quick { 1 } else { SPREAD_SEEDS };
+        let jobs: Vec<(u64, &str)> = (0..seeds)
+            .flat_map(|k| DISCIPLINES.iter().map(move |d| (k, *d)))
+            .collect();
+        let mut all = run_jobs(
+            &jobs,
             progress,
             |_| secs(duration) / MS,
-            |_, d| run_dumbbell(&job_params(d)?, seed, progress),
+            |_, &(k, d)| run_dumbbell(&job_params(d)?, derive_seed(opts.seed, k), progress),
         )?;
+        let spread = all.split_off(DISCIPLINES.len());
+        let outs = all;
         let mut r = Report::new(self.name(), self.description());
         r.params = base.listing();
         let defaults = self.defaults();
-        for (i, d) in DISCIPLINES.iter().enumerate() {
-            let mut rec = RunRecord::new(0, d, opts.seed, &job_params(d)?, &defaults);
+        for (i, &(k, d)) in jobs.iter().enumerate() {
+            let label = format!("{d}, seed {k}");
+            let mut rec = RunRecord::new(k, &label, opts.seed, &job_params(d)?, &defaults);
             rec.run = i as u64;
             r.runs.push(rec);
         }
-        for o in &outs {
+        for o in outs.iter().chain(&spread) {
             r.events += o.events;
             r.sim_seconds += duration;
         }
         summary::tables(&mut r, &outs);
         summary::comparisons(&mut r, &outs);
+        if !spread.is_empty() {
+            let mut every = outs.clone();
+            every.extend(spread);
+            summary::spread(&mut r, &every);
+        }
         summary::plots(&mut r, &outs);
         r.notes = summary::NOTES.iter().map(|s| s.to_string()).collect();
         if opts.quick {

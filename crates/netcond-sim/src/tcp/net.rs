@@ -15,7 +15,7 @@
 //! moves packets along routes and runs the TCP state machines.
 
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
-use crate::engine::Time;
+use crate::engine::{Rng, Time};
 use crate::net;
 use netcond::base::Color;
 
@@ -70,6 +70,9 @@ pub struct Flow {
     start: Time,
     snd_timer: Option<Time>,
     rcv_timer: Option<Time>,
+    /// When the last segment left the host (with a send jitter, segments
+    /// leave in order no earlier than this).
+    last_tx: Time,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +92,9 @@ type Links = net::Sim<Packet, (), Ev>;
 struct Hosts {
     flows: Vec<Flow>,
     out: Vec<Segment>,
+    /// A random processing time before each segment leaves its host:
+    /// uniform in `[0, jitter)` ns, segments of a flow kept in order.
+    jitter: Option<(Time, Rng)>,
 }
 
 /// The network and its event loop.
@@ -112,6 +118,7 @@ impl Network {
             hosts: Hosts {
                 flows: Vec::new(),
                 out: Vec::with_capacity(64),
+                jitter: None,
             },
         }
     }
@@ -160,10 +167,21 @@ impl Network {
             class,
             start,
             snd_timer: None,
+            last_tx: 0,
             rcv_timer: None,
         });
         self.sim.schedule(start, Ev::Start(id));
         id
+    }
+
+    /// Delay each data segment by a random host processing time, uniform in
+    /// `[0, jitter)` ns, before it enters its first link (a flow's segments
+    /// stay in order). A deterministic network otherwise locks the flows'
+    /// arrivals to the bottleneck's departures (traffic phase effects, as
+    /// Floyd and Jacobson describe them in "On Traffic Phase Effects in
+    /// Packet-Switched Gateways", 1992). Off (0) by default.
+    pub fn set_send_jitter(&mut self, jitter: Time, rng: Rng) {
+        self.hosts.jitter = (jitter > 0).then_some((jitter, rng));
     }
 
     /// Replace a flow's sender (e.g. one with a transfer limit) before the run.
@@ -207,6 +225,7 @@ impl Hosts {
         let f = &self.flows[flow as usize];
         let first = f.route[0];
         let class = f.class;
+        let now = sim.q.now();
         for i in 0..self.out.len() {
             let seg = self.out[i];
             let pkt = Packet {
@@ -215,7 +234,14 @@ impl Hosts {
                 class,
                 hop: 0,
             };
-            self.arrive(sim, first, pkt);
+            if let Some((j, rng)) = &mut self.jitter {
+                let f = &mut self.flows[flow as usize];
+                let at = (now + rng.time_below(*j)).max(f.last_tx);
+                f.last_tx = at;
+                sim.schedule(at, Ev::Arrive(first, pkt));
+            } else {
+                self.arrive(sim, first, pkt);
+            }
         }
         self.out.clear();
         self.sync_snd_timer(sim, flow);

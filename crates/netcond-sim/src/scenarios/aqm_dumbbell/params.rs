@@ -84,6 +84,16 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         help: "statistics start after this, s (chosen: past slow start's overshoot)",
     },
     ParamSpec {
+        key: "send_jitter_ms",
+        default: "1.2",
+        kind: ParamKind::F64 {
+            min: 0.0,
+            max: 100.0,
+        },
+        help: "random host processing time before each data segment, uniform in [0, this), ms, \
+               against traffic phase effects (chosen: one packet time at 10 Mbit/s; 0: none)",
+    },
+    ParamSpec {
         key: "packet",
         default: "1500",
         kind: ParamKind::U64 {

@@ -290,3 +290,75 @@ pub(super) fn plots(r: &mut Report, outs: &[DumbbellOutcome]) {
     }
     r.plots.push(gp);
 }
+
+/// The spread over seeds of each target's metric, utilization and Jain's
+/// index: `outs` holds every discipline's runs, all seeds.
+pub(super) fn spread(r: &mut Report, outs: &[DumbbellOutcome]) {
+    let mut rows = Vec::new();
+    let range = |v: &[f64]| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+        (lo, mean, hi)
+    };
+    for t in TARGETS {
+        let v: Vec<f64> = outs
+            .iter()
+            .filter(|o| o.discipline == t.discipline)
+            .filter_map(|o| (t.ours)(o))
+            .collect();
+        if v.is_empty() {
+            continue;
+        }
+        let (lo, mean, hi) = range(&v);
+        let ok = v.iter().filter(|&&x| within(x, t.target_ms)).count();
+        rows.push(vec![
+            t.discipline.to_string(),
+            t.metric.to_string(),
+            v.len().to_string(),
+            ms(lo),
+            ms(mean),
+            ms(hi),
+            format!("{ok} of {}", v.len()),
+        ]);
+    }
+    for d in super::DISCIPLINES {
+        let sel: Vec<&DumbbellOutcome> = outs.iter().filter(|o| o.discipline == *d).collect();
+        for (metric, f) in [
+            (
+                "utilization %",
+                (|o: &DumbbellOutcome| o.utilization * 100.0) as fn(&DumbbellOutcome) -> f64,
+            ),
+            ("Jain", |o: &DumbbellOutcome| o.jain),
+            ("p50 ms (all packets)", |o: &DumbbellOutcome| o.delay[0].p50),
+        ] {
+            let v: Vec<f64> = sel.iter().map(|o| f(o)).collect();
+            let (lo, mean, hi) = range(&v);
+            let fmt = |x: f64| {
+                if metric == "Jain" {
+                    format!("{x:.4}")
+                } else {
+                    ms(x)
+                }
+            };
+            rows.push(vec![
+                d.to_string(),
+                metric.to_string(),
+                v.len().to_string(),
+                fmt(lo),
+                fmt(mean),
+                fmt(hi),
+                String::new(),
+            ]);
+        }
+    }
+    r.tables.push(Table {
+        name: "seeds".into(),
+        title: format!("over seeds: min, mean and max, and how many runs meet the target within a factor of {TOLERANCE}"),
+        header: ["discipline", "metric", "runs", "min", "mean", "max", "within"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        rows,
+    });
+}
