@@ -64,7 +64,7 @@
 //!
 //! [`net`] runs these state machines over chains of the simulator's links
 //! ([`crate::net`]), whose queues plug in the workspace's conditioners; the
-//! `ras-tcp`, `aecn` and `premium-tcp` scenarios are built on it.
+//! `ras-tcp`, `aecn`, `premium-tcp` and `aqm-dumbbell` scenarios are built on it.
 //!
 //! # Example
 //!

@@ -262,6 +262,8 @@ impl TcpSender {
             self.stats.delivered_ce += delivered;
             self.win_ce += delivered;
         }
+        // RFC 8257 section 3.3 step 3: the observation window ends once
+        // SND.UNA > DCTCP.WindowEnd (WindowEnd = SND.NXT when it started).
         if self.una <= self.win_end {
             return;
         }
