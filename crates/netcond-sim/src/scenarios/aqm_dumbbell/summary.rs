@@ -8,7 +8,8 @@ use crate::report::{fmt_num, Axis, Comparison, Plot, Report, Table};
 /// target (docs/reproductions.md says why 2).
 pub const TOLERANCE: f64 = 2.0;
 
-pub(super) const NOTES: &[&str] = &[
+/// The notes printed under the report.
+pub const NOTES: &[&str] = &[
     "queue delay: each sent packet's wait at the bottleneck, from its arrival to the start of its transmission",
     "all: every packet sent; Classic / scalable: the packets of the Reno flows / of the DCTCP-style ECT(1) flows (DualPI2's Classic and L4S queues)",
     "utilization: bytes the bottleneck started sending over the measured interval, over its rate; goodput: in-order payload at the receivers",
