@@ -1,6 +1,8 @@
 //! netcond-sim: a deterministic discrete-event simulator that embeds the netcond
 //! conditioners and reproduces the experiments of its source documents (draft-babiarz-pcn-explicit-marking-01, RFC 2963,
-//! Zheng & Kinicki's AECN, a DiffServ Premium TCP test, Toomey's TRUMP/RBCC).
+//! Zheng & Kinicki's AECN, a DiffServ Premium TCP test, Toomey's TRUMP/RBCC), and
+//! compares the delay-based AQMs with drop-tail and RED on a TCP dumbbell
+//! (`aqm-dumbbell`, against the targets of RFC 8289, 8033 and 9332).
 //!
 //! # Layout
 //!

@@ -52,7 +52,8 @@ fn list_names_every_scenario() {
     }
     let (code, out, _) = raw(&["list", "--names"], &[]);
     assert_eq!(code, 0);
-    assert_eq!(out.lines().count(), 7, "{out}");
+    assert_eq!(out.lines().count(), netcond_sim::registry().len(), "{out}");
+    assert_eq!(out.lines().count(), 8, "{out}");
 }
 
 #[test]

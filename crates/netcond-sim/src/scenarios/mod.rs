@@ -9,6 +9,7 @@ use crate::report::Report;
 use crate::SimError;
 
 pub mod aecn;
+pub mod aqm_dumbbell;
 pub mod pcn_admission;
 pub mod pcn_termination;
 pub mod pcn_video;
@@ -113,6 +114,7 @@ pub fn registry() -> Vec<&'static dyn Scenario> {
         &premium_tcp::PremiumTcp,
         &aecn::Aecn,
         &ras_tcp::RasTcp,
+        &aqm_dumbbell::AqmDumbbell,
     ]
 }
 

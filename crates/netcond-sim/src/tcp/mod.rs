@@ -48,10 +48,23 @@
 //!   section 6.1.5), the receiver echoes CE with ECE on every ACK until it sees CWR,
 //!   the sender halves `cwnd` (`ssthresh = max(FlightSize/2, 2 SMSS)`) at most once
 //!   per window of data and sets CWR on its next new segment.
+//! - A scalable ("L4S") response as DCTCP (RFC 8257) with the L4S identifier
+//!   (RFC 9331) when `scalable` is set with `ecn`: data segments, retransmissions
+//!   included (RFC 8311 section 4.3 lifts RFC 3168's ban for experiments), carry
+//!   ECT(1); the receiver echoes each segment's CE on its ACK (no latching until
+//!   CWR; RFC 8257 section 3.2); the sender keeps the fraction of delivered
+//!   segments whose ACKs echoed CE over each window of data (one RTT) and its
+//!   moving average `alpha` (gain g = 1/16, starting at 1; section 3.3), in
+//!   units of 1/1024 as Linux's `tcp_dctcp`, and at most once per window, on an
+//!   ECE, sets `cwnd = ssthresh = max(cwnd - cwnd * alpha / 2, 2 SMSS)`.
+//!   Losses are answered as Reno does. With delayed ACKs the receiver ACKs at
+//!   once when the CE state changes, but a pending segment received in the old
+//!   state is echoed with the new one (RFC 8257's receiver first sends an ACK
+//!   for it with the old state).
 //!
 //! [`net`] runs these state machines over chains of the simulator's links
 //! ([`crate::net`]), whose queues plug in the workspace's conditioners; the
-//! `ras-tcp`, `aecn` and `premium-tcp` scenarios are built on it.
+//! `ras-tcp`, `aecn`, `premium-tcp` and `aqm-dumbbell` scenarios are built on it.
 //!
 //! # Example
 //!
@@ -85,7 +98,7 @@ mod receiver;
 mod sender;
 
 pub use receiver::{ReceiverStats, TcpReceiver};
-pub use sender::{SenderStats, TcpSender};
+pub use sender::{SenderStats, TcpSender, DCTCP_ALPHA_ONE};
 
 /// Maximum number of SACK blocks an ACK carries (RFC 2018 allows 3 with timestamps, 4 without).
 pub const MAX_SACK_BLOCKS: usize = 4;
@@ -117,6 +130,10 @@ pub struct TcpConfig {
     pub sack_blocks: u8,
     /// ECN-capable transport (RFC 3168).
     pub ecn: bool,
+    /// With `ecn`: the scalable (DCTCP, RFC 8257) congestion response, ECT(1)
+    /// on every data segment (RFC 9331's L4S identifier) and a per-segment CE
+    /// echo; otherwise RFC 3168's classic response with ECT(0).
+    pub scalable: bool,
     /// TCP timestamps (RFC 7323) for RTT measurement: every ACK that advances
     /// the window gives an RTT sample, retransmissions included; otherwise the
     /// sender times segments itself and follows Karn's rule.
@@ -142,6 +159,7 @@ impl Default for TcpConfig {
             sack: true,
             sack_blocks: 3,
             ecn: false,
+            scalable: false,
             timestamps: false,
             delayed_ack_ns: None,
             dupthresh: 3,
@@ -174,8 +192,10 @@ pub struct Segment {
     pub wire_len: u32,
     /// This is a retransmission (it does not count towards goodput twice anyway).
     pub retransmit: bool,
-    /// ECN-capable transport codepoint (ECT(0)).
+    /// ECN-capable transport codepoint (ECT(0), or ECT(1) with `ect1`).
     pub ect: bool,
+    /// With `ect`: the codepoint is ECT(1), the L4S identifier (RFC 9331).
+    pub ect1: bool,
     /// Congestion experienced, set by an ECN-marking queue.
     pub ce: bool,
     /// Congestion window reduced (RFC 3168 section 6.1.2).
@@ -223,5 +243,7 @@ impl Ack {
 /// Bytes of an ACK on the wire (IPv4 + TCP header).
 pub const ACK_WIRE_BYTES: u32 = 40;
 
+#[cfg(test)]
+mod ecn_tests;
 #[cfg(test)]
 mod tests;

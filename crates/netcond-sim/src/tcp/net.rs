@@ -15,7 +15,7 @@
 //! moves packets along routes and runs the TCP state machines.
 
 use super::{Ack, Segment, TcpConfig, TcpReceiver, TcpSender};
-use crate::engine::Time;
+use crate::engine::{Rng, Time};
 use crate::net;
 use netcond::base::Color;
 
@@ -70,6 +70,9 @@ pub struct Flow {
     start: Time,
     snd_timer: Option<Time>,
     rcv_timer: Option<Time>,
+    /// When the last segment left the host (with a send jitter, segments
+    /// leave in order no earlier than this).
+    last_tx: Time,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +92,9 @@ type Links = net::Sim<Packet, (), Ev>;
 struct Hosts {
     flows: Vec<Flow>,
     out: Vec<Segment>,
+    /// A random processing time before each segment leaves its host:
+    /// uniform in `[0, jitter)` ns, segments of a flow kept in order.
+    jitter: Option<(Time, Rng)>,
 }
 
 /// The network and its event loop.
@@ -112,6 +118,7 @@ impl Network {
             hosts: Hosts {
                 flows: Vec::new(),
                 out: Vec::with_capacity(64),
+                jitter: None,
             },
         }
     }
@@ -160,10 +167,21 @@ impl Network {
             class,
             start,
             snd_timer: None,
+            last_tx: 0,
             rcv_timer: None,
         });
         self.sim.schedule(start, Ev::Start(id));
         id
+    }
+
+    /// Delay each data segment by a random host processing time, uniform in
+    /// `[0, jitter)` ns, before it enters its first link (a flow's segments
+    /// stay in order). A deterministic network otherwise locks the flows'
+    /// arrivals to the bottleneck's departures (traffic phase effects, as
+    /// Floyd and Jacobson describe them in "On Traffic Phase Effects in
+    /// Packet-Switched Gateways", 1992). Off (0) by default.
+    pub fn set_send_jitter(&mut self, jitter: Time, rng: Rng) {
+        self.hosts.jitter = (jitter > 0).then_some((jitter, rng));
     }
 
     /// Replace a flow's sender (e.g. one with a transfer limit) before the run.
@@ -207,6 +225,7 @@ impl Hosts {
         let f = &self.flows[flow as usize];
         let first = f.route[0];
         let class = f.class;
+        let now = sim.q.now();
         for i in 0..self.out.len() {
             let seg = self.out[i];
             let pkt = Packet {
@@ -215,7 +234,14 @@ impl Hosts {
                 class,
                 hop: 0,
             };
-            self.arrive(sim, first, pkt);
+            if let Some((j, rng)) = &mut self.jitter {
+                let f = &mut self.flows[flow as usize];
+                let at = (now + rng.time_below(*j)).max(f.last_tx);
+                f.last_tx = at;
+                sim.schedule(at, Ev::Arrive(first, pkt));
+            } else {
+                self.arrive(sim, first, pkt);
+            }
         }
         self.out.clear();
         self.sync_snd_timer(sim, flow);
@@ -317,5 +343,46 @@ pub fn jain_index(xs: &[f64]) -> f64 {
         1.0
     } else {
         s * s / (xs.len() as f64 * s2)
+    }
+}
+
+#[cfg(test)]
+mod jitter_tests {
+    use super::*;
+    use crate::engine::{MS, SEC};
+
+    /// One flow over a 10 Mbit/s FIFO of 100 packets, 20 ms base RTT, with
+    /// a host processing time below `jitter`.
+    fn one_flow(jitter: Time) -> Network {
+        let mut net = Network::new();
+        net.set_send_jitter(jitter, Rng::new(3));
+        let b = net.add_link(10_000_000, 5 * MS, Box::new(DropTail::packets(100)));
+        let a = net.add_pipe_link(100_000_000, 5 * MS);
+        let cfg = TcpConfig {
+            // Below the path's 17 packets: no queue, so the RTT shows the delay.
+            max_window: 10 * 1460,
+            timestamps: true,
+            ..TcpConfig::default()
+        };
+        net.add_flow(cfg, &[a, b], 10 * MS, 0, 0);
+        net.run_until(5 * SEC);
+        net
+    }
+
+    #[test]
+    fn send_jitter_delays_segments_but_keeps_them_in_order() {
+        let plain = one_flow(0);
+        let jittered = one_flow(4 * MS);
+        for net in [&plain, &jittered] {
+            let f = &net.flows()[0];
+            // In order: no duplicate ACKs, so no recovery and no retransmission.
+            assert_eq!(f.sender.stats().retransmits, 0);
+            assert_eq!(f.sender.stats().fast_recoveries, 0);
+            assert!(f.receiver.stats().delivered > 1000);
+        }
+        // The processing time adds to the RTT (2 ms on average), at most 4 ms.
+        let rtt = |n: &Network| n.flows()[0].sender.srtt().unwrap();
+        let extra = rtt(&jittered) as i64 - rtt(&plain) as i64;
+        assert!(extra > 0 && extra < 4 * MS as i64, "{extra}");
     }
 }

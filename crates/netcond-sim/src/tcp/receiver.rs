@@ -134,8 +134,14 @@ impl TcpReceiver {
     /// Process an arriving data segment; returns the ACK to send now, if any.
     pub fn on_segment(&mut self, now: u64, seg: &Segment) -> Option<Ack> {
         self.stats.received += 1;
-        // RFC 3168 section 6.1.3: CWR stops the echo; a CE on the same packet restarts it.
-        if seg.cwr {
+        let mut ce_changed = false;
+        if self.cfg.scalable {
+            // RFC 8257 section 3.2: ECE echoes this segment's CE; CWR is ignored.
+            ce_changed = self.ece != seg.ce;
+            self.ece = seg.ce;
+        } else if seg.cwr {
+            // RFC 3168 section 6.1.3: CWR stops the echo; a CE on the same
+            // packet restarts it.
             self.ece = false;
         }
         if seg.ce {
@@ -186,7 +192,7 @@ impl TcpReceiver {
             None => Some(self.make_ack(recent)),
             Some(d) => {
                 self.unacked += 1;
-                if immediate || self.unacked >= 2 || seg.ce {
+                if immediate || self.unacked >= 2 || seg.ce || ce_changed {
                     Some(self.make_ack(recent))
                 } else {
                     if self.delack_deadline.is_none() {

@@ -31,7 +31,17 @@ pub struct SenderStats {
     pub fast_recoveries: u64,
     /// Window reductions caused by ECN-Echo.
     pub ecn_reductions: u64,
+    /// Scalable senders only: segments newly delivered (cumulatively or
+    /// selectively acknowledged for the first time).
+    pub delivered: u64,
+    /// Scalable senders only: of those, segments whose ACK carried ECN-Echo.
+    pub delivered_ce: u64,
 }
+
+/// DCTCP's `alpha` is kept in units of 1/1024 (as Linux's `tcp_dctcp`).
+pub const DCTCP_ALPHA_ONE: u32 = 1024;
+/// DCTCP's gain g = 1/2^4 (RFC 8257 section 3.3 and section 4.2's suggested 1/16).
+const DCTCP_SHIFT_G: u32 = 4;
 
 /// An always-backlogged TCP sender (see the module docs for the algorithms).
 #[derive(Clone, Debug)]
@@ -61,6 +71,13 @@ pub struct TcpSender {
     rto_deadline: Option<u64>,
     ecn_recover: u64,
     send_cwr: bool,
+    /// DCTCP (scalable): the moving average of the marked fraction, in 1/1024.
+    alpha: u32,
+    /// DCTCP: segments delivered, and those with ECE, in the current window.
+    win_delivered: u64,
+    win_ce: u64,
+    /// DCTCP: the window ends when `una` passes this.
+    win_end: u64,
     started: bool,
     stats: SenderStats,
 }
@@ -93,6 +110,10 @@ impl TcpSender {
             rto_deadline: None,
             ecn_recover: 0,
             send_cwr: false,
+            alpha: DCTCP_ALPHA_ONE,
+            win_delivered: 0,
+            win_ce: 0,
+            win_end: 0,
             started: false,
             stats: SenderStats::default(),
         }
@@ -149,6 +170,14 @@ impl TcpSender {
     #[must_use]
     pub fn snd_nxt(&self) -> u64 {
         self.nxt
+    }
+
+    /// DCTCP's `alpha` (scalable senders) in units of 1/[`DCTCP_ALPHA_ONE`]:
+    /// the moving average of the fraction of delivered segments whose ACKs
+    /// echoed CE, one sample per window of data.
+    #[must_use]
+    pub fn dctcp_alpha(&self) -> u32 {
+        self.alpha
     }
 
     /// In SACK / NewReno loss recovery.
@@ -213,13 +242,57 @@ impl TcpSender {
         self.cwnd = self.ssthresh;
     }
 
+    /// RFC 8257 section 3.3: `cwnd = ssthresh = cwnd * (1 - alpha / 2)`, at
+    /// least 2 SMSS (Linux `dctcp_ssthresh`: `cwnd - cwnd * alpha / 2048`).
+    fn reduce_window_scalable(&mut self) {
+        let cut = self.cwnd * u64::from(self.alpha) / (2 * u64::from(DCTCP_ALPHA_ONE));
+        self.ssthresh = (self.cwnd - cut).max(2 * self.mss());
+        self.cwnd = self.ssthresh;
+    }
+
+    /// DCTCP's bookkeeping for one ACK that newly delivered `delivered`
+    /// segments: counts them (and, with ECE, as marked); when the
+    /// cumulative ACK passes the window's end, folds the window's marked
+    /// fraction into `alpha` (`alpha = (1 - g) alpha + g F`, Linux's integer
+    /// steps) and starts the next window.
+    fn dctcp_account(&mut self, delivered: u64, ece: bool) {
+        self.stats.delivered += delivered;
+        self.win_delivered += delivered;
+        if ece {
+            self.stats.delivered_ce += delivered;
+            self.win_ce += delivered;
+        }
+        // RFC 8257 section 3.3 step 3: the observation window ends once
+        // SND.UNA > DCTCP.WindowEnd (WindowEnd = SND.NXT when it started).
+        if self.una <= self.win_end {
+            return;
+        }
+        // Linux: alpha -= min_not_zero(alpha, alpha >> g).
+        let a = self.alpha;
+        let mut a = a - if a >> DCTCP_SHIFT_G == 0 {
+            a
+        } else {
+            a >> DCTCP_SHIFT_G
+        };
+        if self.win_ce > 0 {
+            let inc = (self.win_ce << (10 - DCTCP_SHIFT_G)) / self.win_delivered.max(1);
+            a = (u64::from(a) + inc).min(u64::from(DCTCP_ALPHA_ONE)) as u32;
+        }
+        self.alpha = a;
+        self.win_delivered = 0;
+        self.win_ce = 0;
+        self.win_end = self.nxt;
+    }
+
     fn arm_timer(&mut self, now: u64) {
         self.rto_deadline = Some(now.saturating_add(self.rto));
     }
 
     /// Push one segment (`seq`) onto `out` and update the board.
     fn emit(&mut self, now: u64, seq: u64, retransmit: bool, out: &mut Vec<Segment>) {
-        let ect = self.cfg.ecn && !retransmit;
+        // RFC 3168 section 6.1.5: retransmissions are not ECT; a scalable
+        // sender marks them ECT(1) too (RFC 8311 section 4.3).
+        let ect = self.cfg.ecn && (!retransmit || self.cfg.scalable);
         let cwr = ect && self.send_cwr;
         if cwr {
             self.send_cwr = false;
@@ -230,6 +303,7 @@ impl TcpSender {
             wire_len: self.cfg.wire_bytes(),
             retransmit,
             ect,
+            ect1: ect && self.cfg.scalable,
             ce: false,
             cwr,
             ts: now,
@@ -380,8 +454,17 @@ impl TcpSender {
             }
         }
         let cum = ack.ack > self.una;
+        let mut newly_delivered = u64::from(new_sacked);
         if cum {
             let acked = ack.ack - self.una;
+            if self.cfg.scalable {
+                newly_delivered += self
+                    .board
+                    .iter()
+                    .take(acked as usize)
+                    .filter(|s| s.flags & SACKED == 0)
+                    .count() as u64;
+            }
             if self.cfg.timestamps {
                 // RFC 7323 section 4.1: every ACK advancing the window gives a sample.
                 self.rtt_sample(now.saturating_sub(ack.tsecr));
@@ -458,9 +541,16 @@ impl TcpSender {
         // ECN-Echo (RFC 3168 section 6.1.2): at most once per window of data (only
         // an ACK for data sent after the last reduction may reduce again), and not
         // again for a window already reduced by loss recovery.
+        if self.cfg.ecn && self.cfg.scalable {
+            self.dctcp_account(newly_delivered, ack.ece);
+        }
         if self.cfg.ecn && ack.ece && !self.in_recovery && self.una > self.ecn_recover {
             self.stats.ecn_reductions += 1;
-            self.reduce_window();
+            if self.cfg.scalable {
+                self.reduce_window_scalable();
+            } else {
+                self.reduce_window();
+            }
             self.ecn_recover = self.nxt;
             self.send_cwr = true;
         }

@@ -12,6 +12,7 @@ fn seg(seq: u64) -> Segment {
         wire_len: 1500,
         retransmit: false,
         ect: true,
+        ect1: false,
         ce: false,
         cwr: false,
         ts: 0,
