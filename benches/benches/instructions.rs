@@ -459,17 +459,22 @@ fn aecn_case() -> Case {
 }
 
 fn policer_case() -> Case {
-    policer_case_with::<false>()
+    policer_case_with::<false, false>()
 }
 
-/// The policer's loop, with per-color counters (`offer_counted`) if `COUNTED`.
-fn policer_case_with<const COUNTED: bool>() -> Case {
+/// The policer's loop, with per-color counters (`offer_counted`) if `COUNTED`;
+/// in packet mode (`offer_packet`) if `PKT_MODE`, with a rate in packets per
+/// second that is the byte profile's rate divided by the stream's mean length
+/// and buckets of 16 and 20 packets, so that about as many packets conform.
+fn policer_case_with<const COUNTED: bool, const PKT_MODE: bool>() -> Case {
     let s = stream();
-    let p = PremiumPolicerProfile::new(
-        &PremiumPolicerConfig::new(Rate::from_bytes_per_sec(64_000_000), 16_384, 20_000, 1518)
-            .with_tick(tick()),
-    )
-    .unwrap();
+    let cfg = if PKT_MODE {
+        let mean = s.lens.iter().map(|&l| u64::from(l)).sum::<u64>() / s.lens.len() as u64;
+        PremiumPolicerConfig::packets(64_000_000 / mean.max(1), 16, 20)
+    } else {
+        PremiumPolicerConfig::new(Rate::from_bytes_per_sec(64_000_000), 16_384, 20_000, 1518)
+    };
+    let p = PremiumPolicerProfile::new(&cfg.with_tick(tick())).unwrap();
     let (mut st, mut t) = (PremiumPolicer::new(&p, Instant::ZERO), 0u64);
     let mut counters = Counters::default();
     let mut burst = move || {
@@ -479,13 +484,15 @@ fn policer_case_with<const COUNTED: bool>() -> Case {
         for i in 0..PACKETS {
             tt += BENCH_TICKS_PER_PACKET;
             let now = Instant::from_ticks(tt);
-            acc += if COUNTED {
+            acc += if PKT_MODE {
+                ss.offer_packet(p, now).index()
+            } else if COUNTED {
                 ss.offer_counted(p, now, s.lens[i], &mut cc).index()
             } else {
                 ss.offer(p, now, s.lens[i]).index()
             };
             if i % 2 == 1 {
-                ss.dequeued(1518);
+                ss.dequeued(if PKT_MODE { 1 } else { 1518 });
             }
         }
         (st, t, counters) = (ss, tt, cc);
@@ -829,7 +836,8 @@ fn case(name: &str) -> Case {
         "harness_floor_65536" => meter::<harness_floor::Null>(1000, false, many, false),
         "harness_floor_65536_prefetched" => meter::<harness_floor::Null>(1000, false, many, true),
         "policer_offer" => policer_case(),
-        "policer_offer_counted" => policer_case_with::<true>(),
+        "policer_offer_counted" => policer_case_with::<true, false>(),
+        "policer_offer_packets" => policer_case_with::<false, true>(),
         "srtcm_blind_1flow_counted" => meter_counted::<SrTcm>(sr, false),
         "srtcm_aware_1flow_counted" => meter_counted::<SrTcm>(sr, true),
         "trtcm_blind_1flow_counted" => meter_counted::<TrTcm>(tr, false),
@@ -1121,6 +1129,7 @@ mod dpdk_side {
 #[bench::harness_floor_65536_prefetched_n16384(args = ("harness_floor_65536_prefetched"), setup = case)]
 #[bench::policer_offer_n16384(args = ("policer_offer"), setup = case)]
 #[bench::policer_offer_counted_n16384(args = ("policer_offer_counted"), setup = case)]
+#[bench::policer_offer_packets_n16384(args = ("policer_offer_packets"), setup = case)]
 #[bench::srtcm_blind_1flow_counted_n16384(args = ("srtcm_blind_1flow_counted"), setup = case)]
 #[bench::srtcm_aware_1flow_counted_n16384(args = ("srtcm_aware_1flow_counted"), setup = case)]
 #[bench::trtcm_blind_1flow_counted_n16384(args = ("trtcm_blind_1flow_counted"), setup = case)]
