@@ -3,6 +3,7 @@
 use crate::args;
 use crate::bulk;
 use crate::codel::{verdict_index, AQM_VERDICTS};
+use crate::shared;
 use netcond::base::{Instant, SplitMix64};
 use netcond::delay::{
     DualDecision, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue, DualScheduler, Ecn,
@@ -10,7 +11,7 @@ use netcond::delay::{
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
 
 fn decision_name(d: DualDecision) -> &'static str {
@@ -277,18 +278,7 @@ impl DualPi2Py {
         seed: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<DualPi2ProfilePy>()
-                .call((), c)?
-                .extract::<DualPi2ProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = DualPi2::new(&profile.prof, Instant::from_ticks(now));
         Ok(DualPi2Py {
             profile,
@@ -347,10 +337,7 @@ impl DualPi2Py {
                 },
             );
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
+        bulk::arrays!(t = now: u64, l = length: u32);
         let e: Option<Vec<u8>> = match ecn {
             Some(x) => {
                 let a = bulk::array::<u8>(x, "ecn", "uint8")?;
@@ -395,8 +382,7 @@ impl DualPi2Py {
                     .map(Bound::into_any),
             };
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
+        bulk::arrays!(t = now: u64);
         let (qs, vs) = py.allow_threads(|| {
             let mut qs = Vec::with_capacity(t.len());
             let mut vs = Vec::with_capacity(t.len());
@@ -432,16 +418,12 @@ impl DualPi2Py {
         self.clone()
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
         let s = slf.borrow();
-        let state = serde_json::to_vec(&(s.state, s.rng, &s.l, &s.c, s.bytes))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        (
-            slf.get_type(),
-            (s.profile.clone(),),
-            PyBytes::new(py, &state),
+        shared::reduce(
+            slf,
+            s.profile.clone(),
+            &(s.state, s.rng, &s.l, &s.c, s.bytes),
         )
-            .into_pyobject(py)
     }
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
         type Saved = (
@@ -451,8 +433,7 @@ impl DualPi2Py {
             VecDeque<DualHead>,
             u64,
         );
-        let (st, rng, l, c, bytes): Saved =
-            serde_json::from_slice(state).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (st, rng, l, c, bytes): Saved = shared::restore(state)?;
         self.state = st;
         self.rng = rng;
         self.l = l;

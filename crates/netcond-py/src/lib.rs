@@ -2,17 +2,21 @@
 //! `netcond` package).
 
 mod aecn;
+mod ared;
 mod args;
 mod bulk;
 mod codel;
 mod dualpi2;
 mod fq_codel;
+mod fq_pie;
+mod length;
 mod markers;
 mod pcn;
 mod pie;
 mod policer;
 mod red;
 mod rio;
+mod shared;
 mod sim;
 mod tbf;
 
@@ -22,8 +26,10 @@ use pyo3::prelude::*;
 fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     markers::register(m)?;
+    length::register(m)?;
     codel::register(m)?;
     fq_codel::register(m)?;
+    fq_pie::register(m)?;
     dualpi2::register(m)?;
     pcn::register(m)?;
     pie::register(m)?;
@@ -31,6 +37,7 @@ fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
     red::register(m)?;
     rio::register(m)?;
     aecn::register(m)?;
+    ared::register(m)?;
     tbf::register(m)?;
     sim::register(m)?;
     Ok(())

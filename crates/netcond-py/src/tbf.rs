@@ -2,6 +2,7 @@
 
 use crate::args;
 use crate::bulk::{self, EnumCache};
+use crate::shared;
 use netcond::base::Instant;
 use netcond::ras::{Tbf, TbfConfig, TbfDeparture, TbfPeak, TbfProfile, TbfVerdict};
 use numpy::PyArray1;
@@ -154,18 +155,7 @@ impl TbfPy {
         now: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<TbfProfilePy>()
-                .call((), c)?
-                .extract::<TbfProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = Tbf::new(&profile.prof, Instant::from_ticks(now));
         Ok(TbfPy { profile, state })
     }
@@ -204,10 +194,7 @@ impl TbfPy {
         now: &Bound<'py, PyAny>,
         length: &Bound<'py, PyAny>,
     ) -> PyResult<Shaped<'py>> {
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
+        bulk::arrays!(t = now: u64, l = length: u32);
         let n = bulk::same_len(&[("now", t.len()), ("length", l.len())])?;
         if let Some(i) = (1..n).find(|&i| t[i] < t[i - 1]) {
             return Err(PyValueError::new_err(format!(
