@@ -9,7 +9,7 @@ use netcond::delay::{
     Enqueued, FqCodel, FqCodelConfig, FqCodelProfile, Head, OverflowDrop, Verdict,
 };
 use numpy::PyArray1;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
@@ -323,6 +323,12 @@ impl FqCodelPy {
     }
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
+    }
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "an FqCodel's state cannot be pickled: aqm-delay's FqCodel has no serde derive nor a \
+             constructor from its parts; copy.copy and copy.deepcopy work, and its profile pickles",
+        ))
     }
     fn __repr__(&self) -> String {
         format!(
