@@ -14,6 +14,7 @@ mod markers;
 mod pcn;
 mod pie;
 mod policer;
+mod ras;
 mod red;
 mod rio;
 mod shared;
@@ -34,6 +35,7 @@ fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pcn::register(m)?;
     pie::register(m)?;
     policer::register(m)?;
+    ras::register(m)?;
     red::register(m)?;
     rio::register(m)?;
     aecn::register(m)?;
