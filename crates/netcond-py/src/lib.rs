@@ -15,6 +15,7 @@ mod pcn;
 mod pie;
 mod policer;
 mod ras;
+mod rcp;
 mod red;
 mod rio;
 mod shared;
@@ -36,6 +37,7 @@ fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pie::register(m)?;
     policer::register(m)?;
     ras::register(m)?;
+    rcp::register(m)?;
     red::register(m)?;
     rio::register(m)?;
     aecn::register(m)?;

@@ -48,6 +48,8 @@ from ._netcond import (
     Ear,
     Ras,
     RasProfile,
+    Rcp,
+    RcpProfile,
     Red,
     Rio,
     RioProfile,
@@ -119,6 +121,8 @@ __all__ = [
     "RasProfile",
     "Ras",
     "Ear",
+    "RcpProfile",
+    "Rcp",
     "sim",
     "__version__",
 ]
