@@ -15,6 +15,7 @@ mod pcn;
 mod pie;
 mod policer;
 mod ras;
+mod rbcc;
 mod rcp;
 mod red;
 mod rio;
@@ -37,6 +38,7 @@ fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pie::register(m)?;
     policer::register(m)?;
     ras::register(m)?;
+    rbcc::register(m)?;
     rcp::register(m)?;
     red::register(m)?;
     rio::register(m)?;
