@@ -19,7 +19,7 @@ use pyo3::types::PyTuple;
 #[pyclass(module = "netcond", name = "LengthAdjust", frozen, eq)]
 #[derive(Clone, PartialEq)]
 pub struct LengthAdjustPy {
-    adj: LengthAdjust,
+    pub(crate) adj: LengthAdjust,
 }
 
 #[pymethods]
@@ -61,7 +61,7 @@ impl LengthAdjustPy {
         let mut adj = self.adj;
         Ok(bulk::map(py, &mut adj, l.len(), |a, i| a.apply(l[i])))
     }
-    fn __repr__(&self) -> String {
+    pub(crate) fn __repr__(&self) -> String {
         format!(
             "LengthAdjust(overhead={}, mpu={}, atm={})",
             self.adj.overhead,

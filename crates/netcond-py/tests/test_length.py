@@ -46,3 +46,19 @@ def test_repr_pickle_eq():
     assert eval(repr(a), vars(netcond)) == a
     assert pickle.loads(pickle.dumps(a)) == a
     assert a != netcond.LengthAdjust(overhead=-4, mpu=60, atm=True)
+
+
+def test_tbf_charges_the_adjusted_length():
+    # 8 Mbit/s is one byte per microsecond: once the bucket is empty, 1500-byte
+    # packets leave 1500 us apart; charged as ADSL cells (1510 bytes in 32
+    # cells of 53), 1696 us apart.
+    now = np.zeros(20, np.uint64)
+    length = np.full(20, 1500, np.uint32)
+    adsl = netcond.LengthAdjust(overhead=10, atm=True)
+    plain = netcond.Tbf(rate="8mbit", burst=3400, limit="100k").shape(now, length)[0]
+    p = netcond.TbfProfile(rate="8mbit", burst=3400, limit="100k", adjust=adsl)
+    assert p.adjust == adsl and netcond.TbfProfile(rate="8mbit", burst=3400, limit="100k").adjust is None
+    assert pickle.loads(pickle.dumps(p)) == p and eval(repr(p), vars(netcond)) == p
+    shaped = netcond.Tbf(p).shape(now, length)[0]
+    assert set(np.diff(plain[5:].astype(np.int64)).tolist()) == {1_500_000}
+    assert set(np.diff(shaped[5:].astype(np.int64)).tolist()) == {1_696_000}
