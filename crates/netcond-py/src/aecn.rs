@@ -202,23 +202,18 @@ impl AecnPy {
             return Ok(DECISIONS.get(py, decision_index(d))?.into_bound(py));
         }
         bulk::arrays!(t = now: u64, q = queue_len: u32);
-        let cs: Option<Vec<FlowClass>> = match flow_class {
-            Some(c) => {
-                let a = bulk::array::<u8>(c, "flow_class", "uint8")?;
-                Some(
-                    bulk::cow(&a)
-                        .iter()
-                        .map(|&x| class(x))
-                        .collect::<PyResult<_>>()?,
-                )
-            }
-            None => None,
-        };
+        let cs = bulk::opt_array::<u8>(flow_class, "flow_class")?
+            .map(|v| {
+                v.into_iter()
+                    .map(class)
+                    .collect::<PyResult<Vec<FlowClass>>>()
+            })
+            .transpose()?;
         let ecn = bulk::flags(ecn_capable)?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("queue_len", q.len()),
-            ("flow_class", cs.as_ref().map_or(t.len(), Vec::len)),
+            ("flow_class", bulk::opt_len(&cs, t.len())),
             ("ecn_capable", bulk::opt_len(&ecn, t.len())),
         ])?;
         let mut sr = (self.state, self.rng);

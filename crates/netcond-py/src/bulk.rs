@@ -185,6 +185,36 @@ where
     numpy::PyArray1::from_vec(py, out).into_any()
 }
 
+/// [`map_in_place`] for calls with two results per element, handed to NumPy
+/// as a tuple of two arrays.
+pub fn map2_in_place<'py, S, A, B, F>(
+    py: Python<'py>,
+    state: &mut S,
+    n: usize,
+    f: F,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    S: Send,
+    A: numpy::Element + Send,
+    B: numpy::Element + Send,
+    F: Fn(&mut S, usize) -> (A, B) + Sync,
+{
+    let (a, b): (Vec<A>, Vec<B>) = py.allow_threads(|| (0..n).map(|i| f(state, i)).unzip());
+    (
+        numpy::PyArray1::from_vec(py, a),
+        numpy::PyArray1::from_vec(py, b),
+    )
+        .into_pyobject(py)
+        .map(Bound::into_any)
+}
+
+/// An optional array argument as an owned vector, `None` when omitted.
+pub fn opt_array<T: Dtype>(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Vec<T>>> {
+    let Some(o) = obj else { return Ok(None) };
+    let a = array::<T>(o, what, T::NAME)?;
+    Ok(Some(cow(&a).into_owned()))
+}
+
 /// [`map`] without results, for calls that return nothing.
 pub fn each<S, F>(py: Python<'_>, state: &mut S, n: usize, f: F)
 where

@@ -8,7 +8,6 @@ use netcond::base::{Instant, SplitMix64};
 use netcond::delay::{
     DualDecision, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue, DualScheduler, Ecn,
 };
-use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -338,27 +337,16 @@ impl DualPi2Py {
             );
         }
         bulk::arrays!(t = now: u64, l = length: u32);
-        let e: Option<Vec<u8>> = match ecn {
-            Some(x) => {
-                let a = bulk::array::<u8>(x, "ecn", "uint8")?;
-                Some(bulk::cow(&a).into_owned())
-            }
-            None => None,
-        };
+        let e = bulk::opt_array::<u8>(ecn, "ecn")?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("length", l.len()),
-            ("ecn", e.as_ref().map_or(t.len(), Vec::len)),
+            ("ecn", bulk::opt_len(&e, t.len())),
         ])?;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| {
-                    let ecn = e.as_ref().map_or(0, |x| x[i]);
-                    self.enqueue_one(t[i], l[i], ecn).map_or(-1, |q| q as i8)
-                })
-                .collect::<Vec<i8>>()
-        });
-        Ok(PyArray1::from_vec(py, out).into_any())
+        Ok(bulk::map_in_place(py, self, n, |s, i| {
+            let ecn = e.as_ref().map_or(0, |x| x[i]);
+            s.enqueue_one(t[i], l[i], ecn).map_or(-1, |q| q as i8)
+        }))
     }
     /// Takes the scheduled head packet: `(queue, enqueued, length,
     /// AqmVerdict)`, or None when both queues are empty. Bulk: a uint64
@@ -383,26 +371,10 @@ impl DualPi2Py {
             };
         }
         bulk::arrays!(t = now: u64);
-        let (qs, vs) = py.allow_threads(|| {
-            let mut qs = Vec::with_capacity(t.len());
-            let mut vs = Vec::with_capacity(t.len());
-            for &now in t.iter() {
-                match self.dequeue_one(now) {
-                    None => {
-                        qs.push(-1i8);
-                        vs.push(0u8);
-                    }
-                    Some((q, _, v)) => {
-                        qs.push(q as i8);
-                        vs.push(verdict_index(v) as u8);
-                    }
-                }
-            }
-            (qs, vs)
-        });
-        (PyArray1::from_vec(py, qs), PyArray1::from_vec(py, vs))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        bulk::map2_in_place(py, self, t.len(), |s, i| match s.dequeue_one(t[i]) {
+            None => (-1i8, 0u8),
+            Some((q, _, v)) => (q as i8, verdict_index(v) as u8),
+        })
     }
     /// Runs the PI update if Tupdate has passed since the last one, with the
     /// current heads' enqueue instants; returns whether it ran.

@@ -8,7 +8,6 @@ use netcond::base::Instant;
 use netcond::delay::{
     Enqueued, FqCodel, FqCodelConfig, FqCodelProfile, Head, OverflowDrop, Verdict,
 };
-use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -264,12 +263,9 @@ impl FqCodelPy {
             ("length", l.len()),
             ("ecn_capable", bulk::opt_len(&ecn, t.len())),
         ])?;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| self.enqueue_one(t[i], f[i] as usize, l[i], bulk::flag_at(&ecn, i)))
-                .collect::<Vec<u32>>()
-        });
-        Ok(PyArray1::from_vec(py, out).into_any())
+        Ok(bulk::map_in_place(py, self, n, |s, i| {
+            s.enqueue_one(t[i], f[i] as usize, l[i], bulk::flag_at(&ecn, i))
+        }))
     }
     /// Takes the scheduled head packet. Per packet: an int gives
     /// `(flow, enqueued, length, AqmVerdict)` or None when empty. Bulk: a
@@ -294,29 +290,10 @@ impl FqCodelPy {
             };
         }
         bulk::arrays!(t = now: u64);
-        let (flows, verdicts) = py.allow_threads(|| {
-            let mut flows = Vec::with_capacity(t.len());
-            let mut verdicts = Vec::with_capacity(t.len());
-            for &now in t.iter() {
-                match self.dequeue_one(now) {
-                    None => {
-                        flows.push(-1i64);
-                        verdicts.push(0u8);
-                    }
-                    Some((f, _, v)) => {
-                        flows.push(f as i64);
-                        verdicts.push(verdict_index(v) as u8);
-                    }
-                }
-            }
-            (flows, verdicts)
-        });
-        (
-            PyArray1::from_vec(py, flows),
-            PyArray1::from_vec(py, verdicts),
-        )
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        bulk::map2_in_place(py, self, t.len(), |s, i| match s.dequeue_one(t[i]) {
+            None => (-1i64, 0u8),
+            Some((f, _, v)) => (f as i64, verdict_index(v) as u8),
+        })
     }
     fn __copy__(&self) -> Self {
         self.clone()

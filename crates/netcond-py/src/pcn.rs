@@ -426,21 +426,14 @@ macro_rules! pcn_meter {
                     return Ok(MARKS.get(py, usize::from(out.ecn()))?.into_bound(py));
                 }
                 bulk::arrays!(t = now: u64, l = length: u32);
-                let marks: Option<Vec<u8>> = match mark {
-                    Some(m) => {
-                        let a = bulk::array::<u8>(m, "mark", "uint8")?;
-                        let v = bulk::cow(&a).into_owned();
-                        if let Some(&bad) = v.iter().find(|&&x| x > 3) {
-                            mark_arg(bad)?;
-                        }
-                        Some(v)
-                    }
-                    None => None,
-                };
+                let marks = bulk::opt_array::<u8>(mark, "mark")?;
+                if let Some(&bad) = marks.iter().flatten().find(|&&x| x > 3) {
+                    mark_arg(bad)?;
+                }
                 let n = bulk::same_len(&[
                     ("now", t.len()),
                     ("length", l.len()),
-                    ("mark", marks.as_ref().map_or(t.len(), Vec::len)),
+                    ("mark", bulk::opt_len(&marks, t.len())),
                 ])?;
                 let prof = self.profile.prof;
                 Ok(bulk::map(py, &mut self.state, n, |st, i| {
