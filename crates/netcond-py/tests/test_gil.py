@@ -63,7 +63,17 @@ def bulk_calls():
         excess=netcond.ExcessTrafficMeterProfile(excess_rate="6gbit", bs_etm="20k"),
         threshold=netcond.ThresholdMeterProfile(threshold_rate="5gbit", bs_tm="30k", threshold="20k"),
     )
+    flows = (np.arange(N) % 64).astype(np.uint32)
+    fq = netcond.FqPie()
+    ras = netcond.RasProfile(cir="1gbit", line_rate="100gbit", buffer="1m")
+    rcp = netcond.Rcp(capacity="10gbit", rtt="1ms")
+    adj = netcond.LengthAdjust(overhead=10, atm=True)
     return {
+        "FqPie.enqueue": lambda: fq.enqueue(now, flows, length, poll=True),
+        "Ras.shape": lambda: netcond.Ras(ras).shape(now, length),
+        "Ear.update": lambda: netcond.Ear(ras).update(now, length),
+        "Rcp.run": lambda: rcp.run(now, length, now),
+        "LengthAdjust.apply": lambda: adj.apply(length),
         "TrTcm.color_blind": lambda: tr.color_blind(now, length),
         "Red.on_arrival": lambda: red.on_arrival(now, q, length),
         "AdaptiveRed.on_arrival": lambda: ared.on_arrival(now, q, length),
