@@ -15,6 +15,7 @@ mod pcn;
 mod pie;
 mod policer;
 mod ras;
+mod ras_green;
 mod rbcc;
 mod rcp;
 mod red;
@@ -38,6 +39,7 @@ fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pie::register(m)?;
     policer::register(m)?;
     ras::register(m)?;
+    ras_green::register(m)?;
     rbcc::register(m)?;
     rcp::register(m)?;
     red::register(m)?;

@@ -72,7 +72,7 @@ impl SrTcmProfilePy {
     fn tick_hz(&self) -> u64 {
         self.cfg.tick.hz()
     }
-    fn __repr__(&self) -> String {
+    pub(crate) fn __repr__(&self) -> String {
         format!(
             "SrTcmProfile(cir={}, cbs={}, ebs={}, mode='{}', tick_hz={})",
             self.cir(),
@@ -152,7 +152,7 @@ impl TrTcmProfilePy {
     fn tick_hz(&self) -> u64 {
         self.cfg.tick.hz()
     }
-    fn __repr__(&self) -> String {
+    pub(crate) fn __repr__(&self) -> String {
         format!(
             "TrTcmProfile(cir={}, pir={}, cbs={}, pbs={}, mode='{}', tick_hz={})",
             self.cir(),

@@ -192,7 +192,7 @@ impl RasProfilePy {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.extract::<RasProfilePy>().is_ok_and(|o| *self == o)
     }
-    fn __repr__(&self) -> String {
+    pub(crate) fn __repr__(&self) -> String {
         let (c, p, m) = self.thresholds();
         format!(
             "RasProfile(cir={}, line_rate={}, buffer={}, pir={}, mir={}, cir_th={c}, pir_th={}, mir_th={m}, max_packet={}, k={}, tick_hz={})",
@@ -224,6 +224,13 @@ impl RasProfilePy {
             s.tick_hz(),
         );
         (slf.get_type(), a).into_pyobject(slf.py())
+    }
+}
+
+impl RasProfilePy {
+    /// The validated constants.
+    pub(crate) fn prof(&self) -> RasProfile {
+        self.prof
     }
 }
 

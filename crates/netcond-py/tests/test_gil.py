@@ -71,6 +71,7 @@ def bulk_calls():
     return {
         "FqPie.enqueue": lambda: fq.enqueue(now, flows, length, poll=True),
         "Ras.shape": lambda: netcond.Ras(ras).shape(now, length),
+        "GreenRas.shape": lambda: netcond.GreenRas(ras, tr.profile).shape(now, length),
         "Ear.update": lambda: netcond.Ear(ras).update(now, length),
         "Rcp.run": lambda: rcp.run(now, length, now),
         "LengthAdjust.apply": lambda: adj.apply(length),
