@@ -522,6 +522,7 @@ impl<E: Pickled + PcnMeter, T: Pickled + PcnMeter> Pickled for NodeMarker<E, T> 
     }
 }
 
+mod dscp;
 mod node;
 
 pcn_meter!(TmPy, "ThresholdMeter", TmProfilePy, ThresholdMeter);
@@ -544,5 +545,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EtmProfilePy>()?;
     m.add_class::<TmPy>()?;
     m.add_class::<EtmPy>()?;
+    dscp::register(m)?;
     node::register(m)
 }
