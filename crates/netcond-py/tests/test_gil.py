@@ -90,6 +90,6 @@ def test_the_control_holds_the_gil():
 def test_bulk_call_releases_the_gil(name):
     call = bulk_calls()[name]
     # The counter cannot move unless the GIL is released; the thread may
-    # still not be scheduled during one call on a loaded machine, so up to
-    # five calls are given the chance.
-    assert any(counted(call) > 0 for _ in range(5))
+    # still not be scheduled during one short call on a loaded machine, so up
+    # to twenty calls are given the chance (the first one usually suffices).
+    assert any(counted(call) > 0 for _ in range(20))
