@@ -1,24 +1,15 @@
 //! AECN (Zheng and Kinicki): RED with ECN marking scaled per flow class.
 
 use crate::args;
-use crate::bulk::{self, EnumCache};
+use crate::bulk;
+use crate::shared;
 use netcond::base::{Instant, SplitMix64};
-use netcond::red::{Aecn, AecnConfig, AecnProfile, Decision, Ecn, FlowClass, RedConfig};
-use numpy::PyArray1;
-use pyo3::exceptions::PyValueError;
+use netcond::red::{Aecn, AecnConfig, AecnProfile, FlowClass, RedConfig};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-static DECISIONS: EnumCache = EnumCache::new("Decision");
-
-fn decision_index(d: Decision) -> usize {
-    match d {
-        Decision::Enqueue => 0,
-        Decision::Mark => 1,
-        Decision::DropEarly => 2,
-        Decision::DropForced => 3,
-    }
-}
+use crate::red::{decision_index, ecn_of, DECISIONS};
 
 fn class(c: u8) -> PyResult<FlowClass> {
     match c {
@@ -159,18 +150,7 @@ impl AecnPy {
         seed: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<AecnProfilePy>()
-                .call((), c)?
-                .extract::<AecnProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = Aecn::new(&profile.prof, Instant::from_ticks(now));
         Ok(AecnPy {
             profile,
@@ -204,17 +184,13 @@ impl AecnPy {
         flow_class: Option<&Bound<'py, PyAny>>,
         ecn_capable: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let ecn_of = |x: bool| if x { Ecn::Ect0 } else { Ecn::NotEct };
         let prof = self.profile.prof;
         if !bulk::is_array(now) {
             let c = match flow_class {
                 Some(c) => class(c.extract()?)?,
                 None => FlowClass::Average,
             };
-            let e = match ecn_capable {
-                Some(e) => e.is_truthy()?,
-                None => false,
-            };
+            let e = bulk::flag(ecn_capable)?;
             let d = self.state.on_arrival(
                 &prof,
                 Instant::from_ticks(now.extract()?),
@@ -225,58 +201,29 @@ impl AecnPy {
             );
             return Ok(DECISIONS.get(py, decision_index(d))?.into_bound(py));
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let q = bulk::array::<u32>(queue_len, "queue_len", "uint32")?;
-        let q = bulk::cow(&q);
-        let cs: Option<Vec<FlowClass>> = match flow_class {
-            Some(c) => {
-                let a = bulk::array::<u8>(c, "flow_class", "uint8")?;
-                Some(
-                    bulk::cow(&a)
-                        .iter()
-                        .map(|&x| class(x))
-                        .collect::<PyResult<_>>()?,
-                )
-            }
-            None => None,
-        };
-        let ecn: Option<Vec<u8>> = match ecn_capable {
-            Some(x) => {
-                let a = x
-                    .call_method1("astype", ("uint8",))?
-                    .extract::<numpy::PyReadonlyArray1<'_, u8>>()?;
-                Some(bulk::cow(&a).into_owned())
-            }
-            None => None,
-        };
+        bulk::arrays!(t = now: u64, q = queue_len: u32);
+        let cs = bulk::opt_array::<u8>(flow_class, "flow_class")?
+            .map(|v| {
+                v.into_iter()
+                    .map(class)
+                    .collect::<PyResult<Vec<FlowClass>>>()
+            })
+            .transpose()?;
+        let ecn = bulk::flags(ecn_capable)?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("queue_len", q.len()),
-            ("flow_class", cs.as_ref().map_or(t.len(), Vec::len)),
-            ("ecn_capable", ecn.as_ref().map_or(t.len(), Vec::len)),
+            ("flow_class", bulk::opt_len(&cs, t.len())),
+            ("ecn_capable", bulk::opt_len(&ecn, t.len())),
         ])?;
-        let mut st = self.state;
-        let mut rng = self.rng;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| {
-                    let c = cs.as_ref().map_or(FlowClass::Average, |x| x[i]);
-                    let e = ecn_of(ecn.as_ref().is_some_and(|x| x[i] != 0));
-                    decision_index(st.on_arrival(
-                        &prof,
-                        Instant::from_ticks(t[i]),
-                        q[i],
-                        c,
-                        e,
-                        &mut rng,
-                    )) as u8
-                })
-                .collect::<Vec<u8>>()
+        let mut sr = (self.state, self.rng);
+        let out = bulk::map(py, &mut sr, n, |(st, rng), i| {
+            let c = cs.as_ref().map_or(FlowClass::Average, |x| x[i]);
+            let e = ecn_of(bulk::flag_at(&ecn, i));
+            decision_index(st.on_arrival(&prof, Instant::from_ticks(t[i]), q[i], c, e, rng)) as u8
         });
-        self.state = st;
-        self.rng = rng;
-        Ok(PyArray1::from_vec(py, out).into_any())
+        (self.state, self.rng) = sr;
+        Ok(out)
     }
     /// The queue became empty at `now`.
     fn on_queue_empty(&mut self, now: u64) {
@@ -287,6 +234,12 @@ impl AecnPy {
     }
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
+    }
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "an Aecn's state cannot be pickled: aqm-red's Aecn has no serde derive nor a \
+             constructor from its parts; copy.copy and copy.deepcopy work, and its profile pickles",
+        ))
     }
     fn __repr__(&self) -> String {
         format!(

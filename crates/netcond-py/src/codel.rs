@@ -2,12 +2,12 @@
 
 use crate::args;
 use crate::bulk::{self, EnumCache};
+use crate::shared::{self, py_bool};
 use netcond::base::Instant;
 use netcond::delay::{Codel, CodelConfig, CodelProfile, Head, Verdict};
-use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
 pub static AQM_VERDICTS: EnumCache = EnumCache::new("AqmVerdict");
 
@@ -105,7 +105,7 @@ impl CodelProfilePy {
             self.target(),
             self.interval(),
             self.mtu(),
-            if self.ecn() { "True" } else { "False" },
+            py_bool(self.ecn()),
             self.law,
             self.tick_hz()
         )
@@ -148,18 +148,7 @@ impl CodelPy {
         now: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<CodelProfilePy>()
-                .call((), c)?
-                .extract::<CodelProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = Codel::new(&profile.prof, Instant::from_ticks(now));
         Ok(CodelPy { profile, state })
     }
@@ -195,10 +184,7 @@ impl CodelPy {
             let head = Head::new(
                 Instant::from_ticks(enqueued.extract()?),
                 length.extract()?,
-                match ecn_capable {
-                    Some(e) => e.is_truthy()?,
-                    None => false,
-                },
+                bulk::flag(ecn_capable)?,
             );
             let v = self.state.on_dequeue(
                 &self.profile.prof,
@@ -208,46 +194,20 @@ impl CodelPy {
             );
             return Ok(AQM_VERDICTS.get(py, verdict_index(v))?.into_bound(py));
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let e = bulk::array::<u64>(enqueued, "enqueued", "uint64")?;
-        let e = bulk::cow(&e);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
-        let b = bulk::array::<u64>(backlog, "backlog", "uint64")?;
-        let b = bulk::cow(&b);
-        let ecn: Option<Vec<u8>> = match ecn_capable {
-            Some(x) => {
-                let a = x
-                    .call_method1("astype", ("uint8",))?
-                    .extract::<numpy::PyReadonlyArray1<'_, u8>>()?;
-                Some(bulk::cow(&a).into_owned())
-            }
-            None => None,
-        };
+        bulk::arrays!(t = now: u64, e = enqueued: u64, l = length: u32, b = backlog: u64);
+        let ecn = bulk::flags(ecn_capable)?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("enqueued", e.len()),
             ("length", l.len()),
             ("backlog", b.len()),
-            ("ecn_capable", ecn.as_ref().map_or(t.len(), Vec::len)),
+            ("ecn_capable", bulk::opt_len(&ecn, t.len())),
         ])?;
         let prof = self.profile.prof;
-        let mut st = self.state;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| {
-                    let head = Head::new(
-                        Instant::from_ticks(e[i]),
-                        l[i],
-                        ecn.as_ref().is_some_and(|x| x[i] != 0),
-                    );
-                    verdict_index(st.on_dequeue(&prof, Instant::from_ticks(t[i]), head, b[i])) as u8
-                })
-                .collect::<Vec<u8>>()
-        });
-        self.state = st;
-        Ok(PyArray1::from_vec(py, out).into_any())
+        Ok(bulk::map(py, &mut self.state, n, |st, i| {
+            let head = Head::new(Instant::from_ticks(e[i]), l[i], bulk::flag_at(&ecn, i));
+            verdict_index(st.on_dequeue(&prof, Instant::from_ticks(t[i]), head, b[i])) as u8
+        }))
     }
     /// The queue is empty at `now`.
     fn on_empty(&mut self, now: u64) {
@@ -261,31 +221,18 @@ impl CodelPy {
         self.clone()
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
         let s = slf.borrow();
-        let state =
-            serde_json::to_vec(&s.state).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        (
-            slf.get_type(),
-            (s.profile.clone(),),
-            PyBytes::new(py, &state),
-        )
-            .into_pyobject(py)
+        shared::reduce(slf, s.profile.clone(), &s.state)
     }
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        self.state =
-            serde_json::from_slice(state).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        self.state = shared::restore(state)?;
         Ok(())
     }
     fn __repr__(&self) -> String {
         format!(
             "Codel({}, dropping={}, count={})",
             self.profile.__repr__(),
-            if self.state.dropping() {
-                "True"
-            } else {
-                "False"
-            },
+            py_bool(self.state.dropping()),
             self.state.count()
         )
     }

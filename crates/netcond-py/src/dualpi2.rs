@@ -3,14 +3,14 @@
 use crate::args;
 use crate::bulk;
 use crate::codel::{verdict_index, AQM_VERDICTS};
+use crate::shared;
 use netcond::base::{Instant, SplitMix64};
 use netcond::delay::{
     DualDecision, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue, DualScheduler, Ecn,
 };
-use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
 
 fn decision_name(d: DualDecision) -> &'static str {
@@ -277,18 +277,7 @@ impl DualPi2Py {
         seed: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<DualPi2ProfilePy>()
-                .call((), c)?
-                .extract::<DualPi2ProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = DualPi2::new(&profile.prof, Instant::from_ticks(now));
         Ok(DualPi2Py {
             profile,
@@ -347,31 +336,17 @@ impl DualPi2Py {
                 },
             );
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
-        let e: Option<Vec<u8>> = match ecn {
-            Some(x) => {
-                let a = bulk::array::<u8>(x, "ecn", "uint8")?;
-                Some(bulk::cow(&a).into_owned())
-            }
-            None => None,
-        };
+        bulk::arrays!(t = now: u64, l = length: u32);
+        let e = bulk::opt_array::<u8>(ecn, "ecn")?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("length", l.len()),
-            ("ecn", e.as_ref().map_or(t.len(), Vec::len)),
+            ("ecn", bulk::opt_len(&e, t.len())),
         ])?;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| {
-                    let ecn = e.as_ref().map_or(0, |x| x[i]);
-                    self.enqueue_one(t[i], l[i], ecn).map_or(-1, |q| q as i8)
-                })
-                .collect::<Vec<i8>>()
-        });
-        Ok(PyArray1::from_vec(py, out).into_any())
+        Ok(bulk::map_in_place(py, self, n, |s, i| {
+            let ecn = e.as_ref().map_or(0, |x| x[i]);
+            s.enqueue_one(t[i], l[i], ecn).map_or(-1, |q| q as i8)
+        }))
     }
     /// Takes the scheduled head packet: `(queue, enqueued, length,
     /// AqmVerdict)`, or None when both queues are empty. Bulk: a uint64
@@ -395,28 +370,11 @@ impl DualPi2Py {
                     .map(Bound::into_any),
             };
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let (qs, vs) = py.allow_threads(|| {
-            let mut qs = Vec::with_capacity(t.len());
-            let mut vs = Vec::with_capacity(t.len());
-            for &now in t.iter() {
-                match self.dequeue_one(now) {
-                    None => {
-                        qs.push(-1i8);
-                        vs.push(0u8);
-                    }
-                    Some((q, _, v)) => {
-                        qs.push(q as i8);
-                        vs.push(verdict_index(v) as u8);
-                    }
-                }
-            }
-            (qs, vs)
-        });
-        (PyArray1::from_vec(py, qs), PyArray1::from_vec(py, vs))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        bulk::arrays!(t = now: u64);
+        bulk::map2_in_place(py, self, t.len(), |s, i| match s.dequeue_one(t[i]) {
+            None => (-1i8, 0u8),
+            Some((q, _, v)) => (q as i8, verdict_index(v) as u8),
+        })
     }
     /// Runs the PI update if Tupdate has passed since the last one, with the
     /// current heads' enqueue instants; returns whether it ran.
@@ -432,16 +390,12 @@ impl DualPi2Py {
         self.clone()
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
         let s = slf.borrow();
-        let state = serde_json::to_vec(&(s.state, s.rng, &s.l, &s.c, s.bytes))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        (
-            slf.get_type(),
-            (s.profile.clone(),),
-            PyBytes::new(py, &state),
+        shared::reduce(
+            slf,
+            s.profile.clone(),
+            &(s.state, s.rng, &s.l, &s.c, s.bytes),
         )
-            .into_pyobject(py)
     }
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
         type Saved = (
@@ -451,8 +405,7 @@ impl DualPi2Py {
             VecDeque<DualHead>,
             u64,
         );
-        let (st, rng, l, c, bytes): Saved =
-            serde_json::from_slice(state).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (st, rng, l, c, bytes): Saved = shared::restore(state)?;
         self.state = st;
         self.rng = rng;
         self.l = l;

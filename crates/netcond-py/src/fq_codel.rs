@@ -3,26 +3,18 @@
 use crate::args;
 use crate::bulk;
 use crate::codel::{verdict_index, AQM_VERDICTS};
+use crate::shared::{self, py_bool};
 use netcond::base::Instant;
 use netcond::delay::{
     Enqueued, FqCodel, FqCodelConfig, FqCodelProfile, Head, OverflowDrop, Verdict,
 };
-use numpy::PyArray1;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
 
 /// The number of flow queues (Linux's default `flows`).
 pub const FLOWS: usize = 1024;
-
-fn py_bool(b: bool) -> &'static str {
-    if b {
-        "True"
-    } else {
-        "False"
-    }
-}
 
 /// The validated constants of FQ-CoDel.
 ///
@@ -215,18 +207,7 @@ impl FqCodelPy {
         now: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<FqCodelProfilePy>()
-                .call((), c)?
-                .extract::<FqCodelProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = Box::new(FqCodel::new(&profile.prof, Instant::from_ticks(now)));
         Ok(FqCodelPy {
             profile,
@@ -270,47 +251,21 @@ impl FqCodelPy {
         ecn_capable: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if !bulk::is_array(now) {
-            let e = match ecn_capable {
-                Some(e) => e.is_truthy()?,
-                None => false,
-            };
+            let e = bulk::flag(ecn_capable)?;
             let n = self.enqueue_one(now.extract()?, flow.extract()?, length.extract()?, e);
             return Ok(n.into_pyobject(py)?.into_any());
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let f = bulk::array::<u32>(flow, "flow", "uint32")?;
-        let f = bulk::cow(&f);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
-        let ecn: Option<Vec<u8>> = match ecn_capable {
-            Some(x) => {
-                let a = x
-                    .call_method1("astype", ("uint8",))?
-                    .extract::<numpy::PyReadonlyArray1<'_, u8>>()?;
-                Some(bulk::cow(&a).into_owned())
-            }
-            None => None,
-        };
+        bulk::arrays!(t = now: u64, f = flow: u32, l = length: u32);
+        let ecn = bulk::flags(ecn_capable)?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("flow", f.len()),
             ("length", l.len()),
-            ("ecn_capable", ecn.as_ref().map_or(t.len(), Vec::len)),
+            ("ecn_capable", bulk::opt_len(&ecn, t.len())),
         ])?;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| {
-                    self.enqueue_one(
-                        t[i],
-                        f[i] as usize,
-                        l[i],
-                        ecn.as_ref().is_some_and(|x| x[i] != 0),
-                    )
-                })
-                .collect::<Vec<u32>>()
-        });
-        Ok(PyArray1::from_vec(py, out).into_any())
+        Ok(bulk::map_in_place(py, self, n, |s, i| {
+            s.enqueue_one(t[i], f[i] as usize, l[i], bulk::flag_at(&ecn, i))
+        }))
     }
     /// Takes the scheduled head packet. Per packet: an int gives
     /// `(flow, enqueued, length, AqmVerdict)` or None when empty. Bulk: a
@@ -334,37 +289,23 @@ impl FqCodelPy {
                     .map(Bound::into_any),
             };
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let (flows, verdicts) = py.allow_threads(|| {
-            let mut flows = Vec::with_capacity(t.len());
-            let mut verdicts = Vec::with_capacity(t.len());
-            for &now in t.iter() {
-                match self.dequeue_one(now) {
-                    None => {
-                        flows.push(-1i64);
-                        verdicts.push(0u8);
-                    }
-                    Some((f, _, v)) => {
-                        flows.push(f as i64);
-                        verdicts.push(verdict_index(v) as u8);
-                    }
-                }
-            }
-            (flows, verdicts)
-        });
-        (
-            PyArray1::from_vec(py, flows),
-            PyArray1::from_vec(py, verdicts),
-        )
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        bulk::arrays!(t = now: u64);
+        bulk::map2_in_place(py, self, t.len(), |s, i| match s.dequeue_one(t[i]) {
+            None => (-1i64, 0u8),
+            Some((f, _, v)) => (f as i64, verdict_index(v) as u8),
+        })
     }
     fn __copy__(&self) -> Self {
         self.clone()
     }
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
+    }
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "an FqCodel's state cannot be pickled: aqm-delay's FqCodel has no serde derive nor a \
+             constructor from its parts; copy.copy and copy.deepcopy work, and its profile pickles",
+        ))
     }
     fn __repr__(&self) -> String {
         format!(

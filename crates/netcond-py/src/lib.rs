@@ -2,17 +2,25 @@
 //! `netcond` package).
 
 mod aecn;
+mod ared;
 mod args;
 mod bulk;
 mod codel;
 mod dualpi2;
 mod fq_codel;
+mod fq_pie;
+mod length;
 mod markers;
 mod pcn;
 mod pie;
 mod policer;
+mod ras;
+mod ras_green;
+mod rbcc;
+mod rcp;
 mod red;
 mod rio;
+mod shared;
 mod sim;
 mod tbf;
 
@@ -22,15 +30,22 @@ use pyo3::prelude::*;
 fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     markers::register(m)?;
+    length::register(m)?;
     codel::register(m)?;
     fq_codel::register(m)?;
+    fq_pie::register(m)?;
     dualpi2::register(m)?;
     pcn::register(m)?;
     pie::register(m)?;
     policer::register(m)?;
+    ras::register(m)?;
+    ras_green::register(m)?;
+    rbcc::register(m)?;
+    rcp::register(m)?;
     red::register(m)?;
     rio::register(m)?;
     aecn::register(m)?;
+    ared::register(m)?;
     tbf::register(m)?;
     sim::register(m)?;
     Ok(())

@@ -2,6 +2,7 @@
 
 use crate::args;
 use crate::bulk::{self, COLORS};
+use crate::shared;
 use netcond::base::{Color, Instant};
 use netcond::trtcm::{
     Rfc4115, Rfc4115Config, Rfc4115Profile, Rfc4115Ties, SrTcm, SrTcmConfig, SrTcmProfile, TrTcm,
@@ -71,7 +72,7 @@ impl SrTcmProfilePy {
     fn tick_hz(&self) -> u64 {
         self.cfg.tick.hz()
     }
-    fn __repr__(&self) -> String {
+    pub(crate) fn __repr__(&self) -> String {
         format!(
             "SrTcmProfile(cir={}, cbs={}, ebs={}, mode='{}', tick_hz={})",
             self.cir(),
@@ -151,7 +152,7 @@ impl TrTcmProfilePy {
     fn tick_hz(&self) -> u64 {
         self.cfg.tick.hz()
     }
-    fn __repr__(&self) -> String {
+    pub(crate) fn __repr__(&self) -> String {
         format!(
             "TrTcmProfile(cir={}, pir={}, cbs={}, pbs={}, mode='{}', tick_hz={})",
             self.cir(),
@@ -297,16 +298,7 @@ macro_rules! marker {
                 now: u64,
                 config: Option<&Bound<'_, PyDict>>,
             ) -> PyResult<Self> {
-                let profile = match (profile, config) {
-                    (Some(p), None) => p,
-                    (Some(_), Some(c)) if !c.is_empty() => {
-                        return Err(PyValueError::new_err(
-                            "give either a profile or the configuration's keywords, not both",
-                        ))
-                    }
-                    (Some(p), Some(_)) => p,
-                    (None, c) => py.get_type::<$prof>().call((), c)?.extract::<$prof>()?,
-                };
+                let profile = shared::profile_or_config(py, profile, config)?;
                 let state = $state::new(&profile.prof, Instant::from_ticks(now));
                 Ok($py { profile, state })
             }
@@ -356,34 +348,15 @@ macro_rules! marker {
                     };
                     return Ok(COLORS.get(py, c.index())?.into_bound(py));
                 }
-                let times = bulk::array::<u64>(now, "now", "uint64")?;
-                let times = bulk::cow(&times);
                 let prof = self.profile.prof;
-                let mut st = self.state;
-                let colors = match length {
-                    Some(l) => {
-                        let lens = bulk::array::<u32>(l, "length", "uint32")?;
-                        let lens = bulk::cow(&lens);
-                        bulk::same_len(&[("now", times.len()), ("length", lens.len())])?;
-                        py.allow_threads(|| {
-                            times
-                                .iter()
-                                .zip(lens.iter())
-                                .map(|(&t, &l)| {
-                                    st.color_blind(&prof, Instant::from_ticks(t), l) as u8
-                                })
-                                .collect::<Vec<u8>>()
-                        })
-                    }
-                    None => py.allow_threads(|| {
-                        times
-                            .iter()
-                            .map(|&t| st.color_blind_packet(&prof, Instant::from_ticks(t)) as u8)
-                            .collect::<Vec<u8>>()
-                    }),
-                };
-                self.state = st;
-                Ok(PyArray1::from_vec(py, colors).into_any())
+                bulk::timed(
+                    py,
+                    &mut self.state,
+                    now,
+                    length,
+                    |st, t, l| st.color_blind(&prof, Instant::from_ticks(t), l) as u8,
+                    |st, t| st.color_blind_packet(&prof, Instant::from_ticks(t)) as u8,
+                )
             }
 
             /// Colors pre-colored packets, color-aware (a result is never
@@ -411,10 +384,7 @@ macro_rules! marker {
                     };
                     return Ok(COLORS.get(py, c.index())?.into_bound(py));
                 }
-                let times = bulk::array::<u64>(now, "now", "uint64")?;
-                let times = bulk::cow(&times);
-                let ins = bulk::array::<u8>(color, "color", "uint8")?;
-                let ins = bulk::cow(&ins);
+                bulk::arrays!(times = now: u64, ins = color: u8);
                 bulk::same_len(&[("now", times.len()), ("color", ins.len())])?;
                 if let Some(&bad) = ins.iter().find(|&&c| c > 2) {
                     args::color(bad)?;

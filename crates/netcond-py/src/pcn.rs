@@ -2,17 +2,17 @@
 
 use crate::args;
 use crate::bulk::{self, EnumCache};
+use crate::shared;
 use netcond::base::Instant;
 use netcond::pcn::{
     AsForm, AsMarker, AsMarkerConfig, AsMarkerProfile, ClassicTie, EtMarker, EtMarkerConfig,
     EtMarkerProfile, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig,
-    ExcessTrafficMeterProfile, PcnMark, ThresholdMeter, ThresholdMeterConfig,
+    ExcessTrafficMeterProfile, NodeMarker, PcnMark, PcnMeter, ThresholdMeter, ThresholdMeterConfig,
     ThresholdMeterProfile,
 };
-use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
 static MARKS: EnumCache = EnumCache::new("PcnMark");
 
@@ -34,7 +34,7 @@ fn mark_arg(m: u8) -> PyResult<PcnMark> {
 #[derive(Clone, PartialEq)]
 pub struct TmProfilePy {
     cfg: ThresholdMeterConfig,
-    prof: ThresholdMeterProfile,
+    pub(crate) prof: ThresholdMeterProfile,
 }
 
 #[pymethods]
@@ -103,7 +103,7 @@ impl TmProfilePy {
 #[derive(Clone, PartialEq)]
 pub struct EtmProfilePy {
     cfg: ExcessTrafficMeterConfig,
-    prof: ExcessTrafficMeterProfile,
+    pub(crate) prof: ExcessTrafficMeterProfile,
 }
 
 #[pymethods]
@@ -183,7 +183,7 @@ impl EtmProfilePy {
 #[derive(Clone, PartialEq)]
 pub struct AsProfilePy {
     cfg: AsMarkerConfig,
-    prof: AsMarkerProfile,
+    pub(crate) prof: AsMarkerProfile,
 }
 
 #[pymethods]
@@ -276,7 +276,7 @@ impl AsProfilePy {
 pub struct EtProfilePy {
     cfg: EtMarkerConfig,
     form: &'static str,
-    prof: EtMarkerProfile,
+    pub(crate) prof: EtMarkerProfile,
 }
 
 #[pymethods]
@@ -360,7 +360,7 @@ impl EtProfilePy {
             self.bucket_size(),
             self.s(),
             self.form,
-            self.mtu().map_or("None".to_string(), |m| m.to_string()),
+            shared::py_opt(self.mtu()),
             self.tick_hz()
         )
     }
@@ -396,16 +396,8 @@ macro_rules! pcn_meter {
                 now: u64,
                 config: Option<&Bound<'_, PyDict>>,
             ) -> PyResult<Self> {
-                let profile = match (profile, config) {
-                    (Some(_), Some(c)) if !c.is_empty() => {
-                        return Err(PyValueError::new_err(
-                            "give either a profile or the configuration's keywords, not both",
-                        ))
-                    }
-                    (Some(p), _) => p,
-                    (None, c) => py.get_type::<$prof>().call((), c)?.extract::<$prof>()?,
-                };
-                let state = $state::new(&profile.prof, Instant::from_ticks(now));
+                let profile = shared::profile_or_config(py, profile, config)?;
+                let state = <$state as PcnMeter>::start(&profile.prof, Instant::from_ticks(now));
                 Ok($py { profile, state })
             }
             #[getter]
@@ -433,40 +425,23 @@ macro_rules! pcn_meter {
                     );
                     return Ok(MARKS.get(py, usize::from(out.ecn()))?.into_bound(py));
                 }
-                let t = bulk::array::<u64>(now, "now", "uint64")?;
-                let t = bulk::cow(&t);
-                let l = bulk::array::<u32>(length, "length", "uint32")?;
-                let l = bulk::cow(&l);
-                let marks: Option<Vec<u8>> = match mark {
-                    Some(m) => {
-                        let a = bulk::array::<u8>(m, "mark", "uint8")?;
-                        let v = bulk::cow(&a).into_owned();
-                        if let Some(&bad) = v.iter().find(|&&x| x > 3) {
-                            mark_arg(bad)?;
-                        }
-                        Some(v)
-                    }
-                    None => None,
-                };
+                bulk::arrays!(t = now: u64, l = length: u32);
+                let marks = bulk::opt_array::<u8>(mark, "mark")?;
+                if let Some(&bad) = marks.iter().flatten().find(|&&x| x > 3) {
+                    mark_arg(bad)?;
+                }
                 let n = bulk::same_len(&[
                     ("now", t.len()),
                     ("length", l.len()),
-                    ("mark", marks.as_ref().map_or(t.len(), Vec::len)),
+                    ("mark", bulk::opt_len(&marks, t.len())),
                 ])?;
                 let prof = self.profile.prof;
-                let mut st = self.state;
-                let out = py.allow_threads(|| {
-                    (0..n)
-                        .map(|i| {
+                Ok(bulk::map(py, &mut self.state, n, |st, i| {
                             let m = marks
                                 .as_ref()
                                 .map_or(PcnMark::Nm, |v| PcnMark::from_ecn(v[i]));
                             st.mark(&prof, Instant::from_ticks(t[i]), l[i], m).ecn()
-                        })
-                        .collect::<Vec<u8>>()
-                });
-                self.state = st;
-                Ok(PyArray1::from_vec(py, out).into_any())
+                        }))
             }
             fn __copy__(&self) -> Self {
                 self.clone()
@@ -475,32 +450,80 @@ macro_rules! pcn_meter {
                 self.clone()
             }
             fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-                let py = slf.py();
                 let s = slf.borrow();
-                let state = serde_json::to_vec(&s.state)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                (
-                    slf.get_type(),
-                    (s.profile.clone(),),
-                    PyBytes::new(py, &state),
-                )
-                    .into_pyobject(py)
+        shared::reduce(slf, s.profile.clone(), &s.state.to_form())
             }
             fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-                self.state = serde_json::from_slice(state)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                self.state = Pickled::from_form(shared::restore(state)?);
                 Ok(())
             }
             fn __repr__(&self) -> String {
                 format!(
-                    concat!($name, "({}, fill_units={})"),
+                    concat!($name, "({}, {})"),
                     self.profile.__repr__(),
-                    self.state.fill_units()
+                    self.state.describe()
                 )
             }
         }
     };
 }
+
+/// A meter's state in the form its pickle carries (the library's serde
+/// form; a node marker's is its two stages'), and its levels for `repr`.
+pub trait Pickled: Sized {
+    type Form: serde::Serialize + serde::de::DeserializeOwned;
+    fn to_form(&self) -> Self::Form;
+    fn from_form(form: Self::Form) -> Self;
+    fn describe(&self) -> String;
+}
+
+macro_rules! pickled_as_itself {
+    ($($t:ty),*) => {$(
+        impl Pickled for $t {
+            type Form = $t;
+            fn to_form(&self) -> $t {
+                *self
+            }
+            fn from_form(form: $t) -> $t {
+                form
+            }
+            fn describe(&self) -> String {
+                format!("fill_units={}", self.level())
+            }
+        }
+    )*};
+}
+
+pickled_as_itself!(
+    ThresholdMeter,
+    ExcessTrafficMeter,
+    AsMarker,
+    EtMarker,
+    netcond::pcn::EtMarkerSim48
+);
+
+impl<E: Pickled + PcnMeter, T: Pickled + PcnMeter> Pickled for NodeMarker<E, T> {
+    type Form = (E::Form, T::Form);
+    fn to_form(&self) -> Self::Form {
+        (self.excess.to_form(), self.threshold.to_form())
+    }
+    fn from_form((e, t): Self::Form) -> Self {
+        NodeMarker {
+            excess: E::from_form(e),
+            threshold: T::from_form(t),
+        }
+    }
+    fn describe(&self) -> String {
+        format!(
+            "excess_units={}, threshold_units={}",
+            self.excess.level(),
+            self.threshold.level()
+        )
+    }
+}
+
+mod dscp;
+mod node;
 
 pcn_meter!(TmPy, "ThresholdMeter", TmProfilePy, ThresholdMeter);
 pcn_meter!(
@@ -522,5 +545,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EtmProfilePy>()?;
     m.add_class::<TmPy>()?;
     m.add_class::<EtmPy>()?;
-    Ok(())
+    dscp::register(m)?;
+    node::register(m)
 }

@@ -3,12 +3,12 @@
 use crate::args;
 use crate::bulk;
 use crate::codel::{verdict_index, AQM_VERDICTS};
+use crate::shared::{self, py_bool};
 use netcond::base::{Instant, SplitMix64};
 use netcond::delay::{Head, Pie, PieConfig, PieEstimator, PieLaw, PieProfile};
-use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
 fn law_name(l: PieLaw) -> &'static str {
     match l {
@@ -24,11 +24,42 @@ fn estimator_name(e: PieEstimator) -> &'static str {
     }
 }
 
-fn py_bool(b: bool) -> &'static str {
-    if b {
-        "True"
-    } else {
-        "False"
+/// The keywords PIE and FQ-PIE share, applied over a law's defaults.
+pub(crate) struct PieArgs<'a, 'py> {
+    pub target: Option<&'a Bound<'py, PyAny>>,
+    pub t_update: Option<&'a Bound<'py, PyAny>>,
+    pub max_burst: Option<&'a Bound<'py, PyAny>>,
+    pub alpha: Option<u32>,
+    pub beta: Option<u32>,
+    pub mtu: Option<&'a Bound<'py, PyAny>>,
+    pub ecn: bool,
+    pub bytemode: bool,
+    pub tick_hz: Option<&'a Bound<'py, PyAny>>,
+}
+
+impl PieArgs<'_, '_> {
+    pub fn apply(&self, mut cfg: PieConfig) -> PyResult<PieConfig> {
+        if let Some(t) = self.target {
+            cfg = cfg.with_target(args::duration(t, "target")?);
+        }
+        if let Some(t) = self.t_update {
+            cfg = cfg.with_t_update(args::duration(t, "t_update")?);
+        }
+        if let Some(t) = self.max_burst {
+            cfg = cfg.with_max_burst(args::duration(t, "max_burst")?);
+        }
+        cfg = cfg.with_alpha_beta(
+            self.alpha.unwrap_or(cfg.alpha),
+            self.beta.unwrap_or(cfg.beta),
+        );
+        if let Some(m) = self.mtu {
+            cfg = cfg.with_mtu(args::size_u32(m, "mtu")?);
+        }
+        cfg = cfg.with_ecn(self.ecn).with_bytemode(self.bytemode);
+        if let Some(t) = self.tick_hz {
+            cfg = cfg.with_tick(args::tick(t)?);
+        }
+        Ok(cfg)
     }
 }
 
@@ -87,30 +118,25 @@ impl PieProfilePy {
                 )))
             }
         });
-        if let Some(t) = target {
-            cfg = cfg.with_target(args::duration(t, "target")?);
+        cfg = PieArgs {
+            target,
+            t_update,
+            max_burst,
+            alpha,
+            beta,
+            mtu,
+            ecn,
+            bytemode,
+            tick_hz,
         }
-        if let Some(t) = t_update {
-            cfg = cfg.with_t_update(args::duration(t, "t_update")?);
-        }
-        if let Some(t) = max_burst {
-            cfg = cfg.with_max_burst(args::duration(t, "max_burst")?);
-        }
-        cfg = cfg.with_alpha_beta(alpha.unwrap_or(cfg.alpha), beta.unwrap_or(cfg.beta));
+        .apply(cfg)?;
         if let Some(l) = limit {
             cfg = cfg.with_limit(l);
         }
-        if let Some(m) = mtu {
-            cfg = cfg.with_mtu(args::size_u32(m, "mtu")?);
-        }
-        cfg = cfg.with_ecn(ecn).with_bytemode(bytemode);
         if let Some(b) = bound_prob {
             cfg = cfg.with_bound_prob(b);
         }
         cfg = cfg.with_derandomize(derandomize);
-        if let Some(t) = tick_hz {
-            cfg = cfg.with_tick(args::tick(t)?);
-        }
         let prof = PieProfile::new(&cfg).map_err(args::value_error)?;
         Ok(PieProfilePy { cfg, prof })
     }
@@ -252,18 +278,7 @@ impl PiePy {
         seed: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<PieProfilePy>()
-                .call((), c)?
-                .extract::<PieProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = Pie::new(&profile.prof, Instant::from_ticks(now));
         Ok(PiePy {
             profile,
@@ -325,14 +340,7 @@ impl PiePy {
         if !bulk::is_array(now) {
             let t = Instant::from_ticks(now.extract()?);
             let q: u64 = backlog.extract()?;
-            let head = Head::new(
-                t,
-                length.extract()?,
-                match ecn_capable {
-                    Some(e) => e.is_truthy()?,
-                    None => false,
-                },
-            );
+            let head = Head::new(t, length.extract()?, bulk::flag(ecn_capable)?);
             if poll {
                 self.state.poll(&prof, t, q);
             }
@@ -341,47 +349,26 @@ impl PiePy {
                 .on_enqueue(&prof, t, head, qlen.extract()?, q, &mut self.rng);
             return Ok(AQM_VERDICTS.get(py, verdict_index(v))?.into_bound(py));
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
-        let ql = bulk::array::<u32>(qlen, "qlen", "uint32")?;
-        let ql = bulk::cow(&ql);
-        let b = bulk::array::<u64>(backlog, "backlog", "uint64")?;
-        let b = bulk::cow(&b);
-        let ecn: Option<Vec<u8>> = match ecn_capable {
-            Some(x) => {
-                let a = x
-                    .call_method1("astype", ("uint8",))?
-                    .extract::<numpy::PyReadonlyArray1<'_, u8>>()?;
-                Some(bulk::cow(&a).into_owned())
-            }
-            None => None,
-        };
+        bulk::arrays!(t = now: u64, l = length: u32, ql = qlen: u32, b = backlog: u64);
+        let ecn = bulk::flags(ecn_capable)?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("length", l.len()),
             ("qlen", ql.len()),
             ("backlog", b.len()),
-            ("ecn_capable", ecn.as_ref().map_or(t.len(), Vec::len)),
+            ("ecn_capable", bulk::opt_len(&ecn, t.len())),
         ])?;
-        let mut st = self.state;
-        let mut rng = self.rng;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| {
-                    let now = Instant::from_ticks(t[i]);
-                    let head = Head::new(now, l[i], ecn.as_ref().is_some_and(|x| x[i] != 0));
-                    if poll {
-                        st.poll(&prof, now, b[i]);
-                    }
-                    verdict_index(st.on_enqueue(&prof, now, head, ql[i], b[i], &mut rng)) as u8
-                })
-                .collect::<Vec<u8>>()
+        let mut sr = (self.state, self.rng);
+        let out = bulk::map(py, &mut sr, n, |(st, rng), i| {
+            let now = Instant::from_ticks(t[i]);
+            let head = Head::new(now, l[i], bulk::flag_at(&ecn, i));
+            if poll {
+                st.poll(&prof, now, b[i]);
+            }
+            verdict_index(st.on_enqueue(&prof, now, head, ql[i], b[i], rng)) as u8
         });
-        self.state = st;
-        self.rng = rng;
-        Ok(PyArray1::from_vec(py, out).into_any())
+        (self.state, self.rng) = sr;
+        Ok(out)
     }
     /// A packet left the queue (enqueued at `enqueued`, `backlog` bytes left
     /// after it). Per packet with ints; bulk with uint64 `now`, uint64
@@ -409,28 +396,17 @@ impl PiePy {
             );
             return Ok(());
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let e = bulk::array::<u64>(enqueued, "enqueued", "uint64")?;
-        let e = bulk::cow(&e);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
-        let b = bulk::array::<u64>(backlog, "backlog", "uint64")?;
-        let b = bulk::cow(&b);
+        bulk::arrays!(t = now: u64, e = enqueued: u64, l = length: u32, b = backlog: u64);
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("enqueued", e.len()),
             ("length", l.len()),
             ("backlog", b.len()),
         ])?;
-        let mut st = self.state;
-        py.allow_threads(|| {
-            for i in 0..n {
-                let head = Head::new(Instant::from_ticks(e[i]), l[i], false);
-                st.on_dequeue(&prof, Instant::from_ticks(t[i]), head, b[i]);
-            }
+        bulk::each(py, &mut self.state, n, |st, i| {
+            let head = Head::new(Instant::from_ticks(e[i]), l[i], false);
+            st.on_dequeue(&prof, Instant::from_ticks(t[i]), head, b[i]);
         });
-        self.state = st;
         Ok(())
     }
     /// Runs the drop probability update if T_UPDATE has passed since the
@@ -446,20 +422,11 @@ impl PiePy {
         self.clone()
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
         let s = slf.borrow();
-        let state = serde_json::to_vec(&(s.state, s.rng))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        (
-            slf.get_type(),
-            (s.profile.clone(),),
-            PyBytes::new(py, &state),
-        )
-            .into_pyobject(py)
+        shared::reduce(slf, s.profile.clone(), &(s.state, s.rng))
     }
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let (st, rng): (Pie, SplitMix64) =
-            serde_json::from_slice(state).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (st, rng): (Pie, SplitMix64) = shared::restore(state)?;
         self.state = st;
         self.rng = rng;
         Ok(())

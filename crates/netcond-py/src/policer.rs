@@ -2,10 +2,10 @@
 
 use crate::args;
 use crate::bulk::{self, EnumCache};
+use crate::shared;
 use netcond::base::Instant;
 use netcond::trtcm::{PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile};
-use numpy::PyArray1;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -131,18 +131,7 @@ impl PolicerPy {
         now: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<PolicerProfilePy>()
-                .call((), c)?
-                .extract::<PolicerProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = PremiumPolicer::new(&profile.prof, Instant::from_ticks(now));
         Ok(PolicerPy { profile, state })
     }
@@ -182,32 +171,15 @@ impl PolicerPy {
             };
             return Ok(VERDICTS.get(py, v.index())?.into_bound(py));
         }
-        let times = bulk::array::<u64>(now, "now", "uint64")?;
-        let times = bulk::cow(&times);
         let prof = self.profile.prof;
-        let mut st = self.state;
-        let out = match length {
-            Some(l) => {
-                let lens = bulk::array::<u32>(l, "length", "uint32")?;
-                let lens = bulk::cow(&lens);
-                bulk::same_len(&[("now", times.len()), ("length", lens.len())])?;
-                py.allow_threads(|| {
-                    times
-                        .iter()
-                        .zip(lens.iter())
-                        .map(|(&t, &l)| st.offer(&prof, Instant::from_ticks(t), l) as u8)
-                        .collect::<Vec<u8>>()
-                })
-            }
-            None => py.allow_threads(|| {
-                times
-                    .iter()
-                    .map(|&t| st.offer_packet(&prof, Instant::from_ticks(t)) as u8)
-                    .collect::<Vec<u8>>()
-            }),
-        };
-        self.state = st;
-        Ok(PyArray1::from_vec(py, out).into_any())
+        bulk::timed(
+            py,
+            &mut self.state,
+            now,
+            length,
+            |st, t, l| st.offer(&prof, Instant::from_ticks(t), l) as u8,
+            |st, t| st.offer_packet(&prof, Instant::from_ticks(t)) as u8,
+        )
     }
     /// Reports that `length` bytes (packets in packet mode) left the premium buffer.
     fn dequeued(&mut self, length: u32) {

@@ -2,16 +2,16 @@
 
 use crate::args;
 use crate::bulk::{self, EnumCache};
+use crate::shared::{self, py_bool};
 use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Decision, Ecn, Packet, QueueUnit, Red, RedConfig, RedProfile};
-use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
-static DECISIONS: EnumCache = EnumCache::new("Decision");
+pub(crate) static DECISIONS: EnumCache = EnumCache::new("Decision");
 
-fn decision_index(d: Decision) -> usize {
+pub(crate) fn decision_index(d: Decision) -> usize {
     match d {
         Decision::Enqueue => 0,
         Decision::Mark => 1,
@@ -29,6 +29,53 @@ fn prob(x: f64, what: &str) -> PyResult<netcond::red::U32F32> {
     Ok(RedConfig::prob(x))
 }
 
+pub(crate) fn ecn_of(capable: bool) -> Ecn {
+    if capable {
+        Ecn::Ect0
+    } else {
+        Ecn::NotEct
+    }
+}
+
+/// `on_arrival` of RED and Adaptive RED, per packet or bulk: `step` decides
+/// one packet (arrival instant, queue length, packet) on `state`.
+pub(crate) fn arrivals<'py, S, F>(
+    py: Python<'py>,
+    state: &mut S,
+    now: &Bound<'py, PyAny>,
+    queue_len: &Bound<'py, PyAny>,
+    length: &Bound<'py, PyAny>,
+    ecn_capable: Option<&Bound<'py, PyAny>>,
+    step: F,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    S: Copy + Send,
+    F: Fn(&mut S, Instant, u32, Packet) -> Decision + Sync,
+{
+    if !bulk::is_array(now) {
+        let pkt = Packet::new(length.extract()?, ecn_of(bulk::flag(ecn_capable)?));
+        let d = step(
+            state,
+            Instant::from_ticks(now.extract()?),
+            queue_len.extract()?,
+            pkt,
+        );
+        return Ok(DECISIONS.get(py, decision_index(d))?.into_bound(py));
+    }
+    bulk::arrays!(t = now: u64, q = queue_len: u32, l = length: u32);
+    let ecn = bulk::flags(ecn_capable)?;
+    let n = bulk::same_len(&[
+        ("now", t.len()),
+        ("queue_len", q.len()),
+        ("length", l.len()),
+        ("ecn_capable", bulk::opt_len(&ecn, t.len())),
+    ])?;
+    Ok(bulk::map(py, state, n, |st, i| {
+        let pkt = Packet::new(l[i], ecn_of(bulk::flag_at(&ecn, i)));
+        decision_index(step(st, Instant::from_ticks(t[i]), q[i], pkt)) as u8
+    }))
+}
+
 /// The validated constants of a RED queue.
 ///
 /// `RedProfile(min_th, max_th, max_p, w_q=0.002, limit=None, unit="packets",
@@ -39,8 +86,8 @@ fn prob(x: f64, what: &str) -> PyResult<netcond::red::U32F32> {
 #[pyclass(module = "netcond", name = "RedProfile", frozen, eq)]
 #[derive(Clone, PartialEq)]
 pub struct RedProfilePy {
-    cfg: RedConfig,
-    prof: RedProfile,
+    pub(crate) cfg: RedConfig,
+    pub(crate) prof: RedProfile,
 }
 
 #[pymethods]
@@ -48,7 +95,7 @@ impl RedProfilePy {
     #[new]
     #[pyo3(signature = (min_th, max_th, max_p, w_q = 0.002, limit = None, unit = "packets", gentle = false, ecn = false, byte_mode = None))]
     #[allow(clippy::too_many_arguments)]
-    fn py_new(
+    pub(crate) fn py_new(
         min_th: u32,
         max_th: u32,
         max_p: f64,
@@ -107,7 +154,7 @@ impl RedProfilePy {
         self.cfg.queue.limit
     }
     #[getter]
-    fn unit(&self) -> &'static str {
+    pub(crate) fn unit(&self) -> &'static str {
         match self.cfg.queue.unit {
             QueueUnit::Bytes => "bytes",
             _ => "packets",
@@ -125,8 +172,7 @@ impl RedProfilePy {
     fn byte_mode(&self) -> Option<u32> {
         self.cfg.queue.byte_mode
     }
-    fn __repr__(&self) -> String {
-        let b = |x: bool| if x { "True" } else { "False" };
+    pub(crate) fn __repr__(&self) -> String {
         format!(
             "RedProfile(min_th={}, max_th={}, max_p={:?}, w_q={:?}, limit={}, unit='{}', gentle={}, ecn={}, byte_mode={})",
             self.min_th(),
@@ -135,9 +181,9 @@ impl RedProfilePy {
             self.w_q(),
             self.limit(),
             self.unit(),
-            b(self.gentle()),
-            b(self.ecn()),
-            self.byte_mode().map_or("None".to_string(), |m| m.to_string())
+            py_bool(self.gentle()),
+            py_bool(self.ecn()),
+            shared::py_opt(self.byte_mode())
         )
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
@@ -183,18 +229,7 @@ impl RedPy {
         seed: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<RedProfilePy>()
-                .call((), c)?
-                .extract::<RedProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = Red::new(&profile.prof, Instant::from_ticks(now));
         Ok(RedPy {
             profile,
@@ -229,65 +264,19 @@ impl RedPy {
         length: &Bound<'py, PyAny>,
         ecn_capable: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let ecn_of = |x: bool| if x { Ecn::Ect0 } else { Ecn::NotEct };
-        if !bulk::is_array(now) {
-            let pkt = Packet::new(
-                length.extract()?,
-                ecn_of(match ecn_capable {
-                    Some(e) => e.is_truthy()?,
-                    None => false,
-                }),
-            );
-            let d = self.state.on_arrival(
-                &self.profile.prof,
-                Instant::from_ticks(now.extract()?),
-                queue_len.extract()?,
-                pkt,
-                &mut self.rng,
-            );
-            return Ok(DECISIONS.get(py, decision_index(d))?.into_bound(py));
-        }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let q = bulk::array::<u32>(queue_len, "queue_len", "uint32")?;
-        let q = bulk::cow(&q);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
-        let ecn: Option<Vec<u8>> = match ecn_capable {
-            Some(x) => {
-                let a = x
-                    .call_method1("astype", ("uint8",))?
-                    .extract::<numpy::PyReadonlyArray1<'_, u8>>()?;
-                Some(bulk::cow(&a).into_owned())
-            }
-            None => None,
-        };
-        let n = bulk::same_len(&[
-            ("now", t.len()),
-            ("queue_len", q.len()),
-            ("length", l.len()),
-            ("ecn_capable", ecn.as_ref().map_or(t.len(), Vec::len)),
-        ])?;
         let prof = self.profile.prof;
-        let mut st = self.state;
-        let mut rng = self.rng;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| {
-                    let pkt = Packet::new(l[i], ecn_of(ecn.as_ref().is_some_and(|x| x[i] != 0)));
-                    decision_index(st.on_arrival(
-                        &prof,
-                        Instant::from_ticks(t[i]),
-                        q[i],
-                        pkt,
-                        &mut rng,
-                    )) as u8
-                })
-                .collect::<Vec<u8>>()
-        });
-        self.state = st;
-        self.rng = rng;
-        Ok(PyArray1::from_vec(py, out).into_any())
+        let mut sr = (self.state, self.rng);
+        let out = arrivals(
+            py,
+            &mut sr,
+            now,
+            queue_len,
+            length,
+            ecn_capable,
+            |(st, rng), t, q, pkt| st.on_arrival(&prof, t, q, pkt, rng),
+        );
+        (self.state, self.rng) = sr;
+        out
     }
     /// The queue became empty at `now` (the next arrival decays the average).
     fn on_queue_empty(&mut self, now: u64) {
@@ -300,20 +289,11 @@ impl RedPy {
         self.clone()
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
         let s = slf.borrow();
-        let state = serde_json::to_vec(&(s.state, s.rng))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        (
-            slf.get_type(),
-            (s.profile.clone(),),
-            PyBytes::new(py, &state),
-        )
-            .into_pyobject(py)
+        shared::reduce(slf, s.profile.clone(), &(s.state, s.rng))
     }
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let (st, rng): (Red, SplitMix64) =
-            serde_json::from_slice(state).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (st, rng): (Red, SplitMix64) = shared::restore(state)?;
         self.state = st;
         self.rng = rng;
         Ok(())

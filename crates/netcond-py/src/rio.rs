@@ -1,26 +1,15 @@
 //! RIO (Clark and Fang's RED with In/Out; RIO-C, RIO-D and WRED) over three colors.
 
 use crate::args;
-use crate::bulk::{self, EnumCache};
+use crate::bulk;
+use crate::shared::{self, py_bool};
 use netcond::base::{Color, Instant, SplitMix64};
-use netcond::red::{
-    Decision, Ecn, Packet, Precedence, QueueUnit, RedConfig, Rio, RioConfig, RioMode, RioProfile,
-};
-use numpy::PyArray1;
+use netcond::red::{Packet, Precedence, QueueUnit, RedConfig, Rio, RioConfig, RioMode, RioProfile};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
-static DECISIONS: EnumCache = EnumCache::new("Decision");
-
-fn decision_index(d: Decision) -> usize {
-    match d {
-        Decision::Enqueue => 0,
-        Decision::Mark => 1,
-        Decision::DropEarly => 2,
-        Decision::DropForced => 3,
-    }
-}
+use crate::red::{decision_index, ecn_of, DECISIONS};
 
 fn color(c: u8) -> PyResult<Color> {
     match c {
@@ -161,7 +150,6 @@ impl RioProfilePy {
         self.cfg.queue.ecn
     }
     fn __repr__(&self) -> String {
-        let b = |x: bool| if x { "True" } else { "False" };
         let t = |c: (u32, u32, f64)| format!("({}, {}, {:?})", c.0, c.1, c.2);
         format!(
             "RioProfile(green={}, yellow={}, red={}, mode='{}', w_q={:?}, limit={}, unit='{}', gentle={}, ecn={})",
@@ -172,8 +160,8 @@ impl RioProfilePy {
             self.w_q(),
             self.limit(),
             self.unit(),
-            b(self.gentle()),
-            b(self.ecn()),
+            py_bool(self.gentle()),
+            py_bool(self.ecn()),
         )
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
@@ -218,18 +206,7 @@ impl RioPy {
         seed: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<RioProfilePy>()
-                .call((), c)?
-                .extract::<RioProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = Rio::new(&profile.prof, Instant::from_ticks(now));
         Ok(RioPy {
             profile,
@@ -271,17 +248,10 @@ impl RioPy {
         length: &Bound<'py, PyAny>,
         ecn_capable: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let ecn_of = |x: bool| if x { Ecn::Ect0 } else { Ecn::NotEct };
         let prof = self.profile.prof;
         if !bulk::is_array(now) {
             let q: (u32, u32, u32) = queue.extract()?;
-            let pkt = Packet::new(
-                length.extract()?,
-                ecn_of(match ecn_capable {
-                    Some(e) => e.is_truthy()?,
-                    None => false,
-                }),
-            );
+            let pkt = Packet::new(length.extract()?, ecn_of(bulk::flag(ecn_capable)?));
             let d = self.state.on_arrival(
                 &prof,
                 Instant::from_ticks(now.extract()?),
@@ -292,8 +262,7 @@ impl RioPy {
             );
             return Ok(DECISIONS.get(py, decision_index(d))?.into_bound(py));
         }
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
+        bulk::arrays!(t = now: u64);
         let q = queue
             .extract::<numpy::PyReadonlyArray2<'_, u32>>()
             .map_err(|_| {
@@ -308,50 +277,28 @@ impl RioPy {
             ));
         }
         let qv: Vec<[u32; 3]> = qa.rows().into_iter().map(|r| [r[0], r[1], r[2]]).collect();
-        let c = bulk::array::<u8>(color, "color", "uint8")?;
-        let c = bulk::cow(&c);
+        bulk::arrays!(c = color: u8);
         let cs = c
             .iter()
             .map(|&x| self::color(x))
             .collect::<PyResult<Vec<Color>>>()?;
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
-        let ecn: Option<Vec<u8>> = match ecn_capable {
-            Some(x) => {
-                let a = x
-                    .call_method1("astype", ("uint8",))?
-                    .extract::<numpy::PyReadonlyArray1<'_, u8>>()?;
-                Some(bulk::cow(&a).into_owned())
-            }
-            None => None,
-        };
+        bulk::arrays!(l = length: u32);
+        let ecn = bulk::flags(ecn_capable)?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("queue", qv.len()),
             ("color", cs.len()),
             ("length", l.len()),
-            ("ecn_capable", ecn.as_ref().map_or(t.len(), Vec::len)),
+            ("ecn_capable", bulk::opt_len(&ecn, t.len())),
         ])?;
-        let mut st = self.state;
-        let mut rng = self.rng;
-        let out = py.allow_threads(|| {
-            (0..n)
-                .map(|i| {
-                    let pkt = Packet::new(l[i], ecn_of(ecn.as_ref().is_some_and(|x| x[i] != 0)));
-                    decision_index(st.on_arrival(
-                        &prof,
-                        Instant::from_ticks(t[i]),
-                        qv[i],
-                        cs[i],
-                        pkt,
-                        &mut rng,
-                    )) as u8
-                })
-                .collect::<Vec<u8>>()
+        let mut sr = (self.state, self.rng);
+        let out = bulk::map(py, &mut sr, n, |(st, rng), i| {
+            let pkt = Packet::new(l[i], ecn_of(bulk::flag_at(&ecn, i)));
+            decision_index(st.on_arrival(&prof, Instant::from_ticks(t[i]), qv[i], cs[i], pkt, rng))
+                as u8
         });
-        self.state = st;
-        self.rng = rng;
-        Ok(PyArray1::from_vec(py, out).into_any())
+        (self.state, self.rng) = sr;
+        Ok(out)
     }
     /// The whole queue became empty at `now`.
     fn on_queue_empty(&mut self, now: u64) {
@@ -364,20 +311,11 @@ impl RioPy {
         self.clone()
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
         let s = slf.borrow();
-        let state = serde_json::to_vec(&(s.state, s.rng))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        (
-            slf.get_type(),
-            (s.profile.clone(),),
-            PyBytes::new(py, &state),
-        )
-            .into_pyobject(py)
+        shared::reduce(slf, s.profile.clone(), &(s.state, s.rng))
     }
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let (st, rng): (Rio, SplitMix64) =
-            serde_json::from_slice(state).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (st, rng): (Rio, SplitMix64) = shared::restore(state)?;
         self.state = st;
         self.rng = rng;
         Ok(())

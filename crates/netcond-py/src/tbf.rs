@@ -2,6 +2,8 @@
 
 use crate::args;
 use crate::bulk::{self, EnumCache};
+use crate::length::LengthAdjustPy;
+use crate::shared;
 use netcond::base::Instant;
 use netcond::ras::{Tbf, TbfConfig, TbfDeparture, TbfPeak, TbfProfile, TbfVerdict};
 use numpy::PyArray1;
@@ -29,7 +31,8 @@ fn verdict_index(v: TbfVerdict) -> usize {
 /// mtu=None, tick_hz=10**9)` as tc-tbf(8): `rate` and `peakrate` in bit/s or
 /// tc strings, `burst`, `limit` and `mtu` in bytes or tc strings, `latency`
 /// as a duration (int ns, timedelta or `"50ms"`); exactly one of `limit` and
-/// `latency`.
+/// `latency`. `adjust=LengthAdjust(...)` charges each packet its adjusted
+/// length (tc's `overhead`, `mpu`, `linklayer atm`).
 #[pyclass(module = "netcond", name = "TbfProfile", frozen, eq)]
 #[derive(Clone, PartialEq)]
 pub struct TbfProfilePy {
@@ -40,7 +43,7 @@ pub struct TbfProfilePy {
 #[pymethods]
 impl TbfProfilePy {
     #[new]
-    #[pyo3(signature = (rate, burst, limit = None, latency = None, peakrate = None, mtu = None, tick_hz = None))]
+    #[pyo3(signature = (rate, burst, limit = None, latency = None, peakrate = None, mtu = None, tick_hz = None, adjust = None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         rate: &Bound<'_, PyAny>,
@@ -50,6 +53,7 @@ impl TbfProfilePy {
         peakrate: Option<&Bound<'_, PyAny>>,
         mtu: Option<&Bound<'_, PyAny>>,
         tick_hz: Option<&Bound<'_, PyAny>>,
+        adjust: Option<LengthAdjustPy>,
     ) -> PyResult<Self> {
         let bytes = netcond::trtcm::Mode::Bytes;
         let rate = args::rate(rate, "rate", bytes)?;
@@ -79,6 +83,9 @@ impl TbfProfilePy {
         if let Some(t) = tick_hz {
             cfg = cfg.with_tick(args::tick(t)?);
         }
+        if let Some(a) = adjust {
+            cfg = cfg.with_adjust(a.adj);
+        }
         let prof = TbfProfile::new(&cfg).map_err(args::value_error)?;
         Ok(TbfProfilePy { cfg, prof })
     }
@@ -99,6 +106,13 @@ impl TbfProfilePy {
     fn tick_hz(&self) -> u64 {
         self.cfg.tick.hz()
     }
+    /// The length adjustment, or None.
+    #[getter]
+    fn adjust(&self) -> Option<LengthAdjustPy> {
+        (!self.cfg.adjust.is_none()).then_some(LengthAdjustPy {
+            adj: self.cfg.adjust,
+        })
+    }
     fn __repr__(&self) -> String {
         let mut s = format!("TbfProfile(rate={}, burst={}", self.rate(), self.burst());
         if let Some(l) = self.cfg.limit {
@@ -109,6 +123,9 @@ impl TbfProfilePy {
         }
         if let Some(p) = self.cfg.peak {
             s += &format!(", peakrate={}, mtu={}", p.rate.bits_per_sec(), p.mtu);
+        }
+        if let Some(a) = self.adjust() {
+            s += &format!(", adjust={}", a.__repr__());
         }
         s + &format!(", tick_hz={})", self.tick_hz())
     }
@@ -123,6 +140,7 @@ impl TbfProfilePy {
             c.peak.map(|p| p.rate.bits_per_sec()),
             c.peak.map(|p| p.mtu),
             s.tick_hz(),
+            s.adjust(),
         );
         (slf.get_type(), a).into_pyobject(slf.py())
     }
@@ -154,18 +172,7 @@ impl TbfPy {
         now: u64,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let profile = match (profile, config) {
-            (Some(_), Some(c)) if !c.is_empty() => {
-                return Err(PyValueError::new_err(
-                    "give either a profile or the configuration's keywords, not both",
-                ))
-            }
-            (Some(p), _) => p,
-            (None, c) => py
-                .get_type::<TbfProfilePy>()
-                .call((), c)?
-                .extract::<TbfProfilePy>()?,
-        };
+        let profile = shared::profile_or_config(py, profile, config)?;
         let state = Tbf::new(&profile.prof, Instant::from_ticks(now));
         Ok(TbfPy { profile, state })
     }
@@ -204,10 +211,7 @@ impl TbfPy {
         now: &Bound<'py, PyAny>,
         length: &Bound<'py, PyAny>,
     ) -> PyResult<Shaped<'py>> {
-        let t = bulk::array::<u64>(now, "now", "uint64")?;
-        let t = bulk::cow(&t);
-        let l = bulk::array::<u32>(length, "length", "uint32")?;
-        let l = bulk::cow(&l);
+        bulk::arrays!(t = now: u64, l = length: u32);
         let n = bulk::same_len(&[("now", t.len()), ("length", l.len())])?;
         if let Some(i) = (1..n).find(|&i| t[i] < t[i - 1]) {
             return Err(PyValueError::new_err(format!(
