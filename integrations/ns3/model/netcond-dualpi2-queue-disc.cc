@@ -134,7 +134,7 @@ NetcondDualPi2QueueDisc::GetTypeId()
 }
 
 NetcondDualPi2QueueDisc::NetcondDualPi2QueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES, QueueSizeUnit::BYTES),
+    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES),
       m_impl(std::make_unique<Impl>())
 {
     m_uv = CreateObject<UniformRandomVariable>();

@@ -32,6 +32,7 @@
 // "netcond-dualpi2-crosscheck: N packets in R runs, A agree, D differ".
 
 #include "netcond-dualpi2-queue-disc.h"
+#include "netcond-expect-fatal.h"
 #include "netcond.h"
 
 #include "ns3/core-module.h"
@@ -46,6 +47,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -403,6 +405,49 @@ RunOne(const Setup& setup, uint64_t seed)
     return r;
 }
 
+// Each bad attribute must end the run through NS_FATAL_ERROR with netcond's
+// message (or the disc's own, for what the C interface cannot express).
+bool
+BadAttributes()
+{
+    const std::vector<std::tuple<std::string, std::string, std::string, std::string>> cases = {
+        {"Target", "0s", "", "Classic target must be at least one tick"},
+        {"Tupdate", "0s", "", "Tupdate must be at least one tick"},
+        {"K", "0", "", "coupling factor k must be positive"},
+        {"MinTh", "0s", "Range=0s", "ramp must end at least one tick above zero"},
+        {"MaxSize", "1000B", "", "limit must hold at least one MTU"},
+        {"Mtu", "0", "", "the MTU be positive"},
+        {"WrrL4s", "0", "Scheduler=Wrr", "round-robin weights must be positive"},
+        {"Alpha", "1001", "", "alpha and beta at most 1 kHz"},
+        {"K", "17", "", "k at most 16"},
+        {"MaxSize", "100p", "", "MaxSize must be in bytes"},
+        {"Alpha", "0.1505", "", "Alpha = 0.1505 is not a whole number of millihertz"},
+        {"K", "2.01", "", "K = 2.01 is not a whole number of sixteenths"},
+        {"Target", "-1ms", "", "Target is negative"},
+    };
+    bool ok = true;
+    for (const auto& [attr, value, other, needle] : cases)
+    {
+        const std::string what = "NetcondDualPi2QueueDisc with " + attr + "=" + value +
+                                 (other.empty() ? "" : " and " + other);
+        ok &= netcond_test::ExpectFatal(
+            what,
+            [&]() {
+                ObjectFactory f;
+                f.SetTypeId("ns3::NetcondDualPi2QueueDisc");
+                f.Set(attr, StringValue(value));
+                if (!other.empty())
+                {
+                    const size_t eq = other.find('=');
+                    f.Set(other.substr(0, eq), StringValue(other.substr(eq + 1)));
+                }
+                f.Create<QueueDisc>()->Initialize();
+            },
+            needle);
+    }
+    return ok;
+}
+
 } // namespace
 
 int
@@ -415,9 +460,9 @@ main(int argc, char** argv)
     cmd.AddValue("seconds", "trace length, s", seconds);
     cmd.AddValue("k-bias", "give the C side K one sixteenth higher (must fail)", g_kBias);
     cmd.Parse(argc, argv);
+    bool ok = g_kBias || BadAttributes();
     g_duration = uint64_t(seconds * double(kS));
     size_t packets = 0, agree = 0, runs = 0;
-    bool ok = true;
     for (const Setup& s : Setups())
     {
         for (uint64_t seed = 1; seed <= seeds; seed++)
