@@ -31,6 +31,16 @@
 #      TbfQueueDisc and through netcond's token bucket filter, every packet's
 #      fate and departure instant compared (netcond-tbf-crosscheck), plain
 #      and with AddressSanitizer and UBSan.
+#   9. the DualPI2 check (ns-3.37 has no DualPI2): the same traces through
+#      NetcondDualPi2QueueDisc and through netcond_dualpi2_* driven directly,
+#      every packet's fate, the departures and p' compared, and the bad
+#      attributes; then the C side with k one sixteenth off, which must fail;
+#      under ASan; then the DualPI2 dumbbell (Classic NewReno and L4S DCTCP
+#      flows), whose Classic and L4S delays must be within bounds;
+#  10. the FQ-PIE cross-check: the same traces through ns-3's FqPieQueueDisc
+#      and NetcondFqPieQueueDisc, the scheduler compared packet for packet and
+#      the flows' PIE statistically, and the bad attributes; then netcond's
+#      target 20 ms, which must fail; under ASan.
 # Exits non-zero on any failure. Environment: CARGO_TARGET_DIR (default
 # <repo>/target), SEEDS (default 3), MANY_SEEDS (default 5), FJ_SEEDS
 # (default 1), JOBS (default nproc), ASAN (default 1), OUT (default
@@ -251,5 +261,60 @@ while read -r disc run; do
 done <"$pie_runs"
 test $missing -eq 0
 "$build/netcond-red-compare" "$OUT"/pie-dumbbell-*.csv | tee "$OUT/pie-dumbbell.md"
+
+# DualPI2 check (and its ASan run): NetcondDualPi2QueueDisc against the C
+# calls on the same traces; then the C side's k one sixteenth off, which
+# must fail; then the dumbbell.
+step "DualPI2 check: NetcondDualPi2QueueDisc against netcond_dualpi2_* driven directly, 3 configurations x 2 traces of 24 s"
+if [ ! -x "$build/netcond-dualpi2-crosscheck" ]; then
+  echo "the DualPI2 check was not built: include/netcond.h has no DualPI2 functions (see CMake's warning)" >&2
+  exit 1
+fi
+"$build/netcond-dualpi2-crosscheck" | tee "$OUT/dualpi2-crosscheck.txt"
+if "$build/netcond-dualpi2-crosscheck" --k-bias --seconds=10 --seeds=1 >"$OUT/dualpi2-crosscheck-bias.txt"; then
+  cat "$OUT/dualpi2-crosscheck-bias.txt"
+  echo "the DualPI2 check passed with the C side's k off by 1/16: it cannot fail" >&2
+  exit 1
+fi
+echo "with k off by 1/16 the check fails, as it must: $(tail -1 "$OUT/dualpi2-crosscheck-bias.txt")"
+
+# FQ-PIE cross-check: ns-3's FqPieQueueDisc against NetcondFqPieQueueDisc;
+# then netcond's QueueDelayReference 20 ms, which must fail.
+step "FQ-PIE cross-check: ns-3's FqPieQueueDisc against NetcondFqPieQueueDisc, 2 seeds x {scheduler, aqm} runs of 20 s"
+if [ ! -x "$build/netcond-fq-pie-crosscheck" ]; then
+  echo "the FQ-PIE cross-check was not built: include/netcond.h has no FQ-PIE functions (see CMake's warning)" >&2
+  exit 1
+fi
+"$build/netcond-fq-pie-crosscheck" | tee "$OUT/fq-pie-crosscheck.txt"
+if "$build/netcond-fq-pie-crosscheck" --netcond-target-ms=20 --seeds=1 --seconds=16 >"$OUT/fq-pie-crosscheck-bias.txt"; then
+  cat "$OUT/fq-pie-crosscheck-bias.txt"
+  echo "the FQ-PIE cross-check passed with netcond's target at 20 ms: it cannot fail" >&2
+  exit 1
+fi
+echo "with netcond's target at 20 ms the cross-check fails, as it must: $(tail -1 "$OUT/fq-pie-crosscheck-bias.txt")"
+
+if [ "$ASAN" = 1 ]; then
+  step "ASan runs: the DualPI2 check and the FQ-PIE cross-check"
+  cmake -S "$here" -B "$build_asan" -DNETCOND_LIB_DIR="$libdir" -DNETCOND_ASAN=ON \
+    -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g1" >/dev/null
+  cmake --build "$build_asan" -j "$JOBS"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  "$build_asan/netcond-dualpi2-crosscheck" >"$OUT/dualpi2-crosscheck-asan.txt"
+  tail -1 "$OUT/dualpi2-crosscheck-asan.txt"
+  "$build_asan/netcond-fq-pie-crosscheck" >"$OUT/fq-pie-crosscheck-asan.txt"
+  tail -1 "$OUT/fq-pie-crosscheck-asan.txt"
+  # The sanitized runs print what the plain ones printed.
+  for f in dualpi2-crosscheck fq-pie-crosscheck; do
+    cmp "$OUT/$f-asan.txt" "$OUT/$f.txt" \
+      || { echo "the sanitized $f output differs from the plain run's" >&2; exit 1; }
+  done
+fi
+
+# DualPI2 dumbbell: 5 Classic (NewReno, Not-ECT) and 5 L4S (DCTCP, ECT(1))
+# flows over 40 Mbit/s; the Classic mean sojourn within 5 ms of the 15 ms
+# target and the L4S mean below 3 ms (README.md has the numbers).
+step "DualPI2 dumbbell: 5 Classic + 5 L4S flows, 40 s, checked"
+"$build/netcond-dualpi2-dumbbell" --classic=5 --l4s=5 --check | tee "$OUT/dualpi2-dumbbell.txt"
 
 step "done"
