@@ -208,13 +208,14 @@ mod fast_path;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mode;
-mod mutants;
 pub mod policer;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod rfc2697;
 mod rfc2698;
 mod rfc4115;
+#[cfg(test)]
+mod tests;
 
 pub use compact::{Compact, CompactError, CompactProfile, TwoBucket};
 pub use counters::Counters;

@@ -396,8 +396,6 @@ impl PremiumPolicer {
             profile.pbs.saturating_sub(self.backlog),
             u64::from(len),
         );
-        let conforming =
-            conforming | netcond_core::branchless::mask(cfg!(test) && crate::mutants::on(5));
         let admitted = conforming & room;
         self.backlog += u64::from(len) & admitted;
         // Index 1 if nonconforming, 2 if conforming but not admitted, else 0.

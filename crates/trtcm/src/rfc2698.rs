@@ -437,19 +437,13 @@ impl TrTcm {
         let tc = fill(&p.c, self.tc, dt);
         let need_p = len * p.p.scale();
         let need_c = len * p.c.scale();
-        let sp = u64::from(cfg!(test) && crate::mutants::on(3));
-        let dp = margin(tp, need_p + sp);
+        let dp = margin(tp, need_p);
         let dc = margin(tc, need_c);
-        let (red_in, yellow_in) = if cfg!(test) && crate::mutants::on(2) {
-            (0, 0)
-        } else {
-            (red_in, yellow_in)
-        };
         // Negative when red: P refuses it, or it came red.
         let red = dp | red_in;
         // Negative unless green: red, C refuses it, or it came yellow or red.
         let not_green = red | dc | yellow_in;
-        self.tp = settle(dp, sp, need_p, red);
+        self.tp = settle(dp, 0, need_p, red);
         self.tc = settle(dc, 0, need_c, not_green);
         color_of_signs(not_green, red)
     }

@@ -1,0 +1,3 @@
+//! Tests that span the crate's markers and policer.
+
+mod quiet_checks;
