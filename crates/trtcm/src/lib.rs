@@ -201,6 +201,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+#[macro_use]
+mod two_bucket;
 pub mod burst;
 pub mod compact;
 mod counters;

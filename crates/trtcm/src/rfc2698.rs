@@ -80,43 +80,16 @@ impl TrTcmConfig {
             mode: Mode::Packets,
         }
     }
-
-    /// This configuration with `mode` set to `mode`.
-    #[must_use]
-    pub const fn with_mode(self, mode: Mode) -> TrTcmConfig {
-        TrTcmConfig { mode, ..self }
-    }
-
-    /// This configuration with `cir` set to `cir`.
-    #[must_use]
-    pub const fn with_cir(self, cir: Rate) -> TrTcmConfig {
-        TrTcmConfig { cir, ..self }
-    }
-
-    /// This configuration with `pir` set to `pir`.
-    #[must_use]
-    pub const fn with_pir(self, pir: Rate) -> TrTcmConfig {
-        TrTcmConfig { pir, ..self }
-    }
-
-    /// This configuration with `cbs` set to `cbs`.
-    #[must_use]
-    pub const fn with_cbs(self, cbs: u64) -> TrTcmConfig {
-        TrTcmConfig { cbs, ..self }
-    }
-
-    /// This configuration with `pbs` set to `pbs`.
-    #[must_use]
-    pub const fn with_pbs(self, pbs: u64) -> TrTcmConfig {
-        TrTcmConfig { pbs, ..self }
-    }
-
-    /// This configuration with `tick` set to `tick`.
-    #[must_use]
-    pub const fn with_tick(self, tick: TickRate) -> TrTcmConfig {
-        TrTcmConfig { tick, ..self }
-    }
 }
+
+config_builders!(TrTcmConfig {
+    mode: Mode => with_mode,
+    cir: Rate => with_cir,
+    pir: Rate => with_pir,
+    cbs: u64 => with_cbs,
+    pbs: u64 => with_pbs,
+    tick: TickRate => with_tick,
+});
 
 impl Default for TrTcmConfig {
     fn default() -> Self {
@@ -231,69 +204,13 @@ impl TrTcmProfile {
             p_lim: p.limits(),
         })
     }
+}
 
-    /// Bucket C: CIR and CBS.
-    #[inline]
-    #[must_use]
-    pub const fn committed(&self) -> &BucketProfile {
-        &self.c
-    }
-
+marker_profile!(
+    TrTcmProfile,
     /// Bucket P: PIR and PBS.
-    #[inline]
-    #[must_use]
-    pub const fn peak(&self) -> &BucketProfile {
-        &self.p
-    }
-
-    /// Byte mode or packet mode.
-    #[inline]
-    #[must_use]
-    pub const fn mode(&self) -> Mode {
-        if self.packets {
-            Mode::Packets
-        } else {
-            Mode::Bytes
-        }
-    }
-
-    /// The length a packet of `len` bytes is charged: `len`, or 1 in packet mode.
-    #[inline(always)]
-    pub(crate) const fn units(&self, len: u32) -> u32 {
-        if self.packets {
-            1
-        } else {
-            len
-        }
-    }
-
-    /// Bucket C with the general path's limits.
-    #[inline(always)]
-    fn bucket_c(&self) -> Bucket {
-        Bucket::join(self.c, self.c_lim)
-    }
-
-    /// Bucket P with the general path's limits.
-    #[inline(always)]
-    fn bucket_p(&self) -> Bucket {
-        Bucket::join(self.p, self.p_lim)
-    }
-}
-
-#[cfg(test)]
-impl TrTcmProfile {
-    /// Whether packets take the fast path.
-    pub(crate) const fn on_fast_path(&self) -> bool {
-        self.fast
-    }
-
-    /// The same profile, with every packet sent down the general path.
-    pub(crate) const fn general_path_only(mut self) -> TrTcmProfile {
-        self.fast = false;
-        self.fast_pkt = false;
-        self
-    }
-}
+    second: p (p_lim) => peak, bucket_p
+);
 
 /// The per-flow state of a trTCM: the token counts of C and P and the time of the
 /// last update. 24 bytes, `Copy`.
@@ -308,76 +225,21 @@ pub struct TrTcm {
     last: Instant,
 }
 
-impl TrTcm {
-    /// A meter with both buckets full at `now` (RFC 2698 section 3: Tp(0) = PBS,
-    /// Tc(0) = CBS).
-    #[inline]
-    #[must_use]
-    pub const fn new(profile: &TrTcmProfile, now: Instant) -> TrTcm {
-        TrTcm {
-            tc: profile.c.full(),
-            tp: profile.p.full(),
-            last: now,
-        }
-    }
-
-    /// A meter with given token counts (clamped to the buckets) last updated at `last`.
-    #[inline]
-    #[must_use]
-    pub fn from_parts(profile: &TrTcmProfile, tc: u64, tp: u64, last: Instant) -> TrTcm {
-        TrTcm {
-            tc: tc.min(profile.c.full()),
-            tp: tp.min(profile.p.full()),
-            last,
-        }
-    }
-
-    /// A state with counts `[tc, tp]` already within the buckets, for
-    /// [`Compact`](crate::Compact).
-    #[inline(always)]
-    pub(crate) const fn from_counts(counts: [u64; 2], last: Instant) -> TrTcm {
-        TrTcm {
-            tc: counts[0],
-            tp: counts[1],
-            last,
-        }
-    }
-
-    /// The second bucket's count, for [`Compact`](crate::Compact).
-    #[inline(always)]
-    pub(crate) const fn second_count(&self) -> u64 {
-        self.tp
-    }
-
-    /// Token count of C at the last update.
-    #[inline]
-    #[must_use]
-    pub const fn tc(&self) -> u64 {
-        self.tc
-    }
-
+marker_state!(
+    TrTcm,
+    TrTcmProfile,
+    new: {
+        /// A meter with both buckets full at `now` (RFC 2698 section 3: Tp(0) = PBS,
+        /// Tc(0) = CBS).
+    },
+    from_parts: {
+        /// A meter with given token counts (clamped to the buckets) last updated at `last`.
+    },
     /// Token count of P at the last update.
-    #[inline]
-    #[must_use]
-    pub const fn tp(&self) -> u64 {
-        self.tp
-    }
+    second: tp in p
+);
 
-    /// The time of the last update.
-    #[inline]
-    #[must_use]
-    pub const fn last(&self) -> Instant {
-        self.last
-    }
-
-    /// The token count C would hold at `now` if no packet arrived, without changing
-    /// anything. An instant older than the last update gives the current count.
-    #[inline]
-    #[must_use]
-    pub fn tc_at(&self, profile: &TrTcmProfile, now: Instant) -> u64 {
-        profile.c.refill(self.tc, now.ticks_since(self.last))
-    }
-
+impl TrTcm {
     /// The token count P would hold at `now` if no packet arrived, without changing
     /// anything.
     #[inline]
@@ -418,13 +280,7 @@ impl TrTcm {
         let dt = self.last.advance_to(now);
         let tc = old.c.refill(self.tc, dt);
         let tp = old.p.refill(self.tp, dt);
-        if old.packets == new.packets {
-            self.tc = crate::carry(tc, &old.c, &new.c);
-            self.tp = crate::carry(tp, &old.p, &new.p);
-        } else {
-            self.tc = new.c.full();
-            self.tp = new.p.full();
-        }
+        self.carry_to(old, new, tc, tp);
     }
 
     /// The fast path (see [`fast_costs`]), `dt` elapsed (already clamped):
