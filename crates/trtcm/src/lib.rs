@@ -365,6 +365,26 @@ pub(crate) fn carry(
     t.min(u128::from(to.full())) as u64
 }
 
+/// The end of every marker's `move_to`: the two counts `tokens` (C's and the
+/// second bucket's, refilled to now under the old profile) carried from the
+/// buckets `from` into `to` ([`carry`]) when the mode stays, or `to`'s two
+/// full buckets when it changes (bytes and packets have no exchange rate).
+pub(crate) fn carry_pair(
+    tokens: [u64; 2],
+    from: [&netcond_core::BucketProfile; 2],
+    to: [&netcond_core::BucketProfile; 2],
+    same_mode: bool,
+) -> [u64; 2] {
+    if same_mode {
+        [
+            carry(tokens[0], from[0], to[0]),
+            carry(tokens[1], from[1], to[1]),
+        ]
+    } else {
+        [to[0].full(), to[1].full()]
+    }
+}
+
 /// One bucket at a packet's arrival.
 #[derive(Clone, Copy)]
 pub(crate) struct Probe {

@@ -247,7 +247,12 @@ impl SrTcm {
         let dt = self.last.advance_to(now);
         let (tc, over) = old.c.refill_with_overflow(self.tc, dt);
         let te = old.e.add(self.te, over);
-        self.carry_to(old, new, tc, te);
+        [self.tc, self.te] = crate::carry_pair(
+            [tc, te],
+            [&old.c, &old.e],
+            [&new.c, &new.e],
+            old.packets == new.packets,
+        );
     }
 
     /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS, and only what

@@ -280,7 +280,12 @@ impl TrTcm {
         let dt = self.last.advance_to(now);
         let tc = old.c.refill(self.tc, dt);
         let tp = old.p.refill(self.tp, dt);
-        self.carry_to(old, new, tc, tp);
+        [self.tc, self.tp] = crate::carry_pair(
+            [tc, tp],
+            [&old.c, &old.p],
+            [&new.c, &new.p],
+            old.packets == new.packets,
+        );
     }
 
     /// The fast path (see [`fast_costs`]), `dt` elapsed (already clamped):

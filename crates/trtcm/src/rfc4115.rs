@@ -311,7 +311,12 @@ impl Rfc4115 {
         let dt = self.last.advance_to(now);
         let tc = old.c.refill(self.tc, dt);
         let te = old.e.refill(self.te, dt);
-        self.carry_to(old, new, tc, te);
+        [self.tc, self.te] = crate::carry_pair(
+            [tc, te],
+            [&old.c, &old.e],
+            [&new.c, &new.e],
+            old.packets == new.packets,
+        );
     }
 
     /// The fast path (see [`fast_costs`](crate::fast_path::fast_costs)), for the tie rule
