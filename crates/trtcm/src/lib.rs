@@ -368,14 +368,15 @@ pub(crate) fn carry(
 /// The end of every marker's `move_to`: the two counts `tokens` (C's and the
 /// second bucket's, refilled to now under the old profile) carried from the
 /// buckets `from` into `to` ([`carry`]) when the mode stays, or `to`'s two
-/// full buckets when it changes (bytes and packets have no exchange rate).
+/// full buckets when it changes (bytes and packets have no exchange rate);
+/// `packets` is whether each profile is in packet mode, old then new.
 pub(crate) fn carry_pair(
     tokens: [u64; 2],
     from: [&netcond_core::BucketProfile; 2],
     to: [&netcond_core::BucketProfile; 2],
-    same_mode: bool,
+    packets: [bool; 2],
 ) -> [u64; 2] {
-    if same_mode {
+    if packets[0] == packets[1] {
         [
             carry(tokens[0], from[0], to[0]),
             carry(tokens[1], from[1], to[1]),

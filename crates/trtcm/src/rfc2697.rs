@@ -183,6 +183,15 @@ impl SrTcmProfile {
     }
 }
 
+impl SrTcmProfile {
+    /// Counts `tc` and `te` refilled by `dt` ticks: C at CIR, and E by what
+    /// overflows C (RFC 2697 section 3; [`SrTcm::move_to`]).
+    fn refill_pair(&self, tc: u64, te: u64, dt: u64) -> [u64; 2] {
+        let (tc, over) = self.c.refill_with_overflow(tc, dt);
+        [tc, self.e.add(te, over)]
+    }
+}
+
 marker_profile!(
     SrTcmProfile,
     /// Bucket E: CIR and EBS (filled only by C's overflow).
@@ -212,6 +221,10 @@ marker_state!(
     from_parts: {
         /// A meter with given token counts (clamped to the buckets) last updated at `last`.
     },
+    move_to: {
+        /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+        /// `rte_mtr_meter_profile_update`, for one flow).
+    },
     /// Token count of E at the last update.
     second: te in e
 );
@@ -226,33 +239,6 @@ impl SrTcm {
             .c
             .refill_with_overflow(self.tc, now.ticks_since(self.last));
         profile.e.add(self.te, over)
-    }
-
-    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
-    /// `rte_mtr_meter_profile_update`, for one flow).
-    ///
-    /// The token counts are carried over exactly in bytes (packets in packet
-    /// mode): a count of `t` units of `1/scale_old` byte becomes
-    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
-    /// drops only a fraction of one new unit and never holds more than the old
-    /// state had, then capped at the new bucket's size. The clock is kept:
-    /// the buckets are first refilled to `now` under `old` (an instant older
-    /// than the last update refills nothing and leaves it alone), so the next
-    /// packet refills at the new rates from there. O(1), no allocation; it
-    /// divides, so it is for configuration changes, not for every packet.
-    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
-    /// buckets then start full under `new`, as [`new`](Self::new) would, with
-    /// the clock kept.
-    pub fn move_to(&mut self, old: &SrTcmProfile, new: &SrTcmProfile, now: Instant) {
-        let dt = self.last.advance_to(now);
-        let (tc, over) = old.c.refill_with_overflow(self.tc, dt);
-        let te = old.e.add(self.te, over);
-        [self.tc, self.te] = crate::carry_pair(
-            [tc, te],
-            [&old.c, &old.e],
-            [&new.c, &new.e],
-            old.packets == new.packets,
-        );
     }
 
     /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS, and only what
@@ -399,15 +385,7 @@ impl SrTcm {
     }
 }
 
-/// A SrTcm profile paired with one flow's state; see [`Meter`](crate::Meter).
-pub type SrTcmMeter = crate::Meter<SrTcm>;
-
-impl crate::Meter<SrTcm> {
-    /// Validates `cfg` and starts with full buckets at `now`.
-    pub fn new(cfg: &SrTcmConfig, now: Instant) -> Result<SrTcmMeter, SrTcmError> {
-        Ok(crate::Meter::from_profile(SrTcmProfile::new(cfg)?, now))
-    }
-}
+meter_alias!(SrTcmMeter = SrTcm, SrTcmConfig, SrTcmProfile, SrTcmError);
 
 #[cfg(test)]
 mod tests {

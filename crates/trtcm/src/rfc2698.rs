@@ -206,6 +206,14 @@ impl TrTcmProfile {
     }
 }
 
+impl TrTcmProfile {
+    /// Counts `tc` and `tp` refilled by `dt` ticks, each bucket at its own
+    /// rate ([`TrTcm::move_to`]).
+    fn refill_pair(&self, tc: u64, tp: u64, dt: u64) -> [u64; 2] {
+        [self.c.refill(tc, dt), self.p.refill(tp, dt)]
+    }
+}
+
 marker_profile!(
     TrTcmProfile,
     /// Bucket P: PIR and PBS.
@@ -235,6 +243,10 @@ marker_state!(
     from_parts: {
         /// A meter with given token counts (clamped to the buckets) last updated at `last`.
     },
+    move_to: {
+        /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+        /// `rte_mtr_meter_profile_update`, for one flow).
+    },
     /// Token count of P at the last update.
     second: tp in p
 );
@@ -259,33 +271,6 @@ impl TrTcm {
         let c = probe(&bc, self.tc, bc.gain(dt), cost_c, 0);
         let pk = probe(&bp, self.tp, bp.gain(dt), cost_p, 0);
         (cost_c, c, cost_p, pk)
-    }
-
-    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
-    /// `rte_mtr_meter_profile_update`, for one flow).
-    ///
-    /// The token counts are carried over exactly in bytes (packets in packet
-    /// mode): a count of `t` units of `1/scale_old` byte becomes
-    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
-    /// drops only a fraction of one new unit and never holds more than the old
-    /// state had, then capped at the new bucket's size. The clock is kept:
-    /// the buckets are first refilled to `now` under `old` (an instant older
-    /// than the last update refills nothing and leaves it alone), so the next
-    /// packet refills at the new rates from there. O(1), no allocation; it
-    /// divides, so it is for configuration changes, not for every packet.
-    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
-    /// buckets then start full under `new`, as [`new`](Self::new) would, with
-    /// the clock kept.
-    pub fn move_to(&mut self, old: &TrTcmProfile, new: &TrTcmProfile, now: Instant) {
-        let dt = self.last.advance_to(now);
-        let tc = old.c.refill(self.tc, dt);
-        let tp = old.p.refill(self.tp, dt);
-        [self.tc, self.tp] = crate::carry_pair(
-            [tc, tp],
-            [&old.c, &old.p],
-            [&new.c, &new.p],
-            old.packets == new.packets,
-        );
     }
 
     /// The fast path (see [`fast_costs`]), `dt` elapsed (already clamped):
@@ -404,15 +389,7 @@ impl TrTcm {
     }
 }
 
-/// A TrTcm profile paired with one flow's state; see [`Meter`](crate::Meter).
-pub type TrTcmMeter = crate::Meter<TrTcm>;
-
-impl crate::Meter<TrTcm> {
-    /// Validates `cfg` and starts with full buckets at `now`.
-    pub fn new(cfg: &TrTcmConfig, now: Instant) -> Result<TrTcmMeter, TrTcmError> {
-        Ok(crate::Meter::from_profile(TrTcmProfile::new(cfg)?, now))
-    }
-}
+meter_alias!(TrTcmMeter = TrTcm, TrTcmConfig, TrTcmProfile, TrTcmError);
 
 #[cfg(test)]
 mod tests {

@@ -239,6 +239,14 @@ impl Rfc4115Profile {
     }
 }
 
+impl Rfc4115Profile {
+    /// Counts `tc` and `te` refilled by `dt` ticks, each bucket at its own
+    /// rate ([`Rfc4115::move_to`]).
+    fn refill_pair(&self, tc: u64, te: u64, dt: u64) -> [u64; 2] {
+        [self.c.refill(tc, dt), self.e.refill(te, dt)]
+    }
+}
+
 marker_profile!(
     Rfc4115Profile,
     /// Bucket E: EIR and EBS.
@@ -265,6 +273,11 @@ marker_state!(
     from_parts: {
         /// A marker with given token counts (clamped to the buckets) last updated at `last`.
     },
+    move_to: {
+        /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+        /// `rte_mtr_meter_profile_update`, for one flow). The tie rule is the new
+        /// profile's from the next packet on.
+    },
     /// Token count of E at the last update.
     second: te in e
 );
@@ -289,34 +302,6 @@ impl Rfc4115 {
         let c = probe(&bc, self.tc, bc.gain(dt), cost_c, p.strict);
         let e = probe(&be, self.te, be.gain(dt), cost_e, p.strict);
         (cost_c, c, cost_e, e)
-    }
-
-    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
-    /// `rte_mtr_meter_profile_update`, for one flow). The tie rule is the new
-    /// profile's from the next packet on.
-    ///
-    /// The token counts are carried over exactly in bytes (packets in packet
-    /// mode): a count of `t` units of `1/scale_old` byte becomes
-    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
-    /// drops only a fraction of one new unit and never holds more than the old
-    /// state had, then capped at the new bucket's size. The clock is kept:
-    /// the buckets are first refilled to `now` under `old` (an instant older
-    /// than the last update refills nothing and leaves it alone), so the next
-    /// packet refills at the new rates from there. O(1), no allocation; it
-    /// divides, so it is for configuration changes, not for every packet.
-    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
-    /// buckets then start full under `new`, as [`new`](Self::new) would, with
-    /// the clock kept.
-    pub fn move_to(&mut self, old: &Rfc4115Profile, new: &Rfc4115Profile, now: Instant) {
-        let dt = self.last.advance_to(now);
-        let tc = old.c.refill(self.tc, dt);
-        let te = old.e.refill(self.te, dt);
-        [self.tc, self.te] = crate::carry_pair(
-            [tc, te],
-            [&old.c, &old.e],
-            [&new.c, &new.e],
-            old.packets == new.packets,
-        );
     }
 
     /// The fast path (see [`fast_costs`](crate::fast_path::fast_costs)), for the tie rule
@@ -464,15 +449,12 @@ impl Rfc4115 {
     }
 }
 
-/// A Rfc4115 profile paired with one flow's state; see [`Meter`](crate::Meter).
-pub type Rfc4115Meter = crate::Meter<Rfc4115>;
-
-impl crate::Meter<Rfc4115> {
-    /// Validates `cfg` and starts with full buckets at `now`.
-    pub fn new(cfg: &Rfc4115Config, now: Instant) -> Result<Rfc4115Meter, Rfc4115Error> {
-        Ok(crate::Meter::from_profile(Rfc4115Profile::new(cfg)?, now))
-    }
-}
+meter_alias!(
+    Rfc4115Meter = Rfc4115,
+    Rfc4115Config,
+    Rfc4115Profile,
+    Rfc4115Error
+);
 
 #[cfg(test)]
 mod tests {

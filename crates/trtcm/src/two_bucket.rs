@@ -116,12 +116,14 @@ macro_rules! marker_profile {
 /// the second count, `last`; the profile's buckets `c` and the second):
 /// `new` and `from_parts` (documented by the caller), `from_counts`,
 /// `second_count`, `tc`, the second count's reader (documented by the
-/// caller), `last` and `tc_at`.
+/// caller), `last`, `tc_at`, and `move_to` (its first paragraph by the
+/// caller; the profile's `refill_pair` gives both counts refilled).
 macro_rules! marker_state {
     (
         $state:ident, $profile:ident,
         new: { $(#[$new_doc:meta])* },
         from_parts: { $(#[$parts_doc:meta])* },
+        move_to: { $(#[$move_doc:meta])* },
         $(#[$count_doc:meta])*
         second: $t2:ident in $b2:ident
     ) => {
@@ -194,6 +196,49 @@ macro_rules! marker_state {
             #[must_use]
             pub fn tc_at(&self, profile: &$profile, now: Instant) -> u64 {
                 profile.c.refill(self.tc, now.ticks_since(self.last))
+            }
+
+            $(#[$move_doc])*
+            ///
+            /// The token counts are carried over exactly in bytes (packets in packet
+            /// mode): a count of `t` units of `1/scale_old` byte becomes
+            /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
+            /// drops only a fraction of one new unit and never holds more than the old
+            /// state had, then capped at the new bucket's size. The clock is kept:
+            /// the buckets are first refilled to `now` under `old` (an instant older
+            /// than the last update refills nothing and leaves it alone), so the next
+            /// packet refills at the new rates from there. O(1), no allocation; it
+            /// divides, so it is for configuration changes, not for every packet.
+            /// A change of [`Mode`] has no exchange rate between bytes and packets: the
+            /// buckets then start full under `new`, as [`new`](Self::new) would, with
+            /// the clock kept.
+            pub fn move_to(&mut self, old: &$profile, new: &$profile, now: Instant) {
+                let dt = self.last.advance_to(now);
+                let [tc, t2] = old.refill_pair(self.tc, self.$t2, dt);
+                [self.tc, self.$t2] = crate::carry_pair(
+                    [tc, t2],
+                    [&old.c, &old.$b2],
+                    [&new.c, &new.$b2],
+                    [old.packets, new.packets],
+                );
+            }
+        }
+    };
+}
+
+/// A marker's [`Meter`](crate::Meter) alias and its `new`.
+macro_rules! meter_alias {
+    ($alias:ident = $state:ident, $config:ident, $profile:ident, $error:ident) => {
+        #[doc = concat!(
+                    "A ", stringify!($state),
+                    " profile paired with one flow's state; see [`Meter`](crate::Meter)."
+                )]
+        pub type $alias = crate::Meter<$state>;
+
+        impl crate::Meter<$state> {
+            /// Validates `cfg` and starts with full buckets at `now`.
+            pub fn new(cfg: &$config, now: Instant) -> Result<$alias, $error> {
+                Ok(crate::Meter::from_profile($profile::new(cfg)?, now))
             }
         }
     };
