@@ -229,10 +229,8 @@ macro_rules! marker_state {
 /// A marker's [`Meter`](crate::Meter) alias and its `new`.
 macro_rules! meter_alias {
     ($alias:ident = $state:ident, $config:ident, $profile:ident, $error:ident) => {
-        #[doc = concat!(
-                    "A ", stringify!($state),
-                    " profile paired with one flow's state; see [`Meter`](crate::Meter)."
-                )]
+        #[doc = concat!("A ", stringify!($state), " profile paired with one flow's state;")]
+        /// see [`Meter`](crate::Meter).
         pub type $alias = crate::Meter<$state>;
 
         impl crate::Meter<$state> {
