@@ -83,6 +83,8 @@ pub mod branchless;
 #[forbid(unsafe_code)]
 mod bucket;
 #[forbid(unsafe_code)]
+pub mod burst;
+#[forbid(unsafe_code)]
 mod color;
 #[forbid(unsafe_code)]
 mod color_table;

@@ -9,7 +9,8 @@
 //! every [`PcnMeter`]: the node markers ([`Node3sm`](crate::Node3sm),
 //! [`NodeRfc5670`](crate::NodeRfc5670)) and each meter alone.
 //!
-//! What it adds is the order of the memory accesses: each group of
+//! What it adds is the order of the memory accesses
+//! ([`netcond_core::burst::meter_burst`], shared with `trtcm::burst`): each group of
 //! [`BURST`] packets first prefetches the states of all its indices
 //! ([`netcond_core::hint::prefetch`], one instruction per packet), so that
 //! their cache misses overlap, then meters the packets, whose states are by
@@ -27,14 +28,12 @@
 //! **Lengths of the slices.** It meters the first `n` packets, `n` the length
 //! of the shortest of `ids`, `lens`, `marks` and `out`; entries of `out` past
 //! `n` are not written. It does not allocate.
-use netcond_core::hint::prefetch;
+use netcond_core::burst::meter_burst;
 use netcond_core::Instant;
 
 use crate::{PcnMark, PcnMeter};
 
-/// The packets whose states are prefetched before any of them is metered:
-/// DPDK's receive burst.
-pub const BURST: usize = 32;
+pub use netcond_core::burst::BURST;
 
 /// Meters a burst: packet `i` of `lens[i]` bytes, arriving at `now` in state
 /// `marks[i]`, belongs to `states[ids[i]]`; its new state goes to `out[i]`.
@@ -51,38 +50,15 @@ pub fn mark_burst<M: PcnMeter>(
     now: Instant,
     out: &mut [PcnMark],
 ) -> usize {
-    let n = ids.len().min(lens.len()).min(marks.len()).min(out.len());
-    let mut unknown = 0;
-    for (((ids, lens), marks), out) in ids[..n]
-        .chunks(BURST)
-        .zip(lens[..n].chunks(BURST))
-        .zip(marks[..n].chunks(BURST))
-        .zip(out[..n].chunks_mut(BURST))
-    {
-        prefetch_group(states, ids);
-        for (((&i, &len), &mark), o) in ids.iter().zip(lens).zip(marks).zip(out) {
-            *o = match states.get_mut(i as usize) {
-                Some(m) => m.mark(profile, now, len, mark),
-                None => {
-                    unknown += 1;
-                    mark
-                }
-            };
-        }
-    }
-    unknown
-}
-
-/// Prefetches the state of every index in `ids` (those in range), so that
-/// the group's cache misses overlap before any packet waits on one. No effect
-/// on results. Not inlined, as `trtcm::burst`'s (docs/performance.md).
-#[inline(never)]
-fn prefetch_group<M>(states: &[M], ids: &[u32]) {
-    for &i in ids {
-        if let Some(m) = states.get(i as usize) {
-            prefetch(m);
-        }
-    }
+    let n = ids.len().min(lens.len()).min(marks.len());
+    meter_burst(
+        states,
+        &ids[..n],
+        out,
+        |r| lens[r.clone()].iter().zip(&marks[r]),
+        |m, (&len, &mark)| m.mark(profile, now, len, mark),
+        |(_, &mark)| mark,
+    )
 }
 
 #[cfg(test)]

@@ -9,11 +9,12 @@
 //! (`color_blind` / `color_aware`) would give, in order, with the same final
 //! states; the tests check this packet by packet, repeated flows included.
 //!
-//! What they add is the order of the memory accesses: each group of
-//! [`BURST`] packets first prefetches the states of all its flows
-//! ([`netcond_core::hint::prefetch`], one instruction per packet), so that
-//! their cache misses overlap, and only then meters the packets, whose states
-//! are by then arriving in L1. A prefetch retires at once, where a plain load
+//! What they add is the order of the memory accesses
+//! ([`netcond_core::burst::meter_burst`], shared with the PCN meters' bursts):
+//! each group of [`BURST`] packets first prefetches the states of all its
+//! flows ([`netcond_core::hint::prefetch`], one instruction per packet), so
+//! that their cache misses overlap, and only then meters the packets, whose
+//! states are by then arriving in L1. A prefetch retires at once, where a plain load
 //! of the state (what this module did before the hint existed) holds its place
 //! in the reorder buffer until its line arrives. The hint fetches the line
 //! that holds a state's first byte; a state that
@@ -50,14 +51,12 @@
 //! assert_eq!(colors, [Color::Green, Color::Green, Color::Yellow, Color::Red]);
 //! assert_eq!(unknown, 1); // flow 1000 is past the table
 //! ```
-use netcond_core::hint::prefetch;
+use netcond_core::burst::meter_burst;
 use netcond_core::{Color, Instant};
 
 use crate::ThreeColorMarker;
 
-/// The packets whose states are prefetched before any of them is metered:
-/// DPDK's receive burst.
-pub const BURST: usize = 32;
+pub use netcond_core::burst::BURST;
 
 /// Colors a burst, color-blind: packet `i` of `lens[i]` bytes belongs to flow
 /// `flow_ids[i]` (an index into `states`) and arrives at `now`; its color goes
@@ -73,25 +72,15 @@ pub fn color_blind_burst<M: ThreeColorMarker>(
     now: Instant,
     out: &mut [Color],
 ) -> usize {
-    let n = flow_ids.len().min(lens.len()).min(out.len());
-    let mut unknown = 0;
-    for ((ids, lens), out) in flow_ids[..n]
-        .chunks(BURST)
-        .zip(lens[..n].chunks(BURST))
-        .zip(out[..n].chunks_mut(BURST))
-    {
-        prefetch_group(states, ids);
-        for ((&f, &len), o) in ids.iter().zip(lens).zip(out) {
-            *o = match states.get_mut(f as usize) {
-                Some(m) => m.color_blind(profile, now, len),
-                None => {
-                    unknown += 1;
-                    Color::Red
-                }
-            };
-        }
-    }
-    unknown
+    let n = flow_ids.len().min(lens.len());
+    meter_burst(
+        states,
+        &flow_ids[..n],
+        out,
+        |r| &lens[r],
+        |m, &len| m.color_blind(profile, now, len),
+        |_| Color::Red,
+    )
 }
 
 /// Colors a burst, color-aware: as [`color_blind_burst`], packet `i`
@@ -107,44 +96,15 @@ pub fn color_aware_burst<M: ThreeColorMarker>(
     now: Instant,
     out: &mut [Color],
 ) -> usize {
-    let n = flow_ids
-        .len()
-        .min(lens.len())
-        .min(input.len())
-        .min(out.len());
-    let mut unknown = 0;
-    for (((ids, lens), input), out) in flow_ids[..n]
-        .chunks(BURST)
-        .zip(lens[..n].chunks(BURST))
-        .zip(input[..n].chunks(BURST))
-        .zip(out[..n].chunks_mut(BURST))
-    {
-        prefetch_group(states, ids);
-        for (((&f, &len), &c), o) in ids.iter().zip(lens).zip(input).zip(out) {
-            *o = match states.get_mut(f as usize) {
-                Some(m) => m.color_aware(profile, now, len, c),
-                None => {
-                    unknown += 1;
-                    Color::Red
-                }
-            };
-        }
-    }
-    unknown
-}
-
-/// Prefetches the state of every flow in `ids` (those in range), so that the
-/// group's cache misses overlap before any packet waits on one. No effect on
-/// results. Not inlined: inlined, it changed how the compiler laid out the
-/// metering loop after it, at a cost in instructions there
-/// (docs/performance.md, "The burst API for many flows").
-#[inline(never)]
-fn prefetch_group<M>(states: &[M], ids: &[u32]) {
-    for &f in ids {
-        if let Some(m) = states.get(f as usize) {
-            prefetch(m);
-        }
-    }
+    let n = flow_ids.len().min(lens.len()).min(input.len());
+    meter_burst(
+        states,
+        &flow_ids[..n],
+        out,
+        |r| lens[r.clone()].iter().zip(&input[r]),
+        |m, (&len, &c)| m.color_aware(profile, now, len, c),
+        |_| Color::Red,
+    )
 }
 
 #[cfg(test)]

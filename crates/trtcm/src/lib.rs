@@ -201,6 +201,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+#[macro_use]
+mod two_bucket;
 pub mod burst;
 pub mod compact;
 mod counters;
@@ -208,13 +210,14 @@ mod fast_path;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
 mod mode;
-mod mutants;
 pub mod policer;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod rfc2697;
 mod rfc2698;
 mod rfc4115;
+#[cfg(test)]
+mod tests;
 
 pub use compact::{Compact, CompactError, CompactProfile, TwoBucket};
 pub use counters::Counters;
@@ -360,6 +363,27 @@ pub(crate) fn carry(
     let t = u128::from(tokens) * u128::from(to.scale()) / u128::from(from.scale());
     // Capped at `to.full() < 2^62`: fits in a u64.
     t.min(u128::from(to.full())) as u64
+}
+
+/// The end of every marker's `move_to`: the two counts `tokens` (C's and the
+/// second bucket's, refilled to now under the old profile) carried from the
+/// buckets `from` into `to` ([`carry`]) when the mode stays, or `to`'s two
+/// full buckets when it changes (bytes and packets have no exchange rate);
+/// `packets` is whether each profile is in packet mode, old then new.
+pub(crate) fn carry_pair(
+    tokens: [u64; 2],
+    from: [&netcond_core::BucketProfile; 2],
+    to: [&netcond_core::BucketProfile; 2],
+    packets: [bool; 2],
+) -> [u64; 2] {
+    if packets[0] == packets[1] {
+        [
+            carry(tokens[0], from[0], to[0]),
+            carry(tokens[1], from[1], to[1]),
+        ]
+    } else {
+        [to[0].full(), to[1].full()]
+    }
 }
 
 /// One bucket at a packet's arrival.

@@ -110,43 +110,16 @@ impl PremiumPolicerConfig {
             mode: Mode::Packets,
         }
     }
-
-    /// This configuration with `mode` set to `mode`.
-    #[must_use]
-    pub const fn with_mode(self, mode: Mode) -> PremiumPolicerConfig {
-        PremiumPolicerConfig { mode, ..self }
-    }
-
-    /// This configuration with `rate` set to `rate`.
-    #[must_use]
-    pub const fn with_rate(self, rate: Rate) -> PremiumPolicerConfig {
-        PremiumPolicerConfig { rate, ..self }
-    }
-
-    /// This configuration with `tbs` set to `tbs`.
-    #[must_use]
-    pub const fn with_tbs(self, tbs: u64) -> PremiumPolicerConfig {
-        PremiumPolicerConfig { tbs, ..self }
-    }
-
-    /// This configuration with `pbs` set to `pbs`.
-    #[must_use]
-    pub const fn with_pbs(self, pbs: u64) -> PremiumPolicerConfig {
-        PremiumPolicerConfig { pbs, ..self }
-    }
-
-    /// This configuration with `max_packet` set to `max_packet`.
-    #[must_use]
-    pub const fn with_max_packet(self, max_packet: u32) -> PremiumPolicerConfig {
-        PremiumPolicerConfig { max_packet, ..self }
-    }
-
-    /// This configuration with `tick` set to `tick`.
-    #[must_use]
-    pub const fn with_tick(self, tick: TickRate) -> PremiumPolicerConfig {
-        PremiumPolicerConfig { tick, ..self }
-    }
 }
+
+config_builders!(PremiumPolicerConfig {
+    mode: Mode => with_mode,
+    rate: Rate => with_rate,
+    tbs: u64 => with_tbs,
+    pbs: u64 => with_pbs,
+    max_packet: u32 => with_max_packet,
+    tick: TickRate => with_tick,
+});
 
 impl Default for PremiumPolicerConfig {
     fn default() -> Self {
@@ -396,8 +369,6 @@ impl PremiumPolicer {
             profile.pbs.saturating_sub(self.backlog),
             u64::from(len),
         );
-        let conforming =
-            conforming | netcond_core::branchless::mask(cfg!(test) && crate::mutants::on(5));
         let admitted = conforming & room;
         self.backlog += u64::from(len) & admitted;
         // Index 1 if nonconforming, 2 if conforming but not admitted, else 0.

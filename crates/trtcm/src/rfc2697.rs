@@ -70,37 +70,15 @@ impl SrTcmConfig {
             mode: Mode::Packets,
         }
     }
-
-    /// This configuration with `mode` set to `mode`.
-    #[must_use]
-    pub const fn with_mode(self, mode: Mode) -> SrTcmConfig {
-        SrTcmConfig { mode, ..self }
-    }
-
-    /// This configuration with `cir` set to `cir`.
-    #[must_use]
-    pub const fn with_cir(self, cir: Rate) -> SrTcmConfig {
-        SrTcmConfig { cir, ..self }
-    }
-
-    /// This configuration with `cbs` set to `cbs`.
-    #[must_use]
-    pub const fn with_cbs(self, cbs: u64) -> SrTcmConfig {
-        SrTcmConfig { cbs, ..self }
-    }
-
-    /// This configuration with `ebs` set to `ebs`.
-    #[must_use]
-    pub const fn with_ebs(self, ebs: u64) -> SrTcmConfig {
-        SrTcmConfig { ebs, ..self }
-    }
-
-    /// This configuration with `tick` set to `tick`.
-    #[must_use]
-    pub const fn with_tick(self, tick: TickRate) -> SrTcmConfig {
-        SrTcmConfig { tick, ..self }
-    }
 }
+
+config_builders!(SrTcmConfig {
+    mode: Mode => with_mode,
+    cir: Rate => with_cir,
+    cbs: u64 => with_cbs,
+    ebs: u64 => with_ebs,
+    tick: TickRate => with_tick,
+});
 
 impl Default for SrTcmConfig {
     fn default() -> Self {
@@ -203,69 +181,22 @@ impl SrTcmProfile {
             e_lim: e.limits(),
         })
     }
-
-    /// Bucket C: CIR and CBS.
-    #[inline]
-    #[must_use]
-    pub const fn committed(&self) -> &BucketProfile {
-        &self.c
-    }
-
-    /// Bucket E: CIR and EBS (filled only by C's overflow).
-    #[inline]
-    #[must_use]
-    pub const fn excess(&self) -> &BucketProfile {
-        &self.e
-    }
-
-    /// Byte mode or packet mode.
-    #[inline]
-    #[must_use]
-    pub const fn mode(&self) -> Mode {
-        if self.packets {
-            Mode::Packets
-        } else {
-            Mode::Bytes
-        }
-    }
-
-    /// The length a packet of `len` bytes is charged: `len`, or 1 in packet mode.
-    #[inline(always)]
-    pub(crate) const fn units(&self, len: u32) -> u32 {
-        if self.packets {
-            1
-        } else {
-            len
-        }
-    }
-
-    /// Bucket C with the general path's limits.
-    #[inline(always)]
-    fn bucket_c(&self) -> Bucket {
-        Bucket::join(self.c, self.c_lim)
-    }
-
-    /// Bucket E with the general path's limits.
-    #[inline(always)]
-    fn bucket_e(&self) -> Bucket {
-        Bucket::join(self.e, self.e_lim)
-    }
 }
 
-#[cfg(test)]
 impl SrTcmProfile {
-    /// Whether packets take the fast path.
-    pub(crate) const fn on_fast_path(&self) -> bool {
-        self.fast
-    }
-
-    /// The same profile, with every packet sent down the general path.
-    pub(crate) const fn general_path_only(mut self) -> SrTcmProfile {
-        self.fast = false;
-        self.fast_pkt = false;
-        self
+    /// Counts `tc` and `te` refilled by `dt` ticks: C at CIR, and E by what
+    /// overflows C (RFC 2697 section 3; [`SrTcm::move_to`]).
+    fn refill_pair(&self, tc: u64, te: u64, dt: u64) -> [u64; 2] {
+        let (tc, over) = self.c.refill_with_overflow(tc, dt);
+        [tc, self.e.add(te, over)]
     }
 }
+
+marker_profile!(
+    SrTcmProfile,
+    /// Bucket E: CIR and EBS (filled only by C's overflow).
+    second: e (e_lim) => excess, bucket_e
+);
 
 /// The per-flow state of an srTCM: the token counts of C and E and the time of
 /// the last update. 24 bytes, `Copy`.
@@ -280,76 +211,25 @@ pub struct SrTcm {
     last: Instant,
 }
 
-impl SrTcm {
-    /// A meter with both buckets full at `now` (RFC 2697 section 3: Tc(0) = CBS,
-    /// Te(0) = EBS).
-    #[inline]
-    #[must_use]
-    pub const fn new(profile: &SrTcmProfile, now: Instant) -> SrTcm {
-        SrTcm {
-            tc: profile.c.full(),
-            te: profile.e.full(),
-            last: now,
-        }
-    }
-
-    /// A meter with given token counts (clamped to the buckets) last updated at `last`.
-    #[inline]
-    #[must_use]
-    pub fn from_parts(profile: &SrTcmProfile, tc: u64, te: u64, last: Instant) -> SrTcm {
-        SrTcm {
-            tc: tc.min(profile.c.full()),
-            te: te.min(profile.e.full()),
-            last,
-        }
-    }
-
-    /// A state with counts `[tc, te]` already within the buckets, for
-    /// [`Compact`](crate::Compact).
-    #[inline(always)]
-    pub(crate) const fn from_counts(counts: [u64; 2], last: Instant) -> SrTcm {
-        SrTcm {
-            tc: counts[0],
-            te: counts[1],
-            last,
-        }
-    }
-
-    /// The second bucket's count, for [`Compact`](crate::Compact).
-    #[inline(always)]
-    pub(crate) const fn second_count(&self) -> u64 {
-        self.te
-    }
-
-    /// Token count of C at the last update.
-    #[inline]
-    #[must_use]
-    pub const fn tc(&self) -> u64 {
-        self.tc
-    }
-
+marker_state!(
+    SrTcm,
+    SrTcmProfile,
+    new: {
+        /// A meter with both buckets full at `now` (RFC 2697 section 3: Tc(0) = CBS,
+        /// Te(0) = EBS).
+    },
+    from_parts: {
+        /// A meter with given token counts (clamped to the buckets) last updated at `last`.
+    },
+    move_to: {
+        /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+        /// `rte_mtr_meter_profile_update`, for one flow).
+    },
     /// Token count of E at the last update.
-    #[inline]
-    #[must_use]
-    pub const fn te(&self) -> u64 {
-        self.te
-    }
+    second: te in e
+);
 
-    /// The time of the last update.
-    #[inline]
-    #[must_use]
-    pub const fn last(&self) -> Instant {
-        self.last
-    }
-
-    /// The token count C would hold at `now` if no packet arrived, without changing
-    /// anything. An instant older than the last update gives the current count.
-    #[inline]
-    #[must_use]
-    pub fn tc_at(&self, profile: &SrTcmProfile, now: Instant) -> u64 {
-        profile.c.refill(self.tc, now.ticks_since(self.last))
-    }
-
+impl SrTcm {
     /// The token count E would hold at `now` if no packet arrived (C's overflow
     /// included), without changing anything.
     #[inline]
@@ -359,34 +239,6 @@ impl SrTcm {
             .c
             .refill_with_overflow(self.tc, now.ticks_since(self.last));
         profile.e.add(self.te, over)
-    }
-
-    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
-    /// `rte_mtr_meter_profile_update`, for one flow).
-    ///
-    /// The token counts are carried over exactly in bytes (packets in packet
-    /// mode): a count of `t` units of `1/scale_old` byte becomes
-    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
-    /// drops only a fraction of one new unit and never holds more than the old
-    /// state had, then capped at the new bucket's size. The clock is kept:
-    /// the buckets are first refilled to `now` under `old` (an instant older
-    /// than the last update refills nothing and leaves it alone), so the next
-    /// packet refills at the new rates from there. O(1), no allocation; it
-    /// divides, so it is for configuration changes, not for every packet.
-    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
-    /// buckets then start full under `new`, as [`new`](Self::new) would, with
-    /// the clock kept.
-    pub fn move_to(&mut self, old: &SrTcmProfile, new: &SrTcmProfile, now: Instant) {
-        let dt = self.last.advance_to(now);
-        let (tc, over) = old.c.refill_with_overflow(self.tc, dt);
-        let te = old.e.add(self.te, over);
-        if old.packets == new.packets {
-            self.tc = crate::carry(tc, &old.c, &new.c);
-            self.te = crate::carry(te, &old.e, &new.e);
-        } else {
-            self.tc = new.c.full();
-            self.te = new.e.full();
-        }
     }
 
     /// RFC 2697 section 3: tokens arrive at CIR into C up to CBS, and only what
@@ -533,15 +385,7 @@ impl SrTcm {
     }
 }
 
-/// A SrTcm profile paired with one flow's state; see [`Meter`](crate::Meter).
-pub type SrTcmMeter = crate::Meter<SrTcm>;
-
-impl crate::Meter<SrTcm> {
-    /// Validates `cfg` and starts with full buckets at `now`.
-    pub fn new(cfg: &SrTcmConfig, now: Instant) -> Result<SrTcmMeter, SrTcmError> {
-        Ok(crate::Meter::from_profile(SrTcmProfile::new(cfg)?, now))
-    }
-}
+meter_alias!(SrTcmMeter = SrTcm, SrTcmConfig, SrTcmProfile, SrTcmError);
 
 #[cfg(test)]
 mod tests {

@@ -80,43 +80,16 @@ impl TrTcmConfig {
             mode: Mode::Packets,
         }
     }
-
-    /// This configuration with `mode` set to `mode`.
-    #[must_use]
-    pub const fn with_mode(self, mode: Mode) -> TrTcmConfig {
-        TrTcmConfig { mode, ..self }
-    }
-
-    /// This configuration with `cir` set to `cir`.
-    #[must_use]
-    pub const fn with_cir(self, cir: Rate) -> TrTcmConfig {
-        TrTcmConfig { cir, ..self }
-    }
-
-    /// This configuration with `pir` set to `pir`.
-    #[must_use]
-    pub const fn with_pir(self, pir: Rate) -> TrTcmConfig {
-        TrTcmConfig { pir, ..self }
-    }
-
-    /// This configuration with `cbs` set to `cbs`.
-    #[must_use]
-    pub const fn with_cbs(self, cbs: u64) -> TrTcmConfig {
-        TrTcmConfig { cbs, ..self }
-    }
-
-    /// This configuration with `pbs` set to `pbs`.
-    #[must_use]
-    pub const fn with_pbs(self, pbs: u64) -> TrTcmConfig {
-        TrTcmConfig { pbs, ..self }
-    }
-
-    /// This configuration with `tick` set to `tick`.
-    #[must_use]
-    pub const fn with_tick(self, tick: TickRate) -> TrTcmConfig {
-        TrTcmConfig { tick, ..self }
-    }
 }
+
+config_builders!(TrTcmConfig {
+    mode: Mode => with_mode,
+    cir: Rate => with_cir,
+    pir: Rate => with_pir,
+    cbs: u64 => with_cbs,
+    pbs: u64 => with_pbs,
+    tick: TickRate => with_tick,
+});
 
 impl Default for TrTcmConfig {
     fn default() -> Self {
@@ -231,69 +204,21 @@ impl TrTcmProfile {
             p_lim: p.limits(),
         })
     }
-
-    /// Bucket C: CIR and CBS.
-    #[inline]
-    #[must_use]
-    pub const fn committed(&self) -> &BucketProfile {
-        &self.c
-    }
-
-    /// Bucket P: PIR and PBS.
-    #[inline]
-    #[must_use]
-    pub const fn peak(&self) -> &BucketProfile {
-        &self.p
-    }
-
-    /// Byte mode or packet mode.
-    #[inline]
-    #[must_use]
-    pub const fn mode(&self) -> Mode {
-        if self.packets {
-            Mode::Packets
-        } else {
-            Mode::Bytes
-        }
-    }
-
-    /// The length a packet of `len` bytes is charged: `len`, or 1 in packet mode.
-    #[inline(always)]
-    pub(crate) const fn units(&self, len: u32) -> u32 {
-        if self.packets {
-            1
-        } else {
-            len
-        }
-    }
-
-    /// Bucket C with the general path's limits.
-    #[inline(always)]
-    fn bucket_c(&self) -> Bucket {
-        Bucket::join(self.c, self.c_lim)
-    }
-
-    /// Bucket P with the general path's limits.
-    #[inline(always)]
-    fn bucket_p(&self) -> Bucket {
-        Bucket::join(self.p, self.p_lim)
-    }
 }
 
-#[cfg(test)]
 impl TrTcmProfile {
-    /// Whether packets take the fast path.
-    pub(crate) const fn on_fast_path(&self) -> bool {
-        self.fast
-    }
-
-    /// The same profile, with every packet sent down the general path.
-    pub(crate) const fn general_path_only(mut self) -> TrTcmProfile {
-        self.fast = false;
-        self.fast_pkt = false;
-        self
+    /// Counts `tc` and `tp` refilled by `dt` ticks, each bucket at its own
+    /// rate ([`TrTcm::move_to`]).
+    fn refill_pair(&self, tc: u64, tp: u64, dt: u64) -> [u64; 2] {
+        [self.c.refill(tc, dt), self.p.refill(tp, dt)]
     }
 }
+
+marker_profile!(
+    TrTcmProfile,
+    /// Bucket P: PIR and PBS.
+    second: p (p_lim) => peak, bucket_p
+);
 
 /// The per-flow state of a trTCM: the token counts of C and P and the time of the
 /// last update. 24 bytes, `Copy`.
@@ -308,76 +233,25 @@ pub struct TrTcm {
     last: Instant,
 }
 
-impl TrTcm {
-    /// A meter with both buckets full at `now` (RFC 2698 section 3: Tp(0) = PBS,
-    /// Tc(0) = CBS).
-    #[inline]
-    #[must_use]
-    pub const fn new(profile: &TrTcmProfile, now: Instant) -> TrTcm {
-        TrTcm {
-            tc: profile.c.full(),
-            tp: profile.p.full(),
-            last: now,
-        }
-    }
-
-    /// A meter with given token counts (clamped to the buckets) last updated at `last`.
-    #[inline]
-    #[must_use]
-    pub fn from_parts(profile: &TrTcmProfile, tc: u64, tp: u64, last: Instant) -> TrTcm {
-        TrTcm {
-            tc: tc.min(profile.c.full()),
-            tp: tp.min(profile.p.full()),
-            last,
-        }
-    }
-
-    /// A state with counts `[tc, tp]` already within the buckets, for
-    /// [`Compact`](crate::Compact).
-    #[inline(always)]
-    pub(crate) const fn from_counts(counts: [u64; 2], last: Instant) -> TrTcm {
-        TrTcm {
-            tc: counts[0],
-            tp: counts[1],
-            last,
-        }
-    }
-
-    /// The second bucket's count, for [`Compact`](crate::Compact).
-    #[inline(always)]
-    pub(crate) const fn second_count(&self) -> u64 {
-        self.tp
-    }
-
-    /// Token count of C at the last update.
-    #[inline]
-    #[must_use]
-    pub const fn tc(&self) -> u64 {
-        self.tc
-    }
-
+marker_state!(
+    TrTcm,
+    TrTcmProfile,
+    new: {
+        /// A meter with both buckets full at `now` (RFC 2698 section 3: Tp(0) = PBS,
+        /// Tc(0) = CBS).
+    },
+    from_parts: {
+        /// A meter with given token counts (clamped to the buckets) last updated at `last`.
+    },
+    move_to: {
+        /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+        /// `rte_mtr_meter_profile_update`, for one flow).
+    },
     /// Token count of P at the last update.
-    #[inline]
-    #[must_use]
-    pub const fn tp(&self) -> u64 {
-        self.tp
-    }
+    second: tp in p
+);
 
-    /// The time of the last update.
-    #[inline]
-    #[must_use]
-    pub const fn last(&self) -> Instant {
-        self.last
-    }
-
-    /// The token count C would hold at `now` if no packet arrived, without changing
-    /// anything. An instant older than the last update gives the current count.
-    #[inline]
-    #[must_use]
-    pub fn tc_at(&self, profile: &TrTcmProfile, now: Instant) -> u64 {
-        profile.c.refill(self.tc, now.ticks_since(self.last))
-    }
-
+impl TrTcm {
     /// The token count P would hold at `now` if no packet arrived, without changing
     /// anything.
     #[inline]
@@ -399,34 +273,6 @@ impl TrTcm {
         (cost_c, c, cost_p, pk)
     }
 
-    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
-    /// `rte_mtr_meter_profile_update`, for one flow).
-    ///
-    /// The token counts are carried over exactly in bytes (packets in packet
-    /// mode): a count of `t` units of `1/scale_old` byte becomes
-    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
-    /// drops only a fraction of one new unit and never holds more than the old
-    /// state had, then capped at the new bucket's size. The clock is kept:
-    /// the buckets are first refilled to `now` under `old` (an instant older
-    /// than the last update refills nothing and leaves it alone), so the next
-    /// packet refills at the new rates from there. O(1), no allocation; it
-    /// divides, so it is for configuration changes, not for every packet.
-    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
-    /// buckets then start full under `new`, as [`new`](Self::new) would, with
-    /// the clock kept.
-    pub fn move_to(&mut self, old: &TrTcmProfile, new: &TrTcmProfile, now: Instant) {
-        let dt = self.last.advance_to(now);
-        let tc = old.c.refill(self.tc, dt);
-        let tp = old.p.refill(self.tp, dt);
-        if old.packets == new.packets {
-            self.tc = crate::carry(tc, &old.c, &new.c);
-            self.tp = crate::carry(tp, &old.p, &new.p);
-        } else {
-            self.tc = new.c.full();
-            self.tp = new.p.full();
-        }
-    }
-
     /// The fast path (see [`fast_costs`]), `dt` elapsed (already clamped):
     /// lengths not clamped, no saturation. `red_in` and `yellow_in` are the signs
     /// of the pre-color ([`signs_of`]; both 0 for color-blind).
@@ -437,19 +283,13 @@ impl TrTcm {
         let tc = fill(&p.c, self.tc, dt);
         let need_p = len * p.p.scale();
         let need_c = len * p.c.scale();
-        let sp = u64::from(cfg!(test) && crate::mutants::on(3));
-        let dp = margin(tp, need_p + sp);
+        let dp = margin(tp, need_p);
         let dc = margin(tc, need_c);
-        let (red_in, yellow_in) = if cfg!(test) && crate::mutants::on(2) {
-            (0, 0)
-        } else {
-            (red_in, yellow_in)
-        };
         // Negative when red: P refuses it, or it came red.
         let red = dp | red_in;
         // Negative unless green: red, C refuses it, or it came yellow or red.
         let not_green = red | dc | yellow_in;
-        self.tp = settle(dp, sp, need_p, red);
+        self.tp = settle(dp, 0, need_p, red);
         self.tc = settle(dc, 0, need_c, not_green);
         color_of_signs(not_green, red)
     }
@@ -549,15 +389,7 @@ impl TrTcm {
     }
 }
 
-/// A TrTcm profile paired with one flow's state; see [`Meter`](crate::Meter).
-pub type TrTcmMeter = crate::Meter<TrTcm>;
-
-impl crate::Meter<TrTcm> {
-    /// Validates `cfg` and starts with full buckets at `now`.
-    pub fn new(cfg: &TrTcmConfig, now: Instant) -> Result<TrTcmMeter, TrTcmError> {
-        Ok(crate::Meter::from_profile(TrTcmProfile::new(cfg)?, now))
-    }
-}
+meter_alias!(TrTcmMeter = TrTcm, TrTcmConfig, TrTcmProfile, TrTcmError);
 
 #[cfg(test)]
 mod tests {

@@ -79,43 +79,16 @@ impl Rfc4115Config {
             mode: Mode::Packets,
         }
     }
-
-    /// This configuration with `mode` set to `mode`.
-    #[must_use]
-    pub const fn with_mode(self, mode: Mode) -> Rfc4115Config {
-        Rfc4115Config { mode, ..self }
-    }
-
-    /// This configuration with `cir` set to `cir`.
-    #[must_use]
-    pub const fn with_cir(self, cir: Rate) -> Rfc4115Config {
-        Rfc4115Config { cir, ..self }
-    }
-
-    /// This configuration with `eir` set to `eir`.
-    #[must_use]
-    pub const fn with_eir(self, eir: Rate) -> Rfc4115Config {
-        Rfc4115Config { eir, ..self }
-    }
-
-    /// This configuration with `cbs` set to `cbs`.
-    #[must_use]
-    pub const fn with_cbs(self, cbs: u64) -> Rfc4115Config {
-        Rfc4115Config { cbs, ..self }
-    }
-
-    /// This configuration with `ebs` set to `ebs`.
-    #[must_use]
-    pub const fn with_ebs(self, ebs: u64) -> Rfc4115Config {
-        Rfc4115Config { ebs, ..self }
-    }
-
-    /// This configuration with `tick` set to `tick`.
-    #[must_use]
-    pub const fn with_tick(self, tick: TickRate) -> Rfc4115Config {
-        Rfc4115Config { tick, ..self }
-    }
 }
+
+config_builders!(Rfc4115Config {
+    mode: Mode => with_mode,
+    cir: Rate => with_cir,
+    eir: Rate => with_eir,
+    cbs: u64 => with_cbs,
+    ebs: u64 => with_ebs,
+    tick: TickRate => with_tick,
+});
 
 impl Default for Rfc4115Config {
     fn default() -> Self {
@@ -255,53 +228,6 @@ impl Rfc4115Profile {
         })
     }
 
-    /// Bucket C: CIR and CBS.
-    #[inline]
-    #[must_use]
-    pub const fn committed(&self) -> &BucketProfile {
-        &self.c
-    }
-
-    /// Bucket E: EIR and EBS.
-    #[inline]
-    #[must_use]
-    pub const fn excess(&self) -> &BucketProfile {
-        &self.e
-    }
-
-    /// Byte mode or packet mode.
-    #[inline]
-    #[must_use]
-    pub const fn mode(&self) -> Mode {
-        if self.packets {
-            Mode::Packets
-        } else {
-            Mode::Bytes
-        }
-    }
-
-    /// The length a packet of `len` bytes is charged: `len`, or 1 in packet mode.
-    #[inline(always)]
-    pub(crate) const fn units(&self, len: u32) -> u32 {
-        if self.packets {
-            1
-        } else {
-            len
-        }
-    }
-
-    /// Bucket C with the general path's limits.
-    #[inline(always)]
-    fn bucket_c(&self) -> Bucket {
-        Bucket::join(self.c, self.c_lim)
-    }
-
-    /// Bucket E with the general path's limits.
-    #[inline(always)]
-    fn bucket_e(&self) -> Bucket {
-        Bucket::join(self.e, self.e_lim)
-    }
-
     /// The tie rule in force.
     #[must_use]
     pub const fn ties(&self) -> Rfc4115Ties {
@@ -313,20 +239,19 @@ impl Rfc4115Profile {
     }
 }
 
-#[cfg(test)]
 impl Rfc4115Profile {
-    /// Whether packets take the fast path.
-    pub(crate) const fn on_fast_path(&self) -> bool {
-        self.fast
-    }
-
-    /// The same profile, with every packet sent down the general path.
-    pub(crate) const fn general_path_only(mut self) -> Rfc4115Profile {
-        self.fast = false;
-        self.fast_pkt = false;
-        self
+    /// Counts `tc` and `te` refilled by `dt` ticks, each bucket at its own
+    /// rate ([`Rfc4115::move_to`]).
+    fn refill_pair(&self, tc: u64, te: u64, dt: u64) -> [u64; 2] {
+        [self.c.refill(tc, dt), self.e.refill(te, dt)]
     }
 }
+
+marker_profile!(
+    Rfc4115Profile,
+    /// Bucket E: EIR and EBS.
+    second: e (e_lim) => excess, bucket_e
+);
 
 /// The per-flow state of an RFC 4115 marker: the token counts of C and E and the
 /// time of the last update. 24 bytes, `Copy`.
@@ -338,76 +263,26 @@ pub struct Rfc4115 {
     last: Instant,
 }
 
-impl Rfc4115 {
-    /// A marker with both buckets full at `now` (RFC 4115 section 3: Tc(0) = CBS,
-    /// Te(0) = EBS).
-    #[inline]
-    #[must_use]
-    pub const fn new(profile: &Rfc4115Profile, now: Instant) -> Rfc4115 {
-        Rfc4115 {
-            tc: profile.c.full(),
-            te: profile.e.full(),
-            last: now,
-        }
-    }
-
-    /// A marker with given token counts (clamped to the buckets) last updated at `last`.
-    #[inline]
-    #[must_use]
-    pub fn from_parts(profile: &Rfc4115Profile, tc: u64, te: u64, last: Instant) -> Rfc4115 {
-        Rfc4115 {
-            tc: tc.min(profile.c.full()),
-            te: te.min(profile.e.full()),
-            last,
-        }
-    }
-
-    /// A state with counts `[tc, te]` already within the buckets, for
-    /// [`Compact`](crate::Compact).
-    #[inline(always)]
-    pub(crate) const fn from_counts(counts: [u64; 2], last: Instant) -> Rfc4115 {
-        Rfc4115 {
-            tc: counts[0],
-            te: counts[1],
-            last,
-        }
-    }
-
-    /// The second bucket's count, for [`Compact`](crate::Compact).
-    #[inline(always)]
-    pub(crate) const fn second_count(&self) -> u64 {
-        self.te
-    }
-
-    /// Token count of C at the last update.
-    #[inline]
-    #[must_use]
-    pub const fn tc(&self) -> u64 {
-        self.tc
-    }
-
+marker_state!(
+    Rfc4115,
+    Rfc4115Profile,
+    new: {
+        /// A marker with both buckets full at `now` (RFC 4115 section 3: Tc(0) = CBS,
+        /// Te(0) = EBS).
+    },
+    from_parts: {
+        /// A marker with given token counts (clamped to the buckets) last updated at `last`.
+    },
+    move_to: {
+        /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
+        /// `rte_mtr_meter_profile_update`, for one flow). The tie rule is the new
+        /// profile's from the next packet on.
+    },
     /// Token count of E at the last update.
-    #[inline]
-    #[must_use]
-    pub const fn te(&self) -> u64 {
-        self.te
-    }
+    second: te in e
+);
 
-    /// The time of the last update.
-    #[inline]
-    #[must_use]
-    pub const fn last(&self) -> Instant {
-        self.last
-    }
-
-    /// The token count C would hold at `now` if no packet arrived, without changing
-    /// anything. An instant older than the last update gives the current count.
-    #[inline]
-    #[must_use]
-    pub fn tc_at(&self, profile: &Rfc4115Profile, now: Instant) -> u64 {
-        profile.c.refill(self.tc, now.ticks_since(self.last))
-    }
-
+impl Rfc4115 {
     /// The token count E would hold at `now` if no packet arrived, without changing
     /// anything.
     #[inline]
@@ -427,35 +302,6 @@ impl Rfc4115 {
         let c = probe(&bc, self.tc, bc.gain(dt), cost_c, p.strict);
         let e = probe(&be, self.te, be.gain(dt), cost_e, p.strict);
         (cost_c, c, cost_e, e)
-    }
-
-    /// Moves this flow from profile `old` to profile `new` at `now` (DPDK's
-    /// `rte_mtr_meter_profile_update`, for one flow). The tie rule is the new
-    /// profile's from the next packet on.
-    ///
-    /// The token counts are carried over exactly in bytes (packets in packet
-    /// mode): a count of `t` units of `1/scale_old` byte becomes
-    /// `floor(t x scale_new / scale_old)` units of `1/scale_new` byte, which
-    /// drops only a fraction of one new unit and never holds more than the old
-    /// state had, then capped at the new bucket's size. The clock is kept:
-    /// the buckets are first refilled to `now` under `old` (an instant older
-    /// than the last update refills nothing and leaves it alone), so the next
-    /// packet refills at the new rates from there. O(1), no allocation; it
-    /// divides, so it is for configuration changes, not for every packet.
-    /// A change of [`Mode`] has no exchange rate between bytes and packets: the
-    /// buckets then start full under `new`, as [`new`](Self::new) would, with
-    /// the clock kept.
-    pub fn move_to(&mut self, old: &Rfc4115Profile, new: &Rfc4115Profile, now: Instant) {
-        let dt = self.last.advance_to(now);
-        let tc = old.c.refill(self.tc, dt);
-        let te = old.e.refill(self.te, dt);
-        if old.packets == new.packets {
-            self.tc = crate::carry(tc, &old.c, &new.c);
-            self.te = crate::carry(te, &old.e, &new.e);
-        } else {
-            self.tc = new.c.full();
-            self.te = new.e.full();
-        }
     }
 
     /// The fast path (see [`fast_costs`](crate::fast_path::fast_costs)), for the tie rule
@@ -603,15 +449,12 @@ impl Rfc4115 {
     }
 }
 
-/// A Rfc4115 profile paired with one flow's state; see [`Meter`](crate::Meter).
-pub type Rfc4115Meter = crate::Meter<Rfc4115>;
-
-impl crate::Meter<Rfc4115> {
-    /// Validates `cfg` and starts with full buckets at `now`.
-    pub fn new(cfg: &Rfc4115Config, now: Instant) -> Result<Rfc4115Meter, Rfc4115Error> {
-        Ok(crate::Meter::from_profile(Rfc4115Profile::new(cfg)?, now))
-    }
-}
+meter_alias!(
+    Rfc4115Meter = Rfc4115,
+    Rfc4115Config,
+    Rfc4115Profile,
+    Rfc4115Error
+);
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,4 @@
+//! Tests that span the crate's markers and policer.
+
+mod quiet_checks;
+mod two_bucket;
