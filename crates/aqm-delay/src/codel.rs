@@ -216,6 +216,23 @@ impl CodelConfig {
     }
 }
 
+/// [`ControlLaw`], [`LinuxVariant`] and the clock as the per-packet path
+/// tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) enum Mode {
+    /// [`ControlLaw::Exact`].
+    Exact,
+    /// [`ControlLaw::Linux`] with [`LinuxVariant::Kernel`], a whole number
+    /// of nanoseconds per tick.
+    Kernel,
+    /// [`ControlLaw::Linux`] with [`LinuxVariant::Ns3`], a whole number of
+    /// nanoseconds per tick.
+    Ns3,
+    /// [`ControlLaw::Linux`] on a clock faster than 1 GHz or not dividing it.
+    LinuxOddClock,
+}
+
 /// A validated CoDel configuration: durations converted once to the units the
 /// law works in (ticks for [`ControlLaw::Exact`], 1024 ns units for
 /// [`ControlLaw::Linux`]). Shared by any number of [`Codel`] states.
@@ -224,6 +241,8 @@ impl CodelConfig {
 pub struct CodelProfile {
     pub(crate) law: ControlLaw,
     pub(crate) variant: LinuxVariant,
+    /// The law and the variant in one, for the per-packet path's one test.
+    pub(crate) mode: Mode,
     pub(crate) ecn: bool,
     pub(crate) mtu: u32,
     /// Exact: ticks; Linux: 1024 ns units (below 2^31).
@@ -278,10 +297,17 @@ impl CodelProfile {
         } else {
             0
         };
+        let mode = match (cfg.control_law, cfg.linux_variant) {
+            (ControlLaw::Exact, _) => Mode::Exact,
+            (ControlLaw::Linux, _) if ns_per_tick == 0 => Mode::LinuxOddClock,
+            (ControlLaw::Linux, LinuxVariant::Kernel) => Mode::Kernel,
+            (ControlLaw::Linux, LinuxVariant::Ns3) => Mode::Ns3,
+        };
         // Both fit in u64: checked against max_interval above.
         Ok(CodelProfile {
             law: cfg.control_law,
             variant: cfg.linux_variant,
+            mode,
             ecn: cfg.ecn,
             mtu: cfg.mtu,
             target: target as u64,
@@ -332,11 +358,10 @@ impl CodelProfile {
     /// `ktime_get_ns` would read it.
     #[inline]
     pub(crate) fn nanos(&self, t: Instant) -> u64 {
-        if self.ns_per_tick != 0 {
-            t.ticks().wrapping_mul(self.ns_per_tick)
+        if self.mode == Mode::LinuxOddClock {
+            nanos_of_odd_clock(t.ticks(), self.hz)
         } else {
-            // A clock faster than 1 GHz or not dividing it: exact floor.
-            (u128::from(t.ticks()) * 1_000_000_000 / u128::from(self.hz)) as u64
+            t.ticks().wrapping_mul(self.ns_per_tick)
         }
     }
 
@@ -345,6 +370,14 @@ impl CodelProfile {
     pub(crate) fn codel_time(&self, t: Instant) -> u32 {
         (self.nanos(t) >> LINUX_TIME_SHIFT) as u32
     }
+}
+
+/// Nanoseconds at `ticks` of a clock of `hz` that is faster than 1 GHz or
+/// does not divide it: the exact floor, modulo 2^64. Out of line, as
+/// [`exact_spacing`] is, for its 128-bit division.
+#[inline(never)]
+fn nanos_of_odd_clock(ticks: u64, hz: u64) -> u64 {
+    (u128::from(ticks) * 1_000_000_000 / u128::from(hz)) as u64
 }
 
 /// `floor(interval / sqrt(count))`: the largest `q` with `q^2 <= floor(interval^2
@@ -400,20 +433,23 @@ pub fn linux_control_law(t: u32, interval: u32, rec_inv_sqrt: u16) -> u32 {
     t.wrapping_add(((u64::from(interval) * scale) >> 32) as u32)
 }
 
-/// What the state is in the middle of, between two calls that Linux's
-/// `codel_dequeue` makes in one.
+/// The dropping state, and what the state is in the middle of between two
+/// calls that Linux's `codel_dequeue` makes in one. One byte for both, so that
+/// the common case (not dropping, a fresh dequeue) is one test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-enum Pending {
-    /// The next call is a fresh dequeue.
+enum Phase {
+    /// Not dropping; the next call is a fresh dequeue.
     #[default]
-    None,
-    /// The last verdict dropped the packet that entered the dropping state:
-    /// the next head is delivered whatever its sojourn time.
+    Idle,
+    /// In the dropping state; the next call is a fresh dequeue.
+    Dropping,
+    /// In the dropping state. The last verdict dropped the packet that entered
+    /// it: the next head is delivered whatever its sojourn time.
     AfterEntryDrop,
-    /// The last verdict was a drop in the dropping state: the next head decides
-    /// whether dropping goes on, and may be dropped too.
+    /// In the dropping state. The last verdict was a drop in it: the next head
+    /// decides whether dropping goes on, and may be dropped too.
     AfterLoopDrop,
 }
 
@@ -464,10 +500,10 @@ pub struct Codel {
     lastcount: u32,
     /// Linux: 1/sqrt(count) as the upper 16 bits of a Q0.32 number.
     rec_inv_sqrt: u16,
-    dropping: bool,
     /// Exact: whether `first_above` is set (RFC 8289 uses 0 as "unset").
     above_set: bool,
-    pending: Pending,
+    /// The dropping state and the turn of the dequeue loop.
+    phase: Phase,
 }
 
 impl Codel {
@@ -487,9 +523,8 @@ impl Codel {
             count: 0,
             lastcount: 0,
             rec_inv_sqrt: 0,
-            dropping: false,
             above_set: false,
-            pending: Pending::None,
+            phase: Phase::Idle,
         }
     }
 
@@ -509,7 +544,7 @@ impl Codel {
     /// Whether the queue is in the dropping state.
     #[must_use]
     pub const fn dropping(&self) -> bool {
-        self.dropping
+        !matches!(self.phase, Phase::Idle)
     }
 
     /// `drop_next` in the law's units (ticks, or 1024 ns units modulo 2^32).
@@ -539,7 +574,7 @@ impl Codel {
     /// continues the same dequeue.
     #[must_use]
     pub const fn in_drop_loop(&self) -> bool {
-        !matches!(self.pending, Pending::None)
+        matches!(self.phase, Phase::AfterEntryDrop | Phase::AfterLoopDrop)
     }
 
     /// The newest instant seen.
@@ -564,6 +599,7 @@ impl Codel {
     /// `backlog` the bytes still queued after it left (RFC 8289's `bytes()`,
     /// Linux's backlog after `dequeue_func`). On [`Verdict::Drop`] call again
     /// for the next head, or [`on_empty`](Self::on_empty) if there is none.
+    #[inline]
     pub fn on_dequeue(
         &mut self,
         profile: &CodelProfile,
@@ -573,40 +609,67 @@ impl Codel {
     ) -> Verdict {
         self.advance(profile, now);
         let t = self.now_units(profile);
-        match core::mem::take(&mut self.pending) {
-            Pending::AfterEntryDrop => {
+        let below = self.below_target(profile, head, backlog);
+        if below {
+            // RFC 8289 s5.6, Linux codel_should_drop: below TARGET or few
+            // bytes queued forgets first_above_time.
+            self.clear_first_above();
+            if matches!(self.phase, Phase::Idle) {
+                // Neither dropping nor in the middle of a dequeue: deliver.
+                return Verdict::Deliver;
+            }
+        }
+        self.dequeue_turn(profile, t, head.ecn_capable, below)
+    }
+
+    /// The rest of [`on_dequeue`](Self::on_dequeue) once the clock has moved
+    /// to `t` and the head has been tested against TARGET (`below`): out of
+    /// line, so that the common case (not dropping, below TARGET) stays small
+    /// where it is inlined.
+    #[inline(never)]
+    fn dequeue_turn(
+        &mut self,
+        profile: &CodelProfile,
+        t: u64,
+        ecn_capable: bool,
+        below: bool,
+    ) -> Verdict {
+        match self.phase {
+            Phase::AfterEntryDrop => {
                 // RFC 8289 s5.5: after the entry drop, dodequeue() runs on the
                 // next packet (updating first_above_time) and it is delivered.
-                let _ = self.ok_to_drop(profile, t, head, backlog);
+                self.phase = Phase::Dropping;
+                let _ = self.ok_to_drop(profile, t, below);
                 Verdict::Deliver
             }
-            Pending::AfterLoopDrop => {
-                if self.ok_to_drop(profile, t, head, backlog) {
+            Phase::AfterLoopDrop => {
+                if self.ok_to_drop(profile, t, below) {
                     // RFC 8289 s5.5: still above: schedule the next drop, and
                     // drop this one too if that is already due.
+                    self.phase = Phase::Dropping;
                     self.drop_next = self.control_law(profile, self.drop_next);
-                    self.drop_step(profile, t, head)
+                    self.drop_step(profile, t, ecn_capable)
                 } else {
-                    self.dropping = false;
+                    self.phase = Phase::Idle;
                     Verdict::Deliver
                 }
             }
-            Pending::None => {
-                let ok = self.ok_to_drop(profile, t, head, backlog);
-                if self.dropping {
-                    if ok {
-                        self.drop_step(profile, t, head)
-                    } else {
-                        // Sojourn time below target: leave the dropping state.
-                        self.dropping = false;
-                        Verdict::Deliver
-                    }
-                } else if ok {
+            Phase::Dropping => {
+                if self.ok_to_drop(profile, t, below) {
+                    self.drop_step(profile, t, ecn_capable)
+                } else {
+                    // Sojourn time below target: leave the dropping state.
+                    self.phase = Phase::Idle;
+                    Verdict::Deliver
+                }
+            }
+            Phase::Idle => {
+                if self.ok_to_drop(profile, t, below) {
                     self.enter(profile, t);
-                    if profile.ecn && head.ecn_capable {
+                    if profile.ecn && ecn_capable {
                         Verdict::Mark
                     } else {
-                        self.pending = Pending::AfterEntryDrop;
+                        self.phase = Phase::AfterEntryDrop;
                         Verdict::Drop
                     }
                 } else {
@@ -623,14 +686,17 @@ impl Codel {
     /// `first_above_time` where the source does.
     pub fn on_empty(&mut self, profile: &CodelProfile, now: Instant) {
         self.advance(profile, now);
-        match core::mem::take(&mut self.pending) {
-            Pending::AfterEntryDrop => self.clear_first_above(),
-            Pending::AfterLoopDrop => {
+        match self.phase {
+            Phase::AfterEntryDrop => {
                 self.clear_first_above();
-                self.dropping = false;
+                self.phase = Phase::Dropping;
             }
-            Pending::None => {
-                self.dropping = false;
+            Phase::AfterLoopDrop => {
+                self.clear_first_above();
+                self.phase = Phase::Idle;
+            }
+            Phase::Idle | Phase::Dropping => {
+                self.phase = Phase::Idle;
                 // RFC 8289 s5.6 dodequeue() on an empty queue resets
                 // first_above_time; Linux and ns-3 return before it.
                 if profile.law == ControlLaw::Exact {
@@ -643,17 +709,18 @@ impl Codel {
     /// Moves the clock to `now` (serial rule); with the exact law, keeps the
     /// stored instants within [`STALE`] behind it.
     fn advance(&mut self, profile: &CodelProfile, now: Instant) {
-        let old = self.last.ticks();
-        let step = self.last.advance_to(now);
-        if step == 0 || profile.law != ControlLaw::Exact {
+        self.last.advance_to(now);
+        if profile.mode != Mode::Exact {
             return;
         }
         let new = self.last.ticks();
-        // Offsets from the old clock are within [-2^62, 2^57]: subtracting a
-        // step below 2^63 stays within i64 when it saturates.
+        // A stored instant t is within [-2^62, 2^57] ticks of the clock before
+        // the step, and the step is below 2^63, so that `new - t` lies in
+        // (-2^57, 2^63 + 2^62): modulo 2^64, t is more than STALE behind
+        // exactly when `new - t - (STALE + 1)` is below 2^63, and no value of
+        // the rest of that range wraps into it. With no step, nothing moves.
         let rebase = |t: u64| -> u64 {
-            let d = (t.wrapping_sub(old) as i64).saturating_sub(step as i64);
-            if d < -(STALE as i64) {
+            if new.wrapping_sub(t).wrapping_sub(STALE + 1) < HALF {
                 new.wrapping_sub(STALE)
             } else {
                 t
@@ -673,9 +740,11 @@ impl Codel {
     /// Now in the law's units.
     #[inline]
     fn now_units(&self, profile: &CodelProfile) -> u64 {
-        match profile.law {
-            ControlLaw::Exact => self.last.ticks(),
-            ControlLaw::Linux => u64::from(profile.codel_time(self.last)),
+        match profile.mode {
+            Mode::Exact => self.last.ticks(),
+            Mode::Kernel | Mode::Ns3 | Mode::LinuxOddClock => {
+                u64::from(profile.codel_time(self.last))
+            }
         }
     }
 
@@ -700,16 +769,58 @@ impl Codel {
         }
     }
 
-    /// RFC 8289 s5.6 `dodequeue()` / Linux `codel_should_drop()` on a packet.
-    fn ok_to_drop(&mut self, profile: &CodelProfile, t: u64, head: Head, backlog: u64) -> bool {
+    /// Whether the head is below TARGET or leaves at most MAXPACKET queued
+    /// (RFC 8289 s5.6 `dodequeue()`, Linux `codel_should_drop()`): then it is
+    /// not dropped and `first_above_time` is forgotten.
+    #[inline]
+    fn below_target(&self, profile: &CodelProfile, head: Head, backlog: u64) -> bool {
+        match profile.mode {
+            Mode::Exact => {
+                let sojourn = self.last.ticks_since(head.enqueued);
+                sojourn < profile.target || backlog <= u64::from(profile.mtu)
+            }
+            Mode::Kernel => self.linux_below(profile, LinuxVariant::Kernel, head, backlog),
+            Mode::Ns3 => self.linux_below(profile, LinuxVariant::Ns3, head, backlog),
+            Mode::LinuxOddClock => self.linux_below(profile, profile.variant, head, backlog),
+        }
+    }
+
+    /// [`below_target`](Self::below_target) under [`ControlLaw::Linux`] as
+    /// `variant` computes it.
+    #[inline(always)]
+    fn linux_below(
+        &self,
+        profile: &CodelProfile,
+        variant: LinuxVariant,
+        head: Head,
+        backlog: u64,
+    ) -> bool {
+        let (now, enqueued) = (profile.nanos(self.last), profile.nanos(head.enqueued));
+        let target = profile.target as u32;
+        match variant {
+            LinuxVariant::Kernel => {
+                let sojourn = ((now >> LINUX_TIME_SHIFT) as u32)
+                    .wrapping_sub((enqueued >> LINUX_TIME_SHIFT) as u32);
+                target.wrapping_sub(sojourn) as i32 > 0 || backlog <= u64::from(profile.mtu)
+            }
+            LinuxVariant::Ns3 => {
+                let sojourn = (now.saturating_sub(enqueued) >> LINUX_TIME_SHIFT) as u32;
+                target > sojourn || backlog < u64::from(profile.mtu)
+            }
+        }
+    }
+
+    /// The rest of `dodequeue()` / `codel_should_drop()` after
+    /// [`below_target`](Self::below_target) (`below`; when true, the caller
+    /// has forgotten `first_above_time`): sets `first_above_time` on the
+    /// first packet above, and answers whether it has been above for an
+    /// interval.
+    fn ok_to_drop(&mut self, profile: &CodelProfile, t: u64, below: bool) -> bool {
+        if below {
+            return false;
+        }
         match profile.law {
             ControlLaw::Exact => {
-                let sojourn = self.last.ticks_since(head.enqueued);
-                // RFC 8289 s5.6: below TARGET, or at most MAXPACKET queued.
-                if sojourn < profile.target || backlog <= u64::from(profile.mtu) {
-                    self.clear_first_above();
-                    return false;
-                }
                 if !self.above_set {
                     self.above_set = true;
                     self.first_above = t.wrapping_add(profile.interval);
@@ -720,24 +831,6 @@ impl Codel {
             }
             ControlLaw::Linux => {
                 let now = t as u32;
-                let (sojourn, few_bytes) = match profile.variant {
-                    LinuxVariant::Kernel => (
-                        now.wrapping_sub(profile.codel_time(head.enqueued)),
-                        backlog <= u64::from(profile.mtu),
-                    ),
-                    LinuxVariant::Ns3 => (
-                        (profile
-                            .nanos(self.last)
-                            .saturating_sub(profile.nanos(head.enqueued))
-                            >> LINUX_TIME_SHIFT) as u32,
-                        backlog < u64::from(profile.mtu),
-                    ),
-                };
-                let target = profile.target as u32;
-                if Self::linux_after(profile, target, sojourn) || few_bytes {
-                    self.first_above = 0;
-                    return false;
-                }
                 if self.first_above == 0 {
                     self.first_above = u64::from(now.wrapping_add(profile.interval as u32));
                     false
@@ -748,9 +841,9 @@ impl Codel {
         }
     }
 
-    /// One turn of the dropping loop on `head`: drop (or mark) it if the next
-    /// drop is due.
-    fn drop_step(&mut self, profile: &CodelProfile, t: u64, head: Head) -> Verdict {
+    /// One turn of the dropping loop on the head (`ecn_capable` or not): drop
+    /// (or mark) it if the next drop is due.
+    fn drop_step(&mut self, profile: &CodelProfile, t: u64, ecn_capable: bool) -> Verdict {
         if !Self::after_eq(profile, t, self.drop_next) {
             return Verdict::Deliver;
         }
@@ -761,7 +854,7 @@ impl Codel {
                 self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
             }
         }
-        if profile.ecn && head.ecn_capable {
+        if profile.ecn && ecn_capable {
             // The mark counts as the drop; the packet is delivered and the
             // loop ends. Linux schedules from drop_next, ns-3 from now.
             let base = match (profile.law, profile.variant) {
@@ -771,7 +864,7 @@ impl Codel {
             self.drop_next = self.control_law(profile, base);
             Verdict::Mark
         } else {
-            self.pending = Pending::AfterLoopDrop;
+            self.phase = Phase::AfterLoopDrop;
             Verdict::Drop
         }
     }
@@ -780,7 +873,7 @@ impl Codel {
     /// 1, or at `count - lastcount` when that is above 1 and the last drop
     /// (approximately `drop_next`) is less than 16 intervals ago.
     fn enter(&mut self, profile: &CodelProfile, t: u64) {
-        self.dropping = true;
+        self.phase = Phase::Dropping;
         let delta = self.count.wrapping_sub(self.lastcount);
         match profile.law {
             ControlLaw::Exact => {
