@@ -760,10 +760,10 @@ impl Codel {
         }
     }
 
-    /// Linux's strict `codel_time_after`.
+    /// Linux's strict `codel_time_after`, as `variant` compares.
     #[inline]
-    fn linux_after(profile: &CodelProfile, a: u32, b: u32) -> bool {
-        match profile.variant {
+    fn linux_after(variant: LinuxVariant, a: u32, b: u32) -> bool {
+        match variant {
             LinuxVariant::Kernel => a.wrapping_sub(b) as i32 > 0,
             LinuxVariant::Ns3 => a > b,
         }
@@ -796,18 +796,18 @@ impl Codel {
         backlog: u64,
     ) -> bool {
         let (now, enqueued) = (profile.nanos(self.last), profile.nanos(head.enqueued));
-        let target = profile.target as u32;
-        match variant {
-            LinuxVariant::Kernel => {
-                let sojourn = ((now >> LINUX_TIME_SHIFT) as u32)
-                    .wrapping_sub((enqueued >> LINUX_TIME_SHIFT) as u32);
-                target.wrapping_sub(sojourn) as i32 > 0 || backlog <= u64::from(profile.mtu)
-            }
-            LinuxVariant::Ns3 => {
-                let sojourn = (now.saturating_sub(enqueued) >> LINUX_TIME_SHIFT) as u32;
-                target > sojourn || backlog < u64::from(profile.mtu)
-            }
-        }
+        let (sojourn, few_bytes) = match variant {
+            LinuxVariant::Kernel => (
+                ((now >> LINUX_TIME_SHIFT) as u32)
+                    .wrapping_sub((enqueued >> LINUX_TIME_SHIFT) as u32),
+                backlog <= u64::from(profile.mtu),
+            ),
+            LinuxVariant::Ns3 => (
+                (now.saturating_sub(enqueued) >> LINUX_TIME_SHIFT) as u32,
+                backlog < u64::from(profile.mtu),
+            ),
+        };
+        Self::linux_after(variant, profile.target as u32, sojourn) || few_bytes
     }
 
     /// The rest of `dodequeue()` / `codel_should_drop()` after
@@ -835,7 +835,7 @@ impl Codel {
                     self.first_above = u64::from(now.wrapping_add(profile.interval as u32));
                     false
                 } else {
-                    Self::linux_after(profile, now, self.first_above as u32)
+                    Self::linux_after(profile.variant, now, self.first_above as u32)
                 }
             }
         }

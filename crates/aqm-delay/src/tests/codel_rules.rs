@@ -481,3 +481,26 @@ fn ns3_and_kernel_differ_where_their_sources_do() {
         (vec![112, 212, 263], 256_835 + 54_931)
     );
 }
+
+/// With the exact law, a stored instant (here `drop_next`) is moved up to
+/// 2^62 ticks behind the clock only once it is more than 2^62 behind: not at
+/// 2^62 - 1 or 2^62, and to exactly 2^62 behind at 2^62 + 1 and beyond. Under
+/// the Linux law the u32 times are never moved.
+#[test]
+fn stale_instants_move_up_past_2_62_behind() {
+    let p = exact();
+    let mut c = Codel::new(&p, Instant::ZERO);
+    assert_eq!(c.drop_next(), 0);
+    c.on_empty(&p, Instant::from_ticks((1 << 62) - 1));
+    assert_eq!(c.drop_next(), 0);
+    c.on_empty(&p, Instant::from_ticks(1 << 62));
+    assert_eq!(c.drop_next(), 0);
+    c.on_empty(&p, Instant::from_ticks((1 << 62) + 1));
+    assert_eq!(c.drop_next(), 1);
+    c.on_empty(&p, Instant::from_ticks((1 << 62) + 1000));
+    assert_eq!(c.drop_next(), 1000);
+    let l = CodelProfile::new(&CodelConfig::linux()).unwrap();
+    let mut c = Codel::new(&l, Instant::ZERO);
+    c.on_empty(&l, Instant::from_ticks((1 << 62) + 1));
+    assert_eq!(c.drop_next(), 0);
+}
