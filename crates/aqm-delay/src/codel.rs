@@ -608,8 +608,7 @@ impl Codel {
         backlog: u64,
     ) -> Verdict {
         self.advance(profile, now);
-        let t = self.now_units(profile);
-        let below = self.below_target(profile, head, backlog);
+        let below = self.below_target(profile, head.enqueued, backlog);
         if below {
             // RFC 8289 s5.6, Linux codel_should_drop: below TARGET or few
             // bytes queued forgets first_above_time.
@@ -619,21 +618,16 @@ impl Codel {
                 return Verdict::Deliver;
             }
         }
-        self.dequeue_turn(profile, t, head.ecn_capable, below)
+        self.dequeue_turn(profile, head.ecn_capable, below)
     }
 
     /// The rest of [`on_dequeue`](Self::on_dequeue) once the clock has moved
-    /// to `t` and the head has been tested against TARGET (`below`): out of
-    /// line, so that the common case (not dropping, below TARGET) stays small
-    /// where it is inlined.
+    /// and the head has been tested against TARGET (`below`): out of line, so
+    /// that the common case (not dropping, below TARGET) stays small where it
+    /// is inlined.
     #[inline(never)]
-    fn dequeue_turn(
-        &mut self,
-        profile: &CodelProfile,
-        t: u64,
-        ecn_capable: bool,
-        below: bool,
-    ) -> Verdict {
+    fn dequeue_turn(&mut self, profile: &CodelProfile, ecn_capable: bool, below: bool) -> Verdict {
+        let t = self.now_units(profile);
         match self.phase {
             Phase::AfterEntryDrop => {
                 // RFC 8289 s5.5: after the entry drop, dodequeue() runs on the
@@ -773,16 +767,29 @@ impl Codel {
     /// (RFC 8289 s5.6 `dodequeue()`, Linux `codel_should_drop()`): then it is
     /// not dropped and `first_above_time` is forgotten.
     #[inline]
-    fn below_target(&self, profile: &CodelProfile, head: Head, backlog: u64) -> bool {
+    fn below_target(&self, profile: &CodelProfile, enqueued: Instant, backlog: u64) -> bool {
         match profile.mode {
             Mode::Exact => {
-                let sojourn = self.last.ticks_since(head.enqueued);
+                let sojourn = self.last.ticks_since(enqueued);
                 sojourn < profile.target || backlog <= u64::from(profile.mtu)
             }
-            Mode::Kernel => self.linux_below(profile, LinuxVariant::Kernel, head, backlog),
-            Mode::Ns3 => self.linux_below(profile, LinuxVariant::Ns3, head, backlog),
-            Mode::LinuxOddClock => self.linux_below(profile, profile.variant, head, backlog),
+            Mode::Kernel => self.linux_below(profile, LinuxVariant::Kernel, enqueued, backlog),
+            Mode::Ns3 => self.linux_below(profile, LinuxVariant::Ns3, enqueued, backlog),
+            Mode::LinuxOddClock => self.linux_below_odd_clock(profile, enqueued, backlog),
         }
+    }
+
+    /// [`linux_below`](Self::linux_below) on a clock that is not a whole
+    /// number of nanoseconds per tick: out of line, so that its 128-bit
+    /// conversions put no call on the common path of the other clocks.
+    #[inline(never)]
+    fn linux_below_odd_clock(
+        &self,
+        profile: &CodelProfile,
+        enqueued: Instant,
+        backlog: u64,
+    ) -> bool {
+        self.linux_below(profile, profile.variant, enqueued, backlog)
     }
 
     /// [`below_target`](Self::below_target) under [`ControlLaw::Linux`] as
@@ -792,10 +799,10 @@ impl Codel {
         &self,
         profile: &CodelProfile,
         variant: LinuxVariant,
-        head: Head,
+        enqueued: Instant,
         backlog: u64,
     ) -> bool {
-        let (now, enqueued) = (profile.nanos(self.last), profile.nanos(head.enqueued));
+        let (now, enqueued) = (profile.nanos(self.last), profile.nanos(enqueued));
         let (sojourn, few_bytes) = match variant {
             LinuxVariant::Kernel => (
                 ((now >> LINUX_TIME_SHIFT) as u32)
