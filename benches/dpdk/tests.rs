@@ -1,7 +1,7 @@
 //! DPDK's side of the side-by-side benches (`benches/dpdk.rs`) against
 //! netcond's, on the bench streams: the profile the shim fills against
 //! `librte_meter`'s own, the stream constants, DPDK's single-packet facts,
-//! the colors, and RED's drop fractions. Runs only with the `dpdk` feature.
+//! the colors, and RED's and PIE's drop fractions. Runs only with the `dpdk` feature.
 use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Packet, Red, Spreading};
 use netcond::trtcm::{
@@ -57,6 +57,8 @@ fn shim_mirrors_the_rust_streams_and_structs() {
     assert_eq!(size_of::<dpdk::SrTcm>(), 24);
     assert_eq!(size_of::<dpdk::RedConfig>(), 16);
     assert_eq!(size_of::<dpdk::RedState>(), 16);
+    assert_eq!(size_of::<dpdk::PieConfig>(), 32);
+    assert_eq!(size_of::<dpdk::PieState>(), 80);
 }
 
 #[test]
@@ -346,5 +348,56 @@ fn red_config_and_drop_fractions() {
     assert!(
         ours > 1.15 * theirs && ours < 1.35 * theirs,
         "DPDK {theirs}, netcond {ours}"
+    );
+}
+
+/// PIE's config at the bench clock, and the drop fractions of rte_pie and of
+/// netcond's PIE on `pie_stream` (the same probability, frozen: every arrival
+/// at one instant): the two derandomize alike (Linux's rule, which DPDK
+/// copies), so they drop the same share of packets.
+#[test]
+fn pie_config_and_drop_fractions() {
+    use netcond_benches::pie_stream;
+    let c = dpdk::PieConfig::new(HZ, 15, 15, 150, 512);
+    assert_eq!(c.qdelay_ref, 15 * HZ / 1000);
+    assert_eq!(c.dp_update_interval, 15 * HZ / 1000);
+    assert_eq!(c.max_burst, 150 * HZ / 1000);
+    assert_eq!(c.tailq_th, 512);
+
+    let (p, mut s, t) = pie_stream::congested();
+    let prob = pie_stream::congested_prob();
+    assert!((0.04..0.05).contains(&prob), "probability {prob}");
+    let lens = pie_stream::lens();
+    let mut rng = SplitMix64::new(7);
+    let mut rte = dpdk::PieRandom::take().expect("one user of rte_drand's generator");
+    let now = 1000 * HZ;
+    let mut d = dpdk::PieState::congested(&c, prob, now, &mut rte);
+    assert_eq!(d.drop_prob(), prob);
+    let (mut ours, mut theirs, mut n) = (0u64, 0u64, 0u64);
+    for _ in 0..32 {
+        ours += pie_stream::pie_burst(&p, &mut s, &lens, t, &mut rng);
+        theirs += u64::from(dpdk::pie_burst(
+            &c,
+            &mut d,
+            &lens,
+            pie_stream::QUEUED,
+            now,
+            &mut rte,
+        ));
+        n += lens.len() as u64;
+    }
+    // The probability stayed put on both sides.
+    assert_eq!(d.drop_prob(), prob);
+    assert_eq!(s.prob() as f64 / netcond::delay::MAX_PROB as f64, prob);
+    let (fo, ft) = (ours as f64 / n as f64, theirs as f64 / n as f64);
+    // Derandomized: a drop about every 1.85 / p packets (0.85 / p to reach
+    // the floor of the accumulated probability, then about 1 / p).
+    assert!(
+        fo > 0.4 * prob && fo < 0.7 * prob,
+        "netcond drops {fo}, p {prob}"
+    );
+    assert!(
+        (ft / fo - 1.0).abs() < 0.1,
+        "rte_pie drops {ft}, netcond {fo}"
     );
 }
