@@ -137,6 +137,11 @@ fn ecn_marks_instead_of_dropping() {
     // A not-ECT packet is still dropped with ECN on.
     let h = Head::new(ms(500), 1500, false);
     assert_eq!(c.on_dequeue(&p, ms(510), h, 10_000), Verdict::Drop);
+    // A drop leaves the dequeue in the middle of its loop, until the next
+    // head or the empty queue.
+    assert!(c.in_drop_loop());
+    c.on_empty(&p, ms(510));
+    assert!(!c.in_drop_loop());
     // And with ECN off an ECT packet is dropped.
     let (drops, _) = standing_queue(&exact(), true, 150);
     assert_eq!(drops, [101]);
