@@ -706,10 +706,11 @@ fn fq_codel_case() -> Case {
     Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
 }
 
-/// PIE's enqueue decision (Linux's law) with a drop probability of at least
-/// 4 % and the burst allowance spent (in the setup, by a standing 30 ms
-/// delay) and 100 packets queued: the random draw and the derandomization on
-/// every packet (`netcond_benches::pie_stream`).
+/// PIE's enqueue decision (Linux's law) with a drop probability past 4 % (far
+/// beyond one, in fact) and the burst allowance spent (in the setup, by a
+/// standing 30 ms delay) and 100 packets queued: the derandomization on every
+/// packet, which then drops it without a draw
+/// (`netcond_benches::pie_stream`).
 fn pie_case() -> Case {
     let (p, mut s, t) = pie_stream::congested();
     let lens = pie_stream::lens();
@@ -1074,12 +1075,13 @@ mod dpdk_side {
             }
             "dpdk_pie_enqueue" => {
                 // rte_pie_enqueue on pie_enqueue's arrivals, at the drop
-                // probability netcond's PIE reached, with DPDK's (and RFC
+                // probability netcond's PIE reached bounded to one as
+                // rte_pie bounds its own (pie_stream), with DPDK's (and RFC
                 // 8033's) 15 ms target and update interval and 150 ms burst
                 // allowance; a tail-drop threshold of 512 packets, so that
                 // the 100 queued are above the 10 % under which rte_pie does
                 // not drop.
-                let prob = pie_stream::congested_prob();
+                let prob = pie_stream::dpdk_prob();
                 let c = dpdk::PieConfig::new(HZ, 15, 15, 150, 512);
                 let mut rng = dpdk::PieRandom::take().unwrap();
                 let now = 1000 * HZ;

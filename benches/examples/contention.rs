@@ -333,7 +333,7 @@ mod dpdk_side {
         let c = dpdk::PieConfig::new(2_300_000_000, 15, 15, 150, 512);
         let mut rng = dpdk::PieRandom::take().expect("one user of rte_drand's generator");
         let now = 1000 * 2_300_000_000;
-        let mut s = dpdk::PieState::congested(&c, pie_stream::congested_prob(), now, &mut rng);
+        let mut s = dpdk::PieState::congested(&c, pie_stream::dpdk_prob(), now, &mut rng);
         let lens = pie_stream::lens();
         v.push(Loop {
             name: "dpdk_pie",

@@ -1,12 +1,13 @@
 //! PIE's bench stream (the `pie_enqueue` and `dpdk_pie_enqueue` rows of the
 //! instruction counts, the `pie` and `dpdk_pie` loops of the contention
-//! example): Linux's law, a drop probability of at least 4 % and the burst
+//! example): Linux's law, a drop probability of at least 4 % (in fact far
+//! beyond one: the standing delay outlasts the burst allowance) and the burst
 //! allowance spent, then arrivals of IMIX lengths at one instant with 100
-//! packets queued, so that every arrival draws.
+//! packets queued: every arrival is dropped.
 use std::hint::black_box;
 
 use netcond::base::{Instant, SplitMix64};
-use netcond::delay::{Head, Pie, PieConfig, PieProfile, MAX_PROB};
+use netcond::delay::{Head, Pie, PieConfig, PieProfile, Verdict, MAX_PROB};
 
 use crate::imix_lengths;
 use crate::meter_stream::PACKETS;
@@ -35,10 +36,18 @@ pub fn congested() -> (PieProfile, Pie, u64) {
     (p, s, t)
 }
 
-/// The probability of [`congested`]'s state as a fraction.
+/// The probability of [`congested`]'s state as a fraction: far beyond one,
+/// which Linux's arithmetic allows.
 #[must_use]
 pub fn congested_prob() -> f64 {
     congested().1.prob() as f64 / MAX_PROB as f64
+}
+
+/// The probability rte_pie is started at: [`congested_prob`] bounded to one,
+/// as rte_pie bounds its own.
+#[must_use]
+pub fn dpdk_prob() -> f64 {
+    congested_prob().min(1.0)
 }
 
 /// The arrivals' lengths.
@@ -53,7 +62,8 @@ pub fn pie_burst(p: &PieProfile, s: &mut Pie, lens: &[u32], t: u64, rng: &mut Sp
     let mut acc = 0u64;
     for &len in lens {
         let head = Head::new(Instant::from_ticks(t), len, false);
-        acc += s.on_enqueue(p, Instant::from_ticks(t), head, QUEUED, BACKLOG, rng) as u64;
+        let v = s.on_enqueue(p, Instant::from_ticks(t), head, QUEUED, BACKLOG, rng);
+        acc += u64::from(v == Verdict::Drop);
     }
     acc
 }
