@@ -43,6 +43,8 @@ mod dpdk {
             .flag("-march=x86-64")
             .flag("-include")
             .flag("rte_config.h")
+            // rte_pie's functions are experimental API in DPDK 22.11.
+            .define("ALLOW_EXPERIMENTAL_API", None)
             .warnings(true);
         for f in pkg_config("--cflags-only-I") {
             if let Some(dir) = f.strip_prefix("-I") {

@@ -14,7 +14,7 @@
 //! Cache figures come from callgrind's simulation with fixed caches (L1 32
 //! KiB 8-way, LL 8 MiB 16-way, 64-byte lines), the same on every machine, and
 //! estimated cycles are gungraun's `L1 hits + 5 x LL hits + 35 x RAM hits`. The DPDK cases (feature `dpdk`) run DPDK 22.11's
-//! rte_meter and rte_red through the shim on the same streams.
+//! rte_meter, rte_red and rte_pie through the shim on the same streams.
 //!
 //! `python3 benches/tools/perf.py icount` prints the per-packet table and
 //! `python3 benches/tools/perf.py gate` checks it against
@@ -30,8 +30,7 @@ use netcond::base::TickRate;
 use netcond::base::{Instant, Rate, SplitMix64};
 use netcond::delay::{
     Codel, CodelConfig, CodelProfile, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue,
-    Ecn as DualEcn, FqCodel, FqCodelConfig, FqCodelProfile, Head, Pie, PieConfig, PieProfile,
-    MAX_PROB, P_ONE,
+    Ecn as DualEcn, FqCodel, FqCodelConfig, FqCodelProfile, Head, P_ONE,
 };
 use netcond::pcn::{
     AsForm, AsMarker, ClassicTie, EtMarker, EtMarkerSim48, EtMarkerSim48Config,
@@ -60,6 +59,7 @@ use netcond_benches::million::{
     pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
 };
 use netcond_benches::pcn_stream as pcn;
+use netcond_benches::pie_stream;
 use netcond_benches::ras_stream::{
     ras_burst, sr_profile, srtcm, tbf_burst, tbf_profile, tr_profile, trtcm, GreenBench,
     GreenBurst, TbfBench, BACKLOG, CAP,
@@ -713,22 +713,14 @@ fn fq_codel_case() -> Case {
     Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
 }
 
-/// PIE's enqueue decision (Linux's law) with a drop probability of at least
-/// 4 % and the burst allowance spent (in the setup, by a standing 30 ms
-/// delay) and 100 packets queued: the random draw and the derandomization on
-/// every packet.
+/// PIE's enqueue decision (Linux's law) with a drop probability past 4 % (far
+/// beyond one, in fact) and the burst allowance spent (in the setup, by a
+/// standing 30 ms delay) and 100 packets queued: the derandomization on every
+/// packet, which then drops it without a draw
+/// (`netcond_benches::pie_stream`).
 fn pie_case() -> Case {
-    let p = PieProfile::new(&PieConfig::linux()).unwrap();
-    let mut s = Pie::new(&p, Instant::ZERO);
-    let mut t = 0u64;
-    // Past the 150 ms burst allowance too, so that every arrival draws.
-    while s.prob() < MAX_PROB / 25 || s.burst_time() > 0 {
-        t += MS;
-        s.poll(&p, Instant::from_ticks(t), 150_000);
-        let head = Head::new(Instant::from_ticks(t - 30 * MS), 1500, false);
-        s.on_dequeue(&p, Instant::from_ticks(t), head, 150_000);
-    }
-    let lens = imix_lengths(PACKETS, 6);
+    let (p, mut s, t) = pie_stream::congested();
+    let lens = pie_stream::lens();
     let mut rng = SplitMix64::new(7);
     let mut burst = move || {
         let p = black_box(&p);
@@ -1089,6 +1081,33 @@ mod dpdk_side {
                 step();
                 Case(Box::new(move || (0..WAVE).map(|_| step()).sum()))
             }
+            "dpdk_pie_enqueue" => {
+                // rte_pie_enqueue on pie_enqueue's arrivals, at the drop
+                // probability netcond's PIE reached bounded to one as
+                // rte_pie bounds its own (pie_stream), with DPDK's (and RFC
+                // 8033's) 15 ms target and update interval and 150 ms burst
+                // allowance; a tail-drop threshold of 512 packets, so that
+                // the 100 queued are above the 10 % under which rte_pie does
+                // not drop.
+                let prob = pie_stream::dpdk_prob();
+                let c = dpdk::PieConfig::new(HZ, 15, 15, 150, 512);
+                let mut rng = dpdk::PieRandom::take().unwrap();
+                let now = 1000 * HZ;
+                let mut st = dpdk::PieState::congested(&c, prob, now, &mut rng);
+                let (lens, q) = (pie_stream::lens(), pie_stream::QUEUED);
+                let mut b = move || {
+                    u64::from(dpdk::pie_burst(
+                        black_box(&c),
+                        &mut st,
+                        &lens,
+                        q,
+                        now,
+                        &mut rng,
+                    ))
+                };
+                b();
+                Case(Box::new(move || (0..REPS).map(|_| b()).sum()))
+            }
             other => panic!("no case {other}"),
         }
     }
@@ -1229,6 +1248,7 @@ fn netcond_ops(mut c: Case) -> (u64, Case) {
 #[bench::dpdk_million_srtcm_plain_n16384(args = ("dpdk_million_srtcm_plain"), setup = case)]
 #[bench::dpdk_million_srtcm_prefetched_n16384(args = ("dpdk_million_srtcm_prefetched"), setup = case)]
 #[bench::dpdk_red_decision_n245760(args = ("dpdk_red_decision"), setup = case)]
+#[bench::dpdk_pie_enqueue_n16384(args = ("dpdk_pie_enqueue"), setup = case)]
 #[bench::dpdk_c_call_trtcm_blind_1flow_n16384(args = ("dpdk_c_call_trtcm_blind_1flow"), setup = case)]
 #[bench::dpdk_c_call_srtcm_blind_1flow_n16384(args = ("dpdk_c_call_srtcm_blind_1flow"), setup = case)]
 fn dpdk_ops(mut c: Case) -> (u64, Case) {

@@ -1,4 +1,4 @@
-//! DPDK 22.11's `rte_meter` and `rte_red`, called through the C shim
+//! DPDK 22.11's `rte_meter`, `rte_red` and `rte_pie`, called through the C shim
 //! `benches/dpdk/shim.c` (built by `benches/build.rs` with the `dpdk`
 //! feature). Included with `#[path]` by the `dpdk` bench, the `dpdk` test and
 //! the `contention` example; the only FFI in the package.
@@ -175,6 +175,29 @@ extern "C" {
     fn netcond_dpdk_red_start(r: *mut RedState) -> c_int;
     fn netcond_dpdk_red_seed(seed: u32);
     fn netcond_dpdk_red_burst(c: *const RedConfig, r: *mut RedState, now: *mut u64, q: u32) -> u32;
+    fn netcond_dpdk_pie_config(
+        c: *mut PieConfig,
+        hz: u64,
+        qdelay_ref: u16,
+        dp_update_interval: u16,
+        max_burst: u16,
+        tailq_th: u16,
+    );
+    fn netcond_dpdk_pie_start(
+        s: *mut PieState,
+        c: *const PieConfig,
+        drop_prob: f64,
+        now: u64,
+        seed: u64,
+    ) -> c_int;
+    fn netcond_dpdk_pie_burst(
+        c: *const PieConfig,
+        s: *mut PieState,
+        lens: *const u32,
+        n: usize,
+        qlen: u32,
+        now: u64,
+    ) -> u32;
     fn netcond_dpdk_eal_init(argc: c_int, argv: *mut *mut c_char) -> c_int;
     fn netcond_dpdk_tsc_hz() -> u64;
     fn netcond_dpdk_trtcm_profile_eal(
@@ -492,6 +515,126 @@ pub fn red_burst(
     // SAFETY: live structs of the C layout; `_rng` makes this the only user
     // of rte_red's global generator.
     unsafe { netcond_dpdk_red_burst(c, r, now, q) }
+}
+
+/// `struct rte_pie_config`: the delay target, the update interval and the
+/// burst allowance in clock cycles, and the tail-drop threshold in packets.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PieConfig {
+    /// Latency target, cycles.
+    pub qdelay_ref: u64,
+    /// Drop probability update interval, cycles.
+    pub dp_update_interval: u64,
+    /// Burst allowance, cycles.
+    pub max_burst: u64,
+    /// Tail-drop threshold, packets.
+    pub tailq_th: u16,
+}
+
+/// `struct rte_pie`: one queue's run-time data (80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PieState {
+    active: u16,
+    in_measurement: u16,
+    departed_bytes_count: u32,
+    start_measurement: u64,
+    last_measurement: u64,
+    qlen: u64,
+    qlen_bytes: u64,
+    avg_dq_time: u64,
+    burst_allowance: u32,
+    qdelay_old: u64,
+    drop_prob: f64,
+    accu_prob: f64,
+}
+
+impl PieConfig {
+    /// `rte_pie_config_init(qdelay_ref, dp_update_interval, max_burst,
+    /// tailq_th)` (milliseconds, packets) at a clock of `hz` cycles per
+    /// second in place of the TSC's.
+    #[must_use]
+    pub fn new(
+        hz: u64,
+        qdelay_ref: u16,
+        dp_update_interval: u16,
+        max_burst: u16,
+        tailq_th: u16,
+    ) -> Self {
+        let mut c = Self::default();
+        // SAFETY: `c` is a live, writable struct of the C layout.
+        unsafe {
+            netcond_dpdk_pie_config(
+                &mut c,
+                hz,
+                qdelay_ref,
+                dp_update_interval,
+                max_burst,
+                tailq_th,
+            )
+        };
+        c
+    }
+}
+
+impl PieState {
+    /// `rte_pie_rt_data_init`, then PIE active with drop probability
+    /// `drop_prob`, the burst allowance spent, the last queue delay at the
+    /// target and the last update at `now`; seeds `rte_drand`'s generator.
+    #[must_use]
+    pub fn congested(c: &PieConfig, drop_prob: f64, now: u64, _rng: &mut PieRandom) -> Self {
+        let mut s = Self::default();
+        // SAFETY: live structs of the C layout; `_rng` makes this the only
+        // user of the generator.
+        let e = unsafe { netcond_dpdk_pie_start(&mut s, c, drop_prob, now, 1) };
+        assert_eq!(e, 0, "rte_pie_rt_data_init failed");
+        s
+    }
+
+    /// The drop probability.
+    #[must_use]
+    pub fn drop_prob(&self) -> f64 {
+        self.drop_prob
+    }
+}
+
+static PIE_RANDOM_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// The right to use `rte_drand`'s generator: outside the EAL's threads,
+/// `rte_rand` keeps one state for every thread, with no lock. One value of
+/// this type exists at a time, so no two threads run [`pie_burst`] together.
+#[derive(Debug)]
+pub struct PieRandom(());
+
+impl PieRandom {
+    /// The generator, if nobody else holds it.
+    #[must_use]
+    pub fn take() -> Option<Self> {
+        (!PIE_RANDOM_TAKEN.swap(true, Ordering::Acquire)).then_some(PieRandom(()))
+    }
+}
+
+impl Drop for PieRandom {
+    fn drop(&mut self) {
+        PIE_RANDOM_TAKEN.store(false, Ordering::Release);
+    }
+}
+
+/// `rte_pie_enqueue` for each of `lens` at `now` with `qlen` packets queued
+/// (rte_pie's own packet count put back to `qlen` before each call); returns
+/// the drops.
+pub fn pie_burst(
+    c: &PieConfig,
+    s: &mut PieState,
+    lens: &[u32],
+    qlen: u32,
+    now: u64,
+    _rng: &mut PieRandom,
+) -> u32 {
+    // SAFETY: live structs of the C layout, `lens.len()` readable values;
+    // `_rng` makes this the only user of the generator.
+    unsafe { netcond_dpdk_pie_burst(c, s, lens.as_ptr(), lens.len(), qlen, now) }
 }
 
 static EAL_STARTED: AtomicBool = AtomicBool::new(false);

@@ -1,9 +1,11 @@
 /*
  * The DPDK side of the side-by-side benches (benches/benches/dpdk.rs and the
  * contention example with the `dpdk` feature): per-burst loops that run the
- * bench streams through DPDK's own rte_meter and rte_red functions, shaped
- * like the Rust loops in benches/src/meter_stream.rs and
- * benches/src/red_stream.rs. Only DPDK's public headers and API are used.
+ * bench streams through DPDK's own rte_meter, rte_red and rte_pie functions,
+ * shaped like the Rust loops in benches/src/meter_stream.rs,
+ * benches/src/red_stream.rs and benches/benches/instructions.rs (PIE). Only
+ * DPDK's public headers and API are used (rte_pie's is experimental in 22.11:
+ * built with ALLOW_EXPERIMENTAL_API).
  *
  * Built by benches/build.rs with -O3 and -march=x86-64 (the Rust side's
  * default target CPU), not with the -march=corei7 of `pkg-config --cflags`.
@@ -15,7 +17,9 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_meter.h>
+#include <rte_pie.h>
 #include <rte_prefetch.h>
+#include <rte_random.h>
 #include <rte_red.h>
 
 /* The stream constants, as in benches/src (checked from Rust by a test). */
@@ -32,6 +36,8 @@ _Static_assert(sizeof(struct rte_meter_trtcm) == 32, "trTCM state");
 _Static_assert(sizeof(struct rte_meter_srtcm) == 24, "srTCM state");
 _Static_assert(sizeof(struct rte_red_config) == 16, "RED config");
 _Static_assert(sizeof(struct rte_red) == 16, "RED state");
+_Static_assert(sizeof(struct rte_pie_config) == 32, "PIE config");
+_Static_assert(sizeof(struct rte_pie) == 80, "PIE state");
 
 uint64_t netcond_dpdk_ticks_per_packet(void) { return TICKS_PER_PACKET; }
 uint32_t netcond_dpdk_meter_ahead(void) { return METER_AHEAD; }
@@ -355,6 +361,71 @@ uint32_t netcond_dpdk_red_burst(const struct rte_red_config *c,
 	}
 	*r = rr;
 	*now = t;
+	return drops;
+}
+
+/*
+ * PIE. rte_pie_config_init converts milliseconds to cycles of
+ * rte_get_tsc_hz(), which is 0 before rte_eal_init; the fields are filled
+ * here with its rule, (hz * ms) / 1000, at the bench clock's `hz`.
+ */
+void netcond_dpdk_pie_config(struct rte_pie_config *c, uint64_t hz,
+                             uint16_t qdelay_ref, uint16_t dp_update_interval,
+                             uint16_t max_burst, uint16_t tailq_th)
+{
+	c->qdelay_ref = (hz * qdelay_ref) / 1000;
+	c->dp_update_interval = (hz * dp_update_interval) / 1000;
+	c->max_burst = (hz * max_burst) / 1000;
+	c->tailq_th = tailq_th;
+}
+
+/*
+ * rte_pie_rt_data_init, then the operating point of the bench: PIE active,
+ * drop probability `drop_prob`, the burst allowance spent, the last queue
+ * delay at qdelay_ref (congested) and the last measurement at `now` (so that
+ * no update of the probability falls in a burst at `now`). rte_drand's
+ * generator (rte_rand's state for threads outside the EAL) is seeded with
+ * `seed`.
+ */
+int netcond_dpdk_pie_start(struct rte_pie *s, const struct rte_pie_config *c,
+                           double drop_prob, uint64_t now, uint64_t seed)
+{
+	int e = rte_pie_rt_data_init(s);
+
+	if (e != 0)
+		return e;
+	s->active = 1;
+	s->drop_prob = drop_prob;
+	s->accu_prob = 0;
+	s->burst_allowance = 0;
+	s->qdelay_old = c->qdelay_ref;
+	s->last_measurement = now;
+	s->start_measurement = now;
+	rte_srand(seed);
+	return 0;
+}
+
+/*
+ * pie_burst: n arrivals of lens[i] bytes at `now` with `qlen` packets queued
+ * (rte_pie_enqueue's qlen argument, opaque per packet); returns the drops.
+ * rte_pie_enqueue also counts the arrival in its own packet count
+ * (pie->qlen), which the queue's dequeues would bring down again: it is put
+ * back to qlen before each call (one store), so that every packet meets the
+ * same queue.
+ */
+uint32_t netcond_dpdk_pie_burst(const struct rte_pie_config *c,
+                                struct rte_pie *s, const uint32_t *lens,
+                                size_t n, uint32_t qlen, uint64_t now)
+{
+	struct rte_pie_config cc = *c;
+	struct rte_pie ss = *s;
+	uint32_t drops = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ss.qlen = qlen;
+		drops += rte_pie_enqueue(&cc, &ss, opaque(qlen), lens[i], now) != 0;
+	}
+	*s = ss;
 	return drops;
 }
 

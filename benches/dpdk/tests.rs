@@ -1,7 +1,7 @@
 //! DPDK's side of the side-by-side benches (`benches/dpdk.rs`) against
 //! netcond's, on the bench streams: the profile the shim fills against
 //! `librte_meter`'s own, the stream constants, DPDK's single-packet facts,
-//! the colors, and RED's drop fractions. Runs only with the `dpdk` feature.
+//! the colors, and RED's and PIE's drop fractions. Runs only with the `dpdk` feature.
 use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Packet, Red, Spreading};
 use netcond::trtcm::{
@@ -57,6 +57,8 @@ fn shim_mirrors_the_rust_streams_and_structs() {
     assert_eq!(size_of::<dpdk::SrTcm>(), 24);
     assert_eq!(size_of::<dpdk::RedConfig>(), 16);
     assert_eq!(size_of::<dpdk::RedState>(), 16);
+    assert_eq!(size_of::<dpdk::PieConfig>(), 32);
+    assert_eq!(size_of::<dpdk::PieState>(), 80);
 }
 
 #[test]
@@ -347,4 +349,49 @@ fn red_config_and_drop_fractions() {
         ours > 1.15 * theirs && ours < 1.35 * theirs,
         "DPDK {theirs}, netcond {ours}"
     );
+}
+
+/// PIE's config at the bench clock, and the verdicts of rte_pie and of
+/// netcond's PIE on `pie_stream`. The setup's standing 30 ms delay outlasts
+/// the 150 ms burst allowance, so netcond's probability (Linux's arithmetic,
+/// which lets it pass one) ends far beyond one; rte_pie bounds its own to one
+/// and is started there. Both then drop every arrival: netcond's once the
+/// accumulated probability passes 8.5 (no draw), rte_pie after a draw
+/// `rte_drand() < 1`.
+#[test]
+fn pie_config_and_drop_fractions() {
+    use netcond_benches::pie_stream;
+    let c = dpdk::PieConfig::new(HZ, 15, 15, 150, 512);
+    assert_eq!(c.qdelay_ref, 15 * HZ / 1000);
+    assert_eq!(c.dp_update_interval, 15 * HZ / 1000);
+    assert_eq!(c.max_burst, 150 * HZ / 1000);
+    assert_eq!(c.tailq_th, 512);
+
+    let (p, mut s, t) = pie_stream::congested();
+    let prob = pie_stream::congested_prob();
+    assert!(prob > 1.0, "probability {prob}");
+    assert_eq!(pie_stream::dpdk_prob(), 1.0);
+    let lens = pie_stream::lens();
+    let mut rng = SplitMix64::new(7);
+    let mut rte = dpdk::PieRandom::take().expect("one user of rte_drand's generator");
+    let now = 1000 * HZ;
+    let mut d = dpdk::PieState::congested(&c, pie_stream::dpdk_prob(), now, &mut rte);
+    let (mut ours, mut theirs, mut n) = (0u64, 0u64, 0u64);
+    for _ in 0..8 {
+        ours += pie_stream::pie_burst(&p, &mut s, &lens, t, &mut rng);
+        theirs += u64::from(dpdk::pie_burst(
+            &c,
+            &mut d,
+            &lens,
+            pie_stream::QUEUED,
+            now,
+            &mut rte,
+        ));
+        n += lens.len() as u64;
+    }
+    // The probabilities stayed put, and every arrival was dropped on both
+    // sides.
+    assert_eq!(d.drop_prob(), 1.0);
+    assert_eq!(pie_stream::congested_prob(), prob);
+    assert_eq!((ours, theirs), (n, n));
 }

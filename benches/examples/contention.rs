@@ -17,9 +17,10 @@
 //! three over 1,048,576 flows, per packet, per packet with the caller
 //! prefetching eight packets ahead (as DPDK's loop), and through the burst
 //! API; RED's enqueue decision with
-//! FJ93's law and with DPDK's; RIO-C; and the 3sM node marker followed by RED
-//! on every packet of one link. With `--features dpdk`, DPDK 22.11's
-//! rte_meter and rte_red on the same streams.
+//! FJ93's law and with DPDK's; RIO-C; the 3sM node marker followed by RED
+//! on every packet of one link; and PIE's enqueue decision (Linux's law, on
+//! `pie_stream`). With `--features dpdk`, DPDK 22.11's rte_meter, rte_red and
+//! rte_pie on the same streams.
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Instant as Clock;
@@ -35,6 +36,7 @@ use netcond_benches::million::{
     self, pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
 };
 use netcond_benches::pcn_stream::{self, node_3sm, node_red_burst};
+use netcond_benches::pie_stream;
 use netcond_benches::red_stream::{
     red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, Wave, STEP,
 };
@@ -191,6 +193,15 @@ fn loops() -> Vec<Loop> {
             (STEP, u64::from(d))
         }),
     });
+    let (pp, mut pie, pt) = pie_stream::congested();
+    let (plens, mut prng) = (pie_stream::lens(), SplitMix64::new(7));
+    v.push(Loop {
+        name: "pie",
+        burst: Box::new(move || {
+            let d = pie_stream::pie_burst(&pp, &mut pie, &plens, pt, &mut prng);
+            (plens.len() as u64, d)
+        }),
+    });
     let np = node_3sm();
     let rp = red_profile(false, Spreading::Accumulated);
     let s = pcn_stream::stream();
@@ -316,6 +327,26 @@ mod dpdk_side {
                 let q = wave.step();
                 let d = dpdk::red_burst(black_box(&c), &mut r, &mut t, q, &mut rng);
                 (STEP, u64::from(d))
+            }),
+        });
+        // As the dpdk_pie_enqueue row of the instruction counts.
+        let c = dpdk::PieConfig::new(2_300_000_000, 15, 15, 150, 512);
+        let mut rng = dpdk::PieRandom::take().expect("one user of rte_drand's generator");
+        let now = 1000 * 2_300_000_000;
+        let mut s = dpdk::PieState::congested(&c, pie_stream::dpdk_prob(), now, &mut rng);
+        let lens = pie_stream::lens();
+        v.push(Loop {
+            name: "dpdk_pie",
+            burst: Box::new(move || {
+                let d = dpdk::pie_burst(
+                    black_box(&c),
+                    &mut s,
+                    &lens,
+                    pie_stream::QUEUED,
+                    now,
+                    &mut rng,
+                );
+                (lens.len() as u64, u64::from(d))
             }),
         });
     }

@@ -11,6 +11,7 @@ pub mod c_call;
 pub mod meter_stream;
 pub mod million;
 pub mod pcn_stream;
+pub mod pie_stream;
 pub mod ras_stream;
 pub mod red_stream;
 

@@ -88,6 +88,7 @@ RATIOS = [
      "node_1m_burst", None, ""),
     ("RED, DPDK's law: rte_red / netcond", "dpdk_red", "red_dpdk_law", 1.25, ">="),
     ("RED, FJ93's law: rte_red / netcond", "dpdk_red", "red_fj93", 1.0, ">="),
+    ("PIE enqueue (Linux's law): rte_pie / netcond", "dpdk_pie", "pie", 2.0, ">="),
     ("RIO-C / RED (FJ93's law)", "rio_c", "red_fj93", 1.5, "<="),
     ("3sM node marker + RED / trTCM 1 flow", "node_3sm_then_red", "trtcm_1flow", None, ""),
 ]
@@ -228,6 +229,7 @@ def cmd_budget(a):
         ("red_decision_dpdk_law", "dpdk_red_decision"),
         ("ffi_c_call_trtcm_blind_1flow", "dpdk_c_call_trtcm_blind_1flow"),
         ("ffi_c_call_srtcm_blind_1flow", "dpdk_c_call_srtcm_blind_1flow"),
+        ("pie_enqueue", "dpdk_pie_enqueue"),
     ]:
         if ours in ops and theirs in ops and ops[ours]["ir"] <= ops[theirs]["ir"]:
             pairs[ours] = theirs

@@ -1,10 +1,11 @@
 //! CoDel (RFC 8289): configuration, profile and the per-queue state machine.
 
-use core::time::Duration;
+use netcond_core::Instant;
 
-use netcond_core::{Instant, TickRate};
+use crate::{Head, Verdict};
 
-use crate::{DelayError, Head, Verdict};
+mod profile;
+pub use profile::*;
 
 /// Linux's CoDel clock: one unit is 2^10 ns (`CODEL_SHIFT` in `codel.h`).
 pub const LINUX_TIME_SHIFT: u32 = 10;
@@ -23,329 +24,6 @@ pub const MAX_EXACT_INTERVAL_TICKS: u64 = 1 << 57;
 /// behind it: it reads as past either way, and cannot come to read as future
 /// after the clock has moved on by 2^63 ticks in total.
 const STALE: u64 = 1 << 62;
-
-/// How the next drop time is computed from `count` (RFC 8289 section 5.6,
-/// `control_law`: `t + interval / sqrt(count)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum ControlLaw {
-    /// RFC 8289's law computed exactly on the caller's ticks:
-    /// `drop_next = t + floor(interval / sqrt(count))`, where the floor is the
-    /// largest integer `q` with `q^2 count <= interval^2` (an integer square
-    /// root of `floor(interval^2 / count)` in 128-bit arithmetic). No rounding
-    /// beyond that one floor, for every `count` up to `u32::MAX` (where it
-    /// saturates) and every interval up to 2^57 ticks. The rest of the state
-    /// machine follows RFC 8289's pseudocode: `dequeue` (section 5.5) and
-    /// `dodequeue` (section 5.6).
-    #[default]
-    Exact,
-    /// Linux's law (`include/net/codel.h`, `codel_impl.h`), as ns-3's
-    /// `CoDelQueueDisc` also computes it: times are `u32` counts of 1024 ns
-    /// (wrapping after about 73 minutes), `1/sqrt(count)` is cached as a `u16`
-    /// (the upper half of a Q0.32 number) updated by one Newton step each time
-    /// `count` changes, and `drop_next = t + floor(interval * (r << 16) / 2^32)`.
-    /// The surrounding state machine is Linux's or ns-3's, chosen by
-    /// [`LinuxVariant`]. With nanosecond ticks, the decisions are those of the
-    /// kernel or of ns-3, packet for packet.
-    Linux,
-}
-
-/// Which implementation's state machine runs around [`ControlLaw::Linux`]
-/// (ignored by [`ControlLaw::Exact`]). The two share the law and the clock;
-/// they differ in the details listed on each variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum LinuxVariant {
-    /// `include/net/codel_impl.h` (`sch_codel`, `sch_fq_codel`): time
-    /// comparisons are serial (`(s32)(a - b)`), the sojourn time is
-    /// `(now >> 10) - (enqueue time >> 10)`, the minimum-bytes rule is
-    /// `backlog <= mtu`, and an ECN mark in the dropping state schedules the
-    /// next one from `drop_next`.
-    #[default]
-    Kernel,
-    /// ns-3's `CoDelQueueDisc` (`src/traffic-control/model/codel-queue-disc.cc`):
-    /// time comparisons are plain comparisons of the `u32` values (no
-    /// wrap-around), the sojourn time is `(now - enqueue time) >> 10`, the
-    /// minimum-bytes rule is `backlog < mtu` (ns-3's `MinBytes`), an ECN mark
-    /// in the dropping state schedules the next one from `now`, and the
-    /// re-entry test reads `count - lastcount` as a signed `int`.
-    Ns3,
-}
-
-/// Configuration of a CoDel queue (RFC 8289).
-///
-/// ```
-/// use aqm_delay::{CodelConfig, CodelProfile, ControlLaw};
-/// use core::time::Duration;
-/// use netcond_core::TickRate;
-///
-/// let cfg = CodelConfig::rfc8289()
-///     .with_target(Duration::from_millis(10))
-///     .with_interval(Duration::from_millis(200))
-///     .with_ecn(true)
-///     .with_tick(TickRate::MICROS);
-/// let p = CodelProfile::new(&cfg).unwrap();
-/// assert_eq!(p.control_law(), ControlLaw::Exact);
-/// assert_eq!(p.target(), 10_000); // in ticks: microseconds
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[non_exhaustive]
-pub struct CodelConfig {
-    /// TARGET, the acceptable standing queue delay (RFC 8289 section 4.3; 5 ms).
-    pub target: Duration,
-    /// INTERVAL, the sliding window of the minimum delay and the scale of the
-    /// control law (RFC 8289 section 4.2; 100 ms).
-    pub interval: Duration,
-    /// MAXPACKET in bytes (RFC 8289 section 5.3, where the pseudocode's
-    /// constant is 512 with a note to use the interface MTU instead; section
-    /// 4.1 asks for at least an MTU's worth of bytes to stay queued): no drop
-    /// while the bytes left in the queue after the head leaves are at most
-    /// this (with [`LinuxVariant::Ns3`]: below this, ns-3's `MinBytes`).
-    pub mtu: u32,
-    /// Mark ECN-capable packets CE instead of dropping them (RFC 3168 section 5).
-    pub ecn: bool,
-    /// The control law and its arithmetic.
-    pub control_law: ControlLaw,
-    /// The state machine around [`ControlLaw::Linux`].
-    pub linux_variant: LinuxVariant,
-    /// The clock of the `Instant`s passed in.
-    pub tick: TickRate,
-}
-
-impl Default for CodelConfig {
-    fn default() -> Self {
-        CodelConfig::rfc8289()
-    }
-}
-
-impl CodelConfig {
-    /// RFC 8289's defaults: target 5 ms (section 4.3), interval 100 ms
-    /// (section 4.2), no ECN (the pseudocode drops), [`ControlLaw::Exact`],
-    /// nanosecond ticks. MAXPACKET is 1500 bytes, an Ethernet MTU: the RFC's
-    /// pseudocode writes 512 (section 5.3) but says to use the interface MTU,
-    /// and 1500 is this crate's choice of one, not a number from the RFC.
-    #[must_use]
-    pub const fn rfc8289() -> CodelConfig {
-        CodelConfig {
-            target: Duration::from_millis(5),
-            interval: Duration::from_millis(100),
-            mtu: 1500,
-            ecn: false,
-            control_law: ControlLaw::Exact,
-            linux_variant: LinuxVariant::Kernel,
-            tick: TickRate::NANOS,
-        }
-    }
-
-    /// Linux `sch_codel`'s defaults: target 5 ms, interval 100 ms, `mtu` 1514
-    /// (`psched_mtu` of an Ethernet device: MTU plus the 14-byte header), no
-    /// ECN, [`ControlLaw::Linux`] with [`LinuxVariant::Kernel`], nanosecond ticks.
-    #[must_use]
-    pub const fn linux() -> CodelConfig {
-        CodelConfig {
-            mtu: 1514,
-            control_law: ControlLaw::Linux,
-            linux_variant: LinuxVariant::Kernel,
-            ..CodelConfig::rfc8289()
-        }
-    }
-
-    /// ns-3 `CoDelQueueDisc`'s defaults: target 5 ms, interval 100 ms,
-    /// `MinBytes` 1500, no ECN, [`ControlLaw::Linux`] with
-    /// [`LinuxVariant::Ns3`], nanosecond ticks.
-    #[must_use]
-    pub const fn ns3() -> CodelConfig {
-        CodelConfig {
-            mtu: 1500,
-            control_law: ControlLaw::Linux,
-            linux_variant: LinuxVariant::Ns3,
-            ..CodelConfig::rfc8289()
-        }
-    }
-
-    /// TARGET.
-    #[must_use]
-    pub const fn with_target(mut self, target: Duration) -> CodelConfig {
-        self.target = target;
-        self
-    }
-
-    /// INTERVAL.
-    #[must_use]
-    pub const fn with_interval(mut self, interval: Duration) -> CodelConfig {
-        self.interval = interval;
-        self
-    }
-
-    /// MAXPACKET (the minimum-bytes rule).
-    #[must_use]
-    pub const fn with_mtu(mut self, mtu: u32) -> CodelConfig {
-        self.mtu = mtu;
-        self
-    }
-
-    /// ECN marking of ECN-capable packets instead of dropping.
-    #[must_use]
-    pub const fn with_ecn(mut self, ecn: bool) -> CodelConfig {
-        self.ecn = ecn;
-        self
-    }
-
-    /// The control law.
-    #[must_use]
-    pub const fn with_control_law(mut self, law: ControlLaw) -> CodelConfig {
-        self.control_law = law;
-        self
-    }
-
-    /// The state machine around [`ControlLaw::Linux`].
-    #[must_use]
-    pub const fn with_linux_variant(mut self, variant: LinuxVariant) -> CodelConfig {
-        self.linux_variant = variant;
-        self
-    }
-
-    /// The clock of the `Instant`s passed in (by default nanoseconds).
-    #[must_use]
-    pub const fn with_tick(mut self, tick: TickRate) -> CodelConfig {
-        self.tick = tick;
-        self
-    }
-}
-
-/// A validated CoDel configuration: durations converted once to the units the
-/// law works in (ticks for [`ControlLaw::Exact`], 1024 ns units for
-/// [`ControlLaw::Linux`]). Shared by any number of [`Codel`] states.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CodelProfile {
-    pub(crate) law: ControlLaw,
-    pub(crate) variant: LinuxVariant,
-    pub(crate) ecn: bool,
-    pub(crate) mtu: u32,
-    /// Exact: ticks; Linux: 1024 ns units (below 2^31).
-    pub(crate) target: u64,
-    /// Exact: ticks (1..=2^57); Linux: 1024 ns units (1..2^31).
-    pub(crate) interval: u64,
-    /// Ticks per second.
-    pub(crate) hz: u64,
-    /// Nanoseconds per tick when whole (10^9 divisible by hz), else 0.
-    pub(crate) ns_per_tick: u64,
-}
-
-impl CodelProfile {
-    /// Validates `cfg`: target and interval at least one unit of the law's
-    /// clock, target below interval, interval within the law's range.
-    ///
-    /// # Errors
-    ///
-    /// [`DelayError::ZeroTarget`], [`DelayError::ZeroInterval`],
-    /// [`DelayError::TargetNotBelowInterval`], [`DelayError::IntervalTooLong`].
-    pub fn new(cfg: &CodelConfig) -> Result<CodelProfile, DelayError> {
-        let hz = cfg.tick.hz();
-        let (target, interval) = match cfg.control_law {
-            ControlLaw::Exact => {
-                let conv = |d: Duration| -> u128 { d.as_nanos() * u128::from(hz) / 1_000_000_000 };
-                (conv(cfg.target), conv(cfg.interval))
-            }
-            ControlLaw::Linux => {
-                let conv = |d: Duration| -> u128 { d.as_nanos() >> LINUX_TIME_SHIFT };
-                (conv(cfg.target), conv(cfg.interval))
-            }
-        };
-        let max_interval: u128 = match cfg.control_law {
-            ControlLaw::Exact => u128::from(MAX_EXACT_INTERVAL_TICKS),
-            // Serial u32 comparisons: below 2^31 units (about 36 minutes).
-            ControlLaw::Linux => (1 << 31) - 1,
-        };
-        if target == 0 {
-            return Err(DelayError::ZeroTarget);
-        }
-        if interval == 0 {
-            return Err(DelayError::ZeroInterval);
-        }
-        if interval > max_interval {
-            return Err(DelayError::IntervalTooLong);
-        }
-        if target >= interval {
-            return Err(DelayError::TargetNotBelowInterval);
-        }
-        let ns_per_tick = if 1_000_000_000 % hz == 0 {
-            1_000_000_000 / hz
-        } else {
-            0
-        };
-        // Both fit in u64: checked against max_interval above.
-        Ok(CodelProfile {
-            law: cfg.control_law,
-            variant: cfg.linux_variant,
-            ecn: cfg.ecn,
-            mtu: cfg.mtu,
-            target: target as u64,
-            interval: interval as u64,
-            hz,
-            ns_per_tick,
-        })
-    }
-
-    /// The control law.
-    #[must_use]
-    pub const fn control_law(&self) -> ControlLaw {
-        self.law
-    }
-
-    /// The Linux variant (meaningful with [`ControlLaw::Linux`]).
-    #[must_use]
-    pub const fn linux_variant(&self) -> LinuxVariant {
-        self.variant
-    }
-
-    /// TARGET in the law's units: ticks ([`ControlLaw::Exact`]) or 1024 ns
-    /// units ([`ControlLaw::Linux`]).
-    #[must_use]
-    pub const fn target(&self) -> u64 {
-        self.target
-    }
-
-    /// INTERVAL in the law's units (see [`target`](Self::target)).
-    #[must_use]
-    pub const fn interval(&self) -> u64 {
-        self.interval
-    }
-
-    /// MAXPACKET (or ns-3's `MinBytes`).
-    #[must_use]
-    pub const fn mtu(&self) -> u32 {
-        self.mtu
-    }
-
-    /// Whether ECN-capable packets are marked instead of dropped.
-    #[must_use]
-    pub const fn ecn(&self) -> bool {
-        self.ecn
-    }
-
-    /// Nanoseconds since the clock's origin at `t` (modulo 2^64), as Linux's
-    /// `ktime_get_ns` would read it.
-    #[inline]
-    pub(crate) fn nanos(&self, t: Instant) -> u64 {
-        if self.ns_per_tick != 0 {
-            t.ticks().wrapping_mul(self.ns_per_tick)
-        } else {
-            // A clock faster than 1 GHz or not dividing it: exact floor.
-            (u128::from(t.ticks()) * 1_000_000_000 / u128::from(self.hz)) as u64
-        }
-    }
-
-    /// Linux's `codel_get_time()` at `t`: nanoseconds >> 10, truncated to u32.
-    #[inline]
-    pub(crate) fn codel_time(&self, t: Instant) -> u32 {
-        (self.nanos(t) >> LINUX_TIME_SHIFT) as u32
-    }
-}
 
 /// `floor(interval / sqrt(count))`: the largest `q` with `q^2 <= floor(interval^2
 /// / count)` (equivalently `q^2 count <= interval^2`). `count` 0 reads as 1.
@@ -400,20 +78,23 @@ pub fn linux_control_law(t: u32, interval: u32, rec_inv_sqrt: u16) -> u32 {
     t.wrapping_add(((u64::from(interval) * scale) >> 32) as u32)
 }
 
-/// What the state is in the middle of, between two calls that Linux's
-/// `codel_dequeue` makes in one.
+/// The dropping state, and what the state is in the middle of between two
+/// calls that Linux's `codel_dequeue` makes in one. One byte for both, so that
+/// the common case (not dropping, a fresh dequeue) is one test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-enum Pending {
-    /// The next call is a fresh dequeue.
+enum Phase {
+    /// Not dropping; the next call is a fresh dequeue.
     #[default]
-    None,
-    /// The last verdict dropped the packet that entered the dropping state:
-    /// the next head is delivered whatever its sojourn time.
+    Idle,
+    /// In the dropping state; the next call is a fresh dequeue.
+    Dropping,
+    /// In the dropping state. The last verdict dropped the packet that entered
+    /// it: the next head is delivered whatever its sojourn time.
     AfterEntryDrop,
-    /// The last verdict was a drop in the dropping state: the next head decides
-    /// whether dropping goes on, and may be dropped too.
+    /// In the dropping state. The last verdict was a drop in it: the next head
+    /// decides whether dropping goes on, and may be dropped too.
     AfterLoopDrop,
 }
 
@@ -464,10 +145,10 @@ pub struct Codel {
     lastcount: u32,
     /// Linux: 1/sqrt(count) as the upper 16 bits of a Q0.32 number.
     rec_inv_sqrt: u16,
-    dropping: bool,
     /// Exact: whether `first_above` is set (RFC 8289 uses 0 as "unset").
     above_set: bool,
-    pending: Pending,
+    /// The dropping state and the turn of the dequeue loop.
+    phase: Phase,
 }
 
 impl Codel {
@@ -487,9 +168,8 @@ impl Codel {
             count: 0,
             lastcount: 0,
             rec_inv_sqrt: 0,
-            dropping: false,
             above_set: false,
-            pending: Pending::None,
+            phase: Phase::Idle,
         }
     }
 
@@ -509,7 +189,7 @@ impl Codel {
     /// Whether the queue is in the dropping state.
     #[must_use]
     pub const fn dropping(&self) -> bool {
-        self.dropping
+        !matches!(self.phase, Phase::Idle)
     }
 
     /// `drop_next` in the law's units (ticks, or 1024 ns units modulo 2^32).
@@ -539,7 +219,7 @@ impl Codel {
     /// continues the same dequeue.
     #[must_use]
     pub const fn in_drop_loop(&self) -> bool {
-        !matches!(self.pending, Pending::None)
+        matches!(self.phase, Phase::AfterEntryDrop | Phase::AfterLoopDrop)
     }
 
     /// The newest instant seen.
@@ -564,6 +244,7 @@ impl Codel {
     /// `backlog` the bytes still queued after it left (RFC 8289's `bytes()`,
     /// Linux's backlog after `dequeue_func`). On [`Verdict::Drop`] call again
     /// for the next head, or [`on_empty`](Self::on_empty) if there is none.
+    #[inline]
     pub fn on_dequeue(
         &mut self,
         profile: &CodelProfile,
@@ -572,41 +253,62 @@ impl Codel {
         backlog: u64,
     ) -> Verdict {
         self.advance(profile, now);
+        let below = self.below_target(profile, head.enqueued, backlog);
+        if below {
+            // RFC 8289 s5.6, Linux codel_should_drop: below TARGET or few
+            // bytes queued forgets first_above_time.
+            self.clear_first_above();
+            if matches!(self.phase, Phase::Idle) {
+                // Neither dropping nor in the middle of a dequeue: deliver.
+                return Verdict::Deliver;
+            }
+        }
+        self.dequeue_turn(profile, head.ecn_capable, below)
+    }
+
+    /// The rest of [`on_dequeue`](Self::on_dequeue) once the clock has moved
+    /// and the head has been tested against TARGET (`below`): out of line, so
+    /// that the common case (not dropping, below TARGET) stays small where it
+    /// is inlined.
+    #[inline(never)]
+    fn dequeue_turn(&mut self, profile: &CodelProfile, ecn_capable: bool, below: bool) -> Verdict {
         let t = self.now_units(profile);
-        match core::mem::take(&mut self.pending) {
-            Pending::AfterEntryDrop => {
+        match self.phase {
+            Phase::AfterEntryDrop => {
                 // RFC 8289 s5.5: after the entry drop, dodequeue() runs on the
                 // next packet (updating first_above_time) and it is delivered.
-                let _ = self.ok_to_drop(profile, t, head, backlog);
+                self.phase = Phase::Dropping;
+                let _ = self.ok_to_drop(profile, t, below);
                 Verdict::Deliver
             }
-            Pending::AfterLoopDrop => {
-                if self.ok_to_drop(profile, t, head, backlog) {
+            Phase::AfterLoopDrop => {
+                if self.ok_to_drop(profile, t, below) {
                     // RFC 8289 s5.5: still above: schedule the next drop, and
                     // drop this one too if that is already due.
+                    self.phase = Phase::Dropping;
                     self.drop_next = self.control_law(profile, self.drop_next);
-                    self.drop_step(profile, t, head)
+                    self.drop_step(profile, t, ecn_capable)
                 } else {
-                    self.dropping = false;
+                    self.phase = Phase::Idle;
                     Verdict::Deliver
                 }
             }
-            Pending::None => {
-                let ok = self.ok_to_drop(profile, t, head, backlog);
-                if self.dropping {
-                    if ok {
-                        self.drop_step(profile, t, head)
-                    } else {
-                        // Sojourn time below target: leave the dropping state.
-                        self.dropping = false;
-                        Verdict::Deliver
-                    }
-                } else if ok {
+            Phase::Dropping => {
+                if self.ok_to_drop(profile, t, below) {
+                    self.drop_step(profile, t, ecn_capable)
+                } else {
+                    // Sojourn time below target: leave the dropping state.
+                    self.phase = Phase::Idle;
+                    Verdict::Deliver
+                }
+            }
+            Phase::Idle => {
+                if self.ok_to_drop(profile, t, below) {
                     self.enter(profile, t);
-                    if profile.ecn && head.ecn_capable {
+                    if profile.ecn && ecn_capable {
                         Verdict::Mark
                     } else {
-                        self.pending = Pending::AfterEntryDrop;
+                        self.phase = Phase::AfterEntryDrop;
                         Verdict::Drop
                     }
                 } else {
@@ -623,14 +325,17 @@ impl Codel {
     /// `first_above_time` where the source does.
     pub fn on_empty(&mut self, profile: &CodelProfile, now: Instant) {
         self.advance(profile, now);
-        match core::mem::take(&mut self.pending) {
-            Pending::AfterEntryDrop => self.clear_first_above(),
-            Pending::AfterLoopDrop => {
+        match self.phase {
+            Phase::AfterEntryDrop => {
                 self.clear_first_above();
-                self.dropping = false;
+                self.phase = Phase::Dropping;
             }
-            Pending::None => {
-                self.dropping = false;
+            Phase::AfterLoopDrop => {
+                self.clear_first_above();
+                self.phase = Phase::Idle;
+            }
+            Phase::Idle | Phase::Dropping => {
+                self.phase = Phase::Idle;
                 // RFC 8289 s5.6 dodequeue() on an empty queue resets
                 // first_above_time; Linux and ns-3 return before it.
                 if profile.law == ControlLaw::Exact {
@@ -643,17 +348,18 @@ impl Codel {
     /// Moves the clock to `now` (serial rule); with the exact law, keeps the
     /// stored instants within [`STALE`] behind it.
     fn advance(&mut self, profile: &CodelProfile, now: Instant) {
-        let old = self.last.ticks();
-        let step = self.last.advance_to(now);
-        if step == 0 || profile.law != ControlLaw::Exact {
+        self.last.advance_to(now);
+        if profile.mode != Mode::Exact {
             return;
         }
         let new = self.last.ticks();
-        // Offsets from the old clock are within [-2^62, 2^57]: subtracting a
-        // step below 2^63 stays within i64 when it saturates.
+        // A stored instant t is within [-2^62, 2^57] ticks of the clock before
+        // the step, and the step is below 2^63, so that `new - t` lies in
+        // (-2^57, 2^63 + 2^62): modulo 2^64, t is more than STALE behind
+        // exactly when `new - t - (STALE + 1)` is below 2^63, and no value of
+        // the rest of that range wraps into it. With no step, nothing moves.
         let rebase = |t: u64| -> u64 {
-            let d = (t.wrapping_sub(old) as i64).saturating_sub(step as i64);
-            if d < -(STALE as i64) {
+            if new.wrapping_sub(t).wrapping_sub(STALE + 1) < HALF {
                 new.wrapping_sub(STALE)
             } else {
                 t
@@ -673,9 +379,11 @@ impl Codel {
     /// Now in the law's units.
     #[inline]
     fn now_units(&self, profile: &CodelProfile) -> u64 {
-        match profile.law {
-            ControlLaw::Exact => self.last.ticks(),
-            ControlLaw::Linux => u64::from(profile.codel_time(self.last)),
+        match profile.mode {
+            Mode::Exact => self.last.ticks(),
+            Mode::Kernel | Mode::Ns3 | Mode::LinuxOddClock => {
+                u64::from(profile.codel_time(self.last))
+            }
         }
     }
 
@@ -691,25 +399,80 @@ impl Codel {
         }
     }
 
-    /// Linux's strict `codel_time_after`.
+    /// Linux's strict `codel_time_after`, as `variant` compares.
     #[inline]
-    fn linux_after(profile: &CodelProfile, a: u32, b: u32) -> bool {
-        match profile.variant {
+    fn linux_after(variant: LinuxVariant, a: u32, b: u32) -> bool {
+        match variant {
             LinuxVariant::Kernel => a.wrapping_sub(b) as i32 > 0,
             LinuxVariant::Ns3 => a > b,
         }
     }
 
-    /// RFC 8289 s5.6 `dodequeue()` / Linux `codel_should_drop()` on a packet.
-    fn ok_to_drop(&mut self, profile: &CodelProfile, t: u64, head: Head, backlog: u64) -> bool {
+    /// Whether the head is below TARGET or leaves at most MAXPACKET queued
+    /// (RFC 8289 s5.6 `dodequeue()`, Linux `codel_should_drop()`): then it is
+    /// not dropped and `first_above_time` is forgotten.
+    #[inline]
+    fn below_target(&self, profile: &CodelProfile, enqueued: Instant, backlog: u64) -> bool {
+        match profile.mode {
+            Mode::Exact => {
+                let sojourn = self.last.ticks_since(enqueued);
+                sojourn < profile.target || backlog <= u64::from(profile.mtu)
+            }
+            Mode::Kernel => self.linux_below(profile, LinuxVariant::Kernel, enqueued, backlog),
+            Mode::Ns3 => self.linux_below(profile, LinuxVariant::Ns3, enqueued, backlog),
+            Mode::LinuxOddClock => self.linux_below_odd_clock(profile, enqueued, backlog),
+        }
+    }
+
+    /// [`linux_below`](Self::linux_below) on a clock that is not a whole
+    /// number of nanoseconds per tick: out of line, so that its 128-bit
+    /// conversions put no call on the common path of the other clocks.
+    #[inline(never)]
+    fn linux_below_odd_clock(
+        &self,
+        profile: &CodelProfile,
+        enqueued: Instant,
+        backlog: u64,
+    ) -> bool {
+        self.linux_below(profile, profile.variant, enqueued, backlog)
+    }
+
+    /// [`below_target`](Self::below_target) under [`ControlLaw::Linux`] as
+    /// `variant` computes it.
+    #[inline(always)]
+    fn linux_below(
+        &self,
+        profile: &CodelProfile,
+        variant: LinuxVariant,
+        enqueued: Instant,
+        backlog: u64,
+    ) -> bool {
+        let (now, enqueued) = (profile.nanos(self.last), profile.nanos(enqueued));
+        let (sojourn, few_bytes) = match variant {
+            LinuxVariant::Kernel => (
+                ((now >> LINUX_TIME_SHIFT) as u32)
+                    .wrapping_sub((enqueued >> LINUX_TIME_SHIFT) as u32),
+                backlog <= u64::from(profile.mtu),
+            ),
+            LinuxVariant::Ns3 => (
+                (now.saturating_sub(enqueued) >> LINUX_TIME_SHIFT) as u32,
+                backlog < u64::from(profile.mtu),
+            ),
+        };
+        Self::linux_after(variant, profile.target as u32, sojourn) || few_bytes
+    }
+
+    /// The rest of `dodequeue()` / `codel_should_drop()` after
+    /// [`below_target`](Self::below_target) (`below`; when true, the caller
+    /// has forgotten `first_above_time`): sets `first_above_time` on the
+    /// first packet above, and answers whether it has been above for an
+    /// interval.
+    fn ok_to_drop(&mut self, profile: &CodelProfile, t: u64, below: bool) -> bool {
+        if below {
+            return false;
+        }
         match profile.law {
             ControlLaw::Exact => {
-                let sojourn = self.last.ticks_since(head.enqueued);
-                // RFC 8289 s5.6: below TARGET, or at most MAXPACKET queued.
-                if sojourn < profile.target || backlog <= u64::from(profile.mtu) {
-                    self.clear_first_above();
-                    return false;
-                }
                 if !self.above_set {
                     self.above_set = true;
                     self.first_above = t.wrapping_add(profile.interval);
@@ -720,37 +483,19 @@ impl Codel {
             }
             ControlLaw::Linux => {
                 let now = t as u32;
-                let (sojourn, few_bytes) = match profile.variant {
-                    LinuxVariant::Kernel => (
-                        now.wrapping_sub(profile.codel_time(head.enqueued)),
-                        backlog <= u64::from(profile.mtu),
-                    ),
-                    LinuxVariant::Ns3 => (
-                        (profile
-                            .nanos(self.last)
-                            .saturating_sub(profile.nanos(head.enqueued))
-                            >> LINUX_TIME_SHIFT) as u32,
-                        backlog < u64::from(profile.mtu),
-                    ),
-                };
-                let target = profile.target as u32;
-                if Self::linux_after(profile, target, sojourn) || few_bytes {
-                    self.first_above = 0;
-                    return false;
-                }
                 if self.first_above == 0 {
                     self.first_above = u64::from(now.wrapping_add(profile.interval as u32));
                     false
                 } else {
-                    Self::linux_after(profile, now, self.first_above as u32)
+                    Self::linux_after(profile.variant, now, self.first_above as u32)
                 }
             }
         }
     }
 
-    /// One turn of the dropping loop on `head`: drop (or mark) it if the next
-    /// drop is due.
-    fn drop_step(&mut self, profile: &CodelProfile, t: u64, head: Head) -> Verdict {
+    /// One turn of the dropping loop on the head (`ecn_capable` or not): drop
+    /// (or mark) it if the next drop is due.
+    fn drop_step(&mut self, profile: &CodelProfile, t: u64, ecn_capable: bool) -> Verdict {
         if !Self::after_eq(profile, t, self.drop_next) {
             return Verdict::Deliver;
         }
@@ -761,7 +506,7 @@ impl Codel {
                 self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
             }
         }
-        if profile.ecn && head.ecn_capable {
+        if profile.ecn && ecn_capable {
             // The mark counts as the drop; the packet is delivered and the
             // loop ends. Linux schedules from drop_next, ns-3 from now.
             let base = match (profile.law, profile.variant) {
@@ -771,7 +516,7 @@ impl Codel {
             self.drop_next = self.control_law(profile, base);
             Verdict::Mark
         } else {
-            self.pending = Pending::AfterLoopDrop;
+            self.phase = Phase::AfterLoopDrop;
             Verdict::Drop
         }
     }
@@ -780,7 +525,7 @@ impl Codel {
     /// 1, or at `count - lastcount` when that is above 1 and the last drop
     /// (approximately `drop_next`) is less than 16 intervals ago.
     fn enter(&mut self, profile: &CodelProfile, t: u64) {
-        self.dropping = true;
+        self.phase = Phase::Dropping;
         let delta = self.count.wrapping_sub(self.lastcount);
         match profile.law {
             ControlLaw::Exact => {

@@ -137,6 +137,11 @@ fn ecn_marks_instead_of_dropping() {
     // A not-ECT packet is still dropped with ECN on.
     let h = Head::new(ms(500), 1500, false);
     assert_eq!(c.on_dequeue(&p, ms(510), h, 10_000), Verdict::Drop);
+    // A drop leaves the dequeue in the middle of its loop, until the next
+    // head or the empty queue.
+    assert!(c.in_drop_loop());
+    c.on_empty(&p, ms(510));
+    assert!(!c.in_drop_loop());
     // And with ECN off an ECT packet is dropped.
     let (drops, _) = standing_queue(&exact(), true, 150);
     assert_eq!(drops, [101]);
@@ -480,4 +485,27 @@ fn ns3_and_kernel_differ_where_their_sources_do() {
         marks(CodelConfig::ns3()),
         (vec![112, 212, 263], 256_835 + 54_931)
     );
+}
+
+/// With the exact law, a stored instant (here `drop_next`) is moved up to
+/// 2^62 ticks behind the clock only once it is more than 2^62 behind: not at
+/// 2^62 - 1 or 2^62, and to exactly 2^62 behind at 2^62 + 1 and beyond. Under
+/// the Linux law the u32 times are never moved.
+#[test]
+fn stale_instants_move_up_past_2_62_behind() {
+    let p = exact();
+    let mut c = Codel::new(&p, Instant::ZERO);
+    assert_eq!(c.drop_next(), 0);
+    c.on_empty(&p, Instant::from_ticks((1 << 62) - 1));
+    assert_eq!(c.drop_next(), 0);
+    c.on_empty(&p, Instant::from_ticks(1 << 62));
+    assert_eq!(c.drop_next(), 0);
+    c.on_empty(&p, Instant::from_ticks((1 << 62) + 1));
+    assert_eq!(c.drop_next(), 1);
+    c.on_empty(&p, Instant::from_ticks((1 << 62) + 1000));
+    assert_eq!(c.drop_next(), 1000);
+    let l = CodelProfile::new(&CodelConfig::linux()).unwrap();
+    let mut c = Codel::new(&l, Instant::ZERO);
+    c.on_empty(&l, Instant::from_ticks((1 << 62) + 1));
+    assert_eq!(c.drop_next(), 0);
 }
