@@ -303,6 +303,24 @@ fn clock(seed: u64, start: u64) -> CalmClock {
     }
 }
 
+/// Runs one stream's `STEPS` steps from `start`: each step gets the calm
+/// clock's next instant, one draw `r` and the stream's generator (seeded with
+/// `seed ^ salt`) for its other draws.
+fn run_steps(
+    seed: u64,
+    start: u64,
+    salt: u64,
+    mut step: impl FnMut(Instant, u64, &mut SplitMix64),
+) {
+    let mut c = clock(seed, start);
+    let mut rng = SplitMix64::new(seed ^ salt);
+    for _ in 0..STEPS {
+        let now = c.next();
+        let r = rng.next_u64();
+        step(now, r, &mut rng);
+    }
+}
+
 /// Steps of each run of a stream (some 600 ms of clock).
 const STEPS: usize = 800;
 
@@ -324,15 +342,11 @@ pub fn codel_stream(out: &mut dyn Sink) {
             out.put(u64::MAX);
             return;
         };
-        let mut c = clock(seed, start);
-        let mut rng = SplitMix64::new(seed ^ 0xC0DE);
         let mut s = Codel::new(&p, Instant::from_ticks(start));
         let mut q = Fifo::new();
-        for _ in 0..STEPS {
-            let now = c.next();
-            let r = rng.next_u64();
+        run_steps(seed, start, 0xC0DE, |now, r, rng| {
             for _ in 0..r % 4 {
-                q.push(Head::new(now, length(&mut rng), r & 16 != 0));
+                q.push(Head::new(now, length(rng), r & 16 != 0));
             }
             loop {
                 let Some(h) = q.pop() else {
@@ -346,7 +360,7 @@ pub fn codel_stream(out: &mut dyn Sink) {
                 }
             }
             out.put(u64::from(s.count()) << 1 | u64::from(s.dropping()));
-        }
+        });
     }
 }
 
@@ -359,16 +373,12 @@ pub fn fq_codel_stream(out: &mut dyn Sink) {
         return;
     };
     for (seed, start) in STARTS {
-        let mut c = clock(seed, start);
-        let mut rng = SplitMix64::new(seed ^ 0xF0C0);
         let mut s = FqCodel::<FQ_N>::new(&p, Instant::from_ticks(start));
         let mut q = [Fifo::new(); FQ_N];
-        for _ in 0..STEPS {
-            let now = c.next();
-            let r = rng.next_u64();
+        run_steps(seed, start, 0xF0C0, |now, r, rng| {
             for i in 0..r % 4 {
                 let flow = ((r >> (8 + 2 * i)) % FQ_N as u64) as usize;
-                let len = length(&mut rng);
+                let len = length(rng);
                 if !q[flow].push(Head::new(now, len, false)) {
                     out.put(3);
                     continue;
@@ -397,7 +407,7 @@ pub fn fq_codel_stream(out: &mut dyn Sink) {
                     break;
                 }
             }
-        }
+        });
     }
 }
 
@@ -417,16 +427,12 @@ pub fn pie_stream(out: &mut dyn Sink) {
             out.put(u64::MAX);
             return;
         };
-        let mut c = clock(seed, start);
-        let mut rng = SplitMix64::new(seed ^ 0x91E);
         let mut draws = SplitMix64::new(seed ^ 0xD4A);
         let mut s = Pie::new(&p, Instant::from_ticks(start));
         let mut q = Fifo::new();
-        for _ in 0..STEPS {
-            let now = c.next();
-            let r = rng.next_u64();
+        run_steps(seed, start, 0x91E, |now, r, rng| {
             for _ in 0..r % 4 {
-                let h = Head::new(now, length(&mut rng), r & 32 != 0);
+                let h = Head::new(now, length(rng), r & 32 != 0);
                 let qlen = q.ring.len() as u32;
                 let v = ep::fw_pie_enqueue(&mut s, &p, now, h, qlen, q.bytes, &mut draws);
                 out.put(verdict(v));
@@ -440,7 +446,7 @@ pub fn pie_stream(out: &mut dyn Sink) {
             }
             out.put(s.prob());
             out.put(s.qdelay());
-        }
+        });
     }
 }
 
@@ -453,17 +459,13 @@ pub fn fq_pie_stream(out: &mut dyn Sink) {
         return;
     };
     for (seed, start) in STARTS {
-        let mut c = clock(seed, start);
-        let mut rng = SplitMix64::new(seed ^ 0xF01E);
         let mut draws = SplitMix64::new(seed ^ 0xD4A);
         let mut s = FqPie::<FQ_N>::new(&p, Instant::from_ticks(start));
         let mut q = [Fifo::new(); FQ_N];
-        for _ in 0..STEPS {
-            let now = c.next();
-            let r = rng.next_u64();
+        run_steps(seed, start, 0xF01E, |now, r, rng| {
             for i in 0..r % 4 {
                 let flow = ((r >> (8 + 2 * i)) % FQ_N as u64) as usize;
-                let h = Head::new(now, length(&mut rng), false);
+                let h = Head::new(now, length(rng), false);
                 if q[flow].ring.len() == RING {
                     out.put(3);
                     continue;
@@ -479,7 +481,7 @@ pub fn fq_pie_stream(out: &mut dyn Sink) {
             if let Some(f) = ep::fw_fq_pie_dequeue(&mut s, &p, now, &mut take) {
                 out.put(f as u64);
             }
-        }
+        });
     }
 }
 
@@ -492,19 +494,15 @@ pub fn dualpi2_stream(out: &mut dyn Sink) {
         return;
     };
     for (seed, start) in STARTS {
-        let mut c = clock(seed, start);
-        let mut rng = SplitMix64::new(seed ^ 0xD2);
         let mut draws = SplitMix64::new(seed ^ 0xD4A);
         let mut s = DualPi2::new(&p, Instant::from_ticks(start));
         let mut l: Ring<DualHead, RING> = Ring::new();
         let mut cq: Ring<DualHead, RING> = Ring::new();
         let mut bytes = 0u64;
-        for _ in 0..STEPS {
-            let now = c.next();
-            let r = rng.next_u64();
+        run_steps(seed, start, 0xD2, |now, r, rng| {
             for i in 0..r % 4 {
                 let ecn = Ecn::from_bits((r >> (8 + 2 * i)) as u8);
-                let len = length(&mut rng) % 1501;
+                let len = length(rng) % 1501;
                 let joined = ep::fw_dualpi2_enqueue(&mut s, &p, now, ecn, len, bytes);
                 let h = DualHead::new(now, len, ecn);
                 let stored = match joined {
@@ -554,7 +552,7 @@ pub fn dualpi2_stream(out: &mut dyn Sink) {
                 }
             }
             out.put(s.p_prime());
-        }
+        });
     }
 }
 
@@ -569,15 +567,11 @@ pub fn tbf_stream(out: &mut dyn Sink) {
         return;
     };
     for (seed, start) in STARTS {
-        let mut c = clock(seed, start);
-        let mut rng = SplitMix64::new(seed ^ 0x7BF);
         let mut s = Tbf::new(&p, Instant::from_ticks(start));
         let mut q: Ring<u32, RING> = Ring::new();
-        for _ in 0..STEPS {
-            let now = c.next();
-            let r = rng.next_u64();
+        run_steps(seed, start, 0x7BF, |now, r, rng| {
             for _ in 0..r % 4 {
-                let len = length(&mut rng);
+                let len = length(rng);
                 if q.len() == RING {
                     out.put(4);
                     continue;
@@ -606,6 +600,6 @@ pub fn tbf_stream(out: &mut dyn Sink) {
                 }
             }
             out.put(s.tokens());
-        }
+        });
     }
 }
