@@ -131,7 +131,6 @@ impl CodelConfig {
         CodelConfig {
             mtu: 1514,
             control_law: ControlLaw::Linux,
-            linux_variant: LinuxVariant::Kernel,
             ..CodelConfig::rfc8289()
         }
     }
@@ -142,7 +141,6 @@ impl CodelConfig {
     #[must_use]
     pub const fn ns3() -> CodelConfig {
         CodelConfig {
-            mtu: 1500,
             control_law: ControlLaw::Linux,
             linux_variant: LinuxVariant::Ns3,
             ..CodelConfig::rfc8289()

@@ -509,3 +509,39 @@ fn stale_instants_move_up_past_2_62_behind() {
     c.on_empty(&l, Instant::from_ticks((1 << 62) + 1));
     assert_eq!(c.drop_next(), 0);
 }
+
+/// The three presets hold their sources' defaults, field by field (RFC 8289;
+/// Linux `sch_codel`; ns-3 `CoDelQueueDisc`), each also through its profile.
+#[test]
+fn presets_hold_their_sources_defaults() {
+    let cases = [
+        (
+            CodelConfig::rfc8289(),
+            1500,
+            ControlLaw::Exact,
+            LinuxVariant::Kernel,
+        ),
+        (
+            CodelConfig::linux(),
+            1514,
+            ControlLaw::Linux,
+            LinuxVariant::Kernel,
+        ),
+        (
+            CodelConfig::ns3(),
+            1500,
+            ControlLaw::Linux,
+            LinuxVariant::Ns3,
+        ),
+    ];
+    for (cfg, mtu, law, variant) in cases {
+        assert_eq!(cfg.target, Duration::from_millis(5));
+        assert_eq!(cfg.interval, Duration::from_millis(100));
+        assert_eq!((cfg.mtu, cfg.ecn, cfg.tick), (mtu, false, TickRate::NANOS));
+        assert_eq!((cfg.control_law, cfg.linux_variant), (law, variant));
+        let p = CodelProfile::new(&cfg).unwrap();
+        assert_eq!((p.mtu(), p.ecn()), (mtu, false));
+        assert_eq!((p.control_law(), p.linux_variant()), (law, variant));
+    }
+    assert_eq!(CodelConfig::default(), CodelConfig::rfc8289());
+}
