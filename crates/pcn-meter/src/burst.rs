@@ -33,7 +33,9 @@ use netcond_core::Instant;
 
 use crate::{PcnMark, PcnMeter};
 
-pub use netcond_core::burst::BURST;
+/// The packets whose states are prefetched before any of them is metered:
+/// DPDK's receive burst (`netcond_core::burst::BURST`).
+pub const BURST: usize = netcond_core::burst::BURST;
 
 /// Meters a burst: packet `i` of `lens[i]` bytes, arriving at `now` in state
 /// `marks[i]`, belongs to `states[ids[i]]`; its new state goes to `out[i]`.

@@ -56,7 +56,9 @@ use netcond_core::{Color, Instant};
 
 use crate::ThreeColorMarker;
 
-pub use netcond_core::burst::BURST;
+/// The packets whose states are prefetched before any of them is metered:
+/// DPDK's receive burst (`netcond_core::burst::BURST`).
+pub const BURST: usize = netcond_core::burst::BURST;
 
 /// Colors a burst, color-blind: packet `i` of `lens[i]` bytes belongs to flow
 /// `flow_ids[i]` (an index into `states`) and arrives at `now`; its color goes
