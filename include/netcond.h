@@ -1842,19 +1842,6 @@ typedef struct netcond_color_table {
   uint8_t pcp[8];
 } netcond_color_table;
 
-// How a packet's length is charged (tc-police(8) and tc-tbf(8)'s knobs):
-// `max(len + overhead, mpu, 0)` bytes, then, with `linklayer_atm`, the 53-byte
-// ATM cells that carry them (`ceil(n / 48) x 53`); at most 4294967295.
-// All zero charges the length as it is.
-typedef struct netcond_length_adjust {
-  // Bytes added to every packet (tc's `overhead`), may be negative.
-  int32_t overhead;
-  // The least a packet is charged (tc's `mpu`), bytes.
-  uint32_t mpu;
-  // Non-zero: charge in ATM cells (tc's `linklayer atm`).
-  uint32_t linklayer_atm;
-} netcond_length_adjust;
-
 // A validated srTCM profile for compact states (opaque).
 typedef struct NETCOND_ALIGNED(64) netcond_srtcm_compact_profile {
   // Opaque.
@@ -1922,6 +1909,19 @@ typedef struct NETCOND_ALIGNED(64) netcond_policer_profile {
   // Opaque.
   uint64_t opaque[32];
 } netcond_policer_profile;
+
+// How a packet's length is charged (tc-police(8) and tc-tbf(8)'s knobs):
+// `max(len + overhead, mpu, 0)` bytes, then, with `linklayer_atm`, the 53-byte
+// ATM cells that carry them (`ceil(n / 48) x 53`); at most 4294967295.
+// All zero charges the length as it is.
+typedef struct netcond_length_adjust {
+  // Bytes added to every packet (tc's `overhead`), may be negative.
+  int32_t overhead;
+  // The least a packet is charged (tc's `mpu`), bytes.
+  uint32_t mpu;
+  // Non-zero: charge in ATM cells (tc's `linklayer atm`).
+  uint32_t linklayer_atm;
+} netcond_length_adjust;
 
 // The parameters of the EF premium policer: one token bucket (TBs at the
 // committed rate) in front of a premium buffer of PBs bytes.
@@ -3875,13 +3875,6 @@ enum netcond_color netcond_color_table_ds_field(const struct netcond_color_table
 // As `netcond_color_table_dscp`.
 enum netcond_color netcond_color_table_pcp(const struct netcond_color_table *t, uint8_t pcp);
 
-// The bytes a packet of `len` bytes is charged under `a` (`len` itself when
-// `a` is NULL). Exact; saturates at 4294967295.
-//
-// # Safety
-// `a` is NULL or points to a readable `netcond_length_adjust`.
-uint32_t netcond_length_adjust_apply(const struct netcond_length_adjust *a, uint32_t len);
-
 // Validates `params` for 16-byte srTCM states and writes the profile to `p`.
 //
 // Returns 0, `NETCOND_E_NULL`, `NETCOND_E_TICK`, a `NETCOND_E_SRTCM_*` code or
@@ -4437,6 +4430,13 @@ enum netcond_policer_verdict netcond_policer_offer_packet_counted(struct netcond
                                                                   uint64_t time,
                                                                   uint32_t pkt_len,
                                                                   struct netcond_counters *c);
+
+// The bytes a packet of `len` bytes is charged under `a` (`len` itself when
+// `a` is NULL). Exact; saturates at 4294967295.
+//
+// # Safety
+// `a` is NULL or points to a readable `netcond_length_adjust`.
+uint32_t netcond_length_adjust_apply(const struct netcond_length_adjust *a, uint32_t len);
 
 // Validates `params` read in packets (`cir` packets per second, `cbs` and
 // `ebs` packets) and writes a packet-mode srTCM profile to `p`. Returns as
