@@ -46,10 +46,10 @@ pub trait State: Sized {
 
 /// Implements [`State`] for a type whose inherent
 /// `new(&profile, now) -> Self` starts it: `netcond_core::impl_state!(Codel, CodelProfile);`
-/// (generic types as `impl_state!([const N: usize] FqCodel<N>, FqCodelProfile)`).
+/// (generic types as `impl_state!({const N: usize} FqCodel<N>, FqCodelProfile)`).
 #[macro_export]
 macro_rules! impl_state {
-    ($(#[$m:meta])* $([$($g:tt)*])? $state:ty, $profile:ty) => {
+    ($(#[$m:meta])* $({$($g:tt)*})? $state:ty, $profile:ty) => {
         $(#[$m])*
         impl$(<$($g)*>)? $crate::State for $state {
             type Profile = $profile;
