@@ -30,9 +30,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Packet, Red, Spreading};
-use netcond::trtcm::{
-    SrTcm, SrTcmConfig, SrTcmProfile, State, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
-};
+use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig, TrTcmProfile};
 use netcond_benches::division_baseline;
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::red_stream::{red_burst, red_profile, Wave, STEP};

@@ -28,9 +28,7 @@ use std::time::Instant as Clock;
 use netcond::base::{Instant, SplitMix64};
 use netcond::pcn::Node3sm;
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
-use netcond::trtcm::{
-    SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig, TrTcmProfile,
-};
+use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig, TrTcmProfile};
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::million::{
     self, pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
@@ -134,7 +132,8 @@ fn loops() -> Vec<Loop> {
         ("node_1m_burst", 2),
     ] {
         let np = node_3sm();
-        let mut states = vec![<Node3sm as State>::start(&np, Instant::ZERO); million::FLOWS as usize];
+        let mut states =
+            vec![<Node3sm as State>::start(&np, Instant::ZERO); million::FLOWS as usize];
         let (mut t, mut k) = (0u64, 0usize);
         v.push(Loop {
             name,
