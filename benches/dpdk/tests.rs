@@ -5,7 +5,7 @@
 use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Packet, Red, Spreading};
 use netcond::trtcm::{
-    SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
+    SrTcm, SrTcmConfig, SrTcmProfile, State, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
 };
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS};
 use netcond_benches::red_stream::{red_burst, red_profile, Wave, STEP, TICKS};
@@ -170,7 +170,7 @@ fn trtcm_mismatches(gap: u64, bursts: usize) -> (u64, u64, u64) {
     let (dp, tr) = (dpdk_tr(), netcond_tr());
     let bp = division_baseline::Profile::new(HZ, CIR, PIR, CBS, PBS);
     let mut d = dpdk::TrTcm::start(&dp, 0);
-    let mut n = <TrTcm as ThreeColorMarker>::start(&tr, Instant::ZERO);
+    let mut n = <TrTcm as State>::start(&tr, Instant::ZERO);
     let mut b = division_baseline::TrTcm::start(&bp, Instant::ZERO);
     let (mut t, mut total, mut vs_n, mut vs_b) = (0u64, 0u64, 0u64, 0u64);
     for _ in 0..bursts {
@@ -210,7 +210,7 @@ fn srtcm_colors_agree_with_netcond() {
     let (dp, sr) = (dpdk_sr(), netcond_sr());
     let run = |gap: u64| {
         let mut d = dpdk::SrTcm::start(&dp, 0);
-        let mut n = <SrTcm as ThreeColorMarker>::start(&sr, Instant::ZERO);
+        let mut n = <SrTcm as State>::start(&sr, Instant::ZERO);
         let (mut t, mut total, mut mis) = (0u64, 0u64, 0u64);
         for _ in 0..200 {
             for &len in &s.lens {
@@ -243,14 +243,14 @@ fn burst_checksums_agree() {
     let burst = dpdk::Burst::new(&s.lens, &s.flows, FLOWS as usize);
     let mut one = (
         dpdk::TrTcm::start(&dtr, 0),
-        <TrTcm as ThreeColorMarker>::start(&tr, Instant::ZERO),
+        <TrTcm as State>::start(&tr, Instant::ZERO),
         0u64,
         0u64,
     );
     let mut d_many = vec![dpdk::SrTcm::start(&dsr, 0); FLOWS as usize];
-    let mut n_many = vec![<SrTcm as ThreeColorMarker>::start(&sr, Instant::ZERO); FLOWS as usize];
+    let mut n_many = vec![<SrTcm as State>::start(&sr, Instant::ZERO); FLOWS as usize];
     let mut d_tmany = vec![dpdk::TrTcm::start(&dtr, 0); FLOWS as usize];
-    let mut n_tmany = vec![<TrTcm as ThreeColorMarker>::start(&tr, Instant::ZERO); FLOWS as usize];
+    let mut n_tmany = vec![<TrTcm as State>::start(&tr, Instant::ZERO); FLOWS as usize];
     let (mut t1, mut t2, mut t3, mut t4) = (0u64, 0u64, 0u64, 0u64);
     let (mut sum_d, mut sum_n) = (0u64, 0u64);
     for i in 0..64 {

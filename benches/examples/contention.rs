@@ -26,11 +26,9 @@ use std::io::Write;
 use std::time::Instant as Clock;
 
 use netcond::base::{Instant, SplitMix64};
-use netcond::pcn::{Node3sm, PcnMeter};
+use netcond::pcn::Node3sm;
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
-use netcond::trtcm::{
-    SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
-};
+use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig, TrTcmProfile};
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::million::{
     self, pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
@@ -94,7 +92,7 @@ fn loops() -> Vec<Loop> {
     let np = node_3sm();
     let s = pcn_stream::stream();
     let (mut many, mut t) = (
-        vec![Node3sm::start(&np, Instant::ZERO); pcn_stream::LINKS as usize],
+        vec![<Node3sm as State>::start(&np, Instant::ZERO); pcn_stream::LINKS as usize],
         0u64,
     );
     v.push(Loop {
@@ -134,7 +132,8 @@ fn loops() -> Vec<Loop> {
         ("node_1m_burst", 2),
     ] {
         let np = node_3sm();
-        let mut states = vec![Node3sm::start(&np, Instant::ZERO); million::FLOWS as usize];
+        let mut states =
+            vec![<Node3sm as State>::start(&np, Instant::ZERO); million::FLOWS as usize];
         let (mut t, mut k) = (0u64, 0usize);
         v.push(Loop {
             name,
@@ -212,7 +211,7 @@ fn loops() -> Vec<Loop> {
     let rp = red_profile(false, Spreading::Accumulated);
     let s = pcn_stream::stream();
     let (mut node, mut red, mut rng, mut wave, mut t) = (
-        Node3sm::start(&np, Instant::ZERO),
+        <Node3sm as State>::start(&np, Instant::ZERO),
         Red::new(&rp, Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),

@@ -327,6 +327,14 @@ pub use pie::{
 
 use netcond_core::Instant;
 
+// Every state of the crate starts as `X::new(&profile, now)`, which is also its
+// `netcond_core::State::start` (and so a `netcond_core::WithProfile` pair).
+netcond_core::impl_state!(Codel, CodelProfile);
+netcond_core::impl_state!(Pie, PieProfile);
+netcond_core::impl_state!(DualPi2, DualPi2Profile);
+netcond_core::impl_state!({const N: usize} FqCodel<N>, FqCodelProfile);
+netcond_core::impl_state!({const N: usize} FqPie<N>, FqPieProfile);
+
 netcond_core::config_error! {
     /// Why a CoDel, FQ-CoDel, PIE or DualPI2 configuration was refused.
     pub enum DelayError {
