@@ -159,6 +159,13 @@ const TARGETS: &[Target] = &[
         ours: |o| some(&o.delay[0], o.delay[0].mean),
     },
     Target {
+        discipline: "fq_pie",
+        metric: "mean queue delay, ms",
+        doc_text: "15 (each flow's RFC 8033 QDELAY_REF)",
+        target_ms: 15.0,
+        ours: |o| some(&o.delay[0], o.delay[0].mean),
+    },
+    Target {
         discipline: "dualpi2",
         metric: "Classic queue mean delay, ms",
         doc_text: "15 (RFC 9332 target)",
