@@ -202,7 +202,12 @@ fn fq_pie_is_fair_and_keeps_delay_far_below_droptail() {
     let fq = run("fq_pie", &[]);
     assert!(fq.utilization > 0.95, "{}", fq.utilization);
     // Per-flow queues: nearly equal shares whatever the RTT.
-    assert!(fq.jain > 0.95 && fq.jain >= dt.jain, "{} vs {}", fq.jain, dt.jain);
+    assert!(
+        fq.jain > 0.95 && fq.jain >= dt.jain,
+        "{} vs {}",
+        fq.jain,
+        dt.jain
+    );
     // Each flow's PIE holds its queue near 15 ms: far below the full
     // drop-tail buffer, and PIE drops (no ECN here), never marks.
     assert!(

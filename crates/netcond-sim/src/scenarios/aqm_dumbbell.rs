@@ -290,7 +290,7 @@ impl Scenario for AqmDumbbell {
 
     fn description(&self) -> &'static str {
         "TCP flows over a 10 Mbit/s bottleneck: drop-tail, RED, CoDel (RFC 8289), FQ-CoDel \
-         (RFC 8290), PIE (RFC 8033) and DualPI2 (RFC 9332) compared"
+         (RFC 8290), PIE (RFC 8033), FQ-PIE and DualPI2 (RFC 9332) compared"
     }
 
     fn params(&self) -> &'static [ParamSpec] {

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use netcond::base::{Instant, Rate, TickRate};
 use netcond::delay::{
     Codel, CodelConfig, CodelProfile, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue,
-    Ecn as DualEcn, FqCodel, FqCodelConfig, FqCodelProfile, FqPie, FqPieConfig, FqPieProfile,
-    Head, Pie, PieConfig, PieProfile, Verdict,
+    Ecn as DualEcn, FqCodel, FqCodelConfig, FqCodelProfile, FqPie, FqPieConfig, FqPieProfile, Head,
+    Pie, PieConfig, PieProfile, Verdict,
 };
 use netcond::red::{Decision, Ecn, Packet as RedPacket, Red, RedConfig, RedProfile};
 
