@@ -2,8 +2,8 @@
 //! (section 4.8, Figure 9): take the packet first, mark when the bucket is at
 //! or below zero, then add `pcn_px`.
 
+use crate::bucket::{sealed::Sealed, Bucket, BucketRule};
 use crate::mark::PcnMark;
-use crate::node::PcnMeter;
 use crate::units::{Units, Wide};
 use netcond_core::{Instant, Rate, TickRate};
 
@@ -128,58 +128,49 @@ impl EtMarkerSim48Profile {
 /// unbounded count: exact for any sequence of fewer than 2^33 packets (and
 /// any longer one that does not take it below -2^127 units; see
 /// [`FLOOR`](crate::FLOOR)), where it would be held.
+pub type EtMarkerSim48 = Bucket<EtMarkerSim48Rule>;
+
+/// The marking rule of an [`EtMarkerSim48`]: section 4.8's Figure 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct EtMarkerSim48 {
-    tokens: Wide,
-    last: Instant,
-}
+pub enum EtMarkerSim48Rule {}
+
+impl Sealed for EtMarkerSim48Rule {}
 
 impl EtMarkerSim48 {
     /// A marker with a full bucket at `now` (`tokenCountP = pcn_tb`).
     #[must_use]
     pub const fn new(p: &EtMarkerSim48Profile, now: Instant) -> EtMarkerSim48 {
-        EtMarkerSim48 {
-            tokens: Wide::new(p.u.cap as i128),
-            last: now,
-        }
+        Bucket::at(Wide::new(p.u.cap as i128), now)
     }
 
     /// The token count in units (may be negative).
     #[must_use]
     pub const fn tokens_units(&self) -> i128 {
-        self.tokens.get()
+        self.level_of().get()
+    }
+}
+
+impl BucketRule for EtMarkerSim48Rule {
+    type Profile = EtMarkerSim48Profile;
+    type Level = Wide;
+    const NAME: &'static str = "EtMarkerSim48";
+    const FIELD: &'static str = "tokens";
+
+    #[inline(always)]
+    fn full(p: &EtMarkerSim48Profile) -> Wide {
+        Wide::new(p.u.cap as i128)
     }
 
-    /// Meters one packet; returns its new state.
     #[inline(always)]
-    pub fn mark(
-        &mut self,
+    fn step(
         p: &EtMarkerSim48Profile,
-        now: Instant,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        let mut last = self.last;
-        let dt = p.u.elapsed(&mut last, now);
-        self.mark_elapsed(p, last, dt, len, mark)
-    }
-
-    /// [`mark`](Self::mark) with the elapsed time already computed:
-    /// `dt = elapsed(&mut last, now)` from this meter's last update.
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &EtMarkerSim48Profile,
-        last: Instant,
+        tokens: Wide,
         dt: u64,
         len: u32,
         mark: PcnMark,
-    ) -> PcnMark {
-        self.last = last;
+    ) -> (Wide, PcnMark) {
         if p.u.lens_fit {
-            if let Some(fill) = self.tokens.narrow() {
+            if let Some(fill) = tokens.narrow() {
                 // The common case: every cost at most 2^62 and a level that
                 // fits an i64; the same arithmetic in 64 bits while nothing
                 // overflows (else the wide path below, from the same state).
@@ -197,75 +188,43 @@ impl EtMarkerSim48 {
                     }
                 };
                 if !mark.is_pcn() {
-                    self.tokens = Wide::new(t as i128);
-                    return mark;
+                    return (Wide::new(t as i128), mark);
                 }
                 // cost <= 2^62 (lens_fit) and px < 2^62.
                 let cost = u64::from(len) * p.u.scale;
                 if let Some(t) = t.checked_sub(cost as i64) {
                     if t <= 0 {
                         if let Some(v) = t.checked_add(p.px as i64) {
-                            self.tokens = Wide::new(v as i128);
-                            return PcnMark::Etm;
+                            return (Wide::new(v as i128), PcnMark::Etm);
                         }
                     } else {
-                        self.tokens = Wide::new(t as i128);
-                        return mark;
+                        return (Wide::new(t as i128), mark);
                     }
                 }
             }
         }
-        let t = p.u.refill_wide(self.tokens.get(), dt);
+        let t = p.u.refill_wide(tokens.get(), dt);
         if !mark.is_pcn() {
-            self.tokens = Wide::new(t);
-            return mark;
+            return (Wide::new(t), mark);
         }
         // The exact cost (below 2^94); held at FLOOR only after more than
         // 2^33 packets with no tokens added (see `FLOOR`).
         let t = t.saturating_sub(p.u.cost_wide(len) as i128);
         if t <= 0 {
             // t <= 0 and px < 2^62: no overflow.
-            self.tokens = Wide::new(t + p.px as i128);
-            PcnMark::Etm
+            (Wide::new(t + p.px as i128), PcnMark::Etm)
         } else {
-            self.tokens = Wide::new(t);
-            mark
+            (Wide::new(t), mark)
         }
     }
-}
 
-impl PcnMeter for EtMarkerSim48 {
-    type Profile = EtMarkerSim48Profile;
     #[inline]
-    fn start(p: &EtMarkerSim48Profile, now: Instant) -> Self {
-        EtMarkerSim48::new(p, now)
+    fn units(tokens: Wide) -> i128 {
+        tokens.get()
     }
-    #[inline(always)]
-    fn mark(&mut self, p: &EtMarkerSim48Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        EtMarkerSim48::mark(self, p, now, len, mark)
-    }
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &EtMarkerSim48Profile,
-        _now: Instant,
-        last: Instant,
-        dt: u64,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        EtMarkerSim48::mark_elapsed(self, p, last, dt, len, mark)
-    }
+
     #[inline]
-    fn level(&self) -> i128 {
-        self.tokens.get()
-    }
-    #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
+    fn bounds(p: &EtMarkerSim48Profile) -> (i128, i128) {
         (crate::FLOOR, p.u.cap.max(p.px) as i128)
-    }
-    #[inline]
-    fn last_update(&self) -> Instant {
-        self.last
     }
 }

@@ -1,8 +1,8 @@
 //! The RFC 5670 excess-traffic meter (section 2.4, appendix A.2; the classic
 //! behaviour of appendix B.6 too), marking ETM per RFC 6660.
 
+use crate::bucket::{sealed::Sealed, Bucket, BucketRule};
 use crate::mark::PcnMark;
-use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutRows, OUT_ET};
 use crate::rfc5670::Rfc5670Error;
 use crate::units::{below, select, Units, Wide, MAX_UNITS};
@@ -201,64 +201,61 @@ impl ExcessTrafficMeterProfile {
 ///
 /// Classic (section 2.4): `F_etm = max(0, F_etm - packet_size)`, marked as
 /// chosen by [`ClassicTie`].
+pub type ExcessTrafficMeter = Bucket<ExcessTrafficMeterRule>;
+
+/// The marking rule of an [`ExcessTrafficMeter`]: size independent or
+/// classic, as its profile's [`ExcessMode`] says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct ExcessTrafficMeter {
-    fill: Wide,
-    last: Instant,
-}
+pub enum ExcessTrafficMeterRule {}
+
+impl Sealed for ExcessTrafficMeterRule {}
 
 impl ExcessTrafficMeter {
     /// A meter with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &ExcessTrafficMeterProfile, now: Instant) -> ExcessTrafficMeter {
-        ExcessTrafficMeter {
-            fill: Wide::new(p.u.cap as i128),
-            last: now,
-        }
+        Bucket::at(Wide::new(p.u.cap as i128), now)
     }
 
     /// F_etm in units (negative only in size-independent mode, and then at
     /// least minus one packet's cost, above -2^94).
     #[must_use]
     pub const fn fill_units(&self) -> i128 {
-        self.fill.get()
+        self.level_of().get()
+    }
+}
+
+impl BucketRule for ExcessTrafficMeterRule {
+    type Profile = ExcessTrafficMeterProfile;
+    type Level = Wide;
+    const NAME: &'static str = "ExcessTrafficMeter";
+    const FIELD: &'static str = "fill";
+
+    #[inline(always)]
+    fn full(p: &ExcessTrafficMeterProfile) -> Wide {
+        Wide::new(p.u.cap as i128)
     }
 
-    /// Meters one packet; returns its new state.
     #[inline(always)]
-    pub fn mark(
-        &mut self,
-        p: &ExcessTrafficMeterProfile,
-        now: Instant,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        let mut last = self.last;
-        let dt = p.u.elapsed_select(&mut last, now);
-        self.mark_elapsed(p, last, dt, len, mark)
+    fn elapsed(p: &ExcessTrafficMeterProfile, last: &mut Instant, now: Instant) -> u64 {
+        p.u.elapsed_select(last, now)
     }
 
-    /// [`mark`](Self::mark) with the elapsed time already computed:
-    /// `dt = elapsed(&mut last, now)` from this meter's last update.
     #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
+    fn step(
         p: &ExcessTrafficMeterProfile,
-        last: Instant,
+        fill: Wide,
         dt: u64,
         len: u32,
         mark: PcnMark,
-    ) -> PcnMark {
-        self.last = last;
+    ) -> (Wide, PcnMark) {
         let e = usize::from(mark.ecn());
         let held = u64::from(len).min(p.len_lim);
-        let marked = match p.mode {
+        let (fill, marked) = match p.mode {
             ExcessMode::SizeIndependent if p.u.lens_fit => {
                 // Every length fits (`u32::MAX * scale <= 2^62`, nearly every
                 // profile): the level stays in [-2^62, cap], an i64.
-                let fill = self.fill.get() as i64;
+                let fill = fill.get() as i64;
                 // -2^62 <= fill <= cap, so the room cap - fill is below 2^63.
                 // The gain, dt held at room_ticks times inc_room, is exact
                 // below the largest room and at least it beyond (as
@@ -277,73 +274,43 @@ impl ExcessTrafficMeter {
                 let cost = (held * p.scale_by_mark[e]).min(p.cost_max) as i64;
                 // F < 0: marked, nothing taken. Else F - cost >= -2^62.
                 let marked = (fill as u64 >> 63) as usize;
-                self.fill = Wide::new((fill - select(fill < 0, p.u.empty as i64, cost)) as i128);
-                marked
+                let taken = select(fill < 0, p.u.empty as i64, cost);
+                (Wide::new((fill - taken) as i128), marked)
             }
             ExcessMode::SizeIndependent => {
                 // A packet may cost more than 2^62 units (up to 2^94): the
                 // level in i128, exactly. It never goes below minus one
                 // packet's cost, as only a level that is not negative is
                 // charged.
-                let fill = p.u.refill_wide(self.fill.get(), dt);
+                let fill = p.u.refill_wide(fill.get(), dt);
                 let cost = u128::from(len) * u128::from(p.scale_by_mark[e]);
-                let marked = usize::from(fill < 0);
                 if fill >= 0 {
-                    self.fill = Wide::new(fill - cost as i128);
+                    (Wide::new(fill - cost as i128), 0)
                 } else {
-                    self.fill = Wide::new(fill);
+                    (Wide::new(fill), 1)
                 }
-                marked
             }
             ExcessMode::Classic(_) => {
                 // The classic bucket never goes below zero: 0 <= fill <= cap.
-                let fill = p.u.cap_at(self.fill.get() as u64 + p.u.gain_to_cap(dt));
+                let fill = p.u.refill(fill.get() as u64, dt);
                 // Exact up to BS_etm bytes, above the fill beyond; 0 if not
                 // metered. Section 2.4: F <= size, i.e. F < size + 1.
                 let cost = held * p.scale_by_mark[e];
-                self.fill = Wide::new(p.u.sat_sub(fill, cost) as i128);
-                below(fill, cost + p.tie)
+                let marked = below(fill, cost + p.tie);
+                (Wide::new(p.u.sat_sub(fill, cost) as i128), marked)
             }
         };
         // Not metered (not-PCN, ETM): unchanged, whatever `marked` says.
-        p.out[e][marked]
+        (fill, p.out[e][marked])
     }
-}
 
-impl PcnMeter for ExcessTrafficMeter {
-    type Profile = ExcessTrafficMeterProfile;
     #[inline]
-    fn start(p: &ExcessTrafficMeterProfile, now: Instant) -> Self {
-        ExcessTrafficMeter::new(p, now)
+    fn units(fill: Wide) -> i128 {
+        fill.get()
     }
-    #[inline(always)]
-    fn mark(
-        &mut self,
-        p: &ExcessTrafficMeterProfile,
-        now: Instant,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        ExcessTrafficMeter::mark(self, p, now, len, mark)
-    }
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &ExcessTrafficMeterProfile,
-        _now: Instant,
-        last: Instant,
-        dt: u64,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        ExcessTrafficMeter::mark_elapsed(self, p, last, dt, len, mark)
-    }
+
     #[inline]
-    fn level(&self) -> i128 {
-        self.fill.get()
-    }
-    #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
+    fn bounds(p: &ExcessTrafficMeterProfile) -> (i128, i128) {
         match p.mode {
             // At least minus the largest packet's cost (see `FLOOR`).
             ExcessMode::SizeIndependent => (
@@ -352,9 +319,5 @@ impl PcnMeter for ExcessTrafficMeter {
             ),
             ExcessMode::Classic(_) => (0, p.u.cap as i128),
         }
-    }
-    #[inline]
-    fn last_update(&self) -> Instant {
-        self.last
     }
 }

@@ -181,6 +181,7 @@
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 mod as_marker;
+mod bucket;
 pub mod burst;
 pub mod edge;
 mod et_marker;
@@ -199,7 +200,10 @@ mod tests;
 mod threshold_meter;
 mod units;
 
-pub use as_marker::{AsForm, AsMarker, AsMarkerConfig, AsMarkerError, AsMarkerProfile};
+pub use as_marker::{
+    AsForm, AsMarker, AsMarkerConfig, AsMarkerError, AsMarkerProfile, AsMarkerRule,
+};
+pub use bucket::{Bucket, BucketRule};
 pub use edge::{
     amount_to_terminate, per_mille, Admission, Cle, CleAdmission, CleAdmissionConfig,
     CleAdmissionProfile, CleDecision, Decision, DecisionConfig, DecisionPoint, DecisionProfile,
@@ -207,15 +211,20 @@ pub use edge::{
     EgressSignal, Report, StopBlockingConfig, StopBlockingProfile, StopBlockingTimer, Suppression,
     Termination,
 };
-pub use et_marker::{EtMarker, EtMarkerConfig, EtMarkerError, EtMarkerProfile, EtMarking};
+pub use et_marker::{
+    EtMarker, EtMarkerConfig, EtMarkerError, EtMarkerProfile, EtMarkerRule, EtMarking,
+};
 pub use et_marker_sim48::{
-    EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Error, EtMarkerSim48Profile,
+    EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Error, EtMarkerSim48Profile, EtMarkerSim48Rule,
 };
 pub use excess_traffic_meter::{
-    ClassicTie, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile,
+    ClassicTie, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig,
+    ExcessTrafficMeterProfile, ExcessTrafficMeterRule,
 };
 pub use mark::{dscp_of, ecn_of, remark_ecn, PcnDscps, PcnMark, ThreeState};
 pub use node::{Metered, Node3sm, Node3smSim48, NodeMarker, NodeProfile, NodeRfc5670, PcnMeter};
 pub use rfc5670::Rfc5670Error;
-pub use threshold_meter::{ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile};
+pub use threshold_meter::{
+    ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile, ThresholdMeterRule,
+};
 pub use units::{FLOOR, MAX_DURATION_TICKS};

@@ -38,7 +38,8 @@ pub const FLOOR: i128 = i128::MIN;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub(crate) struct Wide {
+// Public in this private module: the level type of two meters' rules.
+pub struct Wide {
     lo: u64,
     hi: u64,
 }
@@ -163,6 +164,14 @@ impl Units {
         dt * self.inc_fill
     }
 
+    /// The fill of a bucket that is never negative after `dt` ticks:
+    /// `min(fill + dt * inc, cap)`, exactly. `fill <= cap < 2^62` and the
+    /// gain is below `2 cap`: the sum does not overflow.
+    #[inline(always)]
+    pub(crate) fn refill(&self, fill: u64, dt: u64) -> u64 {
+        self.cap_at(fill + self.gain_to_cap(dt))
+    }
+
     /// `min(x, cap)`.
     #[inline(always)]
     pub(crate) fn cap_at(&self, x: u64) -> u64 {
@@ -223,14 +232,7 @@ pub(crate) const fn below(a: u64, b: u64) -> usize {
 }
 
 impl Units {
-    /// Moves `last` to `now` and returns the ticks elapsed, exactly as
-    /// [`Instant::advance_to`] (see [`forward`]).
-    #[inline(always)]
-    pub(crate) fn elapsed(&self, last: &mut Instant, now: Instant) -> u64 {
-        forward(last, now)
-    }
-
-    /// [`elapsed`](Self::elapsed) as two conditional moves, no branch: the
+    /// [`forward`] (the meters' elapsed time) as two conditional moves, no branch: the
     /// excess meter's own form, which saves it 10.8 % of its instructions
     /// over [`forward`]'s branch (docs/pcn-meter.md). The zero is read from
     /// `empty`, which saves clearing a register in every iteration of a loop
@@ -467,7 +469,7 @@ mod tests {
             let mut c = a;
             let now = Instant::from_ticks(now);
             let dt = b.advance_to(now);
-            assert_eq!(u.elapsed(&mut a, now), dt, "{last} {now:?}");
+            assert_eq!(forward(&mut a, now), dt, "{last} {now:?}");
             assert_eq!(u.elapsed_select(&mut c, now), dt, "{last} {now:?}");
             assert_eq!(c, b);
             assert_eq!(a, b);
