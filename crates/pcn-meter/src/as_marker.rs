@@ -2,7 +2,7 @@
 //! forms of draft-babiarz-pcn-explicit-marking-01 section 1.2 and
 //! draft-babiarz-pcn-3sm-01 section 3.2.2.
 
-use crate::bucket::{sealed::Sealed, Bucket, BucketRule};
+use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
 use crate::mark::PcnMark;
 use crate::out_table::{by_mark, OutTable, OUT_AS};
 use crate::units::{below, select, Units};
@@ -172,45 +172,37 @@ impl AsMarkerProfile {
             out: OUT_AS,
         })
     }
-
-    /// The capacity (TB.size) in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
 
-/// Per-link state of a 3sM AS-marker. Only PCN packets that are not ET on
-/// arrival are metered (draft-babiarz-pcn-explicit-marking-01 section 1.2); time refills the bucket for every
-/// call. A metered packet leaves as ThM (AS) if marked, else unchanged.
-///
-/// Metering is branch-free on the traffic, like the ET-marker's: the fill's
-/// chain is the refill, one subtraction and one select.
-pub type AsMarker = Bucket<AsMarkerRule>;
+unit_accessors!(AsMarkerProfile, "The capacity (TB.size)");
+
+bucket_meter!(
+    /// Per-link state of a 3sM AS-marker. Only PCN packets that are not ET on
+    /// arrival are metered (draft-babiarz-pcn-explicit-marking-01 section 1.2); time refills the bucket for every
+    /// call. A metered packet leaves as ThM (AS) if marked, else unchanged.
+    ///
+    /// Metering is branch-free on the traffic, like the ET-marker's: the fill's
+    /// chain is the refill, one subtraction and one select.
+    AsMarker,
+    AsMarkerRule,
+    AsMarkerProfile
+);
 
 /// The marking rule of an [`AsMarker`], in the form its profile says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AsMarkerRule {}
-
-impl Sealed for AsMarkerRule {}
+pub(crate) enum AsMarkerRule {}
 
 impl AsMarker {
     /// A marker with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &AsMarkerProfile, now: Instant) -> AsMarker {
-        Bucket::at(p.u.cap, now)
+        AsMarker(Bucket::at(p.u.cap, now))
     }
 
     /// The fill in units of the profile.
     #[must_use]
     pub const fn fill_units(&self) -> u64 {
-        self.level_of()
+        self.0.level_of()
     }
 }
 
@@ -221,8 +213,8 @@ impl BucketRule for AsMarkerRule {
     const FIELD: &'static str = "fill";
 
     #[inline(always)]
-    fn full(p: &AsMarkerProfile) -> u64 {
-        p.u.cap
+    fn units(p: &AsMarkerProfile) -> &Units {
+        &p.u
     }
 
     #[inline(always)]
@@ -262,15 +254,5 @@ impl BucketRule for AsMarkerRule {
             }
         };
         (after, p.out.at(e, marked))
-    }
-
-    #[inline]
-    fn units(fill: u64) -> i128 {
-        fill as i128
-    }
-
-    #[inline]
-    fn bounds(p: &AsMarkerProfile) -> (i128, i128) {
-        (0, p.u.cap as i128)
     }
 }

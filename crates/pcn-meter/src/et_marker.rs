@@ -3,7 +3,7 @@
 //! draft-babiarz-pcn-explicit-marking-01 section 1.2 and draft-babiarz-pcn-3sm-01
 //! section 3.1.2 and appendix A.1.5 describe it.
 
-use crate::bucket::{sealed::Sealed, Bucket, BucketRule};
+use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
 use crate::mark::PcnMark;
 use crate::out_table::{by_mark, OutTable, OUT_ET};
 use crate::units::{select, Units, MAX_UNITS};
@@ -290,63 +290,61 @@ impl EtMarkerProfile {
             }
         }
     }
-
-    /// The capacity (TB.size) in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
 
-/// Per-link state of a 3sM ET-marker: the bucket fill and the last update.
-///
-/// draft-babiarz-pcn-explicit-marking-01 section 1.2, 3sm-01 section 3.1.2 (tail marking) and appendix A.1.5
-/// (size independent), on each PCN packet, after the refill
-/// `fill = min(size, fill + SR * dt)`:
-///
-/// ```text
-/// not ET on arrival:  if fill < need  { mark ET; fill = min(size, fill + add) }
-///                     else            { fill = fill - packet.size }
-/// ET on arrival:      if already_et_adds_s { fill = min(size, fill + add) }
-/// need = packet.size (tail) or MTU (size independent)
-/// add  = s           (tail) or s * packet.size / MTU (size independent)
-/// ```
-///
-/// With size-independent marking a packet longer than the MTU may take more
-/// than the fill; the fill then stops at zero (the draft assumes no packet
-/// exceeds the MTU).
-///
-/// Metering is branch-free on the traffic: whether a packet is marked follows
-/// the traffic, so the new fill is a select, not a branch that would
-/// mispredict. Only the fill's own chain (an add, the cap, a compare or
-/// subtract, a select) is loop-carried; everything else depends on the
-/// packet and the time only.
-pub type EtMarker = Bucket<EtMarkerRule>;
+unit_accessors!(EtMarkerProfile, "The capacity (TB.size)");
+
+bucket_meter!(
+    /// Per-link state of a 3sM ET-marker: the bucket fill and the last update.
+    ///
+    /// draft-babiarz-pcn-explicit-marking-01 section 1.2, 3sm-01 section 3.1.2 (tail marking) and appendix A.1.5
+    /// (size independent), on each PCN packet, after the refill
+    /// `fill = min(size, fill + SR * dt)`:
+    ///
+    /// ```text
+    /// not ET on arrival:  if fill < need  { mark ET; fill = min(size, fill + add) }
+    ///                     else            { fill = fill - packet.size }
+    /// ET on arrival:      if already_et_adds_s { fill = min(size, fill + add) }
+    /// need = packet.size (tail) or MTU (size independent)
+    /// add  = s           (tail) or s * packet.size / MTU (size independent)
+    /// ```
+    ///
+    /// With size-independent marking a packet longer than the MTU may take more
+    /// than the fill; the fill then stops at zero (the draft assumes no packet
+    /// exceeds the MTU).
+    ///
+    /// Metering is branch-free on the traffic: whether a packet is marked follows
+    /// the traffic, so the new fill is a select, not a branch that would
+    /// mispredict. Only the fill's own chain (an add, the cap, a compare or
+    /// subtract, a select) is loop-carried; everything else depends on the
+    /// packet and the time only.
+    EtMarker,
+    EtMarkerRule,
+    EtMarkerProfile
+);
 
 /// The marking rule of an [`EtMarker`]: tail or size-independent marking,
 /// as its profile says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EtMarkerRule {}
-
-impl Sealed for EtMarkerRule {}
+pub(crate) enum EtMarkerRule {}
 
 impl EtMarker {
     /// A marker with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &EtMarkerProfile, now: Instant) -> EtMarker {
-        Bucket::at(p.u.cap, now)
+        EtMarker(Bucket::at(p.u.cap, now))
     }
 
     /// The fill in units of the profile.
     #[must_use]
     pub const fn fill_units(&self) -> u64 {
-        self.level_of()
+        self.0.level_of()
+    }
+
+    /// The last update time.
+    #[must_use]
+    pub const fn last_update(&self) -> Instant {
+        self.0.last_update()
     }
 }
 
@@ -357,8 +355,8 @@ impl BucketRule for EtMarkerRule {
     const FIELD: &'static str = "fill";
 
     #[inline(always)]
-    fn full(p: &EtMarkerProfile) -> u64 {
-        p.u.cap
+    fn units(p: &EtMarkerProfile) -> &Units {
+        &p.u
     }
 
     #[inline(always)]
@@ -388,16 +386,6 @@ impl BucketRule for EtMarkerRule {
             tail(p, fill, p.u.held(len) * p.scale_by_mark[e], e)
         };
         (fill, p.out.at(e, short))
-    }
-
-    #[inline]
-    fn units(fill: u64) -> i128 {
-        fill as i128
-    }
-
-    #[inline]
-    fn bounds(p: &EtMarkerProfile) -> (i128, i128) {
-        (0, p.u.cap as i128)
     }
 }
 

@@ -2,7 +2,7 @@
 //! (section 4.8, Figure 9): take the packet first, mark when the bucket is at
 //! or below zero, then add `pcn_px`.
 
-use crate::bucket::{sealed::Sealed, Bucket, BucketRule};
+use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
 use crate::mark::PcnMark;
 use crate::units::{Units, Wide};
 use netcond_core::{Instant, Rate, TickRate};
@@ -92,61 +92,53 @@ impl EtMarkerSim48Profile {
         Ok(EtMarkerSim48Profile { u, px })
     }
 
-    /// The capacity (`pcn_tb`) in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
     /// `pcn_px` in units.
     #[must_use]
     pub const fn px_units(&self) -> u64 {
         self.px
     }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
 
-/// Per-link state of the ET-marker exactly as simulated in draft-babiarz-pcn-explicit-marking-01 section
-/// 4.8 (Figure 9), which differs from section 1.2: the packet is always taken
-/// from the bucket first and the bucket may go negative.
-///
-/// ```text
-/// tokens = min(tokens + dt * pcn_pt, pcn_tb)
-/// tokens = tokens - packet.size
-/// if tokens <= 0 { mark ET (ECN = 11); tokens = tokens + pcn_px }
-/// ```
-///
-/// As in the figure every PCN packet is metered, already-ET ones included
-/// (the draft's single-node runs had none). After `+ pcn_px` the fill may
-/// exceed `pcn_tb` until the next refill caps it, as in the figure. The token
-/// count is an `i128` charged each packet's exact cost, as the figure's
-/// unbounded count: exact for any sequence of fewer than 2^33 packets (and
-/// any longer one that does not take it below -2^127 units; see
-/// [`FLOOR`](crate::FLOOR)), where it would be held.
-pub type EtMarkerSim48 = Bucket<EtMarkerSim48Rule>;
+unit_accessors!(EtMarkerSim48Profile, "The capacity (`pcn_tb`)");
+
+bucket_meter!(
+    /// Per-link state of the ET-marker exactly as simulated in draft-babiarz-pcn-explicit-marking-01 section
+    /// 4.8 (Figure 9), which differs from section 1.2: the packet is always taken
+    /// from the bucket first and the bucket may go negative.
+    ///
+    /// ```text
+    /// tokens = min(tokens + dt * pcn_pt, pcn_tb)
+    /// tokens = tokens - packet.size
+    /// if tokens <= 0 { mark ET (ECN = 11); tokens = tokens + pcn_px }
+    /// ```
+    ///
+    /// As in the figure every PCN packet is metered, already-ET ones included
+    /// (the draft's single-node runs had none). After `+ pcn_px` the fill may
+    /// exceed `pcn_tb` until the next refill caps it, as in the figure. The token
+    /// count is an `i128` charged each packet's exact cost, as the figure's
+    /// unbounded count: exact for any sequence of fewer than 2^33 packets (and
+    /// any longer one that does not take it below -2^127 units; see
+    /// [`FLOOR`](crate::FLOOR)), where it would be held.
+    EtMarkerSim48,
+    EtMarkerSim48Rule,
+    EtMarkerSim48Profile
+);
 
 /// The marking rule of an [`EtMarkerSim48`]: section 4.8's Figure 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EtMarkerSim48Rule {}
-
-impl Sealed for EtMarkerSim48Rule {}
+pub(crate) enum EtMarkerSim48Rule {}
 
 impl EtMarkerSim48 {
     /// A marker with a full bucket at `now` (`tokenCountP = pcn_tb`).
     #[must_use]
     pub const fn new(p: &EtMarkerSim48Profile, now: Instant) -> EtMarkerSim48 {
-        Bucket::at(Wide::new(p.u.cap as i128), now)
+        EtMarkerSim48(Bucket::at(Wide::new(p.u.cap as i128), now))
     }
 
     /// The token count in units (may be negative).
     #[must_use]
     pub const fn tokens_units(&self) -> i128 {
-        self.level_of().get()
+        self.0.level_of().get()
     }
 }
 
@@ -157,8 +149,8 @@ impl BucketRule for EtMarkerSim48Rule {
     const FIELD: &'static str = "tokens";
 
     #[inline(always)]
-    fn full(p: &EtMarkerSim48Profile) -> Wide {
-        Wide::new(p.u.cap as i128)
+    fn units(p: &EtMarkerSim48Profile) -> &Units {
+        &p.u
     }
 
     #[inline(always)]
@@ -216,11 +208,6 @@ impl BucketRule for EtMarkerSim48Rule {
         } else {
             (Wide::new(t), mark)
         }
-    }
-
-    #[inline]
-    fn units(tokens: Wide) -> i128 {
-        tokens.get()
     }
 
     #[inline]

@@ -1,7 +1,7 @@
 //! The RFC 5670 excess-traffic meter (section 2.4, appendix A.2; the classic
 //! behaviour of appendix B.6 too), marking ETM per RFC 6660.
 
-use crate::bucket::{sealed::Sealed, Bucket, BucketRule};
+use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
 use crate::mark::PcnMark;
 use crate::out_table::{by_mark, OutRows, OUT_ET};
 use crate::rfc5670::Rfc5670Error;
@@ -174,54 +174,46 @@ impl ExcessTrafficMeterProfile {
             out: OUT_ET.rows(),
         })
     }
-
-    /// BS_etm in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
 
-/// Per-link state of the RFC 5670 excess-traffic meter.
-///
-/// Packets that are ETM on arrival are not metered (section 2.4's first
-/// SHOULD NOT; dropping is the caller's business and a dropped packet should
-/// simply not be passed in). Size independent (appendix A.2):
-///
-/// ```text
-/// F_etm = min(BS_etm, F_etm + dt * PCN-excess-rate)
-/// if packet is not ETM: if F_etm < 0 { mark ETM } else { F_etm -= packet_size }
-/// ```
-///
-/// Classic (section 2.4): `F_etm = max(0, F_etm - packet_size)`, marked as
-/// chosen by [`ClassicTie`].
-pub type ExcessTrafficMeter = Bucket<ExcessTrafficMeterRule>;
+unit_accessors!(ExcessTrafficMeterProfile, "BS_etm");
+
+bucket_meter!(
+    /// Per-link state of the RFC 5670 excess-traffic meter.
+    ///
+    /// Packets that are ETM on arrival are not metered (section 2.4's first
+    /// SHOULD NOT; dropping is the caller's business and a dropped packet should
+    /// simply not be passed in). Size independent (appendix A.2):
+    ///
+    /// ```text
+    /// F_etm = min(BS_etm, F_etm + dt * PCN-excess-rate)
+    /// if packet is not ETM: if F_etm < 0 { mark ETM } else { F_etm -= packet_size }
+    /// ```
+    ///
+    /// Classic (section 2.4): `F_etm = max(0, F_etm - packet_size)`, marked as
+    /// chosen by [`ClassicTie`].
+    ExcessTrafficMeter,
+    ExcessTrafficMeterRule,
+    ExcessTrafficMeterProfile
+);
 
 /// The marking rule of an [`ExcessTrafficMeter`]: size independent or
 /// classic, as its profile's [`ExcessMode`] says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ExcessTrafficMeterRule {}
-
-impl Sealed for ExcessTrafficMeterRule {}
+pub(crate) enum ExcessTrafficMeterRule {}
 
 impl ExcessTrafficMeter {
     /// A meter with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &ExcessTrafficMeterProfile, now: Instant) -> ExcessTrafficMeter {
-        Bucket::at(Wide::new(p.u.cap as i128), now)
+        ExcessTrafficMeter(Bucket::at(Wide::new(p.u.cap as i128), now))
     }
 
     /// F_etm in units (negative only in size-independent mode, and then at
     /// least minus one packet's cost, above -2^94).
     #[must_use]
     pub const fn fill_units(&self) -> i128 {
-        self.level_of().get()
+        self.0.level_of().get()
     }
 }
 
@@ -232,8 +224,8 @@ impl BucketRule for ExcessTrafficMeterRule {
     const FIELD: &'static str = "fill";
 
     #[inline(always)]
-    fn full(p: &ExcessTrafficMeterProfile) -> Wide {
-        Wide::new(p.u.cap as i128)
+    fn units(p: &ExcessTrafficMeterProfile) -> &Units {
+        &p.u
     }
 
     #[inline(always)]
@@ -302,11 +294,6 @@ impl BucketRule for ExcessTrafficMeterRule {
         };
         // Not metered (not-PCN, ETM): unchanged, whatever `marked` says.
         (fill, p.out[e][marked])
-    }
-
-    #[inline]
-    fn units(fill: Wide) -> i128 {
-        fill.get()
     }
 
     #[inline]

@@ -200,10 +200,7 @@ mod tests;
 mod threshold_meter;
 mod units;
 
-pub use as_marker::{
-    AsForm, AsMarker, AsMarkerConfig, AsMarkerError, AsMarkerProfile, AsMarkerRule,
-};
-pub use bucket::{Bucket, BucketRule};
+pub use as_marker::{AsForm, AsMarker, AsMarkerConfig, AsMarkerError, AsMarkerProfile};
 pub use edge::{
     amount_to_terminate, per_mille, Admission, Cle, CleAdmission, CleAdmissionConfig,
     CleAdmissionProfile, CleDecision, Decision, DecisionConfig, DecisionPoint, DecisionProfile,
@@ -211,20 +208,15 @@ pub use edge::{
     EgressSignal, Report, StopBlockingConfig, StopBlockingProfile, StopBlockingTimer, Suppression,
     Termination,
 };
-pub use et_marker::{
-    EtMarker, EtMarkerConfig, EtMarkerError, EtMarkerProfile, EtMarkerRule, EtMarking,
-};
+pub use et_marker::{EtMarker, EtMarkerConfig, EtMarkerError, EtMarkerProfile, EtMarking};
 pub use et_marker_sim48::{
-    EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Error, EtMarkerSim48Profile, EtMarkerSim48Rule,
+    EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Error, EtMarkerSim48Profile,
 };
 pub use excess_traffic_meter::{
-    ClassicTie, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig,
-    ExcessTrafficMeterProfile, ExcessTrafficMeterRule,
+    ClassicTie, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile,
 };
 pub use mark::{dscp_of, ecn_of, remark_ecn, PcnDscps, PcnMark, ThreeState};
 pub use node::{Metered, Node3sm, Node3smSim48, NodeMarker, NodeProfile, NodeRfc5670, PcnMeter};
 pub use rfc5670::Rfc5670Error;
-pub use threshold_meter::{
-    ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile, ThresholdMeterRule,
-};
+pub use threshold_meter::{ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile};
 pub use units::{FLOOR, MAX_DURATION_TICKS};

@@ -1,7 +1,7 @@
 //! The RFC 5670 threshold meter (section 2.3, appendix A.1), marking ThM per
 //! RFC 6660.
 
-use crate::bucket::{sealed::Sealed, Bucket, BucketRule};
+use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
 use crate::mark::PcnMark;
 use crate::out_table::{by_mark, OutRows, OUT_AS};
 use crate::rfc5670::Rfc5670Error;
@@ -104,50 +104,42 @@ impl ThresholdMeterProfile {
             out: OUT_AS.rows(),
         })
     }
-
-    /// BS_tm in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
 
-/// Per-link state of the RFC 5670 threshold meter (appendix A.1):
-///
-/// ```text
-/// F_tm = min(BS_tm, F_tm + dt * PCN-threshold-rate)
-/// F_tm = max(0, F_tm - packet_size)
-/// if F_tm < threshold and packet is not ETM: threshold-mark (ThM)
-/// ```
-///
-/// Every PCN packet is metered, already-marked ones included (appendix B.5:
-/// all packets count towards the admission decision).
-pub type ThresholdMeter = Bucket<ThresholdMeterRule>;
+unit_accessors!(ThresholdMeterProfile, "BS_tm");
+
+bucket_meter!(
+    /// Per-link state of the RFC 5670 threshold meter (appendix A.1):
+    ///
+    /// ```text
+    /// F_tm = min(BS_tm, F_tm + dt * PCN-threshold-rate)
+    /// F_tm = max(0, F_tm - packet_size)
+    /// if F_tm < threshold and packet is not ETM: threshold-mark (ThM)
+    /// ```
+    ///
+    /// Every PCN packet is metered, already-marked ones included (appendix B.5:
+    /// all packets count towards the admission decision).
+    ThresholdMeter,
+    ThresholdMeterRule,
+    ThresholdMeterProfile
+);
 
 /// The marking rule of a [`ThresholdMeter`]: every PCN packet takes its
 /// tokens down to zero; below `threshold` it is threshold-marked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ThresholdMeterRule {}
-
-impl Sealed for ThresholdMeterRule {}
+pub(crate) enum ThresholdMeterRule {}
 
 impl ThresholdMeter {
     /// A meter with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &ThresholdMeterProfile, now: Instant) -> ThresholdMeter {
-        Bucket::at(p.u.cap, now)
+        ThresholdMeter(Bucket::at(p.u.cap, now))
     }
 
     /// F_tm in units.
     #[must_use]
     pub const fn fill_units(&self) -> u64 {
-        self.level_of()
+        self.0.level_of()
     }
 }
 
@@ -158,8 +150,8 @@ impl BucketRule for ThresholdMeterRule {
     const FIELD: &'static str = "fill";
 
     #[inline(always)]
-    fn full(p: &ThresholdMeterProfile) -> u64 {
-        p.u.cap
+    fn units(p: &ThresholdMeterProfile) -> &Units {
+        &p.u
     }
 
     #[inline(always)]
@@ -179,15 +171,5 @@ impl BucketRule for ThresholdMeterRule {
         // fill, threshold <= cap < 2^62: below() is exact. Branch-free: the
         // marking follows the traffic.
         (fill, p.out[e][below(fill, p.threshold)])
-    }
-
-    #[inline]
-    fn units(fill: u64) -> i128 {
-        fill as i128
-    }
-
-    #[inline]
-    fn bounds(p: &ThresholdMeterProfile) -> (i128, i128) {
-        (0, p.u.cap as i128)
     }
 }

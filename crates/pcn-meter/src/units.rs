@@ -38,8 +38,7 @@ pub const FLOOR: i128 = i128::MIN;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-// Public in this private module: the level type of two meters' rules.
-pub struct Wide {
+pub(crate) struct Wide {
     lo: u64,
     hi: u64,
 }
