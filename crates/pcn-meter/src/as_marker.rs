@@ -218,9 +218,9 @@ impl BucketRule for AsMarkerRule {
     }
 
     #[inline(always)]
-    fn step(p: &AsMarkerProfile, fill: u64, dt: u64, len: u32, mark: PcnMark) -> (u64, PcnMark) {
+    fn step(p: &AsMarkerProfile, level: &mut u64, dt: u64, len: u32, mark: PcnMark) -> PcnMark {
         let e = usize::from(mark.ecn());
-        let fill = p.u.refill(fill, dt);
+        let fill = p.u.refill(*level, dt);
         // The cost: exact up to TB.size bytes, above cap (so above the fill)
         // beyond, held or not (see `Units::held`); 0 for a packet that is not
         // metered, which then leaves the fill as it is. fill <= cap < 2^62,
@@ -253,6 +253,7 @@ impl BucketRule for AsMarkerRule {
                 AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
             }
         };
-        (after, p.out.at(e, marked))
+        *level = after;
+        p.out.at(e, marked)
     }
 }

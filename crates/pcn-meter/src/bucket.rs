@@ -98,15 +98,15 @@ pub(crate) trait BucketRule: Copy + Eq + Hash + fmt::Debug {
         crate::units::forward(last, now)
     }
 
-    /// The level after `dt` ticks and one packet of `len` bytes arriving in
-    /// state `mark`, and the state it leaves in.
+    /// Moves `level` on by `dt` ticks and one packet of `len` bytes
+    /// arriving in state `mark`; returns the state the packet leaves in.
     fn step(
         p: &Self::Profile,
-        level: Self::Level,
+        level: &mut Self::Level,
         dt: u64,
         len: u32,
         mark: PcnMark,
-    ) -> (Self::Level, PcnMark);
+    ) -> PcnMark;
 
     /// The lowest and highest level the meter can ever hold: by default
     /// those of a bucket that is never negative.
@@ -193,9 +193,7 @@ impl<R: BucketRule> Bucket<R> {
         mark: PcnMark,
     ) -> PcnMark {
         self.last = last;
-        let (fill, out) = R::step(p, self.fill, dt, len, mark);
-        self.fill = fill;
-        out
+        R::step(p, &mut self.fill, dt, len, mark)
     }
 }
 

@@ -360,14 +360,14 @@ impl BucketRule for EtMarkerRule {
     }
 
     #[inline(always)]
-    fn step(p: &EtMarkerProfile, fill: u64, dt: u64, len: u32, mark: PcnMark) -> (u64, PcnMark) {
+    fn step(p: &EtMarkerProfile, fill_out: &mut u64, dt: u64, len: u32, mark: PcnMark) -> PcnMark {
         let e = usize::from(mark.ecn());
-        let fill = p.u.refill(fill, dt);
+        let fill = p.u.refill(*fill_out, dt);
         // Not-PCN: cost 0 and never short, so the fill is only refilled.
-        let (fill, short) = if p.tail_fit {
+        let short = if p.tail_fit {
             // The common case first, with one test of the profile: tail
             // marking, lengths that fit, so not held (see `Units::held`).
-            tail(p, fill, u64::from(len) * p.scale_by_mark[e], e)
+            tail(fill_out, p, fill, u64::from(len) * p.scale_by_mark[e], e)
         } else if p.size_independent {
             let cost = p.u.held(len) * p.scale_by_mark[e];
             let len = u64::from(len);
@@ -380,25 +380,26 @@ impl BucketRule for EtMarkerRule {
             let add = len.min(p.add_len) * p.per_by_mark[e];
             // Cost exact up to TB.size bytes, above cap beyond; a packet longer
             // than the fill (only possible beyond the MTU) leaves it at zero.
-            let fill = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
-            (fill, short)
+            *fill_out = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
+            short
         } else {
-            tail(p, fill, p.u.held(len) * p.scale_by_mark[e], e)
+            tail(fill_out, p, fill, p.u.held(len) * p.scale_by_mark[e], e)
         };
-        (fill, p.out.at(e, short))
+        p.out.at(e, short)
     }
 }
 
 /// Tail marking after the refill to `fill`: a packet of `cost` units (held
-/// or not, see `Units::held`) arriving with ECN code `e`. Returns the new
-/// fill and 1 if short (marked, or ET on arrival), else 0.
+/// or not, see `Units::held`) arriving with ECN code `e`; the new fill goes
+/// to `out`. Returns 1 if short (marked, or ET on arrival), else 0.
 #[inline(always)]
-fn tail(p: &EtMarkerProfile, fill: u64, cost: u64, e: usize) -> (u64, usize) {
+fn tail(out: &mut u64, p: &EtMarkerProfile, fill: u64, cost: u64, e: usize) -> usize {
     // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale held, 2^62
     // not; or-ed with 2^62): the sign of the difference is the test, and
     // when not short the difference is the new fill.
     let d = fill.wrapping_sub(cost | p.cost_or[e]);
     // add <= s <= cap: the sum is below 2^63.
     let plus = p.u.cap_at(fill + p.add_by_mark[e]);
-    (select((d as i64) < 0, plus, d), (d >> 63) as usize)
+    *out = select((d as i64) < 0, plus, d);
+    (d >> 63) as usize
 }

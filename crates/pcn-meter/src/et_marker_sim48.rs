@@ -156,11 +156,11 @@ impl BucketRule for EtMarkerSim48Rule {
     #[inline(always)]
     fn step(
         p: &EtMarkerSim48Profile,
-        tokens: Wide,
+        tokens: &mut Wide,
         dt: u64,
         len: u32,
         mark: PcnMark,
-    ) -> (Wide, PcnMark) {
+    ) -> PcnMark {
         if p.u.lens_fit {
             if let Some(fill) = tokens.narrow() {
                 // The common case: every cost at most 2^62 and a level that
@@ -180,33 +180,39 @@ impl BucketRule for EtMarkerSim48Rule {
                     }
                 };
                 if !mark.is_pcn() {
-                    return (Wide::new(t as i128), mark);
+                    *tokens = Wide::new(t as i128);
+                    return mark;
                 }
                 // cost <= 2^62 (lens_fit) and px < 2^62.
                 let cost = u64::from(len) * p.u.scale;
                 if let Some(t) = t.checked_sub(cost as i64) {
                     if t <= 0 {
                         if let Some(v) = t.checked_add(p.px as i64) {
-                            return (Wide::new(v as i128), PcnMark::Etm);
+                            *tokens = Wide::new(v as i128);
+                            return PcnMark::Etm;
                         }
                     } else {
-                        return (Wide::new(t as i128), mark);
+                        *tokens = Wide::new(t as i128);
+                        return mark;
                     }
                 }
             }
         }
         let t = p.u.refill_wide(tokens.get(), dt);
         if !mark.is_pcn() {
-            return (Wide::new(t), mark);
+            *tokens = Wide::new(t);
+            return mark;
         }
         // The exact cost (below 2^94); held at FLOOR only after more than
         // 2^33 packets with no tokens added (see `FLOOR`).
         let t = t.saturating_sub(p.u.cost_wide(len) as i128);
         if t <= 0 {
             // t <= 0 and px < 2^62: no overflow.
-            (Wide::new(t + p.px as i128), PcnMark::Etm)
+            *tokens = Wide::new(t + p.px as i128);
+            PcnMark::Etm
         } else {
-            (Wide::new(t), mark)
+            *tokens = Wide::new(t);
+            mark
         }
     }
 

@@ -236,18 +236,18 @@ impl BucketRule for ExcessTrafficMeterRule {
     #[inline(always)]
     fn step(
         p: &ExcessTrafficMeterProfile,
-        fill: Wide,
+        level: &mut Wide,
         dt: u64,
         len: u32,
         mark: PcnMark,
-    ) -> (Wide, PcnMark) {
+    ) -> PcnMark {
         let e = usize::from(mark.ecn());
         let held = u64::from(len).min(p.len_lim);
-        let (fill, marked) = match p.mode {
+        let marked = match p.mode {
             ExcessMode::SizeIndependent if p.u.lens_fit => {
                 // Every length fits (`u32::MAX * scale <= 2^62`, nearly every
                 // profile): the level stays in [-2^62, cap], an i64.
-                let fill = fill.get() as i64;
+                let fill = level.get() as i64;
                 // -2^62 <= fill <= cap, so the room cap - fill is below 2^63.
                 // The gain, dt held at room_ticks times inc_room, is exact
                 // below the largest room and at least it beyond (as
@@ -266,34 +266,36 @@ impl BucketRule for ExcessTrafficMeterRule {
                 let cost = (held * p.scale_by_mark[e]).min(p.cost_max) as i64;
                 // F < 0: marked, nothing taken. Else F - cost >= -2^62.
                 let marked = (fill as u64 >> 63) as usize;
-                let taken = select(fill < 0, p.u.empty as i64, cost);
-                (Wide::new((fill - taken) as i128), marked)
+                *level = Wide::new((fill - select(fill < 0, p.u.empty as i64, cost)) as i128);
+                marked
             }
             ExcessMode::SizeIndependent => {
                 // A packet may cost more than 2^62 units (up to 2^94): the
                 // level in i128, exactly. It never goes below minus one
                 // packet's cost, as only a level that is not negative is
                 // charged.
-                let fill = p.u.refill_wide(fill.get(), dt);
+                let fill = p.u.refill_wide(level.get(), dt);
                 let cost = u128::from(len) * u128::from(p.scale_by_mark[e]);
+                let marked = usize::from(fill < 0);
                 if fill >= 0 {
-                    (Wide::new(fill - cost as i128), 0)
+                    *level = Wide::new(fill - cost as i128);
                 } else {
-                    (Wide::new(fill), 1)
+                    *level = Wide::new(fill);
                 }
+                marked
             }
             ExcessMode::Classic(_) => {
                 // The classic bucket never goes below zero: 0 <= fill <= cap.
-                let fill = p.u.refill(fill.get() as u64, dt);
+                let fill = p.u.refill(level.get() as u64, dt);
                 // Exact up to BS_etm bytes, above the fill beyond; 0 if not
                 // metered. Section 2.4: F <= size, i.e. F < size + 1.
                 let cost = held * p.scale_by_mark[e];
-                let marked = below(fill, cost + p.tie);
-                (Wide::new(p.u.sat_sub(fill, cost) as i128), marked)
+                *level = Wide::new(p.u.sat_sub(fill, cost) as i128);
+                below(fill, cost + p.tie)
             }
         };
         // Not metered (not-PCN, ETM): unchanged, whatever `marked` says.
-        (fill, p.out[e][marked])
+        p.out[e][marked]
     }
 
     #[inline]

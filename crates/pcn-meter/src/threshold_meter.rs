@@ -157,19 +157,20 @@ impl BucketRule for ThresholdMeterRule {
     #[inline(always)]
     fn step(
         p: &ThresholdMeterProfile,
-        fill: u64,
+        level: &mut u64,
         dt: u64,
         len: u32,
         mark: PcnMark,
-    ) -> (u64, PcnMark) {
+    ) -> PcnMark {
         let e = usize::from(mark.ecn());
-        let fill = p.u.refill(fill, dt);
+        let fill = p.u.refill(*level, dt);
         // Exact up to BS_tm bytes, above the fill beyond (max(0, F - size) is
         // 0 either way); 0 for not-PCN, which only refills.
         let cost = p.u.held(len) * p.scale_by_mark[e];
         let fill = p.u.sat_sub(fill, cost);
+        *level = fill;
         // fill, threshold <= cap < 2^62: below() is exact. Branch-free: the
         // marking follows the traffic.
-        (fill, p.out[e][below(fill, p.threshold)])
+        p.out[e][below(fill, p.threshold)]
     }
 }
