@@ -1,8 +1,9 @@
 //! The RFC 5670 excess-traffic meter (section 2.4, appendix A.2; the classic
 //! behaviour of appendix B.6 too), marking ETM per RFC 6660.
 
-use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
+use crate::bucket::unit_accessors;
 use crate::mark::PcnMark;
+use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutRows, OUT_ET};
 use crate::rfc5670::Rfc5670Error;
 use crate::units::{below, select, Units, Wide, MAX_UNITS};
@@ -178,76 +179,77 @@ impl ExcessTrafficMeterProfile {
 
 unit_accessors!(ExcessTrafficMeterProfile, "BS_etm");
 
-bucket_meter!(
-    /// Per-link state of the RFC 5670 excess-traffic meter.
-    ///
-    /// Packets that are ETM on arrival are not metered (section 2.4's first
-    /// SHOULD NOT; dropping is the caller's business and a dropped packet should
-    /// simply not be passed in). Size independent (appendix A.2):
-    ///
-    /// ```text
-    /// F_etm = min(BS_etm, F_etm + dt * PCN-excess-rate)
-    /// if packet is not ETM: if F_etm < 0 { mark ETM } else { F_etm -= packet_size }
-    /// ```
-    ///
-    /// Classic (section 2.4): `F_etm = max(0, F_etm - packet_size)`, marked as
-    /// chosen by [`ClassicTie`].
-    ExcessTrafficMeter,
-    ExcessTrafficMeterRule,
-    ExcessTrafficMeterProfile
-);
-
-/// The marking rule of an [`ExcessTrafficMeter`]: size independent or
-/// classic, as its profile's [`ExcessMode`] says.
+/// Per-link state of the RFC 5670 excess-traffic meter.
+///
+/// Packets that are ETM on arrival are not metered (section 2.4's first
+/// SHOULD NOT; dropping is the caller's business and a dropped packet should
+/// simply not be passed in). Size independent (appendix A.2):
+///
+/// ```text
+/// F_etm = min(BS_etm, F_etm + dt * PCN-excess-rate)
+/// if packet is not ETM: if F_etm < 0 { mark ETM } else { F_etm -= packet_size }
+/// ```
+///
+/// Classic (section 2.4): `F_etm = max(0, F_etm - packet_size)`, marked as
+/// chosen by [`ClassicTie`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum ExcessTrafficMeterRule {}
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ExcessTrafficMeter {
+    fill: Wide,
+    last: Instant,
+}
 
 impl ExcessTrafficMeter {
     /// A meter with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &ExcessTrafficMeterProfile, now: Instant) -> ExcessTrafficMeter {
-        ExcessTrafficMeter(Bucket::at(Wide::new(p.u.cap as i128), now))
+        ExcessTrafficMeter {
+            fill: Wide::new(p.u.cap as i128),
+            last: now,
+        }
     }
 
     /// F_etm in units (negative only in size-independent mode, and then at
     /// least minus one packet's cost, above -2^94).
     #[must_use]
     pub const fn fill_units(&self) -> i128 {
-        self.0.level_of().get()
-    }
-}
-
-impl BucketRule for ExcessTrafficMeterRule {
-    type Profile = ExcessTrafficMeterProfile;
-    type Level = Wide;
-    const NAME: &'static str = "ExcessTrafficMeter";
-    const FIELD: &'static str = "fill";
-
-    #[inline(always)]
-    fn units(p: &ExcessTrafficMeterProfile) -> &Units {
-        &p.u
+        self.fill.get()
     }
 
+    /// Meters one packet; returns its new state.
     #[inline(always)]
-    fn elapsed(p: &ExcessTrafficMeterProfile, last: &mut Instant, now: Instant) -> u64 {
-        p.u.elapsed_select(last, now)
-    }
-
-    #[inline(always)]
-    fn step(
+    pub fn mark(
+        &mut self,
         p: &ExcessTrafficMeterProfile,
-        level: &mut Wide,
+        now: Instant,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        let mut last = self.last;
+        let dt = p.u.elapsed_select(&mut last, now);
+        self.mark_elapsed(p, last, dt, len, mark)
+    }
+
+    /// [`mark`](Self::mark) with the elapsed time already computed:
+    /// `dt = elapsed(&mut last, now)` from this meter's last update.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &ExcessTrafficMeterProfile,
+        last: Instant,
         dt: u64,
         len: u32,
         mark: PcnMark,
     ) -> PcnMark {
+        self.last = last;
         let e = usize::from(mark.ecn());
         let held = u64::from(len).min(p.len_lim);
         let marked = match p.mode {
             ExcessMode::SizeIndependent if p.u.lens_fit => {
                 // Every length fits (`u32::MAX * scale <= 2^62`, nearly every
                 // profile): the level stays in [-2^62, cap], an i64.
-                let fill = level.get() as i64;
+                let fill = self.fill.get() as i64;
                 // -2^62 <= fill <= cap, so the room cap - fill is below 2^63.
                 // The gain, dt held at room_ticks times inc_room, is exact
                 // below the largest room and at least it beyond (as
@@ -266,7 +268,7 @@ impl BucketRule for ExcessTrafficMeterRule {
                 let cost = (held * p.scale_by_mark[e]).min(p.cost_max) as i64;
                 // F < 0: marked, nothing taken. Else F - cost >= -2^62.
                 let marked = (fill as u64 >> 63) as usize;
-                *level = Wide::new((fill - select(fill < 0, p.u.empty as i64, cost)) as i128);
+                self.fill = Wide::new((fill - select(fill < 0, p.u.empty as i64, cost)) as i128);
                 marked
             }
             ExcessMode::SizeIndependent => {
@@ -274,32 +276,65 @@ impl BucketRule for ExcessTrafficMeterRule {
                 // level in i128, exactly. It never goes below minus one
                 // packet's cost, as only a level that is not negative is
                 // charged.
-                let fill = p.u.refill_wide(level.get(), dt);
+                let fill = p.u.refill_wide(self.fill.get(), dt);
                 let cost = u128::from(len) * u128::from(p.scale_by_mark[e]);
                 let marked = usize::from(fill < 0);
                 if fill >= 0 {
-                    *level = Wide::new(fill - cost as i128);
+                    self.fill = Wide::new(fill - cost as i128);
                 } else {
-                    *level = Wide::new(fill);
+                    self.fill = Wide::new(fill);
                 }
                 marked
             }
             ExcessMode::Classic(_) => {
                 // The classic bucket never goes below zero: 0 <= fill <= cap.
-                let fill = p.u.refill(level.get() as u64, dt);
+                let fill = p.u.cap_at(self.fill.get() as u64 + p.u.gain_to_cap(dt));
                 // Exact up to BS_etm bytes, above the fill beyond; 0 if not
                 // metered. Section 2.4: F <= size, i.e. F < size + 1.
                 let cost = held * p.scale_by_mark[e];
-                *level = Wide::new(p.u.sat_sub(fill, cost) as i128);
+                self.fill = Wide::new(p.u.sat_sub(fill, cost) as i128);
                 below(fill, cost + p.tie)
             }
         };
         // Not metered (not-PCN, ETM): unchanged, whatever `marked` says.
         p.out[e][marked]
     }
+}
 
+impl PcnMeter for ExcessTrafficMeter {
+    type Profile = ExcessTrafficMeterProfile;
     #[inline]
-    fn bounds(p: &ExcessTrafficMeterProfile) -> (i128, i128) {
+    fn start(p: &ExcessTrafficMeterProfile, now: Instant) -> Self {
+        ExcessTrafficMeter::new(p, now)
+    }
+    #[inline(always)]
+    fn mark(
+        &mut self,
+        p: &ExcessTrafficMeterProfile,
+        now: Instant,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        ExcessTrafficMeter::mark(self, p, now, len, mark)
+    }
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &ExcessTrafficMeterProfile,
+        _now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        ExcessTrafficMeter::mark_elapsed(self, p, last, dt, len, mark)
+    }
+    #[inline]
+    fn level(&self) -> i128 {
+        self.fill.get()
+    }
+    #[inline]
+    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
         match p.mode {
             // At least minus the largest packet's cost (see `FLOOR`).
             ExcessMode::SizeIndependent => (
@@ -308,5 +343,9 @@ impl BucketRule for ExcessTrafficMeterRule {
             ),
             ExcessMode::Classic(_) => (0, p.u.cap as i128),
         }
+    }
+    #[inline]
+    fn last_update(&self) -> Instant {
+        self.last
     }
 }

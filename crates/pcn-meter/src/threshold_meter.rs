@@ -1,8 +1,9 @@
 //! The RFC 5670 threshold meter (section 2.3, appendix A.1), marking ThM per
 //! RFC 6660.
 
-use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
+use crate::bucket::unit_accessors;
 use crate::mark::PcnMark;
+use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutRows, OUT_AS};
 use crate::rfc5670::Rfc5670Error;
 use crate::units::{below, Units};
@@ -108,69 +109,118 @@ impl ThresholdMeterProfile {
 
 unit_accessors!(ThresholdMeterProfile, "BS_tm");
 
-bucket_meter!(
-    /// Per-link state of the RFC 5670 threshold meter (appendix A.1):
-    ///
-    /// ```text
-    /// F_tm = min(BS_tm, F_tm + dt * PCN-threshold-rate)
-    /// F_tm = max(0, F_tm - packet_size)
-    /// if F_tm < threshold and packet is not ETM: threshold-mark (ThM)
-    /// ```
-    ///
-    /// Every PCN packet is metered, already-marked ones included (appendix B.5:
-    /// all packets count towards the admission decision).
-    ThresholdMeter,
-    ThresholdMeterRule,
-    ThresholdMeterProfile
-);
-
-/// The marking rule of a [`ThresholdMeter`]: every PCN packet takes its
-/// tokens down to zero; below `threshold` it is threshold-marked.
+/// Per-link state of the RFC 5670 threshold meter (appendix A.1):
+///
+/// ```text
+/// F_tm = min(BS_tm, F_tm + dt * PCN-threshold-rate)
+/// F_tm = max(0, F_tm - packet_size)
+/// if F_tm < threshold and packet is not ETM: threshold-mark (ThM)
+/// ```
+///
+/// Every PCN packet is metered, already-marked ones included (appendix B.5:
+/// all packets count towards the admission decision).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum ThresholdMeterRule {}
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ThresholdMeter {
+    fill: u64,
+    last: Instant,
+}
 
 impl ThresholdMeter {
     /// A meter with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &ThresholdMeterProfile, now: Instant) -> ThresholdMeter {
-        ThresholdMeter(Bucket::at(p.u.cap, now))
+        ThresholdMeter {
+            fill: p.u.cap,
+            last: now,
+        }
     }
 
     /// F_tm in units.
     #[must_use]
     pub const fn fill_units(&self) -> u64 {
-        self.0.level_of()
-    }
-}
-
-impl BucketRule for ThresholdMeterRule {
-    type Profile = ThresholdMeterProfile;
-    type Level = u64;
-    const NAME: &'static str = "ThresholdMeter";
-    const FIELD: &'static str = "fill";
-
-    #[inline(always)]
-    fn units(p: &ThresholdMeterProfile) -> &Units {
-        &p.u
+        self.fill
     }
 
+    /// Meters one packet; returns its new state.
     #[inline(always)]
-    fn step(
+    pub fn mark(
+        &mut self,
         p: &ThresholdMeterProfile,
-        level: &mut u64,
+        now: Instant,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        let mut last = self.last;
+        let dt = p.u.elapsed(&mut last, now);
+        self.mark_elapsed(p, last, dt, len, mark)
+    }
+
+    /// [`mark`](Self::mark) with the elapsed time already computed:
+    /// `dt = elapsed(&mut last, now)` from this meter's last update.
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &ThresholdMeterProfile,
+        last: Instant,
         dt: u64,
         len: u32,
         mark: PcnMark,
     ) -> PcnMark {
+        self.last = last;
         let e = usize::from(mark.ecn());
-        let fill = p.u.refill(*level, dt);
+        // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
+        let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
         // Exact up to BS_tm bytes, above the fill beyond (max(0, F - size) is
         // 0 either way); 0 for not-PCN, which only refills.
         let cost = p.u.held(len) * p.scale_by_mark[e];
         let fill = p.u.sat_sub(fill, cost);
-        *level = fill;
+        self.fill = fill;
         // fill, threshold <= cap < 2^62: below() is exact. Branch-free: the
         // marking follows the traffic.
         p.out[e][below(fill, p.threshold)]
+    }
+}
+
+impl PcnMeter for ThresholdMeter {
+    type Profile = ThresholdMeterProfile;
+    #[inline]
+    fn start(p: &ThresholdMeterProfile, now: Instant) -> Self {
+        ThresholdMeter::new(p, now)
+    }
+    #[inline(always)]
+    fn mark(
+        &mut self,
+        p: &ThresholdMeterProfile,
+        now: Instant,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        ThresholdMeter::mark(self, p, now, len, mark)
+    }
+    #[inline(always)]
+    fn mark_elapsed(
+        &mut self,
+        p: &ThresholdMeterProfile,
+        _now: Instant,
+        last: Instant,
+        dt: u64,
+        len: u32,
+        mark: PcnMark,
+    ) -> PcnMark {
+        ThresholdMeter::mark_elapsed(self, p, last, dt, len, mark)
+    }
+    #[inline]
+    fn level(&self) -> i128 {
+        self.fill as i128
+    }
+    #[inline]
+    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
+        (0, p.u.cap as i128)
+    }
+    #[inline]
+    fn last_update(&self) -> Instant {
+        self.last
     }
 }

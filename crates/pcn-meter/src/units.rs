@@ -231,7 +231,14 @@ pub(crate) const fn below(a: u64, b: u64) -> usize {
 }
 
 impl Units {
-    /// [`forward`] (the meters' elapsed time) as two conditional moves, no branch: the
+    /// Moves `last` to `now` and returns the ticks elapsed, exactly as
+    /// [`Instant::advance_to`] (see [`forward`]).
+    #[inline(always)]
+    pub(crate) fn elapsed(&self, last: &mut Instant, now: Instant) -> u64 {
+        forward(last, now)
+    }
+
+    /// [`elapsed`](Self::elapsed) as two conditional moves, no branch: the
     /// excess meter's own form, which saves it 10.8 % of its instructions
     /// over [`forward`]'s branch (docs/pcn-meter.md). The zero is read from
     /// `empty`, which saves clearing a register in every iteration of a loop
@@ -468,7 +475,7 @@ mod tests {
             let mut c = a;
             let now = Instant::from_ticks(now);
             let dt = b.advance_to(now);
-            assert_eq!(forward(&mut a, now), dt, "{last} {now:?}");
+            assert_eq!(u.elapsed(&mut a, now), dt, "{last} {now:?}");
             assert_eq!(u.elapsed_select(&mut c, now), dt, "{last} {now:?}");
             assert_eq!(c, b);
             assert_eq!(a, b);
