@@ -1,10 +1,14 @@
-//! The token-bucket state every interior meter of this crate shares: a level
-//! and the last update, moved forward in time and metered by a marking rule.
+//! The token-bucket state the 3sM markers share (the ET-marker, the
+//! AS-marker and the section 4.8 ET-marker): a level and the last update,
+//! moved forward in time and metered by a marking rule.
 //!
-//! Each meter's module keeps its configuration, profile, error and rule (a
+//! Each marker's module keeps its configuration, profile, error and rule (a
 //! [`BucketRule`]: what a packet takes, what it marks when the bucket is
 //! short, and the profile it reads); the state, the elapsed time, the
-//! accessors and the [`PcnMeter`] implementation are written once here.
+//! accessors and the [`PcnMeter`](crate::PcnMeter) implementation are written
+//! once here. The RFC 5670 meters keep their own state code (on this
+//! generic state their combined node measured more instructions per
+//! packet); they share only the profile accessors ([`unit_accessors`]).
 
 use crate::mark::PcnMark;
 use crate::units::{Units, Wide};
@@ -118,9 +122,7 @@ pub(crate) trait BucketRule: Copy + Eq + Hash + fmt::Debug {
 
 /// The per-link state of a token-bucket meter: its level and last update,
 /// metered by the rule `R`. Held by the meters' own types
-/// ([`ThresholdMeter`](crate::ThresholdMeter),
-/// [`ExcessTrafficMeter`](crate::ExcessTrafficMeter),
-/// [`EtMarker`](crate::EtMarker), [`AsMarker`](crate::AsMarker),
+/// ([`EtMarker`](crate::EtMarker), [`AsMarker`](crate::AsMarker),
 /// [`EtMarkerSim48`](crate::EtMarkerSim48); see [`bucket_meter`]), which
 /// document each rule.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
