@@ -2,8 +2,8 @@
 //! forms of draft-babiarz-pcn-explicit-marking-01 section 1.2 and
 //! draft-babiarz-pcn-3sm-01 section 3.2.2.
 
+use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
 use crate::mark::PcnMark;
-use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutTable, OUT_AS};
 use crate::units::{below, select, Units};
 use netcond_core::{Instant, Rate, TickRate};
@@ -172,73 +172,55 @@ impl AsMarkerProfile {
             out: OUT_AS,
         })
     }
-
-    /// The capacity (TB.size) in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
 
-/// Per-link state of a 3sM AS-marker. Only PCN packets that are not ET on
-/// arrival are metered (draft-babiarz-pcn-explicit-marking-01 section 1.2); time refills the bucket for every
-/// call. A metered packet leaves as ThM (AS) if marked, else unchanged.
+unit_accessors!(AsMarkerProfile, "The capacity (TB.size)");
+
+bucket_meter!(
+    /// Per-link state of a 3sM AS-marker. Only PCN packets that are not ET on
+    /// arrival are metered (draft-babiarz-pcn-explicit-marking-01 section 1.2); time refills the bucket for every
+    /// call. A metered packet leaves as ThM (AS) if marked, else unchanged.
+    ///
+    /// Metering is branch-free on the traffic, like the ET-marker's: the fill's
+    /// chain is the refill, one subtraction and one select.
+    AsMarker,
+    AsMarkerRule,
+    AsMarkerProfile
+);
+
+/// The marking rule of an [`AsMarker`], in the form its profile says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct AsMarker {
-    fill: u64,
-    last: Instant,
-}
+pub(crate) enum AsMarkerRule {}
 
 impl AsMarker {
     /// A marker with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &AsMarkerProfile, now: Instant) -> AsMarker {
-        AsMarker {
-            fill: p.u.cap,
-            last: now,
-        }
+        AsMarker(Bucket::at(p.u.cap, now))
     }
 
     /// The fill in units of the profile.
     #[must_use]
     pub const fn fill_units(&self) -> u64 {
-        self.fill
+        self.0.level_of()
+    }
+}
+
+impl BucketRule for AsMarkerRule {
+    type Profile = AsMarkerProfile;
+    type Level = u64;
+    const NAME: &'static str = "AsMarker";
+    const FIELD: &'static str = "fill";
+
+    #[inline(always)]
+    fn units(p: &AsMarkerProfile) -> &Units {
+        &p.u
     }
 
-    /// Meters one packet; returns its new state.
-    ///
-    /// Branch-free on the traffic, like the ET-marker: the fill's chain is the
-    /// refill, one subtraction and one select.
     #[inline(always)]
-    pub fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        let mut last = self.last;
-        let dt = p.u.elapsed(&mut last, now);
-        self.mark_elapsed(p, last, dt, len, mark)
-    }
-
-    /// [`mark`](Self::mark) with the elapsed time already computed:
-    /// `dt = elapsed(&mut last, now)` from this meter's last update.
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &AsMarkerProfile,
-        last: Instant,
-        dt: u64,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        self.last = last;
+    fn step(p: &AsMarkerProfile, level: &mut u64, dt: u64, len: u32, mark: PcnMark) -> PcnMark {
         let e = usize::from(mark.ecn());
-        // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
-        let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
+        let fill = p.u.refill(*level, dt);
         // The cost: exact up to TB.size bytes, above cap (so above the fill)
         // beyond, held or not (see `Units::held`); 0 for a packet that is not
         // metered, which then leaves the fill as it is. fill <= cap < 2^62,
@@ -271,43 +253,7 @@ impl AsMarker {
                 AsForm::Draft3sm01 => (p.u.sat_sub(fill, cost), below(fill, p.threshold)),
             }
         };
-        self.fill = after;
+        *level = after;
         p.out.at(e, marked)
-    }
-}
-
-impl PcnMeter for AsMarker {
-    type Profile = AsMarkerProfile;
-    #[inline]
-    fn start(p: &AsMarkerProfile, now: Instant) -> Self {
-        AsMarker::new(p, now)
-    }
-    #[inline(always)]
-    fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        AsMarker::mark(self, p, now, len, mark)
-    }
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &AsMarkerProfile,
-        _now: Instant,
-        last: Instant,
-        dt: u64,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        AsMarker::mark_elapsed(self, p, last, dt, len, mark)
-    }
-    #[inline]
-    fn level(&self) -> i128 {
-        self.fill as i128
-    }
-    #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
-        (0, p.u.cap as i128)
-    }
-    #[inline]
-    fn last_update(&self) -> Instant {
-        self.last
     }
 }

@@ -3,8 +3,8 @@
 //! draft-babiarz-pcn-explicit-marking-01 section 1.2 and draft-babiarz-pcn-3sm-01
 //! section 3.1.2 and appendix A.1.5 describe it.
 
+use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
 use crate::mark::PcnMark;
-use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutTable, OUT_ET};
 use crate::units::{select, Units, MAX_UNITS};
 use netcond_core::{gcd, Instant, Rate, TickRate};
@@ -290,102 +290,84 @@ impl EtMarkerProfile {
             }
         }
     }
-
-    /// The capacity (TB.size) in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
 
-/// Per-link state of a 3sM ET-marker: the bucket fill and the last update.
-///
-/// draft-babiarz-pcn-explicit-marking-01 section 1.2, 3sm-01 section 3.1.2 (tail marking) and appendix A.1.5
-/// (size independent), on each PCN packet, after the refill
-/// `fill = min(size, fill + SR * dt)`:
-///
-/// ```text
-/// not ET on arrival:  if fill < need  { mark ET; fill = min(size, fill + add) }
-///                     else            { fill = fill - packet.size }
-/// ET on arrival:      if already_et_adds_s { fill = min(size, fill + add) }
-/// need = packet.size (tail) or MTU (size independent)
-/// add  = s           (tail) or s * packet.size / MTU (size independent)
-/// ```
-///
-/// With size-independent marking a packet longer than the MTU may take more
-/// than the fill; the fill then stops at zero (the draft assumes no packet
-/// exceeds the MTU).
+unit_accessors!(EtMarkerProfile, "The capacity (TB.size)");
+
+bucket_meter!(
+    /// Per-link state of a 3sM ET-marker: the bucket fill and the last update.
+    ///
+    /// draft-babiarz-pcn-explicit-marking-01 section 1.2, 3sm-01 section 3.1.2 (tail marking) and appendix A.1.5
+    /// (size independent), on each PCN packet, after the refill
+    /// `fill = min(size, fill + SR * dt)`:
+    ///
+    /// ```text
+    /// not ET on arrival:  if fill < need  { mark ET; fill = min(size, fill + add) }
+    ///                     else            { fill = fill - packet.size }
+    /// ET on arrival:      if already_et_adds_s { fill = min(size, fill + add) }
+    /// need = packet.size (tail) or MTU (size independent)
+    /// add  = s           (tail) or s * packet.size / MTU (size independent)
+    /// ```
+    ///
+    /// With size-independent marking a packet longer than the MTU may take more
+    /// than the fill; the fill then stops at zero (the draft assumes no packet
+    /// exceeds the MTU).
+    ///
+    /// Metering is branch-free on the traffic: whether a packet is marked follows
+    /// the traffic, so the new fill is a select, not a branch that would
+    /// mispredict. Only the fill's own chain (an add, the cap, a compare or
+    /// subtract, a select) is loop-carried; everything else depends on the
+    /// packet and the time only.
+    EtMarker,
+    EtMarkerRule,
+    EtMarkerProfile
+);
+
+/// The marking rule of an [`EtMarker`]: tail or size-independent marking,
+/// as its profile says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct EtMarker {
-    fill: u64,
-    last: Instant,
-}
+pub(crate) enum EtMarkerRule {}
 
 impl EtMarker {
     /// A marker with a full bucket at `now`.
     #[must_use]
     pub const fn new(p: &EtMarkerProfile, now: Instant) -> EtMarker {
-        EtMarker {
-            fill: p.u.cap,
-            last: now,
-        }
+        EtMarker(Bucket::at(p.u.cap, now))
     }
 
     /// The fill in units of the profile.
     #[must_use]
     pub const fn fill_units(&self) -> u64 {
-        self.fill
+        self.0.level_of()
     }
 
     /// The last update time.
     #[must_use]
     pub const fn last_update(&self) -> Instant {
-        self.last
+        self.0.last_update()
+    }
+}
+
+impl BucketRule for EtMarkerRule {
+    type Profile = EtMarkerProfile;
+    type Level = u64;
+    const NAME: &'static str = "EtMarker";
+    const FIELD: &'static str = "fill";
+
+    #[inline(always)]
+    fn units(p: &EtMarkerProfile) -> &Units {
+        &p.u
     }
 
-    /// Meters one packet; returns its new state (ETM if marked here, the
-    /// arriving state otherwise).
-    ///
-    /// Branch-free on the traffic: whether a packet is marked follows the
-    /// traffic, so the new fill is a select, not a branch that would
-    /// mispredict. Only the fill's own chain (an add, the cap, a compare or
-    /// subtract, a select) is loop-carried; everything else depends on the
-    /// packet and the time only.
     #[inline(always)]
-    pub fn mark(&mut self, p: &EtMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        let mut last = self.last;
-        let dt = p.u.elapsed(&mut last, now);
-        self.mark_elapsed(p, last, dt, len, mark)
-    }
-
-    /// [`mark`](Self::mark) with the elapsed time already computed:
-    /// `dt = elapsed(&mut last, now)` from this meter's last update.
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &EtMarkerProfile,
-        last: Instant,
-        dt: u64,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        self.last = last;
+    fn step(p: &EtMarkerProfile, fill_out: &mut u64, dt: u64, len: u32, mark: PcnMark) -> PcnMark {
         let e = usize::from(mark.ecn());
-        // fill <= cap < 2^62 and gain < 2 cap: no overflow; exact refill.
-        let fill = p.u.cap_at(self.fill + p.u.gain_to_cap(dt));
+        let fill = p.u.refill(*fill_out, dt);
         // Not-PCN: cost 0 and never short, so the fill is only refilled.
         let short = if p.tail_fit {
             // The common case first, with one test of the profile: tail
             // marking, lengths that fit, so not held (see `Units::held`).
-            self.tail(p, fill, u64::from(len) * p.scale_by_mark[e], e)
+            tail(fill_out, p, fill, u64::from(len) * p.scale_by_mark[e], e)
         } else if p.size_independent {
             let cost = p.u.held(len) * p.scale_by_mark[e];
             let len = u64::from(len);
@@ -398,62 +380,26 @@ impl EtMarker {
             let add = len.min(p.add_len) * p.per_by_mark[e];
             // Cost exact up to TB.size bytes, above cap beyond; a packet longer
             // than the fill (only possible beyond the MTU) leaves it at zero.
-            self.fill = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
+            *fill_out = select(short != 0, p.u.cap_at(fill + add), p.u.sat_sub(fill, cost));
             short
         } else {
-            self.tail(p, fill, p.u.held(len) * p.scale_by_mark[e], e)
+            tail(fill_out, p, fill, p.u.held(len) * p.scale_by_mark[e], e)
         };
         p.out.at(e, short)
     }
-
-    /// Tail marking after the refill to `fill`: a packet of `cost` units
-    /// (held or not, see `Units::held`) arriving with ECN code `e`. Returns
-    /// 1 if short (marked, or ET on arrival), else 0.
-    #[inline(always)]
-    fn tail(&mut self, p: &EtMarkerProfile, fill: u64, cost: u64, e: usize) -> usize {
-        // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale held,
-        // 2^62 not; or-ed with 2^62): the sign of the difference is the
-        // test, and when not short the difference is the new fill.
-        let d = fill.wrapping_sub(cost | p.cost_or[e]);
-        // add <= s <= cap: the sum is below 2^63.
-        let plus = p.u.cap_at(fill + p.add_by_mark[e]);
-        self.fill = select((d as i64) < 0, plus, d);
-        (d >> 63) as usize
-    }
 }
 
-impl PcnMeter for EtMarker {
-    type Profile = EtMarkerProfile;
-    #[inline]
-    fn start(p: &EtMarkerProfile, now: Instant) -> Self {
-        EtMarker::new(p, now)
-    }
-    #[inline(always)]
-    fn mark(&mut self, p: &EtMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        EtMarker::mark(self, p, now, len, mark)
-    }
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &EtMarkerProfile,
-        _now: Instant,
-        last: Instant,
-        dt: u64,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        EtMarker::mark_elapsed(self, p, last, dt, len, mark)
-    }
-    #[inline]
-    fn level(&self) -> i128 {
-        self.fill as i128
-    }
-    #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
-        (0, p.u.cap as i128)
-    }
-    #[inline]
-    fn last_update(&self) -> Instant {
-        self.last
-    }
+/// Tail marking after the refill to `fill`: a packet of `cost` units (held
+/// or not, see `Units::held`) arriving with ECN code `e`; the new fill goes
+/// to `out`. Returns 1 if short (marked, or ET on arrival), else 0.
+#[inline(always)]
+fn tail(out: &mut u64, p: &EtMarkerProfile, fill: u64, cost: u64, e: usize) -> usize {
+    // fill <= cap < 2^62 and cost < 2^63 (at most cap + scale held, 2^62
+    // not; or-ed with 2^62): the sign of the difference is the test, and
+    // when not short the difference is the new fill.
+    let d = fill.wrapping_sub(cost | p.cost_or[e]);
+    // add <= s <= cap: the sum is below 2^63.
+    let plus = p.u.cap_at(fill + p.add_by_mark[e]);
+    *out = select((d as i64) < 0, plus, d);
+    (d >> 63) as usize
 }

@@ -2,8 +2,8 @@
 //! (section 4.8, Figure 9): take the packet first, mark when the bucket is at
 //! or below zero, then add `pcn_px`.
 
+use crate::bucket::{bucket_meter, unit_accessors, Bucket, BucketRule};
 use crate::mark::PcnMark;
-use crate::node::PcnMeter;
 use crate::units::{Units, Wide};
 use netcond_core::{Instant, Rate, TickRate};
 
@@ -92,94 +92,77 @@ impl EtMarkerSim48Profile {
         Ok(EtMarkerSim48Profile { u, px })
     }
 
-    /// The capacity (`pcn_tb`) in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
     /// `pcn_px` in units.
     #[must_use]
     pub const fn px_units(&self) -> u64 {
         self.px
     }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
 
-/// Per-link state of the ET-marker exactly as simulated in draft-babiarz-pcn-explicit-marking-01 section
-/// 4.8 (Figure 9), which differs from section 1.2: the packet is always taken
-/// from the bucket first and the bucket may go negative.
-///
-/// ```text
-/// tokens = min(tokens + dt * pcn_pt, pcn_tb)
-/// tokens = tokens - packet.size
-/// if tokens <= 0 { mark ET (ECN = 11); tokens = tokens + pcn_px }
-/// ```
-///
-/// As in the figure every PCN packet is metered, already-ET ones included
-/// (the draft's single-node runs had none). After `+ pcn_px` the fill may
-/// exceed `pcn_tb` until the next refill caps it, as in the figure. The token
-/// count is an `i128` charged each packet's exact cost, as the figure's
-/// unbounded count: exact for any sequence of fewer than 2^33 packets (and
-/// any longer one that does not take it below -2^127 units; see
-/// [`FLOOR`](crate::FLOOR)), where it would be held.
+unit_accessors!(EtMarkerSim48Profile, "The capacity (`pcn_tb`)");
+
+bucket_meter!(
+    /// Per-link state of the ET-marker exactly as simulated in draft-babiarz-pcn-explicit-marking-01 section
+    /// 4.8 (Figure 9), which differs from section 1.2: the packet is always taken
+    /// from the bucket first and the bucket may go negative.
+    ///
+    /// ```text
+    /// tokens = min(tokens + dt * pcn_pt, pcn_tb)
+    /// tokens = tokens - packet.size
+    /// if tokens <= 0 { mark ET (ECN = 11); tokens = tokens + pcn_px }
+    /// ```
+    ///
+    /// As in the figure every PCN packet is metered, already-ET ones included
+    /// (the draft's single-node runs had none). After `+ pcn_px` the fill may
+    /// exceed `pcn_tb` until the next refill caps it, as in the figure. The token
+    /// count is an `i128` charged each packet's exact cost, as the figure's
+    /// unbounded count: exact for any sequence of fewer than 2^33 packets (and
+    /// any longer one that does not take it below -2^127 units; see
+    /// [`FLOOR`](crate::FLOOR)), where it would be held.
+    EtMarkerSim48,
+    EtMarkerSim48Rule,
+    EtMarkerSim48Profile
+);
+
+/// The marking rule of an [`EtMarkerSim48`]: section 4.8's Figure 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct EtMarkerSim48 {
-    tokens: Wide,
-    last: Instant,
-}
+pub(crate) enum EtMarkerSim48Rule {}
 
 impl EtMarkerSim48 {
     /// A marker with a full bucket at `now` (`tokenCountP = pcn_tb`).
     #[must_use]
     pub const fn new(p: &EtMarkerSim48Profile, now: Instant) -> EtMarkerSim48 {
-        EtMarkerSim48 {
-            tokens: Wide::new(p.u.cap as i128),
-            last: now,
-        }
+        EtMarkerSim48(Bucket::at(Wide::new(p.u.cap as i128), now))
     }
 
     /// The token count in units (may be negative).
     #[must_use]
     pub const fn tokens_units(&self) -> i128 {
-        self.tokens.get()
+        self.0.level_of().get()
+    }
+}
+
+impl BucketRule for EtMarkerSim48Rule {
+    type Profile = EtMarkerSim48Profile;
+    type Level = Wide;
+    const NAME: &'static str = "EtMarkerSim48";
+    const FIELD: &'static str = "tokens";
+
+    #[inline(always)]
+    fn units(p: &EtMarkerSim48Profile) -> &Units {
+        &p.u
     }
 
-    /// Meters one packet; returns its new state.
     #[inline(always)]
-    pub fn mark(
-        &mut self,
+    fn step(
         p: &EtMarkerSim48Profile,
-        now: Instant,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        let mut last = self.last;
-        let dt = p.u.elapsed(&mut last, now);
-        self.mark_elapsed(p, last, dt, len, mark)
-    }
-
-    /// [`mark`](Self::mark) with the elapsed time already computed:
-    /// `dt = elapsed(&mut last, now)` from this meter's last update.
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &EtMarkerSim48Profile,
-        last: Instant,
+        tokens: &mut Wide,
         dt: u64,
         len: u32,
         mark: PcnMark,
     ) -> PcnMark {
-        self.last = last;
         if p.u.lens_fit {
-            if let Some(fill) = self.tokens.narrow() {
+            if let Some(fill) = tokens.narrow() {
                 // The common case: every cost at most 2^62 and a level that
                 // fits an i64; the same arithmetic in 64 bits while nothing
                 // overflows (else the wide path below, from the same state).
@@ -197,7 +180,7 @@ impl EtMarkerSim48 {
                     }
                 };
                 if !mark.is_pcn() {
-                    self.tokens = Wide::new(t as i128);
+                    *tokens = Wide::new(t as i128);
                     return mark;
                 }
                 // cost <= 2^62 (lens_fit) and px < 2^62.
@@ -205,19 +188,19 @@ impl EtMarkerSim48 {
                 if let Some(t) = t.checked_sub(cost as i64) {
                     if t <= 0 {
                         if let Some(v) = t.checked_add(p.px as i64) {
-                            self.tokens = Wide::new(v as i128);
+                            *tokens = Wide::new(v as i128);
                             return PcnMark::Etm;
                         }
                     } else {
-                        self.tokens = Wide::new(t as i128);
+                        *tokens = Wide::new(t as i128);
                         return mark;
                     }
                 }
             }
         }
-        let t = p.u.refill_wide(self.tokens.get(), dt);
+        let t = p.u.refill_wide(tokens.get(), dt);
         if !mark.is_pcn() {
-            self.tokens = Wide::new(t);
+            *tokens = Wide::new(t);
             return mark;
         }
         // The exact cost (below 2^94); held at FLOOR only after more than
@@ -225,47 +208,16 @@ impl EtMarkerSim48 {
         let t = t.saturating_sub(p.u.cost_wide(len) as i128);
         if t <= 0 {
             // t <= 0 and px < 2^62: no overflow.
-            self.tokens = Wide::new(t + p.px as i128);
+            *tokens = Wide::new(t + p.px as i128);
             PcnMark::Etm
         } else {
-            self.tokens = Wide::new(t);
+            *tokens = Wide::new(t);
             mark
         }
     }
-}
 
-impl PcnMeter for EtMarkerSim48 {
-    type Profile = EtMarkerSim48Profile;
     #[inline]
-    fn start(p: &EtMarkerSim48Profile, now: Instant) -> Self {
-        EtMarkerSim48::new(p, now)
-    }
-    #[inline(always)]
-    fn mark(&mut self, p: &EtMarkerSim48Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        EtMarkerSim48::mark(self, p, now, len, mark)
-    }
-    #[inline(always)]
-    fn mark_elapsed(
-        &mut self,
-        p: &EtMarkerSim48Profile,
-        _now: Instant,
-        last: Instant,
-        dt: u64,
-        len: u32,
-        mark: PcnMark,
-    ) -> PcnMark {
-        EtMarkerSim48::mark_elapsed(self, p, last, dt, len, mark)
-    }
-    #[inline]
-    fn level(&self) -> i128 {
-        self.tokens.get()
-    }
-    #[inline]
-    fn level_bounds(p: &Self::Profile) -> (i128, i128) {
+    fn bounds(p: &EtMarkerSim48Profile) -> (i128, i128) {
         (crate::FLOOR, p.u.cap.max(p.px) as i128)
-    }
-    #[inline]
-    fn last_update(&self) -> Instant {
-        self.last
     }
 }

@@ -1,6 +1,7 @@
 //! The RFC 5670 excess-traffic meter (section 2.4, appendix A.2; the classic
 //! behaviour of appendix B.6 too), marking ETM per RFC 6660.
 
+use crate::bucket::unit_accessors;
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutRows, OUT_ET};
@@ -174,19 +175,9 @@ impl ExcessTrafficMeterProfile {
             out: OUT_ET.rows(),
         })
     }
-
-    /// BS_etm in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
+
+unit_accessors!(ExcessTrafficMeterProfile, "BS_etm");
 
 /// Per-link state of the RFC 5670 excess-traffic meter.
 ///

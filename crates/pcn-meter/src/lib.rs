@@ -181,6 +181,7 @@
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 mod as_marker;
+mod bucket;
 pub mod burst;
 pub mod edge;
 mod et_marker;

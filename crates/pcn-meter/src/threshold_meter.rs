@@ -1,6 +1,7 @@
 //! The RFC 5670 threshold meter (section 2.3, appendix A.1), marking ThM per
 //! RFC 6660.
 
+use crate::bucket::unit_accessors;
 use crate::mark::PcnMark;
 use crate::node::PcnMeter;
 use crate::out_table::{by_mark, OutRows, OUT_AS};
@@ -104,19 +105,9 @@ impl ThresholdMeterProfile {
             out: OUT_AS.rows(),
         })
     }
-
-    /// BS_tm in units.
-    #[must_use]
-    pub const fn capacity_units(&self) -> u64 {
-        self.u.cap
-    }
-
-    /// Units per byte.
-    #[must_use]
-    pub const fn units_per_byte(&self) -> u64 {
-        self.u.scale
-    }
 }
+
+unit_accessors!(ThresholdMeterProfile, "BS_tm");
 
 /// Per-link state of the RFC 5670 threshold meter (appendix A.1):
 ///

@@ -163,6 +163,14 @@ impl Units {
         dt * self.inc_fill
     }
 
+    /// The fill of a bucket that is never negative after `dt` ticks:
+    /// `min(fill + dt * inc, cap)`, exactly. `fill <= cap < 2^62` and the
+    /// gain is below `2 cap`: the sum does not overflow.
+    #[inline(always)]
+    pub(crate) fn refill(&self, fill: u64, dt: u64) -> u64 {
+        self.cap_at(fill + self.gain_to_cap(dt))
+    }
+
     /// `min(x, cap)`.
     #[inline(always)]
     pub(crate) fn cap_at(&self, x: u64) -> u64 {
