@@ -502,9 +502,11 @@ impl Rio {
         )
     }
 
-    /// Tells the queue it became empty at `now`.
+    /// Tells the queue it became empty at `now`. The profile is taken as by
+    /// every method that advances a state; the idle start does not depend on
+    /// it.
     #[inline]
-    pub fn on_queue_empty(&mut self, now: Instant) {
+    pub fn on_queue_empty(&mut self, _profile: &RioProfile, now: Instant) {
         let _ = self.q_time.advance_to(now);
     }
 

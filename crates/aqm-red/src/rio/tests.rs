@@ -160,7 +160,7 @@ fn overflow_and_idle() {
         Decision::DropForced
     );
     assert!(rio.avg_bits()[2] > 0);
-    rio.on_queue_empty(Instant::from_ticks(1_000_000_000_000));
+    rio.on_queue_empty(&p, Instant::from_ticks(1_000_000_000_000));
     let before = rio.avg_bits();
     rio.on_arrival(
         &p,
@@ -190,8 +190,8 @@ fn paths_agree(cfg: &RioConfig, seed: u64, steps: u32) {
     for i in 0..steps {
         now += u64::from(r.below(2000));
         if r.below(128) == 0 {
-            a.on_queue_empty(Instant::from_ticks(now));
-            b.on_queue_empty(Instant::from_ticks(now));
+            a.on_queue_empty(&p, Instant::from_ticks(now));
+            b.on_queue_empty(&p, Instant::from_ticks(now));
             now += u64::from(r.below(100_000));
         }
         q = match r.below(64) {

@@ -32,8 +32,8 @@ fn short_path_equals_general_path() {
     for i in 0..n {
         q = (q + i64::from(qs.below(7)) - 3).clamp(0, 255);
         if q == 0 {
-            a.on_queue_empty(t(i * 100));
-            b.on_queue_empty(t(i * 100));
+            a.on_queue_empty(&pf, t(i * 100));
+            b.on_queue_empty(&pg, t(i * 100));
         }
         let pkt = Packet::not_ect(1500);
         let da = a.on_arrival(&pf, t(i * 100 + 50), q as u32, pkt, &mut ra);
@@ -70,8 +70,8 @@ fn red_paths_agree(c: &RedConfig, seed: u64, steps: u32) -> Result<(), TestCaseE
     for i in 0..steps {
         now += u64::from(r.below(2000));
         if r.below(128) == 0 {
-            a.on_queue_empty(t(now));
-            b.on_queue_empty(t(now));
+            a.on_queue_empty(&p, t(now));
+            b.on_queue_empty(&p, t(now));
             now += u64::from(r.below(100_000));
         }
         let len = walk(&mut r, &mut q, p.limit());
