@@ -774,29 +774,31 @@ pub(crate) fn arrive_long(
 }
 
 #[cfg(test)]
-impl Red {
-    /// [`on_arrival`](Self::on_arrival) by the general path alone: the
-    /// multiply form of the EWMA and [`Common::decide`], which the short paths
-    /// must reproduce exactly (decisions, state and draws).
-    pub(crate) fn on_arrival_general<R: RandomSource + ?Sized>(
-        &mut self,
-        profile: &RedProfile,
-        now: Instant,
-        queue_len: u32,
-        pkt: Packet,
-        rng: &mut R,
-    ) -> Decision {
-        let c = &profile.common;
-        if queue_len == 0 {
-            let idle = self.q_time.advance_to(now);
-            self.avg = c.avg.decay(self.avg, idle);
-        } else {
-            self.avg = crate::average::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+impl FastLine {
+    /// This line with every short path switched off: no arrival passes
+    /// [`short`](Self::short), and [`Common::decide_fast`] sends every
+    /// average in a probabilistic region to [`Common::decide`]. An arrival
+    /// then takes the general path, [`arrive_long`] (the multiply form of the
+    /// EWMA, the idle decay and the buffer test) and the out-of-line decision.
+    pub(crate) const fn general_only(mut self) -> FastLine {
+        self.fit_short = 0;
+        self.fast_range = 0;
+        self.early_range = 0;
+        self
+    }
+}
+
+#[cfg(test)]
+impl RedProfile {
+    /// This profile with the short paths switched off
+    /// ([`FastLine::general_only`]): [`Red::on_arrival`] with it runs the
+    /// general path, which the short paths must reproduce exactly
+    /// (decisions, state and draws).
+    pub(crate) fn general_path_only(&self) -> RedProfile {
+        RedProfile {
+            fast: self.fast.general_only(),
+            ..*self
         }
-        if c.overflows(queue_len, pkt.len) {
-            return Decision::DropForced;
-        }
-        c.decide(&profile.curve, self.avg, &mut self.count, pkt, rng)
     }
 }
 

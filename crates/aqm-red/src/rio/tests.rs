@@ -212,7 +212,7 @@ fn paths_agree(cfg: &RioConfig, seed: u64, steps: u32) {
         let pkt = Packet::new(r.below(3000), crate::Ecn::from_bits(r.below(4) as u8));
         let t = Instant::from_ticks(now);
         let da = a.on_arrival(&p, t, split, color, pkt, &mut ra);
-        let db = b.on_arrival_general(&p, t, split, color, pkt, &mut rb);
+        let db = b.on_arrival(&p.general_path_only(), t, split, color, pkt, &mut rb);
         assert_eq!((da, a, ra), (db, b, rb), "step {i} of {cfg:?}");
     }
 }
@@ -341,7 +341,7 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
                 let t = Instant::from_ticks(now);
                 let pkt = Packet::not_ect(1500);
                 let da = a.on_arrival(&p, t, split, color, pkt, &mut ra);
-                let db = b.on_arrival_general(&p, t, split, color, pkt, &mut rb);
+                let db = b.on_arrival(&p.general_path_only(), t, split, color, pkt, &mut rb);
                 assert_eq!((da, a, ra), (db, b, rb));
                 drops += u32::from(da.is_drop());
             }
