@@ -120,6 +120,8 @@ fn queues_sharing_a_profile_adapt_independently() {
     let mut c = zheng_kinicki_router();
     c.max_p = RedConfig::prob(0.1);
     let ap = profile(c, 1000);
+    // The state: the short-path line, the curve, RED's state, the interval start.
+    assert_eq!(core::mem::size_of::<AdaptiveRed>(), 256);
     let (mut hi, mut lo) = (AdaptiveRed::new(&ap, t(0)), AdaptiveRed::new(&ap, t(0)));
     hi.red = settle(ap.red(), 25, 10_000);
     lo.red = settle(ap.red(), 12, 10_000);
