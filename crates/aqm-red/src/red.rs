@@ -537,14 +537,7 @@ impl RedProfile {
 
     /// [`p_b`](Self::p_b) on `curve` (this profile's, or an adapted copy).
     pub(crate) fn p_b_on(&self, curve: &Curve, avg: U32F32) -> U32F32 {
-        let a = &self.common.avg;
-        let bits = avg.to_bits() >> (32 - a.frac);
-        let fx = if bits > a.limit_fx as u64 {
-            a.limit_fx
-        } else {
-            bits as u32
-        };
-        U32F32::from_bits(region_p(curve, fx))
+        U32F32::from_bits(region_p(curve, self.common.avg.fx_of_units(avg)))
     }
 
     /// The buffer limit in queue units.

@@ -216,13 +216,7 @@ impl RioProfile {
     /// p_b of `color` at an average of `avg` queue units (1 in the forced region).
     #[must_use]
     pub fn p_b(&self, color: Color, avg: U32F32) -> U32F32 {
-        let a = &self.common.avg;
-        let bits = avg.to_bits() >> (32 - a.frac);
-        let fx = if bits > a.limit_fx as u64 {
-            a.limit_fx
-        } else {
-            bits as u32
-        };
+        let fx = self.common.avg.fx_of_units(avg);
         U32F32::from_bits(region_p(&self.curves[color.index()], fx))
     }
 

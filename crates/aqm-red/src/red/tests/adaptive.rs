@@ -152,6 +152,11 @@ fn queues_sharing_a_profile_adapt_independently() {
             let dr = r.on_arrival(&own, now, avg, pkt, &mut rr);
             assert_eq!((da, a.red), (dr, r), "step {i}");
         }
+        // The queue-empty signal starts the idle period as RED's does.
+        a.on_queue_empty(&ap, t(5600));
+        r.on_queue_empty(&own, t(5600));
+        assert_eq!(a.red().idle_since(), t(5600));
+        assert_eq!(a.red, r);
     }
 }
 
