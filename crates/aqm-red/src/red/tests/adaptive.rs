@@ -65,6 +65,19 @@ fn adaptive_red_steps_and_bounds() {
     assert_eq!(e.adapt(ap, t(u64::MAX / 2)), 128);
     assert_eq!(e.max_p(), RedConfig::prob(0.1));
     assert_eq!(e.adapt(ap, t(u64::MAX / 2 + 999)), 0);
+    // On either edge of the band, exactly: unchanged (figure 2 moves max_p
+    // only strictly above or below the band).
+    let (lo_fx, hi_fx) = ap.target_bits();
+    for (edge, beyond, up) in [(hi_fx, hi_fx + 1, true), (lo_fx, lo_fx - 1, false)] {
+        let mut f = AdaptiveRed::new(ap, t(0));
+        f.red.avg = edge;
+        assert_eq!(f.adapt(ap, t(1000)), 1);
+        assert_eq!(f.max_p(), RedConfig::prob(0.1));
+        f.red.avg = beyond;
+        assert_eq!(f.adapt(ap, t(2000)), 1);
+        assert_eq!(f.max_p() > RedConfig::prob(0.1), up);
+        assert_ne!(f.max_p(), RedConfig::prob(0.1));
+    }
 }
 
 /// An Adaptive RED profile of `c` with an interval of `ticks` nanoseconds
