@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::time::Instant as Clock;
 
 use netcond::base::Instant;
-use netcond::trtcm::{ThreeColorMarker, TrTcm};
+use netcond::trtcm::{State, TrTcm};
 use netcond_benches::c_call::{
     burst_c_bulk, burst_c_call, burst_rust_call, c_check, c_tokens, rust_call, rust_tokens,
     Profiles,

@@ -30,9 +30,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Packet, Red, Spreading};
-use netcond::trtcm::{
-    SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
-};
+use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig, TrTcmProfile};
 use netcond_benches::division_baseline;
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::red_stream::{red_burst, red_profile, Wave, STEP};
@@ -54,7 +52,7 @@ fn meters(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("dpdk/trtcm_1_flow");
     g.throughput(Throughput::Elements(PACKETS as u64));
-    let (mut m, mut t) = (<TrTcm as ThreeColorMarker>::start(&tr, Instant::ZERO), 0u64);
+    let (mut m, mut t) = (<TrTcm as State>::start(&tr, Instant::ZERO), 0u64);
     g.bench_function("netcond", |b| {
         b.iter(|| {
             black_box(burst_one::<TrTcm, false>(
@@ -93,7 +91,7 @@ fn meters(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("dpdk/srtcm_1_flow");
     g.throughput(Throughput::Elements(PACKETS as u64));
-    let (mut m, mut t) = (<SrTcm as ThreeColorMarker>::start(&sr, Instant::ZERO), 0u64);
+    let (mut m, mut t) = (<SrTcm as State>::start(&sr, Instant::ZERO), 0u64);
     g.bench_function("netcond", |b| {
         b.iter(|| {
             black_box(burst_one::<SrTcm, false>(
@@ -120,7 +118,7 @@ fn meters(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("dpdk/trtcm_65536_flows");
     g.throughput(Throughput::Elements(PACKETS as u64));
-    let mut flows = vec![<TrTcm as ThreeColorMarker>::start(&tr, Instant::ZERO); FLOWS as usize];
+    let mut flows = vec![<TrTcm as State>::start(&tr, Instant::ZERO); FLOWS as usize];
     let mut t = 0u64;
     g.bench_function("netcond", |b| {
         b.iter(|| {
@@ -168,7 +166,7 @@ fn meters(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("dpdk/srtcm_65536_flows");
     g.throughput(Throughput::Elements(PACKETS as u64));
-    let mut flows = vec![<SrTcm as ThreeColorMarker>::start(&sr, Instant::ZERO); FLOWS as usize];
+    let mut flows = vec![<SrTcm as State>::start(&sr, Instant::ZERO); FLOWS as usize];
     let mut t = 0u64;
     g.bench_function("netcond", |b| {
         b.iter(|| {

@@ -713,24 +713,20 @@ fn fq_codel_case() -> Case {
     Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
 }
 
-/// PIE's enqueue decision (Linux's law) with a drop probability past 4 % (far
-/// beyond one, in fact) and the burst allowance spent (in the setup, by a
-/// standing 30 ms delay) and 100 packets queued: the derandomization on every
-/// packet, which then drops it without a draw
-/// (`netcond_benches::pie_stream`).
-fn pie_case() -> Case {
-    let (p, mut s, t) = pie_stream::congested();
+/// PIE's enqueue decision (Linux's law), burst allowance spent, 100 packets
+/// queued (`netcond_benches::pie_stream`): on the congested stream
+/// (probability far beyond one) the derandomization on every packet, which
+/// then drops it without a draw; on the drawing stream (probability 20-30 %)
+/// a random draw for most packets, most of them delivered.
+fn pie_case(drawing: bool) -> Case {
+    let (p, mut s, t) = if drawing {
+        pie_stream::drawing()
+    } else {
+        pie_stream::congested()
+    };
     let lens = pie_stream::lens();
     let mut rng = SplitMix64::new(7);
-    let mut burst = move || {
-        let p = black_box(&p);
-        let mut acc = 0u64;
-        for &len in &lens {
-            let head = Head::new(Instant::from_ticks(t), len, false);
-            acc += s.on_enqueue(p, Instant::from_ticks(t), head, 100, 150_000, &mut rng) as u64;
-        }
-        acc
-    };
+    let mut burst = move || pie_stream::pie_burst(&p, &mut s, &lens, t, &mut rng);
     burst();
     Case(Box::new(move || (0..REPS).map(|_| burst()).sum()))
 }
@@ -921,7 +917,8 @@ fn case(name: &str) -> Case {
         "codel_dequeue" => codel_case(CodelConfig::linux().with_tick(TickRate::NANOS)),
         "codel_dequeue_exact" => codel_case(CodelConfig::rfc8289().with_tick(TickRate::NANOS)),
         "fq_codel_pair" => fq_codel_case(),
-        "pie_enqueue" => pie_case(),
+        "pie_enqueue" => pie_case(false),
+        "pie_enqueue_drawing" => pie_case(true),
         "dualpi2_packet" => dualpi2_case(),
         "rbcc_recompute_16" => recompute::<32>(16),
         "rbcc_recompute_256" => recompute::<512>(256),
@@ -1081,30 +1078,35 @@ mod dpdk_side {
                 step();
                 Case(Box::new(move || (0..WAVE).map(|_| step()).sum()))
             }
-            "dpdk_pie_enqueue" => {
-                // rte_pie_enqueue on pie_enqueue's arrivals, at the drop
-                // probability netcond's PIE reached bounded to one as
-                // rte_pie bounds its own (pie_stream), with DPDK's (and RFC
-                // 8033's) 15 ms target and update interval and 150 ms burst
-                // allowance; a tail-drop threshold of 512 packets, so that
-                // the 100 queued are above the 10 % under which rte_pie does
-                // not drop.
-                let prob = pie_stream::dpdk_prob();
+            pie @ ("dpdk_pie_enqueue" | "dpdk_pie_enqueue_drawing") => {
+                // rte_pie_enqueue on pie_enqueue's (or pie_enqueue_drawing's)
+                // arrivals, at the drop probability netcond's PIE reached,
+                // bounded to one as rte_pie bounds its own (pie_stream), with
+                // DPDK's (and RFC 8033's) 15 ms target and update interval
+                // and 150 ms burst allowance; a tail-drop threshold of 512
+                // packets, so that the 100 queued are above the 10 % under
+                // which rte_pie does not drop. On the drawing stream, the
+                // accumulated probability is zeroed after each drop as Linux
+                // does (`pie_burst_linux_reset`; rte_pie alone would stop
+                // drawing once it passes 8.5: benches/dpdk/tests.rs).
+                let drawing = pie == "dpdk_pie_enqueue_drawing";
+                let prob = if drawing {
+                    pie_stream::dpdk_drawing_prob()
+                } else {
+                    pie_stream::dpdk_prob()
+                };
+                let burst = if drawing {
+                    dpdk::pie_burst_linux_reset
+                } else {
+                    dpdk::pie_burst
+                };
                 let c = dpdk::PieConfig::new(HZ, 15, 15, 150, 512);
                 let mut rng = dpdk::PieRandom::take().unwrap();
                 let now = 1000 * HZ;
                 let mut st = dpdk::PieState::congested(&c, prob, now, &mut rng);
                 let (lens, q) = (pie_stream::lens(), pie_stream::QUEUED);
-                let mut b = move || {
-                    u64::from(dpdk::pie_burst(
-                        black_box(&c),
-                        &mut st,
-                        &lens,
-                        q,
-                        now,
-                        &mut rng,
-                    ))
-                };
+                let mut b =
+                    move || u64::from(burst(black_box(&c), &mut st, &lens, q, now, &mut rng));
                 b();
                 Case(Box::new(move || (0..REPS).map(|_| b()).sum()))
             }
@@ -1221,6 +1223,7 @@ mod dpdk_side {
 #[bench::codel_dequeue_exact_n16384(args = ("codel_dequeue_exact"), setup = case)]
 #[bench::fq_codel_pair_n16384(args = ("fq_codel_pair"), setup = case)]
 #[bench::pie_enqueue_n16384(args = ("pie_enqueue"), setup = case)]
+#[bench::pie_enqueue_drawing_n16384(args = ("pie_enqueue_drawing"), setup = case)]
 #[bench::dualpi2_packet_n16384(args = ("dualpi2_packet"), setup = case)]
 #[bench::rbcc_recompute_16_n16(args = ("rbcc_recompute_16"), setup = case)]
 #[bench::rbcc_recompute_256_n16(args = ("rbcc_recompute_256"), setup = case)]
@@ -1249,6 +1252,7 @@ fn netcond_ops(mut c: Case) -> (u64, Case) {
 #[bench::dpdk_million_srtcm_prefetched_n16384(args = ("dpdk_million_srtcm_prefetched"), setup = case)]
 #[bench::dpdk_red_decision_n245760(args = ("dpdk_red_decision"), setup = case)]
 #[bench::dpdk_pie_enqueue_n16384(args = ("dpdk_pie_enqueue"), setup = case)]
+#[bench::dpdk_pie_enqueue_drawing_n16384(args = ("dpdk_pie_enqueue_drawing"), setup = case)]
 #[bench::dpdk_c_call_trtcm_blind_1flow_n16384(args = ("dpdk_c_call_trtcm_blind_1flow"), setup = case)]
 #[bench::dpdk_c_call_srtcm_blind_1flow_n16384(args = ("dpdk_c_call_srtcm_blind_1flow"), setup = case)]
 fn dpdk_ops(mut c: Case) -> (u64, Case) {

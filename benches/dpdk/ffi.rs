@@ -198,6 +198,14 @@ extern "C" {
         qlen: u32,
         now: u64,
     ) -> u32;
+    fn netcond_dpdk_pie_burst_linux_reset(
+        c: *const PieConfig,
+        s: *mut PieState,
+        lens: *const u32,
+        n: usize,
+        qlen: u32,
+        now: u64,
+    ) -> u32;
     fn netcond_dpdk_eal_init(argc: c_int, argv: *mut *mut c_char) -> c_int;
     fn netcond_dpdk_tsc_hz() -> u64;
     fn netcond_dpdk_trtcm_profile_eal(
@@ -597,6 +605,12 @@ impl PieState {
     pub fn drop_prob(&self) -> f64 {
         self.drop_prob
     }
+
+    /// The accumulated probability of the derandomization.
+    #[must_use]
+    pub fn accu_prob(&self) -> f64 {
+        self.accu_prob
+    }
 }
 
 static PIE_RANDOM_TAKEN: AtomicBool = AtomicBool::new(false);
@@ -635,6 +649,21 @@ pub fn pie_burst(
     // SAFETY: live structs of the C layout, `lens.len()` readable values;
     // `_rng` makes this the only user of the generator.
     unsafe { netcond_dpdk_pie_burst(c, s, lens.as_ptr(), lens.len(), qlen, now) }
+}
+
+/// [`pie_burst`], with rte_pie's accumulated probability put back to zero
+/// after each drop, as Linux's `sch_pie` (and netcond's PIE) do: rte_pie
+/// alone zeroes it only after a drop by its draw.
+pub fn pie_burst_linux_reset(
+    c: &PieConfig,
+    s: &mut PieState,
+    lens: &[u32],
+    qlen: u32,
+    now: u64,
+    _rng: &mut PieRandom,
+) -> u32 {
+    // SAFETY: as pie_burst.
+    unsafe { netcond_dpdk_pie_burst_linux_reset(c, s, lens.as_ptr(), lens.len(), qlen, now) }
 }
 
 static EAL_STARTED: AtomicBool = AtomicBool::new(false);

@@ -430,6 +430,34 @@ uint32_t netcond_dpdk_pie_burst(const struct rte_pie_config *c,
 }
 
 /*
+ * pie_burst_linux_reset: as pie_burst, and after each drop rte_pie's
+ * accumulated probability is put back to zero (one store), as Linux's
+ * sch_pie and netcond's PIE do after every drop. rte_pie itself zeroes it
+ * only after a drop by its random draw: once the accumulator has passed 8.5
+ * it drops every arrival without a draw, and keeps it past 8.5, until its
+ * probability falls to zero (benches/dpdk/tests.rs shows both).
+ */
+uint32_t netcond_dpdk_pie_burst_linux_reset(const struct rte_pie_config *c,
+                                            struct rte_pie *s,
+                                            const uint32_t *lens, size_t n,
+                                            uint32_t qlen, uint64_t now)
+{
+	struct rte_pie_config cc = *c;
+	struct rte_pie ss = *s;
+	uint32_t drops = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ss.qlen = qlen;
+		if (rte_pie_enqueue(&cc, &ss, opaque(qlen), lens[i], now) != 0) {
+			ss.accu_prob = 0;
+			drops++;
+		}
+	}
+	*s = ss;
+	return drops;
+}
+
+/*
  * For the tests: rte_eal_init with the given arguments, the TSC frequency it
  * found, and rte_meter's own profile functions at that frequency.
  */

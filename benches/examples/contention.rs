@@ -19,18 +19,16 @@
 //! API; RED's enqueue decision with
 //! FJ93's law and with DPDK's; RIO-C; the 3sM node marker followed by RED
 //! on every packet of one link; and PIE's enqueue decision (Linux's law, on
-//! `pie_stream`). With `--features dpdk`, DPDK 22.11's rte_meter, rte_red and
+//! `pie_stream`'s two streams: every arrival dropped, and drawing at 20-30 %). With `--features dpdk`, DPDK 22.11's rte_meter, rte_red and
 //! rte_pie on the same streams.
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Instant as Clock;
 
 use netcond::base::{Instant, SplitMix64};
-use netcond::pcn::{Node3sm, PcnMeter};
+use netcond::pcn::Node3sm;
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
-use netcond::trtcm::{
-    SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
-};
+use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig, TrTcmProfile};
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::million::{
     self, pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
@@ -94,7 +92,7 @@ fn loops() -> Vec<Loop> {
     let np = node_3sm();
     let s = pcn_stream::stream();
     let (mut many, mut t) = (
-        vec![Node3sm::start(&np, Instant::ZERO); pcn_stream::LINKS as usize],
+        vec![<Node3sm as State>::start(&np, Instant::ZERO); pcn_stream::LINKS as usize],
         0u64,
     );
     v.push(Loop {
@@ -134,7 +132,8 @@ fn loops() -> Vec<Loop> {
         ("node_1m_burst", 2),
     ] {
         let np = node_3sm();
-        let mut states = vec![Node3sm::start(&np, Instant::ZERO); million::FLOWS as usize];
+        let mut states =
+            vec![<Node3sm as State>::start(&np, Instant::ZERO); million::FLOWS as usize];
         let (mut t, mut k) = (0u64, 0usize);
         v.push(Loop {
             name,
@@ -193,20 +192,26 @@ fn loops() -> Vec<Loop> {
             (STEP, u64::from(d))
         }),
     });
-    let (pp, mut pie, pt) = pie_stream::congested();
-    let (plens, mut prng) = (pie_stream::lens(), SplitMix64::new(7));
-    v.push(Loop {
-        name: "pie",
-        burst: Box::new(move || {
-            let d = pie_stream::pie_burst(&pp, &mut pie, &plens, pt, &mut prng);
-            (plens.len() as u64, d)
-        }),
-    });
+    for (name, drawing) in [("pie", false), ("pie_draw", true)] {
+        let (pp, mut pie, pt) = if drawing {
+            pie_stream::drawing()
+        } else {
+            pie_stream::congested()
+        };
+        let (plens, mut prng) = (pie_stream::lens(), SplitMix64::new(7));
+        v.push(Loop {
+            name,
+            burst: Box::new(move || {
+                let d = pie_stream::pie_burst(&pp, &mut pie, &plens, pt, &mut prng);
+                (plens.len() as u64, d)
+            }),
+        });
+    }
     let np = node_3sm();
     let rp = red_profile(false, Spreading::Accumulated);
     let s = pcn_stream::stream();
     let (mut node, mut red, mut rng, mut wave, mut t) = (
-        Node3sm::start(&np, Instant::ZERO),
+        <Node3sm as State>::start(&np, Instant::ZERO),
         Red::new(&rp, Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),
@@ -329,26 +334,50 @@ mod dpdk_side {
                 (STEP, u64::from(d))
             }),
         });
-        // As the dpdk_pie_enqueue row of the instruction counts.
+        // As the dpdk_pie_enqueue(_drawing) rows of the instruction counts;
+        // the two loops share rte_drand's generator (they run in turn).
         let c = dpdk::PieConfig::new(2_300_000_000, 15, 15, 150, 512);
-        let mut rng = dpdk::PieRandom::take().expect("one user of rte_drand's generator");
+        let rng = std::rc::Rc::new(std::cell::RefCell::new(
+            dpdk::PieRandom::take().expect("one user of rte_drand's generator"),
+        ));
         let now = 1000 * 2_300_000_000;
-        let mut s = dpdk::PieState::congested(&c, pie_stream::dpdk_prob(), now, &mut rng);
-        let lens = pie_stream::lens();
-        v.push(Loop {
-            name: "dpdk_pie",
-            burst: Box::new(move || {
-                let d = dpdk::pie_burst(
-                    black_box(&c),
-                    &mut s,
-                    &lens,
-                    pie_stream::QUEUED,
-                    now,
-                    &mut rng,
-                );
-                (lens.len() as u64, u64::from(d))
-            }),
-        });
+        // On the drawing stream, rte_pie's accumulated probability is
+        // zeroed after each drop, as Linux does (benches/dpdk/tests.rs).
+        type Burst = fn(
+            &dpdk::PieConfig,
+            &mut dpdk::PieState,
+            &[u32],
+            u32,
+            u64,
+            &mut dpdk::PieRandom,
+        ) -> u32;
+        let plain: Burst = dpdk::pie_burst;
+        for (name, prob, burst) in [
+            ("dpdk_pie", pie_stream::dpdk_prob(), plain),
+            (
+                "dpdk_pie_draw",
+                pie_stream::dpdk_drawing_prob(),
+                dpdk::pie_burst_linux_reset,
+            ),
+        ] {
+            let rng = rng.clone();
+            let mut s = dpdk::PieState::congested(&c, prob, now, &mut rng.borrow_mut());
+            let lens = pie_stream::lens();
+            v.push(Loop {
+                name,
+                burst: Box::new(move || {
+                    let d = burst(
+                        black_box(&c),
+                        &mut s,
+                        &lens,
+                        pie_stream::QUEUED,
+                        now,
+                        &mut rng.borrow_mut(),
+                    );
+                    (lens.len() as u64, u64::from(d))
+                }),
+            });
+        }
     }
 }
 

@@ -145,7 +145,7 @@ pub mod division_baseline {
         }
     }
 
-    impl ThreeColorMarker for TrTcm {
+    impl netcond::trtcm::State for TrTcm {
         type Profile = Profile;
 
         fn start(p: &Profile, now: Instant) -> TrTcm {
@@ -156,7 +156,9 @@ pub mod division_baseline {
                 tp: p.p.size,
             }
         }
+    }
 
+    impl ThreeColorMarker for TrTcm {
         #[inline]
         fn color_blind(&mut self, p: &Profile, now: Instant, len: u32) -> Color {
             let (tc, tp) = self.refill(p, now.ticks());
@@ -211,13 +213,15 @@ pub mod harness_floor {
         last: Instant,
     }
 
-    impl ThreeColorMarker for Null {
+    impl netcond::trtcm::State for Null {
         type Profile = u32;
 
         fn start(_: &u32, now: Instant) -> Null {
             Null { last: now }
         }
+    }
 
+    impl ThreeColorMarker for Null {
         #[inline]
         fn color_blind(&mut self, big: &u32, now: Instant, len: u32) -> Color {
             self.last = now;
@@ -248,7 +252,7 @@ pub mod harness_floor {
 mod tests {
     use super::division_baseline::{Profile, TrTcm};
     use netcond::base::{Color, Instant};
-    use netcond::trtcm::ThreeColorMarker;
+    use netcond::trtcm::{State, ThreeColorMarker};
 
     #[test]
     fn baseline_colors_dpdk_facts() {

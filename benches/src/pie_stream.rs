@@ -1,9 +1,13 @@
-//! PIE's bench stream (the `pie_enqueue` and `dpdk_pie_enqueue` rows of the
-//! instruction counts, the `pie` and `dpdk_pie` loops of the contention
-//! example): Linux's law, a drop probability of at least 4 % (in fact far
-//! beyond one: the standing delay outlasts the burst allowance) and the burst
-//! allowance spent, then arrivals of IMIX lengths at one instant with 100
-//! packets queued: every arrival is dropped.
+//! PIE's bench streams, Linux's law, arrivals of IMIX lengths at one instant
+//! with 100 packets queued and the burst allowance spent:
+//! - [`congested`] (the `pie_enqueue` and `dpdk_pie_enqueue` rows of the
+//!   instruction counts, the `pie` and `dpdk_pie` loops of the contention
+//!   example): a drop probability far beyond one (the standing delay outlasts
+//!   the burst allowance), so every arrival is dropped;
+//! - [`drawing`] (`pie_enqueue_drawing`, `dpdk_pie_enqueue_drawing`; loops
+//!   `pie_draw`, `dpdk_pie_draw`): the same state decayed to a probability
+//!   between 20 % and 30 %, where both PIEs draw a random number for most
+//!   arrivals and deliver most of them.
 use std::hint::black_box;
 
 use netcond::base::{Instant, SplitMix64};
@@ -36,18 +40,48 @@ pub fn congested() -> (PieProfile, Pie, u64) {
     (p, s, t)
 }
 
-/// The probability of [`congested`]'s state as a fraction: far beyond one,
-/// which Linux's arithmetic allows.
+/// [`congested`], then one update a millisecond with the queue's head
+/// delivered at once (no queue delay), which lowers the probability, until it
+/// is below 30 %: it is then at least 20 % (checked), so that the enqueue's
+/// early return for a short delay and a probability below 20 % does not
+/// apply, and the burst allowance is still spent (it comes back only at a
+/// probability of zero).
 #[must_use]
-pub fn congested_prob() -> f64 {
-    congested().1.prob() as f64 / MAX_PROB as f64
+pub fn drawing() -> (PieProfile, Pie, u64) {
+    let (p, mut s, mut t) = congested();
+    while s.prob() >= MAX_PROB / 10 * 3 {
+        t += MS;
+        s.poll(&p, Instant::from_ticks(t), BACKLOG);
+        let head = Head::new(Instant::from_ticks(t), 1500, false);
+        s.on_dequeue(&p, Instant::from_ticks(t), head, BACKLOG);
+    }
+    assert!(
+        s.prob() >= MAX_PROB / 5 && s.burst_time() == 0,
+        "the drawing stream's state: probability {} of {MAX_PROB}, burst time {}",
+        s.prob(),
+        s.burst_time()
+    );
+    (p, s, t)
 }
 
-/// The probability rte_pie is started at: [`congested_prob`] bounded to one,
-/// as rte_pie bounds its own.
+/// A state's drop probability as a fraction (beyond one for [`congested`],
+/// which Linux's arithmetic allows).
+#[must_use]
+pub fn prob(s: &Pie) -> f64 {
+    s.prob() as f64 / MAX_PROB as f64
+}
+
+/// The probability rte_pie is started at for [`congested`]: its probability
+/// bounded to one, as rte_pie bounds its own.
 #[must_use]
 pub fn dpdk_prob() -> f64 {
-    congested_prob().min(1.0)
+    prob(&congested().1).min(1.0)
+}
+
+/// The probability rte_pie is started at for [`drawing`]: the same.
+#[must_use]
+pub fn dpdk_drawing_prob() -> f64 {
+    prob(&drawing().1)
 }
 
 /// The arrivals' lengths.

@@ -89,6 +89,8 @@ RATIOS = [
     ("RED, DPDK's law: rte_red / netcond", "dpdk_red", "red_dpdk_law", 1.25, ">="),
     ("RED, FJ93's law: rte_red / netcond", "dpdk_red", "red_fj93", 1.0, ">="),
     ("PIE enqueue (Linux's law): rte_pie / netcond", "dpdk_pie", "pie", 2.0, ">="),
+    ("PIE enqueue, drawing at 20-30 %: rte_pie / netcond", "dpdk_pie_draw", "pie_draw", 2.0,
+     ">="),
     ("RIO-C / RED (FJ93's law)", "rio_c", "red_fj93", 1.5, "<="),
     ("3sM node marker + RED / trTCM 1 flow", "node_3sm_then_red", "trtcm_1flow", None, ""),
 ]
@@ -230,6 +232,7 @@ def cmd_budget(a):
         ("ffi_c_call_trtcm_blind_1flow", "dpdk_c_call_trtcm_blind_1flow"),
         ("ffi_c_call_srtcm_blind_1flow", "dpdk_c_call_srtcm_blind_1flow"),
         ("pie_enqueue", "dpdk_pie_enqueue"),
+        ("pie_enqueue_drawing", "dpdk_pie_enqueue_drawing"),
     ]:
         if ours in ops and theirs in ops and ops[ours]["ir"] <= ops[theirs]["ir"]:
             pairs[ours] = theirs

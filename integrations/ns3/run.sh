@@ -122,7 +122,7 @@ fi
 "$build/netcond-pcn-cle" --csv="$OUT/pcn-cle.csv" --svg="$OUT/pcn-cle.svg"
 "$build/netcond-pcn-cle" --marker=ThreeState --csv="$OUT/pcn-cle-3sm.csv" --svg=none | tail -3
 
-step "CoDel cross-check: ns-3's CoDelQueueDisc against netcond's CoDel (linux law, ns3 variant), 2 traces x {defaults, UseEcn}, 25 cycles of 14.5 s each (over 10^6 packets)"
+step "CoDel cross-check: ns-3's CoDelQueueDisc against netcond's CoDel (linux law, ns3 variant), 2 traces x {defaults, UseEcn}, 100 cycles of 14.5 s each (over 10^6 packets a run)"
 if [ ! -x "$build/netcond-codel-crosscheck" ]; then
   echo "the CoDel cross-check was not built: include/netcond.h has no CoDel functions (see CMake's warning)" >&2
   exit 1
@@ -187,7 +187,7 @@ fi
 # FQ-CoDel cross-check (and its ASan run): ns-3's FqCoDelQueueDisc against
 # netcond's FQ-CoDel, flows given by a packet filter; then the kernel CoDel
 # variant, which must differ (the check can fail).
-step "FQ-CoDel cross-check: ns-3's FqCoDelQueueDisc against netcond's FQ-CoDel, 2 traces of 55 s (over 10^6 packets)"
+step "FQ-CoDel cross-check: ns-3's FqCoDelQueueDisc against netcond's FQ-CoDel, 2 traces of 100 s (over 10^6 packets a run)"
 if [ ! -x "$build/netcond-fq-codel-crosscheck" ]; then
   echo "the FQ-CoDel cross-check was not built: include/netcond.h has no CoDel functions (see CMake's warning)" >&2
   exit 1

@@ -22,6 +22,7 @@ pub const RECUR_ONE: u64 = 1 << 62;
 /// The ECN field of a packet (RFC 3168 section 5, RFC 9331's L4S identifier).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Ecn {
     /// Not-ECT (`00`).
@@ -74,6 +75,7 @@ impl Ecn {
 /// One of the two queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum DualQueue {
     /// The L4S (low latency) queue, `lq`.
@@ -87,6 +89,7 @@ pub enum DualQueue {
 /// leaves out).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum DualScheduler {
     /// Time-shifted FIFO: the L4S head goes first unless the Classic head has
@@ -109,6 +112,7 @@ pub enum DualScheduler {
 /// How a probability becomes a decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum DualDecision {
     /// Random draws from the caller's source (one `u32` is `u = rnd / 2^32`;
@@ -129,6 +133,7 @@ pub enum DualDecision {
 /// A packet at the head of one of the two queues, as DualPI2 needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct DualHead {
     /// When it was enqueued (the RFC's `timestamp(pkt)`).

@@ -13,6 +13,7 @@ use crate::{Codel, CodelConfig, CodelProfile, ControlLaw, DelayError, Head, Verd
 /// [`Single`](Self::Single) is neither.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum OverflowDrop {
     /// One packet from the head of the fattest flow: the least that makes
@@ -41,6 +42,7 @@ pub enum OverflowDrop {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct FqCodelConfig {
     /// The CoDel of every flow queue (target, interval, MTU, ECN, law, clock).

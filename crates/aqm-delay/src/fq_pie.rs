@@ -18,6 +18,7 @@ use crate::{DelayError, Head, Pie, PieConfig, PieLaw, PieProfile, Verdict, MAX_P
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct FqPieConfig {
     /// Each flow's PIE (Linux's law; its `limit` is not used: the packet

@@ -293,6 +293,10 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+// The `arbitrary` derive refers to `std` (which the `arbitrary` crate needs).
+#[cfg(all(feature = "arbitrary", not(test)))]
+extern crate std;
+
 mod codel;
 mod drr;
 mod dualpi2;
@@ -322,6 +326,14 @@ pub use pie::{
 };
 
 use netcond_core::Instant;
+
+// Every state of the crate starts as `X::new(&profile, now)`, which is also its
+// `netcond_core::State::start` (and so a `netcond_core::WithProfile` pair).
+netcond_core::impl_state!(Codel, CodelProfile);
+netcond_core::impl_state!(Pie, PieProfile);
+netcond_core::impl_state!(DualPi2, DualPi2Profile);
+netcond_core::impl_state!({const N: usize} FqCodel<N>, FqCodelProfile);
+netcond_core::impl_state!({const N: usize} FqPie<N>, FqPieProfile);
 
 netcond_core::config_error! {
     /// Why a CoDel, FQ-CoDel, PIE or DualPI2 configuration was refused.
@@ -404,6 +416,7 @@ netcond_core::config_error! {
 /// The packet at the head of a queue, as CoDel needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Head {
     /// When the packet was enqueued (RFC 8289 section 5.4's timestamp), on the

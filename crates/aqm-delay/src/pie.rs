@@ -49,6 +49,7 @@ pub const RFC8033_SCALING: [(u64, u64); 6] = [
 /// Which rules a [`Pie`] follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum PieLaw {
     /// Linux `sch_pie`'s integer code: probability in units of 2^-56, time in
@@ -72,6 +73,7 @@ pub enum PieLaw {
 /// How the RFC law estimates the queue delay (RFC 8033 section 4.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum PieEstimator {
     /// From timestamps: the sojourn time of the packet that left last (0 once

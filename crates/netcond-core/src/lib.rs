@@ -34,6 +34,10 @@
 //!   Miri and on targets other than `x86_64` and `aarch64`).
 //! - [`LengthAdjust`]: the bytes a packet is charged as Linux `tc` counts them
 //!   (`overhead`, `mpu`, `linklayer atm`), for a caller to apply before metering.
+//! - [`State`] and [`WithProfile`]: a state started from a profile at an
+//!   instant (`start(&profile, now)`, every library state's `new`), and the one
+//!   pair of a profile and a state for single-flow users ([`impl_state!`]
+//!   implements the trait from a state's `new`).
 //! - [`config_error!`]: the convention for configuration errors: small `Copy` enums,
 //!   one variant per rule, each with a message naming the rule it enforces.
 //!
@@ -98,6 +102,8 @@ mod rate;
 #[forbid(unsafe_code)]
 mod rng;
 #[forbid(unsafe_code)]
+mod state;
+#[forbid(unsafe_code)]
 mod time;
 #[forbid(unsafe_code)]
 pub mod units;
@@ -108,6 +114,7 @@ pub use color_table::ColorTable;
 pub use length::LengthAdjust;
 pub use rate::Rate;
 pub use rng::{RandomSource, SplitMix64};
+pub use state::{State, WithProfile};
 pub use time::{Instant, TickRate};
 pub use units::{ByteSize, ParseUnitError};
 

@@ -14,6 +14,7 @@ mod markers;
 mod pcn;
 mod pie;
 mod policer;
+mod probe;
 mod ras;
 mod ras_green;
 mod rbcc;
@@ -48,5 +49,6 @@ fn _netcond(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ared::register(m)?;
     tbf::register(m)?;
     sim::register(m)?;
+    probe::register(m)?;
     Ok(())
 }

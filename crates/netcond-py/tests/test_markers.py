@@ -248,3 +248,20 @@ def test_colors_are_int_enums():
     m = netcond.TrTcm(cir=8, pir=8, cbs=100, pbs=100)
     c = m.color_blind(0, 10)
     assert c is Color.GREEN and c == 0 and isinstance(c, int)
+
+
+def test_call_probe_converts_like_a_marker_and_meters_nothing():
+    # The benchmark's floor: the same argument handling as TrTcm.color_blind.
+    from netcond._netcond import _CallProbe
+
+    p = _CallProbe()
+    assert p.color_blind(5, 3) is netcond.Color.GREEN
+    assert p.color_blind(2**64 - 1) is netcond.Color.GREEN
+    assert p.folded == (5 ^ 3) + ((2**64 - 1) ^ 1) - 2**64
+    for bad in [(-1, 3), (1, 2**32), (1.5, 3)]:
+        with pytest.raises((OverflowError, TypeError)):
+            p.color_blind(*bad)
+    with pytest.raises(TypeError):
+        p.color_blind(np.zeros(3, dtype=np.uint64), np.zeros(3, dtype=np.uint32))
+    with pytest.raises((OverflowError, TypeError)):
+        netcond.TrTcm(cir="1mbit", pir="2mbit", cbs=2048, pbs=4096).color_blind(1, 2**32)

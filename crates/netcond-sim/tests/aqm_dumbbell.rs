@@ -181,7 +181,7 @@ fn quick_reproduction_compares_every_target() {
         )
         .unwrap();
     let targets = r.comparisons.iter().filter(|c| c.doc.is_some()).count();
-    assert_eq!(targets, 6);
+    assert_eq!(targets, 7);
     assert!(r.comparisons.iter().all(|c| c.ours.is_some()));
     assert_eq!(r.tables[0].rows.len(), DISCIPLINES.len());
     assert_eq!(r.plots.len(), 2);
@@ -194,4 +194,34 @@ fn warmup_must_leave_time_to_measure() {
         .with(&["duration_s=10", "warmup_s=9.5"])
         .unwrap();
     assert!(AqmDumbbell.check(&p, u64::MAX).is_err());
+}
+
+#[test]
+fn fq_pie_is_fair_and_keeps_delay_far_below_droptail() {
+    let dt = run("droptail", &[]);
+    let fq = run("fq_pie", &[]);
+    assert!(fq.utilization > 0.95, "{}", fq.utilization);
+    // Per-flow queues: nearly equal shares whatever the RTT.
+    assert!(
+        fq.jain > 0.95 && fq.jain >= dt.jain,
+        "{} vs {}",
+        fq.jain,
+        dt.jain
+    );
+    // Each flow's PIE holds its queue near 15 ms: far below the full
+    // drop-tail buffer, and PIE drops (no ECN here), never marks.
+    assert!(
+        fq.delay[0].mean * 10.0 < dt.delay[0].mean,
+        "FQ-PIE mean {} vs drop-tail {}",
+        fq.delay[0].mean,
+        dt.delay[0].mean
+    );
+    assert!(fq.drops[0] > 0);
+    assert_eq!(fq.marks, [0, 0]);
+}
+
+#[test]
+fn fq_pie_marks_ecn_capable_packets_with_ecn_on() {
+    let o = run("fq_pie", &["ecn=true"]);
+    assert!(o.marks[0] > 0, "{:?}", o.marks);
 }

@@ -15,7 +15,7 @@ fn trtcm_checks() -> i32 {
 }
 
 fn ras_checks() -> i32 {
-    use netcond::ras::{RasShaper, TrRasConfig, TrRasProfile};
+    use netcond::ras::{RasShaper, ShaperPair, TrRasConfig, TrRasProfile};
     let cfg = TrRasConfig::new(
         Rate::from_mbps(2),
         Rate::from_mbps(4),
@@ -25,7 +25,7 @@ fn ras_checks() -> i32 {
     let Ok(profile) = TrRasProfile::new(&cfg) else {
         return 1;
     };
-    let mut ras: RasShaper<u32, 8> = RasShaper::new(profile, Instant::ZERO);
+    let mut ras: RasShaper<u32, 8> = RasShaper::new(profile.into(), Instant::ZERO);
     if ras.enqueue(Instant::ZERO, black_box(1500)).is_err() {
         return 1;
     }

@@ -194,6 +194,7 @@ mod out_table;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod rfc5670;
+mod state;
 #[cfg(test)]
 mod tests;
 mod threshold_meter;
@@ -215,7 +216,9 @@ pub use excess_traffic_meter::{
     ClassicTie, ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile,
 };
 pub use mark::{dscp_of, ecn_of, remark_ecn, PcnDscps, PcnMark, ThreeState};
-pub use node::{Metered, Node3sm, Node3smSim48, NodeMarker, NodeProfile, NodeRfc5670, PcnMeter};
+pub use netcond_core::WithProfile;
+pub use node::{Node3sm, Node3smSim48, NodeMarker, NodeProfile, NodeRfc5670, PcnMeter};
 pub use rfc5670::Rfc5670Error;
+pub use state::{Metered, PcnPair};
 pub use threshold_meter::{ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile};
 pub use units::{FLOOR, MAX_DURATION_TICKS};

@@ -88,10 +88,7 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
 
     #[inline]
     fn start(p: &Self::Profile, now: Instant) -> Self {
-        NodeMarker {
-            excess: E::start(&p.excess, now),
-            threshold: T::start(&p.threshold, now),
-        }
+        <Self as netcond_core::State>::start(p, now)
     }
 
     /// Both stages, excess first. When they were last updated at the same
@@ -161,26 +158,3 @@ pub type Node3smSim48 = NodeMarker<crate::EtMarkerSim48, crate::AsMarker>;
 /// The RFC 5670 node: [`ExcessTrafficMeter`](crate::ExcessTrafficMeter) then
 /// [`ThresholdMeter`](crate::ThresholdMeter), marking per RFC 6660.
 pub type NodeRfc5670 = NodeMarker<crate::ExcessTrafficMeter, crate::ThresholdMeter>;
-
-/// A profile paired with one meter state, for single-instance users.
-#[derive(Clone, Copy, Debug)]
-pub struct Metered<M: PcnMeter> {
-    /// The profile.
-    pub profile: M::Profile,
-    /// The state.
-    pub state: M,
-}
-
-impl<M: PcnMeter> Metered<M> {
-    /// A meter with a full bucket at `now`.
-    pub fn new(profile: M::Profile, now: Instant) -> Self {
-        let state = M::start(&profile, now);
-        Metered { profile, state }
-    }
-
-    /// Meters one packet; see [`PcnMeter::mark`].
-    #[inline]
-    pub fn mark(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
-        self.state.mark(&self.profile, now, len, mark)
-    }
-}

@@ -15,13 +15,10 @@ use crate::shaper::{PacketLen, Ras};
 /// A meter downstream of a green shaper: it can tell, without changing
 /// anything, when a packet would be colored green, and it colors the packets the
 /// shaper releases.
-pub trait GreenMeter {
-    /// The meter's shared constants.
-    type Profile;
-
-    /// A meter with full buckets at `now`.
-    fn start(profile: &Self::Profile, now: Instant) -> Self;
-
+///
+/// A meter starts as every state does, with [`State::start`](netcond_core::State::start)
+/// (its supertrait), on its [`State::Profile`](netcond_core::State::Profile).
+pub trait GreenMeter: netcond_core::State {
     /// T2 of RFC 2963 sections 3.3 and 3.5: the earliest instant at or after
     /// `now` at which a packet of `len` bytes would be colored green, if no other
     /// packet reached the meter before; `None` (infinity) if it never would
@@ -274,13 +271,6 @@ pub fn ticks_until(b: &BucketProfile, tokens: u64, need: u64) -> Option<u64> {
 /// (RFC 2963 section 3.3). The wait is rounded up to a whole tick, so that the
 /// meter holds at least `B` bytes in C at T2.
 impl GreenMeter for SrTcm {
-    type Profile = SrTcmProfile;
-
-    #[inline]
-    fn start(profile: &SrTcmProfile, now: Instant) -> Self {
-        SrTcm::new(profile, now)
-    }
-
     #[inline(always)]
     fn green_at(&self, profile: &SrTcmProfile, now: Instant, len: u32) -> Option<Instant> {
         let c = profile.committed();
@@ -311,13 +301,6 @@ impl GreenMeter for SrTcm {
 /// infinite if `B > CBS` or `B > PBS` (RFC 2963 section 3.5). Waits round up to a
 /// whole tick.
 impl GreenMeter for TrTcm {
-    type Profile = TrTcmProfile;
-
-    #[inline]
-    fn start(profile: &TrTcmProfile, now: Instant) -> Self {
-        TrTcm::new(profile, now)
-    }
-
     #[inline(always)]
     fn green_at(&self, profile: &TrTcmProfile, now: Instant, len: u32) -> Option<Instant> {
         let c = profile.committed();
@@ -503,144 +486,6 @@ impl<P: PacketLen, const N: usize> GreenRas<P, N> {
             Some(t) => !self.ras.is_empty() && self.ras.head_schedule() == Schedule::whole(t),
             None => false,
         }
-    }
-}
-
-/// A green shaper with its profile, the downstream meter's profile and the meter
-/// itself, for single-instance users: `enqueue(now, pkt)`, `next_release()`,
-/// `dequeue(now) -> Option<(pkt, color)>`.
-#[derive(Clone, Debug)]
-pub struct GreenRasShaper<P, M: GreenMeter, const N: usize> {
-    profile: RasProfile,
-    meter_profile: M::Profile,
-    meter: M,
-    state: GreenRas<P, N>,
-}
-
-impl<P: PacketLen, M: GreenMeter, const N: usize> GreenRasShaper<P, M, N> {
-    /// A G-srRAS (with `M = SrTcm`) or G-trRAS (with `M = TrTcm`), empty, with the
-    /// meter's buckets full at `now`.
-    #[must_use]
-    pub fn new(profile: impl Into<RasProfile>, meter_profile: M::Profile, now: Instant) -> Self {
-        let meter = M::start(&meter_profile, now);
-        let profile = profile.into();
-        GreenRasShaper {
-            state: GreenRas::new(&profile, now),
-            profile,
-            meter_profile,
-            meter,
-        }
-    }
-
-    /// Offers a packet; hands it back when the FIFO is full.
-    #[inline]
-    pub fn enqueue(&mut self, now: Instant, pkt: P) -> Result<(), P> {
-        self.state
-            .enqueue(&self.profile, &self.meter_profile, &self.meter, now, pkt)
-    }
-
-    /// When the head packet may leave, if any.
-    #[inline]
-    #[must_use]
-    pub fn next_release(&self) -> Option<Instant> {
-        self.state.next_release()
-    }
-
-    /// The head packet and its color at the meter, if it is due at `now`.
-    #[inline]
-    pub fn dequeue(&mut self, now: Instant) -> Option<(P, Color)> {
-        self.state
-            .dequeue(&self.profile, &self.meter_profile, &mut self.meter, now)
-    }
-
-    /// The shaper's profile.
-    #[must_use]
-    pub fn profile(&self) -> &RasProfile {
-        &self.profile
-    }
-
-    /// The meter's profile.
-    #[must_use]
-    pub fn meter_profile(&self) -> &M::Profile {
-        &self.meter_profile
-    }
-
-    /// The meter's state.
-    #[must_use]
-    pub fn meter(&self) -> &M {
-        &self.meter
-    }
-
-    /// The shaper's state.
-    #[must_use]
-    pub fn state(&self) -> &GreenRas<P, N> {
-        &self.state
-    }
-}
-
-/// A plain srRAS / trRAS followed by its meter, with the same calls as
-/// [`GreenRasShaper`]: the shaper ignores the meter's state and `dequeue`
-/// colors each released packet (color-blind). Lets a simulator swap a trRAS for
-/// a G-trRAS without changing its code.
-#[derive(Clone, Debug)]
-pub struct MeteredRasShaper<P, M: GreenMeter, const N: usize> {
-    profile: RasProfile,
-    meter_profile: M::Profile,
-    meter: M,
-    state: Ras<P, N>,
-}
-
-impl<P: PacketLen, M: GreenMeter, const N: usize> MeteredRasShaper<P, M, N> {
-    /// An empty shaper with the meter's buckets full at `now`.
-    #[must_use]
-    pub fn new(profile: impl Into<RasProfile>, meter_profile: M::Profile, now: Instant) -> Self {
-        let meter = M::start(&meter_profile, now);
-        let profile = profile.into();
-        MeteredRasShaper {
-            state: Ras::new(&profile, now),
-            profile,
-            meter_profile,
-            meter,
-        }
-    }
-
-    /// Offers a packet; hands it back when the FIFO is full.
-    #[inline]
-    pub fn enqueue(&mut self, now: Instant, pkt: P) -> Result<(), P> {
-        self.state.enqueue(&self.profile, now, pkt)
-    }
-
-    /// When the head packet may leave, if any.
-    #[inline]
-    #[must_use]
-    pub fn next_release(&self) -> Option<Instant> {
-        self.state.next_release()
-    }
-
-    /// The head packet and its color at the meter, if it is due at `now`.
-    #[inline]
-    pub fn dequeue(&mut self, now: Instant) -> Option<(P, Color)> {
-        let pkt = self.state.dequeue(&self.profile, now)?;
-        let c = self.meter.color(&self.meter_profile, now, pkt.packet_len());
-        Some((pkt, c))
-    }
-
-    /// The shaper's profile.
-    #[must_use]
-    pub fn profile(&self) -> &RasProfile {
-        &self.profile
-    }
-
-    /// The meter's state.
-    #[must_use]
-    pub fn meter(&self) -> &M {
-        &self.meter
-    }
-
-    /// The shaper's state.
-    #[must_use]
-    pub fn state(&self) -> &Ras<P, N> {
-        &self.state
     }
 }
 

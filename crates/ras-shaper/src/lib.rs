@@ -26,11 +26,15 @@
 //! | G-srRAS (s3.2, 3.3) | [`SrRasProfile`] | [`GreenRas`] | `trtcm::SrTcm`, metered by the shaper |
 //! | G-trRAS (s3.4, 3.5) | [`TrRasProfile`] | [`GreenRas`] | `trtcm::TrTcm`, metered by the shaper |
 //!
-//! [`RasShaper`] and [`GreenRasShaper`] pair a profile (and the meter) with one
-//! state for single-instance users: `enqueue(now, pkt)` (hands the packet back
-//! when the buffer is full), `next_release()`, `dequeue(now)`.
-//! [`MeteredRasShaper`] is a plain RAS followed by its meter with the same calls
-//! as [`GreenRasShaper`] (`dequeue` returns the packet and its color).
+//! Every shaper starts as every state does, with [`State::start`] (its
+//! `new(&profile, now)`). [`RasShaper`] and [`GreenRasShaper`] are
+//! [`WithProfile`] pairs of a profile (and the meter's, in a
+//! [`ShaperMeterProfile`]) with one state (a [`ThenMeter`] of the shaper and the
+//! meter for the green one) for single-instance users, driven through
+//! [`ShaperPair`]: `enqueue(now, pkt)` (hands the packet back when the buffer is
+//! full), `next_release()`, `dequeue(now)`. [`MeteredRasShaper`] is a plain RAS
+//! followed by its meter with the same calls as [`GreenRasShaper`] (`dequeue`
+//! returns the packet and its color).
 //!
 //! [`RasCore`] is an srRAS or trRAS without its queue, for callers that keep
 //! the packets themselves (a descriptor ring, a list of buffers): it is told
@@ -86,7 +90,10 @@
 //!
 //! ```
 //! use netcond_core::{Color, Instant, Rate, TickRate};
-//! use ras_shaper::{GreenRasShaper, RasShaper, TrRasConfig, TrRasProfile, TrThresholds};
+//! use ras_shaper::{
+//!     GreenRasShaper, RasShaper, ShaperMeterProfile, ShaperPair, TrRasConfig, TrRasProfile,
+//!     TrThresholds,
+//! };
 //! use trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
 //!
 //! // The customer router of RFC 2963 appendix A: CIR 2 Mbit/s, PIR 4 Mbit/s,
@@ -100,7 +107,7 @@
 //!
 //! // trRAS, then the meter.
 //! let t0 = Instant::ZERO;
-//! let mut ras: RasShaper<u32, 64> = RasShaper::new(profile, t0);
+//! let mut ras: RasShaper<u32, 64> = RasShaper::new(profile.into(), t0);
 //! let mut meter = TrTcm::new(&meter_profile, t0);
 //! // A burst of ten 1500-byte packets at 10 Mbit/s (1.2 ms apart).
 //! for i in 0..10u64 {
@@ -119,7 +126,8 @@
 //!
 //! // G-trRAS: the shaper meters its output itself and never waits when the
 //! // meter would already color the head packet green.
-//! let mut g: GreenRasShaper<u32, TrTcm, 64> = GreenRasShaper::new(profile, meter_profile, t0);
+//! let both = ShaperMeterProfile::new(profile, meter_profile);
+//! let mut g: GreenRasShaper<u32, TrTcm, 64> = GreenRasShaper::new(both, t0);
 //! g.enqueue(t0, 1500).unwrap();
 //! assert_eq!(g.next_release(), Some(t0));
 //! assert_eq!(g.dequeue(t0), Some((1500, Color::Green)));
@@ -158,6 +166,7 @@ mod fixed;
 mod green;
 #[cfg(any(test, feature = "invariants"))]
 pub mod invariants;
+mod pair;
 mod profile;
 mod ras_core;
 mod schedule;
@@ -171,11 +180,13 @@ pub use config::{
     DEFAULT_MAX_PACKET, LINE_BITS, MAX_DRAIN_TICKS, MAX_SCALE,
 };
 pub use ear::{Ear, EarProfile};
-pub use green::{
-    ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, GreenRasShaper, MeteredRasShaper, T2Cache,
+pub use green::{ticks_until, GSrRas, GTrRas, GreenMeter, GreenRas, T2Cache};
+pub use netcond_core::{State, WithProfile};
+pub use pair::{
+    GreenRasShaper, MeteredRasShaper, RasShaper, ShaperMeterProfile, ShaperPair, ThenMeter,
 };
 pub use profile::{RasProfile, SrRasProfile, TrRasProfile};
 pub use ras_core::RasCore;
 pub use schedule::{transmission_time, Schedule, MAX_GAP_TICKS};
-pub use shaper::{PacketLen, Ras, RasShaper, SrRas, TrRas};
+pub use shaper::{PacketLen, Ras, SrRas, TrRas};
 pub use tbf::{Tbf, TbfConfig, TbfDeparture, TbfError, TbfPeak, TbfProfile, TbfVerdict};

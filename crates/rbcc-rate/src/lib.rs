@@ -161,6 +161,11 @@ pub use rate::{AckHeader, FixedRate, FlowId, NodeId, RateHeader, FRAC_BITS, ONE_
 pub use rcp::{Rcp, RcpConfig, RcpError, RcpProfile};
 pub use table::{FlowEntry, RbccInterface};
 
+// Both states start as `X::new(&profile, now)`, which is also their
+// `netcond_core::State::start` (and so a `netcond_core::WithProfile` pair).
+netcond_core::impl_state!(Rcp, RcpProfile);
+netcond_core::impl_state!({const N: usize} RbccInterface<N>, RbccProfile);
+
 use netcond_core::Instant;
 
 /// The per-packet calls of a rate-stamping output interface, shared by

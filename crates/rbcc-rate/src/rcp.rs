@@ -508,6 +508,16 @@ mod tests {
         next.clamp(p.min_rate.bits_per_sec() as f64, c)
     }
 
+    /// `State::start`, and so a `WithProfile` pair, starts as `new` does.
+    #[test]
+    fn state_starts_as_new() {
+        let cfg = RcpConfig::new(NodeId(1), Rate::from_mbps(10), Duration::from_millis(100));
+        let p = RcpProfile::new(&cfg).unwrap();
+        let t = Instant::from_ticks(5);
+        let pair = netcond_core::WithProfile::<Rcp>::new(p, t);
+        assert_eq!(pair.state, Rcp::new(&p, t));
+    }
+
     #[test]
     #[allow(clippy::float_arithmetic)]
     fn step_matches_the_formula() {

@@ -15,9 +15,7 @@
 // workspace's float_arithmetic lint is for the library code).
 #![allow(clippy::float_arithmetic)]
 use netcond_core::{Color, Instant, RandomSource, Rate, SplitMix64, TickRate};
-use trtcm::{
-    Counters, Rfc4115Config, Rfc4115Meter, SrTcmConfig, SrTcmMeter, TrTcmConfig, TrTcmMeter,
-};
+use trtcm::{Counters, Rfc4115Config, SrTcmConfig, ThreeColorPair, TrTcmConfig};
 
 const SECONDS: u64 = 10;
 const CIR: u64 = 46_000_000;
@@ -27,12 +25,12 @@ const OFFERED: u64 = PIR * 3 / 2;
 fn main() {
     let t0 = Instant::ZERO;
     let tick = TickRate::NANOS;
-    let mut sr = SrTcmMeter::new(
+    let mut sr = SrTcmConfig::meter(
         &SrTcmConfig::new(Rate::from_bytes_per_sec(CIR), 2048, 4096).with_tick(tick),
         t0,
     )
     .expect("valid srTCM configuration");
-    let mut tr = TrTcmMeter::new(
+    let mut tr = TrTcmConfig::meter(
         &TrTcmConfig::new(
             Rate::from_bytes_per_sec(CIR),
             Rate::from_bytes_per_sec(PIR),
@@ -43,7 +41,7 @@ fn main() {
         t0,
     )
     .expect("valid trTCM configuration");
-    let mut r4 = Rfc4115Meter::new(
+    let mut r4 = Rfc4115Config::meter(
         &Rfc4115Config::new(
             Rate::from_bytes_per_sec(CIR),
             Rate::from_bytes_per_sec(PIR - CIR),

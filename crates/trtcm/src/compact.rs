@@ -213,17 +213,12 @@ impl<M: TwoBucket> Compact<M> {
     }
 }
 
+netcond_core::impl_state!({M: TwoBucket} Compact<M>, CompactProfile<M::Profile>);
+
 impl<M: TwoBucket> ThreeColorMarker for Compact<M>
 where
     M: core::fmt::Debug + PartialEq + Eq + core::hash::Hash,
 {
-    type Profile = CompactProfile<M::Profile>;
-
-    #[inline]
-    fn start(profile: &Self::Profile, now: Instant) -> Self {
-        Compact::new(profile, now)
-    }
-
     #[inline(always)]
     fn color_blind(&mut self, profile: &Self::Profile, now: Instant, len: u32) -> Color {
         Compact::color_blind(self, profile, now, len)

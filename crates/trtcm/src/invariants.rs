@@ -21,7 +21,7 @@ use netcond_core::{Color, Instant};
 
 use crate::{
     PolicerVerdict, PremiumPolicer, PremiumPolicerProfile, Rfc4115, Rfc4115Profile, SrTcm,
-    SrTcmProfile, TrTcm, TrTcmProfile,
+    SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmProfile,
 };
 
 /// An invariant that did not hold.
@@ -93,6 +93,55 @@ pub fn rfc4115_bounded(p: &Rfc4115Profile, s: &Rfc4115) -> bool {
     s.tc() <= p.committed().full() && s.te() <= p.excess().full()
 }
 
+/// Colors one packet (color-blind where `input` is `None`) and checks the
+/// rules every marker shares: a pre-colored packet is never promoted, and
+/// color-aware with a green input colors as color-blind does.
+fn color_checked<M: ThreeColorMarker + PartialEq>(
+    p: &M::Profile,
+    s: &mut M,
+    now: Instant,
+    len: u32,
+    input: Option<Color>,
+) -> Result<Color, Violation> {
+    let before = *s;
+    let out = match input {
+        None => s.color_blind(p, now, len),
+        Some(c) => s.color_aware(p, now, len, c),
+    };
+    if let Some(c) = input {
+        check(never_promotes(c, out), Violation::Promoted)?;
+        if c == Color::Green {
+            let blind = before.clone().color_blind(p, now, len);
+            check(blind == out, Violation::WrongDebit)?;
+        }
+    }
+    Ok(out)
+}
+
+/// The end of a marker's step: the two buckets' counts (C's, then the
+/// other's) and last update `before` and `after` the packet. The counts after
+/// are the counts refilled to `now` (`refilled`) less the `debit` of its
+/// color, the clock moved as [`check_clock`] allows, and a clock that stepped
+/// backwards left neither count above what it was.
+fn debits_checked(
+    refilled: [u64; 2],
+    debit: [u64; 2],
+    (before, before_last): ([u64; 2], Instant),
+    (after, after_last): ([u64; 2], Instant),
+    now: Instant,
+) -> Result<(), Violation> {
+    check(
+        refilled[0].checked_sub(debit[0]) == Some(after[0])
+            && refilled[1].checked_sub(debit[1]) == Some(after[1]),
+        Violation::WrongDebit,
+    )?;
+    let backwards = check_clock(before_last, after_last, now)?;
+    check(
+        !backwards || (after[0] <= before[0] && after[1] <= before[1]),
+        Violation::TokensFromBackwardsTime,
+    )
+}
+
 /// One srTCM packet with every invariant checked. Returns the color.
 pub fn srtcm_step(
     p: &SrTcmProfile,
@@ -103,35 +152,21 @@ pub fn srtcm_step(
 ) -> Result<Color, Violation> {
     check(srtcm_bounded(p, s), Violation::TokensAboveBucket)?;
     let before = *s;
-    let (tc0, te0) = (s.tc_at(p, now), s.te_at(p, now));
-    let out = match input {
-        None => s.color_blind(p, now, len),
-        Some(c) => s.color_aware(p, now, len, c),
-    };
-    if let Some(c) = input {
-        check(never_promotes(c, out), Violation::Promoted)?;
-        // Color-blind equals color-aware with a green input.
-        if c == Color::Green {
-            let blind = before.clone().color_blind(p, now, len);
-            check(blind == out, Violation::WrongDebit)?;
-        }
-    }
+    let refilled = [s.tc_at(p, now), s.te_at(p, now)];
+    let out = color_checked(p, s, now, len, input)?;
     check(srtcm_bounded(p, s), Violation::TokensAboveBucket)?;
-    let len = p.units(len);
-    let cost = p.committed().cost(len);
-    let (dc, de) = match out {
-        Color::Green => (cost, 0),
-        Color::Yellow => (0, cost),
-        Color::Red => (0, 0),
+    let cost = p.committed().cost(p.units(len));
+    let debit = match out {
+        Color::Green => [cost, 0],
+        Color::Yellow => [0, cost],
+        Color::Red => [0, 0],
     };
-    check(
-        tc0.checked_sub(dc) == Some(s.tc()) && te0.checked_sub(de) == Some(s.te()),
-        Violation::WrongDebit,
-    )?;
-    let backwards = check_clock(before.last(), s.last(), now)?;
-    check(
-        !backwards || (s.tc() <= before.tc() && s.te() <= before.te()),
-        Violation::TokensFromBackwardsTime,
+    debits_checked(
+        refilled,
+        debit,
+        ([before.tc(), before.te()], before.last()),
+        ([s.tc(), s.te()], s.last()),
+        now,
     )?;
     Ok(out)
 }
@@ -147,34 +182,22 @@ pub fn trtcm_step(
 ) -> Result<Color, Violation> {
     check(trtcm_bounded(p, s), Violation::TokensAboveBucket)?;
     let before = *s;
-    let (tc0, tp0) = (s.tc_at(p, now), s.tp_at(p, now));
-    let out = match input {
-        None => s.color_blind(p, now, len),
-        Some(c) => s.color_aware(p, now, len, c),
-    };
-    if let Some(c) = input {
-        check(never_promotes(c, out), Violation::Promoted)?;
-        if c == Color::Green {
-            let blind = before.clone().color_blind(p, now, len);
-            check(blind == out, Violation::WrongDebit)?;
-        }
-    }
+    let refilled = [s.tc_at(p, now), s.tp_at(p, now)];
+    let out = color_checked(p, s, now, len, input)?;
     check(trtcm_bounded(p, s), Violation::TokensAboveBucket)?;
     let len = p.units(len);
     let (cc, cp) = (p.committed().cost(len), p.peak().cost(len));
-    let (dc, dp) = match out {
-        Color::Green => (cc, cp),
-        Color::Yellow => (0, cp),
-        Color::Red => (0, 0),
+    let debit = match out {
+        Color::Green => [cc, cp],
+        Color::Yellow => [0, cp],
+        Color::Red => [0, 0],
     };
-    check(
-        tc0.checked_sub(dc) == Some(s.tc()) && tp0.checked_sub(dp) == Some(s.tp()),
-        Violation::WrongDebit,
-    )?;
-    let backwards = check_clock(before.last(), s.last(), now)?;
-    check(
-        !backwards || (s.tc() <= before.tc() && s.tp() <= before.tp()),
-        Violation::TokensFromBackwardsTime,
+    debits_checked(
+        refilled,
+        debit,
+        ([before.tc(), before.tp()], before.last()),
+        ([s.tc(), s.tp()], s.last()),
+        now,
     )?;
     Ok(out)
 }
@@ -190,33 +213,21 @@ pub fn rfc4115_step(
 ) -> Result<Color, Violation> {
     check(rfc4115_bounded(p, s), Violation::TokensAboveBucket)?;
     let before = *s;
-    let (tc0, te0) = (s.tc_at(p, now), s.te_at(p, now));
-    let out = match input {
-        None => s.color_blind(p, now, len),
-        Some(c) => s.color_aware(p, now, len, c),
-    };
-    if let Some(c) = input {
-        check(never_promotes(c, out), Violation::Promoted)?;
-        if c == Color::Green {
-            let blind = before.clone().color_blind(p, now, len);
-            check(blind == out, Violation::WrongDebit)?;
-        }
-    }
+    let refilled = [s.tc_at(p, now), s.te_at(p, now)];
+    let out = color_checked(p, s, now, len, input)?;
     check(rfc4115_bounded(p, s), Violation::TokensAboveBucket)?;
     let len = p.units(len);
-    let (dc, de) = match out {
-        Color::Green => (p.committed().cost(len), 0),
-        Color::Yellow => (0, p.excess().cost(len)),
-        Color::Red => (0, 0),
+    let debit = match out {
+        Color::Green => [p.committed().cost(len), 0],
+        Color::Yellow => [0, p.excess().cost(len)],
+        Color::Red => [0, 0],
     };
-    check(
-        tc0.checked_sub(dc) == Some(s.tc()) && te0.checked_sub(de) == Some(s.te()),
-        Violation::WrongDebit,
-    )?;
-    let backwards = check_clock(before.last(), s.last(), now)?;
-    check(
-        !backwards || (s.tc() <= before.tc() && s.te() <= before.te()),
-        Violation::TokensFromBackwardsTime,
+    debits_checked(
+        refilled,
+        debit,
+        ([before.tc(), before.te()], before.last()),
+        ([s.tc(), s.te()], s.last()),
+        now,
     )?;
     Ok(out)
 }

@@ -38,8 +38,10 @@
 //! into a `...Profile` of precomputed constants, shared by any number of flows;
 //! the per-flow state (`SrTcm`, `TrTcm`, `Rfc4115`, `PremiumPolicer`) is a
 //! 24-byte `Copy` struct (two token counts and the last update time) and each
-//! per-packet method takes `(&mut self, &profile, now, len, ...)`. The `...Meter`
-//! types pair a profile with one state for single-flow use.
+//! per-packet method takes `(&mut self, &profile, now, len, ...)`. Every state
+//! starts with [`State::start`] (its `new(&profile, now)`); the `...Meter` types
+//! are [`WithProfile`]s, the profile paired with one state for single-flow use,
+//! colored through [`ThreeColorPair`] (and the policer's through [`PolicerPair`]).
 //! Where a profile's buckets hold fewer than 2^32 token units each (nearly
 //! every practical one: see [`compact`]), [`Compact<M>`](Compact) stores the
 //! same state in 16 bytes and colors every packet exactly as `M` does, for
@@ -153,7 +155,7 @@
 //!
 //! ```
 //! use netcond_core::{Color, Instant, Rate, TickRate};
-//! use trtcm::{Counters, TrTcmConfig, TrTcmMeter};
+//! use trtcm::{Counters, ThreeColorPair, TrTcmConfig};
 //!
 //! // CIR 1 MB/s, PIR 2 MB/s, CBS 3000 B, PBS 6000 B, nanosecond ticks.
 //! let cfg = TrTcmConfig::new(
@@ -163,7 +165,7 @@
 //!     6000,
 //! )
 //! .with_tick(TickRate::NANOS);
-//! let mut meter = TrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
+//! let mut meter = cfg.meter(Instant::ZERO).unwrap();
 //! let mut counters = Counters::default();
 //! // 1000-byte packets every 250 us from 0 to 1 s: 4 MB/s offered.
 //! for i in 0..=4000u64 {
@@ -224,8 +226,8 @@ pub use counters::Counters;
 pub use mode::Mode;
 pub use netcond_core::{Color, ColorTable};
 pub use policer::{
-    PolicerCounters, PolicerVerdict, PremiumPolicer, PremiumPolicerConfig, PremiumPolicerError,
-    PremiumPolicerMeter, PremiumPolicerProfile,
+    PolicerCounters, PolicerPair, PolicerVerdict, PremiumPolicer, PremiumPolicerConfig,
+    PremiumPolicerError, PremiumPolicerMeter, PremiumPolicerProfile,
 };
 pub use rfc2697::{SrTcm, SrTcmConfig, SrTcmError, SrTcmMeter, SrTcmProfile};
 pub use rfc2698::{TrTcm, TrTcmConfig, TrTcmError, TrTcmMeter, TrTcmProfile};
@@ -235,6 +237,7 @@ pub use rfc4115::{
 
 use netcond_core::branchless::fits;
 use netcond_core::Instant;
+pub use netcond_core::{State, WithProfile};
 
 #[cfg(test)]
 pub(crate) use fast_path::both_paths;
@@ -428,13 +431,13 @@ const _: () = assert!(core::mem::size_of::<PremiumPolicer>() == 24);
 /// What the three markers have in common, for code generic over the marker (a
 /// simulator, a benchmark). Each method is the marker's inherent method of the
 /// same name.
-pub trait ThreeColorMarker: Copy {
-    /// The marker's shared constants.
-    type Profile: Copy + core::fmt::Debug + PartialEq + Eq + core::hash::Hash;
-
-    /// A marker with full buckets at `now`.
-    fn start(profile: &Self::Profile, now: Instant) -> Self;
-
+///
+/// A marker starts as every state does, with [`State::start`] (its supertrait;
+/// the marker's `new`: full buckets at `now`), and its profile is
+/// [`State::Profile`].
+pub trait ThreeColorMarker:
+    Copy + State<Profile: Copy + core::fmt::Debug + PartialEq + Eq + core::hash::Hash>
+{
     /// Colors a packet, color-blind.
     fn color_blind(&mut self, profile: &Self::Profile, now: Instant, len: u32) -> Color;
 
@@ -505,14 +508,9 @@ pub trait ThreeColorMarker: Copy {
 
 macro_rules! impl_marker {
     ($state:ty, $profile:ty) => {
+        netcond_core::impl_state!($state, $profile);
+
         impl ThreeColorMarker for $state {
-            type Profile = $profile;
-
-            #[inline]
-            fn start(profile: &$profile, now: Instant) -> Self {
-                <$state>::new(profile, now)
-            }
-
             #[inline]
             fn color_blind(&mut self, profile: &$profile, now: Instant, len: u32) -> Color {
                 <$state>::color_blind(self, profile, now, len)
@@ -558,35 +556,30 @@ macro_rules! impl_marker {
 }
 
 /// A marker's profile paired with one flow's state, for single-instance users:
-/// [`SrTcmMeter`], [`TrTcmMeter`] and [`Rfc4115Meter`] (each also has a `new`
-/// that validates a configuration).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Meter<M: ThreeColorMarker> {
-    /// The constants.
-    pub profile: M::Profile,
-    /// The flow's buckets.
-    pub state: M,
+/// [`SrTcmMeter`], [`TrTcmMeter`] and [`Rfc4115Meter`] are
+/// [`WithProfile`]s of the markers, colored with [`ThreeColorPair`]'s methods
+/// (each configuration's `meter(now)` validates it and starts one).
+pub type Meter<M> = WithProfile<M>;
+
+/// The per-packet methods of a marker paired with its profile
+/// ([`WithProfile`], [`Meter`]): the marker's methods of the same name, given
+/// the pair's profile.
+pub trait ThreeColorPair {
+    /// Colors a packet, color-blind.
+    fn color_blind(&mut self, now: Instant, len: u32) -> Color;
+
+    /// Colors a packet pre-colored `input`, color-aware.
+    fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color;
 }
 
-impl<M: ThreeColorMarker> Meter<M> {
-    /// A meter on `profile`, buckets full at `now`.
-    #[must_use]
-    pub fn from_profile(profile: M::Profile, now: Instant) -> Meter<M> {
-        Meter {
-            state: M::start(&profile, now),
-            profile,
-        }
-    }
-
-    /// Colors a packet, color-blind.
+impl<M: ThreeColorMarker> ThreeColorPair for WithProfile<M> {
     #[inline]
-    pub fn color_blind(&mut self, now: Instant, len: u32) -> Color {
+    fn color_blind(&mut self, now: Instant, len: u32) -> Color {
         self.state.color_blind(&self.profile, now, len)
     }
 
-    /// Colors a packet pre-colored `input`, color-aware.
     #[inline]
-    pub fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color {
+    fn color_aware(&mut self, now: Instant, len: u32, input: Color) -> Color {
         self.state.color_aware(&self.profile, now, len, input)
     }
 }

@@ -480,37 +480,41 @@ impl PolicerCounters {
     }
 }
 
-/// A policer profile with one flow's state, for single-instance users.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PremiumPolicerMeter {
-    /// The constants.
-    pub profile: PremiumPolicerProfile,
-    /// The flow's bucket and buffer occupancy.
-    pub state: PremiumPolicer,
+netcond_core::impl_state!(PremiumPolicer, PremiumPolicerProfile);
+
+/// A policer profile with one flow's state, for single-instance users, used
+/// through [`PolicerPair`].
+pub type PremiumPolicerMeter = netcond_core::WithProfile<PremiumPolicer>;
+
+impl PremiumPolicerConfig {
+    /// Validates the configuration and starts one flow on it, full bucket and
+    /// empty buffer at `now`: the profile and the state as a pair.
+    pub fn meter(&self, now: Instant) -> Result<PremiumPolicerMeter, PremiumPolicerError> {
+        Ok(netcond_core::WithProfile::new(
+            PremiumPolicerProfile::new(self)?,
+            now,
+        ))
+    }
 }
 
-impl PremiumPolicerMeter {
-    /// Validates `cfg`; full bucket and empty buffer at `now`.
-    pub fn new(
-        cfg: &PremiumPolicerConfig,
-        now: Instant,
-    ) -> Result<PremiumPolicerMeter, PremiumPolicerError> {
-        let profile = PremiumPolicerProfile::new(cfg)?;
-        Ok(PremiumPolicerMeter {
-            state: PremiumPolicer::new(&profile, now),
-            profile,
-        })
-    }
-
+/// The per-packet methods of a policer paired with its profile
+/// ([`PremiumPolicerMeter`]).
+pub trait PolicerPair {
     /// See [`PremiumPolicer::offer`].
+    fn offer(&mut self, now: Instant, len: u32) -> PolicerVerdict;
+
+    /// See [`PremiumPolicer::dequeued`].
+    fn dequeued(&mut self, len: u32);
+}
+
+impl PolicerPair for PremiumPolicerMeter {
     #[inline]
-    pub fn offer(&mut self, now: Instant, len: u32) -> PolicerVerdict {
+    fn offer(&mut self, now: Instant, len: u32) -> PolicerVerdict {
         self.state.offer(&self.profile, now, len)
     }
 
-    /// See [`PremiumPolicer::dequeued`].
     #[inline]
-    pub fn dequeued(&mut self, len: u32) {
+    fn dequeued(&mut self, len: u32) {
         self.state.dequeued(len);
     }
 }

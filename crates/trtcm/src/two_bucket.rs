@@ -233,10 +233,11 @@ macro_rules! meter_alias {
         /// see [`Meter`](crate::Meter).
         pub type $alias = crate::Meter<$state>;
 
-        impl crate::Meter<$state> {
-            /// Validates `cfg` and starts with full buckets at `now`.
-            pub fn new(cfg: &$config, now: Instant) -> Result<$alias, $error> {
-                Ok(crate::Meter::from_profile($profile::new(cfg)?, now))
+        impl $config {
+            /// Validates the configuration and starts one flow on it with full
+            /// buckets at `now`: the profile and the state as a pair.
+            pub fn meter(&self, now: Instant) -> Result<$alias, $error> {
+                Ok(netcond_core::WithProfile::new($profile::new(self)?, now))
             }
         }
     };

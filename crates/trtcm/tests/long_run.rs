@@ -6,7 +6,7 @@
 //! (`u128`), where a rate of `R` bit/s adds `R` units per nanosecond.
 
 use netcond_core::{Color, Instant, Rate};
-use trtcm::{Rfc4115Config, Rfc4115Meter, SrTcmConfig, SrTcmMeter, TrTcmConfig, TrTcmMeter};
+use trtcm::{Rfc4115Config, SrTcmConfig, ThreeColorPair, TrTcmConfig};
 
 const N: u64 = 1_000_000_000;
 const LEN: u32 = 1000;
@@ -59,7 +59,7 @@ fn bytes(packets: u64) -> u64 {
 #[ignore = "long sweep: cargo test --workspace -- --ignored"]
 fn srtcm_green_is_cbs_plus_cir_t() {
     let cfg = SrTcmConfig::new(Rate::from_bytes_per_sec(CIR), 1300, 4000);
-    let mut m = SrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
+    let mut m = SrTcmConfig::meter(&cfg, Instant::ZERO).unwrap();
     let dt = 1000;
     let n = run(dt, |now| m.color_blind(now, LEN));
     let t = (N - 1) * dt;
@@ -87,7 +87,7 @@ fn trtcm_overload_peak_exact_committed_short() {
         1300,
         4000,
     );
-    let mut m = TrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
+    let mut m = TrTcmConfig::meter(&cfg, Instant::ZERO).unwrap();
     let dt = 1000;
     let n = run(dt, |now| m.color_blind(now, LEN));
     let t = (N - 1) * dt;
@@ -128,7 +128,7 @@ fn rfc4115_overload_committed_exact() {
         1300,
         2700,
     );
-    let mut m = Rfc4115Meter::new(&cfg, Instant::ZERO).unwrap();
+    let mut m = Rfc4115Config::meter(&cfg, Instant::ZERO).unwrap();
     let dt = 1000;
     let n = run(dt, |now| m.color_blind(now, LEN));
     let t = (N - 1) * dt;
@@ -151,7 +151,7 @@ fn trtcm_between_cir_and_pir_committed_exact() {
         2000,
         4000,
     );
-    let mut m = TrTcmMeter::new(&cfg, Instant::ZERO).unwrap();
+    let mut m = TrTcmConfig::meter(&cfg, Instant::ZERO).unwrap();
     let dt = 2500;
     let n = run(dt, |now| m.color_blind(now, LEN));
     let t = (N - 1) * dt;

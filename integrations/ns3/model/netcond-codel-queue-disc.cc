@@ -30,7 +30,7 @@ NetcondCoDelQueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NetcondCoDelQueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<NetcondQueueDisc>()
             .SetGroupName("TrafficControl")
             .AddConstructor<NetcondCoDelQueueDisc>()
             .AddAttribute("UseEcn",
@@ -85,18 +85,20 @@ NetcondCoDelQueueDisc::GetTypeId()
 }
 
 NetcondCoDelQueueDisc::NetcondCoDelQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE),
+    : NetcondQueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE,
+                       "NetcondCoDelQueueDisc",
+                       Layout::SINGLE_FIFO,
+                       false),
       m_impl(std::make_unique<Impl>())
 {
 }
 
 NetcondCoDelQueueDisc::~NetcondCoDelQueueDisc() = default;
 
-bool
-NetcondCoDelQueueDisc::CheckConfig()
+void
+NetcondCoDelQueueDisc::CheckAttributes()
 {
-    netcond::RefuseL4sAndCeThreshold("NetcondCoDelQueueDisc", "CoDel", m_useL4s, m_ceThreshold);
-    return netcond::CheckSingleFifo(*this, "NetcondCoDelQueueDisc");
+    RefuseL4sAndCeThreshold("CoDel", m_useL4s, m_ceThreshold);
 }
 
 void
@@ -104,7 +106,7 @@ NetcondCoDelQueueDisc::InitializeParams()
 {
     if (m_target.IsStrictlyNegative() || m_interval.IsStrictlyNegative())
     {
-        netcond::Refuse("NetcondCoDelQueueDisc: Target and Interval must not be negative");
+        Refuse("Target and Interval must not be negative");
     }
     netcond_codel_params p{};
     p.target_ns = uint64_t(m_target.GetNanoSeconds());

@@ -14,15 +14,16 @@
 #ifndef NETCOND_CODEL_QUEUE_DISC_H
 #define NETCOND_CODEL_QUEUE_DISC_H
 
+#include "netcond-queue-disc.h"
+
 #include "ns3/nstime.h"
-#include "ns3/queue-disc.h"
 
 #include <memory>
 
 namespace ns3
 {
 
-class NetcondCoDelQueueDisc : public QueueDisc
+class NetcondCoDelQueueDisc : public NetcondQueueDisc
 {
   public:
     static TypeId GetTypeId();
@@ -51,7 +52,7 @@ class NetcondCoDelQueueDisc : public QueueDisc
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
-    bool CheckConfig() override;
+    void CheckAttributes() override;
     void InitializeParams() override;
 
     struct Impl;

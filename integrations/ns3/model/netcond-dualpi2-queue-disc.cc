@@ -32,7 +32,7 @@ NetcondDualPi2QueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NetcondDualPi2QueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<NetcondQueueDisc>()
             .SetGroupName("TrafficControl")
             .AddConstructor<NetcondDualPi2QueueDisc>()
             .AddAttribute("Target",
@@ -134,86 +134,21 @@ NetcondDualPi2QueueDisc::GetTypeId()
 }
 
 NetcondDualPi2QueueDisc::NetcondDualPi2QueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES),
+    : NetcondQueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES,
+                       "NetcondDualPi2QueueDisc",
+                       Layout::TWO_FIFOS,
+                       true),
       m_impl(std::make_unique<Impl>())
 {
-    m_uv = CreateObject<UniformRandomVariable>();
 }
 
 NetcondDualPi2QueueDisc::~NetcondDualPi2QueueDisc() = default;
 
 void
-NetcondDualPi2QueueDisc::DoDispose()
+NetcondDualPi2QueueDisc::CheckAttributes()
 {
-    m_uv = nullptr;
-    m_update.Cancel();
-    QueueDisc::DoDispose();
+    RequireMaxSizeUnit(QueueSizeUnit::BYTES, "RFC 9332's limit is the bytes of both queues");
 }
-
-int64_t
-NetcondDualPi2QueueDisc::AssignStreams(int64_t stream)
-{
-    m_uv->SetStream(stream);
-    return 1;
-}
-
-bool
-NetcondDualPi2QueueDisc::CheckConfig()
-{
-    if (GetMaxSize().GetUnit() != QueueSizeUnit::BYTES)
-    {
-        netcond::Refuse("NetcondDualPi2QueueDisc: MaxSize must be in bytes (RFC 9332's "
-                        "limit is the bytes of both queues)");
-    }
-    if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("NetcondDualPi2QueueDisc takes no classes and no packet filters");
-        return false;
-    }
-    if (GetNInternalQueues() > 0)
-    {
-        NS_LOG_ERROR("NetcondDualPi2QueueDisc makes its own two internal queues");
-        return false;
-    }
-    // Two FIFOs that never refuse: the limit is netcond's, over both.
-    for (int i = 0; i < 2; i++)
-    {
-        AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
-            "MaxSize",
-            QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 0xffffffffu))));
-    }
-    return true;
-}
-
-namespace
-{
-
-// A non-negative double times `scale` as a whole number, or a fatal error.
-uint32_t
-Whole(double v, double scale, const char* name, const char* unit)
-{
-    const double s = v * scale;
-    if (!(s >= 0) || s > 4294967295.0 || std::fabs(s - std::round(s)) > 1e-9 * scale)
-    {
-        std::ostringstream os;
-        os << "NetcondDualPi2QueueDisc: " << name << " = " << v << " is not a whole number of "
-           << unit << " (netcond's units)";
-        netcond::Refuse(os.str());
-    }
-    return uint32_t(std::llround(s));
-}
-
-uint64_t
-NonNegativeNs(Time t, const char* name)
-{
-    if (t.IsStrictlyNegative())
-    {
-        netcond::Refuse(std::string("NetcondDualPi2QueueDisc: ") + name + " is negative");
-    }
-    return uint64_t(t.GetNanoSeconds());
-}
-
-} // namespace
 
 void
 NetcondDualPi2QueueDisc::InitializeParams()
@@ -305,16 +240,6 @@ NetcondDualPi2QueueDisc::GetClassicProbability() const
     return std::ldexp(double(info.p_c), -64);
 }
 
-uint64_t
-NetcondDualPi2QueueDisc::Draw()
-{
-    // Two uniform 32-bit values from ns-3's generator (RngSeedManager's seed
-    // and run, and AssignStreams, decide them), high half first.
-    const uint64_t hi = m_uv->GetInteger(0, 0xffffffffu);
-    const uint64_t lo = m_uv->GetInteger(0, 0xffffffffu);
-    return hi << 32 | lo;
-}
-
 bool
 NetcondDualPi2QueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
@@ -361,7 +286,7 @@ NetcondDualPi2QueueDisc::DoDequeue()
         const uint32_t ecn = netcond::GetDsField(item, ds) ? ds & 3u : 0u;
         const netcond_codel_verdict v = netcond_dualpi2_dequeue_draw(
             &m_impl->state, &m_impl->profile, now, q, at(item), item->GetSize(), ecn,
-            fifo->GetNPackets(), Draw());
+            fifo->GetNPackets(), Draw64());
         const bool l4s = q == NETCOND_DUALPI2_L4S;
         if (v == NETCOND_CODEL_DROP)
         {

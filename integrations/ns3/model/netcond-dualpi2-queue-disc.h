@@ -13,17 +13,16 @@
 #ifndef NETCOND_DUALPI2_QUEUE_DISC_H
 #define NETCOND_DUALPI2_QUEUE_DISC_H
 
-#include "ns3/event-id.h"
+#include "netcond-queue-disc.h"
+
 #include "ns3/nstime.h"
-#include "ns3/queue-disc.h"
-#include "ns3/random-variable-stream.h"
 
 #include <memory>
 
 namespace ns3
 {
 
-class NetcondDualPi2QueueDisc : public QueueDisc
+class NetcondDualPi2QueueDisc : public NetcondQueueDisc
 {
   public:
     /// The scheduler between the two queues (RFC 9332 section 4.1).
@@ -45,9 +44,6 @@ class NetcondDualPi2QueueDisc : public QueueDisc
     NetcondDualPi2QueueDisc();
     ~NetcondDualPi2QueueDisc() override;
 
-    /// Assigns the stream of the random draws; returns 1 (streams used).
-    int64_t AssignStreams(int64_t stream);
-
     /// The base probability p' (0 to 1).
     double GetBaseProbability() const;
     /// The coupled L4S probability p_CL = min(k p', 1).
@@ -66,22 +62,18 @@ class NetcondDualPi2QueueDisc : public QueueDisc
         "Unforced drop in L4S queue (overload)"; //!< p_CL saturated
 
   private:
-    void DoDispose() override;
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
-    bool CheckConfig() override;
+    void CheckAttributes() override;
     void InitializeParams() override;
 
     /// Polls netcond's PI update with the two heads' enqueue times.
     void Poll();
     /// The timer: Poll, then again one Tupdate later.
     void Update();
-    uint64_t Draw();
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;
-    Ptr<UniformRandomVariable> m_uv;
-    EventId m_update;
 
     Time m_target;
     Time m_tUpdate;

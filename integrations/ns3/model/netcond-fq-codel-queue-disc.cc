@@ -33,7 +33,7 @@ NetcondFqCoDelQueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NetcondFqCoDelQueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<NetcondQueueDisc>()
             .SetGroupName("TrafficControl")
             .AddConstructor<NetcondFqCoDelQueueDisc>()
             .AddAttribute("UseEcn",
@@ -119,7 +119,11 @@ NetcondFqCoDelQueueDisc::GetTypeId()
 }
 
 NetcondFqCoDelQueueDisc::NetcondFqCoDelQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES, QueueSizeUnit::PACKETS),
+    : NetcondQueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES,
+                       QueueSizeUnit::PACKETS,
+                       "NetcondFqCoDelQueueDisc",
+                       Layout::FLOW_QUEUES,
+                       false),
       m_impl(std::make_unique<Impl>())
 {
 }
@@ -138,63 +142,28 @@ NetcondFqCoDelQueueDisc::GetQuantum() const
     return m_quantum;
 }
 
-bool
-NetcondFqCoDelQueueDisc::CheckConfig()
+void
+NetcondFqCoDelQueueDisc::CheckAttributes()
 {
-    netcond::RefuseL4sAndCeThreshold("NetcondFqCoDelQueueDisc", "FQ-CoDel", m_useL4s, m_ceThreshold);
+    RefuseL4sAndCeThreshold("FQ-CoDel", m_useL4s, m_ceThreshold);
     if (m_enableSetAssociativeHash)
     {
-        netcond::Refuse("NetcondFqCoDelQueueDisc: EnableSetAssociativeHash=true is not "
-                        "supported; leave it false (flows are the hash modulo Flows)");
+        Refuse("EnableSetAssociativeHash=true is not supported; leave it false (flows are the "
+               "hash modulo Flows)");
     }
-    if (m_flows == 0 || m_flows > NETCOND_FQ_CODEL_FLOWS)
-    {
-        std::ostringstream os;
-        os << "NetcondFqCoDelQueueDisc: Flows = " << m_flows << " is outside 1.."
-           << NETCOND_FQ_CODEL_FLOWS << " (netcond's C queue has " << NETCOND_FQ_CODEL_FLOWS
-           << " flow queues)";
-        netcond::Refuse(os.str());
-    }
-    if (GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS)
-    {
-        netcond::Refuse("NetcondFqCoDelQueueDisc: MaxSize must be in packets (RFC 8290's "
-                        "limit is a packet count)");
-    }
-    if (GetNQueueDiscClasses() > 0)
-    {
-        NS_LOG_ERROR("NetcondFqCoDelQueueDisc takes no classes");
-        return false;
-    }
-    if (GetNInternalQueues() > 0)
-    {
-        NS_LOG_ERROR("NetcondFqCoDelQueueDisc makes its own internal queues");
-        return false;
-    }
-    if (m_quantum == 0)
-    {
-        Ptr<NetDeviceQueueInterface> ndqi = GetNetDeviceQueueInterface();
-        Ptr<NetDevice> dev = ndqi ? ndqi->GetObject<NetDevice>() : nullptr;
-        if (dev)
-        {
-            m_quantum = dev->GetMtu();
-        }
-        if (m_quantum == 0)
-        {
-            netcond::Refuse("NetcondFqCoDelQueueDisc: no quantum (call SetQuantum, or attach "
-                            "the disc to a device, whose MTU is then the quantum)");
-        }
-    }
-    return true;
+    CheckFlows(m_flows, NETCOND_FQ_CODEL_FLOWS);
+    RequireMaxSizeUnit(QueueSizeUnit::PACKETS, "RFC 8290's limit is a packet count");
 }
 
 void
 NetcondFqCoDelQueueDisc::InitializeParams()
 {
+    m_quantum = QuantumOrMtu(m_quantum);
     const Time target(m_target);
     const Time interval(m_interval);
     if (target.IsStrictlyNegative() || interval.IsStrictlyNegative())
     {
-        netcond::Refuse("NetcondFqCoDelQueueDisc: Target and Interval must not be negative");
+        Refuse("Target and Interval must not be negative");
     }
     netcond_fq_codel_params p{};
     p.codel.target_ns = uint64_t(target.GetNanoSeconds());

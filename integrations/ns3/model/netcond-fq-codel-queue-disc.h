@@ -22,6 +22,7 @@
 #define NETCOND_FQ_CODEL_QUEUE_DISC_H
 
 #include "netcond-codel-queue-disc.h"
+#include "netcond-queue-disc.h"
 
 #include "ns3/nstime.h"
 #include "ns3/queue-disc.h"
@@ -33,7 +34,7 @@
 namespace ns3
 {
 
-class NetcondFqCoDelQueueDisc : public QueueDisc
+class NetcondFqCoDelQueueDisc : public NetcondQueueDisc
 {
   public:
     static TypeId GetTypeId();
@@ -59,7 +60,7 @@ class NetcondFqCoDelQueueDisc : public QueueDisc
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
-    bool CheckConfig() override;
+    void CheckAttributes() override;
     void InitializeParams() override;
 
     static int DropHead(void* ctx, uint32_t flow, uint32_t* len);

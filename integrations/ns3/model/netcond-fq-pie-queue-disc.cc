@@ -34,7 +34,7 @@ NetcondFqPieQueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NetcondFqPieQueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<NetcondQueueDisc>()
             .SetGroupName("TrafficControl")
             .AddConstructor<NetcondFqPieQueueDisc>()
             .AddAttribute("UseEcn",
@@ -158,21 +158,15 @@ NetcondFqPieQueueDisc::GetTypeId()
 }
 
 NetcondFqPieQueueDisc::NetcondFqPieQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES),
+    : NetcondQueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES,
+                       "NetcondFqPieQueueDisc",
+                       Layout::FLOW_QUEUES,
+                       true),
       m_impl(std::make_unique<Impl>())
 {
-    m_uv = CreateObject<UniformRandomVariable>();
 }
 
 NetcondFqPieQueueDisc::~NetcondFqPieQueueDisc() = default;
-
-void
-NetcondFqPieQueueDisc::DoDispose()
-{
-    m_uv = nullptr;
-    m_update.Cancel();
-    QueueDisc::DoDispose();
-}
 
 void
 NetcondFqPieQueueDisc::SetQuantum(uint32_t quantum)
@@ -186,110 +180,24 @@ NetcondFqPieQueueDisc::GetQuantum() const
     return m_quantum;
 }
 
-int64_t
-NetcondFqPieQueueDisc::AssignStreams(int64_t stream)
+void
+NetcondFqPieQueueDisc::CheckAttributes()
 {
-    m_uv->SetStream(stream);
-    return 1;
-}
-
-bool
-NetcondFqPieQueueDisc::CheckConfig()
-{
-    auto refuse = [](const std::string& what) {
-        netcond::Refuse("NetcondFqPieQueueDisc: " + what + " is not supported by netcond's "
-                                                           "FQ-PIE");
-    };
-    if (m_useDqRateEstimator)
-    {
-        refuse("UseDequeueRateEstimator=true (the delay comes from timestamps)");
-    }
-    if (!m_isCapDropAdjustment)
-    {
-        refuse("UseCapDropAdjustment=false (the cap is always on)");
-    }
-    if (!m_useDerandomization)
-    {
-        refuse("UseDerandomization=false (it always derandomizes, as Linux)");
-    }
+    RefusePieVariants("FQ-PIE", m_useDqRateEstimator, m_isCapDropAdjustment, m_useDerandomization);
     if (m_enableSetAssociativeHash)
     {
-        refuse("EnableSetAssociativeHash=true (flows are the hash modulo Flows)");
+        Refuse("EnableSetAssociativeHash=true (flows are the hash modulo Flows) is not supported "
+               "by netcond's FQ-PIE");
     }
-    netcond::RefuseL4sAndCeThreshold("NetcondFqPieQueueDisc", "FQ-PIE", m_useL4s, m_ceThreshold);
-    if (m_flows == 0 || m_flows > NETCOND_FQ_PIE_FLOWS)
-    {
-        std::ostringstream os;
-        os << "NetcondFqPieQueueDisc: Flows = " << m_flows << " is outside 1.."
-           << NETCOND_FQ_PIE_FLOWS << " (netcond's C queue has " << NETCOND_FQ_PIE_FLOWS
-           << " flow queues)";
-        netcond::Refuse(os.str());
-    }
-    if (GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS)
-    {
-        netcond::Refuse("NetcondFqPieQueueDisc: MaxSize must be in packets (the limit is a "
-                        "packet count over all flows)");
-    }
-    if (GetNQueueDiscClasses() > 0)
-    {
-        NS_LOG_ERROR("NetcondFqPieQueueDisc takes no classes");
-        return false;
-    }
-    if (GetNInternalQueues() > 0)
-    {
-        NS_LOG_ERROR("NetcondFqPieQueueDisc makes its own internal queues");
-        return false;
-    }
-    if (m_quantum == 0)
-    {
-        Ptr<NetDeviceQueueInterface> ndqi = GetNetDeviceQueueInterface();
-        Ptr<NetDevice> dev = ndqi ? ndqi->GetObject<NetDevice>() : nullptr;
-        if (dev)
-        {
-            m_quantum = dev->GetMtu();
-        }
-        if (m_quantum == 0)
-        {
-            netcond::Refuse("NetcondFqPieQueueDisc: no quantum (call SetQuantum, or attach "
-                            "the disc to a device, whose MTU is then the quantum)");
-        }
-    }
-    return true;
+    RefuseL4sAndCeThreshold("FQ-PIE", m_useL4s, m_ceThreshold);
+    CheckFlows(m_flows, NETCOND_FQ_PIE_FLOWS);
+    RequireMaxSizeUnit(QueueSizeUnit::PACKETS, "the limit is a packet count over all flows");
 }
-
-namespace
-{
-
-// A non-negative double times `scale` as a whole number, or a fatal error.
-uint32_t
-Whole(double v, double scale, const char* name, const char* unit)
-{
-    const double s = v * scale;
-    if (!(s >= 0) || s > 4294967295.0 || std::fabs(s - std::round(s)) > 1e-9 * scale)
-    {
-        std::ostringstream os;
-        os << "NetcondFqPieQueueDisc: " << name << " = " << v << " is not a whole number of "
-           << unit << " (netcond's units)";
-        netcond::Refuse(os.str());
-    }
-    return uint32_t(std::llround(s));
-}
-
-uint64_t
-NonNegativeNs(Time t, const char* name)
-{
-    if (t.IsStrictlyNegative())
-    {
-        netcond::Refuse(std::string("NetcondFqPieQueueDisc: ") + name + " is negative");
-    }
-    return uint64_t(t.GetNanoSeconds());
-}
-
-} // namespace
 
 void
 NetcondFqPieQueueDisc::InitializeParams()
 {
+    m_quantum = QuantumOrMtu(m_quantum);
     netcond_fq_pie_params p{};
     p.pie.target_ns = NonNegativeNs(m_qDelayRef, "QueueDelayReference");
     p.pie.t_update_ns = NonNegativeNs(m_tUpdate, "Tupdate");
@@ -326,15 +234,6 @@ NetcondFqPieQueueDisc::Update()
 {
     netcond_fq_pie_poll(&m_impl->queue, &m_impl->profile, netcond::NowNs());
     m_update = Simulator::Schedule(m_tUpdate, &NetcondFqPieQueueDisc::Update, this);
-}
-
-uint64_t
-NetcondFqPieQueueDisc::Draw()
-{
-    // Two uniform 32-bit values from ns-3's generator, high half first.
-    const uint64_t hi = m_uv->GetInteger(0, 0xffffffffu);
-    const uint64_t lo = m_uv->GetInteger(0, 0xffffffffu);
-    return hi << 32 | lo;
 }
 
 int64_t
@@ -391,7 +290,7 @@ NetcondFqPieQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     const int ect = netcond::GetDsField(item, ds) && (ds & 3) != 0 ? 1 : 0;
     const bool full = netcond_fq_pie_packets(&m_impl->queue) >= GetMaxSize().GetValue();
     const netcond_pie_verdict v = netcond_fq_pie_enqueue_draw(
-        &m_impl->queue, &m_impl->profile, now, uint32_t(h), item->GetSize(), ect, Draw());
+        &m_impl->queue, &m_impl->profile, now, uint32_t(h), item->GetSize(), ect, Draw64());
     if (v == NETCOND_PIE_DROP)
     {
         DropBeforeEnqueue(item, full ? OVERLIMIT_DROP : UNFORCED_DROP);

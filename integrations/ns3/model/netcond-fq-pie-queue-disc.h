@@ -18,10 +18,9 @@
 #ifndef NETCOND_FQ_PIE_QUEUE_DISC_H
 #define NETCOND_FQ_PIE_QUEUE_DISC_H
 
-#include "ns3/event-id.h"
+#include "netcond-queue-disc.h"
+
 #include "ns3/nstime.h"
-#include "ns3/queue-disc.h"
-#include "ns3/random-variable-stream.h"
 
 #include <memory>
 #include <vector>
@@ -29,7 +28,7 @@
 namespace ns3
 {
 
-class NetcondFqPieQueueDisc : public QueueDisc
+class NetcondFqPieQueueDisc : public NetcondQueueDisc
 {
   public:
     static TypeId GetTypeId();
@@ -39,9 +38,6 @@ class NetcondFqPieQueueDisc : public QueueDisc
     /// The DRR quantum in bytes (0, the default: the device's MTU).
     void SetQuantum(uint32_t quantum);
     uint32_t GetQuantum() const;
-
-    /// Assigns the stream of the random draws; returns 1 (streams used).
-    int64_t AssignStreams(int64_t stream);
 
     /// The flow queue (0 .. Flows - 1) that `item` is classified into, or -1
     /// if no packet filter matches it.
@@ -58,21 +54,17 @@ class NetcondFqPieQueueDisc : public QueueDisc
     static constexpr const char* UNFORCED_MARK = "Unforced mark";   //!< a flow's PIE
 
   private:
-    void DoDispose() override;
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
-    bool CheckConfig() override;
+    void CheckAttributes() override;
     void InitializeParams() override;
 
     /// The timer: every flow's update when due, then again one Tupdate later.
     void Update();
-    uint64_t Draw();
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;
     std::vector<int32_t> m_queueOf; //!< flow -> internal queue index, -1 before its first packet
-    Ptr<UniformRandomVariable> m_uv;
-    EventId m_update;
 
     bool m_useEcn;
     double m_markEcnTh;

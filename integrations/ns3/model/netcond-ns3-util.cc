@@ -2,21 +2,14 @@
 
 #include "netcond.h"
 
-#include "ns3/drop-tail-queue.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
-#include "ns3/object-factory.h"
-#include "ns3/queue-disc.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv6-queue-disc-item.h"
 #include "ns3/simulator.h"
 
-#include <sstream>
-
 namespace ns3
 {
-
-NS_LOG_COMPONENT_DEFINE("NetcondNs3Util");
 
 namespace netcond
 {
@@ -35,48 +28,6 @@ void
 Refuse(const std::string& what)
 {
     NS_FATAL_ERROR(what);
-}
-
-bool
-CheckSingleFifo(QueueDisc& disc, const std::string& name)
-{
-    if (disc.GetNQueueDiscClasses() > 0 || disc.GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR(name << " takes no classes and no packet filters");
-        return false;
-    }
-    if (disc.GetNInternalQueues() == 0)
-    {
-        disc.AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
-            "MaxSize",
-            QueueSizeValue(disc.GetMaxSize())));
-    }
-    if (disc.GetNInternalQueues() != 1)
-    {
-        NS_LOG_ERROR(name << " needs exactly one internal queue");
-        return false;
-    }
-    return true;
-}
-
-void
-RefuseL4sAndCeThreshold(const std::string& name,
-                        const std::string& algorithm,
-                        bool useL4s,
-                        Time ceThreshold)
-{
-    if (useL4s)
-    {
-        Refuse(name + ": UseL4s=true is not supported (netcond's " + algorithm +
-               " has no L4S mode); leave it false");
-    }
-    if (ceThreshold != Time::Max())
-    {
-        std::ostringstream os;
-        os << name << ": CeThreshold = " << ceThreshold.As(Time::MS) << " is not supported (netcond's "
-           << algorithm << " has no CE threshold); leave it at its default, Time::Max (off)";
-        Refuse(os.str());
-    }
 }
 
 bool

@@ -1,5 +1,6 @@
-// Shared helpers of the netcond queue discs: reporting a refused netcond
-// configuration through NS_FATAL_ERROR, and reading and writing the DS field
+// Shared helpers of the netcond queue discs (besides their base class,
+// NetcondQueueDisc): reporting a refused netcond configuration through
+// NS_FATAL_ERROR, and reading and writing the DS field
 // (DSCP and ECN) of the IPv4 or IPv6 header that a QueueDiscItem carries.
 #ifndef NETCOND_NS3_UTIL_H
 #define NETCOND_NS3_UTIL_H
@@ -12,8 +13,6 @@
 
 namespace ns3
 {
-class QueueDisc;
-
 namespace netcond
 {
 
@@ -37,21 +36,6 @@ bool SetDscp(Ptr<QueueDiscItem> item, uint8_t dscp);
 /// Sets the ECN field (2 bits) of the item's IP header, keeping the DSCP.
 /// False for an item without an IPv4 or IPv6 header.
 bool SetEcnBits(Ptr<QueueDiscItem> item, uint8_t ecn);
-
-/// The structure every single-FIFO netcond disc (CoDel, PIE, RED, PCN,
-/// policer) checks in CheckConfig: no classes and no packet filters, and
-/// exactly one internal queue, a DropTail queue of the disc's MaxSize added
-/// when none was given. Logs why and returns false otherwise; `name` is the
-/// disc's type name.
-bool CheckSingleFifo(QueueDisc& disc, const std::string& name);
-
-/// Refuses (NS_FATAL_ERROR) the two attributes ns-3's CoDel, FQ-CoDel, PIE
-/// and FQ-PIE share and netcond's `algorithm` does not have: UseL4s=true and
-/// a CeThreshold other than Time::Max (off).
-void RefuseL4sAndCeThreshold(const std::string& name,
-                             const std::string& algorithm,
-                             bool useL4s,
-                             Time ceThreshold);
 
 /// Nanoseconds since the start of the simulation (Simulator::Now()), the
 /// clock of every netcond call made by these queue discs (tick_hz = 10^9).

@@ -38,7 +38,7 @@ NetcondPcnQueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NetcondPcnQueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<NetcondQueueDisc>()
             .SetGroupName("TrafficControl")
             .AddConstructor<NetcondPcnQueueDisc>()
             .AddAttribute("Marker",
@@ -129,7 +129,10 @@ NetcondPcnQueueDisc::GetTypeId()
 }
 
 NetcondPcnQueueDisc::NetcondPcnQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE),
+    : NetcondQueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE,
+                       "NetcondPcnQueueDisc",
+                       Layout::SINGLE_FIFO,
+                       false),
       m_impl(std::make_unique<Impl>())
 {
 }
@@ -139,7 +142,7 @@ NetcondPcnQueueDisc::~NetcondPcnQueueDisc() = default;
 void
 NetcondPcnQueueDisc::DoDispose()
 {
-    QueueDisc::DoDispose();
+    NetcondQueueDisc::DoDispose();
 }
 
 uint64_t
@@ -154,11 +157,6 @@ NetcondPcnQueueDisc::GetBytes(PcnCodepoint c) const
     return m_bytes.at(c);
 }
 
-bool
-NetcondPcnQueueDisc::CheckConfig()
-{
-    return netcond::CheckSingleFifo(*this, "NetcondPcnQueueDisc");
-}
 
 namespace
 {

@@ -8,8 +8,9 @@
 #ifndef NETCOND_PCN_QUEUE_DISC_H
 #define NETCOND_PCN_QUEUE_DISC_H
 
+#include "netcond-queue-disc.h"
+
 #include "ns3/data-rate.h"
-#include "ns3/queue-disc.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -18,7 +19,7 @@
 namespace ns3
 {
 
-class NetcondPcnQueueDisc : public QueueDisc
+class NetcondPcnQueueDisc : public NetcondQueueDisc
 {
   public:
     static TypeId GetTypeId();
@@ -79,7 +80,6 @@ class NetcondPcnQueueDisc : public QueueDisc
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
-    bool CheckConfig() override;
     void InitializeParams() override;
 
     struct Impl;

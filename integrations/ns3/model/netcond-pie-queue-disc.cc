@@ -32,7 +32,7 @@ NetcondPieQueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NetcondPieQueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<NetcondQueueDisc>()
             .SetGroupName("TrafficControl")
             .AddConstructor<NetcondPieQueueDisc>()
             .AddAttribute("MeanPktSize",
@@ -144,59 +144,32 @@ NetcondPieQueueDisc::GetTypeId()
 }
 
 NetcondPieQueueDisc::NetcondPieQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE),
+    : NetcondQueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE,
+                       "NetcondPieQueueDisc",
+                       Layout::SINGLE_FIFO,
+                       true),
       m_impl(std::make_unique<Impl>())
 {
-    m_uv = CreateObject<UniformRandomVariable>();
 }
 
 NetcondPieQueueDisc::~NetcondPieQueueDisc() = default;
 
 void
-NetcondPieQueueDisc::DoDispose()
+NetcondPieQueueDisc::CheckAttributes()
 {
-    m_uv = nullptr;
-    m_update.Cancel();
-    QueueDisc::DoDispose();
-}
-
-int64_t
-NetcondPieQueueDisc::AssignStreams(int64_t stream)
-{
-    m_uv->SetStream(stream);
-    return 1;
-}
-
-bool
-NetcondPieQueueDisc::CheckConfig()
-{
-    auto refuse = [](const std::string& what) {
-        netcond::Refuse("NetcondPieQueueDisc: " + what + " is not supported by netcond's PIE");
-    };
-    if (m_useDqRateEstimator)
-    {
-        refuse("UseDequeueRateEstimator=true (the delay comes from timestamps)");
-    }
-    if (!m_isCapDropAdjustment)
-    {
-        refuse("UseCapDropAdjustment=false (the cap is always on)");
-    }
+    RefusePieVariants("PIE", m_useDqRateEstimator, m_isCapDropAdjustment, m_useDerandomization);
     if (m_markEcnTh != 0.1)
     {
         std::ostringstream os;
-        os << "MarkEcnThreshold = " << m_markEcnTh << " (the threshold is 0.1)";
-        refuse(os.str());
-    }
-    if (!m_useDerandomization)
-    {
-        refuse("UseDerandomization=false (it always derandomizes, as Linux)");
+        os << "MarkEcnThreshold = " << m_markEcnTh
+           << " (the threshold is 0.1) is not supported by netcond's PIE";
+        Refuse(os.str());
     }
     if (m_activeThreshold != Time::Max())
     {
-        refuse("ActiveThreshold other than Time::Max");
+        Refuse("ActiveThreshold other than Time::Max is not supported by netcond's PIE");
     }
-    netcond::RefuseL4sAndCeThreshold("NetcondPieQueueDisc", "PIE", m_useL4s, m_ceThreshold);
-    return netcond::CheckSingleFifo(*this, "NetcondPieQueueDisc");
+    RefuseL4sAndCeThreshold("PIE", m_useL4s, m_ceThreshold);
 }
 
 namespace
@@ -216,16 +189,6 @@ Sixteenths(double v, const char* name)
         netcond::Refuse(os.str());
     }
     return uint32_t(s);
-}
-
-uint64_t
-NonNegativeNs(Time t, const char* name)
-{
-    if (t.IsStrictlyNegative())
-    {
-        netcond::Refuse(std::string("NetcondPieQueueDisc: ") + name + " is negative");
-    }
-    return uint64_t(t.GetNanoSeconds());
 }
 
 } // namespace
@@ -288,16 +251,6 @@ NetcondPieQueueDisc::GetQueueDelay() const
     return NanoSeconds(int64_t(info.qdelay << 6));
 }
 
-uint64_t
-NetcondPieQueueDisc::Draw()
-{
-    // Two uniform 32-bit values from ns-3's generator, so that
-    // RngSeedManager's seed and run, and AssignStreams, decide the draws.
-    const uint64_t hi = m_uv->GetInteger(0, 0xffffffffu);
-    const uint64_t lo = m_uv->GetInteger(0, 0xffffffffu);
-    return hi << 32 | lo;
-}
-
 bool
 NetcondPieQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
@@ -312,7 +265,7 @@ NetcondPieQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     const bool full = m_impl->bytes && GetCurrentSize() + item > GetMaxSize();
     const uint32_t qlen = full ? 0xffffffffu : q->GetNPackets();
     const netcond_pie_verdict v = netcond_pie_enqueue_draw(
-        &m_impl->state, &m_impl->profile, now, len, ect, qlen, q->GetNBytes(), Draw());
+        &m_impl->state, &m_impl->profile, now, len, ect, qlen, q->GetNBytes(), Draw64());
     if (v == NETCOND_PIE_DROP)
     {
         const bool forced = full || (!m_impl->bytes && qlen >= GetMaxSize().GetValue());

@@ -19,25 +19,21 @@
 #ifndef NETCOND_PIE_QUEUE_DISC_H
 #define NETCOND_PIE_QUEUE_DISC_H
 
-#include "ns3/event-id.h"
+#include "netcond-queue-disc.h"
+
 #include "ns3/nstime.h"
-#include "ns3/queue-disc.h"
-#include "ns3/random-variable-stream.h"
 
 #include <memory>
 
 namespace ns3
 {
 
-class NetcondPieQueueDisc : public QueueDisc
+class NetcondPieQueueDisc : public NetcondQueueDisc
 {
   public:
     static TypeId GetTypeId();
     NetcondPieQueueDisc();
     ~NetcondPieQueueDisc() override;
-
-    /// Assigns the stream of the random variable that feeds PIE's draws.
-    int64_t AssignStreams(int64_t stream);
 
     /// The drop probability (netcond's, in [0, 1] with BoundProb).
     double GetDropProbability() const;
@@ -48,21 +44,15 @@ class NetcondPieQueueDisc : public QueueDisc
     static constexpr const char* FORCED_DROP = "Forced drop";     //!< MaxSize
     static constexpr const char* UNFORCED_MARK = "Unforced mark"; //!< early ECN mark
 
-  protected:
-    void DoDispose() override;
-
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
-    bool CheckConfig() override;
+    void CheckAttributes() override;
     void InitializeParams() override;
     void Update();
-    uint64_t Draw();
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;
-    EventId m_update;
-    Ptr<UniformRandomVariable> m_uv;
 
     uint32_t m_meanPktSize;
     double m_a;

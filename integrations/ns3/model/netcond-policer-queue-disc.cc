@@ -41,7 +41,7 @@ NetcondPolicerQueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NetcondPolicerQueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<NetcondQueueDisc>()
             .SetGroupName("TrafficControl")
             .AddConstructor<NetcondPolicerQueueDisc>()
             .AddAttribute("Meter",
@@ -127,7 +127,10 @@ NetcondPolicerQueueDisc::GetTypeId()
 }
 
 NetcondPolicerQueueDisc::NetcondPolicerQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE),
+    : NetcondQueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE,
+                       "NetcondPolicerQueueDisc",
+                       Layout::SINGLE_FIFO,
+                       false),
       m_impl(std::make_unique<Impl>())
 {
     netcond_color_table_rfc2597(&m_impl->colors, NETCOND_GREEN);
@@ -141,7 +144,7 @@ NetcondPolicerQueueDisc::DoDispose()
     m_impl->sr.clear();
     m_impl->tr.clear();
     m_impl->rf.clear();
-    QueueDisc::DoDispose();
+    NetcondQueueDisc::DoDispose();
 }
 
 uint8_t
@@ -318,11 +321,6 @@ ParseInputColors(const std::string& v, netcond_color_table* t)
 
 } // namespace
 
-bool
-NetcondPolicerQueueDisc::CheckConfig()
-{
-    return netcond::CheckSingleFifo(*this, "NetcondPolicerQueueDisc");
-}
 
 void
 NetcondPolicerQueueDisc::InitializeParams()

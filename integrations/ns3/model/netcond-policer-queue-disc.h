@@ -8,8 +8,9 @@
 #ifndef NETCOND_POLICER_QUEUE_DISC_H
 #define NETCOND_POLICER_QUEUE_DISC_H
 
+#include "netcond-queue-disc.h"
+
 #include "ns3/data-rate.h"
-#include "ns3/queue-disc.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -19,7 +20,7 @@
 namespace ns3
 {
 
-class NetcondPolicerQueueDisc : public QueueDisc
+class NetcondPolicerQueueDisc : public NetcondQueueDisc
 {
   public:
     static TypeId GetTypeId();
@@ -85,7 +86,6 @@ class NetcondPolicerQueueDisc : public QueueDisc
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
-    bool CheckConfig() override;
     void InitializeParams() override;
 
     struct Impl;

@@ -33,7 +33,7 @@ NetcondRedQueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NetcondRedQueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<NetcondQueueDisc>()
             .SetGroupName("TrafficControl")
             .AddConstructor<NetcondRedQueueDisc>()
             .AddAttribute("MinTh",
@@ -162,33 +162,15 @@ NetcondRedQueueDisc::GetTypeId()
 }
 
 NetcondRedQueueDisc::NetcondRedQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE),
+    : NetcondQueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE,
+                       "NetcondRedQueueDisc",
+                       Layout::SINGLE_FIFO,
+                       true),
       m_impl(std::make_unique<Impl>())
 {
-    m_uv = CreateObject<UniformRandomVariable>();
 }
 
 NetcondRedQueueDisc::~NetcondRedQueueDisc() = default;
-
-void
-NetcondRedQueueDisc::DoDispose()
-{
-    m_uv = nullptr;
-    QueueDisc::DoDispose();
-}
-
-int64_t
-NetcondRedQueueDisc::AssignStreams(int64_t stream)
-{
-    m_uv->SetStream(stream);
-    return 1;
-}
-
-bool
-NetcondRedQueueDisc::CheckConfig()
-{
-    return netcond::CheckSingleFifo(*this, "NetcondRedQueueDisc");
-}
 
 namespace
 {
@@ -329,7 +311,7 @@ NetcondRedQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     const uint32_t ecn = netcond::GetDsField(item, ds) ? (ds & 3) : 0;
     // One uniform 32-bit value from ns-3's generator per arrival, so that
     // RngSeedManager's seed and run, and AssignStreams, decide the draws.
-    const uint32_t draw = m_uv->GetInteger(0, 0xffffffffu);
+    const uint32_t draw = Draw32();
     netcond_red_decision d =
         netcond_red_enqueue_draw(&m_impl->state, &m_impl->profile, now, qlen, len, ecn, draw);
     // SmallQueueGuard (RedQueueDisc's rule): the average was updated as

@@ -12,25 +12,22 @@
 #ifndef NETCOND_RED_QUEUE_DISC_H
 #define NETCOND_RED_QUEUE_DISC_H
 
+#include "netcond-queue-disc.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
-#include "ns3/queue-disc.h"
-#include "ns3/random-variable-stream.h"
 
 #include <memory>
 
 namespace ns3
 {
 
-class NetcondRedQueueDisc : public QueueDisc
+class NetcondRedQueueDisc : public NetcondQueueDisc
 {
   public:
     static TypeId GetTypeId();
     NetcondRedQueueDisc();
     ~NetcondRedQueueDisc() override;
-
-    /// Assigns the stream of the random variable that feeds RED's draws.
-    int64_t AssignStreams(int64_t stream);
 
     /// RED's average queue length (packets or bytes, as MaxSize), as netcond keeps it.
     double GetAverage() const;
@@ -58,14 +55,10 @@ class NetcondRedQueueDisc : public QueueDisc
         SPREAD_WAIT,              //!< RedQueueDisc with Wait=true (the default): no drop while count p_b < 1, then p_b / (2 - count p_b)
     };
 
-  protected:
-    void DoDispose() override;
-
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
     Ptr<const QueueDiscItem> DoPeek() override;
-    bool CheckConfig() override;
     void InitializeParams() override;
 
     struct Impl;
@@ -92,7 +85,6 @@ class NetcondRedQueueDisc : public QueueDisc
     bool m_fj93;
     Spreading m_law = SPREAD_WAIT; //!< the spreading in force (from Spreading, Wait and Fj93)
     uint32_t m_guard = 1;          //!< the small-queue guard in force
-    Ptr<UniformRandomVariable> m_uv;
     double m_forcedFrom = 0; //!< the average from which RED's drops are forced
 };
 

@@ -50,7 +50,7 @@
 // precondition above failed, or if the trace did not drop, mark, use more
 // than 500 flows and bring the bulk flow's CoDel into the dropping state.
 // Ends with "netcond-fq-codel-crosscheck: N packets in R runs, A agree,
-// D differ".
+// D differ; of those that agree, X CoDel drops and M marks".
 
 #include "netcond.h"
 
@@ -199,6 +199,7 @@ struct Side
 struct Result
 {
     size_t packets = 0, agree = 0;
+    size_t drops = 0, marks = 0; // packets both sides dropped (by CoDel), marked
     bool ok = true;
 };
 
@@ -236,7 +237,7 @@ DropHead(void* ctx, uint32_t flow, uint32_t* len)
 
 uint32_t g_minBytes = 1500;
 netcond_codel_variant g_variant = NETCOND_CODEL_NS3;
-uint64_t g_duration = 55 * kS;
+uint64_t g_duration = 100 * kS; // over 10^6 packets a run
 
 Result
 RunOne(uint64_t seed)
@@ -452,6 +453,8 @@ RunOne(uint64_t seed)
         if (ns3.fate[k] == net.fate[k])
         {
             r.agree++;
+            r.drops += ns3.fate[k] == DROPPED;
+            r.marks += ns3.fate[k] == MARKED;
             continue;
         }
         r.ok = false;
@@ -545,17 +548,20 @@ main(int argc, char* argv[])
             return 2;
         }
     }
-    size_t packets = 0, agree = 0, runs = 0;
+    size_t packets = 0, agree = 0, drops = 0, marks = 0, runs = 0;
     bool ok = true;
     for (int seed = 1; seed <= seeds; seed++)
     {
         Result r = RunOne(uint64_t(seed));
         packets += r.packets;
         agree += r.agree;
+        drops += r.drops;
+        marks += r.marks;
         ok = ok && r.ok;
         runs++;
     }
-    std::printf("netcond-fq-codel-crosscheck: %zu packets in %zu runs, %zu agree, %zu differ\n",
-                packets, runs, agree, packets - agree);
+    std::printf("netcond-fq-codel-crosscheck: %zu packets in %zu runs, %zu agree, %zu differ; "
+                "of those that agree, %zu CoDel drops and %zu marks\n",
+                packets, runs, agree, packets - agree, drops, marks);
     return ok ? 0 : 1;
 }

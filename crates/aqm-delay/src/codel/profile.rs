@@ -11,6 +11,7 @@ use crate::DelayError;
 /// `control_law`: `t + interval / sqrt(count)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ControlLaw {
     /// RFC 8289's law computed exactly on the caller's ticks:
@@ -39,6 +40,7 @@ pub enum ControlLaw {
 /// they differ in the details listed on each variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum LinuxVariant {
     /// `include/net/codel_impl.h` (`sch_codel`, `sch_fq_codel`): time
@@ -75,6 +77,7 @@ pub enum LinuxVariant {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct CodelConfig {
     /// TARGET, the acceptable standing queue delay (RFC 8289 section 4.3; 5 ms).
@@ -247,10 +250,11 @@ impl CodelProfile {
     pub fn new(cfg: &CodelConfig) -> Result<CodelProfile, DelayError> {
         let hz = cfg.tick.hz();
         let (target, interval) = match cfg.control_law {
-            ControlLaw::Exact => {
-                let conv = |d: Duration| -> u128 { d.as_nanos() * u128::from(hz) / 1_000_000_000 };
-                (conv(cfg.target), conv(cfg.interval))
-            }
+            // Saturating at u64::MAX ticks, past the longest interval.
+            ControlLaw::Exact => (
+                u128::from(cfg.tick.ticks_from_duration(cfg.target)),
+                u128::from(cfg.tick.ticks_from_duration(cfg.interval)),
+            ),
             ControlLaw::Linux => {
                 let conv = |d: Duration| -> u128 { d.as_nanos() >> LINUX_TIME_SHIFT };
                 (conv(cfg.target), conv(cfg.interval))

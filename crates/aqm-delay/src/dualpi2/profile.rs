@@ -12,6 +12,7 @@ use super::*;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct DualPi2Config {
     /// The Classic queue delay target (RFC 9332 Appendix A: 15 ms).

@@ -14,6 +14,7 @@ use super::*;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[non_exhaustive]
 pub struct PieConfig {
     /// QDELAY_REF, the target queue delay (RFC 8033 section 4.2; 15 ms).

@@ -334,6 +334,21 @@ fn configuration_rules() {
         CodelProfile::new(&base.with_interval(Duration::from_secs(u64::MAX))),
         Err(DelayError::IntervalTooLong)
     );
+    // The longest durations on the fastest clock: no overflow in the
+    // conversion (it saturates past the longest interval).
+    let fastest = base.with_tick(TickRate::from_hz(u64::MAX).unwrap());
+    assert_eq!(
+        CodelProfile::new(&fastest.with_interval(Duration::MAX)),
+        Err(DelayError::IntervalTooLong)
+    );
+    assert_eq!(
+        CodelProfile::new(
+            &fastest
+                .with_interval(Duration::from_nanos(1))
+                .with_target(Duration::MAX)
+        ),
+        Err(DelayError::TargetNotBelowInterval)
+    );
     // The Linux law: below 1024 ns is zero units; 2^31 units is too long.
     let lx = CodelConfig::linux();
     assert_eq!(

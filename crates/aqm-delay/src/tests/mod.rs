@@ -283,3 +283,20 @@ pub(crate) fn dual_dequeue<R: RandomSource>(
         }
     }
 }
+
+/// `State::start`, and so a `WithProfile` pair, starts a state as its `new` does.
+#[test]
+fn states_start_as_new() {
+    use netcond_core::WithProfile;
+    let t = Instant::from_ticks(77);
+    let cp = crate::CodelProfile::new(&crate::CodelConfig::rfc8289()).unwrap();
+    assert_eq!(
+        WithProfile::<crate::Codel>::new(cp, t).state,
+        crate::Codel::new(&cp, t)
+    );
+    let fp = crate::FqCodelProfile::new(&crate::FqCodelConfig::default()).unwrap();
+    assert_eq!(
+        WithProfile::<crate::FqCodel<4>>::new(fp, t).state,
+        crate::FqCodel::<4>::new(&fp, t)
+    );
+}

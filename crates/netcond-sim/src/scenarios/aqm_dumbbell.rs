@@ -1,5 +1,5 @@
 //! `aqm-dumbbell`: TCP flows over one 10 Mbit/s bottleneck, with the
-//! bottleneck's queue drop-tail, RED, CoDel, FQ-CoDel, PIE or DualPI2.
+//! bottleneck's queue drop-tail, RED, CoDel, FQ-CoDel, PIE, FQ-PIE or DualPI2.
 //!
 //! `flows` Classic (Reno, SACK) bulk flows with base round-trip times spread
 //! round-robin over `rtt_ms`, and `l4s_flows` scalable (DCTCP-style, ECT(1))
@@ -17,10 +17,10 @@
 //! packets and per class (Classic senders' packets, scalable senders'
 //! packets: DualPI2's Classic and L4S queues), the link's utilization,
 //! each flow's goodput and Jain's fairness index over the flows, drops and
-//! marks. `reproduce` runs the six disciplines with the same flows and seed
+//! marks. `reproduce` runs the seven disciplines with the same flows and seed
 //! (and, in full, again for [`SPREAD_SEEDS`] seeds in all), and sets delay
 //! statistics beside the published targets: RFC 8289's 5 ms (CoDel and
-//! FQ-CoDel medians), RFC 8033's 15 ms QDELAY_REF (PIE's mean; DualPI2's
+//! FQ-CoDel medians), RFC 8033's 15 ms QDELAY_REF (PIE's and FQ-PIE's means; DualPI2's
 //! Classic mean, RFC 9332 Appendix A) and RFC 9332's L4S marking ramp from
 //! 0.8 to 1.2 ms (about 1 ms: the L4S median and 99th percentile), within a
 //! factor of [`summary::TOLERANCE`] (docs/reproductions.md says why).
@@ -290,7 +290,7 @@ impl Scenario for AqmDumbbell {
 
     fn description(&self) -> &'static str {
         "TCP flows over a 10 Mbit/s bottleneck: drop-tail, RED, CoDel (RFC 8289), FQ-CoDel \
-         (RFC 8290), PIE (RFC 8033) and DualPI2 (RFC 9332) compared"
+         (RFC 8290), PIE (RFC 8033), FQ-PIE and DualPI2 (RFC 9332) compared"
     }
 
     fn params(&self) -> &'static [ParamSpec] {

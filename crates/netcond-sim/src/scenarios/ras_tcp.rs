@@ -24,7 +24,10 @@
 //! is the payload the receivers get in order.
 
 use netcond::base::{Color, Instant, Rate};
-use netcond::ras::{GreenRasShaper, RasShaper, TrRasConfig, TrRasProfile, TrThresholds};
+use netcond::ras::{
+    GreenRasShaper, RasShaper, ShaperMeterProfile, ShaperPair, TrRasConfig, TrRasProfile,
+    TrThresholds,
+};
 use netcond::red::{Decision, Ecn, Packet as AqmPacket, Rio, RioConfig, RioProfile};
 use netcond::trtcm::{TrTcm, TrTcmConfig, TrTcmProfile};
 
@@ -146,7 +149,7 @@ impl Shaper<Packet> for Ras {
         self.0.dequeue(Instant::from_ticks(now)).map(|(_, p)| p)
     }
     fn held(&self) -> usize {
-        self.0.state().len()
+        self.0.state.len()
     }
 }
 
@@ -167,7 +170,7 @@ impl Shaper<Packet> for GreenRas {
         Some(p)
     }
     fn held(&self) -> usize {
-        self.0.state().ras().len()
+        self.0.state.shaper.ras().len()
     }
 }
 
@@ -243,10 +246,10 @@ fn customer(
     cfg.thresholds = Some(th);
     let profile = TrRasProfile::new(&cfg).map_err(cfg_err)?;
     Ok(if shaper == "gtrras" {
-        let s = GreenRasShaper::new(profile, meter_profile, t0);
+        let s = GreenRasShaper::new(ShaperMeterProfile::new(profile, meter_profile), t0);
         Box::new(ShaperQueue::new(GreenRas(Box::new(s)), ()))
     } else {
-        let s = RasShaper::new(profile, t0);
+        let s = RasShaper::new(profile.into(), t0);
         Box::new(ShaperQueue::new(Ras(Box::new(s)), marker))
     })
 }

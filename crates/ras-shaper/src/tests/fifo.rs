@@ -99,10 +99,12 @@ fn wrappers_agree_with_the_states() {
     let trace = onoff_trace(900, pick(2_000, 40), 50_000_000, 40);
     let (plain, _) = run_plain::<256>(&p, &trace);
     let (green, _) = run_green::<TrTcm, 256>(&p, &mp, &trace);
+    use crate::ShaperPair;
+    let both = crate::ShaperMeterProfile::new(p, mp);
     let mut m: crate::MeteredRasShaper<Pkt, TrTcm, 256> =
-        crate::MeteredRasShaper::new(p, mp, Instant::ZERO);
+        crate::MeteredRasShaper::new(both, Instant::ZERO);
     let mut g: crate::GreenRasShaper<Pkt, TrTcm, 256> =
-        crate::GreenRasShaper::new(p, mp, Instant::ZERO);
+        crate::GreenRasShaper::new(both, Instant::ZERO);
     let mut meter = TrTcm::new(&mp, Instant::ZERO);
     for (shaper, want, is_green) in [(0, &plain, false), (1, &green, true)] {
         let mut i = 0;

@@ -173,11 +173,14 @@ fn green_shaper_with_large_bursts_barely_delays() {
 #[derive(Clone, Copy, Debug)]
 struct Uncached<M>(M);
 
-impl<M: crate::GreenMeter> crate::GreenMeter for Uncached<M> {
+impl<M: crate::GreenMeter> netcond_core::State for Uncached<M> {
     type Profile = M::Profile;
     fn start(profile: &M::Profile, now: Instant) -> Self {
         Uncached(M::start(profile, now))
     }
+}
+
+impl<M: crate::GreenMeter> crate::GreenMeter for Uncached<M> {
     fn green_at(&self, profile: &M::Profile, now: Instant, len: u32) -> Option<Instant> {
         self.0.green_at(profile, now, len)
     }
@@ -196,7 +199,7 @@ fn cached_t2_matches<M: crate::GreenMeter>(seed: u64, profiles: [M::Profile; 2],
     let mut a: GreenRas<u32, 8> = GreenRas::new(&p, Instant::ZERO);
     let mut b: GreenRas<u32, 8> = GreenRas::new(&p, Instant::ZERO);
     let mut ma = M::start(&profiles[0], Instant::ZERO);
-    let mut mb = <Uncached<M> as crate::GreenMeter>::start(&profiles[0], Instant::ZERO);
+    let mut mb = <Uncached<M> as netcond_core::State>::start(&profiles[0], Instant::ZERO);
     let mut now = 0u64;
     for _ in 0..steps {
         // Mostly one profile, sometimes the other (the cache switches).

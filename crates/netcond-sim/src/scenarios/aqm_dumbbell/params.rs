@@ -9,7 +9,8 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         default: "codel",
         kind: ParamKind::Choice(DISCIPLINES),
         help: "bottleneck queue: drop-tail, RED (ns-2 defaults), CoDel (RFC 8289), FQ-CoDel \
-               (RFC 8290), PIE (RFC 8033), DualPI2 (RFC 9332); `reproduce` runs all six",
+               (RFC 8290), PIE (RFC 8033), FQ-PIE (Linux's sch_fq_pie), DualPI2 (RFC 9332); \
+               `reproduce` runs all seven",
     },
     ParamSpec {
         key: "flows",

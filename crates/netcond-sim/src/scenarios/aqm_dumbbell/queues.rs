@@ -1,11 +1,11 @@
 //! The bottleneck's queueing disciplines: drop-tail, RED (aqm-red), CoDel,
-//! FQ-CoDel, PIE and DualPI2 (aqm-delay), each over packets the queue keeps
-//! with their enqueue instants, and a shared log of what each packet met.
+//! FQ-CoDel, PIE, FQ-PIE and DualPI2 (aqm-delay), each over packets the queue
+//! keeps with their enqueue instants, and a shared log of what each packet met.
 //!
 //! The state machines decide; this module only keeps the packets (one FIFO,
-//! one per flow for FQ-CoDel, two for DualPI2) and asks them at each arrival
-//! and each departure, as their crate docs describe. PIE's and DualPI2's
-//! periodic updates run lazily: before an arrival or a departure at `now`,
+//! one per flow for FQ-CoDel and FQ-PIE, two for DualPI2) and asks them at
+//! each arrival and each departure, as their crate docs describe. PIE's,
+//! FQ-PIE's and DualPI2's periodic updates run lazily: before an arrival or a departure at `now`,
 //! every update due at or before `now` runs at its own instant, in order. The
 //! queue does not change between two of its events, so each update sees what
 //! a timer firing at that instant would see.
@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use netcond::base::{Instant, Rate, TickRate};
 use netcond::delay::{
     Codel, CodelConfig, CodelProfile, DualHead, DualPi2, DualPi2Config, DualPi2Profile, DualQueue,
-    Ecn as DualEcn, FqCodel, FqCodelConfig, FqCodelProfile, Head, Pie, PieConfig, PieProfile,
-    Verdict,
+    Ecn as DualEcn, FqCodel, FqCodelConfig, FqCodelProfile, FqPie, FqPieConfig, FqPieProfile, Head,
+    Pie, PieConfig, PieProfile, Verdict,
 };
 use netcond::red::{Decision, Ecn, Packet as RedPacket, Red, RedConfig, RedProfile};
 
@@ -25,12 +25,15 @@ use crate::engine::{Rng, Time};
 use crate::tcp::net::{Deq, Packet, Qdisc, QdiscStats};
 use crate::SimError;
 
-/// Flow queues of FQ-CoDel (RFC 8290 section 5.2.5: Linux's default 1024).
-/// The flow index is the TCP flow's id (no hashing, so no collisions).
+/// Flow queues of FQ-CoDel and FQ-PIE (RFC 8290 section 5.2.5: Linux's
+/// default 1024; `sch_fq_pie`'s too). The flow index is the TCP flow's id
+/// (no hashing, so no collisions).
 pub const FQ_FLOWS: usize = 1024;
 
 /// The disciplines compared, in report order.
-pub const DISCIPLINES: &[&str] = &["droptail", "red", "codel", "fq_codel", "pie", "dualpi2"];
+pub const DISCIPLINES: &[&str] = &[
+    "droptail", "red", "codel", "fq_codel", "pie", "fq_pie", "dualpi2",
+];
 
 /// Index of a packet's log class: 0 for Classic senders' packets (DualPI2's
 /// Classic queue), 1 for scalable senders' (DualPI2's L4S queue).
@@ -146,6 +149,12 @@ enum Kind {
         pie: Pie,
         rng: Rng,
     },
+    FqPie {
+        profile: FqPieProfile,
+        fq: Box<FqPie<FQ_FLOWS>>,
+        fifos: Vec<VecDeque<Held>>,
+        rng: Rng,
+    },
     DualPi2 {
         profile: DualPi2Profile,
         dual: DualPi2,
@@ -162,7 +171,7 @@ pub struct QueueSetup {
     /// many MTUs of bytes).
     pub limit: u32,
     /// Mark ECN-capable packets instead of dropping them (RED, CoDel,
-    /// FQ-CoDel, PIE; DualPI2 always marks).
+    /// FQ-CoDel, PIE, FQ-PIE; DualPI2 always marks).
     pub ecn: bool,
     /// The link rate, for RED's idle-time estimate.
     pub rate_bps: u64,
@@ -173,7 +182,7 @@ pub struct QueueSetup {
 /// The bottleneck's queue: one of [`DISCIPLINES`] over the packets it keeps.
 pub struct Bottleneck {
     kind: Kind,
-    /// The single FIFO (DualPI2: the Classic queue; FQ-CoDel: unused).
+    /// The single FIFO (DualPI2: the Classic queue; FQ-CoDel, FQ-PIE: unused).
     fifo: VecDeque<Held>,
     packets: u32,
     bytes: u64,
@@ -255,6 +264,22 @@ impl Bottleneck {
                     rng: rng.fork(2),
                 }
             }
+            "fq_pie" => {
+                // sch_fq_pie's defaults (Linux's PIE law, quantum 1514,
+                // ecn_prob 10 %) with the scenario's limit, MTU and ECN.
+                let pie = PieConfig::linux()
+                    .with_mtu(setup.mtu)
+                    .with_ecn(setup.ecn)
+                    .with_tick(TickRate::NANOS);
+                let cfg = FqPieConfig::linux().with_pie(pie).with_limit(setup.limit);
+                let profile = FqPieProfile::new(&cfg).map_err(cfg_err("fq_pie"))?;
+                Kind::FqPie {
+                    fq: Box::new(FqPie::new(&profile, now)),
+                    profile,
+                    fifos: vec![VecDeque::new(); FQ_FLOWS],
+                    rng: rng.fork(4),
+                }
+            }
             "dualpi2" => {
                 let cfg = DualPi2Config::rfc9332()
                     .with_limit(u64::from(setup.limit) * u64::from(setup.mtu), setup.mtu)
@@ -285,14 +310,22 @@ impl Bottleneck {
         })
     }
 
-    /// Runs PIE's and DualPI2's updates due at or before `now`, each at its
-    /// own instant.
+    /// Runs PIE's, FQ-PIE's and DualPI2's updates due at or before `now`,
+    /// each at its own instant.
     fn catch_up(&mut self, now: Time) {
         match &mut self.kind {
             Kind::Pie { profile, pie, .. } => {
                 while pie.next_update().ticks() <= now {
                     let t = pie.next_update();
                     if !pie.poll(profile, t, self.bytes) {
+                        break;
+                    }
+                }
+            }
+            Kind::FqPie { profile, fq, .. } => {
+                while fq.next_update().ticks() <= now {
+                    let t = fq.next_update();
+                    if !fq.poll(profile, t) {
                         break;
                     }
                 }
@@ -340,6 +373,7 @@ impl Qdisc<Packet> for Bottleneck {
         log.arrived_bytes += u64::from(len);
         let full = self.packets >= self.limit;
         let held = Held { pkt, at: now };
+        let flow = pkt.seg.flow as usize % FQ_FLOWS;
         let mut victims: Vec<Held> = Vec::new();
         let outcome = match &mut self.kind {
             Kind::DropTail | Kind::Codel { .. } => {
@@ -395,6 +429,19 @@ impl Qdisc<Packet> for Bottleneck {
                     },
                 }
             }
+            Kind::FqPie {
+                profile, fq, rng, ..
+            } => {
+                // FQ-PIE's limit (the scenario's) is checked inside: a drop
+                // while `limit` packets wait is the limit's, else PIE's.
+                match fq.enqueue(profile, Instant::from_ticks(now), flow, held.head(), rng) {
+                    Verdict::Drop => Outcome::Drop { early: !full },
+                    v => Outcome::Queue {
+                        mark: v == Verdict::Mark,
+                        l4s: false,
+                    },
+                }
+            }
             Kind::DualPi2 { profile, dual, .. } => {
                 match dual.on_enqueue(
                     profile,
@@ -413,9 +460,8 @@ impl Qdisc<Packet> for Bottleneck {
             Kind::FqCodel { profile, fq, fifos } => {
                 // Push first, then let FQ-CoDel drop from the fattest flow's
                 // head when the whole queue is over its limit.
-                let f = pkt.seg.flow as usize % FQ_FLOWS;
-                fifos[f].push_back(held);
-                fq.enqueue(profile, Instant::from_ticks(now), f, len, |v| {
+                fifos[flow].push_back(held);
+                fq.enqueue(profile, Instant::from_ticks(now), flow, len, |v| {
                     let h = fifos.get_mut(v)?.pop_front()?;
                     victims.push(h);
                     Some(h.pkt.seg.wire_len)
@@ -442,6 +488,7 @@ impl Qdisc<Packet> for Bottleneck {
                 self.bytes += u64::from(len);
                 match &mut self.kind {
                     Kind::DualPi2 { l4s: lq, .. } if l4s => lq.push_back(held),
+                    Kind::FqPie { fifos, .. } => fifos[flow].push_back(held),
                     _ => self.fifo.push_back(held),
                 }
                 Ok(())
@@ -507,6 +554,18 @@ impl Qdisc<Packet> for Bottleneck {
                     }
                 }
             }
+            Kind::FqPie {
+                profile, fq, fifos, ..
+            } => {
+                if let Some(f) = fq.schedule(profile, t) {
+                    if let Some(h) = fifos.get_mut(f).and_then(VecDeque::pop_front) {
+                        self.bytes -= u64::from(h.pkt.seg.wire_len);
+                        self.packets -= 1;
+                        fq.on_dequeue(profile, t, f, h.head());
+                        out = Some((h, false, class_of(&h.pkt)));
+                    }
+                }
+            }
             Kind::Pie { profile, pie, .. } => {
                 if let Some(h) = self.fifo.pop_front() {
                     self.bytes -= u64::from(h.pkt.seg.wire_len);
@@ -545,8 +604,8 @@ impl Qdisc<Packet> for Bottleneck {
                 }
             },
         }
-        // DropTail, RED and PIE count the packet here (CoDel, FQ-CoDel and
-        // DualPI2 already did, as their calls need the bytes left).
+        // DropTail and RED count the packet here (the others already did, as
+        // their calls need the bytes left).
         if let Some((h, _, _)) = &out {
             if matches!(self.kind, Kind::DropTail | Kind::Red { .. }) {
                 self.bytes -= u64::from(h.pkt.seg.wire_len);
@@ -624,7 +683,7 @@ mod tests {
 
     #[test]
     fn periodic_updates_run_at_their_own_instants_before_an_event() {
-        for name in ["pie", "dualpi2"] {
+        for name in ["pie", "fq_pie", "dualpi2"] {
             let (mut q, _) = queue(name);
             q.enqueue(0, pkt(0, 0, false)).unwrap();
             assert!(matches!(q.dequeue(0), Deq::Packet(_)));
@@ -633,6 +692,7 @@ mod tests {
             q.enqueue(1000 * MS, pkt(0, 1, false)).unwrap();
             let next = match &q.kind {
                 Kind::Pie { pie, .. } => pie.next_update().ticks(),
+                Kind::FqPie { fq, .. } => fq.next_update().ticks(),
                 Kind::DualPi2 { dual, .. } => dual.next_update().ticks(),
                 _ => unreachable!(),
             };
@@ -699,5 +759,45 @@ mod tests {
         // a second one (deficit -1486) before the other flow's turn; the next
         // quantum then lets each send one.
         assert_eq!(order, [1, 1, 2, 2, 1, 2]);
+    }
+
+    #[test]
+    fn fq_pie_serves_flows_by_deficit_round_robin() {
+        let (mut q, _) = queue("fq_pie");
+        for i in 0..3 {
+            q.enqueue(0, pkt(1, i, false)).unwrap();
+        }
+        for i in 0..3 {
+            q.enqueue(0, pkt(2, i, false)).unwrap();
+        }
+        let mut order = Vec::new();
+        while let Deq::Packet(p) = q.dequeue(0) {
+            order.push(p.seg.flow);
+        }
+        // FQ-CoDel's scheduler (quantum 1514), as in the test above.
+        assert_eq!(order, [1, 1, 2, 2, 1, 2]);
+        assert_eq!(q.waiting(), 0);
+    }
+
+    #[test]
+    fn fq_pie_limit_is_over_all_flows_and_its_drops_are_forced() {
+        let (mut q, log) = queue("fq_pie");
+        // PIE's probability is zero at the start: only the limit (10) drops.
+        for i in 0..12 {
+            let r = q.enqueue(0, pkt((i % 3) as u32, i, false));
+            assert_eq!(r.is_ok(), i < 10, "{i}");
+        }
+        assert_eq!(q.waiting(), 10);
+        assert_eq!((q.stats().forced_drops, q.stats().early_drops), (2, 0));
+        let mut sent = 0;
+        while let Deq::Packet(_) = q.dequeue(MS) {
+            sent += 1;
+        }
+        assert_eq!(sent, 10);
+        let l = log.lock().unwrap();
+        assert_eq!(l.dropped_bytes, 2 * 1500);
+        assert_eq!(l.sent_bytes, 10 * 1500);
+        assert_eq!(l.queued_bytes, 0);
+        assert_eq!(l.delays[0], vec![MS; 10]);
     }
 }
