@@ -142,8 +142,12 @@
 // Size in bytes of the per-queue RIO state.
 #define NETCOND_RIO_STATE_SIZE 32
 
-// Size in bytes of an Adaptive RED queue (its own adapting profile and state).
-#define NETCOND_ADAPTIVE_RED_SIZE 1280
+// Size in bytes of an Adaptive RED profile struct.
+#define NETCOND_ADAPTIVE_RED_PROFILE_SIZE 1280
+
+// Size in bytes of the per-queue Adaptive RED state (the RED state, the
+// adapted max_p and the curve derived from it, the interval's start).
+#define NETCOND_ADAPTIVE_RED_SIZE 512
 
 // Size in bytes of a `netcond_rng`.
 #define NETCOND_RNG_SIZE 8
@@ -339,8 +343,6 @@ typedef enum netcond_status {
   NETCOND_E_RED_PRECEDENCE_ORDER = -207,
   // AECN: `beta` is zero.
   NETCOND_E_RED_ZERO_BETA = -208,
-  // AECN: the limit exceeds the fixed-capacity queue.
-  NETCOND_E_RED_LIMIT_ABOVE_CAPACITY = -209,
   // Adaptive RED: the interval is zero.
   NETCOND_E_RED_ZERO_INTERVAL = -210,
   // AECN: `beta` is below one.
@@ -686,13 +688,18 @@ typedef struct netcond_aecn_params {
   uint64_t alpha;
   // beta >= 1: the fragile class's max_p is `base_max_p / beta`.
   uint64_t beta;
-  // FJ93's `s`: the typical transmission time of a packet, in caller ticks.
-  uint64_t idle_tx_ticks;
+  // FJ93's `s`: the typical transmission time of a packet, in nanoseconds
+  // (converted once to whole ticks of `tick_hz`, rounded down).
+  uint64_t idle_tx_ns;
+  // The clock of the `now` arguments, in ticks per second.
+  uint64_t tick_hz;
   // min_th in packets.
   uint32_t min_th;
   // max_th in packets: at or above it arrivals are dropped.
   uint32_t max_th;
-  // The buffer size in packets (at most `NETCOND_AECN_QUEUE`).
+  // The buffer size in packets. A queue holds at most `NETCOND_AECN_QUEUE`
+  // packets: with a larger limit, an arrival to a full queue is
+  // `NETCOND_DROP_FORCED`.
   uint32_t limit;
   // A `netcond_red_spreading`, applied within each class.
   uint32_t spreading;
@@ -1610,8 +1617,12 @@ typedef struct netcond_red_params {
   uint64_t max_p;
   // w_q, 32.32 fixed point, in (0, 1].
   uint64_t w_q;
-  // FJ93's `s`: the typical transmission time of a packet, in caller ticks.
-  uint64_t idle_tx_ticks;
+  // FJ93's `s`: the typical transmission time of a packet, in nanoseconds
+  // (converted once to whole ticks of `tick_hz`, rounded down; zero ticks
+  // is refused).
+  uint64_t idle_tx_ns;
+  // The clock of the `now` arguments, in ticks per second.
+  uint64_t tick_hz;
   // min_th in queue units.
   uint32_t min_th;
   // max_th in queue units.
@@ -1663,8 +1674,11 @@ typedef struct netcond_rio_params {
   struct netcond_rio_precedence colors[3];
   // w_q, 32.32 fixed point, shared by the averages.
   uint64_t w_q;
-  // FJ93's `s` in caller ticks.
-  uint64_t idle_tx_ticks;
+  // FJ93's `s` in nanoseconds (converted once to whole ticks of
+  // `tick_hz`, rounded down).
+  uint64_t idle_tx_ns;
+  // The clock of the `now` arguments, in ticks per second.
+  uint64_t tick_hz;
   // A `netcond_rio_mode`.
   uint32_t mode;
   // Buffer size in queue units, all colors together.
@@ -1689,11 +1703,18 @@ typedef struct netcond_rio {
   uint64_t opaque[4];
 } netcond_rio;
 
-// One Adaptive RED queue: its own profile (whose max_p adapts) and state,
-// together (opaque).
-typedef struct NETCOND_ALIGNED(64) netcond_adaptive_red {
+// A validated Adaptive RED profile (opaque; read-only once configured,
+// shared by any number of queues and threads).
+typedef struct NETCOND_ALIGNED(64) netcond_adaptive_red_profile {
   // Opaque.
   uint64_t opaque[160];
+} netcond_adaptive_red_profile;
+
+// One Adaptive RED queue's state (opaque): the RED state, its own adapted
+// max_p with the curve derived from it, and the adaptation clock.
+typedef struct NETCOND_ALIGNED(64) netcond_adaptive_red {
+  // Opaque.
+  uint64_t opaque[64];
 } netcond_adaptive_red;
 
 // A validated section 4.8 ET-marker profile (opaque).
@@ -1965,7 +1986,8 @@ uint32_t netcond_version(void);
 
 // Validates `params` and writes the AECN profile to `p`.
 //
-// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` (`spreading`) or a
+// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` (`spreading`),
+// `NETCOND_E_TICK` (`tick_hz` 0) or a
 // `NETCOND_E_RED_*` code (`ZERO_BETA`, `BETA_BELOW_ONE`, `ZERO_ALPHA`,
 // `ALPHA_BELOW_ONE` among them); on error `p` is left unusable.
 //
@@ -1981,10 +2003,10 @@ int netcond_aecn_profile_config(struct netcond_aecn_profile *p,
 // `p` is NULL or points to a valid `netcond_aecn_profile`.
 uint64_t netcond_aecn_max_p(const struct netcond_aecn_profile *p, uint32_t flow_class);
 
-// Starts queue `q` for profile `p`, empty and idle since `now`. Returns 0,
-// `NETCOND_E_NULL` (either NULL, or `p` not configured) or
-// `NETCOND_E_RED_LIMIT_ABOVE_CAPACITY` (the profile's limit exceeds
-// `NETCOND_AECN_QUEUE`).
+// Starts queue `q` for profile `p`, empty and idle since `now`. Returns 0 or
+// `NETCOND_E_NULL` (either NULL, or `p` not configured). The queue holds at
+// most `NETCOND_AECN_QUEUE` packets whatever the profile's limit: above it,
+// an arrival to a full queue is `NETCOND_DROP_FORCED`.
 //
 // # Safety
 // `q` is NULL or points to a writable `netcond_aecn`; `p` is NULL or valid.
@@ -3360,12 +3382,16 @@ enum netcond_red_decision netcond_red_enqueue_draw(struct netcond_red *m,
                                                    uint32_t ecn,
                                                    uint32_t draw);
 
-// Tells queue `m` it became empty at `now` (the average decays over the idle
-// time until the next arrival). Does nothing if `m` is NULL.
+// Tells queue `m` of profile `p` it became empty at `now` (the average
+// decays over the idle time until the next arrival). Does nothing on a NULL
+// or unconfigured argument.
 //
 // # Safety
-// `m` is NULL or points to a valid state used by no other thread.
-void netcond_red_queue_empty(struct netcond_red *m, uint64_t now);
+// `m` and `p` are NULL or point to valid structs of their types; `m` is used
+// by no other thread.
+void netcond_red_queue_empty(struct netcond_red *m,
+                             const struct netcond_red_profile *p,
+                             uint64_t now);
 
 // Restarts the spreading state of `m` as an arrival below min_th does (the
 // Rust `Red::restart_count`); the average and the idle period are untouched.
@@ -3431,11 +3457,15 @@ enum netcond_red_decision netcond_rio_enqueue_draw(struct netcond_rio *m,
                                                    uint32_t ecn,
                                                    uint32_t draw);
 
-// Tells RIO queue `m` it became empty at `now`. Does nothing if `m` is NULL.
+// Tells RIO queue `m` of profile `p` it became empty at `now`. Does nothing
+// on a NULL or unconfigured argument.
 //
 // # Safety
-// `m` is NULL or points to a valid state used by no other thread.
-void netcond_rio_queue_empty(struct netcond_rio *m, uint64_t now);
+// `m` and `p` are NULL or point to valid structs of their types; `m` is used
+// by no other thread.
+void netcond_rio_queue_empty(struct netcond_rio *m,
+                             const struct netcond_rio_profile *p,
+                             uint64_t now);
 
 // The average that decides for `color` (32.32 fixed point, queue units; 0 on
 // a NULL or unconfigured argument).
@@ -3446,27 +3476,40 @@ uint64_t netcond_rio_avg(const struct netcond_rio *m,
                          const struct netcond_rio_profile *p,
                          int color);
 
-// Validates `params` and starts Adaptive RED queue `q` at `now` (Floyd,
-// Gummadi and Shenker 2001: max_p adapts every `interval_ticks` toward a
-// target band of the average). The queue holds its own profile.
+// Validates `params` with the adaptation interval `interval_ns` (in
+// nanoseconds, converted once to whole ticks of `params->tick_hz`, rounded
+// down; 0.5 s in the paper) and writes the Adaptive RED profile to `p`. The
+// profile's `max_p` is the one every queue starts from.
 //
-// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM`, `NETCOND_E_RED_ZERO_INTERVAL`
-// or another `NETCOND_E_RED_*` code; on error `q` is left unusable.
+// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM`, `NETCOND_E_TICK`,
+// `NETCOND_E_RED_ZERO_INTERVAL` (an interval below one tick) or another
+// `NETCOND_E_RED_*` code; on error `p` is left unusable.
 //
 // # Safety
-// `q` and `params` are NULL or point to valid structs of their types.
+// `p` and `params` are NULL or point to valid structs of their types.
+int netcond_adaptive_red_profile_config(struct netcond_adaptive_red_profile *p,
+                                        const struct netcond_red_params *params,
+                                        uint64_t interval_ns);
+
+// Starts Adaptive RED queue state `q` on profile `p` at `now`: the profile's
+// max_p, average 0, idle since `now`, adapting from `now` on. Returns 0 or
+// `NETCOND_E_NULL` (a NULL or unconfigured argument; `q` is then left
+// unusable when it is not NULL).
+//
+// # Safety
+// `q` and `p` are NULL or point to valid structs of their types.
 int netcond_adaptive_red_config(struct netcond_adaptive_red *q,
-                                const struct netcond_red_params *params,
-                                uint64_t interval_ticks,
+                                const struct netcond_adaptive_red_profile *p,
                                 uint64_t now);
 
-// The decision for an arrival to Adaptive RED queue `q` (adapting max_p
-// first for the intervals that ended by `now`), with draws from `rng`.
-// `NETCOND_DROP_FORCED` on a NULL or unconfigured argument.
+// The decision for an arrival to Adaptive RED queue `q` of profile `p`
+// (adapting max_p first for the intervals that ended by `now`), with draws
+// from `rng`. `NETCOND_DROP_FORCED` on a NULL or unconfigured argument.
 //
 // # Safety
 // Each pointer is NULL or valid; `q` and `rng` are used by one thread.
 enum netcond_red_decision netcond_adaptive_red_enqueue(struct netcond_adaptive_red *q,
+                                                       const struct netcond_adaptive_red_profile *p,
                                                        uint64_t now,
                                                        uint32_t queue_len,
                                                        uint32_t pkt_len,
@@ -3478,17 +3521,21 @@ enum netcond_red_decision netcond_adaptive_red_enqueue(struct netcond_adaptive_r
 // # Safety
 // As `netcond_adaptive_red_enqueue`.
 enum netcond_red_decision netcond_adaptive_red_enqueue_draw(struct netcond_adaptive_red *q,
+                                                            const struct netcond_adaptive_red_profile *p,
                                                             uint64_t now,
                                                             uint32_t queue_len,
                                                             uint32_t pkt_len,
                                                             uint32_t ecn,
                                                             uint32_t draw);
 
-// Tells Adaptive RED queue `q` it became empty at `now`. Does nothing on NULL.
+// Tells Adaptive RED queue `q` of profile `p` it became empty at `now`.
+// Does nothing on a NULL or unconfigured argument.
 //
 // # Safety
-// `q` is NULL or valid and used by one thread.
-void netcond_adaptive_red_queue_empty(struct netcond_adaptive_red *q, uint64_t now);
+// `q` and `p` are NULL or valid; `q` is used by one thread.
+void netcond_adaptive_red_queue_empty(struct netcond_adaptive_red *q,
+                                      const struct netcond_adaptive_red_profile *p,
+                                      uint64_t now);
 
 // The current max_p of Adaptive RED queue `q`, 32.32 fixed point (0 on NULL
 // or unconfigured).
@@ -3497,12 +3544,13 @@ void netcond_adaptive_red_queue_empty(struct netcond_adaptive_red *q, uint64_t n
 // `q` is NULL or valid.
 uint64_t netcond_adaptive_red_max_p(const struct netcond_adaptive_red *q);
 
-// The average queue length of Adaptive RED queue `q`, 32.32 fixed point (0
-// on NULL or unconfigured).
+// The average queue length of Adaptive RED queue `q` of profile `p`, 32.32
+// fixed point (0 on NULL or unconfigured).
 //
 // # Safety
-// `q` is NULL or valid.
-uint64_t netcond_adaptive_red_avg(const struct netcond_adaptive_red *q);
+// `q` and `p` are NULL or valid.
+uint64_t netcond_adaptive_red_avg(const struct netcond_adaptive_red *q,
+                                  const struct netcond_adaptive_red_profile *p);
 
 // Validates `params` and writes the profile to `p`. Returns 0,
 // `NETCOND_E_NULL`, `NETCOND_E_TICK` or a `NETCOND_E_ET48_*` code; on error
@@ -4712,6 +4760,7 @@ NETCOND_CHECK_LAYOUT(netcond_policer_tokens, 24, 8);
 NETCOND_CHECK_LAYOUT(netcond_counters, 64, 8);
 NETCOND_CHECK_LAYOUT(netcond_red_profile, NETCOND_RED_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_rio_profile, NETCOND_RED_PROFILE_SIZE, 64);
+NETCOND_CHECK_LAYOUT(netcond_adaptive_red_profile, NETCOND_ADAPTIVE_RED_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_adaptive_red, NETCOND_ADAPTIVE_RED_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_red, NETCOND_RED_STATE_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_rio, NETCOND_RIO_STATE_SIZE, 8);
@@ -4719,8 +4768,8 @@ NETCOND_CHECK_LAYOUT(netcond_rng, NETCOND_RNG_SIZE, 8);
 NETCOND_CHECK_LAYOUT(netcond_tbf_profile, 320, 64);
 NETCOND_CHECK_LAYOUT(netcond_tbf, NETCOND_TBF_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_tbf_params, 72, 8);
-NETCOND_CHECK_LAYOUT(netcond_red_params, 64, 8);
-NETCOND_CHECK_LAYOUT(netcond_rio_params, 96, 8);
+NETCOND_CHECK_LAYOUT(netcond_red_params, 72, 8);
+NETCOND_CHECK_LAYOUT(netcond_rio_params, 104, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_profile, NETCOND_PCN_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_as_marker_profile, NETCOND_PCN_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_threshold_meter_profile, NETCOND_PCN_PROFILE_SIZE, 64);
@@ -4769,7 +4818,7 @@ NETCOND_CHECK_LAYOUT(netcond_threshold_meter_params, 32, 8);
 NETCOND_CHECK_LAYOUT(netcond_excess_meter_params, 32, 8);
 NETCOND_CHECK_LAYOUT(netcond_aecn_profile, NETCOND_AECN_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_aecn, NETCOND_AECN_SIZE, 64);
-NETCOND_CHECK_LAYOUT(netcond_aecn_params, 56, 8);
+NETCOND_CHECK_LAYOUT(netcond_aecn_params, 64, 8);
 NETCOND_CHECK_LAYOUT(netcond_aecn_pkt, 16, 8);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48_profile, NETCOND_PCN_PROFILE_SIZE, 64);
 NETCOND_CHECK_LAYOUT(netcond_et_marker_sim48, NETCOND_ET48_STATE_SIZE, 8);

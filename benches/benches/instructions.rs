@@ -412,7 +412,7 @@ fn aecn_case() -> Case {
         .into_iter()
         .map(|k| FlowClass::ALL[k as usize])
         .collect();
-    let mut q = AecnQueue::<Desc, 256>::new(&p, Instant::ZERO).unwrap();
+    let mut q = AecnQueue::<Desc, 256>::new(&p, Instant::ZERO);
     let mut rng = SplitMix64::new(1);
     let mut now = 0u64;
     let desc = |class| Desc {

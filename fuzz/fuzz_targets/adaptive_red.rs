@@ -9,13 +9,14 @@
 #![no_main]
 
 use aqm_red::invariants::check_adaptive;
-use aqm_red::{AdaptiveConfig, QueueSettings, RedConfig};
+use aqm_red::{AdaptiveRedConfig, QueueSettings, RedConfig};
 use arbitrary::Arbitrary;
+use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use netcond_fuzz::aqm::{self, TxTicks, Units};
 use netcond_fuzz::Frac;
 
-/// The adaptation interval in ticks.
+/// The adaptation interval in ticks (nanoseconds: the configuration's clock).
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Interval {
     /// Zero: refused.
@@ -83,12 +84,9 @@ fuzz_target!(|input: Input| {
             .with_typical_tx(input.idle_tx.duration())
             .with_spreading(aqm::spreading(input.spreading)),
     );
-    let ac = AdaptiveConfig::new(input.interval.get());
+    let ac = AdaptiveRedConfig::new(cfg, Duration::from_nanos(input.interval.get()));
     let ops = aqm::ops(&input.ops);
-    if let Err(e) = check_adaptive(&cfg, &ac, input.start, &ops, input.seed) {
-        panic!(
-            "adaptive_red: {e} (config {cfg:?}, {ac:?}, start {})",
-            input.start
-        );
+    if let Err(e) = check_adaptive(&ac, input.start, &ops, input.seed) {
+        panic!("adaptive_red: {e} (config {ac:?}, start {})", input.start);
     }
 });

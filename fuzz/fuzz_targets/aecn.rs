@@ -2,8 +2,9 @@
 //! mark-front over a fixed-capacity queue of 64 descriptors. The configuration
 //! is validated, then `aqm_red::invariants::check_aecn` drives an
 //! `AecnQueue<_, 64>` through the decoded operations and checks the queue
-//! limit, the average, the handed-back packets and the mark-front cursors
-//! after every step.
+//! limit and the capacity (at most 64 held, whatever the limit), the
+//! average, the handed-back packets and the mark-front cursors after every
+//! step.
 #![no_main]
 
 use aqm_red::invariants::check_aecn;

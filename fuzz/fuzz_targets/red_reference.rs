@@ -111,7 +111,7 @@ fuzz_target!(|input: Input| {
             }
             Op::Empty(step) => {
                 now = step.bounded(now);
-                red.on_queue_empty(Instant::from_ticks(now));
+                red.on_queue_empty(&p, Instant::from_ticks(now));
                 model.queue_empty(now);
             }
         }

@@ -235,6 +235,12 @@ pub struct Rejected<D> {
 /// An AECN queue: the RED state (average, a count per class, idle start) and a
 /// FIFO of up to `N` descriptors.
 ///
+/// The queue holds at most `N` packets, whatever the profile's buffer limit:
+/// with a limit above `N`, an arrival that finds `N` queued is refused as
+/// [`Decision::DropForced`] and handed back in its [`Rejected`] (after the
+/// average and the class's count were updated as for any arrival). A limit of
+/// at most `N` never reaches that case: the limit refuses the arrival first.
+///
 /// For each class a cursor remembers how far the queue has been searched for
 /// an unmarked ECN-capable packet of that class: everything of that class
 /// before the cursor is marked or not ECN-capable, and new packets join at the
@@ -251,19 +257,18 @@ pub struct AecnQueue<D, const N: usize> {
 
 impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
     /// An empty queue for `profile` whose time-keeping starts at `now` (idle
-    /// since `now`); refused when the profile's buffer limit exceeds the
-    /// capacity `N`.
-    pub fn new(profile: &AecnProfile, now: Instant) -> Result<Self, RedError> {
-        if profile.limit() as usize > N {
-            return Err(RedError::LimitAboveCapacity);
-        }
-        Ok(AecnQueue {
+    /// since `now`). The profile is taken for the crates' one way to start a
+    /// state; the state does not depend on it. A buffer limit above `N` is
+    /// allowed: the queue then holds at most `N` (see [`AecnQueue`]).
+    #[must_use]
+    pub const fn new(_profile: &AecnProfile, now: Instant) -> Self {
+        AecnQueue {
             fifo: Deque::new(),
             avg: 0,
             count: [0; 3],
             cursor: [0; 3],
             q_time: now,
-        })
+        }
     }
 
     /// The AECN slides (Zheng and Kinicki), slide 20: the average is updated; at or above max_th the
@@ -451,7 +456,7 @@ fn decide<R: RandomSource + ?Sized>(
 ///     fn set_ce(&mut self) {}
 /// }
 /// let p = AecnProfile::new(&AecnConfig::zheng_kinicki(RedConfig::prob(0.8))).unwrap();
-/// let mut q = AecnQueue::<D, 64>::new(&p, Instant::ZERO).unwrap();
+/// let mut q = AecnQueue::<D, 64>::new(&p, Instant::ZERO);
 /// let (mut state, mut len) = (Aecn::new(&p, Instant::ZERO), 0u32);
 /// let (mut r1, mut r2) = (SplitMix64::new(7), SplitMix64::new(7));
 /// for i in 0..20_000u64 {
@@ -463,7 +468,7 @@ fn decide<R: RandomSource + ?Sized>(
 ///     if i % 2 == 0 && q.dequeue(now).is_some() {
 ///         len -= 1;
 ///         if len == 0 {
-///             state.on_queue_empty(now);
+///             state.on_queue_empty(&p, now);
 ///         }
 ///     }
 /// }
@@ -513,8 +518,10 @@ impl Aecn {
         )
     }
 
-    /// The queue became empty at `now` (the start of an idle period).
-    pub fn on_queue_empty(&mut self, now: Instant) {
+    /// The queue became empty at `now` (the start of an idle period). The
+    /// profile is taken as by every method that advances a state; the idle
+    /// start does not depend on it.
+    pub fn on_queue_empty(&mut self, _profile: &AecnProfile, now: Instant) {
         let _ = self.q_time.advance_to(now);
     }
 

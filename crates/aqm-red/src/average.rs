@@ -180,6 +180,18 @@ impl AvgProfile {
         // frac <= 31 so the shift is at most 32 bits of a 64-bit value.
         U32F32::from_bits((avg as u64) << (32 - self.frac))
     }
+
+    /// `avg` queue units as kept (`avg * 2^F`), rounded down to the
+    /// average's resolution and at most the buffer (`limit_fx`): the inverse
+    /// of [`units_of`](Self::units_of) for the profiles' `p_b` queries.
+    pub(crate) const fn fx_of_units(&self, avg: U32F32) -> u32 {
+        let bits = avg.to_bits() >> (32 - self.frac);
+        if bits > self.limit_fx as u64 {
+            self.limit_fx
+        } else {
+            bits as u32
+        }
+    }
 }
 
 /// `avg * f / 2^64`, rounded to nearest.

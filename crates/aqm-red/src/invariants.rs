@@ -25,8 +25,8 @@ use netcond_core::{Color, Instant, SplitMix64};
 
 use crate::red::Common;
 use crate::{
-    AdaptiveConfig, AdaptiveRed, AecnDescriptor, AecnProfile, AecnQueue, Decision, Ecn, FlowClass,
-    Packet, Red, RedConfig, RedProfile, Rio, RioProfile,
+    AdaptiveRed, AdaptiveRedConfig, AdaptiveRedProfile, AecnDescriptor, AecnProfile, AecnQueue,
+    Decision, Ecn, FlowClass, Packet, Red, RedProfile, Rio, RioProfile,
 };
 
 /// One thing a caller can do to a RED-family queue.
@@ -116,7 +116,7 @@ pub fn check_red(profile: &RedProfile, ops: &[Op], seed: u64) -> Result<(), &'st
             }
             Op::Depart { dt } => {
                 now = now.wrapping_add(dt);
-                red.on_queue_empty(now);
+                red.on_queue_empty(profile, now);
             }
             Op::ClockBack { back } => now = Instant::from_ticks(now.ticks().wrapping_sub(back)),
         }
@@ -159,7 +159,7 @@ pub fn check_rio(profile: &RioProfile, ops: &[Op], seed: u64) -> Result<(), &'st
             }
             Op::Depart { dt } => {
                 now = now.wrapping_add(dt);
-                rio.on_queue_empty(now);
+                rio.on_queue_empty(profile, now);
             }
             Op::ClockBack { back } => now = Instant::from_ticks(now.ticks().wrapping_sub(back)),
         }
@@ -185,8 +185,8 @@ fn outside_adaptive_range(p: u64) -> u64 {
     lo.saturating_sub(p).max(p.saturating_sub(hi))
 }
 
-/// Checks one call that may adapt (`adapt` or `on_arrival`) at `now`: `before`
-/// is the queue before the call, `after` the queue after its adaptations
+/// Checks one call that may adapt (`adapt` or `on_arrival`) at `now` on a
+/// queue of `profile` (built from `cfg`): `before` is the queue before the call, `after` the queue after its adaptations
 /// (before the arrival's own average update), `n` the adaptations it ran.
 ///
 /// Timing: `n` is the number of whole intervals elapsed since the interval
@@ -204,15 +204,17 @@ fn outside_adaptive_range(p: u64) -> u64 {
 /// nondecreasing curve within `[0, 1]`, at most max_p below max_th, and at
 /// max_th exactly max_p (gentle) or 1.
 pub fn adaptation_ok(
-    cfg: &RedConfig,
+    cfg: &AdaptiveRedConfig,
+    profile: &AdaptiveRedProfile,
     before: &AdaptiveRed,
     after: &AdaptiveRed,
     n: u32,
     now: Instant,
 ) -> Result<(), &'static str> {
-    let iv = before.interval_ticks();
-    if iv == 0 || after.interval_ticks() != iv {
-        return Err("the adaptation interval changed or is zero");
+    let cfg = &cfg.red;
+    let iv = profile.interval_ticks();
+    if iv == 0 {
+        return Err("the adaptation interval is zero");
     }
     let elapsed = now.ticks_since(before.interval_start());
     let due = elapsed / iv;
@@ -233,7 +235,7 @@ pub fn adaptation_ok(
     if after.red().avg_bits() != avg {
         return Err("an adaptation changed the average");
     }
-    let (lo, hi) = before.target_bits();
+    let (lo, hi) = profile.target_bits();
     let (inc, dec) = (avg > hi, avg < lo);
     let p001 = 42_949_673; // 0.01, rounded to nearest
     let unchanged =
@@ -259,7 +261,7 @@ pub fn adaptation_ok(
         return Err("max_p moved away from [0.009, 0.51]");
     }
     if new != old {
-        let p = after.profile();
+        let p = &after.current_profile(profile);
         check_red_curve(p)?;
         let f = p.avg_frac_bits();
         let at_max = U32F32::from_bits(u64::from(cfg.max_th) << 32);
@@ -279,37 +281,38 @@ pub fn adaptation_ok(
     Ok(())
 }
 
-/// Drives an [`AdaptiveRed`] (configuration `cfg`, interval `adaptive`,
-/// started at tick `start`) through `ops` and checks [`adaptation_ok`] and
+/// Drives an [`AdaptiveRed`] (configuration `cfg`, started at tick `start`) through `ops` and checks [`adaptation_ok`] and
 /// RED's invariants after each. Arrivals adapt inside `on_arrival`, which must
 /// adapt exactly as `adapt` at the same instant; departures call
 /// `on_queue_empty` and then `adapt` (a timer); a backward clock step calls
 /// `adapt` too. A configuration is refused exactly when RED refuses it or the
 /// interval is zero (then there is nothing more to check).
 pub fn check_adaptive(
-    cfg: &RedConfig,
-    adaptive: &AdaptiveConfig,
+    acfg: &AdaptiveRedConfig,
     start: u64,
     ops: &[Op],
     seed: u64,
 ) -> Result<(), &'static str> {
+    let cfg = &acfg.red;
     let mut now = Instant::from_ticks(start);
-    let valid = adaptive.interval_ticks > 0 && RedProfile::new(cfg).is_ok();
-    let mut a = match AdaptiveRed::new(cfg, adaptive, now) {
-        Ok(a) if valid => a,
+    let valid = cfg.tick.ticks_from_duration(acfg.interval) > 0 && RedProfile::new(cfg).is_ok();
+    let ap = match AdaptiveRedProfile::new(acfg) {
+        Ok(p) if valid => p,
         Err(_) if !valid => return Ok(()),
         _ => return Err("configuration accepted or refused against the rules"),
     };
+    let ap = &ap;
+    let mut a = AdaptiveRed::new(ap, now);
     if a.max_p() != cfg.max_p || a.interval_start() != now {
         return Err("Adaptive RED did not start from the configured max_p and instant");
     }
-    let (lo, hi) = a.target_bits();
-    let c = a.profile().common;
+    let (lo, hi) = ap.target_bits();
+    let c = ap.red().common;
     let th = |t: u32| u64::from(t) << c.avg.frac;
     if lo > hi || u64::from(lo) < th(cfg.min_th) || u64::from(hi) > th(cfg.max_th) {
         return Err("target band not within [min_th, max_th]");
     }
-    check_red_curve(a.profile())?;
+    check_red_curve(&a.current_profile(ap))?;
     let mut rng = SplitMix64::new(seed);
     for op in ops {
         match *op {
@@ -323,9 +326,9 @@ pub fn check_adaptive(
                 now = now.wrapping_add(dt);
                 let pkt = Packet::new(len, Ecn::from_bits(ecn));
                 let mut probe = a;
-                let n = probe.adapt(now);
-                adaptation_ok(cfg, &a, &probe, n, now)?;
-                let d = a.on_arrival(now, queue_len, pkt, &mut rng);
+                let n = probe.adapt(ap, now);
+                adaptation_ok(acfg, ap, &a, &probe, n, now)?;
+                let d = a.on_arrival(ap, now, queue_len, pkt, &mut rng);
                 if a.max_p() != probe.max_p() || a.interval_start() != probe.interval_start() {
                     return Err("on_arrival adapted differently from adapt");
                 }
@@ -333,22 +336,22 @@ pub fn check_adaptive(
             }
             Op::Depart { dt } => {
                 now = now.wrapping_add(dt);
-                a.on_queue_empty(now);
+                a.on_queue_empty(ap, now);
                 let before = a;
-                let n = a.adapt(now);
-                adaptation_ok(cfg, &before, &a, n, now)?;
+                let n = a.adapt(ap, now);
+                adaptation_ok(acfg, ap, &before, &a, n, now)?;
             }
             Op::ClockBack { back } => {
                 now = Instant::from_ticks(now.ticks().wrapping_sub(back));
                 let before = a;
-                let n = a.adapt(now);
-                adaptation_ok(cfg, &before, &a, n, now)?;
+                let n = a.adapt(ap, now);
+                adaptation_ok(acfg, ap, &before, &a, n, now)?;
             }
         }
         if a.red().avg_bits() > c.avg.limit_fx {
             return Err("average above the buffer limit");
         }
-        if !p_ok(a.profile().p_b(a.red().avg(a.profile()))) {
+        if !p_ok(a.p_b(ap, a.red().avg(ap.red()))) {
             return Err("p_b above 1");
         }
     }
@@ -379,14 +382,12 @@ impl AecnDescriptor for TestDescriptor {
 }
 
 /// Drives an [`AecnQueue`] of capacity 64 through `ops` and checks the
-/// invariants after each. `profile.limit()` must be at most 64 (else the
-/// queue is refused, which is checked too).
+/// invariants after each, with a queue of capacity 64: any `profile.limit()`
+/// (above 64, the queue never holds more than 64, and an arrival to a full
+/// queue is handed back as a forced drop).
 pub fn check_aecn(profile: &AecnProfile, ops: &[Op], seed: u64) -> Result<(), &'static str> {
-    let mut q = match AecnQueue::<TestDescriptor, 64>::new(profile, Instant::ZERO) {
-        Ok(q) => q,
-        Err(_) if profile.limit() > 64 => return Ok(()),
-        Err(_) => return Err("queue refused a limit within its capacity"),
-    };
+    const CAP: usize = 64;
+    let mut q = AecnQueue::<TestDescriptor, CAP>::new(profile, Instant::ZERO);
     let mut rng = SplitMix64::new(seed);
     let mut now = Instant::ZERO;
     let mut seq = 0u32;
@@ -425,8 +426,8 @@ pub fn check_aecn(profile: &AecnProfile, ops: &[Op], seed: u64) -> Result<(), &'
             }
             Op::ClockBack { back } => now = Instant::from_ticks(now.ticks().wrapping_sub(back)),
         }
-        if q.len() > profile.limit() as usize {
-            return Err("queue above its limit");
+        if q.len() > profile.limit() as usize || q.len() > CAP {
+            return Err("queue above its limit or its capacity");
         }
         if q.avg(profile) > U32F32::from_num(profile.limit()) {
             return Err("average above the buffer limit");

@@ -25,8 +25,9 @@
 //! - [`Rio`] / [`RioProfile`]: three drop precedences (RFC 2597 section 2) with
 //!   per-color `min_th`/`max_th`/`max_p`, in RIO-C, RIO-D and WRED modes, and
 //!   RFC 2963 appendix A.1's setting as [`RioConfig::rfc2963`].
-//! - [`AdaptiveRed`]: Floyd, Gummadi and Shenker's (2001) periodic adaptation
-//!   of `max_p` toward a target band of the average.
+//! - [`AdaptiveRed`] / [`AdaptiveRedProfile`]: Floyd, Gummadi and Shenker's
+//!   (2001) periodic adaptation of `max_p` toward a target band of the
+//!   average, `max_p` kept per queue.
 //! - [`AecnQueue`] / [`AecnProfile`]: the AECN slides' Adaptive ECN, with per-class
 //!   `max_p` and mark-front over a fixed-capacity descriptor FIFO.
 //!
@@ -95,8 +96,7 @@
 //! (`ecn_drop_th` at most the buffer), AECN's `ZeroBeta` and `BetaBelowOne` (beta >=
 //! 1: fragile flows' max_p is base_max_p / beta), `ZeroAlpha` and `AlphaBelowOne`
 //! (alpha >= 1: robust flows' max_p is alpha base_max_p, at least base_max_p),
-//! `LimitAboveCapacity` (the buffer fits the queue's capacity), and Adaptive RED's
-//! `ZeroInterval`. Accepted on purpose: max_p = 0, gentle with 2 max_th above the
+//! and Adaptive RED's `ZeroInterval` (an interval of at least one tick). Accepted on purpose: max_p = 0, gentle with 2 max_th above the
 //! buffer, Adaptive RED starting outside [0.01, 0.5], a huge AECN alpha (max_p
 //! capped at 1).
 //!
@@ -196,7 +196,7 @@ pub(crate) fn triangle_step(q: &mut u32, up: &mut bool) {
     }
 }
 
-pub use adaptive::{AdaptiveConfig, AdaptiveRed};
+pub use adaptive::{AdaptiveRed, AdaptiveRedConfig, AdaptiveRedProfile};
 pub use aecn::{Aecn, AecnConfig, AecnDescriptor, AecnProfile, AecnQueue, FlowClass, Rejected};
 pub use fixed::types::U32F32;
 pub use queue_settings::{QueueSettings, QueueUnit};
@@ -253,8 +253,6 @@ netcond_core::config_error! {
         /// `ecn_drop_th` is given with `ecn: false`.
         EcnDropWithoutEcn => "ecn_drop_th applies only with ecn: true (RFC 3168 section 7); \
                               give None without ECN",
-        /// A fixed-capacity queue cannot hold the configured buffer.
-        LimitAboveCapacity => "the buffer limit must not exceed the queue's fixed capacity",
         /// Adaptive RED with a zero interval.
         ZeroInterval => "the Adaptive RED interval must be at least one tick \
                          (Floyd, Gummadi and Shenker 2001: every 0.5 s)",

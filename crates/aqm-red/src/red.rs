@@ -514,7 +514,8 @@ impl RedProfile {
         U32F32::from_bits(self.common.avg.w)
     }
 
-    /// The current max_p (changes under [`AdaptiveRed`](crate::AdaptiveRed)).
+    /// max_p as configured ([`AdaptiveRed::max_p`](crate::AdaptiveRed::max_p)
+    /// is an adapting queue's current one).
     #[must_use]
     pub fn max_p(&self) -> U32F32 {
         U32F32::from_bits(self.curve.max_p)
@@ -531,26 +532,18 @@ impl RedProfile {
     /// resolution first.
     #[must_use]
     pub fn p_b(&self, avg: U32F32) -> U32F32 {
-        let a = &self.common.avg;
-        let bits = avg.to_bits() >> (32 - a.frac);
-        let fx = if bits > a.limit_fx as u64 {
-            a.limit_fx
-        } else {
-            bits as u32
-        };
-        U32F32::from_bits(region_p(&self.curve, fx))
+        self.p_b_on(&self.curve, avg)
+    }
+
+    /// [`p_b`](Self::p_b) on `curve` (this profile's, or an adapted copy).
+    pub(crate) fn p_b_on(&self, curve: &Curve, avg: U32F32) -> U32F32 {
+        U32F32::from_bits(region_p(curve, self.common.avg.fx_of_units(avg)))
     }
 
     /// The buffer limit in queue units.
     #[must_use]
     pub const fn limit(&self) -> u32 {
         self.common.avg.limit
-    }
-
-    /// Sets max_p (Adaptive RED), with the short path's copy of the curve.
-    pub(crate) fn set_max_p(&mut self, max_p: u64) {
-        self.curve.set_max_p(&self.common.avg, max_p);
-        self.fast = FastLine::new(&self.common, &self.curve);
     }
 }
 
@@ -638,7 +631,32 @@ impl Red {
         pkt: Packet,
         rng: &mut R,
     ) -> Decision {
-        let f = &profile.fast;
+        self.arrive(
+            &profile.fast,
+            &profile.common,
+            &profile.curve,
+            now,
+            queue_len,
+            pkt,
+            rng,
+        )
+    }
+
+    /// [`on_arrival`](Self::on_arrival) with the profile's parts given one
+    /// by one: [`AdaptiveRed`](crate::AdaptiveRed) passes its own curve and
+    /// short-path line, which follow its adapted max_p.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn arrive<R: RandomSource + ?Sized>(
+        &mut self,
+        f: &FastLine,
+        common: &Common,
+        curve: &Curve,
+        now: Instant,
+        queue_len: u32,
+        pkt: Packet,
+        rng: &mut R,
+    ) -> Decision {
         let avg = if f.short(queue_len) {
             // 0 < queue_len < limit: queue_len << frac needs no clamp and
             // stays below limit << frac < 2^32.
@@ -646,14 +664,7 @@ impl Red {
         } else {
             // Off the short path, out of line and by value: the state stays
             // in registers in a caller's loop.
-            let s = arrive_long(
-                &profile.common,
-                self.avg,
-                self.q_time,
-                now,
-                queue_len,
-                pkt.len,
-            );
+            let s = arrive_long(common, self.avg, self.q_time, now, queue_len, pkt.len);
             self.q_time = s.q_time;
             if !s.fits {
                 self.avg = s.avg;
@@ -662,16 +673,16 @@ impl Red {
             s.avg
         };
         self.avg = avg;
-        profile
-            .common
-            .decide_fast::<true, R>(f, &profile.curve, avg, &mut self.count, pkt, rng)
+        common.decide_fast::<true, R>(f, curve, avg, &mut self.count, pkt, rng)
     }
 
     /// Tells RED that the queue became empty at `now` (FJ93: `q_time`), so
     /// that the next arrival decays the average over the idle period. A `now`
-    /// older than the last recorded time is ignored.
+    /// older than the last recorded time is ignored. The profile is taken as
+    /// by every method that advances a state; the idle start does not depend
+    /// on it.
     #[inline]
-    pub fn on_queue_empty(&mut self, now: Instant) {
+    pub fn on_queue_empty(&mut self, _profile: &RedProfile, now: Instant) {
         let _ = self.q_time.advance_to(now);
     }
 
@@ -756,29 +767,31 @@ pub(crate) fn arrive_long(
 }
 
 #[cfg(test)]
-impl Red {
-    /// [`on_arrival`](Self::on_arrival) by the general path alone: the
-    /// multiply form of the EWMA and [`Common::decide`], which the short paths
-    /// must reproduce exactly (decisions, state and draws).
-    pub(crate) fn on_arrival_general<R: RandomSource + ?Sized>(
-        &mut self,
-        profile: &RedProfile,
-        now: Instant,
-        queue_len: u32,
-        pkt: Packet,
-        rng: &mut R,
-    ) -> Decision {
-        let c = &profile.common;
-        if queue_len == 0 {
-            let idle = self.q_time.advance_to(now);
-            self.avg = c.avg.decay(self.avg, idle);
-        } else {
-            self.avg = crate::average::ewma(self.avg, c.avg.q_fx(queue_len), c.avg.w);
+impl FastLine {
+    /// This line with every short path switched off: no arrival passes
+    /// [`short`](Self::short), and [`Common::decide_fast`] sends every
+    /// average in a probabilistic region to [`Common::decide`]. An arrival
+    /// then takes the general path, [`arrive_long`] (the multiply form of the
+    /// EWMA, the idle decay and the buffer test) and the out-of-line decision.
+    pub(crate) const fn general_only(mut self) -> FastLine {
+        self.fit_short = 0;
+        self.fast_range = 0;
+        self.early_range = 0;
+        self
+    }
+}
+
+#[cfg(test)]
+impl RedProfile {
+    /// This profile with the short paths switched off
+    /// ([`FastLine::general_only`]): [`Red::on_arrival`] with it runs the
+    /// general path, which the short paths must reproduce exactly
+    /// (decisions, state and draws).
+    pub(crate) fn general_path_only(&self) -> RedProfile {
+        RedProfile {
+            fast: self.fast.general_only(),
+            ..*self
         }
-        if c.overflows(queue_len, pkt.len) {
-            return Decision::DropForced;
-        }
-        c.decide(&profile.curve, self.avg, &mut self.count, pkt, rng)
     }
 }
 

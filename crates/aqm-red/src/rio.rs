@@ -216,13 +216,7 @@ impl RioProfile {
     /// p_b of `color` at an average of `avg` queue units (1 in the forced region).
     #[must_use]
     pub fn p_b(&self, color: Color, avg: U32F32) -> U32F32 {
-        let a = &self.common.avg;
-        let bits = avg.to_bits() >> (32 - a.frac);
-        let fx = if bits > a.limit_fx as u64 {
-            a.limit_fx
-        } else {
-            bits as u32
-        };
+        let fx = self.common.avg.fx_of_units(avg);
         U32F32::from_bits(region_p(&self.curves[color.index()], fx))
     }
 
@@ -502,9 +496,11 @@ impl Rio {
         )
     }
 
-    /// Tells the queue it became empty at `now`.
+    /// Tells the queue it became empty at `now`. The profile is taken as by
+    /// every method that advances a state; the idle start does not depend on
+    /// it.
     #[inline]
-    pub fn on_queue_empty(&mut self, now: Instant) {
+    pub fn on_queue_empty(&mut self, _profile: &RioProfile, now: Instant) {
         let _ = self.q_time.advance_to(now);
     }
 
@@ -533,58 +529,17 @@ impl Rio {
 }
 
 #[cfg(test)]
-impl Rio {
-    /// [`on_arrival`](Self::on_arrival) by the general path alone (the
-    /// multiply form of the EWMA, branches on the mode and the color, and
-    /// `Common::decide`), which the short paths must reproduce exactly.
-    pub(crate) fn on_arrival_general<R: RandomSource + ?Sized>(
-        &mut self,
-        profile: &RioProfile,
-        now: Instant,
-        queue: [u32; 3],
-        color: Color,
-        pkt: Packet,
-        rng: &mut R,
-    ) -> Decision {
-        let c = &profile.common;
-        let ci = color.index();
-        let s0 = queue[0];
-        let s1 = s0.saturating_add(queue[1]);
-        let total = s1.saturating_add(queue[2]);
-        let w = c.avg.w;
-        if total == 0 {
-            let idle = self.q_time.advance_to(now);
-            if let Some(f) = c.avg.decay_factor(idle) {
-                for a in &mut self.avg {
-                    *a = crate::average::apply_factor(*a, f);
-                }
-            }
-        } else {
-            match profile.mode {
-                RioMode::Wred => self.avg[0] = ewma(self.avg[0], c.avg.q_fx(total), w),
-                RioMode::Decoupled => {
-                    self.avg[ci] = ewma(self.avg[ci], c.avg.q_fx(queue[ci]), w);
-                }
-                RioMode::Coupled => {
-                    if ci == 0 {
-                        self.avg[0] = ewma(self.avg[0], c.avg.q_fx(s0), w);
-                    }
-                    if ci <= 1 {
-                        self.avg[1] = ewma(self.avg[1], c.avg.q_fx(s1), w);
-                    }
-                    self.avg[2] = ewma(self.avg[2], c.avg.q_fx(total), w);
-                }
-            }
+impl RioProfile {
+    /// This profile with the short paths of every color switched off
+    /// ([`FastLine::general_only`]): [`Rio::on_arrival`] with it runs the
+    /// general path (`arrive_long`, with the multiply form of the EWMA and
+    /// the out-of-line decision), which the short paths must reproduce
+    /// exactly (decisions, state and draws).
+    pub(crate) fn general_path_only(&self) -> RioProfile {
+        RioProfile {
+            fast: self.fast.map(FastLine::general_only),
+            ..*self
         }
-        // Mutation check 2 (test builds): the buffer test forgotten.
-        if c.overflows(total, pkt.len) {
-            return Decision::DropForced;
-        }
-        let a = match profile.mode {
-            RioMode::Wred => self.avg[0],
-            _ => self.avg[ci],
-        };
-        c.decide(&profile.curves[ci], a, &mut self.count[ci], pkt, rng)
     }
 }
 

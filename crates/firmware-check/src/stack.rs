@@ -380,37 +380,28 @@ pub fn report() -> u32 {
         })
         .0
     };
-    let (aecn_enq, aecn_deq) = match AecnQueue::<Desc, AECN_N>::new(&p.aecn, Instant::ZERO) {
-        Ok(mut q) => {
-            let mut rng = SplitMix64::new(7);
-            let input = inputs();
-            let (enq, _) = stack_use(|| {
-                for x in &input {
-                    let d = Desc {
-                        class: x.class,
-                        ecn: x.ecn,
-                        len: x.len,
-                    };
-                    let _ = core::hint::black_box(ep::fw_aecn_enqueue(
-                        &mut q, &p.aecn, x.now, d, &mut rng,
-                    ));
-                }
-            });
-            let input = inputs();
-            let (deq, _) = stack_use(|| {
-                for x in &input {
-                    core::hint::black_box(ep::fw_aecn_dequeue(&mut q, x.now));
-                }
-            });
-            (enq, deq)
-        }
-        Err(_) => {
-            let none = Measure {
-                depth: usize::MAX,
-                us: 0,
-            };
-            (none, none)
-        }
+    let (aecn_enq, aecn_deq) = {
+        let mut q = AecnQueue::<Desc, AECN_N>::new(&p.aecn, Instant::ZERO);
+        let mut rng = SplitMix64::new(7);
+        let input = inputs();
+        let (enq, _) = stack_use(|| {
+            for x in &input {
+                let d = Desc {
+                    class: x.class,
+                    ecn: x.ecn,
+                    len: x.len,
+                };
+                let _ =
+                    core::hint::black_box(ep::fw_aecn_enqueue(&mut q, &p.aecn, x.now, d, &mut rng));
+            }
+        });
+        let input = inputs();
+        let (deq, _) = stack_use(|| {
+            for x in &input {
+                core::hint::black_box(ep::fw_aecn_dequeue(&mut q, x.now));
+            }
+        });
+        (enq, deq)
     };
     let rbcc_depth = {
         let mut ifc: RbccInterface<RBCC_N> = RbccInterface::new(&p.rbcc, Instant::ZERO);

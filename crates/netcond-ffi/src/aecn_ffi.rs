@@ -22,7 +22,7 @@ use aqm_red::{
 use netcond_core::{Instant, RandomSource, SplitMix64};
 
 use crate::errors::{red_code, NETCOND_E_NULL, NETCOND_OK};
-use crate::red_ffi::{netcond_red_decision, netcond_rng, spreading, CALLER_TICKS};
+use crate::red_ffi::{netcond_red_decision, netcond_rng, spreading, tick};
 use crate::trtcm_ffi::configure;
 use crate::{profile, profile_mut, state, store_profile};
 
@@ -60,13 +60,18 @@ pub struct netcond_aecn_params {
     pub alpha: u64,
     /// beta >= 1: the fragile class's max_p is `base_max_p / beta`.
     pub beta: u64,
-    /// FJ93's `s`: the typical transmission time of a packet, in caller ticks.
-    pub idle_tx_ticks: u64,
+    /// FJ93's `s`: the typical transmission time of a packet, in nanoseconds
+    /// (converted once to whole ticks of `tick_hz`, rounded down).
+    pub idle_tx_ns: u64,
+    /// The clock of the `now` arguments, in ticks per second.
+    pub tick_hz: u64,
     /// min_th in packets.
     pub min_th: u32,
     /// max_th in packets: at or above it arrivals are dropped.
     pub max_th: u32,
-    /// The buffer size in packets (at most `NETCOND_AECN_QUEUE`).
+    /// The buffer size in packets. A queue holds at most `NETCOND_AECN_QUEUE`
+    /// packets: with a larger limit, an arrival to a full queue is
+    /// `NETCOND_DROP_FORCED`.
     pub limit: u32,
     /// A `netcond_red_spreading`, applied within each class.
     pub spreading: u32,
@@ -104,7 +109,7 @@ pub struct netcond_aecn_pkt {
 const _: () = assert!(core::mem::size_of::<netcond_aecn_profile>() == NETCOND_AECN_PROFILE_SIZE);
 const _: () = assert!(core::mem::size_of::<netcond_aecn>() == NETCOND_AECN_SIZE);
 const _: () = assert!(core::mem::size_of::<netcond_aecn_pkt>() == 16);
-const _: () = assert!(core::mem::size_of::<netcond_aecn_params>() == 56);
+const _: () = assert!(core::mem::size_of::<netcond_aecn_params>() == 64);
 
 const TAG_AECN: u64 = 0x6e63_5f61_6563_0001;
 const TAG_AECN_QUEUE: u64 = 0x6e63_5f61_6563_0002;
@@ -154,8 +159,8 @@ fn aecn_cfg(a: &netcond_aecn_params) -> Result<AecnConfig, c_int> {
         U32F32::from_bits(a.beta),
         a.limit,
     )
-    .with_typical_tx(Duration::from_nanos(a.idle_tx_ticks))
-    .with_tick(CALLER_TICKS)
+    .with_typical_tx(Duration::from_nanos(a.idle_tx_ns))
+    .with_tick(tick(a.tick_hz)?)
     .with_spreading(spreading(a.spreading)?))
 }
 
@@ -163,7 +168,8 @@ const FORCED: netcond_red_decision = netcond_red_decision::NETCOND_DROP_FORCED;
 
 /// Validates `params` and writes the AECN profile to `p`.
 ///
-/// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` (`spreading`) or a
+/// Returns 0, `NETCOND_E_NULL`, `NETCOND_E_ENUM` (`spreading`),
+/// `NETCOND_E_TICK` (`tick_hz` 0) or a
 /// `NETCOND_E_RED_*` code (`ZERO_BETA`, `BETA_BELOW_ONE`, `ZERO_ALPHA`,
 /// `ALPHA_BELOW_ONE` among them); on error `p` is left unusable.
 ///
@@ -202,10 +208,10 @@ pub unsafe extern "C" fn netcond_aecn_max_p(
     }
 }
 
-/// Starts queue `q` for profile `p`, empty and idle since `now`. Returns 0,
-/// `NETCOND_E_NULL` (either NULL, or `p` not configured) or
-/// `NETCOND_E_RED_LIMIT_ABOVE_CAPACITY` (the profile's limit exceeds
-/// `NETCOND_AECN_QUEUE`).
+/// Starts queue `q` for profile `p`, empty and idle since `now`. Returns 0 or
+/// `NETCOND_E_NULL` (either NULL, or `p` not configured). The queue holds at
+/// most `NETCOND_AECN_QUEUE` packets whatever the profile's limit: above it,
+/// an arrival to a full queue is `NETCOND_DROP_FORCED`.
 ///
 /// # Safety
 /// `q` is NULL or points to a writable `netcond_aecn`; `p` is NULL or valid.
@@ -224,18 +230,9 @@ pub unsafe extern "C" fn netcond_aecn_config(
         unsafe { crate::clear_tag(q) };
         return NETCOND_E_NULL;
     };
-    match Queue::new(p, Instant::from_ticks(now)) {
-        Ok(s) => {
-            // SAFETY: `q` is non-NULL and writable.
-            unsafe { store_profile(q, TAG_AECN_QUEUE, s) };
-            NETCOND_OK
-        }
-        Err(e) => {
-            // SAFETY: as above.
-            unsafe { crate::clear_tag(q) };
-            red_code(e)
-        }
-    }
+    // SAFETY: `q` is non-NULL and writable.
+    unsafe { store_profile(q, TAG_AECN_QUEUE, Queue::new(p, Instant::from_ticks(now))) };
+    NETCOND_OK
 }
 
 /// A packet of flow class `flow_class` with ECN field `ecn` (a value above 3

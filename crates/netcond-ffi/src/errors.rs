@@ -92,8 +92,6 @@ pub enum netcond_status {
     NETCOND_E_RED_PRECEDENCE_ORDER = -207,
     /// AECN: `beta` is zero.
     NETCOND_E_RED_ZERO_BETA = -208,
-    /// AECN: the limit exceeds the fixed-capacity queue.
-    NETCOND_E_RED_LIMIT_ABOVE_CAPACITY = -209,
     /// Adaptive RED: the interval is zero.
     NETCOND_E_RED_ZERO_INTERVAL = -210,
     /// AECN: `beta` is below one.
@@ -349,8 +347,6 @@ pub(crate) const NETCOND_E_RED_ZERO_MAX_PACKET_SIZE: c_int =
 pub(crate) const NETCOND_E_RED_PRECEDENCE_ORDER: c_int =
     netcond_status::NETCOND_E_RED_PRECEDENCE_ORDER as c_int;
 pub(crate) const NETCOND_E_RED_ZERO_BETA: c_int = netcond_status::NETCOND_E_RED_ZERO_BETA as c_int;
-pub(crate) const NETCOND_E_RED_LIMIT_ABOVE_CAPACITY: c_int =
-    netcond_status::NETCOND_E_RED_LIMIT_ABOVE_CAPACITY as c_int;
 pub(crate) const NETCOND_E_RED_ZERO_INTERVAL: c_int =
     netcond_status::NETCOND_E_RED_ZERO_INTERVAL as c_int;
 pub(crate) const NETCOND_E_RED_BETA_BELOW_ONE: c_int =
@@ -605,7 +601,6 @@ status_table! {
         ZeroMaxPacketSize = NETCOND_E_RED_ZERO_MAX_PACKET_SIZE,
         PrecedenceOrder = NETCOND_E_RED_PRECEDENCE_ORDER,
         ZeroBeta = NETCOND_E_RED_ZERO_BETA,
-        LimitAboveCapacity = NETCOND_E_RED_LIMIT_ABOVE_CAPACITY,
         ZeroInterval = NETCOND_E_RED_ZERO_INTERVAL,
         BetaBelowOne = NETCOND_E_RED_BETA_BELOW_ONE,
         ZeroAlpha = NETCOND_E_RED_ZERO_ALPHA,

@@ -17,12 +17,13 @@ use core::ffi::c_int;
 use core::time::Duration;
 
 use aqm_red::{
-    AdaptiveConfig, AdaptiveRed, Decision, Ecn, Packet, Precedence, QueueSettings, QueueUnit, Red,
-    RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, Supplied, U32F32,
+    AdaptiveRed, AdaptiveRedConfig, AdaptiveRedProfile, Decision, Ecn, Packet, Precedence,
+    QueueSettings, QueueUnit, Red, RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile,
+    Spreading, Supplied, U32F32,
 };
 use netcond_core::{Instant, RandomSource, SplitMix64, TickRate};
 
-use crate::errors::{red_code, NETCOND_E_ENUM};
+use crate::errors::{red_code, NETCOND_E_ENUM, NETCOND_E_TICK};
 use crate::{profile, state, state_ref, store_state};
 
 /// 1.0 in the 32.32 fixed point of probabilities and weights.
@@ -35,8 +36,11 @@ pub const NETCOND_RED_PROFILE_SIZE: usize = 1280;
 pub const NETCOND_RED_STATE_SIZE: usize = 16;
 /// Size in bytes of the per-queue RIO state.
 pub const NETCOND_RIO_STATE_SIZE: usize = 32;
-/// Size in bytes of an Adaptive RED queue (its own adapting profile and state).
-pub const NETCOND_ADAPTIVE_RED_SIZE: usize = 1280;
+/// Size in bytes of an Adaptive RED profile struct.
+pub const NETCOND_ADAPTIVE_RED_PROFILE_SIZE: usize = 1280;
+/// Size in bytes of the per-queue Adaptive RED state (the RED state, the
+/// adapted max_p and the curve derived from it, the interval's start).
+pub const NETCOND_ADAPTIVE_RED_SIZE: usize = 512;
 /// Size in bytes of a `netcond_rng`.
 pub const NETCOND_RNG_SIZE: usize = 8;
 
@@ -107,8 +111,12 @@ pub struct netcond_red_params {
     pub max_p: u64,
     /// w_q, 32.32 fixed point, in (0, 1].
     pub w_q: u64,
-    /// FJ93's `s`: the typical transmission time of a packet, in caller ticks.
-    pub idle_tx_ticks: u64,
+    /// FJ93's `s`: the typical transmission time of a packet, in nanoseconds
+    /// (converted once to whole ticks of `tick_hz`, rounded down; zero ticks
+    /// is refused).
+    pub idle_tx_ns: u64,
+    /// The clock of the `now` arguments, in ticks per second.
+    pub tick_hz: u64,
     /// min_th in queue units.
     pub min_th: u32,
     /// max_th in queue units.
@@ -152,8 +160,11 @@ pub struct netcond_rio_params {
     pub colors: [netcond_rio_precedence; 3],
     /// w_q, 32.32 fixed point, shared by the averages.
     pub w_q: u64,
-    /// FJ93's `s` in caller ticks.
-    pub idle_tx_ticks: u64,
+    /// FJ93's `s` in nanoseconds (converted once to whole ticks of
+    /// `tick_hz`, rounded down).
+    pub idle_tx_ns: u64,
+    /// The clock of the `now` arguments, in ticks per second.
+    pub tick_hz: u64,
     /// A `netcond_rio_mode`.
     pub mode: u32,
     /// Buffer size in queue units, all colors together.
@@ -203,12 +214,20 @@ pub struct netcond_rio {
     pub opaque: [u64; 4],
 }
 
-/// One Adaptive RED queue: its own profile (whose max_p adapts) and state,
-/// together (opaque).
+/// A validated Adaptive RED profile (opaque; read-only once configured,
+/// shared by any number of queues and threads).
+#[repr(C, align(64))]
+pub struct netcond_adaptive_red_profile {
+    /// Opaque.
+    pub opaque: [u64; 160],
+}
+
+/// One Adaptive RED queue's state (opaque): the RED state, its own adapted
+/// max_p with the curve derived from it, and the adaptation clock.
 #[repr(C, align(64))]
 pub struct netcond_adaptive_red {
     /// Opaque.
-    pub opaque: [u64; 160],
+    pub opaque: [u64; 64],
 }
 
 /// The crate's seedable generator (SplitMix64), 8 bytes (opaque).
@@ -219,9 +238,20 @@ pub struct netcond_rng {
     pub opaque: [u64; 1],
 }
 
+const _: () = assert!(core::mem::size_of::<netcond_red_profile>() == NETCOND_RED_PROFILE_SIZE);
+const _: () = assert!(core::mem::size_of::<netcond_rio_profile>() == NETCOND_RED_PROFILE_SIZE);
+const _: () = assert!(
+    core::mem::size_of::<netcond_adaptive_red_profile>() == NETCOND_ADAPTIVE_RED_PROFILE_SIZE
+);
+const _: () = assert!(core::mem::size_of::<netcond_adaptive_red>() == NETCOND_ADAPTIVE_RED_SIZE);
+const _: () = assert!(core::mem::size_of::<netcond_red_params>() == 72);
+const _: () = assert!(core::mem::size_of::<netcond_rio_params>() == 104);
+
 const TAG_RED: u64 = 0x6e63_5f72_6564_0001;
 const TAG_RIO: u64 = 0x6e63_5f72_696f_0001;
-const TAG_ADAPTIVE: u64 = 0x6e63_5f61_7265_6401;
+/// The Adaptive RED state (tagged: its curve must come from a profile).
+const TAG_ADAPTIVE: u64 = 0x6e63_5f61_7265_6402;
+const TAG_ADAPTIVE_PROFILE: u64 = 0x6e63_5f61_7270_0001;
 
 fn flag(v: u32) -> Result<bool, c_int> {
     match v {
@@ -262,10 +292,10 @@ fn prob(v: u64) -> U32F32 {
     U32F32::from_bits(v)
 }
 
-/// The C API's `idle_tx_ticks` are in the caller's ticks, whatever its clock:
-/// read as nanoseconds on a nanosecond clock, they convert to the same number
-/// of ticks exactly.
-pub(crate) const CALLER_TICKS: TickRate = TickRate::NANOS;
+/// The clock of `tick_hz` ticks per second; `NETCOND_E_TICK` for 0.
+pub(crate) fn tick(tick_hz: u64) -> Result<TickRate, c_int> {
+    TickRate::from_hz(tick_hz).ok_or(NETCOND_E_TICK)
+}
 
 fn red_cfg(p: &netcond_red_params) -> Result<RedConfig, c_int> {
     crate::errors::reserved_zero(&[p.reserved.into()])?;
@@ -275,8 +305,8 @@ fn red_cfg(p: &netcond_red_params) -> Result<RedConfig, c_int> {
     cfg.queue.ecn = flag(p.ecn)?;
     cfg.queue.ecn_drop_th = option(p.ecn_drop_th);
     cfg.queue.byte_mode = option(p.byte_mode);
-    cfg.queue.typical_tx = Duration::from_nanos(p.idle_tx_ticks);
-    cfg.tick = CALLER_TICKS;
+    cfg.queue.typical_tx = Duration::from_nanos(p.idle_tx_ns);
+    cfg.tick = tick(p.tick_hz)?;
     cfg.queue.spreading = spreading(p.spreading)?;
     Ok(cfg)
 }
@@ -296,12 +326,12 @@ fn rio_cfg(p: &netcond_rio_params) -> Result<RioConfig, c_int> {
         .with_byte_mode(option(p.byte_mode))
         .with_ecn(flag(p.ecn)?)
         .with_ecn_drop_th(option(p.ecn_drop_th))
-        .with_typical_tx(Duration::from_nanos(p.idle_tx_ticks))
+        .with_typical_tx(Duration::from_nanos(p.idle_tx_ns))
         .with_spreading(spreading(p.spreading)?);
     Ok(
         RioConfig::new(mode, prob(p.w_q), [prec(g), prec(y), prec(r)], p.limit)
             .with_queue(queue)
-            .with_tick(CALLER_TICKS),
+            .with_tick(tick(p.tick_hz)?),
     )
 }
 
@@ -459,16 +489,24 @@ pub unsafe extern "C" fn netcond_red_enqueue_draw(
     }
 }
 
-/// Tells queue `m` it became empty at `now` (the average decays over the idle
-/// time until the next arrival). Does nothing if `m` is NULL.
+/// Tells queue `m` of profile `p` it became empty at `now` (the average
+/// decays over the idle time until the next arrival). Does nothing on a NULL
+/// or unconfigured argument.
 ///
 /// # Safety
-/// `m` is NULL or points to a valid state used by no other thread.
+/// `m` and `p` are NULL or point to valid structs of their types; `m` is used
+/// by no other thread.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_red_queue_empty(m: *mut netcond_red, now: u64) {
-    // SAFETY: caller contract.
-    if let Some(m) = unsafe { state::<_, Red>(m) } {
-        m.on_queue_empty(Instant::from_ticks(now));
+pub unsafe extern "C" fn netcond_red_queue_empty(
+    m: *mut netcond_red,
+    p: *const netcond_red_profile,
+    now: u64,
+) {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        crate::trtcm_ffi::with(m, p, TAG_RED, (), |m: &mut Red, p| {
+            m.on_queue_empty(p, Instant::from_ticks(now));
+        });
     }
 }
 
@@ -523,7 +561,8 @@ mod tests {
         netcond_red_params {
             max_p: NETCOND_PROB_ONE / 10,
             w_q: NETCOND_PROB_ONE / 50,
-            idle_tx_ticks: 1_200_000,
+            idle_tx_ns: 1_200_000,
+            tick_hz: 1_000_000_000,
             min_th: 10,
             max_th: 30,
             limit: 60,

@@ -227,7 +227,8 @@ impl AecnPy {
     }
     /// The queue became empty at `now`.
     fn on_queue_empty(&mut self, now: u64) {
-        self.state.on_queue_empty(Instant::from_ticks(now));
+        self.state
+            .on_queue_empty(&self.profile.prof, Instant::from_ticks(now));
     }
     fn __copy__(&self) -> Self {
         self.clone()

@@ -6,7 +6,7 @@ use crate::red::{arrivals, RedProfilePy};
 use crate::shared;
 use core::time::Duration;
 use netcond::base::{Instant, SplitMix64};
-use netcond::red::{AdaptiveConfig, AdaptiveRed};
+use netcond::red::{AdaptiveRed, AdaptiveRedConfig, AdaptiveRedProfile};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -26,7 +26,7 @@ use pyo3::types::{PyDict, PyTuple};
 pub struct AredProfilePy {
     red: RedProfilePy,
     interval: Duration,
-    adaptive: AdaptiveConfig,
+    prof: AdaptiveRedProfile,
 }
 
 #[pymethods]
@@ -53,13 +53,13 @@ impl AredProfilePy {
             Some(i) => args::duration(i, "interval")?,
             None => Duration::from_millis(500),
         };
-        let adaptive = AdaptiveConfig::new(red.cfg.tick.ticks_from_duration(interval));
-        // The queue's own validation (a zero interval is refused).
-        AdaptiveRed::new(&red.cfg, &adaptive, Instant::ZERO).map_err(args::value_error)?;
+        // A zero-tick interval is refused.
+        let prof = AdaptiveRedProfile::new(&AdaptiveRedConfig::new(red.cfg, interval))
+            .map_err(args::value_error)?;
         Ok(AredProfilePy {
             red,
             interval,
-            adaptive,
+            prof,
         })
     }
     #[getter]
@@ -112,8 +112,8 @@ impl AredProfilePy {
     }
 }
 
-/// An Adaptive RED queue's state, its profile (max_p as adapted so far) and
-/// a seeded random source (SplitMix64; the same seed gives the same
+/// An Adaptive RED queue's state (with max_p as adapted so far), its profile
+/// (the constants, shared) and a seeded random source (SplitMix64; the same seed gives the same
 /// decisions).
 ///
 /// `on_arrival(now, queue_len, length, ecn_capable=False)` first runs the
@@ -140,12 +140,7 @@ impl AredPy {
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let profile = shared::profile_or_config(py, profile, config)?;
-        let state = AdaptiveRed::new(
-            &profile.red.cfg,
-            &profile.adaptive,
-            Instant::from_ticks(now),
-        )
-        .map_err(args::value_error)?;
+        let state = AdaptiveRed::new(&profile.prof, Instant::from_ticks(now));
         Ok(AredPy {
             profile,
             state,
@@ -164,7 +159,10 @@ impl AredPy {
     /// The average queue size as a float (exact value: fixed point).
     #[getter]
     fn avg(&self) -> f64 {
-        self.state.red().avg(self.state.profile()).to_num::<f64>()
+        self.state
+            .red()
+            .avg(self.profile.prof.red())
+            .to_num::<f64>()
     }
     /// Packets since the last early drop or mark.
     #[getter]
@@ -174,7 +172,7 @@ impl AredPy {
     /// The target band (lo, hi) of the average, in queue units.
     #[getter]
     fn target(&self) -> (f64, f64) {
-        let (lo, hi) = self.state.target();
+        let (lo, hi) = self.profile.prof.target();
         (lo.to_num::<f64>(), hi.to_num::<f64>())
     }
     /// The tick the current adaptation interval began at.
@@ -194,6 +192,7 @@ impl AredPy {
         length: &Bound<'py, PyAny>,
         ecn_capable: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let prof = self.profile.prof;
         let mut sr = (self.state, self.rng);
         let out = arrivals(
             py,
@@ -202,18 +201,20 @@ impl AredPy {
             queue_len,
             length,
             ecn_capable,
-            |(st, rng), t, q, pkt| st.on_arrival(t, q, pkt, rng),
+            |(st, rng), t, q, pkt| st.on_arrival(&prof, t, q, pkt, rng),
         );
         (self.state, self.rng) = sr;
         out
     }
     /// The queue became empty at `now`.
     fn on_queue_empty(&mut self, now: u64) {
-        self.state.on_queue_empty(Instant::from_ticks(now));
+        self.state
+            .on_queue_empty(&self.profile.prof, Instant::from_ticks(now));
     }
     /// Runs the adaptations due by `now` (at most 128); returns how many ran.
     fn adapt(&mut self, now: u64) -> u32 {
-        self.state.adapt(Instant::from_ticks(now))
+        self.state
+            .adapt(&self.profile.prof, Instant::from_ticks(now))
     }
     fn __copy__(&self) -> Self {
         self.clone()

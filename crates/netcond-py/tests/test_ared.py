@@ -77,3 +77,17 @@ def test_profile_repr_pickle_and_errors():
     assert a.interval_start == 7 and a.profile == p
     with pytest.raises(TypeError, match="cannot be pickled"):
         pickle.dumps(a)
+
+
+def test_queues_made_from_one_profile_adapt_independently():
+    # One profile, two queues: one stays empty (its average below the band,
+    # max_p shrinks), one holds 14 packets (above the band, max_p grows). The
+    # profile keeps the starting max_p.
+    p = netcond.AdaptiveRedProfile(5, 15, 0.05, w_q=0.01, limit=100, interval="100ms")
+    idle, busy = netcond.AdaptiveRed(p), netcond.AdaptiveRed(p)
+    t = np.arange(1, 2001, dtype=np.uint64) * 1_000_000
+    busy.on_arrival(t, np.full(2000, 14, np.uint32), np.full(2000, 1000, np.uint32))
+    idle.adapt(2 * 10**9)
+    assert busy.max_p > 0.05 > idle.max_p
+    assert p.max_p == pytest.approx(0.05)
+    assert busy.profile == idle.profile == p

@@ -235,7 +235,8 @@ NetcondRedQueueDisc::InitializeParams()
     const double maxP = useLInterm ? 1.0 / m_lInterm : m_maxP;
     p.max_p = Fixed32(maxP);
     p.w_q = Fixed32(m_qW);
-    p.idle_tx_ticks = s;
+    p.idle_tx_ns = s;
+    p.tick_hz = 1000000000u; // netcond::NowNs(): nanosecond ticks
     p.limit = max.GetValue();
     p.unit = max.GetUnit() == QueueSizeUnit::BYTES ? NETCOND_QUEUE_BYTES : NETCOND_QUEUE_PACKETS;
     p.gentle = m_gentle ? 1 : 0;
@@ -366,7 +367,7 @@ NetcondRedQueueDisc::DoDequeue()
         // than the one recorded is ignored), so the next arrival to the empty
         // queue decays the average over the time since RedQueueDisc's idle
         // start, or since the last packet left if the device has not asked.
-        netcond_red_queue_empty(&m_impl->state, netcond::NowNs());
+        netcond_red_queue_empty(&m_impl->state, &m_impl->profile, netcond::NowNs());
     }
     return item;
 }

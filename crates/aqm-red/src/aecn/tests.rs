@@ -96,12 +96,45 @@ fn configuration_errors() {
     .is_ok());
     // A huge alpha is capped at 1, not refused.
     assert!(with(&|c| c.alpha = U32F32::from_num(1_000_000)).is_ok());
-    let p = AecnProfile::new(&ok).unwrap();
+    assert!(AecnProfile::new(&ok).is_ok());
+}
+
+/// A queue of capacity `N` below the profile's buffer limit holds at most `N`:
+/// an arrival that RED admits to a full queue is handed back as a forced
+/// drop, unchanged, and the queue takes packets again once one leaves.
+#[test]
+fn a_limit_above_the_capacity_holds_at_most_n() {
+    let mut c = AecnConfig::zheng_kinicki(prob(0.5));
+    // Thresholds far above the capacity: RED never refuses an arrival here.
+    c.limit = 1000;
+    c.min_th = 900;
+    c.max_th = 950;
+    let p = AecnProfile::new(&c).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 8>::new(&p, Instant::ZERO);
+    let mut rng = SplitMix64::new(5);
+    let d = |seq| TestDescriptor {
+        class: FlowClass::Average,
+        ecn: Ecn::Ect0,
+        seq,
+    };
+    for i in 0..8 {
+        assert_eq!(
+            q.enqueue(&p, t(i), d(i as u32), &mut rng),
+            Ok(Decision::Enqueue)
+        );
+    }
+    assert_eq!(q.len(), 8);
     assert_eq!(
-        AecnQueue::<TestDescriptor, 49>::new(&p, Instant::ZERO).unwrap_err(),
-        RedError::LimitAboveCapacity
+        q.enqueue(&p, t(8), d(8), &mut rng),
+        Err(Rejected {
+            decision: Decision::DropForced,
+            packet: d(8),
+        })
     );
-    assert!(AecnQueue::<TestDescriptor, 50>::new(&p, Instant::ZERO).is_ok());
+    assert_eq!(q.len(), 8);
+    assert_eq!(q.dequeue(t(9)), Some(d(0)));
+    assert_eq!(q.enqueue(&p, t(10), d(9), &mut rng), Ok(Decision::Enqueue));
+    assert_eq!(q.iter().last(), Some(&d(9)));
 }
 
 /// Fills a queue to `len` with packets of rotating classes, all ECT(0), then
@@ -111,7 +144,7 @@ fn configuration_errors() {
 /// Settling takes some 25,000 arrivals, too slow under Miri, which interprets
 /// every instruction: there the average starts at `len` and 20 arrivals run.
 fn filled(p: &AecnProfile, len: u32) -> AecnQueue<TestDescriptor, 64> {
-    let mut q = AecnQueue::<TestDescriptor, 64>::new(p, Instant::ZERO).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 64>::new(p, Instant::ZERO);
     // Supplied(u32::MAX) marks only where p_a reaches 1; marks are harmless here.
     let mut never = Supplied(u32::MAX);
     for i in 0..len {
@@ -214,7 +247,7 @@ fn skips_marked_and_not_ect_packets_and_may_mark_the_arrival() {
     let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.spreading = Spreading::Geometric;
     let p = AecnProfile::new(&c).unwrap();
-    let mut q = AecnQueue::<TestDescriptor, 64>::new(&p, Instant::ZERO).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 64>::new(&p, Instant::ZERO);
     let mut never = Supplied(u32::MAX);
     // Average queue: 12 packets of class Average, CE or not-ECT, then settle.
     for i in 0..12 {
@@ -276,7 +309,7 @@ fn drops_at_and_above_max_th_and_when_full() {
     let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.w_q = U32F32::ONE;
     let p = AecnProfile::new(&c).unwrap();
-    let mut q = AecnQueue::<TestDescriptor, 64>::new(&p, Instant::ZERO).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 64>::new(&p, Instant::ZERO);
     for i in 0..30 {
         assert!(q
             .enqueue(
@@ -303,7 +336,7 @@ fn drops_at_and_above_max_th_and_when_full() {
     let mut c = AecnConfig::zheng_kinicki(prob(0.5));
     c.w_q = U32F32::from_bits(1);
     let p = AecnProfile::new(&c).unwrap();
-    let mut q = AecnQueue::<TestDescriptor, 50>::new(&p, Instant::ZERO).unwrap();
+    let mut q = AecnQueue::<TestDescriptor, 50>::new(&p, Instant::ZERO);
     for i in 0..50 {
         assert!(q
             .enqueue(
@@ -422,7 +455,7 @@ fn idle_decay_on_clocks_past_2_pow_63() {
     let p = AecnProfile::new(&c).unwrap();
     for base in [1u64 << 63, u64::MAX - 3_000_000_000] {
         let at = |x: u64| Instant::from_ticks(base.wrapping_add(x));
-        let mut q: AecnQueue<TestDescriptor, 64> = AecnQueue::new(&p, at(0)).unwrap();
+        let mut q: AecnQueue<TestDescriptor, 64> = AecnQueue::new(&p, at(0));
         for i in 0..20u32 {
             q.enqueue(
                 &p,

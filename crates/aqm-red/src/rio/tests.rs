@@ -160,7 +160,7 @@ fn overflow_and_idle() {
         Decision::DropForced
     );
     assert!(rio.avg_bits()[2] > 0);
-    rio.on_queue_empty(Instant::from_ticks(1_000_000_000_000));
+    rio.on_queue_empty(&p, Instant::from_ticks(1_000_000_000_000));
     let before = rio.avg_bits();
     rio.on_arrival(
         &p,
@@ -190,8 +190,8 @@ fn paths_agree(cfg: &RioConfig, seed: u64, steps: u32) {
     for i in 0..steps {
         now += u64::from(r.below(2000));
         if r.below(128) == 0 {
-            a.on_queue_empty(Instant::from_ticks(now));
-            b.on_queue_empty(Instant::from_ticks(now));
+            a.on_queue_empty(&p, Instant::from_ticks(now));
+            b.on_queue_empty(&p, Instant::from_ticks(now));
             now += u64::from(r.below(100_000));
         }
         q = match r.below(64) {
@@ -212,7 +212,7 @@ fn paths_agree(cfg: &RioConfig, seed: u64, steps: u32) {
         let pkt = Packet::new(r.below(3000), crate::Ecn::from_bits(r.below(4) as u8));
         let t = Instant::from_ticks(now);
         let da = a.on_arrival(&p, t, split, color, pkt, &mut ra);
-        let db = b.on_arrival_general(&p, t, split, color, pkt, &mut rb);
+        let db = b.on_arrival(&p.general_path_only(), t, split, color, pkt, &mut rb);
         assert_eq!((da, a, ra), (db, b, rb), "step {i} of {cfg:?}");
     }
 }
@@ -341,7 +341,7 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
                 let t = Instant::from_ticks(now);
                 let pkt = Packet::not_ect(1500);
                 let da = a.on_arrival(&p, t, split, color, pkt, &mut ra);
-                let db = b.on_arrival_general(&p, t, split, color, pkt, &mut rb);
+                let db = b.on_arrival(&p.general_path_only(), t, split, color, pkt, &mut rb);
                 assert_eq!((da, a, ra), (db, b, rb));
                 drops += u32::from(da.is_drop());
             }

@@ -114,15 +114,23 @@ unsafe fn rio_enqueue<R: RandomSource>(
     }
 }
 
-/// Tells RIO queue `m` it became empty at `now`. Does nothing if `m` is NULL.
+/// Tells RIO queue `m` of profile `p` it became empty at `now`. Does nothing
+/// on a NULL or unconfigured argument.
 ///
 /// # Safety
-/// `m` is NULL or points to a valid state used by no other thread.
+/// `m` and `p` are NULL or point to valid structs of their types; `m` is used
+/// by no other thread.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_rio_queue_empty(m: *mut netcond_rio, now: u64) {
-    // SAFETY: caller contract.
-    if let Some(m) = unsafe { state::<_, Rio>(m) } {
-        m.on_queue_empty(Instant::from_ticks(now));
+pub unsafe extern "C" fn netcond_rio_queue_empty(
+    m: *mut netcond_rio,
+    p: *const netcond_rio_profile,
+    now: u64,
+) {
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        crate::trtcm_ffi::with(m, p, TAG_RIO, (), |m: &mut Rio, p| {
+            m.on_queue_empty(p, Instant::from_ticks(now));
+        });
     }
 }
 

@@ -26,7 +26,8 @@ static netcond_aecn_params aecn_params(void)
 	p.base_max_p = PROB(1, 2);
 	p.alpha = PROB(5, 2);
 	p.beta = PROB(5, 2);
-	p.idle_tx_ticks = 133333;
+	p.idle_tx_ns = 133333;
+	p.tick_hz = 1000000000u;
 	p.min_th = 10;
 	p.max_th = 30;
 	p.limit = 50;
@@ -81,20 +82,35 @@ static void config_cases(void)
 	p.limit = 20;
 	CHECK_RC(netcond_aecn_profile_config(&prof, &p), NETCOND_E_RED_THRESHOLD_ABOVE_LIMIT);
 	p = aecn_params();
-	p.idle_tx_ticks = 0;
+	p.idle_tx_ns = 0;
 	CHECK_RC(netcond_aecn_profile_config(&prof, &p), NETCOND_E_RED_ZERO_TRANSMISSION_TIME);
 
-	/* The queue holds NETCOND_AECN_QUEUE packets: a larger buffer is refused
-	 * when the queue starts, and the queue is left unusable. */
 	p = aecn_params();
-	p.limit = NETCOND_AECN_QUEUE;
+	p.tick_hz = 0;
+	CHECK_RC(netcond_aecn_profile_config(&prof, &p), NETCOND_E_TICK);
+
+	/* The queue holds at most NETCOND_AECN_QUEUE packets: with a larger
+	 * buffer (thresholds above it, so RED admits every arrival) the arrival
+	 * to a full queue is a forced drop, and one that leaves makes room. */
+	p = aecn_params();
+	p.limit = NETCOND_AECN_QUEUE + 100;
+	p.min_th = NETCOND_AECN_QUEUE + 10;
+	p.max_th = NETCOND_AECN_QUEUE + 50;
 	CHECK_RC(netcond_aecn_profile_config(&prof, &p), NETCOND_OK);
 	CHECK_RC(netcond_aecn_config(&q, &prof, 0), NETCOND_OK);
-	p.limit = NETCOND_AECN_QUEUE + 1;
-	CHECK_RC(netcond_aecn_profile_config(&prof, &p), NETCOND_OK);
-	CHECK_RC(netcond_aecn_config(&q, &prof, 0), NETCOND_E_RED_LIMIT_ABOVE_CAPACITY);
-	CHECK(netcond_aecn_dequeue(&q, 0, NULL) == NETCOND_E_NULL);
-	CHECK(netcond_aecn_len(&q) == 0);
+	{
+		unsigned i;
+		for (i = 0; i < NETCOND_AECN_QUEUE; i++)
+			CHECK(netcond_aecn_enqueue_draw(&q, &prof, i, i, NETCOND_FLOW_AVERAGE, 2, 0) ==
+			      NETCOND_ENQUEUE);
+		CHECK(netcond_aecn_len(&q) == NETCOND_AECN_QUEUE);
+		CHECK(netcond_aecn_enqueue_draw(&q, &prof, i, i, NETCOND_FLOW_AVERAGE, 2, 0) ==
+		      NETCOND_DROP_FORCED);
+		CHECK(netcond_aecn_len(&q) == NETCOND_AECN_QUEUE);
+		CHECK(netcond_aecn_dequeue(&q, i, NULL) == 1);
+		CHECK(netcond_aecn_enqueue_draw(&q, &prof, i, i, NETCOND_FLOW_AVERAGE, 2, 0) ==
+		      NETCOND_ENQUEUE);
+	}
 	CHECK_RC(netcond_aecn_config(NULL, &prof, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_aecn_config(&q, NULL, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_aecn_config(&q, &never, 0), NETCOND_E_NULL);

@@ -21,7 +21,8 @@ static netcond_red_params red_params(void)
 	p.limit = 100;
 	p.max_p = PROB(1, 10);
 	p.w_q = PROB(1, 500);
-	p.idle_tx_ticks = 1200000;
+	p.idle_tx_ns = 1200000;
+	p.tick_hz = 1000000000u;
 	p.unit = NETCOND_QUEUE_PACKETS;
 	p.ecn_drop_th = NETCOND_RED_NONE;
 	p.byte_mode = NETCOND_RED_NONE;
@@ -45,7 +46,8 @@ static netcond_rio_params rio_params(unsigned mode)
 	p.colors[2].max_p = PROB(1, 5);
 	p.w_q = PROB(1, 512);
 	p.limit = 100;
-	p.idle_tx_ticks = 1200000;
+	p.idle_tx_ns = 1200000;
+	p.tick_hz = 1000000000u;
 	p.ecn_drop_th = NETCOND_RED_NONE;
 	p.byte_mode = NETCOND_RED_NONE;
 	return p;
@@ -55,6 +57,7 @@ static void config_cases(void)
 {
 	netcond_red_profile prof;
 	netcond_rio_profile rprof;
+	netcond_adaptive_red_profile aprof, anever;
 	netcond_adaptive_red ar;
 	netcond_red_params p;
 	netcond_rio_params r;
@@ -80,8 +83,17 @@ static void config_cases(void)
 	p.limit = 50;
 	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_E_RED_THRESHOLD_ABOVE_LIMIT);
 	p = red_params();
-	p.idle_tx_ticks = 0;
+	p.idle_tx_ns = 0;
 	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_E_RED_ZERO_TRANSMISSION_TIME);
+	p = red_params();
+	p.tick_hz = 0;
+	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_E_TICK);
+	/* s below one tick of a 1 kHz clock. */
+	p.tick_hz = 1000;
+	p.idle_tx_ns = 999999;
+	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_E_RED_ZERO_TRANSMISSION_TIME);
+	p.idle_tx_ns = 1000000;
+	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_OK);
 	p = red_params();
 	p.byte_mode = 0;
 	CHECK_RC(netcond_red_profile_config(&prof, &p), NETCOND_E_RED_ZERO_MAX_PACKET_SIZE);
@@ -122,14 +134,27 @@ static void config_cases(void)
 	r.colors[1].min_th = 50;
 	CHECK_RC(netcond_rio_profile_config(&rprof, &r), NETCOND_E_RED_THRESHOLD_ORDER);
 
+	memset(&anever, 0, sizeof anever);
 	p = red_params();
-	CHECK_RC(netcond_adaptive_red_config(&ar, &p, 0, 0), NETCOND_E_RED_ZERO_INTERVAL);
-	CHECK_RC(netcond_adaptive_red_config(&ar, &p, 500000000, 0), NETCOND_OK);
-	CHECK_RC(netcond_adaptive_red_config(NULL, &p, 500000000, 0), NETCOND_E_NULL);
-	CHECK_RC(netcond_adaptive_red_config(&ar, NULL, 500000000, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_adaptive_red_profile_config(&aprof, &p, 0), NETCOND_E_RED_ZERO_INTERVAL);
+	CHECK_RC(netcond_adaptive_red_config(&ar, &aprof, 0), NETCOND_E_NULL);
 	CHECK(netcond_adaptive_red_max_p(&ar) == 0); /* failed configuration */
+	/* The interval in whole ticks: below one tick of a 1 kHz clock is zero. */
+	p.tick_hz = 1000;
+	CHECK_RC(netcond_adaptive_red_profile_config(&aprof, &p, 999999), NETCOND_E_RED_ZERO_INTERVAL);
+	p = red_params();
+	CHECK_RC(netcond_adaptive_red_profile_config(NULL, &p, 500000000), NETCOND_E_NULL);
+	CHECK_RC(netcond_adaptive_red_profile_config(&aprof, NULL, 500000000), NETCOND_E_NULL);
+	CHECK_RC(netcond_adaptive_red_profile_config(&aprof, &p, 500000000), NETCOND_OK);
+	CHECK_RC(netcond_adaptive_red_config(&ar, &aprof, 0), NETCOND_OK);
+	CHECK(netcond_adaptive_red_max_p(&ar) == PROB(1, 10));
+	CHECK_RC(netcond_adaptive_red_config(NULL, &aprof, 0), NETCOND_E_NULL);
+	CHECK_RC(netcond_adaptive_red_config(&ar, NULL, 0), NETCOND_E_NULL);
+	CHECK(netcond_adaptive_red_max_p(&ar) == 0); /* failed configuration */
+	CHECK_RC(netcond_adaptive_red_config(&ar, &anever, 0), NETCOND_E_NULL);
 	p.w_q = 0;
-	CHECK_RC(netcond_adaptive_red_config(&ar, &p, 500000000, 0), NETCOND_E_RED_WEIGHT_OUT_OF_RANGE);
+	CHECK_RC(netcond_adaptive_red_profile_config(&aprof, &p, 500000000), NETCOND_E_RED_WEIGHT_OUT_OF_RANGE);
+	CHECK_RC(netcond_adaptive_red_config(&ar, &aprof, 0), NETCOND_E_NULL);
 }
 
 static void decision_cases(void)
@@ -162,7 +187,8 @@ static void decision_cases(void)
 	CHECK(netcond_red_enqueue_draw(NULL, &prof, 4, 5, 1500, 0, 1) == NETCOND_DROP_FORCED);
 	CHECK(netcond_red_avg(NULL, &prof) == 0);
 	CHECK(netcond_red_avg(&m, &never) == 0);
-	netcond_red_queue_empty(NULL, 5);
+	netcond_red_queue_empty(NULL, &prof, 5);
+	netcond_red_queue_empty(&m, NULL, 5);
 	netcond_rng_seed(NULL, 1);
 	CHECK(netcond_rng_next_u32(NULL) == 0);
 
@@ -203,12 +229,24 @@ static void decision_cases(void)
 	CHECK(netcond_rio_enqueue_draw(&rm, &rprof, 2, q3, 9, 100, 0, 5) == NETCOND_DROP_FORCED);
 	CHECK(netcond_rio_avg(&rm, &rprof, -4) == netcond_rio_avg(&rm, &rprof, NETCOND_RED));
 	CHECK(netcond_rio_avg(NULL, &rprof, 0) == 0);
-	netcond_rio_queue_empty(NULL, 1);
+	netcond_rio_queue_empty(NULL, &rprof, 1);
+	netcond_rio_queue_empty(&rm, NULL, 1);
 
-	CHECK(netcond_adaptive_red_enqueue(NULL, 0, 1, 1, 0, &rng) == NETCOND_DROP_FORCED);
-	CHECK(netcond_adaptive_red_enqueue_draw(NULL, 0, 1, 1, 0, 1) == NETCOND_DROP_FORCED);
-	CHECK(netcond_adaptive_red_avg(NULL) == 0);
-	netcond_adaptive_red_queue_empty(NULL, 0);
+	{
+		netcond_adaptive_red_profile ap;
+		netcond_adaptive_red ar;
+		CHECK_RC(netcond_adaptive_red_profile_config(&ap, &p, 500000000), NETCOND_OK);
+		CHECK_RC(netcond_adaptive_red_config(&ar, &ap, 0), NETCOND_OK);
+		CHECK(netcond_adaptive_red_enqueue(&ar, &ap, 1, 5, 1500, 0, &rng) == NETCOND_ENQUEUE);
+		CHECK(netcond_adaptive_red_enqueue(NULL, &ap, 0, 1, 1, 0, &rng) == NETCOND_DROP_FORCED);
+		CHECK(netcond_adaptive_red_enqueue(&ar, NULL, 0, 1, 1, 0, &rng) == NETCOND_DROP_FORCED);
+		CHECK(netcond_adaptive_red_enqueue_draw(NULL, &ap, 0, 1, 1, 0, 1) == NETCOND_DROP_FORCED);
+		CHECK(netcond_adaptive_red_enqueue_draw(&ar, NULL, 0, 1, 1, 0, 1) == NETCOND_DROP_FORCED);
+		CHECK(netcond_adaptive_red_avg(NULL, &ap) == 0);
+		CHECK(netcond_adaptive_red_avg(&ar, NULL) == 0);
+		netcond_adaptive_red_queue_empty(NULL, &ap, 0);
+		netcond_adaptive_red_queue_empty(&ar, NULL, 0);
+	}
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -326,7 +364,7 @@ static void streams(uint64_t seed)
 				uint32_t ql = p.unit == NETCOND_QUEUE_BYTES ? a.q * 1000u : a.q;
 				netcond_red_decision d;
 				if (a.emptied)
-					netcond_red_queue_empty(&m, a.now - 1);
+					netcond_red_queue_empty(&m, &prof, a.now - 1);
 				d = supplied ? netcond_red_enqueue_draw(&m, &prof, a.now, ql, a.len,
 									a.ecn, a.draw)
 					     : netcond_red_enqueue(&m, &prof, a.now, ql, a.len, a.ecn,
@@ -361,7 +399,7 @@ static void streams(uint64_t seed)
 			q3[1] = a.q / 3u;
 			q3[2] = a.q - q3[0] - q3[1];
 			if (a.emptied)
-				netcond_rio_queue_empty(&m, a.now - 1);
+				netcond_rio_queue_empty(&m, &prof, a.now - 1);
 			run_add(&r, (unsigned)(i % 2u ? netcond_rio_enqueue(&m, &prof, a.now, q3,
 									    (int)a.color, a.len,
 									    a.ecn, &rng)
@@ -373,6 +411,7 @@ static void streams(uint64_t seed)
 	}
 
 	{
+		netcond_adaptive_red_profile ap;
 		netcond_adaptive_red ar;
 		netcond_rng rng;
 		netcond_red_params p = red_params();
@@ -383,18 +422,19 @@ static void streams(uint64_t seed)
 
 		rng_state = seed;
 		netcond_rng_seed(&rng, seed ^ 0x9999);
-		CHECK_RC(netcond_adaptive_red_config(&ar, &p, 500000000u, 0), NETCOND_OK);
+		CHECK_RC(netcond_adaptive_red_profile_config(&ap, &p, 500000000u), NETCOND_OK);
+		CHECK_RC(netcond_adaptive_red_config(&ar, &ap, 0), NETCOND_OK);
 		run_start(&r);
 		for (i = 0; i < PACKETS; i++) {
 			struct arrival a = next_arrival(&now, &q);
 			if (a.emptied)
-				netcond_adaptive_red_queue_empty(&ar, a.now - 1);
+				netcond_adaptive_red_queue_empty(&ar, &ap, a.now - 1);
 			run_add(&r, (unsigned)(i % 2u ? netcond_adaptive_red_enqueue(
-							       &ar, a.now, a.q, a.len, a.ecn, &rng)
+							       &ar, &ap, a.now, a.q, a.len, a.ecn, &rng)
 						      : netcond_adaptive_red_enqueue_draw(
-							       &ar, a.now, a.q, a.len, a.ecn, a.draw)));
+							       &ar, &ap, a.now, a.q, a.len, a.ecn, a.draw)));
 		}
-		print_line("adaptive", 0, &r, netcond_adaptive_red_avg(&ar));
+		print_line("adaptive", 0, &r, netcond_adaptive_red_avg(&ar, &ap));
 		printf("adaptive_max_p %" PRIu64 "\n", netcond_adaptive_red_max_p(&ar));
 	}
 }

@@ -76,7 +76,7 @@ static void every_constructor_checks_its_reserved_fields(void)
 static void a_valid_configuration_with_a_reserved_field_set_is_refused(void)
 {
 	struct netcond_red_profile red;
-	struct netcond_adaptive_red *q = malloc(sizeof *q);
+	struct netcond_adaptive_red_profile *q = malloc(sizeof *q);
 	struct netcond_policer_profile policer;
 	struct netcond_node_3sm_profile node;
 	struct netcond_red st;
@@ -92,16 +92,17 @@ static void a_valid_configuration_with_a_reserved_field_set_is_refused(void)
 	p.limit = 100;
 	p.max_p = PROB(1, 10);
 	p.w_q = PROB(1, 500);
-	p.idle_tx_ticks = 1200000;
+	p.idle_tx_ns = 1200000;
+	p.tick_hz = 1000000000u;
 	p.unit = NETCOND_QUEUE_PACKETS;
 	p.ecn_drop_th = NETCOND_RED_NONE;
 	p.byte_mode = NETCOND_RED_NONE;
 	p.spreading = NETCOND_SPREAD_ACCUMULATED;
 	CHECK_RC(netcond_red_profile_config(&red, &p), NETCOND_OK);
-	CHECK_RC(netcond_adaptive_red_config(q, &p, 500000000, 0), NETCOND_OK);
+	CHECK_RC(netcond_adaptive_red_profile_config(q, &p, 500000000), NETCOND_OK);
 	p.reserved = 0x80000000u;
 	CHECK_RC(netcond_red_profile_config(&red, &p), NETCOND_E_RESERVED);
-	CHECK_RC(netcond_adaptive_red_config(q, &p, 500000000, 0), NETCOND_E_RESERVED);
+	CHECK_RC(netcond_adaptive_red_profile_config(q, &p, 500000000), NETCOND_E_RESERVED);
 	/* The refused profile is left unconfigured. */
 	CHECK_RC(netcond_red_config(&st, &red, 0), NETCOND_E_NULL);
 	free(q);

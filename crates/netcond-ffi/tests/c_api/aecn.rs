@@ -49,7 +49,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
     for v in 0..6 {
         for supplied in [false, true] {
             let p = AecnProfile::new(&config(v)).unwrap();
-            let mut q = AecnQueue::<D, 128>::new(&p, t(0)).unwrap();
+            let mut q = AecnQueue::<D, 128>::new(&p, t(0));
             let mut gen = SplitMix64::new(seed ^ 0xaec0);
             let mut rng = Rng(seed);
             let mut counts = [0u64; 4];

@@ -4,8 +4,9 @@
 
 use super::*;
 use aqm_red::{
-    AdaptiveConfig, AdaptiveRed, Decision, Ecn, Packet, Precedence, QueueSettings, QueueUnit, Red,
-    RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile, Spreading, Supplied, U32F32,
+    AdaptiveRed, AdaptiveRedConfig, AdaptiveRedProfile, Decision, Ecn, Packet, Precedence,
+    QueueSettings, QueueUnit, Red, RedConfig, RedProfile, Rio, RioConfig, RioMode, RioProfile,
+    Spreading, Supplied, U32F32,
 };
 use netcond_core::SplitMix64;
 
@@ -153,7 +154,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
                     a.q
                 };
                 if a.emptied {
-                    m.on_queue_empty(t(a.now - 1));
+                    m.on_queue_empty(&p, t(a.now - 1));
                 }
                 let pkt = Packet::new(a.len, a.ecn);
                 let d = if supplied {
@@ -181,7 +182,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
             let a = next_arrival(&mut rng, &mut now, &mut q);
             let q3 = [a.q / 2, a.q / 3, a.q - a.q / 2 - a.q / 3];
             if a.emptied {
-                m.on_queue_empty(t(a.now - 1));
+                m.on_queue_empty(&p, t(a.now - 1));
             }
             let pkt = Packet::new(a.len, a.ecn);
             let d = if k % 2 == 1 {
@@ -193,7 +194,8 @@ fn rust_streams(seed: u64) -> Vec<String> {
         }
         lines.push(tally.line("rio", i as u32, m.avg(&p, Color::Yellow)));
     }
-    let mut ar = AdaptiveRed::new(&base(), &AdaptiveConfig::new(500_000_000), t(0)).unwrap();
+    let ap = AdaptiveRedProfile::new(&AdaptiveRedConfig::paper(base())).unwrap();
+    let mut ar = AdaptiveRed::new(&ap, t(0));
     let mut gen = SplitMix64::new(seed ^ 0x9999);
     let mut rng = Rng(seed);
     let (mut now, mut q) = (0, 0);
@@ -201,17 +203,17 @@ fn rust_streams(seed: u64) -> Vec<String> {
     for k in 0..PACKETS {
         let a = next_arrival(&mut rng, &mut now, &mut q);
         if a.emptied {
-            ar.on_queue_empty(t(a.now - 1));
+            ar.on_queue_empty(&ap, t(a.now - 1));
         }
         let pkt = Packet::new(a.len, a.ecn);
         let d = if k % 2 == 1 {
-            ar.on_arrival(t(a.now), a.q, pkt, &mut gen)
+            ar.on_arrival(&ap, t(a.now), a.q, pkt, &mut gen)
         } else {
-            ar.on_arrival(t(a.now), a.q, pkt, &mut Supplied(a.draw))
+            ar.on_arrival(&ap, t(a.now), a.q, pkt, &mut Supplied(a.draw))
         };
         tally.add(d);
     }
-    lines.push(tally.line("adaptive", 0, ar.red().avg(ar.profile())));
+    lines.push(tally.line("adaptive", 0, ar.red().avg(ap.red())));
     lines.push(format!("adaptive_max_p {}", ar.max_p().to_bits()));
     lines
 }

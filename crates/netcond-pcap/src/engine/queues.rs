@@ -82,7 +82,7 @@ impl Engine {
                 if r.queue.front().is_some_and(|&d| d <= at) {
                     r.queue.pop_front();
                     if r.queue.is_empty() {
-                        r.red.on_queue_empty(Instant::from_ticks(at));
+                        r.red.on_queue_empty(&r.profile, Instant::from_ticks(at));
                     }
                 }
             }
@@ -117,7 +117,7 @@ impl Engine {
                         }
                         r.queue.pop_front();
                         if r.queue.is_empty() {
-                            r.red.on_queue_empty(Instant::from_ticks(d));
+                            r.red.on_queue_empty(&r.profile, Instant::from_ticks(d));
                         }
                     }
                     let qlen = r.queue.len() as u32;

@@ -114,7 +114,8 @@ impl Aqm<Packet> for RedAqm {
     }
     fn on_dequeue(&mut self, now: Time, fifo: &DropTail, _pkt: Option<&Packet>) {
         if fifo.is_empty() {
-            self.red.on_queue_empty(Instant::from_ticks(now));
+            self.red
+                .on_queue_empty(&self.profile, Instant::from_ticks(now));
         }
     }
 }
@@ -178,7 +179,8 @@ impl Aqm<Packet> for AecnAqm {
             *c = c.saturating_sub(1);
         }
         if fifo.is_empty() {
-            self.aecn.on_queue_empty(Instant::from_ticks(now));
+            self.aecn
+                .on_queue_empty(&self.profile, Instant::from_ticks(now));
         }
     }
 }

@@ -209,7 +209,8 @@ impl Aqm<Packet> for RioAqm {
         };
         self.per_color[p.color.index()] -= 1;
         if fifo.is_empty() {
-            self.rio.on_queue_empty(Instant::from_ticks(now));
+            self.rio
+                .on_queue_empty(&self.profile, Instant::from_ticks(now));
         }
     }
 }

@@ -118,7 +118,7 @@ fn average_with_idle_periods_matches_the_bounded_reference() {
                 _ => now + u64::from(rng.below(1 << 20)),
             } & ((1 << 63) - 1);
             if k == 2 {
-                red.on_queue_empty(t(now));
+                red.on_queue_empty(&p, t(now));
                 model.queue_empty(now);
             } else {
                 let q = if k < 5 { 0 } else { rng.below(limit) };
@@ -162,7 +162,7 @@ fn idle_decay_matches_the_closed_form() {
             // Idle times from a fraction of s to 10^5 s's.
             let dt = u64::from(rng.next_u32()) % (s.saturating_mul(1 << rng.below(17)) + 1);
             let mut r2 = red;
-            r2.on_queue_empty(t(5_000_000_000));
+            r2.on_queue_empty(&p, t(5_000_000_000));
             r2.on_arrival(&p, t(5_000_000_000 + dt), 0, Packet::not_ect(1), &mut rng);
             let mut model = RefAvg {
                 avg: f64::from(a0),
@@ -180,7 +180,7 @@ fn idle_decay_matches_the_closed_form() {
     // w_q = 1 forgets everything after any idle time; none with zero idle time.
     let p = RedProfile::new(&cfg(10, 30, 0.1, 1.0, 50)).unwrap();
     let mut red = settle(&p, 20, 10);
-    red.on_queue_empty(t(10_000));
+    red.on_queue_empty(&p, t(10_000));
     let before = red.avg_bits();
     red.on_arrival(&p, t(10_000), 0, Packet::not_ect(1), &mut Supplied(0));
     assert_eq!(red.avg_bits(), before);
@@ -193,8 +193,8 @@ fn idle_decay_is_not_counted_twice_and_ignores_backwards_clocks() {
     let p = RedProfile::new(&zheng_kinicki_router()).unwrap();
     let mut a = settle(&p, 25, 30_000);
     let mut b = a;
-    a.on_queue_empty(t(1_000_000_000));
-    b.on_queue_empty(t(1_000_000_000));
+    a.on_queue_empty(&p, t(1_000_000_000));
+    b.on_queue_empty(&p, t(1_000_000_000));
     // One arrival after 2 s against two arrivals at 1.5 s and 2 s: same average.
     a.on_arrival(
         &p,
@@ -250,7 +250,7 @@ fn averages_decay_on_clocks_past_2_pow_63() {
         }
         let before = units(&p, &red);
         assert!(before > 24.0, "{base}: {before}");
-        red.on_queue_empty(at(1_000_000));
+        red.on_queue_empty(&p, at(1_000_000));
         red.on_arrival(
             &p,
             at(10_001_000_000),
@@ -282,7 +282,7 @@ fn averages_decay_on_clocks_past_2_pow_63() {
             );
         }
         assert!(rio.avg(&rp, netcond_core::Color::Green).to_num::<f64>() > 24.0);
-        rio.on_queue_empty(at(1_000_000));
+        rio.on_queue_empty(&rp, at(1_000_000));
         rio.on_arrival(
             &rp,
             at(10_001_000_000),
@@ -297,29 +297,29 @@ fn averages_decay_on_clocks_past_2_pow_63() {
         );
 
         // AdaptiveRed::new used to ignore `start` for its RED state.
-        let mut a = AdaptiveRed::new(
-            &c,
-            &AdaptiveConfig {
-                interval_ticks: 1 << 40,
-            },
-            at(0),
-        )
+        let ap = AdaptiveRedProfile::new(&AdaptiveRedConfig::new(
+            c,
+            core::time::Duration::from_nanos(1 << 40),
+        ))
         .unwrap();
+        let mut a = AdaptiveRed::new(&ap, at(0));
         for i in 0..40 {
             a.on_arrival(
+                &ap,
                 at(i * 1000),
                 25,
                 Packet::new(1500, Ecn::NotEct),
                 &mut Supplied(u32::MAX),
             );
         }
-        a.on_queue_empty(at(1_000_000));
+        a.on_queue_empty(&ap, at(1_000_000));
         a.on_arrival(
+            &ap,
             at(10_001_000_000),
             0,
             Packet::new(1500, Ecn::NotEct),
             &mut Supplied(u32::MAX),
         );
-        assert!(a.red.avg(&a.profile).to_num::<f64>() < 0.01, "{base}");
+        assert!(a.red.avg(ap.red()).to_num::<f64>() < 0.01, "{base}");
     }
 }

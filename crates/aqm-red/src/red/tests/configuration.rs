@@ -104,7 +104,8 @@ fn configuration_errors() {
         RedError::EcnDropWithoutEcn
     );
     assert_eq!(
-        AdaptiveRed::new(&ok, &AdaptiveConfig { interval_ticks: 0 }, t(0)).unwrap_err(),
+        AdaptiveRedProfile::new(&AdaptiveRedConfig::new(ok, core::time::Duration::ZERO))
+            .unwrap_err(),
         RedError::ZeroInterval
     );
     for e in [
@@ -216,7 +217,7 @@ fn extreme_inputs_do_not_panic() {
         (u64::MAX / 2, 1, u32::MAX),
     ] {
         let _ = red.on_arrival(&p, t(now), q, Packet::not_ect(len), &mut rng);
-        red.on_queue_empty(t(now));
+        red.on_queue_empty(&p, t(now));
     }
     let mut red = settle(&p, u32::MAX, 10);
     assert_eq!(red.avg(&p), u32::MAX);

@@ -15,7 +15,7 @@
 use super::*;
 use crate::invariants::{self, Op};
 use crate::reference::{gap_moments, gap_pmf, p_b as ref_p_b, RefAvg};
-use crate::{AdaptiveConfig, AdaptiveRed, Ecn, Supplied};
+use crate::{AdaptiveRed, AdaptiveRedConfig, AdaptiveRedProfile, Ecn, Supplied};
 use netcond_core::SplitMix64;
 use proptest::prelude::*;
 

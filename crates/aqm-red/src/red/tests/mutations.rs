@@ -57,10 +57,8 @@ fn aqm_caught(id: u32) -> bool {
                 invariants::check_aecn(&p, &ops, seed).is_err()
             }
             4 => {
-                let ac = AdaptiveConfig {
-                    interval_ticks: 50_000,
-                };
-                invariants::check_adaptive(&c, &ac, 0, &ops, seed).is_err()
+                let ac = AdaptiveRedConfig::new(c, core::time::Duration::from_nanos(50_000));
+                invariants::check_adaptive(&ac, 0, &ops, seed).is_err()
             }
             5 => {
                 // red_reference's own check: the average within the bound
@@ -79,7 +77,7 @@ fn aqm_caught(id: u32) -> bool {
                     let at = t(now);
                     match r.below(8) {
                         0 => {
-                            red.on_queue_empty(at);
+                            red.on_queue_empty(&p, at);
                             model.queue_empty(now);
                         }
                         1 => {

@@ -37,8 +37,9 @@ proptest! {
         ops in arb_ops(400),
         seed in any::<u64>(),
     ) {
-        let ac = AdaptiveConfig { interval_ticks: interval };
-        prop_assert_eq!(invariants::check_adaptive(&c, &ac, start, &ops, seed), Ok(()));
+        // arb_config's clock is in nanoseconds: `interval` ticks.
+        let ac = AdaptiveRedConfig::new(c, core::time::Duration::from_nanos(interval));
+        prop_assert_eq!(invariants::check_adaptive(&ac, start, &ops, seed), Ok(()));
     }
 
     #[test]

@@ -32,8 +32,8 @@ fn short_path_equals_general_path() {
     for i in 0..n {
         q = (q + i64::from(qs.below(7)) - 3).clamp(0, 255);
         if q == 0 {
-            a.on_queue_empty(t(i * 100));
-            b.on_queue_empty(t(i * 100));
+            a.on_queue_empty(&pf, t(i * 100));
+            b.on_queue_empty(&pg, t(i * 100));
         }
         let pkt = Packet::not_ect(1500);
         let da = a.on_arrival(&pf, t(i * 100 + 50), q as u32, pkt, &mut ra);
@@ -70,14 +70,14 @@ fn red_paths_agree(c: &RedConfig, seed: u64, steps: u32) -> Result<(), TestCaseE
     for i in 0..steps {
         now += u64::from(r.below(2000));
         if r.below(128) == 0 {
-            a.on_queue_empty(t(now));
-            b.on_queue_empty(t(now));
+            a.on_queue_empty(&p, t(now));
+            b.on_queue_empty(&p, t(now));
             now += u64::from(r.below(100_000));
         }
         let len = walk(&mut r, &mut q, p.limit());
         let pkt = Packet::new(r.below(3000), Ecn::from_bits(r.below(4) as u8));
         let da = a.on_arrival(&p, t(now), len, pkt, &mut ra);
-        let db = b.on_arrival_general(&p, t(now), len, pkt, &mut rb);
+        let db = b.on_arrival(&p.general_path_only(), t(now), len, pkt, &mut rb);
         prop_assert_eq!((da, a, ra), (db, b, rb), "step {} of {:?}", i, c);
     }
     Ok(())
@@ -188,7 +188,7 @@ fn short_paths_equal_the_general_path_on_the_bench_stream() {
             for _ in 0..per_step {
                 now += 100;
                 let da = a.on_arrival(&p, t(now), q, pkt, &mut ra);
-                let db = b.on_arrival_general(&p, t(now), q, pkt, &mut rb);
+                let db = b.on_arrival(&p.general_path_only(), t(now), q, pkt, &mut rb);
                 assert_eq!((da, a, ra), (db, b, rb));
                 let counted = if cfg!(miri) {
                     da != Decision::Enqueue
@@ -233,7 +233,7 @@ fn short_path_at_max_p_one_equals_general_path() {
         for i in 0..20_000u64 {
             let q = 120 + (i % 10) as u32; // 120..=129
             let da = a.on_arrival(&p, t(i * 100), q, pkt, &mut ra);
-            let db = b.on_arrival_general(&p, t(i * 100), q, pkt, &mut rb);
+            let db = b.on_arrival(&p.general_path_only(), t(i * 100), q, pkt, &mut rb);
             assert_eq!((da, a, ra), (db, b, rb), "packet {i}, queue {q}");
             early += u32::from(da == Decision::DropEarly);
         }
@@ -286,7 +286,7 @@ fn dpdk_law_short_path_shift() {
             let q = if limit > 1 { q } else { 0 };
             let pkt = Packet::not_ect(1500);
             let dx = x.on_arrival(&p, t(i * 100), q, pkt, &mut rx);
-            let dy = y.on_arrival_general(&p, t(i * 100), q, pkt, &mut ry);
+            let dy = y.on_arrival(&p.general_path_only(), t(i * 100), q, pkt, &mut ry);
             assert_eq!((dx, x, rx), (dy, y, ry), "step {i} of {c:?}");
         }
     }
@@ -340,7 +340,7 @@ fn forced_short_path_equals_general_path() {
             let q = 15 + r.below(60);
             let pkt = Packet::new(1500, Ecn::from_bits(r.below(4) as u8));
             let da = a.on_arrival(&p, t(i * 100), q, pkt, &mut ra);
-            let db = b.on_arrival_general(&p, t(i * 100), q, pkt, &mut rb);
+            let db = b.on_arrival(&p.general_path_only(), t(i * 100), q, pkt, &mut rb);
             assert_eq!((da, a, ra), (db, b, rb), "step {i} of {c:?}");
             forced += u32::from(da == Decision::DropForced);
         }

@@ -517,8 +517,8 @@ impl Qdisc<Packet> for Bottleneck {
                     out = Some((h, false, class_of(&h.pkt)));
                 }
                 if self.fifo.is_empty() {
-                    if let Kind::Red { red, .. } = &mut self.kind {
-                        red.on_queue_empty(t);
+                    if let Kind::Red { red, profile, .. } = &mut self.kind {
+                        red.on_queue_empty(profile, t);
                     }
                 }
             }
