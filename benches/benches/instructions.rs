@@ -282,7 +282,7 @@ where
 fn million_node(way: Way) -> Case {
     let s = Million::new();
     let p = pcn::node_3sm();
-    let mut v = vec![Node3sm::start(&p, Instant::ZERO); netcond_benches::million::FLOWS as usize];
+    let mut v = vec![Node3sm::new(&p, Instant::ZERO); netcond_benches::million::FLOWS as usize];
     let (mut t, mut k) = (0u64, 0usize);
     let mut run = move || -> u64 {
         let mut acc = 0;
@@ -352,7 +352,7 @@ fn node_red_case() -> Case {
     let rp = red_profile(false, Spreading::Accumulated);
     let s = pcn::stream();
     let (mut node, mut red, mut rng, mut wave, mut t) = (
-        Node3sm::start(&np, Instant::ZERO),
+        Node3sm::new(&np, Instant::ZERO),
         Red::new(&rp, Instant::ZERO),
         SplitMix64::new(1),
         Wave::new(),

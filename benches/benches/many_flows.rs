@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use netcond::base::Instant;
-use netcond::pcn::{Node3sm, PcnMeter};
+use netcond::pcn::Node3sm;
 use netcond::trtcm::{
     SrTcm, SrTcmConfig, SrTcmProfile, ThreeColorMarker, TrTcm, TrTcmConfig, TrTcmProfile,
 };
@@ -75,7 +75,7 @@ fn markers(c: &mut Criterion) {
     let np = node_3sm();
     let mut g = c.benchmark_group("million/node_3sm");
     g.throughput(Throughput::Elements(s.lens.len() as u64));
-    let mut states = vec![Node3sm::start(&np, Instant::ZERO); FLOWS as usize];
+    let mut states = vec![Node3sm::new(&np, Instant::ZERO); FLOWS as usize];
     let (mut t, mut k) = (0u64, 0usize);
     g.bench_function("plain", |b| {
         b.iter(|| {

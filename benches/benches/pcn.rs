@@ -95,7 +95,7 @@ fn nodes(c: &mut Criterion) {
     // (benches/trtcm.rs) and DPDK's loops do.
     let mut g = c.benchmark_group("pcn/node_3sm");
     g.throughput(Throughput::Elements(PACKETS as u64));
-    let mut links = vec![Node3sm::start(&n3, Instant::ZERO); LINKS as usize];
+    let mut links = vec![Node3sm::new(&n3, Instant::ZERO); LINKS as usize];
     let mut t = 0u64;
     g.bench_function(BenchmarkId::new("mark", "65536 links prefetched"), |b| {
         b.iter(|| {

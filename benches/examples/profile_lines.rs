@@ -76,7 +76,7 @@ fn main() {
     let s = pcn_stream::stream();
     let b = Box::new(Line(pcn_stream::node_3sm()));
     announce("3sM node marker", &b);
-    let mut n = Node3sm::start(&b.0, Instant::ZERO);
+    let mut n = Node3sm::new(&b.0, Instant::ZERO);
     let mut t = 0u64;
     for (&len, &mark) in s.lens.iter().zip(&s.marks) {
         t += netcond_benches::BENCH_TICKS_PER_PACKET;

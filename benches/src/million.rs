@@ -277,9 +277,9 @@ mod tests {
         let p = node_3sm();
         let s = Million::new();
         let mut v = [
-            vec![Node3sm::start(&p, Instant::ZERO); FLOWS as usize],
-            vec![Node3sm::start(&p, Instant::ZERO); FLOWS as usize],
-            vec![Node3sm::start(&p, Instant::ZERO); FLOWS as usize],
+            vec![Node3sm::new(&p, Instant::ZERO); FLOWS as usize],
+            vec![Node3sm::new(&p, Instant::ZERO); FLOWS as usize],
+            vec![Node3sm::new(&p, Instant::ZERO); FLOWS as usize],
         ];
         let mut t = [0u64; 3];
         for k in 0..3 {

@@ -84,7 +84,7 @@ fn run<E: PcnMeter, T: PcnMeter, RE: Model, RT: Model>(
     rt: impl FnOnce(Instant) -> RT,
 ) {
     let mut now = if wild { start } else { start >> 1 };
-    let mut m = NodeMarker::<E, T>::start(p, Instant::from_ticks(now));
+    let mut m = NodeMarker::<E, T>::new(p, Instant::from_ticks(now));
     let (mut re, mut rt) = (re(Instant::from_ticks(now)), rt(Instant::from_ticks(now)));
     for (i, op) in bounded(ops).iter().enumerate() {
         now = if wild {

@@ -206,6 +206,14 @@ pub use spreading::Spreading;
 
 use netcond_core::RandomSource;
 
+// Every state of the crate starts as `X::new(&profile, now)`, which is also its
+// `netcond_core::State::start` (and so a `netcond_core::WithProfile` pair).
+netcond_core::impl_state!(Red, RedProfile);
+netcond_core::impl_state!(Rio, RioProfile);
+netcond_core::impl_state!(Aecn, AecnProfile);
+netcond_core::impl_state!(AdaptiveRed, AdaptiveRedProfile);
+netcond_core::impl_state!({D: AecnDescriptor, const N: usize} AecnQueue<D, N>, AecnProfile);
+
 /// One in the 2^-32 units of probabilities and weights.
 pub(crate) const ONE: u64 = 1 << 32;
 
@@ -413,5 +421,21 @@ mod tests {
         let mut s = Supplied(7);
         assert_eq!(s.next_u32(), 7);
         assert!(RedError::PrecedenceOrder.to_string().contains("RFC 2597"));
+    }
+
+    /// `State::start`, and so a `WithProfile` pair, starts a state as its
+    /// `new` does.
+    #[test]
+    fn states_start_as_new() {
+        use core::time::Duration;
+        use netcond_core::{Instant, WithProfile};
+        let t = Instant::from_ticks(77);
+        let cfg = RedConfig::packets(5, 15, RedConfig::prob(0.1), RedConfig::prob(0.002), 50);
+        let rp = RedProfile::new(&cfg).unwrap();
+        assert_eq!(WithProfile::<Red>::new(rp, t).state, Red::new(&rp, t));
+        let ap = AdaptiveRedProfile::new(&AdaptiveRedConfig::new(cfg, Duration::from_millis(500)))
+            .unwrap();
+        let pair = WithProfile::<AdaptiveRed>::new(ap, t);
+        assert_eq!(pair.state, AdaptiveRed::new(&ap, t));
     }
 }

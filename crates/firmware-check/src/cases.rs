@@ -195,7 +195,7 @@ pub mod ep {
     #[no_mangle]
     pub fn fw_node_3sm(
         s: &mut Node3sm,
-        p: &<Node3sm as PcnMeter>::Profile,
+        p: &<Node3sm as netcond::base::State>::Profile,
         now: Instant,
         len: u32,
         m: PcnMark,
@@ -207,7 +207,7 @@ pub mod ep {
     #[no_mangle]
     pub fn fw_node_rfc5670(
         s: &mut NodeRfc5670,
-        p: &<NodeRfc5670 as PcnMeter>::Profile,
+        p: &<NodeRfc5670 as netcond::base::State>::Profile,
         now: Instant,
         len: u32,
         m: PcnMark,

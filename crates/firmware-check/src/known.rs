@@ -8,7 +8,7 @@ use netcond::base::{Color, Instant, Rate, SplitMix64, TickRate};
 use netcond::pcn::{
     AsMarker, AsMarkerConfig, AsMarkerProfile, EtMarker, EtMarkerConfig, EtMarkerProfile,
     ExcessMode, ExcessTrafficMeter, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, PcnMark,
-    PcnMeter, ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile,
+    ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile,
 };
 use netcond::ras::{Ras, TrRasConfig, TrRasProfile};
 use netcond::rbcc::{FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile};
@@ -468,7 +468,7 @@ fn pcn_3sm(n: &mut Notes) {
     // unmarked; the next finds fill 0 < 200 and is ET-marked, which adds s =
     // 1064 bytes, so the one after passes.
     let t = Instant::from_ticks(u64::MAX);
-    let mut m = EtMarker::start(&et, t);
+    let mut m = EtMarker::new(&et, t);
     let mut marks = 0;
     for _ in 0..50 {
         if ep::fw_et_marker(&mut m, &et, t, 200, PcnMark::Nm) != PcnMark::Nm {
@@ -512,7 +512,7 @@ fn pcn_3sm(n: &mut Notes) {
         n.check("AS profile", false, true);
         return;
     };
-    let mut a = AsMarker::start(&asp, Instant::ZERO);
+    let mut a = AsMarker::new(&asp, Instant::ZERO);
     for _ in 0..5 {
         n.check(
             "AS above threshold",
@@ -550,7 +550,7 @@ fn rfc5670(n: &mut Notes) {
     };
     // Appendix A.1: F_tm after the packet below the threshold marks ThM.
     let t = Instant::from_ticks(u64::MAX);
-    let mut m = ThresholdMeter::start(&thm, t);
+    let mut m = ThresholdMeter::new(&thm, t);
     for _ in 0..5 {
         n.check(
             "ThM above",
@@ -584,7 +584,7 @@ fn rfc5670(n: &mut Notes) {
     // Appendix A.2: ten 1000-byte packets empty the bucket, the eleventh finds
     // F = 0 (not below 0) and takes it to -1000; the twelfth is marked and
     // takes nothing.
-    let mut e = ExcessTrafficMeter::start(&etm, Instant::ZERO);
+    let mut e = ExcessTrafficMeter::new(&etm, Instant::ZERO);
     for _ in 0..11 {
         n.check(
             "ETM passes",

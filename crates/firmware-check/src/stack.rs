@@ -641,12 +641,12 @@ pub fn sizes() {
         ),
         (
             "fw_node_3sm",
-            size_of::<<Node3sm as PcnMeter>::Profile>(),
+            size_of::<<Node3sm as netcond::base::State>::Profile>(),
             size_of::<Node3sm>(),
         ),
         (
             "fw_node_rfc5670",
-            size_of::<<NodeRfc5670 as PcnMeter>::Profile>(),
+            size_of::<<NodeRfc5670 as netcond::base::State>::Profile>(),
             size_of::<NodeRfc5670>(),
         ),
         (

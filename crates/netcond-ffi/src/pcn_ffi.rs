@@ -702,7 +702,15 @@ pub unsafe extern "C" fn netcond_node_3sm_config(
     now: u64,
 ) -> c_int {
     // SAFETY: caller contract, passed on.
-    unsafe { start(m, p, TAG_NODE_3SM, now, <Node3sm as PcnMeter>::start) }
+    unsafe {
+        start(
+            m,
+            p,
+            TAG_NODE_3SM,
+            now,
+            <Node3sm as netcond_core::State>::start,
+        )
+    }
 }
 
 /// Meters a packet with both stages (ET first, then AS on the result); as
@@ -757,7 +765,15 @@ pub unsafe extern "C" fn netcond_node_rfc5670_config(
     now: u64,
 ) -> c_int {
     // SAFETY: caller contract, passed on.
-    unsafe { start(m, p, TAG_NODE_5670, now, <NodeRfc5670 as PcnMeter>::start) }
+    unsafe {
+        start(
+            m,
+            p,
+            TAG_NODE_5670,
+            now,
+            <NodeRfc5670 as netcond_core::State>::start,
+        )
+    }
 }
 
 /// Meters a packet with both RFC 5670 meters (excess first, then threshold on

@@ -397,7 +397,7 @@ macro_rules! pcn_meter {
                 config: Option<&Bound<'_, PyDict>>,
             ) -> PyResult<Self> {
                 let profile = shared::profile_or_config(py, profile, config)?;
-                let state = <$state as PcnMeter>::start(&profile.prof, Instant::from_ticks(now));
+                let state = <$state as netcond::base::State>::start(&profile.prof, Instant::from_ticks(now));
                 Ok($py { profile, state })
             }
             #[getter]

@@ -15,7 +15,7 @@ use crate::engine::{instant, Time};
 use crate::net::{Conditioner, Packet};
 use crate::SimError;
 use netcond::base::{Instant, Rate};
-use netcond::pcn::{self, PcnMeter};
+use netcond::pcn;
 
 pub use netcond::pcn::PcnMark;
 
@@ -64,7 +64,7 @@ impl Meter {
             threshold,
         );
         let p = pcn::AsMarkerProfile::new(&c).map_err(|e| SimError::Config(e.to_string()))?;
-        Ok(Meter::As(p, pcn::AsMarker::start(&p, Instant::ZERO)))
+        Ok(Meter::As(p, pcn::AsMarker::new(&p, Instant::ZERO)))
     }
 
     /// Meters a packet of `len` bytes arriving at `now` in state `mark`;

@@ -36,7 +36,7 @@ fn ras_checks() -> i32 {
 }
 
 fn pcn_checks() -> i32 {
-    use netcond::pcn::{EtMarker, EtMarkerConfig, EtMarkerProfile, PcnMark, PcnMeter};
+    use netcond::pcn::{EtMarker, EtMarkerConfig, EtMarkerProfile, PcnMark};
     let Ok(p) = EtMarkerProfile::new(&EtMarkerConfig::draft_explicit_marking_01(
         Rate::from_kbps(1000),
         10_000,
@@ -44,7 +44,7 @@ fn pcn_checks() -> i32 {
     )) else {
         return 1;
     };
-    let mut m = EtMarker::start(&p, Instant::ZERO);
+    let mut m = EtMarker::new(&p, Instant::ZERO);
     // A full 10 kB bucket passes fifty 200-byte packets unmarked; the next is marked.
     let mut marks = 0;
     for _ in 0..51 {

@@ -46,17 +46,11 @@ impl<T> LevelFormat for T {}
 /// negative, a signed 128-bit level stored as two words for the two that may
 /// be.
 pub(crate) trait Level: Copy + Eq + Hash + fmt::Debug + LevelSerde + LevelFormat {
-    /// A full bucket of `cap` units.
-    fn full(cap: u64) -> Self;
     /// The level in units.
     fn value(self) -> i128;
 }
 
 impl Level for u64 {
-    #[inline(always)]
-    fn full(cap: u64) -> u64 {
-        cap
-    }
     #[inline(always)]
     fn value(self) -> i128 {
         self as i128
@@ -64,10 +58,6 @@ impl Level for u64 {
 }
 
 impl Level for Wide {
-    #[inline(always)]
-    fn full(cap: u64) -> Wide {
-        Wide::new(cap as i128)
-    }
     #[inline(always)]
     fn value(self) -> i128 {
         self.get()
@@ -88,12 +78,6 @@ pub(crate) trait BucketRule: Copy + Eq + Hash + fmt::Debug {
 
     /// The profile's token units.
     fn units(p: &Self::Profile) -> &Units;
-
-    /// The level of a full bucket, where every meter starts.
-    #[inline(always)]
-    fn full(p: &Self::Profile) -> Self::Level {
-        Self::Level::full(Self::units(p).cap)
-    }
 
     /// Moves `last` to `now` and returns the ticks elapsed; a clock that
     /// steps backwards gives 0 and leaves `last`.
@@ -142,12 +126,6 @@ impl<R: BucketRule> Bucket<R> {
             last,
             rule: PhantomData,
         }
-    }
-
-    /// A full bucket at `now`.
-    #[inline(always)]
-    pub(crate) fn full(p: &R::Profile, now: Instant) -> Bucket<R> {
-        Bucket::at(R::full(p), now)
     }
 
     /// The stored level.
@@ -296,11 +274,6 @@ macro_rules! bucket_meter {
         }
 
         impl $crate::PcnMeter for $name {
-            type Profile = $profile;
-            #[inline]
-            fn start(p: &$profile, now: netcond_core::Instant) -> Self {
-                $name($crate::bucket::Bucket::full(p, now))
-            }
             #[inline(always)]
             fn mark(
                 &mut self,
@@ -344,8 +317,9 @@ pub(crate) use bucket_meter;
 mod tests {
     use crate::{
         EtMarker, EtMarkerConfig, EtMarkerProfile, EtMarkerSim48, EtMarkerSim48Config,
-        EtMarkerSim48Profile, PcnMark, PcnMeter,
+        EtMarkerSim48Profile, PcnMark,
     };
+    use netcond_core::State;
     use netcond_core::{Instant, Rate};
 
     #[test]

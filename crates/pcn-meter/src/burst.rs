@@ -218,7 +218,7 @@ mod tests {
     #[test]
     fn out_of_range_passes_the_mark_through() {
         let p = node_3sm();
-        let mut s = [Node3sm::start(&p, Instant::ZERO); 1];
+        let mut s = [Node3sm::new(&p, Instant::ZERO); 1];
         let mut out = [PcnMark::NotPcn; 3];
         let u = mark_burst(
             &p,

@@ -302,11 +302,6 @@ impl ExcessTrafficMeter {
 }
 
 impl PcnMeter for ExcessTrafficMeter {
-    type Profile = ExcessTrafficMeterProfile;
-    #[inline]
-    fn start(p: &ExcessTrafficMeterProfile, now: Instant) -> Self {
-        ExcessTrafficMeter::new(p, now)
-    }
     #[inline(always)]
     fn mark(
         &mut self,

@@ -102,7 +102,7 @@
 //!     threshold: AsMarkerProfile::new(&AsMarkerConfig::draft_explicit_marking_01(Rate::from_kbps(800), 20_000, 10_000))
 //!         .unwrap(),
 //! };
-//! let mut link = Node3sm::start(&node, Instant::ZERO);
+//! let mut link = Node3sm::new(&node, Instant::ZERO);
 //!
 //! // The egress of the one ingress-egress aggregate, with the draft's 1 s timer.
 //! let timer = StopBlockingProfile::new(&StopBlockingConfig::draft_explicit_marking_01()).unwrap();

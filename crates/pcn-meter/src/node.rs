@@ -11,13 +11,11 @@ use netcond_core::Instant;
 /// competing-non-PCN traffic is a MAY there; a caller who wants it can pass
 /// [`PcnMark::Nm`] and ignore the result); the returned state is never less
 /// severe than the arriving one; a clock that steps backwards adds no tokens.
-pub trait PcnMeter: Copy {
-    /// The precomputed, shared configuration.
-    type Profile;
-
-    /// A meter whose bucket starts full, with `now` as its last update.
-    fn start(profile: &Self::Profile, now: Instant) -> Self;
-
+///
+/// A meter starts as every state does, through [`State`](netcond_core::State)
+/// (its supertrait, which also gives the `Profile` type): `M::start(&profile,
+/// now)`, the same as the meter's own `new(&profile, now)`.
+pub trait PcnMeter: Copy + netcond_core::State {
     /// Meters a packet of `len` bytes arriving at `now` in state `mark` and
     /// returns its new state.
     fn mark(&mut self, profile: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark;
@@ -83,14 +81,20 @@ pub struct NodeMarker<E, T> {
     pub threshold: T,
 }
 
-impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
-    type Profile = NodeProfile<E::Profile, T::Profile>;
-
+impl<E: PcnMeter, T: PcnMeter> NodeMarker<E, T> {
+    /// Both stages started at `now`, each from its own profile (each stage's
+    /// bucket full).
     #[inline]
-    fn start(p: &Self::Profile, now: Instant) -> Self {
-        <Self as netcond_core::State>::start(p, now)
+    #[must_use]
+    pub fn new(p: &NodeProfile<E::Profile, T::Profile>, now: Instant) -> Self {
+        NodeMarker {
+            excess: E::start(&p.excess, now),
+            threshold: T::start(&p.threshold, now),
+        }
     }
+}
 
+impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
     /// Both stages, excess first. When they were last updated at the same
     /// instant (always, unless their states were set apart), the elapsed time
     /// is worked out once for both.

@@ -1,8 +1,8 @@
-//! Every state of this crate as a [`State`]: started by its `new(&profile,
+//! Every state of this crate as a [`State`](netcond_core::State): started by its `new(&profile,
 //! now)`, so that generic code and [`WithProfile`] start any of them the same
 //! way.
 
-use netcond_core::{impl_state, Instant, State, WithProfile};
+use netcond_core::{impl_state, Instant, WithProfile};
 
 use crate::edge::{
     CleAdmission, CleAdmissionProfile, DecisionPoint, DecisionProfile, Egress3sm, EgressMeter,
@@ -25,18 +25,7 @@ impl_state!(StopBlockingTimer, StopBlockingProfile);
 impl_state!({K: Copy + Eq, const N: usize} Egress3sm<K, N>, StopBlockingProfile);
 impl_state!(DecisionPoint, DecisionProfile);
 
-impl<E: PcnMeter, T: PcnMeter> State for NodeMarker<E, T> {
-    type Profile = NodeProfile<E::Profile, T::Profile>;
-
-    /// Both stages started at `now`, each from its own profile.
-    #[inline]
-    fn start(p: &Self::Profile, now: Instant) -> Self {
-        NodeMarker {
-            excess: E::start(&p.excess, now),
-            threshold: T::start(&p.threshold, now),
-        }
-    }
-}
+impl_state!({E: PcnMeter, T: PcnMeter} NodeMarker<E, T>, NodeProfile<E::Profile, T::Profile>);
 
 /// A PCN meter's profile paired with one state, for single-instance users: a
 /// [`WithProfile`], metered through [`PcnPair`].
@@ -51,7 +40,7 @@ pub trait PcnPair {
 
 impl<M> PcnPair for WithProfile<M>
 where
-    M: PcnMeter + State<Profile = <M as PcnMeter>::Profile>,
+    M: PcnMeter,
 {
     #[inline]
     fn mark(&mut self, now: Instant, len: u32, mark: PcnMark) -> PcnMark {

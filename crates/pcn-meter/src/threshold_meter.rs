@@ -184,11 +184,6 @@ impl ThresholdMeter {
 }
 
 impl PcnMeter for ThresholdMeter {
-    type Profile = ThresholdMeterProfile;
-    #[inline]
-    fn start(p: &ThresholdMeterProfile, now: Instant) -> Self {
-        ThresholdMeter::new(p, now)
-    }
     #[inline(always)]
     fn mark(
         &mut self,

@@ -136,7 +136,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
         )
         .unwrap(),
     };
-    let mut m = <Node3sm as PcnMeter>::start(&p3, t(0));
+    let mut m = <Node3sm as netcond_core::State>::start(&p3, t(0));
     lines.push(stream("node3sm", 0, seed, |n, l, k| {
         m.mark(&p3, t(n), l, k)
     }));
@@ -153,7 +153,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
         )
         .unwrap(),
     };
-    let mut m = <NodeRfc5670 as PcnMeter>::start(&p5, t(0));
+    let mut m = <NodeRfc5670 as netcond_core::State>::start(&p5, t(0));
     lines.push(stream("node5670", 0, seed, |n, l, k| {
         m.mark(&p5, t(n), l, k)
     }));

@@ -30,7 +30,7 @@ impl Engine {
                 Rt::TrTcm(p, _, _, v) => v[s] = TrTcm::new(p, now),
                 Rt::SrTcm(p, _, _, v) => v[s] = SrTcm::new(p, now),
                 Rt::Rfc4115(p, _, _, v) => v[s] = Rfc4115::new(p, now),
-                Rt::PcnNode(p, _, v) => v[s] = NodeRfc5670::start(p, now),
+                Rt::PcnNode(p, _, v) => v[s] = NodeRfc5670::new(p, now),
                 _ => {}
             }
         }

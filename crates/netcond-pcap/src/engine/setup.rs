@@ -8,7 +8,7 @@ use crate::stats::Stats;
 use netcond::base::{Instant, SplitMix64, TickRate};
 use netcond::pcn::{
     ExcessMode, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, NodeProfile, NodeRfc5670,
-    PcnDscps, PcnMeter, ThresholdMeterConfig, ThresholdMeterProfile,
+    PcnDscps, ThresholdMeterConfig, ThresholdMeterProfile,
 };
 use netcond::ras::{Ras, SrRasConfig, SrRasProfile, Tbf, TrRasConfig, TrRasProfile};
 use netcond::red::{Red, RedConfig, RedProfile};
@@ -108,7 +108,7 @@ impl Engine {
                             set = set.with(d);
                         }
                     }
-                    Rt::PcnNode(p, set, vec![NodeRfc5670::start(&p, now); n])
+                    Rt::PcnNode(p, set, vec![NodeRfc5670::new(&p, now); n])
                 }
                 Stage::Rfc6660 => Rt::Rfc6660,
                 Stage::Red {

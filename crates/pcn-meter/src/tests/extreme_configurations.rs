@@ -3,6 +3,7 @@
 //! refused configurations.
 
 use super::*;
+use netcond_core::State;
 
 /// Runs the fixed packets `(time, len, mark)` through a fast meter and a
 /// reference model started at `start`, expecting equal markings and levels
@@ -276,7 +277,7 @@ fn excess_meter_debt_is_exact() {
         excess: p,
         threshold: ThresholdMeterProfile::new(&tc).unwrap(),
     };
-    let mut node = NodeRfc5670::start(&np, ns(0));
+    let mut node = NodeRfc5670::new(&np, ns(0));
     let mut re = RefExcessTrafficMeter::new(c, ns(0));
     let mut rt = RefThresholdMeter::new(tc, ns(0));
     for &(t, len, mark) in &packets {

@@ -127,7 +127,7 @@ fn caught(id: u32) -> bool {
                     excess: ExcessTrafficMeterProfile::new(&ec).unwrap(),
                     threshold: ThresholdMeterProfile::new(&tc).unwrap(),
                 };
-                let mut node = NodeRfc5670::start(&np, ns(0));
+                let mut node = NodeRfc5670::new(&np, ns(0));
                 let (mut re, mut rt) = (
                     RefExcessTrafficMeter::new(ec, ns(0)),
                     RefThresholdMeter::new(tc, ns(0)),

@@ -85,7 +85,7 @@ fn rfc_node(mode: ExcessMode) -> NodeProfile<ExcessTrafficMeterProfile, Threshol
 #[test]
 fn node_marker_equals_its_stages_in_order() {
     let p = rfc_node(ExcessMode::SizeIndependent);
-    let mut node = NodeRfc5670::start(&p, ns(0));
+    let mut node = NodeRfc5670::new(&p, ns(0));
     let mut e = ExcessTrafficMeter::new(&p.excess, ns(0));
     let mut th = ThresholdMeter::new(&p.threshold, ns(0));
     let mut rf_e = RefExcessTrafficMeter::new(
@@ -151,7 +151,7 @@ fn node_3sm_et_first_then_as() {
         ))
         .unwrap(),
     };
-    let mut n = Node3sm::start(&p, ns(0));
+    let mut n = Node3sm::new(&p, ns(0));
     // 1200 B > ET fill 1000: ET-marked here, so the AS-marker does not take it.
     assert_eq!(n.mark(&p, ns(0), 1200, PcnMark::Nm), PcnMark::Etm);
     assert_eq!(n.threshold.fill_units(), p.threshold.capacity_units());
@@ -173,11 +173,14 @@ fn node_3sm_et_first_then_as() {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Plain(AsMarker);
 
-impl PcnMeter for Plain {
+impl netcond_core::State for Plain {
     type Profile = AsMarkerProfile;
     fn start(p: &AsMarkerProfile, now: Instant) -> Self {
         Plain(AsMarker::new(p, now))
     }
+}
+
+impl PcnMeter for Plain {
     fn mark(&mut self, p: &AsMarkerProfile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         self.0.mark(p, now, len, mark)
     }
