@@ -742,41 +742,27 @@ mod tests {
     }
 
     #[test]
-    fn fq_codel_serves_flows_by_deficit_round_robin() {
-        let (mut q, _) = queue("fq_codel");
-        for i in 0..3 {
-            q.enqueue(0, pkt(1, i, false)).unwrap();
+    fn fq_codel_and_fq_pie_serve_flows_by_deficit_round_robin() {
+        // FQ-PIE runs FQ-CoDel's scheduler, so both give the same order.
+        for name in ["fq_codel", "fq_pie"] {
+            let (mut q, _) = queue(name);
+            for i in 0..3 {
+                q.enqueue(0, pkt(1, i, false)).unwrap();
+            }
+            for i in 0..3 {
+                q.enqueue(0, pkt(2, i, false)).unwrap();
+            }
+            let mut order = Vec::new();
+            while let Deq::Packet(p) = q.dequeue(0) {
+                order.push(p.seg.flow);
+            }
+            // Deficit round robin with a quantum of 1514 bytes: after one
+            // 1500-byte packet a flow still has 14 bytes of deficit, so it
+            // sends a second one (deficit -1486) before the other flow's turn;
+            // the next quantum then lets each send one.
+            assert_eq!(order, [1, 1, 2, 2, 1, 2], "{name}");
+            assert_eq!(q.waiting(), 0, "{name}");
         }
-        for i in 0..3 {
-            q.enqueue(0, pkt(2, i, false)).unwrap();
-        }
-        let mut order = Vec::new();
-        while let Deq::Packet(p) = q.dequeue(0) {
-            order.push(p.seg.flow);
-        }
-        // Deficit round robin with a quantum of 1514 bytes: after one
-        // 1500-byte packet a flow still has 14 bytes of deficit, so it sends
-        // a second one (deficit -1486) before the other flow's turn; the next
-        // quantum then lets each send one.
-        assert_eq!(order, [1, 1, 2, 2, 1, 2]);
-    }
-
-    #[test]
-    fn fq_pie_serves_flows_by_deficit_round_robin() {
-        let (mut q, _) = queue("fq_pie");
-        for i in 0..3 {
-            q.enqueue(0, pkt(1, i, false)).unwrap();
-        }
-        for i in 0..3 {
-            q.enqueue(0, pkt(2, i, false)).unwrap();
-        }
-        let mut order = Vec::new();
-        while let Deq::Packet(p) = q.dequeue(0) {
-            order.push(p.seg.flow);
-        }
-        // FQ-CoDel's scheduler (quantum 1514), as in the test above.
-        assert_eq!(order, [1, 1, 2, 2, 1, 2]);
-        assert_eq!(q.waiting(), 0);
     }
 
     #[test]
