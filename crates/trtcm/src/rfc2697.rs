@@ -29,6 +29,7 @@ use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SrTcmConfig {
     /// Committed Information Rate: the rate at which both buckets fill.
     pub cir: Rate,

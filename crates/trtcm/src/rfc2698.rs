@@ -35,6 +35,7 @@ use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct TrTcmConfig {
     /// Committed Information Rate: the rate of bucket C.
     pub cir: Rate,

@@ -33,6 +33,7 @@ use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Rfc4115Config {
     /// Committed Information Rate: the rate of bucket C.
     pub cir: Rate,
@@ -136,6 +137,7 @@ impl From<BucketError> for Rfc4115Error {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Rfc4115Ties {
     /// Figure 1: a packet conforms to a bucket when `B <= T` (the default).
     #[default]
