@@ -463,18 +463,7 @@ mod tests {
     use super::*;
     use Color::{Green as G, Red as R, Yellow as Y};
 
-    fn dpdk() -> Rfc4115Profile {
-        Rfc4115Profile::new(&Rfc4115Config {
-            tick: TickRate::from_hz(2_300_000_000).unwrap(),
-            ..Rfc4115Config::default()
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn dpdk_facts() {
-        crate::dpdk_facts::<Rfc4115>(&dpdk());
-    }
+    dpdk_tests!(Rfc4115, Rfc4115Config, Rfc4115Profile);
 
     #[test]
     fn config_rules() {
@@ -588,15 +577,6 @@ mod tests {
     #[test]
     fn size() {
         assert_eq!(core::mem::size_of::<Rfc4115>(), 24);
-    }
-
-    #[test]
-    fn dpdk_facts_on_the_general_path() {
-        let p = dpdk();
-        assert!(p.on_fast_path());
-        let g = p.general_path_only();
-        assert!(!g.on_fast_path());
-        crate::dpdk_facts::<Rfc4115>(&g);
     }
 
     #[test]
