@@ -4,16 +4,16 @@
 //! each step's invariants checked (`pcn_meter::invariants::meter_step`).
 #![cfg(feature = "arbitrary")]
 
+use arbitrary::Arbitrary;
 use netcond_core::arbitrary::values;
 use netcond_core::{Instant, Rate, TickRate};
 use pcn_meter::invariants::meter_step;
 use pcn_meter::{
-    AsMarker, AsMarkerConfig, AsMarkerProfile, CleAdmissionConfig, CleAdmissionProfile,
-    DecisionConfig, DecisionProfile, EgressMeterConfig, EgressMeterProfile, EtMarker,
-    EtMarkerConfig, EtMarkerProfile, EtMarkerSim48, EtMarkerSim48Config, EtMarkerSim48Profile,
-    EtMarking, ExcessTrafficMeter, ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, PcnMark,
-    PcnMeter, StopBlockingConfig, StopBlockingProfile, ThresholdMeter, ThresholdMeterConfig,
-    ThresholdMeterProfile,
+    AsMarker, AsMarkerConfig, AsMarkerProfile, CleAdmissionProfile, DecisionProfile,
+    EgressMeterProfile, EtMarker, EtMarkerConfig, EtMarkerProfile, EtMarkerSim48,
+    EtMarkerSim48Config, EtMarkerSim48Profile, EtMarking, ExcessTrafficMeter,
+    ExcessTrafficMeterConfig, ExcessTrafficMeterProfile, PcnMark, PcnMeter, StopBlockingProfile,
+    ThresholdMeter, ThresholdMeterConfig, ThresholdMeterProfile,
 };
 
 /// A generated packet: the clock's step (backwards when `back`), its length
@@ -138,25 +138,17 @@ fn generated_draft_markers_are_checked_and_run() {
 /// generated durations, up to 2^64 seconds, are refused), and some refused.
 #[test]
 fn generated_edge_configurations_are_checked() {
-    fn both<C: PartialEq, P, E>(cfgs: &[C], new: impl Fn(&C) -> Result<P, E>) {
+    fn both<C, P, E>(seed: u64, new: impl Fn(&C) -> Result<P, E>)
+    where
+        C: for<'a> Arbitrary<'a> + PartialEq,
+    {
+        let cfgs: Vec<C> = values(500, seed).unwrap();
         assert!(cfgs.windows(2).any(|w| w[0] != w[1]));
         let ok = cfgs.iter().filter(|c| new(c).is_ok()).count();
         assert!(ok < cfgs.len(), "{ok} of {}", cfgs.len());
     }
-    both(
-        &values::<StopBlockingConfig>(500, 8).unwrap(),
-        StopBlockingProfile::new,
-    );
-    both(
-        &values::<EgressMeterConfig>(500, 9).unwrap(),
-        EgressMeterProfile::new,
-    );
-    both(
-        &values::<CleAdmissionConfig>(500, 10).unwrap(),
-        CleAdmissionProfile::new,
-    );
-    both(
-        &values::<DecisionConfig>(500, 11).unwrap(),
-        DecisionProfile::new,
-    );
+    both(8, StopBlockingProfile::new);
+    both(9, EgressMeterProfile::new);
+    both(10, CleAdmissionProfile::new);
+    both(11, DecisionProfile::new);
 }
