@@ -2049,11 +2049,17 @@ enum netcond_red_decision netcond_aecn_enqueue_draw(struct netcond_aecn *q,
 
 // Takes the packet at the front of `q` at `now`: returns 1 and writes its
 // descriptor to `*out` (if not NULL; its `ecn` is 3 if it was marked), 0 if
-// the queue is empty, or `NETCOND_E_NULL` if `q` is NULL or unstarted.
+// the queue is empty, or `NETCOND_E_NULL` if `q` or `p` is NULL or
+// unstarted. `p` is the profile the queue was started on (as for every
+// per-packet call; the dequeue itself reads nothing from it).
 //
 // # Safety
-// `q` and `out` are NULL or valid; `q` is used by one thread during the call.
-int netcond_aecn_dequeue(struct netcond_aecn *q, uint64_t now, struct netcond_aecn_pkt *out);
+// `q`, `p` and `out` are NULL or valid; `q` is used by one thread during the
+// call.
+int netcond_aecn_dequeue(struct netcond_aecn *q,
+                         const struct netcond_aecn_profile *p,
+                         uint64_t now,
+                         struct netcond_aecn_pkt *out);
 
 // The packets queued in `q` (0 on NULL or unstarted).
 //

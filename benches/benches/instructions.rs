@@ -440,14 +440,14 @@ fn aecn_case() -> Case {
                 &mut rng,
             );
         } else if q.len() > target {
-            let _ = q.dequeue(Instant::from_ticks(now));
+            let _ = q.dequeue(&p, Instant::from_ticks(now));
         }
         let mut bytes = 0u64;
         for &class in &classes {
             now += TICKS;
             let t = Instant::from_ticks(now);
             if black_box(q.enqueue(&p, t, desc(class), &mut rng)).is_ok() {
-                if let Some(d) = q.dequeue(t) {
+                if let Some(d) = q.dequeue(&p, t) {
                     bytes += u64::from(d.len);
                 }
             }

@@ -162,7 +162,7 @@ fn bench_aecn(c: &mut Criterion) {
                     &mut rng,
                 );
             } else if q.len() > target {
-                let _ = q.dequeue(Instant::from_ticks(now));
+                let _ = q.dequeue(&p, Instant::from_ticks(now));
             }
             let mut bytes = 0u32;
             for &class in &classes {
@@ -171,7 +171,7 @@ fn bench_aecn(c: &mut Criterion) {
                 // A refused arrival has no departure to pair with: the
                 // queue length stays on the wave either way.
                 if black_box(q.enqueue(&p, t, desc(class), &mut rng)).is_ok() {
-                    if let Some(d) = q.dequeue(t) {
+                    if let Some(d) = q.dequeue(&p, t) {
                         bytes += u32::from(d.len);
                     }
                 }

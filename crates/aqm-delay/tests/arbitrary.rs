@@ -9,19 +9,8 @@ use aqm_delay::{
     FqCodelConfig, FqCodelProfile, FqPieConfig, FqPieProfile, Head, Pie, PieConfig, PieProfile,
     Verdict,
 };
-use arbitrary::{Arbitrary, Unstructured};
+use netcond_core::arbitrary::values;
 use netcond_core::{Instant, SplitMix64};
-
-/// `n` values of `T` from seeded bytes.
-fn generate<T: for<'a> Arbitrary<'a>>(n: usize, seed: u64) -> Vec<T> {
-    let mut rng = SplitMix64::new(seed);
-    (0..n)
-        .map(|_| {
-            let bytes: Vec<u8> = (0..64).flat_map(|_| rng.next_u64().to_le_bytes()).collect();
-            T::arbitrary(&mut Unstructured::new(&bytes)).unwrap()
-        })
-        .collect()
-}
 
 /// Runs CoDel on `heads`, one dequeue each, on a clock that moves forward.
 fn run_codel(p: &CodelProfile, heads: &[Head]) -> usize {
@@ -48,9 +37,9 @@ fn run_pie(p: &PieProfile, heads: &[Head]) {
 
 #[test]
 fn generated_codel_and_pie_configurations_are_checked_and_run() {
-    let heads: Vec<Head> = generate(64, 1);
+    let heads: Vec<Head> = values(64, 1).unwrap();
     assert!(heads.windows(2).any(|w| w[0] != w[1]));
-    let codel: Vec<CodelConfig> = generate(2000, 2);
+    let codel: Vec<CodelConfig> = values(2000, 2).unwrap();
     assert!(codel.windows(2).any(|w| w[0] != w[1]));
     let (mut accepted, mut refused) = (0, 0);
     for c in &codel {
@@ -63,7 +52,7 @@ fn generated_codel_and_pie_configurations_are_checked_and_run() {
         }
     }
     assert!(refused > 0, "{accepted} accepted");
-    let pie: Vec<PieConfig> = generate(2000, 3);
+    let pie: Vec<PieConfig> = values(2000, 3).unwrap();
     assert!(pie.windows(2).any(|w| w[0] != w[1]));
     let mut refused = 0;
     for c in &pie {
@@ -88,7 +77,7 @@ fn generated_codel_and_pie_configurations_are_checked_and_run() {
 
 #[test]
 fn generated_dualpi2_inputs_run_and_configurations_are_checked() {
-    let heads: Vec<DualHead> = generate(64, 4);
+    let heads: Vec<DualHead> = values(64, 4).unwrap();
     assert!(heads.windows(2).any(|w| w[0] != w[1]));
     let p = DualPi2Profile::new(&DualPi2Config::rfc9332()).unwrap();
     let mut s = DualPi2::new(&p, Instant::ZERO);
@@ -100,17 +89,17 @@ fn generated_dualpi2_inputs_run_and_configurations_are_checked() {
             let _ = s.on_dequeue(&p, now, q, *h, 0, &mut rng);
         }
     }
-    let cfgs: Vec<DualPi2Config> = generate(2000, 6);
+    let cfgs: Vec<DualPi2Config> = values(2000, 6).unwrap();
     assert!(cfgs.windows(2).any(|w| w[0] != w[1]));
     assert!(cfgs.iter().any(|c| DualPi2Profile::new(c).is_err()));
 }
 
 #[test]
 fn generated_fq_configurations_are_checked() {
-    let fq: Vec<FqCodelConfig> = generate(2000, 7);
+    let fq: Vec<FqCodelConfig> = values(2000, 7).unwrap();
     assert!(fq.windows(2).any(|w| w[0] != w[1]));
     assert!(fq.iter().any(|c| FqCodelProfile::new(c).is_err()));
-    let fq_pie: Vec<FqPieConfig> = generate(2000, 8);
+    let fq_pie: Vec<FqPieConfig> = values(2000, 8).unwrap();
     assert!(fq_pie.windows(2).any(|w| w[0] != w[1]));
     assert!(fq_pie.iter().any(|c| FqPieProfile::new(c).is_err()));
 }

@@ -338,8 +338,12 @@ impl<D: AecnDescriptor, const N: usize> AecnQueue<D, N> {
 
     /// Takes the packet at the front; when the queue becomes empty, `now` is
     /// recorded as the start of an idle period.
+    ///
+    /// The profile is not read: it is taken so that this method has the shape
+    /// of every per-packet method, `(&mut self, &profile, now, ...)`, and so
+    /// that a later version may read it without changing the signature.
     #[inline]
-    pub fn dequeue(&mut self, now: Instant) -> Option<D> {
+    pub fn dequeue(&mut self, _profile: &AecnProfile, now: Instant) -> Option<D> {
         let d = self.fifo.pop_front()?;
         for c in &mut self.cursor {
             *c = c.saturating_sub(1);
@@ -465,7 +469,7 @@ fn decide<R: RandomSource + ?Sized>(
 ///     let got = state.on_arrival(&p, now, len, class, Ecn::Ect0, &mut r2);
 ///     assert_eq!(want.unwrap_or_else(|d| d), got);
 ///     len += u32::from(want.is_ok());
-///     if i % 2 == 0 && q.dequeue(now).is_some() {
+///     if i % 2 == 0 && q.dequeue(&p, now).is_some() {
 ///         len -= 1;
 ///         if len == 0 {
 ///             state.on_queue_empty(&p, now);

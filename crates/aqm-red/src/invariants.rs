@@ -419,7 +419,7 @@ pub fn check_aecn(profile: &AecnProfile, ops: &[Op], seed: u64) -> Result<(), &'
             Op::Depart { dt } => {
                 now = now.wrapping_add(dt);
                 let before = q.len();
-                let out = q.dequeue(now);
+                let out = q.dequeue(profile, now);
                 if out.is_some() != (before > 0) {
                     return Err("dequeue disagrees with the length");
                 }

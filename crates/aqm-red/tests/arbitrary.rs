@@ -4,25 +4,14 @@
 #![cfg(feature = "arbitrary")]
 
 use aqm_red::{AecnConfig, AecnProfile, Packet, Red, RedConfig, RedProfile, RioConfig, RioProfile};
-use arbitrary::{Arbitrary, Unstructured};
+use netcond_core::arbitrary::values;
 use netcond_core::{Instant, SplitMix64};
-
-/// `n` values of `T` from seeded bytes.
-fn generate<T: for<'a> Arbitrary<'a>>(n: usize, seed: u64) -> Vec<T> {
-    let mut rng = SplitMix64::new(seed);
-    (0..n)
-        .map(|_| {
-            let bytes: Vec<u8> = (0..64).flat_map(|_| rng.next_u64().to_le_bytes()).collect();
-            T::arbitrary(&mut Unstructured::new(&bytes)).unwrap()
-        })
-        .collect()
-}
 
 #[test]
 fn generated_red_configurations_are_checked_and_run() {
-    let cfgs: Vec<RedConfig> = generate(2000, 1);
+    let cfgs: Vec<RedConfig> = values(2000, 1).unwrap();
     assert!(cfgs.windows(2).any(|w| w[0] != w[1]));
-    let packets: Vec<Packet> = generate(64, 2);
+    let packets: Vec<Packet> = values(64, 2).unwrap();
     let mut refused = 0;
     for mut cfg in cfgs {
         // Also within the rules (max_p and w_q in range, min_th < max_th <=
@@ -50,10 +39,10 @@ fn generated_red_configurations_are_checked_and_run() {
 
 #[test]
 fn generated_rio_and_aecn_configurations_are_checked() {
-    let rio: Vec<RioConfig> = generate(500, 4);
+    let rio: Vec<RioConfig> = values(500, 4).unwrap();
     assert!(rio.windows(2).any(|w| w[0] != w[1]));
     assert!(rio.iter().filter(|c| RioProfile::new(c).is_err()).count() > 0);
-    let aecn: Vec<AecnConfig> = generate(500, 5);
+    let aecn: Vec<AecnConfig> = values(500, 5).unwrap();
     assert!(aecn.windows(2).any(|w| w[0] != w[1]));
     assert!(aecn.iter().filter(|c| AecnProfile::new(c).is_err()).count() > 0);
 }

@@ -280,8 +280,12 @@ pub mod ep {
     /// AECN dequeue.
     #[inline(never)]
     #[no_mangle]
-    pub fn fw_aecn_dequeue(q: &mut AecnQueue<Desc, AECN_N>, now: Instant) -> Option<Desc> {
-        q.dequeue(now)
+    pub fn fw_aecn_dequeue(
+        q: &mut AecnQueue<Desc, AECN_N>,
+        p: &AecnProfile,
+        now: Instant,
+    ) -> Option<Desc> {
+        q.dequeue(p, now)
     }
     /// RFC 2963 RAS enqueue.
     #[inline(never)]
@@ -732,7 +736,7 @@ pub fn aecn_stream(out: &mut dyn Sink) {
             out.put(v);
         }
         if i % 2 == 1 || q.len() == AECN_N {
-            match ep::fw_aecn_dequeue(&mut q, now) {
+            match ep::fw_aecn_dequeue(&mut q, &p, now) {
                 Some(d) => out.put(
                     u64::from(d.ecn.bits())
                         | (d.class.index() as u64) << 8

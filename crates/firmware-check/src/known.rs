@@ -772,7 +772,7 @@ fn aecn(n: &mut Notes) {
         Ok(dec) => n.check("AECN full buffer", dec, Decision::DropForced),
     }
     let mut out = 0;
-    while ep::fw_aecn_dequeue(&mut q, Instant::from_ticks(u64::MAX)).is_some() {
+    while ep::fw_aecn_dequeue(&mut q, &p, Instant::from_ticks(u64::MAX)).is_some() {
         out += 1;
     }
     n.check("AECN drained", out, 50);

@@ -398,7 +398,7 @@ pub fn report() -> u32 {
         let input = inputs();
         let (deq, _) = stack_use(|| {
             for x in &input {
-                core::hint::black_box(ep::fw_aecn_dequeue(&mut q, x.now));
+                core::hint::black_box(ep::fw_aecn_dequeue(&mut q, &p.aecn, x.now));
             }
         });
         (enq, deq)

@@ -82,6 +82,9 @@
 #[cfg(all(feature = "arbitrary", not(test)))]
 extern crate std;
 
+#[cfg(feature = "arbitrary")]
+#[forbid(unsafe_code)]
+pub mod arbitrary;
 #[forbid(unsafe_code)]
 pub mod branchless;
 #[forbid(unsafe_code)]

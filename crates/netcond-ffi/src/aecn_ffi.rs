@@ -323,21 +323,25 @@ unsafe fn aecn_enqueue<R: RandomSource>(
 
 /// Takes the packet at the front of `q` at `now`: returns 1 and writes its
 /// descriptor to `*out` (if not NULL; its `ecn` is 3 if it was marked), 0 if
-/// the queue is empty, or `NETCOND_E_NULL` if `q` is NULL or unstarted.
+/// the queue is empty, or `NETCOND_E_NULL` if `q` or `p` is NULL or
+/// unstarted. `p` is the profile the queue was started on (as for every
+/// per-packet call; the dequeue itself reads nothing from it).
 ///
 /// # Safety
-/// `q` and `out` are NULL or valid; `q` is used by one thread during the call.
+/// `q`, `p` and `out` are NULL or valid; `q` is used by one thread during the
+/// call.
 #[no_mangle]
 pub unsafe extern "C" fn netcond_aecn_dequeue(
     q: *mut netcond_aecn,
+    p: *const netcond_aecn_profile,
     now: u64,
     out: *mut netcond_aecn_pkt,
 ) -> c_int {
     // SAFETY: caller contract.
-    let Some(q) = (unsafe { profile_mut::<_, Queue>(q, TAG_AECN_QUEUE) }) else {
+    let (Some(q), Some(p)) = (unsafe { aecn(q, p) }) else {
         return NETCOND_E_NULL;
     };
-    match q.dequeue(Instant::from_ticks(now)) {
+    match q.dequeue(p, Instant::from_ticks(now)) {
         Some(d) => {
             // SAFETY: `out` is NULL or writable (caller contract).
             if let Some(o) = unsafe { out.as_mut() } {

@@ -13,6 +13,7 @@ use netcond_core::{Instant, Rate, TickRate};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum AsForm {
     /// draft-babiarz-pcn-explicit-marking-01 section 1.2 (the form its admission-control runs used): mark AS
     /// if `fill < packet.size` (bucket untouched); else `fill -= packet.size` and
@@ -42,6 +43,7 @@ pub enum AsForm {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct AsMarkerConfig {
     /// AR, the admissible rate: the token rate TB.rate.
     pub ar: Rate,

@@ -14,6 +14,7 @@ use netcond_core::{gcd, Instant, Rate, TickRate};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum EtMarking {
     /// Tail marking (draft-babiarz-pcn-explicit-marking-01 section 1.2; 3sm-01 section 3.1.2): mark ET when
     /// `fill < packet.size`, then `fill = min(size, fill + s)`.
@@ -52,6 +53,7 @@ pub enum EtMarking {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct EtMarkerConfig {
     /// SR, the supportable rate: the token rate TB.rate.
     pub sr: Rate,

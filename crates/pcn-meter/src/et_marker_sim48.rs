@@ -24,6 +24,7 @@ use netcond_core::{Instant, Rate, TickRate};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct EtMarkerSim48Config {
     /// `pcn_pt`: the preemption threshold (SR) rate.
     pub pcn_pt: Rate,

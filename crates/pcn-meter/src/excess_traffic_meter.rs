@@ -21,6 +21,7 @@ use netcond_core::{Instant, Rate, TickRate};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ClassicTie {
     /// Section 2.4 (normative, the default): mark iff `F_etm <= size`.
     #[default]
@@ -34,6 +35,7 @@ pub enum ClassicTie {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ExcessMode {
     /// "Packet size independent marking" (the SHOULD of section 2.4, appendix
     /// A.2): if `F_etm < 0` mark and take no tokens, else take the packet's
@@ -62,6 +64,7 @@ pub enum ExcessMode {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ExcessTrafficMeterConfig {
     /// PCN-excess-rate (the PCN-supportable-rate with RFC 6661).
     pub excess_rate: Rate,

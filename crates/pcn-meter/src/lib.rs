@@ -180,6 +180,10 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+// The `arbitrary` derive refers to `std` (which the `arbitrary` crate needs).
+#[cfg(all(feature = "arbitrary", not(test)))]
+extern crate std;
+
 mod as_marker;
 mod bucket;
 pub mod burst;

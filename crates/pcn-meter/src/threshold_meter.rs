@@ -26,6 +26,7 @@ use netcond_core::{Instant, Rate, TickRate};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ThresholdMeterConfig {
     /// PCN-threshold-rate (the PCN-admissible-rate with RFC 6661).
     pub threshold_rate: Rate,

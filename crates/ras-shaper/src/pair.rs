@@ -6,11 +6,24 @@ use netcond_core::{impl_state, Color, Instant, State, WithProfile};
 
 use crate::green::{GreenMeter, GreenRas};
 use crate::shaper::{PacketLen, Ras};
-use crate::{Ear, EarProfile, RasProfile};
+use crate::{Ear, EarProfile, RasCore, RasProfile};
 
 impl_state!({P: PacketLen, const N: usize} Ras<P, N>, RasProfile);
 impl_state!({P: PacketLen, const N: usize} GreenRas<P, N>, RasProfile);
 impl_state!(Ear, EarProfile);
+
+/// A core started by [`State::start`] is [`RasCore::new`] with no packet limit
+/// of its own (`capacity` `usize::MAX`): only the profile's buffer size limits
+/// its queue, as in RFC 2963. A caller whose queue holds fewer packets starts
+/// the core with [`RasCore::new`] and that capacity.
+impl State for RasCore {
+    type Profile = RasProfile;
+
+    #[inline]
+    fn start(profile: &RasProfile, now: Instant) -> RasCore {
+        RasCore::new(profile, now, usize::MAX)
+    }
+}
 
 /// The profiles of a shaper followed by its meter: the shaper's and the
 /// meter's.

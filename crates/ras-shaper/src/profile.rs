@@ -76,41 +76,50 @@ pub struct RasProfile {
     mir_gap: Option<ConstGap>,
 }
 
-/// The profile of an srRAS or G-srRAS; dereferences to [`RasProfile`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct SrRasProfile(RasProfile);
+/// A profile of one RAS kind: a [`RasProfile`] built only from that kind's
+/// configuration, which dereferences to it and converts into it.
+macro_rules! kind_profile {
+    ($(#[$doc:meta])* $name:ident, $cfg:ty, $(#[$new_doc:meta])*) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        pub struct $name(RasProfile);
 
-/// The profile of a trRAS or G-trRAS; dereferences to [`RasProfile`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct TrRasProfile(RasProfile);
+        impl $name {
+            $(#[$new_doc])*
+            pub fn new(cfg: &$cfg) -> Result<$name, RasError> {
+                RasProfile::validate(cfg).map($name)
+            }
+        }
 
-impl core::ops::Deref for SrRasProfile {
-    type Target = RasProfile;
-    fn deref(&self) -> &RasProfile {
-        &self.0
-    }
+        impl core::ops::Deref for $name {
+            type Target = RasProfile;
+            fn deref(&self) -> &RasProfile {
+                &self.0
+            }
+        }
+
+        impl From<$name> for RasProfile {
+            fn from(p: $name) -> RasProfile {
+                p.0
+            }
+        }
+    };
 }
 
-impl core::ops::Deref for TrRasProfile {
-    type Target = RasProfile;
-    fn deref(&self) -> &RasProfile {
-        &self.0
-    }
-}
+kind_profile!(
+    /// The profile of an srRAS or G-srRAS; dereferences to [`RasProfile`].
+    SrRasProfile,
+    SrRasConfig,
+    /// Validates an srRAS configuration (every MUST of RFC 2963 section 2.2).
+);
 
-impl From<SrRasProfile> for RasProfile {
-    fn from(p: SrRasProfile) -> RasProfile {
-        p.0
-    }
-}
-
-impl From<TrRasProfile> for RasProfile {
-    fn from(p: TrRasProfile) -> RasProfile {
-        p.0
-    }
-}
+kind_profile!(
+    /// The profile of a trRAS or G-trRAS; dereferences to [`RasProfile`].
+    TrRasProfile,
+    TrRasConfig,
+    /// Validates a trRAS configuration (every MUST of RFC 2963 section 2.4).
+);
 
 /// The buffer holds one maximum-size packet.
 fn check_max_packet(max_packet: u32, buffer: u64) -> Result<(), RasError> {
@@ -179,20 +188,6 @@ impl Shape for TrRasConfig {
     }
     fn queue(&self) -> (u64, u32, Duration, TickRate) {
         (self.buffer_bytes, self.max_packet_bytes, self.k, self.tick)
-    }
-}
-
-impl SrRasProfile {
-    /// Validates an srRAS configuration (every MUST of RFC 2963 section 2.2).
-    pub fn new(cfg: &SrRasConfig) -> Result<SrRasProfile, RasError> {
-        RasProfile::validate(cfg).map(SrRasProfile)
-    }
-}
-
-impl TrRasProfile {
-    /// Validates a trRAS configuration (every MUST of RFC 2963 section 2.4).
-    pub fn new(cfg: &TrRasConfig) -> Result<TrRasProfile, RasError> {
-        RasProfile::validate(cfg).map(TrRasProfile)
     }
 }
 

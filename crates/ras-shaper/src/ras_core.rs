@@ -86,7 +86,8 @@ pub struct RasCore {
 
 impl RasCore {
     /// An empty shaper whose clock starts at `now`, for a queue of at most
-    /// `capacity` packets (`usize::MAX`: only the buffer size limits it).
+    /// `capacity` packets (`usize::MAX`: only the buffer size limits it; this
+    /// is the core [`State::start`](netcond_core::State::start) starts).
     #[must_use]
     pub const fn new(profile: &RasProfile, now: Instant, capacity: usize) -> RasCore {
         RasCore {

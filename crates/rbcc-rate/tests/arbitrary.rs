@@ -3,36 +3,24 @@
 //! panic.
 #![cfg(feature = "arbitrary")]
 
-use arbitrary::{Arbitrary, Unstructured};
-use netcond_core::SplitMix64;
+use netcond_core::arbitrary::values;
 use rbcc_rate::{AckHeader, RateHeader, RbccConfig, RbccProfile, RcpConfig, RcpProfile};
-
-/// `n` values of `T` from seeded bytes.
-fn generate<T: for<'a> Arbitrary<'a>>(n: usize, seed: u64) -> Vec<T> {
-    let mut rng = SplitMix64::new(seed);
-    (0..n)
-        .map(|_| {
-            let bytes: Vec<u8> = (0..64).flat_map(|_| rng.next_u64().to_le_bytes()).collect();
-            T::arbitrary(&mut Unstructured::new(&bytes)).unwrap()
-        })
-        .collect()
-}
 
 #[test]
 fn generated_configurations_are_checked() {
-    let rbcc: Vec<RbccConfig> = generate(1000, 1);
+    let rbcc: Vec<RbccConfig> = values(1000, 1).unwrap();
     assert!(rbcc.windows(2).any(|w| w[0] != w[1]));
     let accepted = rbcc.iter().filter(|c| RbccProfile::new(c).is_ok()).count();
     assert!(accepted < rbcc.len());
-    let rcp: Vec<RcpConfig> = generate(1000, 2);
+    let rcp: Vec<RcpConfig> = values(1000, 2).unwrap();
     assert!(rcp.windows(2).any(|w| w[0] != w[1]));
     assert!(rcp.iter().any(|c| RcpProfile::new(c).is_err()));
 }
 
 #[test]
 fn generated_headers_vary() {
-    let rate: Vec<RateHeader> = generate(100, 3);
+    let rate: Vec<RateHeader> = values(100, 3).unwrap();
     assert!(rate.windows(2).any(|w| w[0] != w[1]));
-    let ack: Vec<AckHeader> = generate(100, 4);
+    let ack: Vec<AckHeader> = values(100, 4).unwrap();
     assert!(ack.windows(2).any(|w| w[0] != w[1]));
 }

@@ -203,6 +203,10 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+// The `arbitrary` derive refers to `std` (which the `arbitrary` crate needs).
+#[cfg(all(feature = "arbitrary", not(test)))]
+extern crate std;
+
 #[macro_use]
 mod two_bucket;
 pub mod burst;

@@ -61,6 +61,7 @@ use crate::Mode;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct PremiumPolicerConfig {
     /// The committed rate: the fill rate of the token bucket.
     pub rate: Rate,

@@ -29,6 +29,7 @@ use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SrTcmConfig {
     /// Committed Information Rate: the rate at which both buckets fill.
     pub cir: Rate,
@@ -392,18 +393,7 @@ mod tests {
     use super::*;
     use Color::{Green as G, Red as R, Yellow as Y};
 
-    fn dpdk() -> SrTcmProfile {
-        SrTcmProfile::new(&SrTcmConfig {
-            tick: TickRate::from_hz(2_300_000_000).unwrap(),
-            ..SrTcmConfig::default()
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn dpdk_facts() {
-        crate::dpdk_facts::<SrTcm>(&dpdk());
-    }
+    dpdk_tests!(SrTcm, SrTcmConfig, SrTcmProfile);
 
     #[test]
     fn config_rules() {
@@ -482,15 +472,6 @@ mod tests {
     #[test]
     fn size() {
         assert_eq!(core::mem::size_of::<SrTcm>(), 24);
-    }
-
-    #[test]
-    fn dpdk_facts_on_the_general_path() {
-        let p = dpdk();
-        assert!(p.on_fast_path());
-        let g = p.general_path_only();
-        assert!(!g.on_fast_path());
-        crate::dpdk_facts::<SrTcm>(&g);
     }
 
     #[test]

@@ -35,6 +35,7 @@ use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct TrTcmConfig {
     /// Committed Information Rate: the rate of bucket C.
     pub cir: Rate,
@@ -396,18 +397,7 @@ mod tests {
     use super::*;
     use Color::{Green as G, Red as R, Yellow as Y};
 
-    fn dpdk() -> TrTcmProfile {
-        TrTcmProfile::new(&TrTcmConfig {
-            tick: TickRate::from_hz(2_300_000_000).unwrap(),
-            ..TrTcmConfig::default()
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn dpdk_facts() {
-        crate::dpdk_facts::<TrTcm>(&dpdk());
-    }
+    dpdk_tests!(TrTcm, TrTcmConfig, TrTcmProfile);
 
     #[test]
     fn config_rules() {
@@ -521,15 +511,6 @@ mod tests {
     #[test]
     fn size() {
         assert_eq!(core::mem::size_of::<TrTcm>(), 24);
-    }
-
-    #[test]
-    fn dpdk_facts_on_the_general_path() {
-        let p = dpdk();
-        assert!(p.on_fast_path());
-        let g = p.general_path_only();
-        assert!(!g.on_fast_path());
-        crate::dpdk_facts::<TrTcm>(&g);
     }
 
     #[test]

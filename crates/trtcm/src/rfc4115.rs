@@ -33,6 +33,7 @@ use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Rfc4115Config {
     /// Committed Information Rate: the rate of bucket C.
     pub cir: Rate,
@@ -136,6 +137,7 @@ impl From<BucketError> for Rfc4115Error {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Rfc4115Ties {
     /// Figure 1: a packet conforms to a bucket when `B <= T` (the default).
     #[default]
@@ -461,18 +463,7 @@ mod tests {
     use super::*;
     use Color::{Green as G, Red as R, Yellow as Y};
 
-    fn dpdk() -> Rfc4115Profile {
-        Rfc4115Profile::new(&Rfc4115Config {
-            tick: TickRate::from_hz(2_300_000_000).unwrap(),
-            ..Rfc4115Config::default()
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn dpdk_facts() {
-        crate::dpdk_facts::<Rfc4115>(&dpdk());
-    }
+    dpdk_tests!(Rfc4115, Rfc4115Config, Rfc4115Profile);
 
     #[test]
     fn config_rules() {
@@ -586,15 +577,6 @@ mod tests {
     #[test]
     fn size() {
         assert_eq!(core::mem::size_of::<Rfc4115>(), 24);
-    }
-
-    #[test]
-    fn dpdk_facts_on_the_general_path() {
-        let p = dpdk();
-        assert!(p.on_fast_path());
-        let g = p.general_path_only();
-        assert!(!g.on_fast_path());
-        crate::dpdk_facts::<Rfc4115>(&g);
     }
 
     #[test]

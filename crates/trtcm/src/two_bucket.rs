@@ -242,3 +242,36 @@ macro_rules! meter_alias {
         }
     };
 }
+
+/// The tests every marker module shares: `dpdk()`, the profile of the
+/// configuration's defaults (DPDK's meter test values: CIR 46e6 B/s, PIR/EIR
+/// 69e6 B/s, CBS 2048, PBS/EBS 4096) on DPDK's 2.3 GHz TSC clock, and the
+/// tests that the marker gives DPDK's colors on it ([`crate::dpdk_facts`]), on
+/// its fast path and on the general path alone.
+#[cfg(test)]
+macro_rules! dpdk_tests {
+    ($state:ident, $cfg:ident, $profile:ident) => {
+        fn dpdk() -> $profile {
+            let tick = TickRate::from_hz(2_300_000_000).unwrap();
+            $profile::new(&$cfg {
+                tick,
+                ..$cfg::default()
+            })
+            .unwrap()
+        }
+
+        #[test]
+        fn dpdk_facts() {
+            crate::dpdk_facts::<$state>(&dpdk());
+        }
+
+        #[test]
+        fn dpdk_facts_on_the_general_path() {
+            let p = dpdk();
+            assert!(p.on_fast_path());
+            let g = p.general_path_only();
+            assert!(!g.on_fast_path());
+            crate::dpdk_facts::<$state>(&g);
+        }
+    };
+}

@@ -132,7 +132,7 @@ fn a_limit_above_the_capacity_holds_at_most_n() {
         })
     );
     assert_eq!(q.len(), 8);
-    assert_eq!(q.dequeue(t(9)), Some(d(0)));
+    assert_eq!(q.dequeue(&p, t(9)), Some(d(0)));
     assert_eq!(q.enqueue(&p, t(10), d(9), &mut rng), Ok(Decision::Enqueue));
     assert_eq!(q.iter().last(), Some(&d(9)));
 }
@@ -162,14 +162,14 @@ fn filled(p: &AecnProfile, len: u32) -> AecnQueue<TestDescriptor, 64> {
         for _ in 0..20 {
             let d = desc(FlowClass::ALL[(seq % 3) as usize], Ecn::Ect0, seq);
             assert!(q.enqueue(p, t(0), d, &mut never).is_ok());
-            q.dequeue(t(0));
+            q.dequeue(p, t(0));
             seq += 1;
         }
     }
     while q.avg(p) != len {
         let d = desc(FlowClass::ALL[(seq % 3) as usize], Ecn::Ect0, seq);
         assert!(q.enqueue(p, t(0), d, &mut never).is_ok());
-        q.dequeue(t(0));
+        q.dequeue(p, t(0));
         seq += 1;
         assert!(seq < 1_000_000);
     }
@@ -267,11 +267,11 @@ fn skips_marked_and_not_ect_packets_and_may_mark_the_arrival() {
         let d = *q.iter().next().unwrap();
         q.enqueue(&p, t(0), TestDescriptor { seq: 100 + i, ..d }, &mut never)
             .unwrap();
-        q.dequeue(t(0));
+        q.dequeue(&p, t(0));
     }
     assert_eq!(q.avg(&p), 12);
     // Nothing markable queued: the ECT arrival itself is marked.
-    q.dequeue(t(0));
+    q.dequeue(&p, t(0));
     assert_eq!(
         q.enqueue(
             &p,
@@ -283,7 +283,7 @@ fn skips_marked_and_not_ect_packets_and_may_mark_the_arrival() {
     );
     assert_eq!(q.iter().last().unwrap().ecn, Ecn::Ce);
     // A not-ECT arrival that is picked is dropped (RED for non-ECN flows).
-    q.dequeue(t(0));
+    q.dequeue(&p, t(0));
     let r = q.enqueue(
         &p,
         t(0),
@@ -357,9 +357,9 @@ fn drops_at_and_above_max_th_and_when_full() {
     );
     assert_eq!(q.len(), 50);
     for _ in 0..50 {
-        q.dequeue(t(1_000));
+        q.dequeue(&p, t(1_000));
     }
-    assert!(q.is_empty() && q.dequeue(t(2_000)).is_none());
+    assert!(q.is_empty() && q.dequeue(&p, t(2_000)).is_none());
 }
 
 #[test]
@@ -370,7 +370,7 @@ fn draining_starts_an_idle_period() {
     c.spreading = Spreading::Geometric;
     let p = AecnProfile::new(&c).unwrap();
     let mut q = filled(&p, 20);
-    while q.dequeue(t(5_000_000_000)).is_some() {}
+    while q.dequeue(&p, t(5_000_000_000)).is_some() {}
     q.enqueue(
         &p,
         t(6_000_000_000),
@@ -410,7 +410,7 @@ fn marks_each_class_with_its_probability() {
         for i in 0..n {
             let k = FlowClass::ALL[(i % 3) as usize];
             let r = q.enqueue(&p, t(0), desc(k, Ecn::Ect0, i), &mut rng);
-            q.dequeue(t(0));
+            q.dequeue(&p, t(0));
             arrivals[k.index()] += 1;
             if r == Ok(Decision::Mark) {
                 marks[k.index()] += 1;
@@ -466,7 +466,7 @@ fn idle_decay_on_clocks_past_2_pow_63() {
             .unwrap();
         }
         assert!(q.avg(&p).to_num::<f64>() > 0.1);
-        while q.dequeue(at(1_000)).is_some() {}
+        while q.dequeue(&p, at(1_000)).is_some() {}
         q.enqueue(
             &p,
             at(2_000_001_000),

@@ -107,7 +107,7 @@ static void config_cases(void)
 		CHECK(netcond_aecn_enqueue_draw(&q, &prof, i, i, NETCOND_FLOW_AVERAGE, 2, 0) ==
 		      NETCOND_DROP_FORCED);
 		CHECK(netcond_aecn_len(&q) == NETCOND_AECN_QUEUE);
-		CHECK(netcond_aecn_dequeue(&q, i, NULL) == 1);
+		CHECK(netcond_aecn_dequeue(&q, &prof, i, NULL) == 1);
 		CHECK(netcond_aecn_enqueue_draw(&q, &prof, i, i, NETCOND_FLOW_AVERAGE, 2, 0) ==
 		      NETCOND_ENQUEUE);
 	}
@@ -154,7 +154,7 @@ static void decision_cases(void)
 	/* Average 4 = max_th: dropped, whatever the draw. */
 	CHECK(netcond_aecn_enqueue_draw(&q, &prof, 5, 105, NETCOND_FLOW_FRAGILE, 2, 0) ==
 	      NETCOND_DROP_FORCED);
-	CHECK(netcond_aecn_dequeue(&q, 6, &out) == 1);
+	CHECK(netcond_aecn_dequeue(&q, &prof, 6, &out) == 1);
 	CHECK(out.cookie == 101 && out.flow_class == NETCOND_FLOW_ROBUST && out.ecn == 2);
 	/* Average 3 again; a draw of 0 picks: mark-front skips the not-ECT
 	 * fragile packet 102 and marks 103, the first ECN-capable fragile one. */
@@ -162,7 +162,7 @@ static void decision_cases(void)
 	      NETCOND_MARK);
 	/* A not-ECT arrival picked is dropped early, an ECN field above 3 counts
 	 * as not-ECT, and a class out of range is refused. */
-	CHECK(netcond_aecn_dequeue(&q, 8, &out) == 1);
+	CHECK(netcond_aecn_dequeue(&q, &prof, 8, &out) == 1);
 	CHECK(out.cookie == 102 && out.ecn == 0);
 	CHECK(netcond_aecn_enqueue_draw(&q, &prof, 9, 107, NETCOND_FLOW_AVERAGE, 0, 0) ==
 	      NETCOND_DROP_EARLY);
@@ -174,12 +174,12 @@ static void decision_cases(void)
 	CHECK_RC(netcond_aecn_counts(&q, counts), NETCOND_OK);
 	CHECK_RC(netcond_aecn_counts(NULL, counts), NETCOND_E_NULL);
 	CHECK_RC(netcond_aecn_counts(&q, NULL), NETCOND_E_NULL);
-	CHECK(netcond_aecn_dequeue(&q, 10, &out) == 1);
+	CHECK(netcond_aecn_dequeue(&q, &prof, 10, &out) == 1);
 	CHECK(out.cookie == 103 && out.flow_class == NETCOND_FLOW_FRAGILE && out.ecn == 3);
-	CHECK(netcond_aecn_dequeue(&q, 11, NULL) == 1);
-	CHECK(netcond_aecn_dequeue(&q, 12, &out) == 1);
+	CHECK(netcond_aecn_dequeue(&q, &prof, 11, NULL) == 1);
+	CHECK(netcond_aecn_dequeue(&q, &prof, 12, &out) == 1);
 	CHECK(out.cookie == 106 && out.ecn == 2);
-	CHECK(netcond_aecn_dequeue(&q, 13, &out) == 0);
+	CHECK(netcond_aecn_dequeue(&q, &prof, 13, &out) == 0);
 	CHECK(netcond_aecn_len(&q) == 0);
 
 	/* A full buffer of 30 while the average (w_q 0.001) is still below min_th. */
@@ -202,7 +202,9 @@ static void decision_cases(void)
 	CHECK(netcond_aecn_enqueue(&q, &never, 1, 1, 0, 0, &rng) == NETCOND_DROP_FORCED);
 	CHECK(netcond_aecn_enqueue(&q, &prof, 1, 1, 0, 0, NULL) == NETCOND_DROP_FORCED);
 	CHECK(netcond_aecn_enqueue_draw(NULL, &prof, 1, 1, 0, 0, 1) == NETCOND_DROP_FORCED);
-	CHECK(netcond_aecn_dequeue(NULL, 1, &out) == NETCOND_E_NULL);
+	CHECK(netcond_aecn_dequeue(NULL, &prof, 1, &out) == NETCOND_E_NULL);
+	CHECK(netcond_aecn_dequeue(&q, NULL, 1, &out) == NETCOND_E_NULL);
+	CHECK(netcond_aecn_dequeue(&q, &never, 1, &out) == NETCOND_E_NULL);
 	CHECK(netcond_aecn_len(NULL) == 0);
 	CHECK(netcond_aecn_avg(NULL, &prof) == 0);
 	CHECK(netcond_aecn_avg(&q, &never) == 0);
@@ -259,7 +261,7 @@ static void streams(uint64_t seed)
 					k = u < 2u ? 0u : u < 5u ? 1u : 2u;
 				if (((r >> 30) & 4095u) == 0)
 					k = NETCOND_AECN_QUEUE;
-				for (j = 0; j < k && netcond_aecn_dequeue(&q, now + 1, &out) == 1; j++)
+				for (j = 0; j < k && netcond_aecn_dequeue(&q, &prof, now + 1, &out) == 1; j++)
 					deq = (deq ^ (out.cookie * 4u + out.ecn)) * 0x100000001b3ull;
 			}
 			CHECK_RC(netcond_aecn_counts(&q, c3), NETCOND_OK);

@@ -90,7 +90,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
                     k = 128;
                 }
                 for _ in 0..k {
-                    let Some(o) = q.dequeue(t(now + 1)) else {
+                    let Some(o) = q.dequeue(&p, t(now + 1)) else {
                         break;
                     };
                     deq = (deq ^ (o.cookie * 4 + o.ecn as u64)).wrapping_mul(0x0100_0000_01b3);

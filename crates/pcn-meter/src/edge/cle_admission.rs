@@ -24,6 +24,7 @@ use netcond_core::{Instant, TickRate};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct CleAdmissionConfig {
     /// The measurement interval, in whole ticks of `tick` (rounded down; at
     /// least one tick, at most 2^62).

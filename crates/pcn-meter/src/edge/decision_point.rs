@@ -23,6 +23,7 @@ use netcond_core::Instant;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct DecisionConfig {
     /// CL or SM (SM carries U).
     pub behaviour: EdgeBehaviour,

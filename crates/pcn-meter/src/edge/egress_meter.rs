@@ -12,6 +12,7 @@ use netcond_core::{Instant, TickRate};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum EdgeBehaviour {
     /// Controlled Load, RFC 6661: CLE = (ThM + ETM) / (NM + ThM + ETM);
     /// SAR = NM-rate + ThM-rate; termination triggered by a non-zero ETM-rate.
@@ -38,6 +39,7 @@ pub enum EdgeBehaviour {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Suppression {
     /// CLE-reporting-threshold; the RFC default is 0. It must not exceed the
     /// decision point's CLE-limit (not checkable here: a deployment rule).
@@ -74,6 +76,7 @@ impl Suppression {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct EgressMeterConfig {
     /// CL or SM.
     pub behaviour: EdgeBehaviour,

@@ -26,6 +26,7 @@ use netcond_core::{Instant, TickRate};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct StopBlockingConfig {
     /// The stop-blocking timeout (1 s in draft-babiarz-pcn-explicit-marking-01 section 3.2), in
     /// whole ticks of `tick` (rounded down; at least one tick, at most 2^62).

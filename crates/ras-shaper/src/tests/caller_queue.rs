@@ -337,3 +337,26 @@ fn caller_queue_capacity_is_the_callers() {
     assert!(c.dequeue(&p, at, 1500, Instant::ZERO));
     assert!(c.is_empty() && c.next_release().is_none());
 }
+
+/// `State::start` is the core without a packet limit of its own: the same
+/// state as `new` with `usize::MAX`, and in a `WithProfile` it refuses only
+/// what the profile's buffer cannot hold.
+#[test]
+fn started_core_is_limited_by_the_buffer_alone() {
+    use netcond_core::{State, WithProfile};
+    let p = super::sr_profile();
+    let at = Instant::from_ticks(77);
+    let c = <RasCore as State>::start(&p, at);
+    assert_eq!(c, RasCore::new(&p, at, usize::MAX));
+    assert_eq!(c.capacity(), usize::MAX);
+    let mut pair = WithProfile::<RasCore>::new(p, at);
+    let (core, prof) = pair.parts_mut();
+    let mut n = 0u64;
+    while core.enqueue(prof, at, 1000) {
+        n += 1;
+    }
+    assert_eq!(n, p.buffer_bytes() / 1000);
+    assert_eq!(core.bytes(), n * 1000);
+    pair.restart(at);
+    assert!(pair.state.is_empty() && pair.state.next_release().is_none());
+}

@@ -65,7 +65,7 @@ pub(crate) fn tr_profile() -> RasProfile {
     TrRasProfile::new(&tr_cfg()).unwrap().into()
 }
 
-fn sr_profile() -> RasProfile {
+pub(crate) fn sr_profile() -> RasProfile {
     let mut c = SrRasConfig::new(Rate::from_mbps(2), Rate::from_mbps(34), 64_000);
     c.mir = Some(Rate::from_mbps(20));
     c.thresholds = Some(SrThresholds {
