@@ -34,14 +34,19 @@ pub fn reduce<'py, T: PyClass, P: IntoPyObject<'py>, S: Serialize>(
     profile: P,
     state: &S,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    reduce_args(slf, (profile,), state)
+}
+
+/// [`reduce`] for a class whose constructor takes more than its profile:
+/// rebuilt from `args`, then given `state` by `__setstate__`.
+pub fn reduce_args<'py, T: PyClass, A: IntoPyObject<'py>, S: Serialize>(
+    slf: &Bound<'py, T>,
+    args: A,
+    state: &S,
+) -> PyResult<Bound<'py, PyTuple>> {
     let py = slf.py();
     let bytes = serde_json::to_vec(state).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    (
-        slf.as_any().get_type(),
-        (profile,),
-        PyBytes::new(py, &bytes),
-    )
-        .into_pyobject(py)
+    (slf.as_any().get_type(), args, PyBytes::new(py, &bytes)).into_pyobject(py)
 }
 
 /// The state `__setstate__` is given, as [`reduce`] wrote it.
