@@ -162,6 +162,7 @@ impl AdaptiveRedProfile {
 /// ([`AdaptiveRedProfile`]) holds only constants, so any number of queues
 /// share one, each adapting on its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C)]
 pub struct AdaptiveRed {
     /// The short path's constants for the current max_p (first: one line).

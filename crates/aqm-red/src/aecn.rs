@@ -478,6 +478,7 @@ fn decide<R: RandomSource + ?Sized>(
 /// }
 /// ```
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Aecn {
     avg: u32,
     count: [u32; 3],

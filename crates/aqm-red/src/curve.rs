@@ -7,6 +7,7 @@ use crate::ONE;
 
 /// One linear piece of the probability curve: `p = base + ((avg - lo) * slope) >> sh`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Segment {
     pub lo: u32,
     pub base: u64,
@@ -77,6 +78,7 @@ pub(crate) enum Region {
 /// The drop-probability curve of one precedence (FJ93 section 4 and the
 /// gentle variant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Curve {
     pub min_th: u32,
     pub max_th: u32,

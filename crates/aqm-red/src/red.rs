@@ -163,6 +163,7 @@ pub(crate) struct Common {
 /// [`RioProfile`](crate::RioProfile). A RED packet on the short path reads
 /// this line and no other line of its profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C, align(64))]
 pub(crate) struct FastLine {
     /// [`Curve::fast_range`].

@@ -121,6 +121,7 @@ pub(crate) const FRESH: u32 = 0;
 
 /// The spreading constants in a profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Spread {
     /// One uniform per drop ([`Spreading::Accumulated`],
     /// [`Spreading::AccumulatedDpdk`]).

@@ -5,7 +5,7 @@ use crate::bulk;
 use crate::shared;
 use netcond::base::{Instant, SplitMix64};
 use netcond::red::{Aecn, AecnConfig, AecnProfile, FlowClass, RedConfig};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -236,11 +236,15 @@ impl AecnPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "an Aecn's state cannot be pickled: aqm-red's Aecn has no serde derive nor a \
-             constructor from its parts; copy.copy and copy.deepcopy work, and its profile pickles",
-        ))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &(s.state, s.rng))
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        let (st, rng): (Aecn, SplitMix64) = shared::restore(state)?;
+        self.state = st;
+        self.rng = rng;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(

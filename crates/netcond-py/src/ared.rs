@@ -7,7 +7,6 @@ use crate::shared;
 use core::time::Duration;
 use netcond::base::{Instant, SplitMix64};
 use netcond::red::{AdaptiveRed, AdaptiveRedConfig, AdaptiveRedProfile};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -222,12 +221,15 @@ impl AredPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "an AdaptiveRed's state cannot be pickled: aqm-red's AdaptiveRed has no serde \
-             derive nor a constructor from its parts; copy.copy and copy.deepcopy work, \
-             and its profile pickles",
-        ))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &(s.state, s.rng))
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        let (st, rng): (AdaptiveRed, SplitMix64) = shared::restore(state)?;
+        self.state = st;
+        self.rng = rng;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(

@@ -303,8 +303,9 @@ impl FqCodelPy {
     }
     fn __reduce__(&self) -> PyResult<()> {
         Err(PyTypeError::new_err(
-            "an FqCodel's state cannot be pickled: aqm-delay's FqCodel has no serde derive nor a \
-             constructor from its parts; copy.copy and copy.deepcopy work, and its profile pickles",
+            "an FqCodel's state cannot be pickled: aqm-delay's FqCodel keeps its flow queues in a \
+             const-generic array, for which serde has no form; copy.copy and copy.deepcopy work, \
+             and its profile pickles",
         ))
     }
     fn __repr__(&self) -> String {

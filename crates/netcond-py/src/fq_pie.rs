@@ -368,9 +368,9 @@ impl FqPiePy {
     }
     fn __reduce__(&self) -> PyResult<()> {
         Err(PyTypeError::new_err(
-            "an FqPie's state cannot be pickled: aqm-delay's FqPie has no serde derive \
-             nor a constructor from its parts; copy.copy and copy.deepcopy work, and its \
-             profile pickles",
+            "an FqPie's state cannot be pickled: aqm-delay's FqPie keeps its flow queues in a \
+             const-generic array, for which serde has no form; copy.copy and copy.deepcopy work, \
+             and its profile pickles",
         ))
     }
     fn __repr__(&self) -> String {

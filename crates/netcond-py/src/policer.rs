@@ -5,7 +5,6 @@ use crate::bulk::{self, EnumCache};
 use crate::shared;
 use netcond::base::Instant;
 use netcond::trtcm::{PremiumPolicer, PremiumPolicerConfig, PremiumPolicerProfile};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -197,11 +196,13 @@ impl PolicerPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "a PremiumPolicer's state cannot be pickled: the trtcm crate has no public \
-             constructor from a token count and backlog; pickle its profile instead",
-        ))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &s.state)
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        self.state = shared::restore::<PremiumPolicer>(state)?;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(

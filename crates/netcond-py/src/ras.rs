@@ -11,7 +11,7 @@ use netcond::ras::{
 };
 use netcond::trtcm::Mode;
 use numpy::PyArray1;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
@@ -388,11 +388,20 @@ impl RasPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "a Ras's state cannot be pickled: ras-shaper's RasCore has no serde derive nor a \
-             constructor from its parts; copy.copy and copy.deepcopy work, and its profile pickles",
-        ))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &(&s.core, &s.fifo))
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        let (core, fifo): (RasCore, VecDeque<(u32, u64)>) = shared::restore(state)?;
+        if core.len() != fifo.len() {
+            return Err(PyValueError::new_err(
+                "a Ras's pickle holds a shaper and a queue of different lengths",
+            ));
+        }
+        self.core = core;
+        self.fifo = fifo;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(
@@ -471,11 +480,13 @@ impl EarPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "an Ear's state cannot be pickled: ras-shaper's Ear has no serde derive nor a \
-             constructor from its parts; copy.copy and copy.deepcopy work, and its profile pickles",
-        ))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &s.ear)
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        self.ear = shared::restore::<Ear>(state)?;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(

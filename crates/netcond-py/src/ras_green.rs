@@ -6,12 +6,14 @@ use crate::bulk;
 use crate::bulk::COLORS;
 use crate::markers::{SrTcmProfilePy, TrTcmProfilePy};
 use crate::ras::RasProfilePy;
+use crate::shared;
 use netcond::base::Instant;
 use netcond::ras::GreenRas;
 use netcond::trtcm::{SrTcm, TrTcm};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 /// Packets a green shaper's FIFO holds at most (besides its buffer size).
 pub const CAPACITY: usize = 4096;
@@ -215,11 +217,31 @@ impl GreenRasPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "a GreenRas's state cannot be pickled: ras-shaper's GreenRas has no serde derive nor \
-             a constructor from its parts; copy.copy and copy.deepcopy work, and its profiles pickle",
-        ))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let s = slf.borrow();
+        let (meter, counts) = match &s.meter {
+            Meter::Sr(m, st) => (
+                m.clone().into_pyobject(py)?.into_any(),
+                (st.tc(), st.te(), st.last().ticks()),
+            ),
+            Meter::Tr(m, st) => (
+                m.clone().into_pyobject(py)?.into_any(),
+                (st.tc(), st.tp(), st.last().ticks()),
+            ),
+        };
+        shared::reduce_args(slf, (s.profile.clone(), meter), &(counts, &*s.state))
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        type Saved = ((u64, u64, u64), GreenRas<u32, CAPACITY>);
+        let ((c1, c2, last), g): Saved = shared::restore(state)?;
+        let last = Instant::from_ticks(last);
+        match &mut self.meter {
+            Meter::Sr(m, st) => *st = SrTcm::from_parts(&m.prof, c1, c2, last),
+            Meter::Tr(m, st) => *st = TrTcm::from_parts(&m.prof, c1, c2, last),
+        }
+        *self.state = g;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         let m = match &self.meter {

@@ -348,9 +348,9 @@ impl RbccPy {
     }
     fn __reduce__(&self) -> PyResult<()> {
         Err(PyTypeError::new_err(
-            "an RbccInterface's state cannot be pickled: rbcc-rate's RbccInterface has no serde \
-             derive nor a constructor from its parts; copy.copy and copy.deepcopy work, and its \
-             profile pickles",
+            "an RbccInterface's state cannot be pickled: rbcc-rate's RbccInterface keeps its rows \
+             in a const-generic array, for which serde has no form; copy.copy and copy.deepcopy \
+             work, and its profile pickles",
         ))
     }
     fn __repr__(&self) -> String {

@@ -34,19 +34,38 @@ pub fn reduce<'py, T: PyClass, P: IntoPyObject<'py>, S: Serialize>(
     profile: P,
     state: &S,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let py = slf.py();
-    let bytes = serde_json::to_vec(state).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    (
-        slf.as_any().get_type(),
-        (profile,),
-        PyBytes::new(py, &bytes),
-    )
-        .into_pyobject(py)
+    reduce_args(slf, (profile,), state)
 }
+
+/// [`reduce`] for a class whose constructor takes more than its profile:
+/// rebuilt from `args`, then given `state` by `__setstate__`.
+pub fn reduce_args<'py, T: PyClass, A: IntoPyObject<'py>, S: Serialize>(
+    slf: &Bound<'py, T>,
+    args: A,
+    state: &S,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let py = slf.py();
+    let bytes =
+        serde_json::to_vec(&(VERSION, state)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    (slf.as_any().get_type(), args, PyBytes::new(py, &bytes)).into_pyobject(py)
+}
+
+/// The package's version, written into every state's pickle: the serde form
+/// is the library's internal fields, which another version may lay out or
+/// scale differently, so a pickle is read back by the same version only.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The state `__setstate__` is given, as [`reduce`] wrote it.
 pub fn restore<S: DeserializeOwned>(bytes: &[u8]) -> PyResult<S> {
-    serde_json::from_slice(bytes).map_err(|e| PyValueError::new_err(e.to_string()))
+    let (version, state): (String, serde_json::Value) =
+        serde_json::from_slice(bytes).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if version != VERSION {
+        return Err(PyValueError::new_err(format!(
+            "this state was pickled by netcond {version}: it is read back by that version \
+             only (this is {VERSION})"
+        )));
+    }
+    serde_json::from_value(state).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// `True` or `False`, for the `__repr__`s.

@@ -7,7 +7,7 @@ use crate::shared;
 use netcond::base::Instant;
 use netcond::ras::{Tbf, TbfConfig, TbfDeparture, TbfPeak, TbfProfile, TbfVerdict};
 use numpy::PyArray1;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
@@ -276,11 +276,13 @@ impl TbfPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "a Tbf's state cannot be pickled: ras-shaper's Tbf has no public constructor from \
-             its token counts nor a serde derive; pickle its profile instead",
-        ))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &s.state)
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        self.state = shared::restore::<Tbf>(state)?;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(

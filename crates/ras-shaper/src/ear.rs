@@ -133,6 +133,7 @@ impl EarProfile {
 
 /// The per-flow EAR state: the estimate and the time of the last arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Ear {
     ear: u64,

@@ -72,6 +72,7 @@ pub trait GreenMeter: netcond_core::State {
 /// remainder: one multiply, a shift, an add and an `and` after `n`, which
 /// lies on the loop's chain from one release to the next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct IncDivisor {
     /// The divisor the constants are for, never 0: the empty entry holds the
     /// constants of 1, so that a bucket with `inc` 0 never matches an entry
@@ -142,6 +143,7 @@ fn ticks_until_refilled(div: &mut IncDivisor, inc: u64, tokens: u64, need: u64) 
 /// (C, and P for a trTCM), each filled on first use and refilled only when a
 /// call passes a bucket of another rate. Part of a [`GreenRas`]'s state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct T2Cache {
     div: [IncDivisor; 2],
 }
@@ -369,6 +371,7 @@ fn later(a: Instant, b: Instant) -> Instant {
 /// `enqueue` into an empty shaper, or the `dequeue` that releases its
 /// predecessor), as section 3 computes it when a packet "arrives at the head".
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GreenRas<P, const N: usize> {
     ras: Ras<P, N>,
     /// The exact divisors of T2's waits (they depend on the meter profile

@@ -63,6 +63,7 @@ use crate::schedule::Schedule;
 /// assert!(out[9].ticks() - out[8].ticks() >= 5_000_000);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RasCore {
     /// Bytes queued.

@@ -12,6 +12,7 @@ pub const MAX_GAP_TICKS: u64 = 1 << 62;
 
 /// A point of the release schedule: whole ticks plus a 32-bit fraction of a tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Schedule {
     /// Whole ticks.

@@ -41,6 +41,7 @@ impl<T> PacketLen for (u32, T) {
 
 /// One queued packet and its arrival time.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Slot<P> {
     pkt: P,
     arrival: Instant,
@@ -69,6 +70,7 @@ struct Slot<P> {
 /// The EAR is updated on every arrival, dropped or not (section 2.3 averages the
 /// incoming traffic).
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Ras<P, const N: usize> {
     core: RasCore,
     queue: Deque<Slot<P>, N>,

@@ -360,6 +360,7 @@ pub enum TbfDeparture {
 /// they were last brought up to date, and the backlog in bytes. The caller
 /// keeps the packets (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Tbf {
     tokens: u64,

@@ -277,6 +277,7 @@ impl PolicerVerdict {
 /// The per-flow state of a premium policer: the token count, the time of the last
 /// update and the premium buffer's occupancy in bytes. 24 bytes, `Copy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PremiumPolicer {
     tokens: u64,
