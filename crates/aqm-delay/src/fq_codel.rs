@@ -398,12 +398,12 @@ impl<const N: usize> FqCodel<N> {
                     return Some(usize::from(pending));
                 }
                 // The drop loop emptied the flow: CoDel sees no next packet.
-                fl.aqm.on_empty(&profile.codel, now);
+                fl.aqm.on_queue_empty(&profile.codel, now);
                 self.drr.retire(usize::from(pending));
             }
         }
         self.drr
-            .next_flow(profile.quantum, |c| c.on_empty(&profile.codel, now))
+            .next_flow(profile.quantum, |c| c.on_queue_empty(&profile.codel, now))
     }
 
     /// The verdict for the head packet just taken from flow `flow % N`'s FIFO

@@ -306,7 +306,7 @@ pub unsafe extern "C" fn netcond_codel_on_empty(
 ) {
     // SAFETY: caller contract, passed on.
     if let Some((s, p)) = unsafe { codel(s, p) } {
-        s.on_empty(p, Instant::from_ticks(now));
+        s.on_queue_empty(p, Instant::from_ticks(now));
     }
 }
 
@@ -549,7 +549,7 @@ mod tests {
                 let Some((at, len, ecn)) = q.pop_front() else {
                     // SAFETY: valid pointers.
                     unsafe { netcond_codel_on_empty(&mut cs, &*cp, now) };
-                    rs.on_empty(&rp, Instant::from_ticks(now));
+                    rs.on_queue_empty(&rp, Instant::from_ticks(now));
                     check(&cs, &rs);
                     break;
                 };

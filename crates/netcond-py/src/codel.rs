@@ -212,7 +212,7 @@ impl CodelPy {
     /// The queue is empty at `now`.
     fn on_empty(&mut self, now: u64) {
         self.state
-            .on_empty(&self.profile.prof, Instant::from_ticks(now));
+            .on_queue_empty(&self.profile.prof, Instant::from_ticks(now));
     }
     fn __copy__(&self) -> Self {
         self.clone()

@@ -346,7 +346,7 @@ impl PiePy {
             }
             let v = self
                 .state
-                .on_enqueue(&prof, t, head, qlen.extract()?, q, &mut self.rng);
+                .on_arrival(&prof, t, head, qlen.extract()?, q, &mut self.rng);
             return Ok(AQM_VERDICTS.get(py, verdict_index(v))?.into_bound(py));
         }
         bulk::arrays!(t = now: u64, l = length: u32, ql = qlen: u32, b = backlog: u64);
@@ -365,7 +365,7 @@ impl PiePy {
             if poll {
                 st.poll(&prof, now, b[i]);
             }
-            verdict_index(st.on_enqueue(&prof, now, head, ql[i], b[i], rng)) as u8
+            verdict_index(st.on_arrival(&prof, now, head, ql[i], b[i], rng)) as u8
         });
         (self.state, self.rng) = sr;
         Ok(out)

@@ -140,7 +140,7 @@ fn ecn_marks_instead_of_dropping() {
     // A drop leaves the dequeue in the middle of its loop, until the next
     // head or the empty queue.
     assert!(c.in_drop_loop());
-    c.on_empty(&p, ms(510));
+    c.on_queue_empty(&p, ms(510));
     assert!(!c.in_drop_loop());
     // And with ECN off an ECT packet is dropped.
     let (drops, _) = standing_queue(&exact(), true, 150);
@@ -223,7 +223,7 @@ fn reentry_keeps_the_last_cycles_drop_count() {
     while c.count() != 1 || !c.dropping() {
         let h = Head::new(ago(t, 10), 1500, false);
         if c.on_dequeue(&p, ms(t), h, 10_000) == Verdict::Drop {
-            c.on_empty(&p, ms(t));
+            c.on_queue_empty(&p, ms(t));
         }
         t += 1;
         assert!(t < 1000);
@@ -258,7 +258,7 @@ fn empty_queue_rules() {
     assert!(c.dropping());
     // A dequeue from an empty queue leaves the dropping state (and the RFC
     // forgets first_above_time).
-    c.on_empty(&p, ms(251));
+    c.on_queue_empty(&p, ms(251));
     assert!(!c.dropping());
     assert_eq!(c.first_above_time(), None);
     // The entry drop empties the queue: still dropping afterwards (RFC 8289
@@ -271,9 +271,9 @@ fn empty_queue_rules() {
         c.on_dequeue(&p, ms(101), Head::new(ms(91), 1500, false), 10_000),
         Verdict::Drop
     );
-    c.on_empty(&p, ms(101));
+    c.on_queue_empty(&p, ms(101));
     assert!(c.dropping() && !c.in_drop_loop());
-    c.on_empty(&p, ms(102));
+    c.on_queue_empty(&p, ms(102));
     assert!(!c.dropping());
 }
 
@@ -441,7 +441,7 @@ fn total_for_extreme_inputs() {
                 );
                 crate::invariants::check_codel(&c, &p).unwrap();
             }
-            c.on_empty(&p, Instant::from_ticks(now));
+            c.on_queue_empty(&p, Instant::from_ticks(now));
         }
         c.bump_count(&p, u32::MAX);
         c.bump_count(&p, u32::MAX);
@@ -511,17 +511,17 @@ fn stale_instants_move_up_past_2_62_behind() {
     let p = exact();
     let mut c = Codel::new(&p, Instant::ZERO);
     assert_eq!(c.drop_next(), 0);
-    c.on_empty(&p, Instant::from_ticks((1 << 62) - 1));
+    c.on_queue_empty(&p, Instant::from_ticks((1 << 62) - 1));
     assert_eq!(c.drop_next(), 0);
-    c.on_empty(&p, Instant::from_ticks(1 << 62));
+    c.on_queue_empty(&p, Instant::from_ticks(1 << 62));
     assert_eq!(c.drop_next(), 0);
-    c.on_empty(&p, Instant::from_ticks((1 << 62) + 1));
+    c.on_queue_empty(&p, Instant::from_ticks((1 << 62) + 1));
     assert_eq!(c.drop_next(), 1);
-    c.on_empty(&p, Instant::from_ticks((1 << 62) + 1000));
+    c.on_queue_empty(&p, Instant::from_ticks((1 << 62) + 1000));
     assert_eq!(c.drop_next(), 1000);
     let l = CodelProfile::new(&CodelConfig::linux()).unwrap();
     let mut c = Codel::new(&l, Instant::ZERO);
-    c.on_empty(&l, Instant::from_ticks((1 << 62) + 1));
+    c.on_queue_empty(&l, Instant::from_ticks((1 << 62) + 1));
     assert_eq!(c.drop_next(), 0);
 }
 

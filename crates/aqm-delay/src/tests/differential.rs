@@ -234,7 +234,7 @@ fn run_pie(
             Op::Arrive { len, ecn, .. } => {
                 let h = crate::Head::new(now, len, ecn);
                 let qlen = q.items.len() as u32;
-                let a = pie.on_enqueue(&p, now, h, qlen, q.bytes, &mut ra);
+                let a = pie.on_arrival(&p, now, h, qlen, q.bytes, &mut ra);
                 let b = r.enqueue(&p, now, h, qlen, q.bytes, &mut rb);
                 if a != b {
                     return Err(format!("{name} seed {seed} op {i}: {a:?} vs {b:?}"));
@@ -396,7 +396,7 @@ fn run_rfc_pie(name: &str, cfg: crate::PieConfig, seed: u64, start: u64) -> Resu
             Op::Arrive { len, ecn, .. } => {
                 let h = crate::Head::new(now, len, ecn);
                 let qlen = q.items.len() as u32;
-                let a = pie.on_enqueue(&p, now, h, qlen, q.bytes, &mut ra);
+                let a = pie.on_arrival(&p, now, h, qlen, q.bytes, &mut ra);
                 let b = r.enque(&p, now, h, qlen, q.bytes, &mut rb);
                 if a != b {
                     return Err(format!("{name} seed {seed} op {i}: {a:?} vs {b:?}"));
@@ -549,7 +549,7 @@ fn run_dual(
             Op::Arrive { len, flow, .. } => {
                 let ecn = Ecn::from_bits(flow as u8);
                 let h = DualHead::new(now, len.max(1), ecn);
-                let x = d.on_enqueue(&p, now, ecn, h.len, la.bytes + ca.bytes);
+                let x = d.on_arrival(&p, now, ecn, h.len, la.bytes + ca.bytes);
                 let y = r.enqueue(&p, now, &lb, &cb, ecn);
                 if x != y {
                     return Err(format!("{name} seed {seed} op {i}: enqueue {x:?} vs {y:?}"));

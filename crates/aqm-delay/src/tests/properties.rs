@@ -82,7 +82,7 @@ proptest! {
                 }
                 Call::Empty { dt } => {
                     now = now.wrapping_add(dt);
-                    c.on_empty(&p, Instant::from_ticks(now));
+                    c.on_queue_empty(&p, Instant::from_ticks(now));
                     prop_assert!(!c.in_drop_loop());
                 }
                 Call::Back { back } => now = now.wrapping_sub(back),
@@ -165,7 +165,7 @@ proptest! {
             let t = Instant::from_ticks(now);
             match kind {
                 0 => {
-                    let v = pie.on_enqueue(&p, t, Head::new(t, len, len % 2 == 0), len % 1200, backlog, &mut rng);
+                    let v = pie.on_arrival(&p, t, Head::new(t, len, len % 2 == 0), len % 1200, backlog, &mut rng);
                     prop_assert!(v != crate::Verdict::Mark || (ecn && len % 2 == 0));
                 }
                 1 => pie.on_dequeue(&p, t, Head::new(Instant::from_ticks(now.wrapping_sub(age)), len, false), backlog),
@@ -224,7 +224,7 @@ proptest! {
             match kind {
                 0 => {
                     let h = Head::new(t, len, len % 2 == 0);
-                    let a = pie.on_enqueue(&p, t, h, len % 1200, backlog, &mut ra);
+                    let a = pie.on_arrival(&p, t, h, len % 1200, backlog, &mut ra);
                     let b = r.enque(&p, t, h, len % 1200, backlog, &mut rb);
                     prop_assert_eq!(a, b);
                 }
@@ -315,7 +315,7 @@ proptest! {
                 0 | 1 => {
                     let ecn = Ecn::from_bits(ecn);
                     let h = DualHead::new(t, len % 9_000, ecn);
-                    let x = d.on_enqueue(&p, t, ecn, h.len, la.bytes + ca.bytes);
+                    let x = d.on_arrival(&p, t, ecn, h.len, la.bytes + ca.bytes);
                     prop_assert_eq!(x, r.enqueue(&p, t, &lb, &cb, ecn));
                     match x {
                         Some(DualQueue::L4s) => { la.push(h); lb.push(h); }

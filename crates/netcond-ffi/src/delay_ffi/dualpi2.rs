@@ -284,7 +284,7 @@ pub unsafe extern "C" fn netcond_dualpi2_enqueue(
     let ecn = Ecn::from_bits(ecn as u8);
     // SAFETY: caller contract, passed on.
     match unsafe { dual(s, p) } {
-        Some((s, p)) => queue_code(s.on_enqueue(p, Instant::from_ticks(now), ecn, len, backlog)),
+        Some((s, p)) => queue_code(s.on_arrival(p, Instant::from_ticks(now), ecn, len, backlog)),
         None => queue_code(Some(ecn.queue())),
     }
 }
@@ -589,7 +589,7 @@ mod tests {
                 let ecn = ((r >> 40) % 4) as u32;
                 // SAFETY: valid pointers.
                 let c = unsafe { netcond_dualpi2_enqueue(&mut cs, &*cp, now, ecn, len, bytes) };
-                let want = rs.on_enqueue(&rp, t(now), Ecn::from_bits(ecn as u8), len, bytes);
+                let want = rs.on_arrival(&rp, t(now), Ecn::from_bits(ecn as u8), len, bytes);
                 assert_eq!(c, queue_code(want), "step {i}");
                 match want {
                     Some(DualQueue::L4s) => lq.push_back((now, len, ecn)),

@@ -255,7 +255,7 @@ pub unsafe extern "C" fn netcond_pie_enqueue(
     };
     // SAFETY: caller contract, passed on.
     match unsafe { pie(s, p) } {
-        Some((s, p)) => pie_verdict(s.on_enqueue(
+        Some((s, p)) => pie_verdict(s.on_arrival(
             p,
             Instant::from_ticks(now),
             Head::new(Instant::from_ticks(now), len, ecn_capable == 1),
@@ -290,7 +290,7 @@ pub unsafe extern "C" fn netcond_pie_enqueue_draw(
     };
     // SAFETY: caller contract, passed on.
     match unsafe { pie(s, p) } {
-        Some((s, p)) => pie_verdict(s.on_enqueue(
+        Some((s, p)) => pie_verdict(s.on_arrival(
             p,
             Instant::from_ticks(now),
             Head::new(Instant::from_ticks(now), len, ecn_capable == 1),
@@ -505,9 +505,9 @@ mod tests {
                         value: draw,
                         high_next: true,
                     };
-                    rs.on_enqueue(&rp, Instant::from_ticks(now), head, qlen, bytes, &mut d)
+                    rs.on_arrival(&rp, Instant::from_ticks(now), head, qlen, bytes, &mut d)
                 } else {
-                    rs.on_enqueue(&rp, Instant::from_ticks(now), head, qlen, bytes, &mut rrng)
+                    rs.on_arrival(&rp, Instant::from_ticks(now), head, qlen, bytes, &mut rrng)
                 };
                 assert_eq!(c, pie_verdict(want), "step {i}");
                 counts[c as usize] += 1;
