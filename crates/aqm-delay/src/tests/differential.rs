@@ -10,7 +10,7 @@ use crate::{
 };
 use netcond_core::{Instant, SplitMix64, TickRate};
 
-const OPS: u32 = if cfg!(miri) { 300 } else { 60_000 };
+const OPS: u32 = if cfg!(miri) { 120 } else { 60_000 };
 const SEEDS: u64 = if cfg!(miri) { 1 } else { 12 };
 /// Whether the streams are long enough for the checks that they reach the
 /// states under test (dropping, overflow, high probabilities): not under

@@ -138,6 +138,8 @@ fn burst_allowance_protects_the_first_150_ms() {
 
 #[test]
 fn ecn_marks_up_to_ten_percent() {
+    // 10,000 arrivals per run (2,000 under Miri), thresholds in proportion.
+    const ARRIVALS: u64 = if cfg!(miri) { 2_000 } else { 10_000 };
     let p = PieProfile::new(&PieConfig::linux().with_ecn(true)).unwrap();
     let mut rng = SplitMix64::new(9);
     let mut run = |prob: u64| {
@@ -147,7 +149,7 @@ fn ecn_marks_up_to_ten_percent() {
         // A delay of 100 ms: above target / 2.
         pie.on_dequeue(&p, ms(100), Head::new(ms(0), 1500, false), 100_000);
         let mut v = [0u32; 3];
-        for i in 0..10_000u64 {
+        for i in 0..ARRIVALS {
             let ect = i % 2 == 0;
             match pie.on_arrival(
                 &p,
@@ -171,7 +173,11 @@ fn ecn_marks_up_to_ten_percent() {
     // (no draw until the accumulated probability reaches 0.85, and only drops
     // reset it) about 3 % of the packets are marked and 3 % dropped.
     let v = run(MAX_PROB / 10);
-    assert!(v[1] > 200 && v[2] > 200 && v[1] + v[2] < 1_000, "{v:?}");
+    let n = ARRIVALS as u32;
+    assert!(
+        v[1] > n / 50 && v[2] > n / 50 && v[1] + v[2] < n / 10,
+        "{v:?}"
+    );
     // Above 10 %: everything selected is dropped.
     let v = run(MAX_PROB / 10 + 1);
     assert_eq!(v[1], 0);
