@@ -228,14 +228,26 @@ impl Codel {
         self.last
     }
 
-    /// Adds `n` to `count` as Linux's `fq_codel_drop` does after an overflow
-    /// drop ("tell codel to increase its signal strength"); wraps with the
-    /// Linux law, saturates with the exact one.
-    pub fn bump_count(&mut self, profile: &CodelProfile, n: u32) {
+    /// `n` packets were dropped from this queue's head because a shared
+    /// buffer overflowed: adds `n` to `count` as Linux's `fq_codel_drop` does
+    /// ("tell codel to increase its signal strength"); wraps with the Linux
+    /// law, saturates with the exact one. The state contract's shape
+    /// (`(&mut self, &profile, now, ...)`); `now` is not read, since CoDel
+    /// keeps its clock at dequeue.
+    pub fn on_overflow(&mut self, profile: &CodelProfile, now: Instant, n: u32) {
+        let _ = now;
         self.count = match profile.law {
             ControlLaw::Exact => self.count.saturating_add(n),
             ControlLaw::Linux => self.count.wrapping_add(n),
         };
+    }
+
+    /// Adds `n` to `count` after an overflow drop: the old form of
+    /// [`on_overflow`](Self::on_overflow), without the instant.
+    #[deprecated(since = "0.1.0", note = "renamed to `on_overflow(&profile, now, n)`")]
+    #[inline]
+    pub fn bump_count(&mut self, profile: &CodelProfile, n: u32) {
+        self.on_overflow(profile, self.last, n);
     }
 
     /// The verdict for the packet just taken from the head of the queue.

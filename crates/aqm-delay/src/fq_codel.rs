@@ -371,7 +371,9 @@ impl<const N: usize> FqCodel<N> {
         }
         if profile.codel.law == ControlLaw::Linux {
             // Linux fq_codel_drop: the victim's CoDel counts the drops.
-            self.drr.flows[victim].aqm.bump_count(&profile.codel, n);
+            self.drr.flows[victim]
+                .aqm
+                .on_overflow(&profile.codel, now, n);
         }
         Enqueued::Overflow {
             victim,

@@ -451,8 +451,8 @@ fn total_for_extreme_inputs() {
             }
             c.on_queue_empty(&p, Instant::from_ticks(now));
         }
-        c.bump_count(&p, u32::MAX);
-        c.bump_count(&p, u32::MAX);
+        c.on_overflow(&p, Instant::ZERO, u32::MAX);
+        c.on_overflow(&p, Instant::ZERO, u32::MAX);
         let _ = c.on_dequeue(
             &p,
             Instant::from_ticks(7),

@@ -86,7 +86,7 @@ proptest! {
                     prop_assert!(!c.in_drop_loop());
                 }
                 Call::Back { back } => now = now.wrapping_sub(back),
-                Call::Bump { n } => c.bump_count(&p, n),
+                Call::Bump { n } => c.on_overflow(&p, Instant::from_ticks(now), n),
             }
             let r = check_codel(&c, &p);
             prop_assert!(r.is_ok(), "{:?}", r);

@@ -86,3 +86,27 @@ fn dualpi2_on_enqueue_is_on_arrival() {
         assert_eq!(old.last_seen(), ms(t));
     }
 }
+
+#[test]
+fn codel_bump_count_is_on_overflow() {
+    for cfg in [CodelConfig::rfc8289(), CodelConfig::linux()] {
+        let p = CodelProfile::new(&cfg).unwrap();
+        let mut old = Codel::new(&p, ms(5));
+        let mut new = Codel::new(&p, ms(5));
+        old.bump_count(&p, 3);
+        new.on_overflow(&p, ms(9), 3);
+        assert_eq!((old.count(), new.count()), (3, 3));
+        old.bump_count(&p, u32::MAX);
+        new.on_overflow(&p, ms(9), u32::MAX);
+        assert_eq!(old, new);
+        // Saturating with the exact law, wrapping with Linux's; the clock is
+        // not moved.
+        let want = if cfg.control_law == crate::ControlLaw::Exact {
+            u32::MAX
+        } else {
+            2
+        };
+        assert_eq!(new.count(), want);
+        assert_eq!(new.last_seen(), ms(5));
+    }
+}
