@@ -63,7 +63,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 256 }, ..ProptestConfig::default() })]
 
     #[test]
-    fn codel_keeps_invariants(cfg in config(), start in any::<u64>(), calls in prop::collection::vec(call(), 1..if cfg!(miri) { 60 } else { 300 })) {
+    fn codel_keeps_invariants(cfg in config(), start in any::<u64>(), calls in prop::collection::vec(call(), 1..if cfg!(miri) { 20 } else { 300 })) {
         let p = CodelProfile::new(&cfg).unwrap();
         let mut c = Codel::new(&p, Instant::from_ticks(start));
         let mut now = start;
@@ -99,7 +99,7 @@ proptest! {
         quantum in 1..3000u32,
         limit in 1..40u32,
         batch in 1..8u32,
-        ops in prop::collection::vec((0..4u8, any::<usize>(), prop_oneof![0..3000u32, any::<u32>()], 0..5_000_000u64), 1..if cfg!(miri) { 60 } else { 400 }),
+        ops in prop::collection::vec((0..4u8, any::<usize>(), prop_oneof![0..3000u32, any::<u32>()], 0..5_000_000u64), 1..if cfg!(miri) { 20 } else { 400 }),
     ) {
         let base = if linux { FqCodelConfig::linux() } else { FqCodelConfig::rfc8290() };
         let p = FqCodelProfile::new(&base.with_quantum(quantum).with_limit(limit).with_overflow(OverflowDrop::Batch { max_packets: batch })).unwrap();
@@ -148,7 +148,7 @@ proptest! {
         start in any::<u64>(),
         ops in prop::collection::vec(
             (0..4u8, prop_oneof![0..20_000_000u64, any::<u64>()], any::<u32>(), prop_oneof![0..400_000u64, any::<u64>()], any::<u64>()),
-            1..300,
+            1..if cfg!(miri) { 20 } else { 300 },
         ),
     ) {
         let cfg = crate::PieConfig::linux()
@@ -201,7 +201,7 @@ proptest! {
         start in any::<u64>(),
         ops in prop::collection::vec(
             (0..4u8, prop_oneof![0..20_000_000u64, any::<u64>()], any::<u32>(), prop_oneof![0..400_000u64, any::<u64>()], any::<u64>()),
-            1..if cfg!(miri) { 25 } else { 300 },
+            1..if cfg!(miri) { 20 } else { 300 },
         ),
     ) {
         use crate::reference::RfcPie;
@@ -280,7 +280,7 @@ proptest! {
         start in any::<u64>(),
         ops in prop::collection::vec(
             (0..5u8, prop_oneof![0..5_000_000u64, any::<u64>()], any::<u32>(), 0..4u8),
-            1..if cfg!(miri) { 25 } else { 300 },
+            1..if cfg!(miri) { 20 } else { 300 },
         ),
     ) {
         use super::{dual_dequeue, DualFifoQ};
@@ -364,7 +364,7 @@ proptest! {
         start in any::<u64>(),
         ops in prop::collection::vec(
             (0..5u8, prop_oneof![0..20_000_000u64, any::<u64>()], any::<u32>(), 0..6usize),
-            1..if cfg!(miri) { 25 } else { 300 },
+            1..if cfg!(miri) { 20 } else { 300 },
         ),
     ) {
         use super::Store;
