@@ -16,6 +16,12 @@
 #else
 #error "netcond.h needs a compiler that can align a struct to 64 bytes"
 #endif
+/* Old names kept for existing callers; each names its replacement. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NETCOND_DEPRECATED(note) __attribute__((deprecated(note)))
+#else
+#define NETCOND_DEPRECATED(note)
+#endif
 
 
 // The version of the header: compare with `netcond_version()` at run time.
@@ -209,7 +215,7 @@ typedef enum netcond_codel_verdict {
   // Set CE (RFC 3168 section 5) and send it.
   NETCOND_CODEL_MARK = 1,
   // Drop it, then call `netcond_codel_on_dequeue` again at the same `now`
-  // for the next head, or `netcond_codel_on_empty` if the queue is empty.
+  // for the next head, or `netcond_codel_queue_empty` if the queue is empty.
   NETCOND_CODEL_DROP = 2,
 } netcond_codel_verdict;
 
@@ -2104,7 +2110,7 @@ int netcond_codel_config(struct netcond_codel *s,
 // `ecn_capable` is 1 (ECT(0), ECT(1) or CE; any other value counts as
 // not-ECT, which is dropped, never marked), with `backlog_bytes` still queued
 // after it left. On `NETCOND_CODEL_DROP` call again for the next head at the
-// same `now`, or `netcond_codel_on_empty`. A NULL, unstarted or unconfigured
+// same `now`, or `netcond_codel_queue_empty`. A NULL, unstarted or unconfigured
 // argument gives `NETCOND_CODEL_DELIVER` and changes nothing.
 //
 // # Safety
@@ -2123,6 +2129,15 @@ enum netcond_codel_verdict netcond_codel_on_dequeue(struct netcond_codel *s,
 //
 // # Safety
 // `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+void netcond_codel_queue_empty(struct netcond_codel *s,
+                               const struct netcond_codel_profile *p,
+                               uint64_t now);
+
+// The old name of `netcond_codel_queue_empty`, which it calls.
+//
+// # Safety
+// As `netcond_codel_queue_empty`.
+NETCOND_DEPRECATED("renamed to netcond_codel_queue_empty")
 void netcond_codel_on_empty(struct netcond_codel *s,
                             const struct netcond_codel_profile *p,
                             uint64_t now);
@@ -2294,6 +2309,18 @@ enum netcond_pie_verdict netcond_pie_enqueue_draw(struct netcond_pie *s,
 //
 // # Safety
 // `s` and `p` are NULL or valid; `s` is used by one thread during the call.
+void netcond_pie_on_dequeue(struct netcond_pie *s,
+                            const struct netcond_pie_profile *p,
+                            uint64_t now,
+                            uint64_t enqueued_at,
+                            uint32_t len,
+                            uint64_t backlog);
+
+// The old name of `netcond_pie_on_dequeue`, which it calls.
+//
+// # Safety
+// As `netcond_pie_on_dequeue`.
+NETCOND_DEPRECATED("renamed to netcond_pie_on_dequeue")
 void netcond_pie_dequeue(struct netcond_pie *s,
                          const struct netcond_pie_profile *p,
                          uint64_t now,
@@ -2385,6 +2412,21 @@ enum netcond_dualpi2_queue netcond_dualpi2_schedule(struct netcond_dualpi2 *s,
 //
 // # Safety
 // Each pointer is NULL or valid; `s` and `rng` are used by one thread.
+enum netcond_codel_verdict netcond_dualpi2_on_dequeue(struct netcond_dualpi2 *s,
+                                                      const struct netcond_dualpi2_profile *p,
+                                                      uint64_t now,
+                                                      enum netcond_dualpi2_queue queue,
+                                                      uint64_t enqueued_at,
+                                                      uint32_t len,
+                                                      uint32_t ecn,
+                                                      uint32_t left,
+                                                      struct netcond_rng *rng);
+
+// The old name of `netcond_dualpi2_on_dequeue`, which it calls.
+//
+// # Safety
+// As `netcond_dualpi2_on_dequeue`.
+NETCOND_DEPRECATED("renamed to netcond_dualpi2_on_dequeue")
 enum netcond_codel_verdict netcond_dualpi2_dequeue(struct netcond_dualpi2 *s,
                                                    const struct netcond_dualpi2_profile *p,
                                                    uint64_t now,
@@ -2395,11 +2437,26 @@ enum netcond_codel_verdict netcond_dualpi2_dequeue(struct netcond_dualpi2 *s,
                                                    uint32_t left,
                                                    struct netcond_rng *rng);
 
-// As `netcond_dualpi2_dequeue`, with `draw` (a uniform 64-bit value) for the
+// As `netcond_dualpi2_on_dequeue`, with `draw` (a uniform 64-bit value) for the
 // at most two 32-bit draws the decision takes, high half first.
 //
 // # Safety
-// As `netcond_dualpi2_dequeue`.
+// As `netcond_dualpi2_on_dequeue`.
+enum netcond_codel_verdict netcond_dualpi2_on_dequeue_draw(struct netcond_dualpi2 *s,
+                                                           const struct netcond_dualpi2_profile *p,
+                                                           uint64_t now,
+                                                           enum netcond_dualpi2_queue queue,
+                                                           uint64_t enqueued_at,
+                                                           uint32_t len,
+                                                           uint32_t ecn,
+                                                           uint32_t left,
+                                                           uint64_t draw);
+
+// The old name of `netcond_dualpi2_on_dequeue_draw`, which it calls.
+//
+// # Safety
+// As `netcond_dualpi2_on_dequeue_draw`.
+NETCOND_DEPRECATED("renamed to netcond_dualpi2_on_dequeue_draw")
 enum netcond_codel_verdict netcond_dualpi2_dequeue_draw(struct netcond_dualpi2 *s,
                                                         const struct netcond_dualpi2_profile *p,
                                                         uint64_t now,
@@ -2506,6 +2563,18 @@ int netcond_fq_pie_schedule(struct netcond_fq_pie *q,
 //
 // # Safety
 // `q` and `p` are NULL or valid; `q` is used by one thread during the call.
+void netcond_fq_pie_on_dequeue(struct netcond_fq_pie *q,
+                               const struct netcond_fq_pie_profile *p,
+                               uint64_t now,
+                               uint32_t flow,
+                               uint64_t enqueued_at,
+                               uint32_t len);
+
+// The old name of `netcond_fq_pie_on_dequeue`, which it calls.
+//
+// # Safety
+// As `netcond_fq_pie_on_dequeue`.
+NETCOND_DEPRECATED("renamed to netcond_fq_pie_on_dequeue")
 void netcond_fq_pie_dequeue(struct netcond_fq_pie *q,
                             const struct netcond_fq_pie_profile *p,
                             uint64_t now,

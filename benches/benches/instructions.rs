@@ -759,7 +759,7 @@ fn dualpi2_case() -> Case {
             } else {
                 DualEcn::NotEct
             };
-            let q = s.on_enqueue(p, now, ecn, len, 150_000);
+            let q = s.on_arrival(p, now, ecn, len, 150_000);
             let (l, c) = (
                 Some(Instant::from_ticks(t - 500_000)),
                 Some(Instant::from_ticks(t - 20 * MS)),

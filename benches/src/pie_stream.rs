@@ -96,7 +96,7 @@ pub fn pie_burst(p: &PieProfile, s: &mut Pie, lens: &[u32], t: u64, rng: &mut Sp
     let mut acc = 0u64;
     for &len in lens {
         let head = Head::new(Instant::from_ticks(t), len, false);
-        let v = s.on_enqueue(p, Instant::from_ticks(t), head, QUEUED, BACKLOG, rng);
+        let v = s.on_arrival(p, Instant::from_ticks(t), head, QUEUED, BACKLOG, rng);
         acc += u64::from(v == Verdict::Drop);
     }
     acc

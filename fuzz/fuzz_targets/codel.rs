@@ -121,7 +121,7 @@ fuzz_target!(|input: Input| {
         db.clear();
         let a = loop {
             let Some(h) = qa.pop() else {
-                c.on_empty(&p, t);
+                c.on_queue_empty(&p, t);
                 break None;
             };
             match c.on_dequeue(&p, t, h, qa.bytes) {

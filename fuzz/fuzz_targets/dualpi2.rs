@@ -143,7 +143,7 @@ fuzz_target!(|input: Input| {
             Op::Arrive { len, ecn, .. } => {
                 let ecn = Ecn::from_bits(ecn);
                 let h = DualHead::new(t, u32::from(len), ecn);
-                let x = d.on_enqueue(&p, t, ecn, h.len, la.bytes + ca.bytes);
+                let x = d.on_arrival(&p, t, ecn, h.len, la.bytes + ca.bytes);
                 let y = r.enqueue(&p, t, &lb, &cb, ecn);
                 assert_eq!(x, y, "dualpi2: enqueue differs from the model ({cfg:?})");
                 match x {

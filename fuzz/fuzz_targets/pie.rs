@@ -144,7 +144,7 @@ fuzz_target!(|input: Input| {
             } => {
                 let h = Head::new(t, u32::from(len), ecn);
                 let (ql, bl) = (u32::from(qlen), u64::from(backlog));
-                let a = pie.on_enqueue(&p, t, h, ql, bl, &mut ra);
+                let a = pie.on_arrival(&p, t, h, ql, bl, &mut ra);
                 let b = match &mut model {
                     Model::Linux(m) => m.enqueue(&p, t, h, ql, bl, &mut rb),
                     Model::Rfc(m) => m.enque(&p, t, h, ql, bl, &mut rb),

@@ -160,7 +160,7 @@ int main(void)
 		const uint64_t t = BASE + k * UPDATE_MS * MS; /* ns */
 		/* netcond: a packet that waited d leaves 64 ns before the update,
 		 * one stays behind it. */
-		netcond_pie_dequeue(&st, &prof, t - 64, t - 64 - d, 1000, 1000);
+		netcond_pie_on_dequeue(&st, &prof, t - 64, t - 64 - d, 1000, 1000);
 		netcond_pie_poll(&st, &prof, t, 1000);
 		const double nc = (double)netcond_pie_prob(&st) / (double)NETCOND_PIE_MAX_PROB;
 		/* rte_pie: its delay estimate qlen x (avg_dq_time >> 14) set to d

@@ -106,10 +106,10 @@ enum Phase {
 /// packet taken from the head, call [`on_dequeue`](Self::on_dequeue) with the
 /// packet's enqueue time, length and ECN capability and the bytes still queued
 /// behind it. On [`Verdict::Drop`], drop the packet and call again at once, with
-/// the same `now`, for the next head, or call [`on_empty`](Self::on_empty) when
+/// the same `now`, for the next head, or call [`on_queue_empty`](Self::on_queue_empty) when
 /// there is none: the pair of calls is one turn of RFC 8289's dequeue loop. On
 /// [`Verdict::Deliver`] or [`Verdict::Mark`] (set CE), send the packet. Call
-/// `on_empty` too when a dequeue finds the queue empty.
+/// `on_queue_empty` too when a dequeue finds the queue empty.
 ///
 /// ```
 /// use aqm_delay::{Codel, CodelConfig, CodelProfile, Head, Verdict};
@@ -228,14 +228,26 @@ impl Codel {
         self.last
     }
 
-    /// Adds `n` to `count` as Linux's `fq_codel_drop` does after an overflow
-    /// drop ("tell codel to increase its signal strength"); wraps with the
-    /// Linux law, saturates with the exact one.
-    pub fn bump_count(&mut self, profile: &CodelProfile, n: u32) {
+    /// `n` packets were dropped from this queue's head because a shared
+    /// buffer overflowed: adds `n` to `count` as Linux's `fq_codel_drop` does
+    /// ("tell codel to increase its signal strength"); wraps with the Linux
+    /// law, saturates with the exact one. The state contract's shape
+    /// (`(&mut self, &profile, now, ...)`); `now` is not read, since CoDel
+    /// keeps its clock at dequeue.
+    pub fn on_overflow(&mut self, profile: &CodelProfile, now: Instant, n: u32) {
+        let _ = now;
         self.count = match profile.law {
             ControlLaw::Exact => self.count.saturating_add(n),
             ControlLaw::Linux => self.count.wrapping_add(n),
         };
+    }
+
+    /// Adds `n` to `count` after an overflow drop: the old form of
+    /// [`on_overflow`](Self::on_overflow), without the instant.
+    #[deprecated(since = "0.1.0", note = "renamed to `on_overflow(&profile, now, n)`")]
+    #[inline]
+    pub fn bump_count(&mut self, profile: &CodelProfile, n: u32) {
+        self.on_overflow(profile, self.last, n);
     }
 
     /// The verdict for the packet just taken from the head of the queue.
@@ -243,7 +255,7 @@ impl Codel {
     /// `head` is the packet (its enqueue instant, length and ECN capability);
     /// `backlog` the bytes still queued after it left (RFC 8289's `bytes()`,
     /// Linux's backlog after `dequeue_func`). On [`Verdict::Drop`] call again
-    /// for the next head, or [`on_empty`](Self::on_empty) if there is none.
+    /// for the next head, or [`on_queue_empty`](Self::on_queue_empty) if there is none.
     #[inline]
     pub fn on_dequeue(
         &mut self,
@@ -323,7 +335,7 @@ impl Codel {
     /// except right after the entry drop (Linux and RFC 8289 s5.5 enter the
     /// dropping state even when the queue empties), and forgets
     /// `first_above_time` where the source does.
-    pub fn on_empty(&mut self, profile: &CodelProfile, now: Instant) {
+    pub fn on_queue_empty(&mut self, profile: &CodelProfile, now: Instant) {
         self.advance(profile, now);
         match self.phase {
             Phase::AfterEntryDrop => {
@@ -343,6 +355,14 @@ impl Codel {
                 }
             }
         }
+    }
+
+    /// The queue was found empty at `now`: the old name of
+    /// [`on_queue_empty`](Self::on_queue_empty).
+    #[deprecated(since = "0.1.0", note = "renamed to `on_queue_empty`")]
+    #[inline]
+    pub fn on_empty(&mut self, profile: &CodelProfile, now: Instant) {
+        self.on_queue_empty(profile, now);
     }
 
     /// Moves the clock to `now` (serial rule); with the exact law, keeps the

@@ -156,7 +156,7 @@ impl DualHead {
 /// timer and previous delay, the `recur()` accumulators and the scheduler's
 /// round), 56 bytes. The packets stay in the caller's two FIFOs.
 ///
-/// Per arrival, [`on_enqueue`](Self::on_enqueue) says which queue takes it
+/// Per arrival, [`on_arrival`](Self::on_arrival) says which queue takes it
 /// (or that the shared buffer is full). To send, [`schedule`](Self::schedule)
 /// says which queue's head to take given both heads' enqueue instants;
 /// [`on_dequeue`](Self::on_dequeue) then decides deliver, mark or drop; after
@@ -185,7 +185,7 @@ impl DualHead {
 ///     if us % 200 == 0 {
 ///         for ecn in [Ecn::Ect1, Ecn::NotEct] {
 ///             let bytes: u64 = lq.iter().chain(cq.iter()).map(|h: &DualHead| u64::from(h.len)).sum();
-///             match aqm.on_enqueue(&p, now, ecn, 1500, bytes) {
+///             match aqm.on_arrival(&p, now, ecn, 1500, bytes) {
 ///                 Some(DualQueue::L4s) => lq.push_back(DualHead::new(now, 1500, ecn)),
 ///                 Some(DualQueue::Classic) => cq.push_back(DualHead::new(now, 1500, ecn)),
 ///                 None => {}
@@ -328,7 +328,7 @@ impl DualPi2 {
     /// bytes, with `backlog` bytes in both queues before it: `None` when the
     /// shared buffer cannot take one more MTU (`lq.byt() + cq.byt() + MTU >
     /// limit`), else the queue to append it to (RFC 9332's classifier).
-    pub fn on_enqueue(
+    pub fn on_arrival(
         &mut self,
         profile: &DualPi2Profile,
         now: Instant,
@@ -342,6 +342,21 @@ impl DualPi2 {
             return None;
         }
         Some(ecn.queue())
+    }
+
+    /// The queue for an arriving packet: the old name of
+    /// [`on_arrival`](Self::on_arrival).
+    #[deprecated(since = "0.1.0", note = "renamed to `on_arrival`")]
+    #[inline]
+    pub fn on_enqueue(
+        &mut self,
+        profile: &DualPi2Profile,
+        now: Instant,
+        ecn: Ecn,
+        len: u32,
+        backlog: u64,
+    ) -> Option<DualQueue> {
+        self.on_arrival(profile, now, ecn, len, backlog)
     }
 
     /// Which queue to take the next packet from, given the enqueue instants

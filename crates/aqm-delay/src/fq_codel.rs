@@ -371,7 +371,9 @@ impl<const N: usize> FqCodel<N> {
         }
         if profile.codel.law == ControlLaw::Linux {
             // Linux fq_codel_drop: the victim's CoDel counts the drops.
-            self.drr.flows[victim].aqm.bump_count(&profile.codel, n);
+            self.drr.flows[victim]
+                .aqm
+                .on_overflow(&profile.codel, now, n);
         }
         Enqueued::Overflow {
             victim,
@@ -398,12 +400,12 @@ impl<const N: usize> FqCodel<N> {
                     return Some(usize::from(pending));
                 }
                 // The drop loop emptied the flow: CoDel sees no next packet.
-                fl.aqm.on_empty(&profile.codel, now);
+                fl.aqm.on_queue_empty(&profile.codel, now);
                 self.drr.retire(usize::from(pending));
             }
         }
         self.drr
-            .next_flow(profile.quantum, |c| c.on_empty(&profile.codel, now))
+            .next_flow(profile.quantum, |c| c.on_queue_empty(&profile.codel, now))
     }
 
     /// The verdict for the head packet just taken from flow `flow % N`'s FIFO

@@ -111,7 +111,7 @@
 //! capability ([`Head`]) and the bytes still queued behind it, and returns a
 //! [`Verdict`]: deliver it, mark it and deliver it, or drop it. After a drop,
 //! the caller takes the next head and asks again at the same instant (the
-//! second half of RFC 8289's dequeue loop), or calls [`Codel::on_empty`] if the
+//! second half of RFC 8289's dequeue loop), or calls [`Codel::on_queue_empty`] if the
 //! queue is empty.
 //!
 //! # Example
@@ -137,7 +137,7 @@
 //!     if us % 550 == 0 {
 //!         loop {
 //!             let Some(head) = queue.pop_front() else {
-//!                 codel.on_empty(&profile, now);
+//!                 codel.on_queue_empty(&profile, now);
 //!                 break;
 //!             };
 //!             bytes -= u64::from(head.len);
@@ -177,7 +177,7 @@
 //! for t in 0..5_000u64 {
 //!     pie.poll(&p, ms(t), 60_000);
 //!     pie.on_dequeue(&p, ms(t), Head::new(ms(t.saturating_sub(40)), 1500, true), 60_000);
-//!     match pie.on_enqueue(&p, ms(t), Head::new(ms(t), 1500, true), 40, 60_000, &mut rng) {
+//!     match pie.on_arrival(&p, ms(t), Head::new(ms(t), 1500, true), 40, 60_000, &mut rng) {
 //!         Verdict::Mark => marks += 1,
 //!         Verdict::Drop => drops += 1,
 //!         Verdict::Deliver => {}
@@ -199,8 +199,8 @@
 //! let mut aqm = DualPi2::new(&p, Instant::ZERO);
 //! let mut rng = SplitMix64::new(1);
 //! // ECT(1) and CE go to the L4S queue, Not-ECT and ECT(0) to the Classic.
-//! assert_eq!(aqm.on_enqueue(&p, Instant::ZERO, Ecn::Ect1, 1500, 0), Some(DualQueue::L4s));
-//! assert_eq!(aqm.on_enqueue(&p, Instant::ZERO, Ecn::Ect0, 1500, 0), Some(DualQueue::Classic));
+//! assert_eq!(aqm.on_arrival(&p, Instant::ZERO, Ecn::Ect1, 1500, 0), Some(DualQueue::L4s));
+//! assert_eq!(aqm.on_arrival(&p, Instant::ZERO, Ecn::Ect0, 1500, 0), Some(DualQueue::Classic));
 //! // A Classic head that has waited 100 ms drives p' up at the first update:
 //! // 0.15 (0.1 - 0.015) + 3 (0.1 - 0) = 0.31275.
 //! let ms = |m: u64| Instant::from_ticks(m * 1_000_000);

@@ -91,7 +91,7 @@ pub enum PieEstimator {
 /// the last instant seen, and RFC 8033 section 5.2's departure-rate
 /// measurement), 96 bytes.
 ///
-/// Call [`on_enqueue`](Self::on_enqueue) for each arrival (it decides drop,
+/// Call [`on_arrival`](Self::on_arrival) for each arrival (it decides drop,
 /// mark or enqueue), [`on_dequeue`](Self::on_dequeue) for each departure (it
 /// measures the queue delay from the packet's timestamp), and
 /// [`poll`](Self::poll) on every event or from a timer: it runs the drop
@@ -111,7 +111,7 @@ pub enum PieEstimator {
 /// for t in 0..3_000u64 {
 ///     pie.poll(&p, ms(t), 150_000);
 ///     pie.on_dequeue(&p, ms(t), Head::new(ms(t.saturating_sub(100)), 1500, false), 150_000);
-///     if pie.on_enqueue(&p, ms(t), Head::new(ms(t), 1500, false), 100, 150_000, &mut rng) == Verdict::Drop {
+///     if pie.on_arrival(&p, ms(t), Head::new(ms(t), 1500, false), 100, 150_000, &mut rng) == Verdict::Drop {
 ///         drops += 1;
 ///     }
 /// }
@@ -235,7 +235,7 @@ impl Pie {
     /// accumulated probability. Draws one `u64` (two `u32`s, high half first)
     /// from `rng` only when the accumulated probability is between 0.85 and
     /// 8.5.
-    pub fn on_enqueue<R: RandomSource>(
+    pub fn on_arrival<R: RandomSource>(
         &mut self,
         profile: &PieProfile,
         now: Instant,
@@ -261,6 +261,22 @@ impl Pie {
             self.accu_prob = 0;
         }
         verdict
+    }
+
+    /// The decision for an arriving packet: the old name of
+    /// [`on_arrival`](Self::on_arrival).
+    #[deprecated(since = "0.1.0", note = "renamed to `on_arrival`")]
+    #[inline]
+    pub fn on_enqueue<R: RandomSource>(
+        &mut self,
+        profile: &PieProfile,
+        now: Instant,
+        pkt: Head,
+        qlen: u32,
+        backlog: u64,
+        rng: &mut R,
+    ) -> Verdict {
+        self.on_arrival(profile, now, pkt, qlen, backlog, rng)
     }
 
     /// `pie_drop_early`.

@@ -30,7 +30,7 @@ fn run_pie(p: &PieProfile, heads: &[Head]) {
     for (i, h) in heads.iter().enumerate() {
         let now = Instant::from_ticks(i as u64 * 1_000_000);
         s.poll(p, now, 100_000);
-        let _ = s.on_enqueue(p, now, *h, i as u32, 100_000, &mut rng);
+        let _ = s.on_arrival(p, now, *h, i as u32, 100_000, &mut rng);
         s.on_dequeue(p, now, *h, 100_000);
     }
 }
@@ -85,7 +85,7 @@ fn generated_dualpi2_inputs_run_and_configurations_are_checked() {
     for (i, h) in heads.iter().enumerate() {
         let now = Instant::from_ticks(i as u64 * 1_000_000);
         s.poll(&p, now, Some(h.enqueued), None);
-        if let Some(q) = s.on_enqueue(&p, now, h.ecn, h.len, 0) {
+        if let Some(q) = s.on_arrival(&p, now, h.ecn, h.len, 0) {
             let _ = s.on_dequeue(&p, now, q, *h, 0, &mut rng);
         }
     }

@@ -77,7 +77,7 @@ pub mod ep {
         backlog: u64,
         rng: &mut SplitMix64,
     ) -> Verdict {
-        s.on_enqueue(p, now, pkt, qlen, backlog, rng)
+        s.on_arrival(p, now, pkt, qlen, backlog, rng)
     }
     /// PIE: a departure (the delay and rate estimators).
     #[inline(never)]
@@ -130,7 +130,7 @@ pub mod ep {
         len: u32,
         backlog: u64,
     ) -> Option<DualQueue> {
-        s.on_enqueue(p, now, ecn, len, backlog)
+        s.on_arrival(p, now, ecn, len, backlog)
     }
     /// DualPI2: a dequeue: the scheduler picks a queue from the heads'
     /// enqueue instants, `take` removes that queue's head from the caller's
@@ -350,7 +350,7 @@ pub fn codel_stream(out: &mut dyn Sink) {
             }
             loop {
                 let Some(h) = q.pop() else {
-                    s.on_empty(&p, now);
+                    s.on_queue_empty(&p, now);
                     break;
                 };
                 let v = ep::fw_codel_dequeue(&mut s, &p, now, h, q.bytes);

@@ -9,8 +9,8 @@
 //! packet's enqueue time, length and ECN capability and the bytes still queued
 //! behind it, and returns a verdict. After `NETCOND_CODEL_DROP` the caller
 //! drops the packet and asks again, at the same `now`, for the next head, or
-//! calls `netcond_codel_on_empty` when there is none (one turn of RFC 8289's
-//! dequeue loop); it calls `netcond_codel_on_empty` too when a dequeue finds
+//! calls `netcond_codel_queue_empty` when there is none (one turn of RFC 8289's
+//! dequeue loop); it calls `netcond_codel_queue_empty` too when a dequeue finds
 //! the queue empty.
 //!
 //! FQ-CoDel (RFC 8290; `FqCodel<1024>`, Linux's number of flows) is the same
@@ -23,7 +23,7 @@
 //!
 //! PIE (RFC 8033; `Pie`, in Linux `sch_pie`'s integers) decides at enqueue
 //! from a drop probability that `netcond_pie_poll` updates every T_UPDATE
-//! from the queue delay `netcond_pie_dequeue` measures (see `delay_ffi/pie.rs`).
+//! from the queue delay `netcond_pie_on_dequeue` measures (see `delay_ffi/pie.rs`).
 //!
 //! Durations are nanoseconds (`*_ns`), times are ticks of `tick_hz`.
 
@@ -83,7 +83,7 @@ pub enum netcond_codel_verdict {
     /// Set CE (RFC 3168 section 5) and send it.
     NETCOND_CODEL_MARK = 1,
     /// Drop it, then call `netcond_codel_on_dequeue` again at the same `now`
-    /// for the next head, or `netcond_codel_on_empty` if the queue is empty.
+    /// for the next head, or `netcond_codel_queue_empty` if the queue is empty.
     NETCOND_CODEL_DROP = 2,
 }
 
@@ -265,7 +265,7 @@ unsafe fn codel<'a>(
 /// `ecn_capable` is 1 (ECT(0), ECT(1) or CE; any other value counts as
 /// not-ECT, which is dropped, never marked), with `backlog_bytes` still queued
 /// after it left. On `NETCOND_CODEL_DROP` call again for the next head at the
-/// same `now`, or `netcond_codel_on_empty`. A NULL, unstarted or unconfigured
+/// same `now`, or `netcond_codel_queue_empty`. A NULL, unstarted or unconfigured
 /// argument gives `NETCOND_CODEL_DELIVER` and changes nothing.
 ///
 /// # Safety
@@ -299,15 +299,30 @@ pub unsafe extern "C" fn netcond_codel_on_dequeue(
 /// # Safety
 /// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_codel_on_empty(
+pub unsafe extern "C" fn netcond_codel_queue_empty(
     s: *mut netcond_codel,
     p: *const netcond_codel_profile,
     now: u64,
 ) {
     // SAFETY: caller contract, passed on.
     if let Some((s, p)) = unsafe { codel(s, p) } {
-        s.on_empty(p, Instant::from_ticks(now));
+        s.on_queue_empty(p, Instant::from_ticks(now));
     }
+}
+
+/// The old name of `netcond_codel_queue_empty`, which it calls.
+///
+/// # Safety
+/// As `netcond_codel_queue_empty`.
+#[deprecated(since = "0.1.0", note = "renamed to netcond_codel_queue_empty")]
+#[no_mangle]
+pub unsafe extern "C" fn netcond_codel_on_empty(
+    s: *mut netcond_codel,
+    p: *const netcond_codel_profile,
+    now: u64,
+) {
+    // SAFETY: caller contract, passed on.
+    unsafe { netcond_codel_queue_empty(s, p, now) }
 }
 
 /// `count` of `s`, or 0 if `s` is NULL or unstarted.
@@ -547,9 +562,17 @@ mod tests {
             }
             loop {
                 let Some((at, len, ecn)) = q.pop_front() else {
-                    // SAFETY: valid pointers.
-                    unsafe { netcond_codel_on_empty(&mut cs, &*cp, now) };
-                    rs.on_empty(&rp, Instant::from_ticks(now));
+                    // SAFETY: valid pointers. Every other step through
+                    // the old name, which must do the same.
+                    #[allow(deprecated)]
+                    unsafe {
+                        if i % 2 == 0 {
+                            netcond_codel_queue_empty(&mut cs, &*cp, now)
+                        } else {
+                            netcond_codel_on_empty(&mut cs, &*cp, now)
+                        }
+                    };
+                    rs.on_queue_empty(&rp, Instant::from_ticks(now));
                     check(&cs, &rs);
                     break;
                 };
@@ -694,7 +717,7 @@ mod tests {
                 netcond_codel_on_dequeue(&mut z, &*p, 1, 0, 1500, 0, 1 << 20),
                 DELIVER
             );
-            netcond_codel_on_empty(&mut z, &*p, 1);
+            netcond_codel_queue_empty(&mut z, &*p, 1);
             assert_eq!(z.opaque, zeros.opaque);
             assert_eq!(netcond_codel_dropping(&z), NETCOND_E_NULL);
             assert_eq!(netcond_codel_config(&mut s, &*p, 0), 0);
@@ -706,8 +729,8 @@ mod tests {
                 netcond_codel_on_dequeue(core::ptr::null_mut(), &*p, 1, 0, 1, 0, 0),
                 DELIVER
             );
-            netcond_codel_on_empty(core::ptr::null_mut(), &*p, 1);
-            netcond_codel_on_empty(&mut s, core::ptr::null(), 1);
+            netcond_codel_queue_empty(core::ptr::null_mut(), &*p, 1);
+            netcond_codel_queue_empty(&mut s, core::ptr::null(), 1);
             assert_eq!(netcond_codel_count(core::ptr::null()), 0);
             assert_eq!(netcond_codel_dropping(core::ptr::null()), NETCOND_E_NULL);
             assert_eq!(netcond_codel_dropping(&s), 0);

@@ -635,7 +635,7 @@ fn pie_stage_equals_a_direct_simulation() {
     };
     for (id, &t) in arrivals.iter().enumerate() {
         advance(t, &mut pie, &mut queue, &mut busy, &mut departures);
-        let v = pie.on_enqueue(
+        let v = pie.on_arrival(
             &prof,
             Instant::from_ticks(t),
             Head::new(Instant::from_ticks(t), 1000, false),

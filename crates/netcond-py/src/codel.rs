@@ -2,6 +2,7 @@
 
 use crate::args;
 use crate::bulk::{self, EnumCache};
+use crate::renamed;
 use crate::shared::{self, py_bool};
 use netcond::base::Instant;
 use netcond::delay::{Codel, CodelConfig, CodelProfile, Head, Verdict};
@@ -130,7 +131,7 @@ impl CodelProfilePy {
 /// `on_dequeue(now, enqueued, length, backlog, ecn_capable=False)` for the head
 /// packet (its enqueue instant and length, and the bytes still queued after
 /// it) and gets an `AqmVerdict` (deliver, mark, drop); after a drop it calls
-/// again for the next head at the same instant, or `on_empty(now)`.
+/// again for the next head at the same instant, or `on_queue_empty(now)`.
 #[pyclass(module = "netcond", name = "Codel")]
 #[derive(Clone)]
 pub struct CodelPy {
@@ -210,9 +211,16 @@ impl CodelPy {
         }))
     }
     /// The queue is empty at `now`.
-    fn on_empty(&mut self, now: u64) {
+    fn on_queue_empty(&mut self, now: u64) {
         self.state
-            .on_empty(&self.profile.prof, Instant::from_ticks(now));
+            .on_queue_empty(&self.profile.prof, Instant::from_ticks(now));
+    }
+    /// The old name of `on_queue_empty`: warns (`DeprecationWarning`), then
+    /// does what `on_queue_empty` does.
+    fn on_empty(&mut self, py: Python<'_>, now: u64) -> PyResult<()> {
+        renamed::warn(py, "Codel.on_empty", "Codel.on_queue_empty")?;
+        self.on_queue_empty(now);
+        Ok(())
     }
     fn __copy__(&self) -> Self {
         self.clone()

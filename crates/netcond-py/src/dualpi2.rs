@@ -429,7 +429,7 @@ impl DualPi2Py {
         let e = Ecn::from_bits(ecn);
         let q = self
             .state
-            .on_enqueue(&self.profile.prof, t, e, length, self.bytes)?;
+            .on_arrival(&self.profile.prof, t, e, length, self.bytes)?;
         let h = DualHead::new(t, length, e);
         self.bytes += u64::from(length);
         match q {

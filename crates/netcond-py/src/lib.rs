@@ -20,6 +20,7 @@ mod ras_green;
 mod rbcc;
 mod rcp;
 mod red;
+mod renamed;
 mod rio;
 mod shared;
 mod sim;

@@ -2,6 +2,7 @@
 
 use crate::args;
 use crate::bulk;
+use crate::renamed;
 use crate::codel::{verdict_index, AQM_VERDICTS};
 use crate::shared::{self, py_bool};
 use netcond::base::{Instant, SplitMix64};
@@ -253,7 +254,7 @@ impl PieProfilePy {
 /// PIE's state for one queue, with its profile and a seeded random source
 /// (SplitMix64; the same seed gives the same decisions).
 ///
-/// The caller keeps the packets: `on_enqueue(now, length, qlen, backlog,
+/// The caller keeps the packets: `on_arrival(now, length, qlen, backlog,
 /// ecn_capable=False, poll=False)` for each arrival (packets and bytes queued
 /// before it) gives an `AqmVerdict`; `on_dequeue(now, enqueued, length,
 /// backlog)` for each departure (bytes left after it); `poll(now, backlog)`
@@ -326,7 +327,7 @@ impl PiePy {
     /// array (0 deliver, 1 mark, 2 drop), as the calls one by one would.
     #[pyo3(signature = (now, length, qlen, backlog, ecn_capable = None, *, poll = false))]
     #[allow(clippy::too_many_arguments)]
-    fn on_enqueue<'py>(
+    fn on_arrival<'py>(
         &mut self,
         py: Python<'py>,
         now: &Bound<'py, PyAny>,
@@ -346,7 +347,7 @@ impl PiePy {
             }
             let v = self
                 .state
-                .on_enqueue(&prof, t, head, qlen.extract()?, q, &mut self.rng);
+                .on_arrival(&prof, t, head, qlen.extract()?, q, &mut self.rng);
             return Ok(AQM_VERDICTS.get(py, verdict_index(v))?.into_bound(py));
         }
         bulk::arrays!(t = now: u64, l = length: u32, ql = qlen: u32, b = backlog: u64);
@@ -365,10 +366,27 @@ impl PiePy {
             if poll {
                 st.poll(&prof, now, b[i]);
             }
-            verdict_index(st.on_enqueue(&prof, now, head, ql[i], b[i], rng)) as u8
+            verdict_index(st.on_arrival(&prof, now, head, ql[i], b[i], rng)) as u8
         });
         (self.state, self.rng) = sr;
         Ok(out)
+    }
+    /// The old name of `on_arrival`: warns (`DeprecationWarning`), then
+    /// does what `on_arrival` does.
+    #[pyo3(signature = (now, length, qlen, backlog, ecn_capable = None, *, poll = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn on_enqueue<'py>(
+        &mut self,
+        py: Python<'py>,
+        now: &Bound<'py, PyAny>,
+        length: &Bound<'py, PyAny>,
+        qlen: &Bound<'py, PyAny>,
+        backlog: &Bound<'py, PyAny>,
+        ecn_capable: Option<&Bound<'py, PyAny>>,
+        poll: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        renamed::warn(py, "Pie.on_enqueue", "Pie.on_arrival")?;
+        self.on_arrival(py, now, length, qlen, backlog, ecn_capable, poll)
     }
     /// A packet left the queue (enqueued at `enqueued`, `backlog` bytes left
     /// after it). Per packet with ints; bulk with uint64 `now`, uint64

@@ -22,7 +22,7 @@ def test_first_drop_after_an_interval_above_target():
     assert c.on_dequeue(150 * MS, 130 * MS, 1500, 10_000) is AqmVerdict.DROP
     assert c.on_dequeue(150 * MS, 131 * MS, 1500, 8_500) is AqmVerdict.DELIVER
     assert c.dropping and c.count == 1
-    c.on_empty(151 * MS)
+    c.on_queue_empty(151 * MS)
 
 
 def test_ecn_marks_instead_of_dropping():
@@ -69,3 +69,16 @@ def test_bulk_equals_per_packet_and_pickle(law):
     # Pickled mid-stream, the copy continues exactly as the original.
     c = pickle.loads(pickle.dumps(a))
     assert np.array_equal(c.on_dequeue(now, enq, length, backlog), a.on_dequeue(now, enq, length, backlog))
+
+
+def test_old_name_on_empty_warns_and_does_the_same():
+    a, b = netcond.Codel(), netcond.Codel()
+    for c in (a, b):
+        c.on_dequeue(10 * MS, 0, 1500, 10_000)
+        assert c.on_dequeue(150 * MS, 130 * MS, 1500, 10_000) is AqmVerdict.DROP
+    a.on_queue_empty(150 * MS)
+    with pytest.warns(DeprecationWarning, match="Codel.on_empty .*renamed to Codel.on_queue_empty"):
+        b.on_empty(150 * MS)
+    assert pickle.dumps(a) == pickle.dumps(b)
+    # Both went on into the dropping state after the entry drop.
+    assert b.dropping and b.count == 1

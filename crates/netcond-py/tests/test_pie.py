@@ -20,7 +20,7 @@ def standing_queue(pie, delay_ms, backlog, ms, ecn=False):
     for t in range(ms):
         pie.poll(t * MS, backlog)
         pie.on_dequeue(t * MS, max(t - delay_ms, 0) * MS, 1500, backlog)
-        out.append(pie.on_enqueue(t * MS, 1500, 100 if not ecn else 40, backlog, ecn))
+        out.append(pie.on_arrival(t * MS, 1500, 100 if not ecn else 40, backlog, ecn))
     return out
 
 
@@ -45,8 +45,8 @@ def test_rfc_law_marks_below_ten_percent_then_drops():
 
 def test_limit_drops():
     pie = netcond.Pie(limit=10)
-    assert pie.on_enqueue(0, 1500, 10, 15_000) is AqmVerdict.DROP
-    assert pie.on_enqueue(0, 1500, 9, 13_500) is AqmVerdict.DELIVER
+    assert pie.on_arrival(0, 1500, 10, 15_000) is AqmVerdict.DROP
+    assert pie.on_arrival(0, 1500, 9, 13_500) is AqmVerdict.DELIVER
 
 
 def test_profiles_and_errors():
@@ -92,11 +92,11 @@ def test_bulk_equals_per_packet_and_pickle(law):
     for s in range(0, len(now), 20):
         sl = slice(s, s + 20)
         a.on_dequeue(now[sl], enq[sl], length[sl], backlog[sl])
-        bulk.append(a.on_enqueue(now[sl], length[sl], qlen[sl], backlog[sl], ecn[sl], poll=True))
+        bulk.append(a.on_arrival(now[sl], length[sl], qlen[sl], backlog[sl], ecn[sl], poll=True))
         for t, e, l, q in zip(now[sl], enq[sl], length[sl], backlog[sl]):
             b.on_dequeue(int(t), int(e), int(l), int(q))
         for t, l, ql, q, x in zip(now[sl], length[sl], qlen[sl], backlog[sl], ecn[sl]):
-            one.append(b.on_enqueue(int(t), int(l), int(ql), int(q), bool(x), poll=True))
+            one.append(b.on_arrival(int(t), int(l), int(ql), int(q), bool(x), poll=True))
     bulk = np.concatenate(bulk)
     assert np.array_equal(bulk, np.array(one, np.uint8))
     assert (bulk == 0).any() and (bulk == 1).any() and (bulk == 2).any()
@@ -104,7 +104,7 @@ def test_bulk_equals_per_packet_and_pickle(law):
     # Pickled mid-stream (with its random source), the copy continues exactly as the original.
     c = pickle.loads(pickle.dumps(a))
     assert np.array_equal(
-        c.on_enqueue(now, length, qlen, backlog, ecn, poll=True), a.on_enqueue(now, length, qlen, backlog, ecn, poll=True)
+        c.on_arrival(now, length, qlen, backlog, ecn, poll=True), a.on_arrival(now, length, qlen, backlog, ecn, poll=True)
     )
     assert "Pie(PieProfile(" in repr(a)
 
@@ -113,6 +113,25 @@ def test_array_type_errors():
     pie = netcond.Pie()
     z = np.zeros(3, np.uint64)
     with pytest.raises(TypeError, match="qlen: expected a 1-D numpy array of uint32"):
-        pie.on_enqueue(z, np.zeros(3, np.uint32), z, z)
+        pie.on_arrival(z, np.zeros(3, np.uint32), z, z)
     with pytest.raises(ValueError, match="has 3 elements but length has 2"):
-        pie.on_enqueue(z, np.zeros(2, np.uint32), np.zeros(3, np.uint32), z)
+        pie.on_arrival(z, np.zeros(2, np.uint32), np.zeros(3, np.uint32), z)
+
+
+def test_old_name_on_enqueue_warns_and_does_the_same():
+    a, b = netcond.Pie(seed=7), netcond.Pie(seed=7)
+    va = standing_queue(a, 100, 150_000, 600)
+    with pytest.warns(DeprecationWarning, match="Pie.on_enqueue .*renamed to Pie.on_arrival"):
+        vb = []
+        for t in range(600):
+            b.poll(t * MS, 150_000)
+            b.on_dequeue(t * MS, max(t - 100, 0) * MS, 1500, 150_000)
+            vb.append(b.on_enqueue(t * MS, 1500, 100, 150_000, False))
+    assert va == vb and AqmVerdict.DROP in vb
+    assert (a.prob, a.accu_prob) == (b.prob, b.accu_prob)
+    t = np.arange(600, 700, dtype=np.uint64) * MS
+    n = len(t)
+    args = (t, np.full(n, 1500, np.uint32), np.full(n, 100, np.uint32), np.full(n, 150_000, np.uint64))
+    with pytest.warns(DeprecationWarning):
+        bulk_old = b.on_enqueue(*args)
+    assert (a.on_arrival(*args) == bulk_old).all()

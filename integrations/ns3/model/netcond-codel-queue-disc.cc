@@ -161,7 +161,7 @@ NetcondCoDelQueueDisc::DoDequeue()
         Ptr<QueueDiscItem> item = q->Dequeue();
         if (!item)
         {
-            netcond_codel_on_empty(&m_impl->state, &m_impl->profile, now);
+            netcond_codel_queue_empty(&m_impl->state, &m_impl->profile, now);
             return nullptr;
         }
         const int64_t at = item->GetTimeStamp().GetNanoSeconds();

@@ -284,7 +284,7 @@ NetcondDualPi2QueueDisc::DoDequeue()
         NS_ABORT_MSG_IF(!item, "NetcondDualPi2QueueDisc: netcond named an empty queue");
         uint8_t ds = 0;
         const uint32_t ecn = netcond::GetDsField(item, ds) ? ds & 3u : 0u;
-        const netcond_codel_verdict v = netcond_dualpi2_dequeue_draw(
+        const netcond_codel_verdict v = netcond_dualpi2_on_dequeue_draw(
             &m_impl->state, &m_impl->profile, now, q, at(item), item->GetSize(), ecn,
             fifo->GetNPackets(), Draw64());
         const bool l4s = q == NETCOND_DUALPI2_L4S;

@@ -328,7 +328,7 @@ NetcondFqPieQueueDisc::DoDequeue()
     Ptr<QueueDiscItem> item = GetInternalQueue(m_queueOf[f])->Dequeue();
     NS_ABORT_MSG_IF(!item, "NetcondFqPieQueueDisc: netcond named an empty flow");
     const int64_t at = item->GetTimeStamp().GetNanoSeconds();
-    netcond_fq_pie_dequeue(&m_impl->queue, &m_impl->profile, now, f, at < 0 ? 0 : uint64_t(at),
+    netcond_fq_pie_on_dequeue(&m_impl->queue, &m_impl->profile, now, f, at < 0 ? 0 : uint64_t(at),
                            item->GetSize());
     return item;
 }

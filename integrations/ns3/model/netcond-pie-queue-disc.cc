@@ -290,7 +290,7 @@ NetcondPieQueueDisc::DoDequeue()
         return nullptr;
     }
     const int64_t at = item->GetTimeStamp().GetNanoSeconds();
-    netcond_pie_dequeue(&m_impl->state, &m_impl->profile, netcond::NowNs(),
+    netcond_pie_on_dequeue(&m_impl->state, &m_impl->profile, netcond::NowNs(),
                         at < 0 ? 0 : uint64_t(at), item->GetSize(), q->GetNBytes());
     return item;
 }

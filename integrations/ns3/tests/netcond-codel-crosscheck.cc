@@ -310,7 +310,7 @@ RunOne(uint64_t seed, bool ecn)
         {
             if (nc.fifo.empty())
             {
-                netcond_codel_on_empty(&nc.st, &nc.prof, now);
+                netcond_codel_queue_empty(&nc.st, &nc.prof, now);
                 nc.emptyDequeues++;
                 break;
             }

@@ -322,7 +322,7 @@ RunOne(const Setup& setup, uint64_t seed)
             bytes -= trace[k].len;
             const uint64_t hi = uv->GetInteger(0, 0xffffffffu);
             const uint64_t lo = uv->GetInteger(0, 0xffffffffu);
-            const netcond_codel_verdict v = netcond_dualpi2_dequeue_draw(
+            const netcond_codel_verdict v = netcond_dualpi2_on_dequeue_draw(
                 &st, &prof, now(), which, trace[k].at, trace[k].len, trace[k].ecn,
                 uint32_t(fifo[which].size()), hi << 32 | lo);
             if (v == NETCOND_CODEL_DROP)

@@ -269,7 +269,7 @@ RunOne(const PieRun& c, uint64_t seed, size_t n)
         NS_ABORT_MSG_IF(!out || fifo.empty() || out != fifo.front().item,
                         "the ns-3 queue did not hand out the expected packet");
         backlog -= out->GetSize();
-        netcond_pie_dequeue(&st, &prof, now, fifo.front().ts, out->GetSize(), backlog);
+        netcond_pie_on_dequeue(&st, &prof, now, fifo.front().ts, out->GetSize(), backlog);
         fifo.erase(fifo.begin());
     };
     auto update = [&]() {

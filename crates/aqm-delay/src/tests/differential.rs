@@ -10,7 +10,7 @@ use crate::{
 };
 use netcond_core::{Instant, SplitMix64, TickRate};
 
-const OPS: u32 = if cfg!(miri) { 300 } else { 60_000 };
+const OPS: u32 = if cfg!(miri) { 120 } else { 60_000 };
 const SEEDS: u64 = if cfg!(miri) { 1 } else { 12 };
 /// Whether the streams are long enough for the checks that they reach the
 /// states under test (dropping, overflow, high probabilities): not under
@@ -196,7 +196,12 @@ fn fq_codel_matches_reference_model() {
         ),
         (
             "exact-single",
-            FqCodelConfig::rfc8290().with_limit(60).with_quantum(1),
+            // A quantum of one byte: DRR refills far below zero. The
+            // reference refills one quantum at a time, thousands of rounds
+            // per packet; under Miri 64 bytes still takes many rounds.
+            FqCodelConfig::rfc8290()
+                .with_limit(60)
+                .with_quantum(if cfg!(miri) { 64 } else { 1 }),
         ),
     ];
     for (name, cfg) in cases {
@@ -234,7 +239,7 @@ fn run_pie(
             Op::Arrive { len, ecn, .. } => {
                 let h = crate::Head::new(now, len, ecn);
                 let qlen = q.items.len() as u32;
-                let a = pie.on_enqueue(&p, now, h, qlen, q.bytes, &mut ra);
+                let a = pie.on_arrival(&p, now, h, qlen, q.bytes, &mut ra);
                 let b = r.enqueue(&p, now, h, qlen, q.bytes, &mut rb);
                 if a != b {
                     return Err(format!("{name} seed {seed} op {i}: {a:?} vs {b:?}"));
@@ -396,7 +401,7 @@ fn run_rfc_pie(name: &str, cfg: crate::PieConfig, seed: u64, start: u64) -> Resu
             Op::Arrive { len, ecn, .. } => {
                 let h = crate::Head::new(now, len, ecn);
                 let qlen = q.items.len() as u32;
-                let a = pie.on_enqueue(&p, now, h, qlen, q.bytes, &mut ra);
+                let a = pie.on_arrival(&p, now, h, qlen, q.bytes, &mut ra);
                 let b = r.enque(&p, now, h, qlen, q.bytes, &mut rb);
                 if a != b {
                     return Err(format!("{name} seed {seed} op {i}: {a:?} vs {b:?}"));
@@ -549,7 +554,7 @@ fn run_dual(
             Op::Arrive { len, flow, .. } => {
                 let ecn = Ecn::from_bits(flow as u8);
                 let h = DualHead::new(now, len.max(1), ecn);
-                let x = d.on_enqueue(&p, now, ecn, h.len, la.bytes + ca.bytes);
+                let x = d.on_arrival(&p, now, ecn, h.len, la.bytes + ca.bytes);
                 let y = r.enqueue(&p, now, &lb, &cb, ecn);
                 if x != y {
                     return Err(format!("{name} seed {seed} op {i}: enqueue {x:?} vs {y:?}"));

@@ -24,10 +24,10 @@ fn classifier_and_limit() {
     let mut d = DualPi2::new(&p, Instant::ZERO);
     // lq.byt() + cq.byt() + MTU > limit drops.
     assert_eq!(
-        d.on_enqueue(&p, ms(1), Ecn::Ect1, 64, 8_500),
+        d.on_arrival(&p, ms(1), Ecn::Ect1, 64, 8_500),
         Some(DualQueue::L4s)
     );
-    assert_eq!(d.on_enqueue(&p, ms(1), Ecn::Ect1, 64, 8_501), None);
+    assert_eq!(d.on_arrival(&p, ms(1), Ecn::Ect1, 64, 8_501), None);
 }
 
 #[test]

@@ -248,7 +248,7 @@ fn per_flow_codel_drops_only_the_slow_flow() {
     }
     let mut drops = [0u32; 2];
     let mut dropped = Vec::new();
-    for t in 20..2000 {
+    for t in 20..if cfg!(miri) { 1_000 } else { 2_000 } {
         push(&mut fq, &p, &mut s, 0, 1500, ms(t));
         if t % 10 == 0 {
             push(&mut fq, &p, &mut s, 1, 200, ms(t));

@@ -9,6 +9,7 @@ mod fq_pie_rules;
 mod fq_rules;
 mod pie_rules;
 mod properties;
+mod renamed;
 
 use std::collections::VecDeque;
 
@@ -53,7 +54,7 @@ pub(crate) fn codel_dequeue(
 ) -> Option<(Head, bool)> {
     loop {
         let Some(h) = q.pop() else {
-            c.on_empty(p, now);
+            c.on_queue_empty(p, now);
             return None;
         };
         match c.on_dequeue(p, now, h, q.bytes) {

@@ -103,7 +103,7 @@ fn burst_allowance_protects_the_first_150_ms() {
     let mut rng = SplitMix64::new(5);
     // Each departure 10 ms after the previous takes 10 ms (156250 ticks) off.
     for t in 1..=15u64 {
-        let v = pie.on_enqueue(
+        let v = pie.on_arrival(
             &p,
             ms(10 * t),
             Head::new(ms(10 * t), 1500, false),
@@ -116,7 +116,7 @@ fn burst_allowance_protects_the_first_150_ms() {
     }
     assert_eq!(pie.burst_time(), 0);
     // Now probability one drops everything past two MTUs queued.
-    let v = pie.on_enqueue(
+    let v = pie.on_arrival(
         &p,
         ms(151),
         Head::new(ms(151), 1500, false),
@@ -125,7 +125,7 @@ fn burst_allowance_protects_the_first_150_ms() {
         &mut rng,
     );
     assert_eq!(v, Verdict::Drop);
-    let v = pie.on_enqueue(
+    let v = pie.on_arrival(
         &p,
         ms(151),
         Head::new(ms(151), 1500, false),
@@ -138,6 +138,8 @@ fn burst_allowance_protects_the_first_150_ms() {
 
 #[test]
 fn ecn_marks_up_to_ten_percent() {
+    // 10,000 arrivals per run (2,000 under Miri), thresholds in proportion.
+    const ARRIVALS: u64 = if cfg!(miri) { 2_000 } else { 10_000 };
     let p = PieProfile::new(&PieConfig::linux().with_ecn(true)).unwrap();
     let mut rng = SplitMix64::new(9);
     let mut run = |prob: u64| {
@@ -147,9 +149,9 @@ fn ecn_marks_up_to_ten_percent() {
         // A delay of 100 ms: above target / 2.
         pie.on_dequeue(&p, ms(100), Head::new(ms(0), 1500, false), 100_000);
         let mut v = [0u32; 3];
-        for i in 0..10_000u64 {
+        for i in 0..ARRIVALS {
             let ect = i % 2 == 0;
-            match pie.on_enqueue(
+            match pie.on_arrival(
                 &p,
                 ms(1),
                 Head::new(ms(1), 1500, ect),
@@ -171,7 +173,11 @@ fn ecn_marks_up_to_ten_percent() {
     // (no draw until the accumulated probability reaches 0.85, and only drops
     // reset it) about 3 % of the packets are marked and 3 % dropped.
     let v = run(MAX_PROB / 10);
-    assert!(v[1] > 200 && v[2] > 200 && v[1] + v[2] < 1_000, "{v:?}");
+    let n = ARRIVALS as u32;
+    assert!(
+        v[1] > n / 50 && v[2] > n / 50 && v[1] + v[2] < n / 10,
+        "{v:?}"
+    );
     // Above 10 %: everything selected is dropped.
     let v = run(MAX_PROB / 10 + 1);
     assert_eq!(v[1], 0);
@@ -188,7 +194,7 @@ fn derandomization_and_limit() {
     // accumulate 0.25, 0.5, 0.75 < 0.85 and pass without a draw.
     let mut zero = crate::tests::ZeroRng;
     for k in 1..=3u64 {
-        let v = pie.on_enqueue(
+        let v = pie.on_arrival(
             &p,
             ms(1),
             Head::new(ms(1), 1500, false),
@@ -199,7 +205,7 @@ fn derandomization_and_limit() {
         assert_eq!(v, Verdict::Deliver);
         assert_eq!(pie.accu_prob(), k * (MAX_PROB / 4));
     }
-    let v = pie.on_enqueue(
+    let v = pie.on_arrival(
         &p,
         ms(1),
         Head::new(ms(1), 1500, false),
@@ -210,7 +216,7 @@ fn derandomization_and_limit() {
     assert_eq!((v, pie.accu_prob()), (Verdict::Drop, 0));
     // At the limit: dropped whatever the probability, and accu_prob resets.
     let mut pie = Pie::new(&p, Instant::ZERO);
-    let v = pie.on_enqueue(&p, ms(1), Head::new(ms(1), 1500, false), 1000, 0, &mut zero);
+    let v = pie.on_arrival(&p, ms(1), Head::new(ms(1), 1500, false), 1000, 0, &mut zero);
     assert_eq!(v, Verdict::Drop);
 }
 
@@ -355,12 +361,12 @@ fn rfc_arrival_rules() {
     let mut pie = standing(MAX_PROB / 2);
     let h = Head::new(ms(1), 1500, false);
     assert_eq!(
-        pie.on_enqueue(&p, ms(1), h, 10, 100_000, &mut zero),
+        pie.on_arrival(&p, ms(1), h, 10, 100_000, &mut zero),
         Verdict::Deliver
     );
     assert_eq!(pie.accu_prob(), MAX_PROB / 2);
     assert_eq!(
-        pie.on_enqueue(&p, ms(1), h, 10, 100_000, &mut zero),
+        pie.on_arrival(&p, ms(1), h, 10, 100_000, &mut zero),
         Verdict::Drop
     );
     assert_eq!(pie.accu_prob(), 0);
@@ -368,11 +374,11 @@ fn rfc_arrival_rules() {
     // 4.1; Linux drops at 3028, only below it is safe).
     let mut pie = standing(MAX_PROB);
     assert_eq!(
-        pie.on_enqueue(&p, ms(1), h, 1, 3028, &mut zero),
+        pie.on_arrival(&p, ms(1), h, 1, 3028, &mut zero),
         Verdict::Deliver
     );
     assert_eq!(
-        pie.on_enqueue(&p, ms(1), h, 1, 3029, &mut zero),
+        pie.on_arrival(&p, ms(1), h, 1, 3029, &mut zero),
         Verdict::Drop
     );
     // Marking below mark_ecnth = 10 %: 7205759403792793 is below
@@ -385,7 +391,7 @@ fn rfc_arrival_rules() {
         let ect = Head::new(ms(1), 1500, true);
         let mut v = Verdict::Deliver;
         for _ in 0..20 {
-            v = pie.on_enqueue(&p, ms(1), ect, 10, 100_000, &mut zero);
+            v = pie.on_arrival(&p, ms(1), ect, 10, 100_000, &mut zero);
             if v != Verdict::Deliver {
                 break;
             }
@@ -405,7 +411,7 @@ fn rfc_arrival_rules() {
         pie.on_dequeue(&p, ms(500), Head::new(ms(0), 1500, false), 100_000);
         let mut v = Verdict::Deliver;
         for _ in 0..20 {
-            v = pie.on_enqueue(&p, ms(500), h, 10, 100_000, &mut zero);
+            v = pie.on_arrival(&p, ms(500), h, 10, 100_000, &mut zero);
             if v != Verdict::Deliver {
                 break;
             }
@@ -425,7 +431,7 @@ fn rfc_burst_allowance_and_restore() {
     // Ten updates take the 150 ms off, whatever the departures.
     for k in 1..=10u64 {
         assert_eq!(
-            pie.on_enqueue(&p, ms(15 * k - 1), h, 10, 100_000, &mut zero),
+            pie.on_arrival(&p, ms(15 * k - 1), h, 10, 100_000, &mut zero),
             Verdict::Deliver,
             "k={k}"
         );
@@ -434,7 +440,7 @@ fn rfc_burst_allowance_and_restore() {
     }
     assert_eq!(pie.burst_time(), 0);
     assert_eq!(
-        pie.on_enqueue(&p, ms(151), h, 10, 100_000, &mut zero),
+        pie.on_arrival(&p, ms(151), h, 10, 100_000, &mut zero),
         Verdict::Drop
     );
     // Probability 0 and both samples below QDELAY_REF / 2: the next arrival
@@ -443,7 +449,7 @@ fn rfc_burst_allowance_and_restore() {
     pie.set_burst_for_tests(0);
     pie.on_dequeue(&p, ms(10), Head::new(ms(3), 1500, false), 5_000);
     assert_eq!(
-        pie.on_enqueue(&p, ms(10), h, 1, 5_000, &mut zero),
+        pie.on_arrival(&p, ms(10), h, 1, 5_000, &mut zero),
         Verdict::Deliver
     );
     assert_eq!(pie.burst_time(), 150_000_000);
@@ -456,7 +462,7 @@ fn rfc_burst_allowance_and_restore() {
         Head::new(Instant::ZERO, 1500, false),
         5_000,
     );
-    let _ = pie.on_enqueue(&p, ms(10), h, 1, 5_000, &mut zero);
+    let _ = pie.on_arrival(&p, ms(10), h, 1, 5_000, &mut zero);
     assert_eq!(pie.burst_time(), 0);
 }
 

@@ -63,7 +63,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 256 }, ..ProptestConfig::default() })]
 
     #[test]
-    fn codel_keeps_invariants(cfg in config(), start in any::<u64>(), calls in prop::collection::vec(call(), 1..300)) {
+    fn codel_keeps_invariants(cfg in config(), start in any::<u64>(), calls in prop::collection::vec(call(), 1..if cfg!(miri) { 20 } else { 300 })) {
         let p = CodelProfile::new(&cfg).unwrap();
         let mut c = Codel::new(&p, Instant::from_ticks(start));
         let mut now = start;
@@ -82,11 +82,11 @@ proptest! {
                 }
                 Call::Empty { dt } => {
                     now = now.wrapping_add(dt);
-                    c.on_empty(&p, Instant::from_ticks(now));
+                    c.on_queue_empty(&p, Instant::from_ticks(now));
                     prop_assert!(!c.in_drop_loop());
                 }
                 Call::Back { back } => now = now.wrapping_sub(back),
-                Call::Bump { n } => c.bump_count(&p, n),
+                Call::Bump { n } => c.on_overflow(&p, Instant::from_ticks(now), n),
             }
             let r = check_codel(&c, &p);
             prop_assert!(r.is_ok(), "{:?}", r);
@@ -99,7 +99,7 @@ proptest! {
         quantum in 1..3000u32,
         limit in 1..40u32,
         batch in 1..8u32,
-        ops in prop::collection::vec((0..4u8, any::<usize>(), prop_oneof![0..3000u32, any::<u32>()], 0..5_000_000u64), 1..400),
+        ops in prop::collection::vec((0..4u8, any::<usize>(), prop_oneof![0..3000u32, any::<u32>()], 0..5_000_000u64), 1..if cfg!(miri) { 20 } else { 400 }),
     ) {
         let base = if linux { FqCodelConfig::linux() } else { FqCodelConfig::rfc8290() };
         let p = FqCodelProfile::new(&base.with_quantum(quantum).with_limit(limit).with_overflow(OverflowDrop::Batch { max_packets: batch })).unwrap();
@@ -148,7 +148,7 @@ proptest! {
         start in any::<u64>(),
         ops in prop::collection::vec(
             (0..4u8, prop_oneof![0..20_000_000u64, any::<u64>()], any::<u32>(), prop_oneof![0..400_000u64, any::<u64>()], any::<u64>()),
-            1..300,
+            1..if cfg!(miri) { 20 } else { 300 },
         ),
     ) {
         let cfg = crate::PieConfig::linux()
@@ -165,7 +165,7 @@ proptest! {
             let t = Instant::from_ticks(now);
             match kind {
                 0 => {
-                    let v = pie.on_enqueue(&p, t, Head::new(t, len, len % 2 == 0), len % 1200, backlog, &mut rng);
+                    let v = pie.on_arrival(&p, t, Head::new(t, len, len % 2 == 0), len % 1200, backlog, &mut rng);
                     prop_assert!(v != crate::Verdict::Mark || (ecn && len % 2 == 0));
                 }
                 1 => pie.on_dequeue(&p, t, Head::new(Instant::from_ticks(now.wrapping_sub(age)), len, false), backlog),
@@ -201,7 +201,7 @@ proptest! {
         start in any::<u64>(),
         ops in prop::collection::vec(
             (0..4u8, prop_oneof![0..20_000_000u64, any::<u64>()], any::<u32>(), prop_oneof![0..400_000u64, any::<u64>()], any::<u64>()),
-            1..if cfg!(miri) { 40 } else { 300 },
+            1..if cfg!(miri) { 20 } else { 300 },
         ),
     ) {
         use crate::reference::RfcPie;
@@ -224,7 +224,7 @@ proptest! {
             match kind {
                 0 => {
                     let h = Head::new(t, len, len % 2 == 0);
-                    let a = pie.on_enqueue(&p, t, h, len % 1200, backlog, &mut ra);
+                    let a = pie.on_arrival(&p, t, h, len % 1200, backlog, &mut ra);
                     let b = r.enque(&p, t, h, len % 1200, backlog, &mut rb);
                     prop_assert_eq!(a, b);
                 }
@@ -280,7 +280,7 @@ proptest! {
         start in any::<u64>(),
         ops in prop::collection::vec(
             (0..5u8, prop_oneof![0..5_000_000u64, any::<u64>()], any::<u32>(), 0..4u8),
-            1..if cfg!(miri) { 40 } else { 300 },
+            1..if cfg!(miri) { 20 } else { 300 },
         ),
     ) {
         use super::{dual_dequeue, DualFifoQ};
@@ -315,7 +315,7 @@ proptest! {
                 0 | 1 => {
                     let ecn = Ecn::from_bits(ecn);
                     let h = DualHead::new(t, len % 9_000, ecn);
-                    let x = d.on_enqueue(&p, t, ecn, h.len, la.bytes + ca.bytes);
+                    let x = d.on_arrival(&p, t, ecn, h.len, la.bytes + ca.bytes);
                     prop_assert_eq!(x, r.enqueue(&p, t, &lb, &cb, ecn));
                     match x {
                         Some(DualQueue::L4s) => { la.push(h); lb.push(h); }
@@ -364,7 +364,7 @@ proptest! {
         start in any::<u64>(),
         ops in prop::collection::vec(
             (0..5u8, prop_oneof![0..20_000_000u64, any::<u64>()], any::<u32>(), 0..6usize),
-            1..if cfg!(miri) { 40 } else { 300 },
+            1..if cfg!(miri) { 20 } else { 300 },
         ),
     ) {
         use super::Store;

@@ -5,10 +5,10 @@
 //! (ECT(1) and CE to the L4S queue, Not-ECT and ECT(0) to the Classic queue)
 //! or says that the shared buffer is full; to send, `netcond_dualpi2_schedule`
 //! names the queue whose head to take, given both heads' enqueue times, and
-//! `netcond_dualpi2_dequeue` decides deliver, mark or drop (after a drop the
+//! `netcond_dualpi2_on_dequeue` decides deliver, mark or drop (after a drop the
 //! caller schedules again at the same `now`); `netcond_dualpi2_poll` runs the
 //! PI update every Tupdate. Random draws come from a seeded `netcond_rng` or
-//! from a 64-bit value passed with the packet (`netcond_dualpi2_dequeue_draw`:
+//! from a 64-bit value passed with the packet (`netcond_dualpi2_on_dequeue_draw`:
 //! at most two 32-bit draws, high half first).
 
 use super::pie::Draw64;
@@ -284,7 +284,7 @@ pub unsafe extern "C" fn netcond_dualpi2_enqueue(
     let ecn = Ecn::from_bits(ecn as u8);
     // SAFETY: caller contract, passed on.
     match unsafe { dual(s, p) } {
-        Some((s, p)) => queue_code(s.on_enqueue(p, Instant::from_ticks(now), ecn, len, backlog)),
+        Some((s, p)) => queue_code(s.on_arrival(p, Instant::from_ticks(now), ecn, len, backlog)),
         None => queue_code(Some(ecn.queue())),
     }
 }
@@ -325,7 +325,7 @@ pub unsafe extern "C" fn netcond_dualpi2_schedule(
 /// The verdict on `q` and its state for a head taken from `queue`.
 ///
 /// # Safety
-/// As `netcond_dualpi2_dequeue`.
+/// As `netcond_dualpi2_on_dequeue`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn dequeue<R: RandomSource>(
     s: *mut netcond_dualpi2,
@@ -368,7 +368,7 @@ unsafe fn dequeue<R: RandomSource>(
 /// Each pointer is NULL or valid; `s` and `rng` are used by one thread.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn netcond_dualpi2_dequeue(
+pub unsafe extern "C" fn netcond_dualpi2_on_dequeue(
     s: *mut netcond_dualpi2,
     p: *const netcond_dualpi2_profile,
     now: u64,
@@ -387,14 +387,36 @@ pub unsafe extern "C" fn netcond_dualpi2_dequeue(
     unsafe { dequeue(s, p, now, queue, enqueued_at, len, ecn, left, rng) }
 }
 
-/// As `netcond_dualpi2_dequeue`, with `draw` (a uniform 64-bit value) for the
+/// The old name of `netcond_dualpi2_on_dequeue`, which it calls.
+///
+/// # Safety
+/// As `netcond_dualpi2_on_dequeue`.
+#[deprecated(since = "0.1.0", note = "renamed to netcond_dualpi2_on_dequeue")]
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn netcond_dualpi2_dequeue(
+    s: *mut netcond_dualpi2,
+    p: *const netcond_dualpi2_profile,
+    now: u64,
+    queue: netcond_dualpi2_queue,
+    enqueued_at: u64,
+    len: u32,
+    ecn: u32,
+    left: u32,
+    rng: *mut netcond_rng,
+) -> netcond_codel_verdict {
+    // SAFETY: caller contract, passed on.
+    unsafe { netcond_dualpi2_on_dequeue(s, p, now, queue, enqueued_at, len, ecn, left, rng) }
+}
+
+/// As `netcond_dualpi2_on_dequeue`, with `draw` (a uniform 64-bit value) for the
 /// at most two 32-bit draws the decision takes, high half first.
 ///
 /// # Safety
-/// As `netcond_dualpi2_dequeue`.
+/// As `netcond_dualpi2_on_dequeue`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn netcond_dualpi2_dequeue_draw(
+pub unsafe extern "C" fn netcond_dualpi2_on_dequeue_draw(
     s: *mut netcond_dualpi2,
     p: *const netcond_dualpi2_profile,
     now: u64,
@@ -411,6 +433,28 @@ pub unsafe extern "C" fn netcond_dualpi2_dequeue_draw(
     };
     // SAFETY: caller contract, passed on.
     unsafe { dequeue(s, p, now, queue, enqueued_at, len, ecn, left, &mut rng) }
+}
+
+/// The old name of `netcond_dualpi2_on_dequeue_draw`, which it calls.
+///
+/// # Safety
+/// As `netcond_dualpi2_on_dequeue_draw`.
+#[deprecated(since = "0.1.0", note = "renamed to netcond_dualpi2_on_dequeue_draw")]
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn netcond_dualpi2_dequeue_draw(
+    s: *mut netcond_dualpi2,
+    p: *const netcond_dualpi2_profile,
+    now: u64,
+    queue: netcond_dualpi2_queue,
+    enqueued_at: u64,
+    len: u32,
+    ecn: u32,
+    left: u32,
+    draw: u64,
+) -> netcond_codel_verdict {
+    // SAFETY: caller contract, passed on.
+    unsafe { netcond_dualpi2_on_dequeue_draw(s, p, now, queue, enqueued_at, len, ecn, left, draw) }
 }
 
 /// Runs the PI update if it is due at `now` (one Tupdate after the previous
@@ -589,7 +633,7 @@ mod tests {
                 let ecn = ((r >> 40) % 4) as u32;
                 // SAFETY: valid pointers.
                 let c = unsafe { netcond_dualpi2_enqueue(&mut cs, &*cp, now, ecn, len, bytes) };
-                let want = rs.on_enqueue(&rp, t(now), Ecn::from_bits(ecn as u8), len, bytes);
+                let want = rs.on_arrival(&rp, t(now), Ecn::from_bits(ecn as u8), len, bytes);
                 assert_eq!(c, queue_code(want), "step {i}");
                 match want {
                     Some(DualQueue::L4s) => lq.push_back((now, len, ecn)),
@@ -619,16 +663,23 @@ mod tests {
                     bytes -= u64::from(len);
                     let left = fifo.len() as u32;
                     let draw = rng.next();
-                    // SAFETY: valid pointers.
+                    // SAFETY: valid pointers. Every other step through
+                    // the old names, which must do the same.
+                    #[allow(deprecated)]
                     let v = unsafe {
-                        if supplied {
-                            netcond_dualpi2_dequeue_draw(
+                        match (supplied, i % 2 == 0) {
+                            (true, true) => netcond_dualpi2_on_dequeue_draw(
                                 &mut cs, &*cp, now, c, at, len, ecn, left, draw,
-                            )
-                        } else {
-                            netcond_dualpi2_dequeue(
+                            ),
+                            (true, false) => netcond_dualpi2_dequeue_draw(
+                                &mut cs, &*cp, now, c, at, len, ecn, left, draw,
+                            ),
+                            (false, true) => netcond_dualpi2_on_dequeue(
                                 &mut cs, &*cp, now, c, at, len, ecn, left, &mut crng,
-                            )
+                            ),
+                            (false, false) => netcond_dualpi2_dequeue(
+                                &mut cs, &*cp, now, c, at, len, ecn, left, &mut crng,
+                            ),
                         }
                     };
                     let h = DualHead::new(t(at), len, Ecn::from_bits(ecn as u8));
@@ -743,11 +794,11 @@ mod tests {
             );
             assert_eq!(netcond_dualpi2_schedule(&mut z, &*p, 1, 1, 0, 1, 0), none);
             assert_eq!(
-                netcond_dualpi2_dequeue(&mut z, &*p, 1, l4s, 0, 100, 1, 5, &mut rng),
+                netcond_dualpi2_on_dequeue(&mut z, &*p, 1, l4s, 0, 100, 1, 5, &mut rng),
                 DELIVER
             );
             assert_eq!(
-                netcond_dualpi2_dequeue_draw(&mut z, &*p, 1, classic, 0, 100, 0, 5, 0),
+                netcond_dualpi2_on_dequeue_draw(&mut z, &*p, 1, classic, 0, 100, 0, 5, 0),
                 DELIVER
             );
             assert_eq!(
@@ -781,11 +832,21 @@ mod tests {
             // NULL generator, NONE queue: deliver, nothing changes.
             let before = s;
             assert_eq!(
-                netcond_dualpi2_dequeue(&mut s, &*p, 7, l4s, 0, 100, 1, 5, core::ptr::null_mut()),
+                netcond_dualpi2_on_dequeue(
+                    &mut s,
+                    &*p,
+                    7,
+                    l4s,
+                    0,
+                    100,
+                    1,
+                    5,
+                    core::ptr::null_mut()
+                ),
                 DELIVER
             );
             assert_eq!(
-                netcond_dualpi2_dequeue(&mut s, &*p, 7, none, 0, 100, 1, 5, &mut rng),
+                netcond_dualpi2_on_dequeue(&mut s, &*p, 7, none, 0, 100, 1, 5, &mut rng),
                 DELIVER
             );
             assert_eq!(s.opaque, before.opaque);
@@ -794,7 +855,7 @@ mod tests {
             for k in 0..8u64 {
                 let q = netcond_dualpi2_schedule(&mut s, &*p, 10 + k, 1, 9, 1, 8);
                 order.push(q as u32);
-                netcond_dualpi2_dequeue_draw(&mut s, &*p, 10 + k, q, 9, 100, 1, 5, u64::MAX);
+                netcond_dualpi2_on_dequeue_draw(&mut s, &*p, 10 + k, q, 9, 100, 1, 5, u64::MAX);
             }
             assert_eq!(order, [0, 0, 0, 1, 0, 0, 0, 1]);
             assert_eq!(netcond_dualpi2_schedule(&mut s, &*p, 20, 0, 0, 0, 0), none);

@@ -4,7 +4,7 @@
 //! For each arrival `netcond_fq_pie_enqueue` decides on the flow's PIE (and
 //! the packet limit over all flows); a queued packet goes to the tail of its
 //! flow's FIFO. To send, `netcond_fq_pie_schedule` names the flow to serve
-//! (deficit round robin, new flows first) and `netcond_fq_pie_dequeue` is told
+//! (deficit round robin, new flows first) and `netcond_fq_pie_on_dequeue` is told
 //! about the head taken from it. `netcond_fq_pie_poll`, on every event or from
 //! a timer, updates every flow's probability once T_UPDATE has passed.
 
@@ -260,7 +260,7 @@ pub unsafe extern "C" fn netcond_fq_pie_schedule(
 /// # Safety
 /// `q` and `p` are NULL or valid; `q` is used by one thread during the call.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_fq_pie_dequeue(
+pub unsafe extern "C" fn netcond_fq_pie_on_dequeue(
     q: *mut netcond_fq_pie,
     p: *const netcond_fq_pie_profile,
     now: u64,
@@ -277,6 +277,24 @@ pub unsafe extern "C" fn netcond_fq_pie_dequeue(
             Head::new(Instant::from_ticks(enqueued_at), len, false),
         );
     }
+}
+
+/// The old name of `netcond_fq_pie_on_dequeue`, which it calls.
+///
+/// # Safety
+/// As `netcond_fq_pie_on_dequeue`.
+#[deprecated(since = "0.1.0", note = "renamed to netcond_fq_pie_on_dequeue")]
+#[no_mangle]
+pub unsafe extern "C" fn netcond_fq_pie_dequeue(
+    q: *mut netcond_fq_pie,
+    p: *const netcond_fq_pie_profile,
+    now: u64,
+    flow: u32,
+    enqueued_at: u64,
+    len: u32,
+) {
+    // SAFETY: caller contract, passed on.
+    unsafe { netcond_fq_pie_on_dequeue(q, p, now, flow, enqueued_at, len) }
 }
 
 /// Every flow's probability update, if due at `now` (one T_UPDATE after the
@@ -495,8 +513,16 @@ mod tests {
                 if let Some(w) = want {
                     assert_eq!(f as usize, w, "step {i}");
                     let (at, len) = fifos[w].pop_front().unwrap();
-                    // SAFETY: valid pointers.
-                    unsafe { netcond_fq_pie_dequeue(&mut *cq, &*cp, now, f, at, len) };
+                    // SAFETY: valid pointers. Every other step through
+                    // the old name, which must do the same.
+                    #[allow(deprecated)]
+                    unsafe {
+                        if i % 2 == 0 {
+                            netcond_fq_pie_on_dequeue(&mut *cq, &*cp, now, f, at, len)
+                        } else {
+                            netcond_fq_pie_dequeue(&mut *cq, &*cp, now, f, at, len)
+                        }
+                    };
                     rq.on_dequeue(
                         &rp,
                         Instant::from_ticks(now),
@@ -584,7 +610,7 @@ mod tests {
                 NETCOND_E_NULL
             );
             assert_eq!(netcond_fq_pie_poll(&mut *q, &*p, 1 << 40), NETCOND_E_NULL);
-            netcond_fq_pie_dequeue(&mut *q, &*p, 1, 0, 0, 1500);
+            netcond_fq_pie_on_dequeue(&mut *q, &*p, 1, 0, 0, 1500);
             assert!(q.opaque.iter().all(|&w| w == 0));
             assert_eq!(netcond_fq_pie_packets(&*q), 0);
             let mut fl = netcond_fq_pie_flow::default();
@@ -625,13 +651,13 @@ mod tests {
             let mut f = u32::MAX;
             assert_eq!(netcond_fq_pie_schedule(&mut *q, &*p, 3, &mut f), 1);
             assert_eq!(f, 0);
-            netcond_fq_pie_dequeue(&mut *q, &*p, 3, 0, 2, 100);
+            netcond_fq_pie_on_dequeue(&mut *q, &*p, 3, 0, 2, 100);
             assert_eq!(netcond_fq_pie_flow_get(&*q, 0, &mut fl), 0);
             assert_eq!((fl.packets, fl.bytes, fl.deficit), (1, 100, 1414));
             // Credit left and a packet: flow 0 again, then flow 1.
             assert_eq!(netcond_fq_pie_schedule(&mut *q, &*p, 3, &mut f), 1);
             assert_eq!(f, 0);
-            netcond_fq_pie_dequeue(&mut *q, &*p, 3, 0, 2, 100);
+            netcond_fq_pie_on_dequeue(&mut *q, &*p, 3, 0, 2, 100);
             assert_eq!(netcond_fq_pie_schedule(&mut *q, &*p, 3, &mut f), 1);
             assert_eq!(f, 1);
             assert_eq!(netcond_fq_pie_packets(&*q), 1998);

@@ -4,7 +4,7 @@
 //!
 //! PIE decides at enqueue: for each arrival the caller passes the packets and
 //! bytes already queued and gets `NETCOND_PIE_ENQUEUE`, `NETCOND_PIE_MARK` or
-//! `NETCOND_PIE_DROP`; for each departure it calls `netcond_pie_dequeue`
+//! `NETCOND_PIE_DROP`; for each departure it calls `netcond_pie_on_dequeue`
 //! with the packet's enqueue time, which measures the queue delay; and it
 //! calls `netcond_pie_poll` on every event or from a timer, which runs the
 //! drop-probability update once T_UPDATE has passed. Random draws come from a
@@ -255,7 +255,7 @@ pub unsafe extern "C" fn netcond_pie_enqueue(
     };
     // SAFETY: caller contract, passed on.
     match unsafe { pie(s, p) } {
-        Some((s, p)) => pie_verdict(s.on_enqueue(
+        Some((s, p)) => pie_verdict(s.on_arrival(
             p,
             Instant::from_ticks(now),
             Head::new(Instant::from_ticks(now), len, ecn_capable == 1),
@@ -290,7 +290,7 @@ pub unsafe extern "C" fn netcond_pie_enqueue_draw(
     };
     // SAFETY: caller contract, passed on.
     match unsafe { pie(s, p) } {
-        Some((s, p)) => pie_verdict(s.on_enqueue(
+        Some((s, p)) => pie_verdict(s.on_arrival(
             p,
             Instant::from_ticks(now),
             Head::new(Instant::from_ticks(now), len, ecn_capable == 1),
@@ -311,7 +311,7 @@ pub unsafe extern "C" fn netcond_pie_enqueue_draw(
 /// # Safety
 /// `s` and `p` are NULL or valid; `s` is used by one thread during the call.
 #[no_mangle]
-pub unsafe extern "C" fn netcond_pie_dequeue(
+pub unsafe extern "C" fn netcond_pie_on_dequeue(
     s: *mut netcond_pie,
     p: *const netcond_pie_profile,
     now: u64,
@@ -328,6 +328,24 @@ pub unsafe extern "C" fn netcond_pie_dequeue(
             backlog,
         );
     }
+}
+
+/// The old name of `netcond_pie_on_dequeue`, which it calls.
+///
+/// # Safety
+/// As `netcond_pie_on_dequeue`.
+#[deprecated(since = "0.1.0", note = "renamed to netcond_pie_on_dequeue")]
+#[no_mangle]
+pub unsafe extern "C" fn netcond_pie_dequeue(
+    s: *mut netcond_pie,
+    p: *const netcond_pie_profile,
+    now: u64,
+    enqueued_at: u64,
+    len: u32,
+    backlog: u64,
+) {
+    // SAFETY: caller contract, passed on.
+    unsafe { netcond_pie_on_dequeue(s, p, now, enqueued_at, len, backlog) }
 }
 
 /// Runs the drop-probability update if it is due at `now` (one T_UPDATE
@@ -505,9 +523,9 @@ mod tests {
                         value: draw,
                         high_next: true,
                     };
-                    rs.on_enqueue(&rp, Instant::from_ticks(now), head, qlen, bytes, &mut d)
+                    rs.on_arrival(&rp, Instant::from_ticks(now), head, qlen, bytes, &mut d)
                 } else {
-                    rs.on_enqueue(&rp, Instant::from_ticks(now), head, qlen, bytes, &mut rrng)
+                    rs.on_arrival(&rp, Instant::from_ticks(now), head, qlen, bytes, &mut rrng)
                 };
                 assert_eq!(c, pie_verdict(want), "step {i}");
                 counts[c as usize] += 1;
@@ -521,8 +539,16 @@ mod tests {
             if (r >> 50) % 2 == 0 {
                 if let Some((at, len)) = q.pop_front() {
                     bytes -= u64::from(len);
-                    // SAFETY: valid pointers.
-                    unsafe { netcond_pie_dequeue(&mut cs, &*cp, now, at, len, bytes) };
+                    // SAFETY: valid pointers. Every other step through
+                    // the old name, which must do the same.
+                    #[allow(deprecated)]
+                    unsafe {
+                        if i % 2 == 0 {
+                            netcond_pie_on_dequeue(&mut cs, &*cp, now, at, len, bytes)
+                        } else {
+                            netcond_pie_dequeue(&mut cs, &*cp, now, at, len, bytes)
+                        }
+                    };
                     rs.on_dequeue(
                         &rp,
                         Instant::from_ticks(now),
@@ -637,7 +663,7 @@ mod tests {
                 netcond_pie_enqueue_draw(&mut z, &*p, 1, 1500, 0, 5000, 1 << 30, 0),
                 ENQUEUE
             );
-            netcond_pie_dequeue(&mut z, &*p, 1, 0, 1500, 0);
+            netcond_pie_on_dequeue(&mut z, &*p, 1, 0, 1500, 0);
             assert_eq!(netcond_pie_poll(&mut z, &*p, 1 << 40, 0), NETCOND_E_NULL);
             assert_eq!(z.opaque, zeros.opaque);
             assert_eq!(netcond_pie_prob(&z), 0);
@@ -654,8 +680,8 @@ mod tests {
                 netcond_pie_enqueue(core::ptr::null_mut(), &*p, 1, 1, 0, 0, 0, &mut rng),
                 ENQUEUE
             );
-            netcond_pie_dequeue(core::ptr::null_mut(), &*p, 1, 0, 1, 0);
-            netcond_pie_dequeue(&mut s, core::ptr::null(), 1, 0, 1, 0);
+            netcond_pie_on_dequeue(core::ptr::null_mut(), &*p, 1, 0, 1, 0);
+            netcond_pie_on_dequeue(&mut s, core::ptr::null(), 1, 0, 1, 0);
             assert_eq!(
                 netcond_pie_poll(core::ptr::null_mut(), &*p, 1, 0),
                 NETCOND_E_NULL

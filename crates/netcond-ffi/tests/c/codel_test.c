@@ -122,10 +122,10 @@ static void bad_arguments(void)
 	      NETCOND_CODEL_DELIVER);
 	CHECK(netcond_codel_on_dequeue(&zeros, &prof, 1, 0, 1500, 1, 1u << 20) ==
 	      NETCOND_CODEL_DELIVER);
-	netcond_codel_on_empty(NULL, &prof, 1);
-	netcond_codel_on_empty(&s, NULL, 1);
-	netcond_codel_on_empty(&s, &never, 1);
-	netcond_codel_on_empty(&zeros, &prof, 1);
+	netcond_codel_queue_empty(NULL, &prof, 1);
+	netcond_codel_queue_empty(&s, NULL, 1);
+	netcond_codel_queue_empty(&s, &never, 1);
+	netcond_codel_queue_empty(&zeros, &prof, 1);
 	{
 		netcond_codel z;
 		memset(&z, 0, sizeof z);
@@ -246,7 +246,7 @@ static void known_answers(void)
 		 * than 1 counts as not-ECT. */
 		CHECK(netcond_codel_on_dequeue(&s, &prof, 400 * MS, 390 * MS, 1500, 2, 10000) ==
 		      NETCOND_CODEL_DROP);
-		netcond_codel_on_empty(&s, &prof, 400 * MS);
+		netcond_codel_queue_empty(&s, &prof, 400 * MS);
 		CHECK_RC(netcond_codel_dropping(&s), 0);
 	}
 
@@ -264,7 +264,7 @@ static void known_answers(void)
 				&s, &prof, t * MS, (t - 10) * MS, 1500, 0, 1500);
 			if (v == NETCOND_CODEL_DROP) {
 				drops++;
-				netcond_codel_on_empty(&s, &prof, t * MS);
+				netcond_codel_queue_empty(&s, &prof, t * MS);
 			}
 		}
 		CHECK(i ? drops > 0 : drops == 0);
@@ -298,7 +298,7 @@ static void known_answers(void)
 	CHECK(netcond_codel_on_dequeue(&s, &prof, 700 * MS, 0, 1500, 0, 0) ==
 	      NETCOND_CODEL_DELIVER);
 	CHECK_RC(netcond_codel_dropping(&s), 0);
-	netcond_codel_on_empty(&s, &prof, 700 * MS);
+	netcond_codel_queue_empty(&s, &prof, 700 * MS);
 	CHECK_RC(netcond_codel_info_get(&s, &info), NETCOND_OK);
 	CHECK(info.first_above_set == 0 && info.in_drop_loop == 0);
 }
@@ -528,7 +528,7 @@ static void streams(uint64_t seed)
 			for (;;) {
 				netcond_codel_verdict v;
 				if (len == 0) {
-					netcond_codel_on_empty(&s, &prof, now);
+					netcond_codel_queue_empty(&s, &prof, now);
 					break;
 				}
 				bytes -= q_len[head];

@@ -101,7 +101,7 @@ static void errors(void)
 	CHECK(netcond_dualpi2_enqueue(&zero, &prof, 1, 0, 100, 1ull << 40) ==
 	      NETCOND_DUALPI2_CLASSIC);
 	CHECK(netcond_dualpi2_schedule(&zero, &prof, 1, 1, 0, 1, 0) == NETCOND_DUALPI2_NONE);
-	CHECK(netcond_dualpi2_dequeue(&zero, &prof, 1, NETCOND_DUALPI2_L4S, 0, 100, 1, 5, &rng) ==
+	CHECK(netcond_dualpi2_on_dequeue(&zero, &prof, 1, NETCOND_DUALPI2_L4S, 0, 100, 1, 5, &rng) ==
 	      NETCOND_CODEL_DELIVER);
 	CHECK_RC(netcond_dualpi2_poll(&zero, &prof, 1ull << 40, 1, 0, 1, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_dualpi2_info_get(&zero, &prof, &info), NETCOND_E_NULL);
@@ -109,9 +109,9 @@ static void errors(void)
 	memset(&z2, 0, sizeof z2);
 	CHECK(memcmp(&zero, &z2, sizeof z2) == 0);
 	CHECK_RC(netcond_dualpi2_config(&s, &prof, 0), NETCOND_OK);
-	CHECK(netcond_dualpi2_dequeue(&s, &prof, 1, NETCOND_DUALPI2_L4S, 0, 100, 1, 5, NULL) ==
+	CHECK(netcond_dualpi2_on_dequeue(&s, &prof, 1, NETCOND_DUALPI2_L4S, 0, 100, 1, 5, NULL) ==
 	      NETCOND_CODEL_DELIVER);
-	CHECK(netcond_dualpi2_dequeue(&s, &prof, 1, NETCOND_DUALPI2_NONE, 0, 100, 1, 5, &rng) ==
+	CHECK(netcond_dualpi2_on_dequeue(&s, &prof, 1, NETCOND_DUALPI2_NONE, 0, 100, 1, 5, &rng) ==
 	      NETCOND_CODEL_DELIVER);
 	CHECK_RC(netcond_dualpi2_poll(NULL, &prof, 1, 0, 0, 0, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_dualpi2_poll(&s, &never, 1, 0, 0, 0, 0), NETCOND_E_NULL);
@@ -165,17 +165,17 @@ static void known_answers(void)
 	/* The L4S ramp from 800 us to 1200 us: above it the likelihood is one,
 	 * and recur() signals when its count passes one (strictly): the first
 	 * such packet only fills the count, every later one is marked. */
-	CHECK(netcond_dualpi2_dequeue_draw(&s, &prof, now, NETCOND_DUALPI2_L4S, now - 1300 * US, 1500,
+	CHECK(netcond_dualpi2_on_dequeue_draw(&s, &prof, now, NETCOND_DUALPI2_L4S, now - 1300 * US, 1500,
 					   1, 5, UINT64_MAX) == NETCOND_CODEL_DELIVER);
 	for (int k = 0; k < 3; k++)
-		CHECK(netcond_dualpi2_dequeue_draw(&s, &prof, now, NETCOND_DUALPI2_L4S,
+		CHECK(netcond_dualpi2_on_dequeue_draw(&s, &prof, now, NETCOND_DUALPI2_L4S,
 						   now - 1300 * US, 1500, 1, 5,
 						   UINT64_MAX) == NETCOND_CODEL_MARK);
 	/* With Th_len packets or fewer behind it, only the coupled p_CL = 2 p'
 	 * = 0.6255 counts: from a count of 1, 1.6255 and 1.251 pass one (marks),
 	 * 0.8765 does not. */
 	for (int k = 0; k < 3; k++)
-		CHECK(netcond_dualpi2_dequeue_draw(&s, &prof, now, NETCOND_DUALPI2_L4S,
+		CHECK(netcond_dualpi2_on_dequeue_draw(&s, &prof, now, NETCOND_DUALPI2_L4S,
 						   now - 1300 * US, 1500, 1, 1, UINT64_MAX) ==
 		      (k < 2 ? NETCOND_CODEL_MARK : NETCOND_CODEL_DELIVER));
 
@@ -187,7 +187,7 @@ static void known_answers(void)
 	for (int k = 0; k < 8; k++) {
 		netcond_dualpi2_queue q = netcond_dualpi2_schedule(&s, &prof, 10 + k, 1, 9, 1, 8);
 		order[k] = (int)q;
-		CHECK(netcond_dualpi2_dequeue_draw(&s, &prof, 10 + k, q, 9, 100, q == 0 ? 1 : 0, 5,
+		CHECK(netcond_dualpi2_on_dequeue_draw(&s, &prof, 10 + k, q, 9, 100, q == 0 ? 1 : 0, 5,
 						   UINT64_MAX) == NETCOND_CODEL_DELIVER);
 	}
 	const int want[8] = {0, 0, 0, 1, 0, 0, 0, 1};
@@ -249,7 +249,7 @@ static void streams(uint64_t seed)
 					n[q]--;
 					bytes -= len[q][h];
 					uint64_t draw = next_u64();
-					netcond_codel_verdict v = netcond_dualpi2_dequeue_draw(
+					netcond_codel_verdict v = netcond_dualpi2_on_dequeue_draw(
 						&s, &prof, now, q, at[q][h], len[q][h], ecnf[q][h],
 						(uint32_t)n[q], draw);
 					counts[v]++;

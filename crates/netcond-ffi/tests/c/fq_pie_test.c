@@ -88,7 +88,7 @@ static void errors(void)
 	CHECK(netcond_fq_pie_enqueue_draw(&q, &prof, 1, 0, 1500, 0, 0) == NETCOND_PIE_ENQUEUE);
 	CHECK_RC(netcond_fq_pie_schedule(&q, &prof, 1, &flow), NETCOND_E_NULL);
 	CHECK_RC(netcond_fq_pie_poll(&q, &prof, 1ull << 40), NETCOND_E_NULL);
-	netcond_fq_pie_dequeue(&q, &prof, 1, 0, 0, 1500);
+	netcond_fq_pie_on_dequeue(&q, &prof, 1, 0, 0, 1500);
 	CHECK(memcmp(&q, &zero, sizeof q) == 0);
 	CHECK(netcond_fq_pie_packets(&q) == 0 && netcond_fq_pie_bytes(&q) == 0);
 	CHECK_RC(netcond_fq_pie_flow_get(&q, 0, &fl), NETCOND_E_NULL);
@@ -125,13 +125,13 @@ static void known_answers(void)
 	 * credit and packets. */
 	CHECK_RC(netcond_fq_pie_schedule(&q, &prof, 3, &flow), 1);
 	CHECK(flow == 0);
-	netcond_fq_pie_dequeue(&q, &prof, 3, 0, 2, 100);
+	netcond_fq_pie_on_dequeue(&q, &prof, 3, 0, 2, 100);
 	CHECK_RC(netcond_fq_pie_flow_get(&q, 0, &fl), NETCOND_OK);
 	CHECK(fl.packets == 1 && fl.deficit == 1414);
 	CHECK_RC(netcond_fq_pie_schedule(&q, &prof, 3, &flow), 1);
 	CHECK(flow == 0);
 	/* A big packet takes the credit: flow 0 goes behind the others. */
-	netcond_fq_pie_dequeue(&q, &prof, 3, 0, 2, 1500);
+	netcond_fq_pie_on_dequeue(&q, &prof, 3, 0, 2, 1500);
 	CHECK_RC(netcond_fq_pie_schedule(&q, &prof, 3, &flow), 1);
 	CHECK(flow == 1);
 	CHECK(netcond_fq_pie_packets(&q) == 1998);
@@ -194,7 +194,7 @@ static void streams(uint64_t seed)
 					size_t h = head[j];
 					head[j] = (h + 1) % RING;
 					n[j]--;
-					netcond_fq_pie_dequeue(&q, &prof, now, f, at[j][h], len[j][h]);
+					netcond_fq_pie_on_dequeue(&q, &prof, now, f, at[j][h], len[j][h]);
 					hash = (hash ^ (uint64_t)(3 + f)) * 0x100000001b3ull;
 				}
 			}

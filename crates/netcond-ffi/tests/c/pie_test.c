@@ -86,7 +86,7 @@ static void errors(void)
 	/* Unstarted state, NULL generator: enqueue, nothing changes. */
 	CHECK(netcond_pie_enqueue(&zero, &prof, 1, 1500, 0, 10, 1 << 20, &rng) == NETCOND_PIE_ENQUEUE);
 	CHECK(netcond_pie_enqueue_draw(&zero, &prof, 1, 1500, 0, 10, 1 << 20, 0) == NETCOND_PIE_ENQUEUE);
-	netcond_pie_dequeue(&zero, &prof, 1, 0, 1500, 0);
+	netcond_pie_on_dequeue(&zero, &prof, 1, 0, 1500, 0);
 	CHECK_RC(netcond_pie_poll(&zero, &prof, 1ull << 40, 0), NETCOND_E_NULL);
 	CHECK(netcond_pie_prob(&zero) == 0);
 	CHECK_RC(netcond_pie_info_get(&zero, &info), NETCOND_E_NULL);
@@ -94,8 +94,8 @@ static void errors(void)
 	CHECK(netcond_pie_enqueue(&s, &prof, 1, 1500, 0, 10, 1 << 20, NULL) == NETCOND_PIE_ENQUEUE);
 	CHECK(netcond_pie_enqueue(&s, &never, 1, 1500, 0, 10, 1 << 20, &rng) == NETCOND_PIE_ENQUEUE);
 	CHECK(netcond_pie_enqueue(NULL, &prof, 1, 1500, 0, 10, 1 << 20, &rng) == NETCOND_PIE_ENQUEUE);
-	netcond_pie_dequeue(NULL, &prof, 1, 0, 1, 0);
-	netcond_pie_dequeue(&s, NULL, 1, 0, 1, 0);
+	netcond_pie_on_dequeue(NULL, &prof, 1, 0, 1, 0);
+	netcond_pie_on_dequeue(&s, NULL, 1, 0, 1, 0);
 	CHECK_RC(netcond_pie_poll(NULL, &prof, 1, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_pie_poll(&s, &never, 1, 0), NETCOND_E_NULL);
 	CHECK_RC(netcond_pie_info_get(&s, NULL), NETCOND_E_NULL);
@@ -116,7 +116,7 @@ static void standing(netcond_pie *s, const netcond_pie_profile *p, uint64_t from
 	for (uint64_t ms = from_ms; ms <= to_ms; ms++) {
 		uint64_t now = BASE + ms * MS;
 		netcond_pie_poll(s, p, now, 150000);
-		netcond_pie_dequeue(s, p, now, now - 100 * MS, 1500, 150000);
+		netcond_pie_on_dequeue(s, p, now, now - 100 * MS, 1500, 150000);
 	}
 }
 
@@ -244,7 +244,7 @@ static void streams(uint64_t seed)
 			}
 			if ((r >> 50) % 2 == 0 && n > 0) {
 				bytes -= len[head];
-				netcond_pie_dequeue(&s, &prof, now, at[head], len[head], bytes);
+				netcond_pie_on_dequeue(&s, &prof, now, at[head], len[head], bytes);
 				head = (head + 1) % 1024;
 				n--;
 			}

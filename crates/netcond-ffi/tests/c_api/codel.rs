@@ -59,7 +59,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
             }
             loop {
                 let Some(h) = q.pop_front() else {
-                    c.on_empty(&p, t(now));
+                    c.on_queue_empty(&p, t(now));
                     break;
                 };
                 bytes -= u64::from(h.len);

@@ -48,7 +48,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
             if arrive {
                 let len = 64 + ((r >> 24) % 1437) as u32;
                 let ecn = Ecn::from_bits(((r >> 40) % 4) as u8);
-                let q = s.on_enqueue(&p, t, ecn, len, bytes);
+                let q = s.on_arrival(&p, t, ecn, len, bytes);
                 let code = q.map_or(2, |q| idx(q) as u64);
                 hash = (hash ^ code).wrapping_mul(0x0100_0000_01b3);
                 match q {

@@ -39,7 +39,7 @@ fn rust_streams(seed: u64) -> Vec<String> {
                 let ecn = (r >> 40) % 2 == 0;
                 let draw = rng.next_u64();
                 let t = Instant::from_ticks(now);
-                let v = s.on_enqueue(
+                let v = s.on_arrival(
                     &p,
                     t,
                     Head::new(t, l, ecn),

@@ -74,7 +74,7 @@ impl Engine {
                 ..
             } => {
                 let over = a.packets >= *limit;
-                let v = pie.on_enqueue(profile, now, h.head(), a.packets, a.bytes, rng);
+                let v = pie.on_arrival(profile, now, h.head(), a.packets, a.bytes, rng);
                 match v {
                     _ if over => {
                         accept = false;
@@ -120,7 +120,7 @@ impl Engine {
                 dual,
                 queues,
                 ..
-            } => match dual.on_enqueue(profile, now, DualEcn::from_bits(ecn), len, a.bytes) {
+            } => match dual.on_arrival(profile, now, DualEcn::from_bits(ecn), len, a.bytes) {
                 None => {
                     accept = false;
                     counts.push((3, len));
@@ -193,7 +193,7 @@ impl Engine {
         match &mut a.kind {
             AqmKind::Codel { profile, codel, .. } => loop {
                 let Some(h) = a.fifo.pop_front() else {
-                    codel.on_empty(profile, now);
+                    codel.on_queue_empty(profile, now);
                     break;
                 };
                 a.packets -= 1;

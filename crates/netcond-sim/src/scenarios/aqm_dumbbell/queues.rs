@@ -408,7 +408,7 @@ impl Qdisc<Packet> for Bottleneck {
                 }
             }
             Kind::Pie { profile, pie, rng } => {
-                let v = pie.on_enqueue(
+                let v = pie.on_arrival(
                     profile,
                     Instant::from_ticks(now),
                     held.head(),
@@ -443,7 +443,7 @@ impl Qdisc<Packet> for Bottleneck {
                 }
             }
             Kind::DualPi2 { profile, dual, .. } => {
-                match dual.on_enqueue(
+                match dual.on_arrival(
                     profile,
                     Instant::from_ticks(now),
                     dual_ecn(&pkt),
@@ -524,7 +524,7 @@ impl Qdisc<Packet> for Bottleneck {
             }
             Kind::Codel { profile, codel } => loop {
                 let Some(h) = self.fifo.pop_front() else {
-                    codel.on_empty(profile, t);
+                    codel.on_queue_empty(profile, t);
                     break;
                 };
                 let left = self.bytes - u64::from(h.pkt.seg.wire_len);
