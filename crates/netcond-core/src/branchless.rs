@@ -86,6 +86,35 @@ pub fn select<T>(c: bool, a: T, b: T) -> T {
     }
 }
 
+/// [`select`] with the compiler told that `c` is unpredictable, so that it
+/// keeps a conditional move where LLVM's x86 cmov-to-branch pass would
+/// otherwise make a branch of it (it does so in loops when the condition is on
+/// the critical path, which is where a decision that follows the traffic is).
+/// The hint is Rust 1.88's `core::hint::select_unpredictable`, detected by
+/// this crate's build.rs; with an older compiler this is [`select`]. The
+/// result is the same either way.
+///
+/// ```
+/// use netcond_core::branchless::select_unpredictable;
+/// assert_eq!(select_unpredictable(true, 1, 2), 1);
+/// assert_eq!(select_unpredictable(false, 1, 2), 2);
+/// ```
+#[cfg(netcond_select_unpredictable)]
+#[clippy::msrv = "1.88"]
+#[inline(always)]
+#[must_use]
+pub fn select_unpredictable<T>(c: bool, a: T, b: T) -> T {
+    core::hint::select_unpredictable(c, a, b)
+}
+
+/// [`select`] (this compiler has no `core::hint::select_unpredictable`).
+#[cfg(not(netcond_select_unpredictable))]
+#[inline(always)]
+#[must_use]
+pub fn select_unpredictable<T>(c: bool, a: T, b: T) -> T {
+    select(c, a, b)
+}
+
 /// `x` saturated to `u64::MAX`.
 ///
 /// ```

@@ -1,4 +1,5 @@
-//! A prefetch hint for callers that know which state the next packets need.
+//! Hints to the processor and the compiler: a prefetch for callers that know
+//! which state the next packets need, and a mark for rarely taken paths.
 //!
 //! A router that meters packets against a table of many flows (a million
 //! states are tens of MiB) waits on a cache miss for nearly every packet. If
@@ -11,7 +12,7 @@
 //! and a processor may ignore it. On `x86_64` it is `prefetcht0`, on `aarch64`
 //! `prfm pldl1keep`; on every other target, and under Miri, it does nothing.
 //!
-//! This function is the only `unsafe` code in the netcond library crates;
+//! [`prefetch`] is the only `unsafe` code in the netcond library crates;
 //! its safety argument is in its body.
 
 /// Asks the processor to bring the cache line holding the start of `x` into
@@ -78,6 +79,36 @@ pub fn prefetch<T: ?Sized>(x: &T) {
     #[cfg(any(not(any(target_arch = "x86_64", target_arch = "aarch64")), miri))]
     let _ = p;
 }
+
+/// Marks the path it is on as rarely taken, so that the compiler lays it out
+/// away from the common path (a meter's backwards step of the clock, for
+/// instance). Rust 1.95's `core::hint::cold_path`, detected by this crate's
+/// build.rs; with an older compiler it does nothing. Never changes a result.
+///
+/// ```
+/// use netcond_core::hint::cold_path;
+///
+/// fn elapsed(last: u64, now: u64) -> u64 {
+///     if now < last {
+///         cold_path();
+///         return 0;
+///     }
+///     now - last
+/// }
+/// assert_eq!(elapsed(5, 3), 0);
+/// assert_eq!(elapsed(3, 5), 2);
+/// ```
+#[cfg(netcond_cold_path)]
+#[clippy::msrv = "1.95"]
+#[inline(always)]
+pub fn cold_path() {
+    core::hint::cold_path();
+}
+
+/// Nothing (this compiler has no `core::hint::cold_path`).
+#[cfg(not(netcond_cold_path))]
+#[inline(always)]
+pub fn cold_path() {}
 
 #[cfg(test)]
 mod tests {

@@ -260,33 +260,11 @@ impl Units {
 }
 
 /// `if c { a } else { b }` without a branch: the compiler is told that `c`
-/// is unpredictable, so that it keeps a conditional move where LLVM's x86
-/// cmov-to-branch pass would otherwise make a branch of it (it does so in
-/// loops when the condition is on the critical path, which is where a marking
-/// decision that follows the traffic is). Rust 1.88 and later (build.rs).
-#[cfg(pcn_select_unpredictable)]
-#[clippy::msrv = "1.88"]
-#[inline(always)]
-pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
-    core::hint::select_unpredictable(c, a, b)
-}
-
-/// Before Rust 1.88 (no `select_unpredictable`): the same value, no hint.
-#[cfg(not(pcn_select_unpredictable))]
-pub(crate) use netcond_core::branchless::select;
-
-/// Marks the path it is on as rarely taken (Rust 1.95 and later, build.rs).
-#[cfg(pcn_cold_path)]
-#[clippy::msrv = "1.95"]
-#[inline(always)]
-fn cold_path() {
-    core::hint::cold_path();
-}
-
-/// Before Rust 1.95 (no `cold_path`): no hint, the same results.
-#[cfg(not(pcn_cold_path))]
-#[inline(always)]
-fn cold_path() {}
+/// is unpredictable (netcond-core's `select_unpredictable`), so that it keeps
+/// a conditional move where LLVM's x86 cmov-to-branch pass would otherwise
+/// make a branch of it.
+pub(crate) use netcond_core::branchless::select_unpredictable as select;
+use netcond_core::hint::cold_path;
 
 /// Moves `last` to `now` and returns the ticks elapsed, exactly as
 /// [`Instant::advance_to`]: a `now` more than 2^63 ticks "before" `last`

@@ -142,19 +142,10 @@ pub(crate) fn color_of_sign_bits(not_green: i64, red: i64) -> Color {
 }
 
 /// `if c { a } else { b }`, marked unpredictable where the compiler has the
-/// hint (Rust 1.88's `core::hint::select_unpredictable`, detected by
-/// build.rs), so that the compiler emits a conditional move rather than a
-/// branch: whether a packet fits follows the traffic. Before 1.88, a plain
-/// `if` ([`netcond_core::branchless::select`]), with the same results.
-#[cfg(trtcm_select_unpredictable)]
-#[clippy::msrv = "1.88"]
-#[inline(always)]
-pub(crate) fn select<T>(c: bool, a: T, b: T) -> T {
-    core::hint::select_unpredictable(c, a, b)
-}
-
-#[cfg(not(trtcm_select_unpredictable))]
-pub(crate) use netcond_core::branchless::select;
+/// hint (netcond-core's `select_unpredictable`), so that the compiler emits a
+/// conditional move rather than a branch: whether a packet fits follows the
+/// traffic.
+pub(crate) use netcond_core::branchless::select_unpredictable as select;
 
 /// A bucket's count after a packet that only it may pay for (the srTCM's and
 /// the RFC 4115 marker's E, which pays for a yellow packet only): `tokens`
