@@ -20,6 +20,7 @@ pub(crate) enum ListId {
 
 /// One flow queue: its AQM, DRR deficit, backlog and link on a list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct FlowQueue<A> {
     pub(crate) aqm: A,
     pub(crate) deficit: i64,
@@ -47,7 +48,16 @@ impl List {
 
 /// DRR over `N` flows (`0 < N < 65535`), each running an `A`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(bound(
+        serialize = "A: serde::Serialize",
+        deserialize = "A: serde::Deserialize<'de> + Copy"
+    ))
+)]
 pub(crate) struct Drr<A, const N: usize> {
+    #[cfg_attr(feature = "serde", serde(with = "netcond_core::serde_array"))]
     pub(crate) flows: [FlowQueue<A>; N],
     pub(crate) new_flows: List,
     pub(crate) old_flows: List,

@@ -249,6 +249,7 @@ pub enum Enqueued {
 /// assert_eq!(order, [1, 2, 1, 1]);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FqCodel<const N: usize> {
     /// The flows, each with its CoDel, and their DRR lists.
     pub(crate) drr: Drr<Codel, N>,

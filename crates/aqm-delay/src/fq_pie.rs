@@ -194,6 +194,7 @@ impl FqPieProfile {
 /// assert!(drops[0] > 30_000, "{drops:?}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FqPie<const N: usize> {
     /// The flows, each with its PIE, and their DRR lists.
     pub(crate) drr: Drr<Pie, N>,

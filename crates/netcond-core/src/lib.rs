@@ -38,6 +38,8 @@
 //!   instant (`start(&profile, now)`, every library state's `new`), and the one
 //!   pair of a profile and a state for single-flow users ([`impl_state!`]
 //!   implements the trait from a state's `new`).
+//! - `serde_array` (feature `serde`): serde for arrays of any length, as
+//!   `#[serde(with = "netcond_core::serde_array")]` on a `[T; N]` field.
 //! - [`config_error!`]: the convention for configuration errors: small `Copy` enums,
 //!   one variant per rule, each with a message naming the rule it enforces.
 //!
@@ -104,6 +106,10 @@ mod length;
 mod rate;
 #[forbid(unsafe_code)]
 mod rng;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+#[forbid(unsafe_code)]
+pub mod serde_array;
 #[forbid(unsafe_code)]
 mod state;
 #[forbid(unsafe_code)]

@@ -8,7 +8,7 @@ use netcond::base::Instant;
 use netcond::delay::{
     Enqueued, FqCodel, FqCodelConfig, FqCodelProfile, Head, OverflowDrop, Verdict,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
@@ -301,12 +301,17 @@ impl FqCodelPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "an FqCodel's state cannot be pickled: aqm-delay's FqCodel keeps its flow queues in a \
-             const-generic array, for which serde has no form; copy.copy and copy.deepcopy work, \
-             and its profile pickles",
-        ))
+    /// Pickled with the packets it holds: the queues' state and their FIFOs.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &(&s.state, &s.fifos))
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        let (st, fifos): (Box<FqCodel<FLOWS>>, Vec<VecDeque<Head>>) = shared::restore(state)?;
+        check_fifos(&fifos, |f| st.flow_packets(f))?;
+        self.state = st;
+        self.fifos = fifos;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(
@@ -315,6 +320,29 @@ impl FqCodelPy {
             self.state.packets(),
             self.state.bytes()
         )
+    }
+}
+
+/// A pickled state's FIFOs hold one queue per flow, each with the packets
+/// its flow counts (`packets(f)`, saturating at `u32::MAX`).
+pub fn check_fifos(fifos: &[VecDeque<Head>], packets: impl Fn(usize) -> u32) -> PyResult<()> {
+    if fifos.len() != FLOWS {
+        return Err(PyValueError::new_err(format!(
+            "a pickled state holds {} flow FIFOs, not {FLOWS}",
+            fifos.len()
+        )));
+    }
+    match fifos
+        .iter()
+        .enumerate()
+        .find(|(f, q)| u32::try_from(q.len()).unwrap_or(u32::MAX) != packets(*f))
+    {
+        Some((f, q)) => Err(PyValueError::new_err(format!(
+            "a pickled state's flow {f} counts {} packets but its FIFO holds {}",
+            packets(f),
+            q.len()
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -4,13 +4,12 @@
 use crate::args;
 use crate::bulk;
 use crate::codel::{verdict_index, AQM_VERDICTS};
-use crate::fq_codel::FLOWS;
+use crate::fq_codel::{check_fifos, FLOWS};
 use crate::pie::PieArgs;
 use crate::shared::{self, py_bool};
 use netcond::base::{Instant, SplitMix64};
 use netcond::delay::{FqPie, FqPieConfig, FqPieProfile, Head, Verdict};
 use numpy::PyArray1;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
@@ -366,12 +365,19 @@ impl FqPiePy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "an FqPie's state cannot be pickled: aqm-delay's FqPie keeps its flow queues in a \
-             const-generic array, for which serde has no form; copy.copy and copy.deepcopy work, \
-             and its profile pickles",
-        ))
+    /// Pickled with the packets it holds and its random source.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &(&s.state, &s.fifos, s.rng))
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        let (st, fifos, rng): (Box<FqPie<FLOWS>>, Vec<VecDeque<Head>>, SplitMix64) =
+            shared::restore(state)?;
+        check_fifos(&fifos, |f| st.flow(f).0)?;
+        self.state = st;
+        self.fifos = fifos;
+        self.rng = rng;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(

@@ -3,6 +3,7 @@
 
 use crate::args;
 use crate::bulk;
+use crate::shared;
 use netcond::base::Instant;
 use netcond::rbcc::{
     AckHeader, AckModel, FixedRate, NodeId, RateHeader, RbccConfig, RbccInterface, RbccProfile,
@@ -346,12 +347,13 @@ impl RbccPy {
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
     }
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "an RbccInterface's state cannot be pickled: rbcc-rate's RbccInterface keeps its rows \
-             in a const-generic array, for which serde has no form; copy.copy and copy.deepcopy \
-             work, and its profile pickles",
-        ))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = slf.borrow();
+        shared::reduce(slf, s.profile.clone(), &s.state)
+    }
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        self.state = shared::restore(state)?;
+        Ok(())
     }
     fn __repr__(&self) -> String {
         format!(

@@ -1,6 +1,7 @@
 """FQ-CoDel from Python: RFC 8290's scheduling, CoDel per flow, bulk equals per packet."""
 
 import copy
+import json
 import pickle
 
 import numpy as np
@@ -55,9 +56,35 @@ def test_profiles_and_errors():
         netcond.FqCodelProfile(target=0)
     with pytest.raises(ValueError, match="law"):
         netcond.FqCodelProfile(law="bsd")
-    # The flows' state has no serialized form yet: pickling it is refused.
-    with pytest.raises(TypeError):
-        pickle.dumps(netcond.FqCodel(p))
+    fresh = netcond.FqCodel(p)
+    assert repr(pickle.loads(pickle.dumps(fresh))) == repr(fresh)
+
+
+def test_pickle_holds_the_fifos_and_refuses_inconsistent_ones():
+    a = netcond.FqCodel(quantum=300)
+    for flow, n in [(3, 1000), (3, 1200), (900, 64), (1500, 700)]:
+        a.enqueue(0, flow, n)
+    b = pickle.loads(pickle.dumps(a))
+    assert (b.packets, b.bytes, b.flow_packets(3), b.flow_packets(1500 % 1024)) == (4, 2964, 2, 1)
+    assert [b.dequeue(10 * MS)[:3] for _ in range(4)] == [a.dequeue(10 * MS)[:3] for _ in range(4)]
+    assert b.dequeue(10 * MS) is None
+
+    a.enqueue(0, 3, 1000)
+    a.enqueue(0, 3, 1000)
+    cls, args, state = a.__reduce__()
+    version, (st, fifos) = json.loads(state)
+    assert len(fifos) == 1024 and len(fifos[3]) == 2
+    fifos[3].pop()
+    c = cls(*args)
+    with pytest.raises(ValueError, match="flow 3 counts 2 packets but its FIFO holds 1"):
+        c.__setstate__(json.dumps([version, [st, fifos]]).encode())
+    with pytest.raises(ValueError, match="holds 1023 flow FIFOs, not 1024"):
+        c.__setstate__(json.dumps([version, [st, fifos[:-1]]]).encode())
+    # A state of another number of flows is refused by the array's length.
+    st["drr"]["flows"].append(st["drr"]["flows"][0])
+    with pytest.raises(ValueError, match="invalid length 1025, expected an array of 1024 elements"):
+        c.__setstate__(json.dumps([version, [st, fifos]]).encode())
+    assert c.packets == 0
 
 
 @pytest.mark.parametrize("law", ["rfc8290", "linux"])

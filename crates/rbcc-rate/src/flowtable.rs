@@ -23,6 +23,7 @@ pub enum EntryKind {
 /// flag follow from the constraint and the advertised rate, so a recomputation
 /// writes nothing per row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Row {
     pub(crate) flow: FlowId,
     pub(crate) kind: EntryKind,
@@ -63,7 +64,9 @@ pub(crate) const fn key_of(e: &Row) -> u64 {
 }
 
 #[derive(Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct FlowTable<const N: usize> {
+    #[cfg_attr(feature = "serde", serde(with = "netcond_core::serde_array"))]
     slots: [Option<Row>; N],
     len: usize,
 }

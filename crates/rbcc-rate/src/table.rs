@@ -54,9 +54,11 @@ impl FlowEntry {
 /// profile's idle timeout. Per packet the work is one hash lookup and a compare;
 /// the fair share is recomputed (in expected `O(N)`) only when a row changes.
 #[derive(Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RbccInterface<const N: usize> {
     map: FlowTable<N>,
     advertised: FixedRate,
+    #[cfg_attr(feature = "serde", serde(with = "netcond_core::serde_array"))]
     scratch: [(u64, bool); N],
     recomputations: u64,
     coupled: bool,
