@@ -2,8 +2,8 @@
 
 use crate::args;
 use crate::bulk;
-use crate::renamed;
 use crate::codel::{verdict_index, AQM_VERDICTS};
+use crate::renamed;
 use crate::shared::{self, py_bool};
 use netcond::base::{Instant, SplitMix64};
 use netcond::delay::{Head, Pie, PieConfig, PieEstimator, PieLaw, PieProfile};
