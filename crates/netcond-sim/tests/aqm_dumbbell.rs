@@ -181,7 +181,7 @@ fn quick_reproduction_compares_every_target() {
         )
         .unwrap();
     let targets = r.comparisons.iter().filter(|c| c.doc.is_some()).count();
-    assert_eq!(targets, 7);
+    assert_eq!(targets, 12);
     assert!(r.comparisons.iter().all(|c| c.ours.is_some()));
     assert_eq!(r.tables[0].rows.len(), DISCIPLINES.len());
     assert_eq!(r.plots.len(), 2);

@@ -39,10 +39,12 @@ use crate::SimError;
 
 mod params;
 pub mod queues;
+pub mod standing;
 pub mod summary;
 
 use params::PARAMS;
 use queues::{Bottleneck, QueueLog, QueueSetup, DISCIPLINES};
+pub use standing::StandingStats;
 
 /// The `aqm-dumbbell` scenario.
 pub struct AqmDumbbell;
@@ -123,6 +125,13 @@ pub struct DumbbellOutcome {
     /// Queueing delay of every packet sent, of the Classic senders' packets
     /// and of the scalable senders' packets.
     pub delay: [DelayStats; 3],
+    /// The standing queue (module [`standing`]: per 100 ms window, the
+    /// smallest queueing delay) of every packet, of the Classic senders'
+    /// packets and of the scalable senders' packets.
+    pub standing: [StandingStats; 3],
+    /// The standing queue per flow: each flow's per-window minimum over its
+    /// own packets, over every window and flow.
+    pub standing_per_flow: StandingStats,
     /// Drops at the bottleneck (Classic, scalable).
     pub drops: [u64; 2],
     /// CE marks at the bottleneck (Classic, scalable).
@@ -251,6 +260,7 @@ pub fn run_dumbbell(
         - rto0;
     let totals = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
     let [classic_ns, l4s_ns] = totals.delays.clone();
+    let (standing, standing_per_flow) = standing::standing(warm, end, &totals.sent, &totals.idle);
     let mut all = classic_ns.clone();
     all.extend_from_slice(&l4s_ns);
     Ok(DumbbellOutcome {
@@ -264,11 +274,15 @@ pub fn run_dumbbell(
             DelayStats::of(classic_ns),
             DelayStats::of(l4s_ns),
         ],
+        standing,
+        standing_per_flow,
         drops: totals.drops,
         marks: totals.marks,
         timeouts,
         totals: QueueLog {
             delays: [Vec::new(), Vec::new()],
+            sent: Vec::new(),
+            idle: Vec::new(),
             ..totals
         },
         events: net.events(),
@@ -315,11 +329,12 @@ impl Scenario for AqmDumbbell {
     }
 
     fn memory_estimate(&self, p: &Params) -> u64 {
-        // One 8-byte delay per packet sent after the warm-up, plus the
-        // queued packets (about 80 bytes each) and the flows.
+        // Per packet sent after the warm-up an 8-byte delay and a 24-byte
+        // record (`queues::Sent`), plus the queued packets (about 80 bytes
+        // each) and the flows.
         let pkts = p.f64("capacity_mbps") * 1e6 / 8.0 / p.u64("packet") as f64
             * (p.f64("duration_s") - p.f64("warmup_s")).max(0.0);
-        (pkts * 8.0 * 2.0 + p.u64("buffer") as f64 * 80.0 + 2e5) as u64
+        (pkts * 32.0 * 2.0 + p.u64("buffer") as f64 * 80.0 + 2e5) as u64
             + (p.u64("flows") + p.u64("l4s_flows")) * 4096
     }
 
