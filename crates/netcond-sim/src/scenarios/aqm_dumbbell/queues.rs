@@ -751,6 +751,19 @@ mod tests {
             l.delays[0],
             (0..10).map(|k| k * 1_200_000).collect::<Vec<_>>()
         );
+        // Each packet's record: its start, its wait (equal to its start
+        // here, as every packet arrived at 0), its flow and class; the
+        // dequeue that found nothing is the link going idle.
+        assert_eq!(l.sent.len(), 10);
+        assert!(l
+            .sent
+            .iter()
+            .enumerate()
+            .all(|(k, s)| s.at == k as u64 * 1_200_000
+                && s.sojourn == s.at
+                && s.flow == 0
+                && s.class == 0));
+        assert_eq!(l.idle, [20 * MS]);
     }
 
     #[test]
