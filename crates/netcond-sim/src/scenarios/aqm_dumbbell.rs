@@ -17,13 +17,17 @@
 //! packets and per class (Classic senders' packets, scalable senders'
 //! packets: DualPI2's Classic and L4S queues), the link's utilization,
 //! each flow's goodput and Jain's fairness index over the flows, drops and
-//! marks. `reproduce` runs the seven disciplines with the same flows and seed
-//! (and, in full, again for [`SPREAD_SEEDS`] seeds in all), and sets delay
-//! statistics beside the published targets: RFC 8289's 5 ms (CoDel and
-//! FQ-CoDel medians), RFC 8033's 15 ms QDELAY_REF (PIE's and FQ-PIE's means; DualPI2's
-//! Classic mean, RFC 9332 Appendix A) and RFC 9332's L4S marking ramp from
-//! 0.8 to 1.2 ms (about 1 ms: the L4S median and 99th percentile), within a
-//! factor of [`summary::TOLERANCE`] (docs/reproductions.md says why).
+//! marks, and the standing queue (module [`standing`]: per 100 ms window the
+//! smallest queueing delay, the quantity RFC 8289 defines TARGET on), over all
+//! packets, per class and per flow. `reproduce` runs the seven disciplines
+//! with the same flows and seed (and, in full, again for [`SPREAD_SEEDS`]
+//! seeds in all), and sets delay statistics beside the published targets:
+//! RFC 8289's 5 ms (CoDel's and FQ-CoDel's medians, CoDel's standing queue
+//! and FQ-CoDel's per-flow one), RFC 8033's 15 ms QDELAY_REF (PIE's and
+//! FQ-PIE's means and standing queues; DualPI2's Classic mean and standing
+//! queue, RFC 9332 Appendix A) and RFC 9332's L4S marking ramp from 0.8 to
+//! 1.2 ms (about 1 ms: the L4S median and 99th percentile), within a factor
+//! of [`summary::TOLERANCE`] (docs/reproductions.md says why).
 
 use std::sync::{Arc, Mutex};
 
