@@ -181,7 +181,7 @@ fn quick_reproduction_compares_every_target() {
         )
         .unwrap();
     let targets = r.comparisons.iter().filter(|c| c.doc.is_some()).count();
-    assert_eq!(targets, 7);
+    assert_eq!(targets, 12);
     assert!(r.comparisons.iter().all(|c| c.ours.is_some()));
     assert_eq!(r.tables[0].rows.len(), DISCIPLINES.len());
     assert_eq!(r.plots.len(), 2);
@@ -224,4 +224,34 @@ fn fq_pie_is_fair_and_keeps_delay_far_below_droptail() {
 fn fq_pie_marks_ecn_capable_packets_with_ecn_on() {
     let o = run("fq_pie", &["ecn=true"]);
     assert!(o.marks[0] > 0, "{:?}", o.marks);
+}
+
+#[test]
+fn standing_queue_is_the_per_window_minimum() {
+    let codel = run("codel", &[]);
+    // 15 measured seconds: 150 windows of 100 ms, each counted for all
+    // packets (the link is busy, so every window sends packets).
+    let st = &codel.standing[0];
+    assert_eq!(st.windows, 150);
+    // A window's minimum is at most every delay in it, so the standing
+    // queue lies below the median of all packets; at full load it is not 0.
+    assert!(
+        st.p50 > 0.0 && st.p50 <= codel.delay[0].p50,
+        "standing {} vs p50 {}",
+        st.p50,
+        codel.delay[0].p50
+    );
+    assert!(st.p50 <= st.p90);
+    // Per flow: every flow's windows, at most 9 x 150.
+    let pf = &codel.standing_per_flow;
+    assert!(pf.windows > 150 && pf.windows <= 9 * 150, "{}", pf.windows);
+    // A bottleneck faster than all access links together (9 x 100 Mbit/s)
+    // idles in every window: the standing queue is 0.
+    let fast = run(
+        "codel",
+        &["capacity_mbps=1000", "duration_s=3", "warmup_s=1"],
+    );
+    assert_eq!(fast.standing[0].windows, 20);
+    assert_eq!((fast.standing[0].p50, fast.standing[0].p90), (0.0, 0.0));
+    assert!(fast.delay[0].packets > 0);
 }

@@ -17,13 +17,17 @@
 //! packets and per class (Classic senders' packets, scalable senders'
 //! packets: DualPI2's Classic and L4S queues), the link's utilization,
 //! each flow's goodput and Jain's fairness index over the flows, drops and
-//! marks. `reproduce` runs the seven disciplines with the same flows and seed
-//! (and, in full, again for [`SPREAD_SEEDS`] seeds in all), and sets delay
-//! statistics beside the published targets: RFC 8289's 5 ms (CoDel and
-//! FQ-CoDel medians), RFC 8033's 15 ms QDELAY_REF (PIE's and FQ-PIE's means; DualPI2's
-//! Classic mean, RFC 9332 Appendix A) and RFC 9332's L4S marking ramp from
-//! 0.8 to 1.2 ms (about 1 ms: the L4S median and 99th percentile), within a
-//! factor of [`summary::TOLERANCE`] (docs/reproductions.md says why).
+//! marks, and the standing queue (module [`standing`]: per 100 ms window the
+//! smallest queueing delay, the quantity RFC 8289 defines TARGET on), over all
+//! packets, per class and per flow. `reproduce` runs the seven disciplines
+//! with the same flows and seed (and, in full, again for [`SPREAD_SEEDS`]
+//! seeds in all), and sets delay statistics beside the published targets:
+//! RFC 8289's 5 ms (CoDel's and FQ-CoDel's medians, CoDel's standing queue
+//! and FQ-CoDel's per-flow one), RFC 8033's 15 ms QDELAY_REF (PIE's and
+//! FQ-PIE's means and standing queues; DualPI2's Classic mean and standing
+//! queue, RFC 9332 Appendix A) and RFC 9332's L4S marking ramp from 0.8 to
+//! 1.2 ms (about 1 ms: the L4S median and 99th percentile), within a factor
+//! of [`summary::TOLERANCE`] (docs/reproductions.md says why).
 
 use std::sync::{Arc, Mutex};
 
@@ -39,10 +43,12 @@ use crate::SimError;
 
 mod params;
 pub mod queues;
+pub mod standing;
 pub mod summary;
 
 use params::PARAMS;
 use queues::{Bottleneck, QueueLog, QueueSetup, DISCIPLINES};
+pub use standing::StandingStats;
 
 /// The `aqm-dumbbell` scenario.
 pub struct AqmDumbbell;
@@ -123,6 +129,13 @@ pub struct DumbbellOutcome {
     /// Queueing delay of every packet sent, of the Classic senders' packets
     /// and of the scalable senders' packets.
     pub delay: [DelayStats; 3],
+    /// The standing queue (module [`standing`]: per 100 ms window, the
+    /// smallest queueing delay) of every packet, of the Classic senders'
+    /// packets and of the scalable senders' packets.
+    pub standing: [StandingStats; 3],
+    /// The standing queue per flow: each flow's per-window minimum over its
+    /// own packets, over every window and flow.
+    pub standing_per_flow: StandingStats,
     /// Drops at the bottleneck (Classic, scalable).
     pub drops: [u64; 2],
     /// CE marks at the bottleneck (Classic, scalable).
@@ -251,6 +264,7 @@ pub fn run_dumbbell(
         - rto0;
     let totals = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
     let [classic_ns, l4s_ns] = totals.delays.clone();
+    let (standing, standing_per_flow) = standing::standing(warm, end, &totals.sent, &totals.idle);
     let mut all = classic_ns.clone();
     all.extend_from_slice(&l4s_ns);
     Ok(DumbbellOutcome {
@@ -264,11 +278,15 @@ pub fn run_dumbbell(
             DelayStats::of(classic_ns),
             DelayStats::of(l4s_ns),
         ],
+        standing,
+        standing_per_flow,
         drops: totals.drops,
         marks: totals.marks,
         timeouts,
         totals: QueueLog {
             delays: [Vec::new(), Vec::new()],
+            sent: Vec::new(),
+            idle: Vec::new(),
             ..totals
         },
         events: net.events(),
@@ -315,11 +333,12 @@ impl Scenario for AqmDumbbell {
     }
 
     fn memory_estimate(&self, p: &Params) -> u64 {
-        // One 8-byte delay per packet sent after the warm-up, plus the
-        // queued packets (about 80 bytes each) and the flows.
+        // Per packet sent after the warm-up an 8-byte delay and a 24-byte
+        // record (`queues::Sent`), plus the queued packets (about 80 bytes
+        // each) and the flows.
         let pkts = p.f64("capacity_mbps") * 1e6 / 8.0 / p.u64("packet") as f64
             * (p.f64("duration_s") - p.f64("warmup_s")).max(0.0);
-        (pkts * 8.0 * 2.0 + p.u64("buffer") as f64 * 80.0 + 2e5) as u64
+        (pkts * 32.0 * 2.0 + p.u64("buffer") as f64 * 80.0 + 2e5) as u64
             + (p.u64("flows") + p.u64("l4s_flows")) * 4096
     }
 

@@ -41,6 +41,20 @@ fn class_of(p: &Packet) -> usize {
     usize::from(p.class.min(1))
 }
 
+/// One packet sent: when it started transmission, how long it waited, and
+/// whose it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sent {
+    /// Start of its transmission (its dequeue instant), ns.
+    pub at: Time,
+    /// Its queueing delay (sojourn time), ns.
+    pub sojourn: u64,
+    /// The TCP flow's id.
+    pub flow: u32,
+    /// Its log class: 0 Classic, 1 scalable.
+    pub class: u8,
+}
+
 /// What every packet met at the bottleneck, shared between the queue (in
 /// the link) and the scenario. Counters marked "since reset" restart at the
 /// end of the warm-up; the totals never do.
@@ -49,6 +63,11 @@ pub struct QueueLog {
     /// Since reset: each sent packet's queueing delay (dequeue instant minus
     /// enqueue instant), ns, by class (Classic, scalable).
     pub delays: [Vec<u64>; 2],
+    /// Since reset: every packet sent, in order.
+    pub sent: Vec<Sent>,
+    /// Since reset: the instants at which a dequeue found no packet to send
+    /// (the link went idle).
+    pub idle: Vec<Time>,
     /// Since reset: packets dropped (at arrival or at the head), by class.
     pub drops: [u64; 2],
     /// Since reset: packets CE-marked, by class.
@@ -66,6 +85,8 @@ pub struct QueueLog {
 impl QueueLog {
     fn reset(&mut self) {
         self.delays.iter_mut().for_each(Vec::clear);
+        self.sent.clear();
+        self.idle.clear();
         self.drops = [0; 2];
         self.marks = [0; 2];
     }
@@ -617,6 +638,7 @@ impl Qdisc<Packet> for Bottleneck {
         }
         log.queued_bytes = self.bytes;
         let Some((mut h, mark, class)) = out else {
+            log.idle.push(now);
             return Deq::Empty;
         };
         if mark {
@@ -624,6 +646,12 @@ impl Qdisc<Packet> for Bottleneck {
         }
         log.sent_bytes += u64::from(h.pkt.seg.wire_len);
         log.delays[class].push(now - h.at);
+        log.sent.push(Sent {
+            at: now,
+            sojourn: now - h.at,
+            flow: h.pkt.seg.flow,
+            class: class as u8,
+        });
         Deq::Packet(h.pkt)
     }
 
@@ -723,6 +751,19 @@ mod tests {
             l.delays[0],
             (0..10).map(|k| k * 1_200_000).collect::<Vec<_>>()
         );
+        // Each packet's record: its start, its wait (equal to its start
+        // here, as every packet arrived at 0), its flow and class; the
+        // dequeue that found nothing is the link going idle.
+        assert_eq!(l.sent.len(), 10);
+        assert!(l
+            .sent
+            .iter()
+            .enumerate()
+            .all(|(k, s)| s.at == k as u64 * 1_200_000
+                && s.sojourn == s.at
+                && s.flow == 0
+                && s.class == 0));
+        assert_eq!(l.idle, [20 * MS]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The report of `aqm-dumbbell`: tables, the comparison with the published
 //! targets, plots.
 
-use super::{DelayStats, DumbbellOutcome};
+use super::{DelayStats, DumbbellOutcome, StandingStats};
 use crate::report::{fmt_num, Axis, Comparison, Plot, Report, Table};
 
 /// The factor within which a measured delay counts as meeting a published
@@ -13,7 +13,8 @@ pub const NOTES: &[&str] = &[
     "queue delay: each sent packet's wait at the bottleneck, from its arrival to the start of its transmission",
     "all: every packet sent; Classic / scalable: the packets of the Reno flows / of the DCTCP-style ECT(1) flows (DualPI2's Classic and L4S queues)",
     "utilization: bytes the bottleneck started sending over the measured interval, over its rate; goodput: in-order payload at the receivers",
-    "targets: RFC 8289 TARGET 5 ms (CoDel, FQ-CoDel medians), RFC 8033 QDELAY_REF 15 ms (PIE's mean; FQ-PIE's, each flow's PIE at 15 ms), RFC 9332 target 15 ms (DualPI2 Classic mean) and L4S ramp 0.8-1.2 ms (DualPI2 L4S median and 99th percentile); 'within' means ours / target in [1/2, 2]",
+    "standing queue (RFC 8289 sections 3, 4.3): the measured period cut into 100 ms windows (CoDel's INTERVAL); per window the smallest queue delay of the packets that started transmission in it, 0 if the link went idle in it (a dequeue found no packet) or none of those packets started in it; median and 90th percentile over the windows; per flow: each flow's minima over its own packets, over every window and flow",
+    "targets: RFC 8289 TARGET 5 ms (CoDel, FQ-CoDel medians; CoDel's standing-queue median, FQ-CoDel's per-flow one), RFC 8033 QDELAY_REF 15 ms (PIE's mean and standing-queue median; FQ-PIE's, each flow's PIE at 15 ms, and its per-flow standing-queue median), RFC 9332 target 15 ms (DualPI2 Classic mean and standing-queue median) and L4S ramp 0.8-1.2 ms (DualPI2 L4S median and 99th percentile); 'within' means ours / target in [1/2, 2]",
 ];
 
 fn ms(v: f64) -> String {
@@ -117,8 +118,48 @@ fn flow_table(outs: &[DumbbellOutcome]) -> Table {
     }
 }
 
+fn standing_cells(s: &StandingStats) -> [String; 2] {
+    if s.windows == 0 {
+        return [String::new(), String::new()];
+    }
+    [ms(s.p50), ms(s.p90)]
+}
+
+/// The standing-queue table: one row per run.
+fn standing_table(outs: &[DumbbellOutcome]) -> Table {
+    let header = [
+        "discipline",
+        "windows",
+        "p50 ms",
+        "p90 ms",
+        "Classic p50 ms",
+        "Classic p90 ms",
+        "scalable p50 ms",
+        "scalable p90 ms",
+        "per-flow p50 ms",
+        "per-flow p90 ms",
+    ];
+    let rows = outs
+        .iter()
+        .map(|o| {
+            let mut row = vec![o.discipline.clone(), o.standing[0].windows.to_string()];
+            for s in o.standing.iter().chain([&o.standing_per_flow]) {
+                row.extend(standing_cells(s));
+            }
+            row
+        })
+        .collect();
+    Table {
+        name: "standing".into(),
+        title: "standing queue (RFC 8289): per 100 ms window the smallest queue delay, median and 90th percentile over the windows (all packets, Classic, scalable, per flow)".into(),
+        header: header.iter().map(|s| s.to_string()).collect(),
+        rows,
+    }
+}
+
 pub(super) fn tables(r: &mut Report, outs: &[DumbbellOutcome]) {
     r.tables.push(summary_table(outs));
+    r.tables.push(standing_table(outs));
     r.tables.push(flow_table(outs));
 }
 
@@ -136,6 +177,10 @@ fn some(d: &DelayStats, v: f64) -> Option<f64> {
     (d.packets > 0).then_some(v)
 }
 
+fn standing_p50(s: &StandingStats) -> Option<f64> {
+    (s.windows > 0).then_some(s.p50)
+}
+
 const TARGETS: &[Target] = &[
     Target {
         discipline: "codel",
@@ -145,11 +190,25 @@ const TARGETS: &[Target] = &[
         ours: |o| some(&o.delay[0], o.delay[0].p50),
     },
     Target {
+        discipline: "codel",
+        metric: "standing queue median, ms",
+        doc_text: "5 (RFC 8289 TARGET, on the standing queue)",
+        target_ms: 5.0,
+        ours: |o| standing_p50(&o.standing[0]),
+    },
+    Target {
         discipline: "fq_codel",
         metric: "median queue delay, ms",
         doc_text: "5 (RFC 8290 / 8289 TARGET)",
         target_ms: 5.0,
         ours: |o| some(&o.delay[0], o.delay[0].p50),
+    },
+    Target {
+        discipline: "fq_codel",
+        metric: "per-flow standing queue median, ms",
+        doc_text: "5 (RFC 8290 / 8289 TARGET, each flow's standing queue)",
+        target_ms: 5.0,
+        ours: |o| standing_p50(&o.standing_per_flow),
     },
     Target {
         discipline: "pie",
@@ -159,6 +218,13 @@ const TARGETS: &[Target] = &[
         ours: |o| some(&o.delay[0], o.delay[0].mean),
     },
     Target {
+        discipline: "pie",
+        metric: "standing queue median, ms",
+        doc_text: "15 (RFC 8033 QDELAY_REF)",
+        target_ms: 15.0,
+        ours: |o| standing_p50(&o.standing[0]),
+    },
+    Target {
         discipline: "fq_pie",
         metric: "mean queue delay, ms",
         doc_text: "15 (each flow's RFC 8033 QDELAY_REF)",
@@ -166,11 +232,25 @@ const TARGETS: &[Target] = &[
         ours: |o| some(&o.delay[0], o.delay[0].mean),
     },
     Target {
+        discipline: "fq_pie",
+        metric: "per-flow standing queue median, ms",
+        doc_text: "15 (each flow's RFC 8033 QDELAY_REF)",
+        target_ms: 15.0,
+        ours: |o| standing_p50(&o.standing_per_flow),
+    },
+    Target {
         discipline: "dualpi2",
         metric: "Classic queue mean delay, ms",
         doc_text: "15 (RFC 9332 target)",
         target_ms: 15.0,
         ours: |o| some(&o.delay[1], o.delay[1].mean),
+    },
+    Target {
+        discipline: "dualpi2",
+        metric: "Classic standing queue median, ms",
+        doc_text: "15 (RFC 9332 target)",
+        target_ms: 15.0,
+        ours: |o| standing_p50(&o.standing[1]),
     },
     Target {
         discipline: "dualpi2",
