@@ -523,6 +523,8 @@ impl<E: Pickled + PcnMeter, T: Pickled + PcnMeter> Pickled for NodeMarker<E, T> 
 }
 
 mod dscp;
+mod edge;
+mod edge_control;
 mod node;
 
 pcn_meter!(TmPy, "ThresholdMeter", TmProfilePy, ThresholdMeter);
@@ -546,5 +548,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TmPy>()?;
     m.add_class::<EtmPy>()?;
     dscp::register(m)?;
+    edge::register(m)?;
     node::register(m)
 }
