@@ -224,13 +224,19 @@ def as_tuple(r):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), sm=st.booleans(), suppress=st.booleans(),
-       marked=st.integers(0, 6), t_meas_ms=st.integers(1, 60))
-def test_egress_and_decision_point_follow_the_rfc(seed, sm, suppress, marked, t_meas_ms):
+       marked=st.integers(0, 150), etm_share=st.sampled_from([0.0, 0.3, 1.0]), t_meas_ms=st.integers(1, 60))
+def test_egress_and_decision_point_follow_the_rfc(seed, sm, suppress, marked, etm_share, t_meas_ms):
+    # About `marked` per mille of the PCN packets ThM or ETM (a CLE around
+    # the 5 % CLE-limit), a tenth not PCN at all.
     rng = np.random.default_rng(seed)
     n = 600
     now = np.cumsum(rng.integers(0, 2 * MS, n)).astype(np.uint64)
     length = rng.integers(1, 1500, n).astype(np.uint32)
-    mark = rng.choice(np.array([NOT_PCN, NM, NM, NM, NM, NM, THM, ETM], np.uint8)[: 2 + marked], n)
+    u = rng.random(n)
+    mark = np.full(n, NM, np.uint8)
+    mark[u < marked / 1000] = THM
+    mark[u < marked / 1000 * etm_share] = ETM
+    mark[u > 0.9] = NOT_PCN
     flow = rng.integers(0, 30, n).astype(np.uint64)
     kw = {"behaviour": "sm" if sm else "cl", "t_meas": t_meas_ms * MS}
     if suppress:
