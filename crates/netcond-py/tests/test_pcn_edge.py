@@ -403,6 +403,94 @@ def test_egress_3sm_signals_and_capacity():
     assert len(full) == 64 and full.add(63_000) == 63
 
 
+def model_cle_admission(packets, interval, stop_q31, resume_q31):
+    """The 3sM draft's CLE option as written: per interval, CLE = marked / all
+    PCN bytes; block at CLE >= stop, resume at CLE < resume. Polled at each
+    packet's arrival."""
+    out = []
+    start, end, marked, total, blocked = 0, interval, 0, 0, False
+    for t, n, mark in packets:
+        if t >= end:
+            before = blocked
+            if not blocked and not marked * 2**31 < stop_q31 * total:
+                blocked = True
+            elif blocked and marked * 2**31 < resume_q31 * total:
+                blocked = False
+            out.append((start, end, marked, total, "block" if blocked else "admit", blocked != before))
+            marked = total = 0
+            start = end + (t - end) // interval * interval
+            end = start + interval
+        if mark != NOT_PCN:
+            total += n
+            marked += n if mark != NM else 0
+    return out
+
+
+def model_stop_blocking(blocks, timeout):
+    """draft-babiarz-pcn-explicit-marking-01 s2.3's stop-blocking timer as
+    written: a block signal blocks an admitting aggregate and starts the
+    timer; at each timeout, if a block came in that period the timer
+    restarts, else admission resumes. Returns, per call, what a poll before
+    the signal gives and what the signal does."""
+    out = []
+    blocked, seen, deadline = False, False, 0
+    for t, is_block in blocks:
+        resumed = None
+        while blocked and t >= deadline:
+            if seen:
+                seen, deadline = False, deadline + timeout
+            else:
+                blocked, resumed = False, deadline
+        new = None
+        if is_block:
+            new = not blocked
+            if blocked:
+                seen = True
+            else:
+                blocked, seen, deadline = True, False, t + timeout
+        out.append((resumed, new, "block" if blocked else "admit"))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), marked=st.integers(0, 400), gap_ms=st.integers(1, 20))
+def test_cle_admission_and_the_stop_blocking_timer_follow_the_drafts(seed, marked, gap_ms):
+    rng = np.random.default_rng(seed)
+    n = 800
+    now = np.cumsum(rng.integers(0, gap_ms * MS, n)).astype(np.uint64)
+    length = rng.integers(1, 1500, n).astype(np.uint32)
+    u = rng.random(n)
+    mark = np.full(n, NM, np.uint8)
+    mark[u < marked / 1000] = THM
+    mark[u < marked / 2000] = ETM
+    mark[u > 0.95] = NOT_PCN
+    a = netcond.CleAdmission(interval="50ms", stop=0.2, resume=0.1)
+    got = [(d.start, d.end, d.cle_marked, d.cle_total, d.admission, d.changed)
+           for d in a.on_packets(now, length, mark)]
+    packets = list(zip(now.tolist(), length.tolist(), mark.tolist()))
+    assert got == model_cle_admission(packets, 50 * MS, 200 * 2**31 // 1000, 100 * 2**31 // 1000)
+    # The timer fed the ET packets, polled at every packet first.
+    t = netcond.StopBlockingTimer(timeout="40ms")
+    got = []
+    for at, k in zip(now.tolist(), mark.tolist()):
+        resumed = t.poll(at)
+        new = t.on_block(at) if k == ETM else None
+        got.append((resumed, new, t.admission))
+    assert got == model_stop_blocking([(at, k == ETM) for at, k in zip(now.tolist(), mark.tolist())], 40 * MS)
+
+
+def test_bulk_calls_release_the_gil():
+    from test_gil import counted
+
+    n = 2_000_000
+    now = np.arange(n, dtype=np.uint64) * 100
+    length = np.full(n, 1000, np.uint32)
+    mark = (np.arange(n) % 4).astype(np.uint8)
+    m, a = netcond.EgressMeter(t_meas="1ms"), netcond.CleAdmission(interval="1ms", stop=0.1, resume=0.1)
+    assert any(counted(lambda: m.on_packets(now, length, mark)) > 0 for _ in range(20))
+    assert any(counted(lambda: a.on_packets(now, length, mark)) > 0 for _ in range(20))
+
+
 # --- pickling and repr ------------------------------------------------------
 
 
