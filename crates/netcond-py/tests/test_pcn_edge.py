@@ -305,6 +305,48 @@ def test_decision_point_single_marking():
         netcond.EdgeDecision("maybe")
 
 
+def test_a_pcn_domain_end_to_end():
+    # RFC 5670 marking on one link (excess rate 8 Mbit/s, with the
+    # packet-size-independent excess marking, which marks about the traffic
+    # above the excess rate; threshold rate 6 Mbit/s), then RFC 6661 at the
+    # egress and the decision point. 1000-byte packets at a steady rate, for 3 s.
+    node = netcond.NodeRfc5670Profile(
+        netcond.ExcessTrafficMeterProfile(excess_rate="8mbit", bs_etm="20k", mode="size-independent"),
+        netcond.ThresholdMeterProfile(threshold_rate="6mbit", bs_tm="30k", threshold="20k"))
+
+    def run(mbit):
+        gap = 8000 * 1000 // mbit  # ns between 1000-byte packets
+        now = np.arange(1, 3 * S // gap, dtype=np.uint64) * gap
+        length = np.full(len(now), 1000, np.uint32)
+        marks = netcond.NodeRfc5670(node).mark(now, length)
+        reports = netcond.EgressMeter(t_meas="200ms").on_packets(now, length, marks, now % 7)
+        point = netcond.DecisionPoint(cle_limit=0.05)
+        return reports[3:], [point.on_report(r) for r in reports][3:]
+
+    # Below the threshold rate: nothing marked, every flow admitted.
+    reports, decisions = run(5)
+    assert all(r.cle_total > 0 and r.cle_marked == 0 for r in reports)
+    assert {(d.admission, d.termination) for d in decisions} == {("admit", "none")}
+    # Above it but below the excess rate: ThM only, block, nothing to terminate (CL).
+    reports, decisions = run(7)
+    assert all(r.etm_bytes == 0 and r.cle > 0.05 for r in reports)
+    assert {(d.admission, d.termination) for d in decisions} == {("block", "none")}
+    # Above the excess rate: ETM marks, so request the sent rate, then
+    # terminate what is sent above the supportable rate (NM + ThM, about the
+    # excess rate): 10 - 8 Mbit/s, 250 000 octets/s, to one packet per T_meas.
+    reports, decisions = run(10)
+    # Every report has ETM: a request, a termination, a request, ...
+    terms = [d.termination for d in decisions]
+    assert set(terms) == {"request-sent-rate", "terminate"}
+    assert all(a != b for a, b in zip(terms, terms[1:]))
+    sent = 10_000_000 // 8
+    for d in decisions:
+        if d.termination == "terminate":
+            assert abs(netcond.DecisionPoint.amount_to_terminate(sent, d.sar) - 250_000) <= 5_000
+    assert all(d.admission == "block" for d in decisions)
+    assert all(set(r.etm_flows) <= set(range(7)) and r.etm_flows for r in reports)
+
+
 # --- the 3sM drafts' admission ----------------------------------------------
 
 
