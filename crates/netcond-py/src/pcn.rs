@@ -522,10 +522,12 @@ impl<E: Pickled + PcnMeter, T: Pickled + PcnMeter> Pickled for NodeMarker<E, T> 
     }
 }
 
+mod decision;
 mod dscp;
 mod edge;
 mod edge_control;
 mod node;
+mod stop_blocking;
 
 pcn_meter!(TmPy, "ThresholdMeter", TmProfilePy, ThresholdMeter);
 pcn_meter!(

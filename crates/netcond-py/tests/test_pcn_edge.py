@@ -533,6 +533,37 @@ def test_bulk_calls_release_the_gil():
     assert any(counted(lambda: a.on_packets(now, length, mark)) > 0 for _ in range(20))
 
 
+def test_egress_3sm_bulk_equals_the_calls_one_by_one():
+    rng = np.random.default_rng(12)
+    n = 3000
+    now = np.cumsum(rng.integers(0, 3 * MS, n)).astype(np.uint64)
+    key = rng.choice(np.array([5, 2**63, 9], np.uint64), n)
+    flow = rng.integers(0, 2**64, n, dtype=np.uint64)
+    mark = rng.choice(np.array([0, 1, 2, 2, 2, 2, 2, 2, 3], np.uint8), n)
+    for et_blocks in [True, False]:
+        a = netcond.Egress3sm(timeout="20ms", et_blocks=et_blocks)
+        for k in [5, 2**63, 9]:
+            a.add(k)
+        b = copy.deepcopy(a)
+        kinds, new, resumed = a.on_packets(now, key, flow, mark)
+        want_kinds, want_new, want_resumed = [], [], []
+        for t, k, f, m in zip(now.tolist(), key.tolist(), flow.tolist(), mark.tolist()):
+            while (r := b.poll(t)) is not None:
+                want_resumed.append(r)
+            s = b.on_packet(t, k, f, m)
+            want_kinds.append(["nothing", "block", "terminate"].index(s.kind))
+            want_new.append(s.new_period)
+            assert s.flow == (f if s.kind == "terminate" else None)
+        assert kinds.dtype == np.uint8 and new.dtype == np.bool_
+        assert kinds.tolist() == want_kinds and new.tolist() == want_new and resumed == want_resumed
+        assert len(resumed) > 20 and sum(want_new) > 20
+        assert repr(a) == repr(b) and [a.admission(k) for k in [5, 9]] == [b.admission(k) for k in [5, 9]]
+    before = repr(a)
+    with pytest.raises(KeyError, match="aggregate 4 is not registered"):
+        a.on_packets(now[:2], np.array([5, 4], np.uint64), flow[:2], mark[:2])
+    assert repr(a) == before
+
+
 # --- pickling and repr ------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
 //! The PCN edge (RFC 6661 / 6662 and the 3sM drafts): what the egress
 //! measures and the CLE fractions, U and admission states the edge classes
-//! share. The egress meter and its reports are here; the admission and
-//! termination parts in `edge_control`.
+//! share. The egress meter and its reports are here; the CLE admission in
+//! `edge_control`, the stop-blocking timer in `stop_blocking`, the decision
+//! point in `decision`.
 
 use super::mark_arg;
 use crate::args;
@@ -84,6 +85,17 @@ pub fn admission_name(a: Admission) -> &'static str {
     }
 }
 
+/// An admission state from its Python spelling.
+pub fn admission_arg(s: &str) -> PyResult<Admission> {
+    match s {
+        "admit" => Ok(Admission::Admit),
+        "block" => Ok(Admission::Block),
+        _ => Err(PyValueError::new_err(format!(
+            "admission: expected 'admit' or 'block', got {s:?}"
+        ))),
+    }
+}
+
 /// A CLE as a float (0 with no traffic).
 pub fn cle_value(c: Cle) -> f64 {
     if c.total == 0 {
@@ -105,7 +117,7 @@ pub fn py_tuple(v: &[u64]) -> String {
 }
 
 /// A duration in nanoseconds, for getters and pickles.
-fn ns(d: core::time::Duration) -> u64 {
+pub fn ns(d: core::time::Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
