@@ -522,8 +522,12 @@ impl<E: Pickled + PcnMeter, T: Pickled + PcnMeter> Pickled for NodeMarker<E, T> 
     }
 }
 
+mod decision;
 mod dscp;
+mod edge;
+mod edge_control;
 mod node;
+mod stop_blocking;
 
 pcn_meter!(TmPy, "ThresholdMeter", TmProfilePy, ThresholdMeter);
 pcn_meter!(
@@ -546,5 +550,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TmPy>()?;
     m.add_class::<EtmPy>()?;
     dscp::register(m)?;
+    edge::register(m)?;
     node::register(m)
 }

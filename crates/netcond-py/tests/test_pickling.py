@@ -142,6 +142,33 @@ def run_rbcc(sys, s):
     return out, [m.flow(f) for f in range(41)]
 
 
+# The PCN edge: the egress meter's reports, the CLE admission's decisions
+# and, per packet, the egress control's signals and resumptions.
+def run_egress_meter(sys, s):
+    m = sys[0]
+    return [repr(r) for r in m.on_packets(s["now"], s["len"], s["mark"], s["flow"].astype(np.uint64))], m.next_wakeup
+
+
+def run_cle_admission(sys, s):
+    m = sys[0]
+    return [repr(d) for d in m.on_packets(s["now"], s["len"], s["mark"])], m.admission, m.next_wakeup
+
+
+def egress_3sm():
+    e = netcond.Egress3sm(timeout="5ms")
+    for k in range(3):
+        e.add(k)
+    return e
+
+
+def run_egress_3sm(sys, s):
+    m = sys[0]
+    out = []
+    for t, k, f in zip(s["now"].tolist(), s["mark"].tolist(), s["flow"].tolist()):
+        out.append((repr(m.on_packet(t, f % 3, f, k)), m.poll(t)))
+    return out, m.next_wakeup
+
+
 # name -> (a new state and what the caller keeps beside it, the rest of a
 # stream fed to them -> everything observable).
 STATES = {
@@ -162,6 +189,9 @@ STATES = {
     "FqCodel-linux": (lambda: [netcond.FqCodel(limit=300, law="linux")], run_fq),
     "FqPie": (lambda: [netcond.FqPie(limit=300, ecn=True, seed=3)], run_fq_pie),
     "RbccInterface": (lambda: [netcond.RbccInterface(capacity="10mbit", idle_timeout="20ms")], run_rbcc),
+    "EgressMeter": (lambda: [netcond.EgressMeter(t_meas="20ms")], run_egress_meter),
+    "CleAdmission": (lambda: [netcond.CleAdmission(interval="20ms", stop=0.3, resume=0.2)], run_cle_admission),
+    "Egress3sm": (lambda: [egress_3sm()], run_egress_3sm),
     "Red": (lambda: [netcond.Red(min_th=5, max_th=15, max_p=0.1, w_q=0.02, limit=40, ecn=True, seed=3)],
             lambda sys, s: sys[0].on_arrival(s["now"], s["q"], s["len"], s["ecn"]).tolist()),
 }
@@ -244,6 +274,14 @@ def new_instances():
         netcond.RbccProfile(capacity="64kbit"), netcond.RbccInterface(capacity="64kbit"), netcond.RcpProfile(capacity="10gbit", rtt="1ms"),
         netcond.Rcp(capacity="10gbit", rtt="1ms"),
         netcond.sim.SimResult("s", "t", "x", [], [], 0, 0.0, {}, {}),
+        netcond.EgressMeterProfile(behaviour="sm", u=1.25, cle_reporting_threshold=0.01, t_maxsuppress="4s"),
+        netcond.EgressReport(0, 10, 1, 2, 3, 4, 5, 6, 5, 6, [7, 8]), netcond.EgressMeter(),
+        netcond.CleAdmissionProfile(interval="100ms", stop=0.1, resume=0.05),
+        netcond.CleDecision(0, 10, 1, 2, "block", True),
+        netcond.CleAdmission(interval="100ms", stop=0.1, resume=0.05),
+        netcond.StopBlockingProfile(), netcond.StopBlockingTimer(), netcond.EgressSignal("terminate", 3, True),
+        egress_3sm(), netcond.DecisionProfile(cle_limit=0.03), netcond.EdgeDecision("block", "terminate", 10),
+        netcond.DecisionPoint(),
     ]
     out += [next(iter(t)) for t in vars(netcond).values() if isinstance(t, type) and issubclass(t, enum.Enum)]
     return {type(x).__name__: x for x in out}

@@ -207,6 +207,7 @@ impl EgressMeterProfile {
 
 /// One measurement report of an [`EgressMeter`] (RFC 6661 / 6662 section 3.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Report<F, const M: usize> {
     /// Start of the measurement interval.
     pub start: Instant,
@@ -242,6 +243,7 @@ pub struct Report<F, const M: usize> {
 /// report waits for the next [`poll`](Self::poll). Intervals in which nothing
 /// at all was called are not reported.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct EgressMeter<F, const M: usize> {
     iv: Interval,
     nm: u64,

@@ -239,6 +239,7 @@ pub enum EgressSignal<F> {
 /// when the table is full. Lookups are linear in `N`;
 /// [`on_packet_at`](Self::on_packet_at) takes the index `add` returned instead.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Egress3sm<K, const N: usize> {
     aggs: heapless::Vec<(K, StopBlockingTimer), N>,
 }
