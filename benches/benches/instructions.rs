@@ -838,6 +838,8 @@ fn case(name: &str) -> Case {
         "million_srtcm_plain" => million_tcm::<SrTcm>(sr, Way::Plain),
         "million_srtcm_prefetched" => million_tcm::<SrTcm>(sr, Way::Prefetched),
         "million_srtcm_burst" => million_tcm::<SrTcm>(sr, Way::Burst),
+        "million_srtcm_compact_prefetched" => million_tcm::<Compact<SrTcm>>(sr16, Way::Prefetched),
+        "million_trtcm_compact_prefetched" => million_tcm::<Compact<TrTcm>>(tr16, Way::Prefetched),
         "million_node_3sm_plain" => million_node(Way::Plain),
         "million_node_3sm_prefetched" => million_node(Way::Prefetched),
         "million_node_3sm_burst" => million_node(Way::Burst),
@@ -1169,6 +1171,8 @@ mod dpdk_side {
 #[bench::million_srtcm_plain_n16384(args = ("million_srtcm_plain"), setup = case)]
 #[bench::million_srtcm_prefetched_n16384(args = ("million_srtcm_prefetched"), setup = case)]
 #[bench::million_srtcm_burst_n16384(args = ("million_srtcm_burst"), setup = case)]
+#[bench::million_srtcm_compact_prefetched_n16384(args = ("million_srtcm_compact_prefetched"), setup = case)]
+#[bench::million_trtcm_compact_prefetched_n16384(args = ("million_trtcm_compact_prefetched"), setup = case)]
 #[bench::million_node_3sm_plain_n16384(args = ("million_node_3sm_plain"), setup = case)]
 #[bench::million_node_3sm_prefetched_n16384(args = ("million_node_3sm_prefetched"), setup = case)]
 #[bench::million_node_3sm_burst_n16384(args = ("million_node_3sm_burst"), setup = case)]

@@ -16,7 +16,8 @@
 //! marker over 65,536 flows with the state prefetched by the caller; the same
 //! three over 1,048,576 flows, per packet, per packet with the caller
 //! prefetching eight packets ahead (as DPDK's loop), and through the burst
-//! API; RED's enqueue decision with
+//! API; the srTCM and trTCM on their 16-byte `Compact` states over 1,048,576
+//! flows, per packet with the caller prefetching; RED's enqueue decision with
 //! FJ93's law and with DPDK's; RIO-C; the 3sM node marker followed by RED
 //! on every packet of one link; and PIE's enqueue decision (Linux's law, on
 //! `pie_stream`'s two streams: every arrival dropped, and drawing at 20-30 %). With `--features dpdk`, DPDK 22.11's rte_meter, rte_red and
@@ -28,7 +29,10 @@ use std::time::Instant as Clock;
 use netcond::base::{Instant, SplitMix64};
 use netcond::pcn::Node3sm;
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
-use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig, TrTcmProfile};
+use netcond::trtcm::{
+    Compact, CompactProfile, SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig,
+    TrTcmProfile,
+};
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::million::{
     self, pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
@@ -126,6 +130,18 @@ fn loops() -> Vec<Loop> {
     million_tcm!("srtcm_1m_plain", SrTcm, sr, tcm_plain);
     million_tcm!("srtcm_1m_prefetched", SrTcm, sr, tcm_prefetched);
     million_tcm!("srtcm_1m_burst", SrTcm, sr, tcm_burst);
+    million_tcm!(
+        "srtcm_1m_compact_prefetched",
+        Compact<SrTcm>,
+        CompactProfile::new(sr).unwrap(),
+        tcm_prefetched
+    );
+    million_tcm!(
+        "trtcm_1m_compact_prefetched",
+        Compact<TrTcm>,
+        CompactProfile::new(tr).unwrap(),
+        tcm_prefetched
+    );
     for (name, way) in [
         ("node_1m_plain", 0),
         ("node_1m_prefetched", 1),

@@ -67,6 +67,12 @@ RATIOS = [
      "dpdk_srtcm_1m_prefetched", "srtcm_1m_prefetched", 1.0, ">="),
     ("srTCM, 1 M flows: DPDK per packet (prefetched) / netcond burst API",
      "dpdk_srtcm_1m_prefetched", "srtcm_1m_burst", 2.0, ">="),
+    # The same race with netcond's 16-byte `Compact` states (same colors and
+    # counts as the 24-byte ones, for buckets below 2^32 units).
+    ("trTCM, 1 M flows: DPDK per packet (prefetched) / netcond Compact (16-byte state) per packet "
+     "prefetched", "dpdk_trtcm_1m_prefetched", "trtcm_1m_compact_prefetched", 1.0, ">="),
+    ("srTCM, 1 M flows: DPDK per packet (prefetched) / netcond Compact (16-byte state) per packet "
+     "prefetched", "dpdk_srtcm_1m_prefetched", "srtcm_1m_compact_prefetched", 1.0, ">="),
     ("3sM node marker, 1 M flows: DPDK trTCM (prefetched) / netcond node, per packet prefetched",
      "dpdk_trtcm_1m_prefetched", "node_1m_prefetched", None, ""),
     ("3sM node marker, 1 M flows: DPDK trTCM (prefetched) / netcond node, burst API",
@@ -227,6 +233,8 @@ def cmd_budget(a):
         ("million_srtcm_plain", "dpdk_million_srtcm_plain"),
         ("million_srtcm_prefetched", "dpdk_million_srtcm_prefetched"),
         ("million_srtcm_burst", "dpdk_million_srtcm_prefetched"),
+        ("million_trtcm_compact_prefetched", "dpdk_million_trtcm_prefetched"),
+        ("million_srtcm_compact_prefetched", "dpdk_million_srtcm_prefetched"),
         ("red_decision", "dpdk_red_decision"),
         ("red_decision_dpdk_law", "dpdk_red_decision"),
         ("ffi_c_call_trtcm_blind_1flow", "dpdk_c_call_trtcm_blind_1flow"),
