@@ -111,3 +111,15 @@ def test_repr_and_pickle_mid_stream():
             out.append((x.next_release, x.dequeue(x.next_release)))
     assert a == b and len(a) == 15
     assert {c for _, (_, c) in a} != {Color.GREEN}
+
+
+def test_shape_releases_the_gil():
+    from test_gil import counted
+
+    p = netcond.RasProfile(cir="1gbit", line_rate="100gbit", buffer="1m")
+    m = netcond.TrTcmProfile(cir="1gbit", pir="2gbit", cbs="10k", pbs="20k")
+    n = 200_000
+    now = np.arange(n, dtype=np.uint64) * 100
+    length = np.full(n, 1000, np.uint32)
+    # As tests/test_gil.py: the counter moves only while the GIL is released.
+    assert any(counted(lambda: netcond.MeteredRas(p, m).shape(now, length)) > 0 for _ in range(20))
