@@ -47,14 +47,20 @@ impl List {
 }
 
 /// DRR over `N` flows (`0 < N < 65535`), each running an `A`.
+///
+/// Its serde form is read back through [`DrrRaw`] and refused unless
+/// [`check_links`](Self::check_links) accepts it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
     feature = "serde",
-    serde(bound(
-        serialize = "A: serde::Serialize",
-        deserialize = "A: serde::Deserialize<'de> + Copy"
-    ))
+    serde(
+        bound(
+            serialize = "A: serde::Serialize",
+            deserialize = "A: serde::Deserialize<'de> + Copy"
+        ),
+        try_from = "DrrRaw<A, N>"
+    )
 )]
 pub(crate) struct Drr<A, const N: usize> {
     #[cfg_attr(feature = "serde", serde(with = "netcond_core::serde_array"))]
@@ -65,6 +71,36 @@ pub(crate) struct Drr<A, const N: usize> {
     pub(crate) packets: u32,
     /// Bytes queued over all flows.
     pub(crate) bytes: u64,
+}
+
+/// The fields of a [`Drr`] as read, before [`Drr::check_links`] accepts them.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(bound(deserialize = "A: serde::Deserialize<'de> + Copy"))]
+pub(crate) struct DrrRaw<A, const N: usize> {
+    #[serde(with = "netcond_core::serde_array")]
+    flows: [FlowQueue<A>; N],
+    new_flows: List,
+    old_flows: List,
+    packets: u32,
+    bytes: u64,
+}
+
+#[cfg(feature = "serde")]
+impl<A, const N: usize> TryFrom<DrrRaw<A, N>> for Drr<A, N> {
+    type Error = &'static str;
+
+    fn try_from(raw: DrrRaw<A, N>) -> Result<Self, Self::Error> {
+        let drr = Drr {
+            flows: raw.flows,
+            new_flows: raw.new_flows,
+            old_flows: raw.old_flows,
+            packets: raw.packets,
+            bytes: raw.bytes,
+        };
+        drr.check_links()?;
+        Ok(drr)
+    }
 }
 
 impl<A: Copy, const N: usize> Drr<A, N> {
@@ -95,6 +131,58 @@ impl<A: Copy, const N: usize> Drr<A, N> {
 }
 
 impl<A, const N: usize> Drr<A, N> {
+    /// The scheduler's own rules, which every state reached by the methods
+    /// keeps and on which they rely not to index out of range or loop: both
+    /// lists well formed (every link in range, no cycle, the tail the last
+    /// flow, no flow twice, each flow marked as on the list it is on), every
+    /// flow marked as on a list on it, every flow holding packets on a list,
+    /// a flow on no list linked to nothing, and the totals the sums over the
+    /// flows. Returns the first rule broken.
+    #[cfg(any(feature = "serde", feature = "invariants"))]
+    pub(crate) fn check_links(&self) -> Result<(), &'static str> {
+        let mut seen = [false; N];
+        for (list, id) in [(self.new_flows, ListId::New), (self.old_flows, ListId::Old)] {
+            let mut cur = list.head;
+            let mut last = NIL;
+            while cur != NIL {
+                let Some(fl) = self.flows.get(usize::from(cur)) else {
+                    return Err("a list names a flow out of range");
+                };
+                let f = usize::from(cur);
+                if seen[f] {
+                    return Err("a flow appears twice on the lists, or a list has a cycle");
+                }
+                seen[f] = true;
+                if fl.list != id {
+                    return Err("a flow is on a list it is not marked as on");
+                }
+                last = cur;
+                cur = fl.next;
+            }
+            if list.tail != last {
+                return Err("a list's tail is not its last flow");
+            }
+        }
+        let (mut packets, mut bytes) = (0u64, 0u128);
+        for (fl, on_list) in self.flows.iter().zip(seen) {
+            if (fl.list != ListId::Neither) != on_list {
+                return Err("a flow is marked as on a list it is not on");
+            }
+            if fl.list == ListId::Neither && fl.next != NIL {
+                return Err("a flow on no list links to another");
+            }
+            if fl.packets > 0 && fl.list == ListId::Neither {
+                return Err("a flow holding packets is on no list");
+            }
+            packets += u64::from(fl.packets);
+            bytes += u128::from(fl.bytes);
+        }
+        if packets != u64::from(self.packets) || bytes != u128::from(self.bytes) {
+            return Err("the totals are not the sums over the flows");
+        }
+        Ok(())
+    }
+
     /// Flow `f` received a packet: a flow on neither list joins the tail of
     /// the new flows with a quantum of credit (RFC 8290 section 4.1).
     pub(crate) fn activate(&mut self, f: usize, quantum: u32) {

@@ -248,13 +248,46 @@ pub enum Enqueued {
 /// // Both flows are new; each gets a quantum's worth before flow 1 goes on.
 /// assert_eq!(order, [1, 2, 1, 1]);
 /// ```
+///
+/// With the `serde` feature, a serde form is read back only if its lists are
+/// well formed (links in range, no cycle, no flow twice, tails and list marks
+/// right), every flow holding packets is on a list, the totals are the sums
+/// over the flows, and the flow to continue, if any, is in a drop loop; any
+/// other form is refused with an error naming the rule it breaks.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "FqCodelRaw<N>"))]
 pub struct FqCodel<const N: usize> {
     /// The flows, each with its CoDel, and their DRR lists.
     pub(crate) drr: Drr<Codel, N>,
     /// The flow in the middle of a CoDel drop loop, or NIL.
     pub(crate) pending: u16,
+}
+
+/// The fields of an [`FqCodel`] as read (the scheduler already checked).
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct FqCodelRaw<const N: usize> {
+    drr: Drr<Codel, N>,
+    pending: u16,
+}
+
+#[cfg(feature = "serde")]
+impl<const N: usize> TryFrom<FqCodelRaw<N>> for FqCodel<N> {
+    type Error = &'static str;
+
+    fn try_from(raw: FqCodelRaw<N>) -> Result<Self, Self::Error> {
+        if raw.pending != NIL {
+            match raw.drr.flows.get(usize::from(raw.pending)) {
+                Some(fl) if fl.aqm.in_drop_loop() => {}
+                _ => return Err("the flow to continue is not a flow in a drop loop"),
+            }
+        }
+        Ok(FqCodel {
+            drr: raw.drr,
+            pending: raw.pending,
+        })
+    }
 }
 
 impl<const N: usize> FqCodel<N> {

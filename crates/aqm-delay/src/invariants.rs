@@ -27,7 +27,7 @@
 //!
 //! [`Verdict::Drop`]: crate::Verdict::Drop
 
-use crate::drr::{Drr, ListId, NIL};
+use crate::drr::{Drr, NIL};
 use crate::{Codel, CodelProfile, ControlLaw, FqCodel, FqCodelProfile};
 
 /// Checks one CoDel state against its profile.
@@ -163,56 +163,13 @@ pub fn check_fq_pie<const N: usize>(
     check_drr(&fq.drr, |c| check_pie(c, p.pie()))
 }
 
-/// The flow scheduler's invariants: both lists well formed (no cycle, right
-/// tails, each flow on at most one list and marked as on it), every flow
-/// holding packets on a list, the totals the sums over the flows, and
-/// `check` passing for every flow's AQM.
+/// The flow scheduler's invariants ([`Drr::check_links`]: both lists well
+/// formed, every flow holding packets on a list, the totals the sums over the
+/// flows), and `check` passing for every flow's AQM.
 fn check_drr<A, const N: usize, C>(drr: &Drr<A, N>, mut check: C) -> Result<(), &'static str>
 where
     C: FnMut(&A) -> Result<(), &'static str>,
 {
-    let mut seen = [false; N];
-    for (list, id) in [(drr.new_flows, ListId::New), (drr.old_flows, ListId::Old)] {
-        let mut cur = list.head;
-        let mut last = NIL;
-        let mut steps = 0usize;
-        while cur != NIL {
-            let f = usize::from(cur);
-            if f >= N {
-                return Err("a list names a flow out of range");
-            }
-            if seen[f] {
-                return Err("a flow appears twice on the lists");
-            }
-            seen[f] = true;
-            if drr.flows[f].list != id {
-                return Err("a flow is on a list it is not marked as on");
-            }
-            last = cur;
-            cur = drr.flows[f].next;
-            steps += 1;
-            if steps > N {
-                return Err("a list has a cycle");
-            }
-        }
-        if list.tail != last {
-            return Err("a list's tail is not its last flow");
-        }
-    }
-    let (mut packets, mut bytes) = (0u64, 0u64);
-    for (f, fl) in drr.flows.iter().enumerate() {
-        if (fl.list != ListId::Neither) != seen[f] {
-            return Err("a flow is marked as on a list it is not on");
-        }
-        if fl.packets > 0 && fl.list == ListId::Neither {
-            return Err("a flow holding packets is on no list");
-        }
-        packets += u64::from(fl.packets);
-        bytes += fl.bytes;
-        check(&fl.aqm)?;
-    }
-    if packets != u64::from(drr.packets) || bytes != drr.bytes {
-        return Err("the totals are not the sums over the flows");
-    }
-    Ok(())
+    drr.check_links()?;
+    drr.flows.iter().try_for_each(|fl| check(&fl.aqm))
 }

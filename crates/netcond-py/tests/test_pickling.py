@@ -176,6 +176,7 @@ STATES = {
     "Tbf": (lambda: [netcond.Tbf(rate="20mbit", burst="10k", limit="30k"), []], run_tbf),
     "Ras": (lambda: [netcond.Ras(ras_profile())], run_ras),
     "GreenRas": (lambda: [netcond.GreenRas(ras_profile(), tr_profile())], run_shaper),
+    "MeteredRas": (lambda: [netcond.MeteredRas(ras_profile(), tr_profile())], run_shaper),
     "GreenRas-sr": (lambda: [netcond.GreenRas(ras_profile(), netcond.SrTcmProfile(cir="2mbit", cbs=3000, ebs=6000))],
                     run_shaper),
     "Ear": (lambda: [netcond.Ear(ras_profile())], lambda sys, s: sys[0].update(s["now"], s["len"]).tolist()),
@@ -273,6 +274,8 @@ def new_instances():
         netcond.FqCodelProfile(), netcond.FqCodel(), netcond.FqPieProfile(), netcond.FqPie(),
         netcond.RbccProfile(capacity="64kbit"), netcond.RbccInterface(capacity="64kbit"), netcond.RcpProfile(capacity="10gbit", rtt="1ms"),
         netcond.Rcp(capacity="10gbit", rtt="1ms"),
+        netcond.MeteredRas(ras, sr),
+        netcond.RbccNetwork(links={"a": "1mbit"}, flows={"x": {"data": ["a"]}}, ack_model="coupled"),
         netcond.sim.SimResult("s", "t", "x", [], [], 0, 0.0, {}, {}),
         netcond.EgressMeterProfile(behaviour="sm", u=1.25, cle_reporting_threshold=0.01, t_maxsuppress="4s"),
         netcond.EgressReport(0, 10, 1, 2, 3, 4, 5, 6, 5, 6, [7, 8]), netcond.EgressMeter(),
@@ -310,7 +313,7 @@ def test_every_class_round_trips(name):
         assert y == x
 
 
-@pytest.mark.parametrize("name", ["Tbf", "Ras", "Aecn", "FqCodel", "FqPie", "RbccInterface"])
+@pytest.mark.parametrize("name", ["Tbf", "Ras", "MeteredRas", "Aecn", "FqCodel", "FqPie", "RbccInterface"])
 def test_a_pickle_is_read_back_by_its_own_version_only(name):
     a = STATES[name][0]()[0]
     cls, args, state = a.__reduce__()

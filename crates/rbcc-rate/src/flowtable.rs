@@ -63,12 +63,39 @@ pub(crate) const fn key_of(e: &Row) -> u64 {
         }
 }
 
+/// Its serde form is read back through [`FlowTableRaw`] and refused unless
+/// [`check_slots`](Self::check_slots) accepts it.
 #[derive(Clone)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "FlowTableRaw<N>"))]
 pub(crate) struct FlowTable<const N: usize> {
     #[cfg_attr(feature = "serde", serde(with = "netcond_core::serde_array"))]
     slots: [Option<Row>; N],
     len: usize,
+}
+
+/// The fields of a [`FlowTable`] as read, before
+/// [`FlowTable::check_slots`] accepts them.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+pub(crate) struct FlowTableRaw<const N: usize> {
+    #[serde(with = "netcond_core::serde_array")]
+    slots: [Option<Row>; N],
+    len: usize,
+}
+
+#[cfg(feature = "serde")]
+impl<const N: usize> TryFrom<FlowTableRaw<N>> for FlowTable<N> {
+    type Error = &'static str;
+
+    fn try_from(raw: FlowTableRaw<N>) -> Result<Self, Self::Error> {
+        let t = FlowTable {
+            slots: raw.slots,
+            len: raw.len,
+        };
+        t.check_slots()?;
+        Ok(t)
+    }
 }
 
 impl<const N: usize> FlowTable<N> {
@@ -193,10 +220,31 @@ impl<const N: usize> FlowTable<N> {
         self.slots.iter().flatten()
     }
 
+    /// The table's own rules, which every state reached by the methods keeps
+    /// and on which they rely not to loop or underflow: the count is the
+    /// number of rows, and every row is the one found from its key (its probe
+    /// run from its home slot has no gap, and no key is stored twice).
+    /// Returns the first rule broken.
+    #[cfg(any(test, feature = "serde"))]
+    pub(crate) fn check_slots(&self) -> Result<(), &'static str> {
+        if self.values().count() != self.len {
+            return Err("the row count is not the number of rows");
+        }
+        for (i, slot) in self.slots.iter().enumerate() {
+            let Some(e) = slot else { continue };
+            match self.find(key_of(e)) {
+                Some(j) if j == i => {}
+                Some(_) => return Err("a key is stored twice"),
+                None => return Err("a row is cut off from its home slot by an empty slot"),
+            }
+        }
+        Ok(())
+    }
+
     /// True when every row is found from its key (the probe runs are intact).
     #[cfg(test)]
     pub(crate) fn consistent(&self) -> bool {
-        self.values().all(|e| self.get(key_of(e)) == Some(e)) && self.values().count() == self.len
+        self.check_slots().is_ok()
     }
 }
 
