@@ -138,7 +138,7 @@ impl<A, const N: usize> Drr<A, N> {
     /// flow marked as on a list on it, every flow holding packets on a list,
     /// a flow on no list linked to nothing, and the totals the sums over the
     /// flows. Returns the first rule broken.
-    #[cfg(any(feature = "serde", feature = "invariants"))]
+    #[cfg(any(test, feature = "serde", feature = "invariants"))]
     pub(crate) fn check_links(&self) -> Result<(), &'static str> {
         let mut seen = [false; N];
         for (list, id) in [(self.new_flows, ListId::New), (self.old_flows, ListId::Old)] {
