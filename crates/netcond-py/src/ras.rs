@@ -271,6 +271,91 @@ impl RasPy {
 
 type Shaped<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<bool>>);
 
+/// A shaper whose packets leave in arrival order, as the bulk `shape` of
+/// [`RasPy`], the green RAS and the metered RAS drive it.
+pub(crate) trait InOrderShaper: Send {
+    /// The head packet's release instant, if a packet is queued.
+    fn head_release(&self) -> Option<u64>;
+    /// Releases the head at `now`: its color index (0 for a shaper that does
+    /// not color), or None if it does not leave.
+    fn release_head(&mut self, now: u64) -> Option<u8>;
+    /// A packet of `length` bytes arrives at `now`: true when it is queued.
+    fn arrive(&mut self, now: u64, length: u32) -> bool;
+    /// Packets queued.
+    fn queued(&self) -> usize;
+}
+
+/// Shapes a whole arrival stream (`now` non-decreasing) through an empty
+/// shaper, with the GIL released: each packet's departure instant
+/// (`u64::MAX` when refused), whether it was queued, and its color index
+/// (`u8::MAX` when refused). Every queued packet leaves at its release
+/// instant; arrivals and departures at the same instant take departures
+/// first, as the per-packet calls in instant order do.
+pub(crate) fn shape_stream<S: InOrderShaper>(
+    s: &mut S,
+    py: Python<'_>,
+    t: &[u64],
+    l: &[u32],
+) -> PyResult<(Vec<u64>, Vec<bool>, Vec<u8>)> {
+    let n = bulk::same_len(&[("now", t.len()), ("length", l.len())])?;
+    if let Some(i) = (1..n).find(|&i| t[i] < t[i - 1]) {
+        return Err(PyValueError::new_err(format!(
+            "now must be non-decreasing: now[{i}] < now[{}]",
+            i - 1
+        )));
+    }
+    if s.queued() != 0 {
+        return Err(PyValueError::new_err(
+            "shape() needs an empty shaper: this one holds packets enqueued one by one",
+        ));
+    }
+    Ok(py.allow_threads(|| {
+        let mut dep = vec![u64::MAX; n];
+        let mut ok = vec![false; n];
+        let mut col = vec![u8::MAX; n];
+        // The stream's indices of the queued packets, in order.
+        let mut idx: VecDeque<usize> = VecDeque::new();
+        let mut drain = |s: &mut S, idx: &mut VecDeque<usize>, until: u64| {
+            while let Some(r) = s.head_release() {
+                if r > until {
+                    break;
+                }
+                let Some(c) = s.release_head(r) else {
+                    break;
+                };
+                if let Some(j) = idx.pop_front() {
+                    dep[j] = r;
+                    col[j] = c;
+                }
+            }
+        };
+        for i in 0..n {
+            drain(s, &mut idx, t[i]);
+            if s.arrive(t[i], l[i]) {
+                ok[i] = true;
+                idx.push_back(i);
+            }
+        }
+        drain(s, &mut idx, u64::MAX);
+        (dep, ok, col)
+    }))
+}
+
+impl InOrderShaper for RasPy {
+    fn head_release(&self) -> Option<u64> {
+        self.core.next_release().map(Instant::ticks)
+    }
+    fn release_head(&mut self, now: u64) -> Option<u8> {
+        self.release(now).map(|_| 0)
+    }
+    fn arrive(&mut self, now: u64, length: u32) -> bool {
+        self.enqueue(now, length)
+    }
+    fn queued(&self) -> usize {
+        self.fifo.len()
+    }
+}
+
 #[pymethods]
 impl RasPy {
     #[new]
@@ -342,44 +427,7 @@ impl RasPy {
         length: &Bound<'py, PyAny>,
     ) -> PyResult<Shaped<'py>> {
         bulk::arrays!(t = now: u64, l = length: u32);
-        let n = bulk::same_len(&[("now", t.len()), ("length", l.len())])?;
-        if let Some(i) = (1..n).find(|&i| t[i] < t[i - 1]) {
-            return Err(PyValueError::new_err(format!(
-                "now must be non-decreasing: now[{i}] < now[{}]",
-                i - 1
-            )));
-        }
-        if !self.fifo.is_empty() {
-            return Err(PyValueError::new_err(
-                "shape() needs an empty shaper: this one holds packets enqueued one by one",
-            ));
-        }
-        let (dep, ok) = py.allow_threads(|| {
-            let mut dep = vec![u64::MAX; n];
-            let mut ok = vec![false; n];
-            // The stream's indices of the queued packets, in order.
-            let mut idx: VecDeque<usize> = VecDeque::new();
-            let mut drain = |s: &mut RasPy, idx: &mut VecDeque<usize>, until: u64| {
-                while let Some(r) = s.core.next_release() {
-                    let r = r.ticks();
-                    if r > until || s.release(r).is_none() {
-                        break;
-                    }
-                    if let Some(j) = idx.pop_front() {
-                        dep[j] = r;
-                    }
-                }
-            };
-            for i in 0..n {
-                drain(self, &mut idx, t[i]);
-                if self.enqueue(t[i], l[i]) {
-                    ok[i] = true;
-                    idx.push_back(i);
-                }
-            }
-            drain(self, &mut idx, u64::MAX);
-            (dep, ok)
-        });
+        let (dep, ok, _) = shape_stream(self, py, &t, &l)?;
         Ok((PyArray1::from_vec(py, dep), PyArray1::from_vec(py, ok)))
     }
     fn __copy__(&self) -> Self {

@@ -14,7 +14,6 @@ use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use std::collections::VecDeque;
 
 /// Packets a metered shaper's FIFO holds at most (besides its buffer size).
 pub const CAPACITY: usize = 4096;
@@ -81,6 +80,21 @@ impl MeteredRasPy {
             Meter::Tr(m, st) => st.color(&m.prof, t, len),
         };
         Some((len, c.index() as u8))
+    }
+}
+
+impl crate::ras::InOrderShaper for MeteredRasPy {
+    fn head_release(&self) -> Option<u64> {
+        self.state.next_release().map(Instant::ticks)
+    }
+    fn release_head(&mut self, now: u64) -> Option<u8> {
+        self.dequeue_one(now).map(|(_, c)| c)
+    }
+    fn arrive(&mut self, now: u64, length: u32) -> bool {
+        self.enqueue_one(now, length)
+    }
+    fn queued(&self) -> usize {
+        self.packets()
     }
 }
 
@@ -159,48 +173,7 @@ impl MeteredRasPy {
         length: &Bound<'py, PyAny>,
     ) -> PyResult<Shaped<'py>> {
         bulk::arrays!(t = now: u64, l = length: u32);
-        let n = bulk::same_len(&[("now", t.len()), ("length", l.len())])?;
-        if let Some(i) = (1..n).find(|&i| t[i] < t[i - 1]) {
-            return Err(PyValueError::new_err(format!(
-                "now must be non-decreasing: now[{i}] < now[{}]",
-                i - 1
-            )));
-        }
-        if self.packets() != 0 {
-            return Err(PyValueError::new_err(
-                "shape() needs an empty shaper: this one holds packets enqueued one by one",
-            ));
-        }
-        let (dep, ok, col) = py.allow_threads(|| {
-            let mut dep = vec![u64::MAX; n];
-            let mut ok = vec![false; n];
-            let mut col = vec![u8::MAX; n];
-            let mut idx = VecDeque::new();
-            let mut drain = |s: &mut MeteredRasPy, idx: &mut VecDeque<usize>, until: u64| {
-                while let Some(r) = s.state.next_release() {
-                    let r = r.ticks();
-                    if r > until {
-                        break;
-                    }
-                    let Some((_, c)) = s.dequeue_one(r) else {
-                        break;
-                    };
-                    if let Some(j) = idx.pop_front() {
-                        dep[j] = r;
-                        col[j] = c;
-                    }
-                }
-            };
-            for i in 0..n {
-                drain(self, &mut idx, t[i]);
-                if self.enqueue_one(t[i], l[i]) {
-                    ok[i] = true;
-                    idx.push_back(i);
-                }
-            }
-            drain(self, &mut idx, u64::MAX);
-            (dep, ok, col)
-        });
+        let (dep, ok, col) = crate::ras::shape_stream(self, py, &t, &l)?;
         Ok((
             PyArray1::from_vec(py, dep),
             PyArray1::from_vec(py, ok),
