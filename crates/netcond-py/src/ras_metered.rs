@@ -6,6 +6,7 @@ use crate::bulk;
 use crate::bulk::COLORS;
 use crate::markers::{SrTcmProfilePy, TrTcmProfilePy};
 use crate::ras::RasProfilePy;
+use crate::ras_green::{Meter, Shaped};
 use crate::shared;
 use netcond::base::Instant;
 use netcond::ras::{GreenMeter, Ras};
@@ -18,12 +19,7 @@ use pyo3::types::PyTuple;
 /// Packets a metered shaper's FIFO holds at most (besides its buffer size).
 pub const CAPACITY: usize = 4096;
 
-#[derive(Clone)]
-enum Meter {
-    Sr(SrTcmProfilePy, SrTcm),
-    Tr(TrTcmProfilePy, TrTcm),
-}
-
+crate::ras_green::meter_shaper_class!(
 /// A plain RAS (srRAS or trRAS, as its `RasProfile`) followed by a meter, an
 /// `SrTcm` or `TrTcm` given by its profile, which colors each released packet
 /// (color-blind). The shaper does not read the meter: its releases are those
@@ -48,18 +44,10 @@ enum Meter {
 /// (1500, <Color.GREEN: 0>)
 /// >>> s.dequeue(s.next_release)
 /// (1500, <Color.GREEN: 0>)
-#[pyclass(module = "netcond", name = "MeteredRas")]
-#[derive(Clone)]
-pub struct MeteredRasPy {
-    profile: RasProfilePy,
-    meter: Meter,
-    state: Box<Ras<u32, CAPACITY>>,
-}
-
-type Shaped<'py> = (
-    Bound<'py, PyArray1<u64>>,
-    Bound<'py, PyArray1<bool>>,
-    Bound<'py, PyArray1<u8>>,
+    name = "MeteredRas",
+    MeteredRasPy,
+    Ras,
+    |r| r.len()
 );
 
 impl MeteredRasPy {
@@ -80,148 +68,6 @@ impl MeteredRasPy {
             Meter::Tr(m, st) => st.color(&m.prof, t, len),
         };
         Some((len, c.index() as u8))
-    }
-}
-
-impl crate::ras::InOrderShaper for MeteredRasPy {
-    fn head_release(&self) -> Option<u64> {
-        self.state.next_release().map(Instant::ticks)
-    }
-    fn release_head(&mut self, now: u64) -> Option<u8> {
-        self.dequeue_one(now).map(|(_, c)| c)
-    }
-    fn arrive(&mut self, now: u64, length: u32) -> bool {
-        self.enqueue_one(now, length)
-    }
-    fn queued(&self) -> usize {
-        self.packets()
-    }
-}
-
-#[pymethods]
-impl MeteredRasPy {
-    #[new]
-    #[pyo3(signature = (profile, meter, *, now = 0))]
-    fn py_new(profile: RasProfilePy, meter: &Bound<'_, PyAny>, now: u64) -> PyResult<Self> {
-        let t = Instant::from_ticks(now);
-        let meter = if let Ok(m) = meter.extract::<SrTcmProfilePy>() {
-            let st = SrTcm::new(&m.prof, t);
-            Meter::Sr(m, st)
-        } else if let Ok(m) = meter.extract::<TrTcmProfilePy>() {
-            let st = TrTcm::new(&m.prof, t);
-            Meter::Tr(m, st)
-        } else {
-            return Err(PyTypeError::new_err(
-                "meter: expected an SrTcmProfile or a TrTcmProfile",
-            ));
-        };
-        let hz = match &meter {
-            Meter::Sr(m, _) => m.cfg.tick.hz(),
-            Meter::Tr(m, _) => m.cfg.tick.hz(),
-        };
-        if hz != profile.prof().tick_hz() {
-            return Err(PyValueError::new_err(format!(
-                "the shaper and its meter must count ticks of the same clock: tick_hz {} and {hz}",
-                profile.prof().tick_hz()
-            )));
-        }
-        let state = Box::new(Ras::new(&profile.prof(), t));
-        Ok(MeteredRasPy {
-            profile,
-            meter,
-            state,
-        })
-    }
-    #[getter]
-    fn profile(&self) -> RasProfilePy {
-        self.profile.clone()
-    }
-    /// The meter's profile.
-    #[getter]
-    fn meter(&self, py: Python<'_>) -> PyResult<PyObject> {
-        Ok(match &self.meter {
-            Meter::Sr(m, _) => m.clone().into_pyobject(py)?.into_any().unbind(),
-            Meter::Tr(m, _) => m.clone().into_pyobject(py)?.into_any().unbind(),
-        })
-    }
-    /// Packets queued.
-    #[getter]
-    fn packets(&self) -> usize {
-        self.state.len()
-    }
-    #[getter]
-    fn next_release(&self) -> Option<u64> {
-        self.state.next_release().map(Instant::ticks)
-    }
-    /// A packet of `length` bytes arrives at `now`: True when it is queued.
-    fn enqueue(&mut self, now: u64, length: u32) -> bool {
-        self.enqueue_one(now, length)
-    }
-    /// The head packet's `(length, Color)` if its release instant is not
-    /// after `now` (it leaves, colored by the meter), else None.
-    fn dequeue<'py>(&mut self, py: Python<'py>, now: u64) -> PyResult<Option<(u32, PyObject)>> {
-        match self.dequeue_one(now) {
-            None => Ok(None),
-            Some((l, c)) => Ok(Some((l, COLORS.get(py, usize::from(c))?))),
-        }
-    }
-    /// Shapes a whole arrival stream (see the class docs).
-    fn shape<'py>(
-        &mut self,
-        py: Python<'py>,
-        now: &Bound<'py, PyAny>,
-        length: &Bound<'py, PyAny>,
-    ) -> PyResult<Shaped<'py>> {
-        bulk::arrays!(t = now: u64, l = length: u32);
-        let (dep, ok, col) = crate::ras::shape_stream(self, py, &t, &l)?;
-        Ok((
-            PyArray1::from_vec(py, dep),
-            PyArray1::from_vec(py, ok),
-            PyArray1::from_vec(py, col),
-        ))
-    }
-    fn __copy__(&self) -> Self {
-        self.clone()
-    }
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        self.clone()
-    }
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let s = slf.borrow();
-        let (meter, counts) = match &s.meter {
-            Meter::Sr(m, st) => (
-                m.clone().into_pyobject(py)?.into_any(),
-                (st.tc(), st.te(), st.last().ticks()),
-            ),
-            Meter::Tr(m, st) => (
-                m.clone().into_pyobject(py)?.into_any(),
-                (st.tc(), st.tp(), st.last().ticks()),
-            ),
-        };
-        shared::reduce_args(slf, (s.profile.clone(), meter), &(counts, &*s.state))
-    }
-    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        type Saved = ((u64, u64, u64), Ras<u32, CAPACITY>);
-        let ((c1, c2, last), r): Saved = shared::restore(state)?;
-        let last = Instant::from_ticks(last);
-        match &mut self.meter {
-            Meter::Sr(m, st) => *st = SrTcm::from_parts(&m.prof, c1, c2, last),
-            Meter::Tr(m, st) => *st = TrTcm::from_parts(&m.prof, c1, c2, last),
-        }
-        *self.state = r;
-        Ok(())
-    }
-    fn __repr__(&self) -> String {
-        let m = match &self.meter {
-            Meter::Sr(m, _) => m.__repr__(),
-            Meter::Tr(m, _) => m.__repr__(),
-        };
-        format!(
-            "MeteredRas({}, {m}, packets={})",
-            self.profile.__repr__(),
-            self.packets()
-        )
     }
 }
 
