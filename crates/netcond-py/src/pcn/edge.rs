@@ -2,7 +2,7 @@
 //! measures and the CLE fractions, U and admission states the edge classes
 //! share. The egress meter and its reports are here; the CLE admission in
 //! `edge_control`, the stop-blocking timer in `stop_blocking`, the decision
-//! point in `decision`.
+//! point in `decision`; the bulk loop they share in `poll_feed`.
 
 use super::mark_arg;
 use crate::args;
@@ -23,6 +23,8 @@ pub const MAX_FLOWS: usize = 16;
 
 /// The library's report, flows as Python ints.
 pub type EdgeReport = Report<u64, MAX_FLOWS>;
+
+pub(super) mod poll_feed;
 
 const ONE_Q31: f64 = 2_147_483_648.0;
 
@@ -415,10 +417,6 @@ pub struct EgressMeterPy {
     state: EgressMeter<u64, MAX_FLOWS>,
 }
 
-fn reports(v: Vec<EdgeReport>) -> Vec<EgressReportPy> {
-    v.into_iter().map(|r| EgressReportPy { r }).collect()
-}
-
 #[pymethods]
 impl EgressMeterPy {
     #[new]
@@ -460,30 +458,26 @@ impl EgressMeterPy {
     ) -> PyResult<Vec<EgressReportPy>> {
         bulk::arrays!(t = now: u64, l = length: u32, m = mark: u8);
         let flows = bulk::opt_array::<u64>(flow, "flow")?;
-        if let Some(&bad) = m.iter().find(|&&x| x > 3) {
-            mark_arg(bad)?;
-        }
-        let n = bulk::same_len(&[
+        poll_feed::check_marks(&m)?;
+        bulk::same_len(&[
             ("now", t.len()),
             ("length", l.len()),
             ("mark", m.len()),
             ("flow", bulk::opt_len(&flows, t.len())),
         ])?;
         let prof = self.profile.prof;
-        let st = &mut self.state;
-        let out = py.allow_threads(|| {
-            let mut out = Vec::new();
-            for i in 0..n {
-                let at = Instant::from_ticks(t[i]);
-                while let Some(r) = st.poll(&prof, at) {
-                    out.push(r);
-                }
+        let (out, ()) = poll_feed::poll_then_feed(
+            py,
+            &mut self.state,
+            &t,
+            |st, at| st.poll(&prof, at).map(|r| EgressReportPy { r }),
+            |st, i, at| {
                 let f = flows.as_ref().map_or(0, |v| v[i]);
                 st.on_packet(&prof, at, l[i], PcnMark::from_ecn(m[i]), f);
-            }
-            out
-        });
-        Ok(reports(out))
+            },
+            (),
+        );
+        Ok(out)
     }
     /// The report of the interval that has ended, if any (call until None).
     fn poll(&mut self, now: u64) -> Option<EgressReportPy> {

@@ -1,5 +1,6 @@
 //! The 3sM draft's CLE-based admission option at the PCN edge.
 
+use super::edge::poll_feed;
 use super::edge::{admission_arg, admission_name, cle_value, fraction, fraction_value, ns};
 use super::mark_arg;
 use crate::args;
@@ -225,23 +226,17 @@ impl CleAdmissionPy {
         mark: &Bound<'py, PyAny>,
     ) -> PyResult<Vec<CleDecisionPy>> {
         bulk::arrays!(t = now: u64, l = length: u32, m = mark: u8);
-        if let Some(&bad) = m.iter().find(|&&x| x > 3) {
-            mark_arg(bad)?;
-        }
-        let n = bulk::same_len(&[("now", t.len()), ("length", l.len()), ("mark", m.len())])?;
+        poll_feed::check_marks(&m)?;
+        bulk::same_len(&[("now", t.len()), ("length", l.len()), ("mark", m.len())])?;
         let prof = self.profile.prof;
-        let st = &mut self.state;
-        let out = py.allow_threads(|| {
-            let mut out = Vec::new();
-            for i in 0..n {
-                let at = Instant::from_ticks(t[i]);
-                while let Some(d) = st.poll(&prof, at) {
-                    out.push(CleDecisionPy { d });
-                }
-                st.on_packet(&prof, at, l[i], PcnMark::from_ecn(m[i]));
-            }
-            out
-        });
+        let (out, ()) = poll_feed::poll_then_feed(
+            py,
+            &mut self.state,
+            &t,
+            |st, at| st.poll(&prof, at).map(|d| CleDecisionPy { d }),
+            |st, i, at| st.on_packet(&prof, at, l[i], PcnMark::from_ecn(m[i])),
+            (),
+        );
         Ok(out)
     }
     fn poll(&mut self, now: u64) -> Option<CleDecisionPy> {

@@ -1,7 +1,7 @@
 //! draft-babiarz-pcn-explicit-marking-01 section 2.3 at the egress: the
 //! stop-blocking timer and the egress control of up to 64 aggregates.
 
-use super::edge::{admission_name, ns};
+use super::edge::{admission_name, ns, poll_feed};
 use super::mark_arg;
 use crate::args;
 use crate::bulk;
@@ -299,9 +299,7 @@ impl Egress3smPy {
         mark: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         bulk::arrays!(t = now: u64, k = key: u64, f = flow: u64, m = mark: u8);
-        if let Some(&bad) = m.iter().find(|&&x| x > 3) {
-            mark_arg(bad)?;
-        }
+        poll_feed::check_marks(&m)?;
         let n = bulk::same_len(&[
             ("now", t.len()),
             ("key", k.len()),
@@ -317,28 +315,20 @@ impl Egress3smPy {
             })
             .collect::<PyResult<Vec<usize>>>()?;
         let prof = self.profile.prof;
-        let st = &mut self.state;
-        let (kinds, new, resumed) = py.allow_threads(|| {
-            let (mut kinds, mut new, mut resumed) =
-                (Vec::with_capacity(n), Vec::with_capacity(n), Vec::new());
-            for i in 0..n {
-                let at = Instant::from_ticks(t[i]);
-                while let Some((key, when)) = st.poll(&prof, at) {
-                    resumed.push((key, when.ticks()));
-                }
-                let (kind, p) =
-                    match st.on_packet_at(&prof, at, index[i], f[i], PcnMark::from_ecn(m[i])) {
-                        EgressSignal::Nothing => (0u8, false),
-                        EgressSignal::Block { new_period } => (1, new_period),
-                        EgressSignal::Terminate {
-                            new_block_period, ..
-                        } => (2, new_block_period),
-                    };
-                kinds.push(kind);
-                new.push(p);
-            }
-            (kinds, new, resumed)
-        });
+        let (resumed, (kinds, new)) = poll_feed::poll_then_feed(
+            py,
+            &mut self.state,
+            &t,
+            |st, at| st.poll(&prof, at).map(|(key, when)| (key, when.ticks())),
+            |st, i, at| match st.on_packet_at(&prof, at, index[i], f[i], PcnMark::from_ecn(m[i])) {
+                EgressSignal::Nothing => (0u8, false),
+                EgressSignal::Block { new_period } => (1, new_period),
+                EgressSignal::Terminate {
+                    new_block_period, ..
+                } => (2, new_block_period),
+            },
+            (Vec::with_capacity(n), Vec::with_capacity(n)),
+        );
         (
             numpy::PyArray1::from_vec(py, kinds),
             numpy::PyArray1::from_vec(py, new),
