@@ -117,8 +117,9 @@ def test_strided_arrays_are_read_as_their_elements():
 
 
 def refused(state, call, exc, message):
-    """`call(state)` raises `exc` with `message` and leaves `state` as a copy
-    taken before it: same repr, same answers to the same packets after."""
+    """`call(state)` raises `exc` with exactly `message` and leaves the repr
+    of `state` as it was; gives a copy taken before the call, for the caller
+    to check that both answer the same packets alike."""
     before = copy.deepcopy(state)
     with raises(exc, message):
         call(state)
