@@ -73,7 +73,9 @@ pub struct SweepRow {
     pub fast_recoveries: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
-    /// The square-root law's equal window at a 5 ms standing queue, segments.
+    /// The square-root law's window at a 5 ms standing queue, segments:
+    /// every flow's (single queue: equal windows), or the mean over the
+    /// flows (fair scheduler: equal rates).
     pub law_window_5ms: f64,
     /// The loss fraction it needs.
     pub law_loss_5ms: f64,
@@ -88,8 +90,17 @@ pub fn row(o: &DumbbellOutcome) -> SweepRow {
     let flows = dropped_flows(o);
     let m = measured(&flows);
     let rtts: Vec<f64> = flows.iter().map(|f| f.rtt_ms / 1e3).collect();
-    let at = |q_ms: f64| law::operating_point(&rtts, q_ms / 1e3, o.link_pps);
-    let q = if o.discipline.starts_with("fq_") {
+    // A single FIFO: every flow sees the same loss fraction, so the same
+    // window; a fair scheduler: every flow gets the same rate.
+    let fq = o.discipline.starts_with("fq_");
+    let at = |q_ms: f64| {
+        if fq {
+            law::fair_share_point(&rtts, q_ms / 1e3, o.link_pps)
+        } else {
+            law::operating_point(&rtts, q_ms / 1e3, o.link_pps)
+        }
+    };
+    let q = if fq {
         o.standing_per_flow.p50
     } else {
         o.standing[0].p50
@@ -142,7 +153,7 @@ pub fn table(rows: &[SweepRow]) -> Table {
     ];
     Table {
         name: "flow_count".into(),
-        title: "flow-count sweep: N Classic flows (base RTTs 10, 20, 50, 100 ms round-robin), no scalable flow, default seed; standing-queue medians (all packets, per flow), queue delay median and mean, utilization, drops / arrivals, mean window, fast recoveries and RTOs; the square-root law's equal window and loss fraction for a 5 ms standing queue, and its loss fraction at the measured standing queue (FQ-CoDel: the per-flow one)".into(),
+        title: "flow-count sweep: N Classic flows (base RTTs 10, 20, 50, 100 ms round-robin), no scalable flow, default seed; standing-queue medians (all packets, per flow), queue delay median and mean, utilization, drops / arrivals, mean window, fast recoveries and RTOs; the square-root law's window and loss fraction for a 5 ms standing queue, and its loss fraction at the measured standing queue (CoDel, PIE: every flow the same window; FQ-CoDel: every flow the same rate, the means over the flows, at its per-flow standing queue)".into(),
         header: header.iter().map(|s| s.to_string()).collect(),
         rows: rows
             .iter()

@@ -68,6 +68,36 @@ pub fn operating_point(rtts_s: &[f64], queue_s: f64, link_pps: f64) -> Option<Op
     })
 }
 
+/// Where flows settle by the law when a fair scheduler gives each the same
+/// rate (FQ-CoDel's, FQ-PIE's): flow i's window is `link / N * (RTT_i + q)`
+/// and its loss fraction `C^2 / W_i^2`. The point's window is the mean of
+/// the flows' windows, its loss fraction the mean of theirs (the flows send
+/// alike, so that is the drops over the arrivals of all of them). `None` as
+/// for [`operating_point`].
+#[must_use]
+pub fn fair_share_point(rtts_s: &[f64], queue_s: f64, link_pps: f64) -> Option<OperatingPoint> {
+    if rtts_s.is_empty() || link_pps <= 0.0 || !link_pps.is_finite() {
+        return None;
+    }
+    let share = link_pps / rtts_s.len() as f64;
+    let (mut window, mut loss) = (0.0, 0.0);
+    for &r in rtts_s {
+        let rtt = r + queue_s;
+        if rtt <= 0.0 || !rtt.is_finite() {
+            return None;
+        }
+        let w = share * rtt;
+        window += w;
+        loss += loss_for_window(w)?;
+    }
+    let n = rtts_s.len() as f64;
+    Some(OperatingPoint {
+        queue_s,
+        window: window / n,
+        loss: loss / n,
+    })
+}
+
 /// Packets per second of a link of `bps` carrying `packet`-byte packets.
 #[must_use]
 pub fn link_pps(bps: f64, packet: u64) -> f64 {
@@ -140,6 +170,24 @@ mod tests {
         // A longer queue needs a larger window and less loss.
         let longer = operating_point(&rtts, 0.020, pps).unwrap();
         assert!(longer.window > op.window && longer.loss < op.loss);
+    }
+
+    #[test]
+    fn a_fair_share_gives_each_flow_its_own_window() {
+        // RTTs 10 and 30 ms, 10 ms of queue, 300 packets/s: 150 each, so
+        // windows 150 x 0.02 = 3 and 150 x 0.04 = 6 (mean 4.5), loss
+        // fractions 1.5/9 = 16.67 % and 1.5/36 = 4.17 % (mean 10.42 %).
+        let op = fair_share_point(&[0.010, 0.030], 0.010, 300.0).unwrap();
+        assert!(close(op.window, 4.5, 1e-9));
+        assert!(close(op.loss, (1.5 / 9.0 + 1.5 / 36.0) / 2.0, 1e-12));
+        // With one flow it is the equal-window point.
+        assert_eq!(
+            fair_share_point(&[0.095], 0.005, 100.0),
+            operating_point(&[0.095], 0.005, 100.0)
+        );
+        assert_eq!(fair_share_point(&[], 0.005, 833.0), None);
+        assert_eq!(fair_share_point(&[0.01], 0.005, 0.0), None);
+        assert_eq!(fair_share_point(&[0.01], -0.01, 833.0), None);
     }
 
     #[test]
