@@ -28,6 +28,13 @@
 //! queue, RFC 9332 Appendix A) and RFC 9332's L4S marking ramp from 0.8 to
 //! 1.2 ms (about 1 ms: the L4S median and 99th percentile), within a factor
 //! of [`summary::TOLERANCE`] (docs/reproductions.md says why).
+//!
+//! Per flow, over the measured interval: its loss fraction at the bottleneck
+//! (drops over arrivals), its congestion window averaged over samples every
+//! [`CWND_SAMPLE`], its fast recoveries and RTOs, set beside the square-root
+//! law of TCP congestion avoidance (module [`law`]). The full reproduction
+//! adds a sweep of the number of Classic flows for CoDel, FQ-CoDel and PIE
+//! (module [`flowcount`]).
 
 use std::sync::{Arc, Mutex};
 
