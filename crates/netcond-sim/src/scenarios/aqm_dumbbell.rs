@@ -28,6 +28,13 @@
 //! queue, RFC 9332 Appendix A) and RFC 9332's L4S marking ramp from 0.8 to
 //! 1.2 ms (about 1 ms: the L4S median and 99th percentile), within a factor
 //! of [`summary::TOLERANCE`] (docs/reproductions.md says why).
+//!
+//! Per flow, over the measured interval: its loss fraction at the bottleneck
+//! (drops over arrivals), its congestion window averaged over samples every
+//! [`CWND_SAMPLE`], its fast recoveries and RTOs, set beside the square-root
+//! law of TCP congestion avoidance (module [`law`]). The full reproduction
+//! adds a sweep of the number of Classic flows for CoDel, FQ-CoDel and PIE
+//! (module [`flowcount`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -41,6 +48,9 @@ use crate::tcp::net::{jain_index, Network};
 use crate::tcp::TcpConfig;
 use crate::SimError;
 
+pub mod flowcount;
+mod flowstats;
+pub mod law;
 mod params;
 pub mod queues;
 pub mod standing;
@@ -110,7 +120,42 @@ pub struct FlowResult {
     pub scalable: bool,
     /// Goodput over the measured interval, Mbit/s.
     pub goodput_mbps: f64,
+    /// Its packets offered to the bottleneck over the measured interval.
+    pub arrivals: u64,
+    /// Of those (and of its packets queued before), dropped there.
+    pub drops: u64,
+    /// Its congestion window, segments, averaged over samples every
+    /// [`CWND_SAMPLE`] of the measured interval.
+    pub mean_cwnd: f64,
+    /// Its segments in flight (sent, not cumulatively acknowledged),
+    /// averaged over the same samples.
+    pub mean_flight: f64,
+    /// Data segments sent over the measured interval (retransmissions
+    /// included).
+    pub segments_sent: u64,
+    /// Fast recoveries (entered on duplicate ACKs / SACK) over the measured
+    /// interval.
+    pub fast_recoveries: u64,
+    /// Retransmission timeouts over the measured interval.
+    pub timeouts: u64,
 }
+
+impl FlowResult {
+    /// The fraction of its packets offered to the bottleneck that were
+    /// dropped there (0 when none arrived).
+    #[must_use]
+    pub fn loss(&self) -> f64 {
+        if self.arrivals == 0 {
+            0.0
+        } else {
+            self.drops as f64 / self.arrivals as f64
+        }
+    }
+}
+
+/// How often each flow's congestion window is sampled for
+/// [`FlowResult::mean_cwnd`].
+pub const CWND_SAMPLE: u64 = 10 * MS;
 
 /// The outcome of one run.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -144,6 +189,8 @@ pub struct DumbbellOutcome {
     pub timeouts: u64,
     /// The queue's byte totals over the whole run.
     pub totals: QueueLog,
+    /// The bottleneck's rate in packets of the configured size per second.
+    pub link_pps: f64,
     /// Events.
     pub events: u64,
 }
@@ -220,8 +267,28 @@ pub fn run_dumbbell(
     let end = secs(p.f64("duration_s"));
     let warm = secs(p.f64("warmup_s")).min(end);
     let flows = kinds.len();
-    let mut g0 = vec![0u64; flows];
-    let mut rto0 = 0;
+    // Each flow's counters at the end of the warm-up: delivered, segments
+    // sent, fast recoveries, timeouts.
+    let mut at_warm = vec![[0u64; 4]; flows];
+    let counters = |net: &Network| -> Vec<[u64; 4]> {
+        net.flows()
+            .iter()
+            .map(|f| {
+                let s = f.sender.stats();
+                [
+                    f.receiver.stats().delivered,
+                    s.segments_sent,
+                    s.fast_recoveries,
+                    s.timeouts,
+                ]
+            })
+            .collect()
+    };
+    // Sums of the sampled windows and flights (segments) and the samples.
+    let mut cwnd_sum = vec![0f64; flows];
+    let mut flight_sum = vec![0f64; flows];
+    let mut samples = 0u64;
+    let seg = f64::from(mss);
     let mut t = 0;
     let mut warmed = false;
     while t < end {
@@ -229,39 +296,54 @@ pub fn run_dumbbell(
         if !warmed && next >= warm {
             net.run_until(warm);
             net.reset_link_stats();
-            for (i, f) in net.flows().iter().enumerate() {
-                g0[i] = f.receiver.stats().delivered;
-                rto0 += f.sender.stats().timeouts;
-            }
+            at_warm = counters(&net);
             warmed = true;
+        }
+        // From the warm-up on, the windows are sampled every CWND_SAMPLE;
+        // stopping the run at those instants changes nothing in it.
+        let mut s = if warmed { t.max(warm) } else { next };
+        while s < next {
+            s = (s + CWND_SAMPLE).min(next);
+            net.run_until(s);
+            for (i, f) in net.flows().iter().enumerate() {
+                cwnd_sum[i] += f.sender.cwnd() as f64 / seg;
+                flight_sum[i] += f.sender.snd_nxt().saturating_sub(f.sender.snd_una()) as f64;
+            }
+            samples += 1;
         }
         net.run_until(next);
         progress.advance((next - t) / MS);
         t = next;
     }
     let span = crate::engine::to_secs(end - warm).max(1e-9);
-    let results: Vec<FlowResult> = net
-        .flows()
+    let (flow_arrivals, flow_drops) = {
+        let l = log.lock().unwrap_or_else(|e| e.into_inner());
+        (l.flow_arrivals.clone(), l.flow_drops.clone())
+    };
+    let per_flow = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+    let at_end = counters(&net);
+    let results: Vec<FlowResult> = at_end
         .iter()
+        .zip(&at_warm)
         .zip(&kinds)
         .enumerate()
-        .map(|(i, (f, &(rtt, scalable)))| FlowResult {
+        .map(|(i, ((e, w), &(rtt, scalable)))| FlowResult {
             rtt_ms: rtt as f64 / 1e6,
             scalable,
-            goodput_mbps: (f.receiver.stats().delivered - g0[i]) as f64 * f64::from(mss) * 8.0
-                / span
-                / 1e6,
+            goodput_mbps: (e[0] - w[0]) as f64 * seg * 8.0 / span / 1e6,
+            arrivals: per_flow(&flow_arrivals, i),
+            drops: per_flow(&flow_drops, i),
+            mean_cwnd: cwnd_sum[i] / samples.max(1) as f64,
+            mean_flight: flight_sum[i] / samples.max(1) as f64,
+            segments_sent: e[1] - w[1],
+            fast_recoveries: e[2] - w[2],
+            timeouts: e[3] - w[3],
         })
         .collect();
     let goodputs: Vec<f64> = results.iter().map(|f| f.goodput_mbps).collect();
     let link = &net.links()[b as usize];
     let utilization = link.stats.tx_bytes as f64 * 8.0 / span / cap_bps as f64;
-    let timeouts = net
-        .flows()
-        .iter()
-        .map(|f| f.sender.stats().timeouts)
-        .sum::<u64>()
-        - rto0;
+    let timeouts = results.iter().map(|f| f.timeouts).sum();
     let totals = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
     let [classic_ns, l4s_ns] = totals.delays.clone();
     let (standing, standing_per_flow) = standing::standing(warm, end, &totals.sent, &totals.idle);
@@ -289,6 +371,7 @@ pub fn run_dumbbell(
             idle: Vec::new(),
             ..totals
         },
+        link_pps: law::link_pps(cap_bps as f64, u64::from(packet)),
         events: net.events(),
     })
 }
@@ -348,6 +431,7 @@ impl Scenario for AqmDumbbell {
         let mut r = Report::new(self.name(), self.description());
         r.params = params.listing();
         summary::tables(&mut r, std::slice::from_ref(&o));
+        flow_tables(&mut r, std::slice::from_ref(&o));
         r.notes = summary::NOTES.iter().map(|s| s.to_string()).collect();
         r.events = o.events;
         r.sim_seconds = params.f64("duration_s");
@@ -366,15 +450,37 @@ impl Scenario for AqmDumbbell {
         // Every discipline with the same seed (the same flows, starts and
         // RTTs); the full reproduction repeats that for SPREAD_SEEDS seeds.
         let seeds = if opts.quick { 1 } else { SPREAD_SEEDS };
-        let jobs: Vec<(u64, &str)> = (0..seeds)
+        let jobs: Vec<(u64, &'static str)> = (0..seeds)
             .flat_map(|k| DISCIPLINES.iter().map(move |d| (k, *d)))
             .collect();
+        // The full reproduction adds the flow-count sweep (module
+        // `flowcount`), with the default run's seed.
+        let sweep = if opts.quick {
+            Vec::new()
+        } else {
+            flowcount::points()
+        };
+        let work: Vec<Job> = jobs
+            .iter()
+            .map(|&(k, d)| Job::Main(k, d))
+            .chain(sweep.iter().map(|&p| Job::Sweep(p)))
+            .collect();
         let mut all = run_jobs(
-            &jobs,
+            &work,
             progress,
             |_| secs(duration) / MS,
-            |_, &(k, d)| run_dumbbell(&job_params(d)?, derive_seed(opts.seed, k), progress),
+            |_, job| match *job {
+                Job::Main(k, d) => {
+                    run_dumbbell(&job_params(d)?, derive_seed(opts.seed, k), progress)
+                }
+                Job::Sweep(p) => run_dumbbell(
+                    &flowcount::params(&base, p)?,
+                    derive_seed(opts.seed, 0),
+                    progress,
+                ),
+            },
         )?;
+        let swept = all.split_off(jobs.len());
         let spread = all.split_off(DISCIPLINES.len());
         let outs = all;
         let mut r = Report::new(self.name(), self.description());
@@ -386,7 +492,18 @@ impl Scenario for AqmDumbbell {
             rec.run = i as u64;
             r.runs.push(rec);
         }
-        for o in outs.iter().chain(&spread) {
+        for (i, &p) in sweep.iter().enumerate() {
+            let mut rec = RunRecord::new(
+                0,
+                &flowcount::label(p),
+                opts.seed,
+                &flowcount::params(&base, p)?,
+                &defaults,
+            );
+            rec.run = (jobs.len() + i) as u64;
+            r.runs.push(rec);
+        }
+        for o in outs.iter().chain(&spread).chain(&swept) {
             r.events += o.events;
             r.sim_seconds += duration;
         }
@@ -398,6 +515,10 @@ impl Scenario for AqmDumbbell {
             summary::spread(&mut r, &every);
         }
         summary::plots(&mut r, &outs);
+        flow_tables(&mut r, &outs);
+        if !swept.is_empty() {
+            flowcount::report(&mut r, &swept);
+        }
         r.notes = summary::NOTES.iter().map(|s| s.to_string()).collect();
         if opts.quick {
             r.notes.push(format!(
@@ -407,6 +528,19 @@ impl Scenario for AqmDumbbell {
         }
         Ok(r)
     }
+}
+
+/// A run of the full reproduction: seed `k` of a discipline, or a point of
+/// the flow-count sweep.
+enum Job {
+    Main(u64, &'static str),
+    Sweep(flowcount::SweepPoint),
+}
+
+/// The per-flow TCP table and the square-root law's table.
+fn flow_tables(r: &mut Report, outs: &[DumbbellOutcome]) {
+    r.tables.push(flowstats::flow_tcp_table(outs));
+    r.tables.push(flowstats::law_table(outs));
 }
 
 /// The runs' table header and rows, shared with the tests.

@@ -72,6 +72,10 @@ pub struct QueueLog {
     pub drops: [u64; 2],
     /// Since reset: packets CE-marked, by class.
     pub marks: [u64; 2],
+    /// Since reset: packets offered to the queue, by TCP flow id.
+    pub flow_arrivals: Vec<u64>,
+    /// Since reset: packets dropped (at arrival or at the head), by TCP flow id.
+    pub flow_drops: Vec<u64>,
     /// Total bytes offered to the queue.
     pub arrived_bytes: u64,
     /// Total bytes dropped (at arrival, at the head, or by FQ-CoDel's overflow).
@@ -89,7 +93,18 @@ impl QueueLog {
         self.idle.clear();
         self.drops = [0; 2];
         self.marks = [0; 2];
+        self.flow_arrivals.clear();
+        self.flow_drops.clear();
     }
+}
+
+/// Adds one to `v[i]`, growing `v` as needed.
+fn count(v: &mut Vec<u64>, i: u32) {
+    let i = i as usize;
+    if v.len() <= i {
+        v.resize(i + 1, 0);
+    }
+    v[i] += 1;
 }
 
 /// A packet waiting, with its enqueue instant.
@@ -374,6 +389,7 @@ impl Bottleneck {
             self.stats.forced_drops += 1;
         }
         log.drops[class_of(p)] += 1;
+        count(&mut log.flow_drops, p.seg.flow);
         log.dropped_bytes += u64::from(p.seg.wire_len);
     }
 
@@ -392,6 +408,7 @@ impl Qdisc<Packet> for Bottleneck {
         self.stats.arrived += 1;
         let len = pkt.seg.wire_len;
         log.arrived_bytes += u64::from(len);
+        count(&mut log.flow_arrivals, pkt.seg.flow);
         let full = self.packets >= self.limit;
         let held = Held { pkt, at: now };
         let flow = pkt.seg.flow as usize % FQ_FLOWS;
