@@ -46,29 +46,23 @@ pub(crate) fn fast_refill(b: &netcond_core::BucketProfile, dt_max: u64, max_toke
     u128::from(max_tokens) + u128::from(dt_max) * u128::from(b.inc()) <= u128::from(u64::MAX)
 }
 
-/// The fast path's clock: `last.advance_to(now).min(dt_max)`, with the rare
-/// case of a clock stepping backwards moved out of line so that the common case
-/// is one subtraction and a well-predicted branch on its sign.
+/// The fast path's clock: `last.advance_to(now).min(dt_max)`. A clock stepping
+/// backwards (serial time: more than 2^63 ticks "before" `last`) gives 0 and
+/// leaves `last`, as `advance_to` does; that rare case is a branch marked cold
+/// with no call in it, so that a function built around the fast path (the C
+/// exports) needs no callee-saved registers for it.
 #[inline(always)]
 pub(crate) fn forward(last: &mut Instant, now: Instant, dt_max: u64) -> u64 {
     let d = now.ticks().wrapping_sub(last.ticks());
     if d > i64::MAX as u64 {
-        let dt;
-        (*last, dt) = backwards(*last, now, dt_max);
-        dt
+        netcond_core::hint::cold_path();
+        // A zero the compiler cannot see through, only on this rare path, so
+        // that the two arms are not merged into selects on the common one.
+        core::hint::black_box(0)
     } else {
         *last = now;
         d.min(dt_max)
     }
-}
-
-/// [`forward`]'s rare case, by value so that the caller's state can stay in
-/// registers.
-#[cold]
-#[inline(never)]
-fn backwards(mut last: Instant, now: Instant, dt_max: u64) -> (Instant, u64) {
-    let dt = last.advance_to(now).min(dt_max);
-    (last, dt)
 }
 
 /// The whole refill on the fast path: `min(tokens + dt x inc, size)`. No
@@ -76,7 +70,10 @@ fn backwards(mut last: Instant, now: Instant, dt_max: u64) -> (Instant, u64) {
 /// the tests, built with overflow checks, check that too).
 #[inline(always)]
 pub(crate) fn fill(b: &netcond_core::BucketProfile, tokens: u64, dt: u64) -> u64 {
-    (tokens + dt * b.inc()).min(b.full())
+    let sum = tokens + dt * b.inc();
+    // Marked unpredictable: whether a bucket fills up follows the traffic, and
+    // a compiler left to itself may turn the clamp into a branch.
+    select(sum > b.full(), b.full(), sum)
 }
 
 /// `tokens - need` as an `i64`: negative exactly when the packet does not fit

@@ -4,7 +4,8 @@ use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::fast_path::{
-    color_of_sign_bits, fast_costs, fast_refill, forward, margin, settle, settle_second, signs_of,
+    color_of_sign_bits, fast_costs, fast_refill, forward, margin, select, settle, settle_second,
+    signs_of,
 };
 use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 
@@ -264,8 +265,9 @@ impl SrTcm {
         // state just loaded from memory, and a branch on it makes the
         // processor wait for the load (or guess) before the rest of the packet.
         let t = self.tc + dt * p.c.inc();
-        let tc = t.min(p.c.full());
-        let te = (self.te + (t - tc)).min(p.e.full());
+        let tc = select(t > p.c.full(), p.c.full(), t);
+        let e = self.te + (t - tc);
+        let te = select(e > p.e.full(), p.e.full(), e);
         let need = u64::from(len) * p.c.scale();
         let dc = margin(tc, need);
         let de = margin(te, need);
