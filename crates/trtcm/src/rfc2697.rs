@@ -291,15 +291,13 @@ impl SrTcm {
             let dt = forward(&mut self.last, now, profile.dt_max);
             self.fast(profile, dt, len, 0, 0)
         } else {
-            let color;
-            (*self, color) = self.blind_general(profile, now, len);
-            color
+            self.blind_general(profile, now, len)
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn blind_general(mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> (SrTcm, Color) {
+    fn blind_general(&mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> Color {
         let len = profile.units(len);
         let cost = profile.bucket_c().cost(len);
         let (c, e) = self.update(profile, now, cost);
@@ -307,7 +305,7 @@ impl SrTcm {
         let yellow = !green & e.fits;
         self.tc = c.tokens - (cost & green);
         self.te = e.tokens - (cost & yellow);
-        (self, color_of(green, green | yellow))
+        color_of(green, green | yellow)
     }
 
     /// Colors one packet arriving at `now`, color-blind, charging one unit: the
@@ -320,9 +318,7 @@ impl SrTcm {
             let dt = forward(&mut self.last, now, profile.dt_max);
             self.fast(profile, dt, 1, 0, 0)
         } else {
-            let color;
-            (*self, color) = self.blind_general(profile, now, 1);
-            color
+            self.blind_general(profile, now, 1)
         }
     }
 
@@ -340,9 +336,7 @@ impl SrTcm {
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, 1, red, not_green)
         } else {
-            let color;
-            (*self, color) = self.aware_general(profile, now, 1, input);
-            color
+            self.aware_general(profile, now, 1, input)
         }
     }
 
@@ -362,21 +356,19 @@ impl SrTcm {
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, len, red, not_green)
         } else {
-            let color;
-            (*self, color) = self.aware_general(profile, now, len, input);
-            color
+            self.aware_general(profile, now, len, input)
         }
     }
 
     #[cold]
     #[inline(never)]
     fn aware_general(
-        mut self,
+        &mut self,
         profile: &SrTcmProfile,
         now: Instant,
         len: u32,
         input: Color,
-    ) -> (SrTcm, Color) {
+    ) -> Color {
         let len = profile.units(len);
         let cost = profile.bucket_c().cost(len);
         let (c, e) = self.update(profile, now, cost);
@@ -384,7 +376,7 @@ impl SrTcm {
         let yellow = !green & mask(input != Color::Red) & e.fits;
         self.tc = c.tokens - (cost & green);
         self.te = e.tokens - (cost & yellow);
-        (self, color_of(green, green | yellow))
+        color_of(green, green | yellow)
     }
 }
 

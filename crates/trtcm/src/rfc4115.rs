@@ -347,26 +347,24 @@ impl Rfc4115 {
             let dt = forward(&mut self.last, now, profile.dt_max);
             self.fast::<0>(profile, dt, len, 0, 0)
         } else {
-            let color;
-            (*self, color) = self.blind_other(profile, now, len);
-            color
+            self.blind_other(profile, now, len)
         }
     }
 
     /// The text's tie rule on the fast path, out of line, or the general path.
     #[inline(never)]
-    fn blind_other(mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> (Rfc4115, Color) {
+    fn blind_other(&mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> Color {
         if profile.fast {
             let dt = forward(&mut self.last, now, profile.dt_max);
             let color = self.fast::<1>(profile, dt, len, 0, 0);
-            return (self, color);
+            return color;
         }
         let (cost_c, c, cost_e, e) = self.update(profile, now, len);
         let green = c.fits;
         let yellow = !green & e.fits;
         self.tc = c.tokens - (cost_c & green);
         self.te = e.tokens - (cost_e & yellow);
-        (self, color_of(green, green | yellow))
+        color_of(green, green | yellow)
     }
 
     /// Colors one packet arriving at `now`, color-blind, charging one unit: the
@@ -379,9 +377,7 @@ impl Rfc4115 {
             let dt = forward(&mut self.last, now, profile.dt_max);
             self.fast::<0>(profile, dt, 1, 0, 0)
         } else {
-            let color;
-            (*self, color) = self.blind_other(profile, now, 1);
-            color
+            self.blind_other(profile, now, 1)
         }
     }
 
@@ -399,9 +395,7 @@ impl Rfc4115 {
             let (red, not_green) = signs_of(input);
             self.fast::<0>(profile, dt, 1, red, not_green)
         } else {
-            let color;
-            (*self, color) = self.aware_other(profile, now, 1, input);
-            color
+            self.aware_other(profile, now, 1, input)
         }
     }
 
@@ -421,33 +415,31 @@ impl Rfc4115 {
             let (red, not_green) = signs_of(input);
             self.fast::<0>(profile, dt, len, red, not_green)
         } else {
-            let color;
-            (*self, color) = self.aware_other(profile, now, len, input);
-            color
+            self.aware_other(profile, now, len, input)
         }
     }
 
     /// The text's tie rule on the fast path, out of line, or the general path.
     #[inline(never)]
     fn aware_other(
-        mut self,
+        &mut self,
         profile: &Rfc4115Profile,
         now: Instant,
         len: u32,
         input: Color,
-    ) -> (Rfc4115, Color) {
+    ) -> Color {
         if profile.fast {
             let dt = forward(&mut self.last, now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             let color = self.fast::<1>(profile, dt, len, red, not_green);
-            return (self, color);
+            return color;
         }
         let (cost_c, c, cost_e, e) = self.update(profile, now, len);
         let green = mask(input == Color::Green) & c.fits;
         let yellow = !green & mask(input != Color::Red) & e.fits;
         self.tc = c.tokens - (cost_c & green);
         self.te = e.tokens - (cost_e & yellow);
-        (self, color_of(green, green | yellow))
+        color_of(green, green | yellow)
     }
 }
 
