@@ -14,6 +14,12 @@
 use std::ffi::{c_char, c_int, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use netcond::base::Color;
+
+#[path = "meters.rs"]
+mod meters;
+pub use meters::*;
+
 /// `struct rte_meter_trtcm_profile`: CBS and PBS in bytes, and per bucket the
 /// period in clock cycles and the bytes credited per period.
 #[repr(C)]
@@ -383,6 +389,7 @@ pub struct Burst<'s> {
     lens: &'s [u32],
     idx: &'s [u32],
     flows: usize,
+    colors: &'s [Color],
 }
 
 impl<'s> Burst<'s> {
@@ -397,7 +404,26 @@ impl<'s> Burst<'s> {
             idx.iter().all(|&f| (f as usize) < flows),
             "a flow index out of range"
         );
-        Burst { lens, idx, flows }
+        Burst {
+            lens,
+            idx,
+            flows,
+            colors: &[],
+        }
+    }
+
+    /// As [`new`](Self::new), each packet with its pre-color `colors[i]` for
+    /// the color-aware bursts ([`burst_many_aware`]).
+    ///
+    /// # Panics
+    /// As `new`, or if there are not as many colors as lengths.
+    #[must_use]
+    pub fn with_colors(lens: &'s [u32], idx: &'s [u32], colors: &'s [Color], flows: usize) -> Self {
+        assert_eq!(lens.len(), colors.len(), "one pre-color per length");
+        Burst {
+            colors,
+            ..Burst::new(lens, idx, flows)
+        }
     }
 }
 
