@@ -18,6 +18,8 @@ use netcond::base::Color;
 
 #[path = "meters.rs"]
 mod meters;
+// Not every target that includes this file uses the three-marker interface.
+#[allow(unused_imports)]
 pub use meters::*;
 
 /// `struct rte_meter_trtcm_profile`: CBS and PBS in bytes, and per bucket the
