@@ -1,7 +1,9 @@
 //! DPDK 22.11's `rte_meter`, `rte_red` and `rte_pie`, called through the C shim
 //! `benches/dpdk/shim.c` (built by `benches/build.rs` with the `dpdk`
-//! feature). Included with `#[path]` by the `dpdk` bench, the `dpdk` test and
-//! the `contention` example; the only FFI in the package.
+//! feature). Included with `#[path]` by the `dpdk` and `instructions`
+//! benches, the `dpdk` test and the `contention` example; the only FFI in the
+//! package, with its part `meters.rs` (the three `rte_meter` markers behind
+//! one trait).
 //!
 //! The structs mirror DPDK's public ones (`#[repr(C)]`; the shim checks their
 //! sizes with `_Static_assert`, the `dpdk` test checks them here). Every

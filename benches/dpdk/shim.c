@@ -1,6 +1,7 @@
 /*
- * The DPDK side of the side-by-side benches (benches/benches/dpdk.rs and the
- * contention example with the `dpdk` feature): per-burst loops that run the
+ * The DPDK side of the side-by-side benches (benches/benches/dpdk.rs, the
+ * instruction counts of benches/benches/instructions.rs and the contention
+ * example, with the `dpdk` feature): per-burst loops that run the
  * bench streams through DPDK's own rte_meter, rte_red and rte_pie functions,
  * shaped like the Rust loops in benches/src/meter_stream.rs,
  * benches/src/red_stream.rs and benches/benches/instructions.rs (PIE). Only
