@@ -942,12 +942,66 @@ mod dpdk_side {
     use super::*;
     const HZ: u64 = 2_300_000_000;
 
+    /// DPDK's marker `M` over one flow of the meter stream, color-blind or
+    /// color-aware (the stream's pre-colors), as `meter`'s one-flow case.
+    fn one<M: dpdk::Meter + Default + 'static>(p: M::Profile, aware: bool) -> Case
+    where
+        M::Profile: 'static,
+    {
+        let s = stream();
+        let (mut m, mut t) = (dpdk::start::<M>(&p, 0), 0u64);
+        let mut b = move || {
+            if aware {
+                dpdk::burst_one_aware::<M>(black_box(&p), &s.lens, &s.colors, &mut m, &mut t)
+            } else {
+                dpdk::burst_one::<M>(black_box(&p), &s.lens, &mut m, &mut t)
+            }
+        };
+        b();
+        Case(Box::new(move || (0..REPS).map(|_| b()).sum()))
+    }
+
+    /// `M` over 65,536 flows of the meter stream, as `meter`'s many-flow
+    /// case (the state of the flow 8 packets ahead prefetched or not).
+    fn many<M: dpdk::Meter + Default + 'static>(p: M::Profile, aware: bool, pre: bool) -> Case
+    where
+        M::Profile: 'static,
+    {
+        let s: &'static _ = Box::leak(Box::new(stream()));
+        let burst = dpdk::Burst::with_colors(&s.lens, &s.flows, &s.colors, FLOWS as usize);
+        let (mut v, mut t) = (vec![dpdk::start::<M>(&p, 0); FLOWS as usize], 0u64);
+        let mut b = move || {
+            let (p, v, t) = (black_box(&p), &mut v, &mut t);
+            match (aware, pre) {
+                (false, false) => dpdk::burst_many::<M, false>(p, &burst, v, t),
+                (false, true) => dpdk::burst_many::<M, true>(p, &burst, v, t),
+                (true, false) => dpdk::burst_many_aware::<M, false>(p, &burst, v, t),
+                (true, true) => dpdk::burst_many_aware::<M, true>(p, &burst, v, t),
+            }
+        };
+        b();
+        Case(Box::new(move || (0..REPS).map(|_| b()).sum()))
+    }
+
     pub fn case(name: &str) -> Case {
         let s = stream();
         let tr = dpdk::TrTcmProfile::new(HZ, 46_000_000, 69_000_000, 2048, 4096).unwrap();
         let sr = dpdk::SrTcmProfile::new(HZ, 46_000_000, 2048, 4096).unwrap();
+        let r4 = dpdk::Rfc4115Profile::new(HZ, 46_000_000, 69_000_000, 2048, 4096).unwrap();
         let mut t = 0u64;
         match name {
+            "dpdk_srtcm_aware_1flow" => one::<dpdk::SrTcm>(sr, true),
+            "dpdk_srtcm_aware_65536" => many::<dpdk::SrTcm>(sr, true, false),
+            "dpdk_srtcm_aware_65536_prefetched" => many::<dpdk::SrTcm>(sr, true, true),
+            "dpdk_trtcm_aware_1flow" => one::<dpdk::TrTcm>(tr, true),
+            "dpdk_trtcm_aware_65536" => many::<dpdk::TrTcm>(tr, true, false),
+            "dpdk_trtcm_aware_65536_prefetched" => many::<dpdk::TrTcm>(tr, true, true),
+            "dpdk_rfc4115_blind_1flow" => one::<dpdk::Rfc4115>(r4, false),
+            "dpdk_rfc4115_blind_65536" => many::<dpdk::Rfc4115>(r4, false, false),
+            "dpdk_rfc4115_blind_65536_prefetched" => many::<dpdk::Rfc4115>(r4, false, true),
+            "dpdk_rfc4115_aware_1flow" => one::<dpdk::Rfc4115>(r4, true),
+            "dpdk_rfc4115_aware_65536" => many::<dpdk::Rfc4115>(r4, true, false),
+            "dpdk_rfc4115_aware_65536_prefetched" => many::<dpdk::Rfc4115>(r4, true, true),
             "dpdk_trtcm_blind_1flow" => {
                 let mut m = dpdk::TrTcm::start(&tr, 0);
                 let mut b = move || dpdk::trtcm_burst_one(black_box(&tr), &s.lens, &mut m, &mut t);
@@ -1259,6 +1313,18 @@ fn netcond_ops(mut c: Case) -> (u64, Case) {
 #[bench::dpdk_pie_enqueue_drawing_n16384(args = ("dpdk_pie_enqueue_drawing"), setup = case)]
 #[bench::dpdk_c_call_trtcm_blind_1flow_n16384(args = ("dpdk_c_call_trtcm_blind_1flow"), setup = case)]
 #[bench::dpdk_c_call_srtcm_blind_1flow_n16384(args = ("dpdk_c_call_srtcm_blind_1flow"), setup = case)]
+#[bench::dpdk_srtcm_aware_1flow_n16384(args = ("dpdk_srtcm_aware_1flow"), setup = case)]
+#[bench::dpdk_srtcm_aware_65536_n16384(args = ("dpdk_srtcm_aware_65536"), setup = case)]
+#[bench::dpdk_srtcm_aware_65536_prefetched_n16384(args = ("dpdk_srtcm_aware_65536_prefetched"), setup = case)]
+#[bench::dpdk_trtcm_aware_1flow_n16384(args = ("dpdk_trtcm_aware_1flow"), setup = case)]
+#[bench::dpdk_trtcm_aware_65536_n16384(args = ("dpdk_trtcm_aware_65536"), setup = case)]
+#[bench::dpdk_trtcm_aware_65536_prefetched_n16384(args = ("dpdk_trtcm_aware_65536_prefetched"), setup = case)]
+#[bench::dpdk_rfc4115_blind_1flow_n16384(args = ("dpdk_rfc4115_blind_1flow"), setup = case)]
+#[bench::dpdk_rfc4115_blind_65536_n16384(args = ("dpdk_rfc4115_blind_65536"), setup = case)]
+#[bench::dpdk_rfc4115_blind_65536_prefetched_n16384(args = ("dpdk_rfc4115_blind_65536_prefetched"), setup = case)]
+#[bench::dpdk_rfc4115_aware_1flow_n16384(args = ("dpdk_rfc4115_aware_1flow"), setup = case)]
+#[bench::dpdk_rfc4115_aware_65536_n16384(args = ("dpdk_rfc4115_aware_65536"), setup = case)]
+#[bench::dpdk_rfc4115_aware_65536_prefetched_n16384(args = ("dpdk_rfc4115_aware_65536_prefetched"), setup = case)]
 fn dpdk_ops(mut c: Case) -> (u64, Case) {
     let r = (c.0)();
     (r, c)

@@ -1,7 +1,9 @@
 //! DPDK 22.11's `rte_meter`, `rte_red` and `rte_pie`, called through the C shim
 //! `benches/dpdk/shim.c` (built by `benches/build.rs` with the `dpdk`
-//! feature). Included with `#[path]` by the `dpdk` bench, the `dpdk` test and
-//! the `contention` example; the only FFI in the package.
+//! feature). Included with `#[path]` by the `dpdk` and `instructions`
+//! benches, the `dpdk` test and the `contention` example; the only FFI in the
+//! package, with its part `meters.rs` (the three `rte_meter` markers behind
+//! one trait).
 //!
 //! The structs mirror DPDK's public ones (`#[repr(C)]`; the shim checks their
 //! sizes with `_Static_assert`, the `dpdk` test checks them here). Every
@@ -13,6 +15,14 @@
 
 use std::ffi::{c_char, c_int, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use netcond::base::Color;
+
+#[path = "meters.rs"]
+mod meters;
+// Not every target that includes this file uses the three-marker interface.
+#[allow(unused_imports)]
+pub use meters::*;
 
 /// `struct rte_meter_trtcm_profile`: CBS and PBS in bytes, and per bucket the
 /// period in clock cycles and the bytes credited per period.
@@ -383,6 +393,7 @@ pub struct Burst<'s> {
     lens: &'s [u32],
     idx: &'s [u32],
     flows: usize,
+    colors: &'s [Color],
 }
 
 impl<'s> Burst<'s> {
@@ -397,7 +408,26 @@ impl<'s> Burst<'s> {
             idx.iter().all(|&f| (f as usize) < flows),
             "a flow index out of range"
         );
-        Burst { lens, idx, flows }
+        Burst {
+            lens,
+            idx,
+            flows,
+            colors: &[],
+        }
+    }
+
+    /// As [`new`](Self::new), each packet with its pre-color `colors[i]` for
+    /// the color-aware bursts ([`burst_many_aware`]).
+    ///
+    /// # Panics
+    /// As `new`, or if there are not as many colors as lengths.
+    #[must_use]
+    pub fn with_colors(lens: &'s [u32], idx: &'s [u32], colors: &'s [Color], flows: usize) -> Self {
+        assert_eq!(lens.len(), colors.len(), "one pre-color per length");
+        Burst {
+            colors,
+            ..Burst::new(lens, idx, flows)
+        }
     }
 }
 

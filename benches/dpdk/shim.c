@@ -1,6 +1,7 @@
 /*
- * The DPDK side of the side-by-side benches (benches/benches/dpdk.rs and the
- * contention example with the `dpdk` feature): per-burst loops that run the
+ * The DPDK side of the side-by-side benches (benches/benches/dpdk.rs, the
+ * instruction counts of benches/benches/instructions.rs and the contention
+ * example, with the `dpdk` feature): per-burst loops that run the
  * bench streams through DPDK's own rte_meter, rte_red and rte_pie functions,
  * shaped like the Rust loops in benches/src/meter_stream.rs,
  * benches/src/red_stream.rs and benches/benches/instructions.rs (PIE). Only
@@ -34,6 +35,9 @@ _Static_assert(sizeof(struct rte_meter_trtcm_profile) == 48, "trTCM profile");
 _Static_assert(sizeof(struct rte_meter_srtcm_profile) == 32, "srTCM profile");
 _Static_assert(sizeof(struct rte_meter_trtcm) == 32, "trTCM state");
 _Static_assert(sizeof(struct rte_meter_srtcm) == 24, "srTCM state");
+_Static_assert(sizeof(struct rte_meter_trtcm_rfc4115_profile) == 48,
+	       "RFC 4115 profile");
+_Static_assert(sizeof(struct rte_meter_trtcm_rfc4115) == 32, "RFC 4115 state");
 _Static_assert(sizeof(struct rte_red_config) == 16, "RED config");
 _Static_assert(sizeof(struct rte_red) == 16, "RED state");
 _Static_assert(sizeof(struct rte_pie_config) == 32, "PIE config");
@@ -113,6 +117,24 @@ int netcond_dpdk_srtcm_profile(struct rte_meter_srtcm_profile *p, uint64_t hz,
 }
 
 /*
+ * As rte_meter_trtcm_rfc4115_profile_config's checks: -1 when refused (a
+ * rate without its burst). A rate of 0 is allowed: that bucket never fills.
+ */
+int netcond_dpdk_rfc4115_profile(struct rte_meter_trtcm_rfc4115_profile *p,
+                                 uint64_t hz, uint64_t cir, uint64_t eir,
+                                 uint64_t cbs, uint64_t ebs)
+{
+	if (p == NULL || hz == 0 || (cir != 0 && cbs == 0) ||
+	    (eir != 0 && ebs == 0))
+		return -1;
+	p->cbs = cbs;
+	p->ebs = ebs;
+	tb_params(hz, cir, &p->cir_period, &p->cir_bytes_per_period);
+	tb_params(hz, eir, &p->eir_period, &p->eir_bytes_per_period);
+	return 0;
+}
+
+/*
  * Per-flow state through DPDK's own rte_meter_*_config (full buckets), with
  * the timestamps then set to `now`: the library stamps them with the TSC,
  * the stream starts its own clock at 0, as the Rust markers' start(.., 0).
@@ -136,6 +158,18 @@ int netcond_dpdk_srtcm_start(struct rte_meter_srtcm *m,
 	return r;
 }
 
+int netcond_dpdk_rfc4115_start(struct rte_meter_trtcm_rfc4115 *m,
+                               const struct rte_meter_trtcm_rfc4115_profile *p,
+                               uint64_t now)
+{
+	/* The library only reads the profile. */
+	int r = rte_meter_trtcm_rfc4115_config(
+		m, (struct rte_meter_trtcm_rfc4115_profile *)p);
+	m->time_tc = now;
+	m->time_te = now;
+	return r;
+}
+
 /* One packet through each marker (for the tests' single-packet facts). */
 uint32_t netcond_dpdk_trtcm_check(struct rte_meter_trtcm *m,
                                   const struct rte_meter_trtcm_profile *p,
@@ -153,6 +187,50 @@ uint32_t netcond_dpdk_srtcm_check(struct rte_meter_srtcm *m,
 	struct rte_meter_srtcm_profile pp = *p;
 
 	return (uint32_t)rte_meter_srtcm_color_blind_check(m, &pp, now, len);
+}
+
+uint32_t netcond_dpdk_rfc4115_check(struct rte_meter_trtcm_rfc4115 *m,
+                                    const struct rte_meter_trtcm_rfc4115_profile *p,
+                                    uint64_t now, uint32_t len)
+{
+	struct rte_meter_trtcm_rfc4115_profile pp = *p;
+
+	return (uint32_t)rte_meter_trtcm_rfc4115_color_blind_check(m, &pp, now,
+								   len);
+}
+
+/* The color-aware checks, `color` the pre-color (green 0, yellow 1, red 2). */
+uint32_t netcond_dpdk_trtcm_check_aware(struct rte_meter_trtcm *m,
+                                        const struct rte_meter_trtcm_profile *p,
+                                        uint64_t now, uint32_t len,
+                                        uint32_t color)
+{
+	struct rte_meter_trtcm_profile pp = *p;
+
+	return (uint32_t)rte_meter_trtcm_color_aware_check(
+		m, &pp, now, len, (enum rte_color)color);
+}
+
+uint32_t netcond_dpdk_srtcm_check_aware(struct rte_meter_srtcm *m,
+                                        const struct rte_meter_srtcm_profile *p,
+                                        uint64_t now, uint32_t len,
+                                        uint32_t color)
+{
+	struct rte_meter_srtcm_profile pp = *p;
+
+	return (uint32_t)rte_meter_srtcm_color_aware_check(
+		m, &pp, now, len, (enum rte_color)color);
+}
+
+uint32_t netcond_dpdk_rfc4115_check_aware(
+	struct rte_meter_trtcm_rfc4115 *m,
+	const struct rte_meter_trtcm_rfc4115_profile *p, uint64_t now,
+	uint32_t len, uint32_t color)
+{
+	struct rte_meter_trtcm_rfc4115_profile pp = *p;
+
+	return (uint32_t)rte_meter_trtcm_rfc4115_color_aware_check(
+		m, &pp, now, len, (enum rte_color)color);
 }
 
 /*
@@ -184,123 +262,126 @@ uint32_t netcond_dpdk_srtcm_call(struct rte_meter_srtcm *m,
  * in registers; the copy gives the C compiler the same freedom (otherwise it
  * reloads them after each store to a flow's state or each opaque()).
  *
- * burst_one: one flow, state and clock in locals for the burst, the clock
- * advanced TICKS_PER_PACKET before each packet; returns the sum of the colors
- * (green 0, yellow 1, red 2, as Color::index on the Rust side).
+ * METER_BURSTS(x, profile, state, blind, aware) writes the loops of one
+ * rte_meter marker once, with `aware` and `prefetch` as parameters that are
+ * constants after inlining (so each exported function holds one of the four
+ * loops and no test of them), and the exported functions around them:
+ *
+ * netcond_dpdk_<x>_burst_one[_aware]: one flow, state and clock in locals
+ * for the burst, the clock advanced TICKS_PER_PACKET before each packet;
+ * returns the sum of the colors (green 0, yellow 1, red 2, as Color::index on
+ * the Rust side). The _aware form passes colors[i] (the packet's pre-color,
+ * the same values: netcond's Color is a u8 of them) to the color-aware check.
+ *
+ * netcond_dpdk_<x>_burst_many[_aware][_prefetched]: each packet updates the
+ * flow its index names; the _prefetched form first prefetches the state of
+ * the flow METER_AHEAD packets later. The caller guarantees every index < the
+ * number of states.
  */
-uint64_t netcond_dpdk_trtcm_burst_one(const struct rte_meter_trtcm_profile *p,
-                                      const uint32_t *lens, size_t n,
-                                      struct rte_meter_trtcm *m, uint64_t *t)
-{
-	struct rte_meter_trtcm_profile pp = *p;
-	struct rte_meter_trtcm mm = *m;
-	uint64_t tt = *t, acc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		tt += TICKS_PER_PACKET;
-		acc += (uint64_t)rte_meter_trtcm_color_blind_check(&mm, &pp, tt,
-								   lens[i]);
+#define METER_BURSTS(x, PROFILE, STATE, BLIND, AWARE)                          \
+	static inline __attribute__((always_inline)) enum rte_color x##_one_check( \
+		struct STATE *m, struct PROFILE *p, uint64_t t, uint32_t len,    \
+		const uint8_t *colors, size_t i, int aware)                      \
+	{                                                                        \
+		if (aware)                                                       \
+			return AWARE(m, p, t, len, (enum rte_color)colors[i]);   \
+		return BLIND(m, p, t, len);                                      \
+	}                                                                        \
+                                                                                 \
+	static inline __attribute__((always_inline)) uint64_t x##_one(           \
+		const struct PROFILE *p, const uint32_t *lens,                   \
+		const uint8_t *colors, size_t n, struct STATE *m, uint64_t *t,   \
+		int aware)                                                       \
+	{                                                                        \
+		struct PROFILE pp = *p;                                          \
+		struct STATE mm = *m;                                            \
+		uint64_t tt = *t, acc = 0;                                       \
+                                                                                 \
+		for (size_t i = 0; i < n; i++) {                                 \
+			tt += TICKS_PER_PACKET;                                  \
+			acc += (uint64_t)x##_one_check(&mm, &pp, tt, lens[i],    \
+						       colors, i, aware);        \
+		}                                                                \
+		*m = mm;                                                         \
+		*t = tt;                                                         \
+		return acc;                                                      \
+	}                                                                        \
+                                                                                 \
+	static inline __attribute__((always_inline)) uint64_t x##_many(          \
+		const struct PROFILE *p, const uint32_t *lens,                   \
+		const uint8_t *colors, const uint32_t *flows, size_t n,          \
+		struct STATE *states, uint64_t *t, int aware, int prefetch)      \
+	{                                                                        \
+		struct PROFILE pp = *p;                                          \
+		uint64_t tt = *t, acc = 0;                                       \
+                                                                                 \
+		for (size_t i = 0; i < n; i++) {                                 \
+			if (prefetch && i + METER_AHEAD < n)                     \
+				rte_prefetch0(&states[flows[i + METER_AHEAD]]);  \
+			tt += TICKS_PER_PACKET;                                  \
+			acc += (uint64_t)x##_one_check(&states[flows[i]], &pp,   \
+						       tt, lens[i], colors, i,   \
+						       aware);                   \
+		}                                                                \
+		*t = tt;                                                         \
+		return acc;                                                      \
+	}                                                                        \
+                                                                                 \
+	uint64_t netcond_dpdk_##x##_burst_one(const struct PROFILE *p,           \
+					      const uint32_t *lens, size_t n,    \
+					      struct STATE *m, uint64_t *t)      \
+	{                                                                        \
+		return x##_one(p, lens, NULL, n, m, t, 0);                       \
+	}                                                                        \
+                                                                                 \
+	uint64_t netcond_dpdk_##x##_burst_one_aware(                             \
+		const struct PROFILE *p, const uint32_t *lens,                   \
+		const uint8_t *colors, size_t n, struct STATE *m, uint64_t *t)   \
+	{                                                                        \
+		return x##_one(p, lens, colors, n, m, t, 1);                     \
+	}                                                                        \
+                                                                                 \
+	uint64_t netcond_dpdk_##x##_burst_many(                                  \
+		const struct PROFILE *p, const uint32_t *lens,                   \
+		const uint32_t *flows, size_t n, struct STATE *states,           \
+		uint64_t *t)                                                     \
+	{                                                                        \
+		return x##_many(p, lens, NULL, flows, n, states, t, 0, 0);       \
+	}                                                                        \
+                                                                                 \
+	uint64_t netcond_dpdk_##x##_burst_many_prefetched(                       \
+		const struct PROFILE *p, const uint32_t *lens,                   \
+		const uint32_t *flows, size_t n, struct STATE *states,           \
+		uint64_t *t)                                                     \
+	{                                                                        \
+		return x##_many(p, lens, NULL, flows, n, states, t, 0, 1);       \
+	}                                                                        \
+                                                                                 \
+	uint64_t netcond_dpdk_##x##_burst_many_aware(                            \
+		const struct PROFILE *p, const uint32_t *lens,                   \
+		const uint8_t *colors, const uint32_t *flows, size_t n,          \
+		struct STATE *states, uint64_t *t)                               \
+	{                                                                        \
+		return x##_many(p, lens, colors, flows, n, states, t, 1, 0);     \
+	}                                                                        \
+                                                                                 \
+	uint64_t netcond_dpdk_##x##_burst_many_aware_prefetched(                 \
+		const struct PROFILE *p, const uint32_t *lens,                   \
+		const uint8_t *colors, const uint32_t *flows, size_t n,          \
+		struct STATE *states, uint64_t *t)                               \
+	{                                                                        \
+		return x##_many(p, lens, colors, flows, n, states, t, 1, 1);     \
 	}
-	*m = mm;
-	*t = tt;
-	return acc;
-}
 
-uint64_t netcond_dpdk_srtcm_burst_one(const struct rte_meter_srtcm_profile *p,
-                                      const uint32_t *lens, size_t n,
-                                      struct rte_meter_srtcm *m, uint64_t *t)
-{
-	struct rte_meter_srtcm_profile pp = *p;
-	struct rte_meter_srtcm mm = *m;
-	uint64_t tt = *t, acc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		tt += TICKS_PER_PACKET;
-		acc += (uint64_t)rte_meter_srtcm_color_blind_check(&mm, &pp, tt,
-								   lens[i]);
-	}
-	*m = mm;
-	*t = tt;
-	return acc;
-}
-
-/*
- * burst_many: each packet updates the flow its index names; with `prefetch`
- * (a constant after inlining), the state of the flow METER_AHEAD packets
- * later is prefetched first. The caller guarantees every index < the number
- * of states.
- */
-static inline __attribute__((always_inline)) uint64_t
-trtcm_many(const struct rte_meter_trtcm_profile *p, const uint32_t *lens,
-	   const uint32_t *flows, size_t n, struct rte_meter_trtcm *states,
-	   uint64_t *t, int prefetch)
-{
-	struct rte_meter_trtcm_profile pp = *p;
-	uint64_t tt = *t, acc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (prefetch && i + METER_AHEAD < n)
-			rte_prefetch0(&states[flows[i + METER_AHEAD]]);
-		tt += TICKS_PER_PACKET;
-		acc += (uint64_t)rte_meter_trtcm_color_blind_check(
-			&states[flows[i]], &pp, tt, lens[i]);
-	}
-	*t = tt;
-	return acc;
-}
-
-static inline __attribute__((always_inline)) uint64_t
-srtcm_many(const struct rte_meter_srtcm_profile *p, const uint32_t *lens,
-	   const uint32_t *flows, size_t n, struct rte_meter_srtcm *states,
-	   uint64_t *t, int prefetch)
-{
-	struct rte_meter_srtcm_profile pp = *p;
-	uint64_t tt = *t, acc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (prefetch && i + METER_AHEAD < n)
-			rte_prefetch0(&states[flows[i + METER_AHEAD]]);
-		tt += TICKS_PER_PACKET;
-		acc += (uint64_t)rte_meter_srtcm_color_blind_check(
-			&states[flows[i]], &pp, tt, lens[i]);
-	}
-	*t = tt;
-	return acc;
-}
-
-uint64_t netcond_dpdk_trtcm_burst_many(const struct rte_meter_trtcm_profile *p,
-                                       const uint32_t *lens,
-                                       const uint32_t *flows, size_t n,
-                                       struct rte_meter_trtcm *states,
-                                       uint64_t *t)
-{
-	return trtcm_many(p, lens, flows, n, states, t, 0);
-}
-
-uint64_t netcond_dpdk_trtcm_burst_many_prefetched(
-	const struct rte_meter_trtcm_profile *p, const uint32_t *lens,
-	const uint32_t *flows, size_t n, struct rte_meter_trtcm *states,
-	uint64_t *t)
-{
-	return trtcm_many(p, lens, flows, n, states, t, 1);
-}
-
-uint64_t netcond_dpdk_srtcm_burst_many(const struct rte_meter_srtcm_profile *p,
-                                       const uint32_t *lens,
-                                       const uint32_t *flows, size_t n,
-                                       struct rte_meter_srtcm *states,
-                                       uint64_t *t)
-{
-	return srtcm_many(p, lens, flows, n, states, t, 0);
-}
-
-uint64_t netcond_dpdk_srtcm_burst_many_prefetched(
-	const struct rte_meter_srtcm_profile *p, const uint32_t *lens,
-	const uint32_t *flows, size_t n, struct rte_meter_srtcm *states,
-	uint64_t *t)
-{
-	return srtcm_many(p, lens, flows, n, states, t, 1);
-}
+METER_BURSTS(trtcm, rte_meter_trtcm_profile, rte_meter_trtcm,
+	     rte_meter_trtcm_color_blind_check,
+	     rte_meter_trtcm_color_aware_check)
+METER_BURSTS(srtcm, rte_meter_srtcm_profile, rte_meter_srtcm,
+	     rte_meter_srtcm_color_blind_check,
+	     rte_meter_srtcm_color_aware_check)
+METER_BURSTS(rfc4115, rte_meter_trtcm_rfc4115_profile, rte_meter_trtcm_rfc4115,
+	     rte_meter_trtcm_rfc4115_color_blind_check,
+	     rte_meter_trtcm_rfc4115_color_aware_check)
 
 /* RED: DPDK's own configuration and run-time data functions. */
 int netcond_dpdk_red_config(struct rte_red_config *c, uint16_t wq_log2,
@@ -482,4 +563,13 @@ int netcond_dpdk_srtcm_profile_eal(struct rte_meter_srtcm_profile *p,
 	struct rte_meter_srtcm_params params = {
 		.cir = cir, .cbs = cbs, .ebs = ebs};
 	return rte_meter_srtcm_profile_config(p, &params);
+}
+
+int netcond_dpdk_rfc4115_profile_eal(struct rte_meter_trtcm_rfc4115_profile *p,
+                                     uint64_t cir, uint64_t eir, uint64_t cbs,
+                                     uint64_t ebs)
+{
+	struct rte_meter_trtcm_rfc4115_params params = {
+		.cir = cir, .eir = eir, .cbs = cbs, .ebs = ebs};
+	return rte_meter_trtcm_rfc4115_profile_config(p, &params);
 }
