@@ -237,6 +237,10 @@ def cmd_budget(a):
         ("million_srtcm_compact_prefetched", "dpdk_million_srtcm_prefetched"),
         ("red_decision", "dpdk_red_decision"),
         ("red_decision_dpdk_law", "dpdk_red_decision"),
+        *[(f"{m}_{v}_{n}", f"dpdk_{m}_{v}_{n}")
+          for m, v in [("srtcm", "aware"), ("trtcm", "aware"), ("rfc4115", "blind"),
+                       ("rfc4115", "aware")]
+          for n in ["1flow", "65536", "65536_prefetched"]],
         ("ffi_c_call_trtcm_blind_1flow", "dpdk_c_call_trtcm_blind_1flow"),
         ("ffi_c_call_srtcm_blind_1flow", "dpdk_c_call_srtcm_blind_1flow"),
         ("pie_enqueue", "dpdk_pie_enqueue"),
