@@ -79,6 +79,61 @@ impl Instant {
             d
         }
     }
+
+    /// `advance_to(now).min(cap)`, for a per-packet path where the clock almost
+    /// never steps backwards: the same result and the same effect on `self` as
+    /// [`advance_to`](Instant::advance_to) with the elapsed ticks capped, the
+    /// backwards case a branch marked cold ([`hint::cold_path`](crate::hint::cold_path))
+    /// instead of a select, with no call in it, so that a function built around a
+    /// per-packet step needs no callee-saved registers for that case. The cap is
+    /// taken on the common branch only (a meter's longest useful elapsed time;
+    /// `u64::MAX` for none). The meters' fast paths use it.
+    ///
+    /// ```
+    /// use netcond_core::Instant;
+    ///
+    /// let mut last = Instant::from_ticks(100);
+    /// assert_eq!(last.advance_to_capped(Instant::from_ticks(150), u64::MAX), 50);
+    /// assert_eq!(last, Instant::from_ticks(150));
+    /// // Capped: the instant still moves all the way.
+    /// assert_eq!(last.advance_to_capped(Instant::from_ticks(1_150), 300), 300);
+    /// assert_eq!(last, Instant::from_ticks(1_150));
+    /// // Backwards: no time passes and `last` stays.
+    /// assert_eq!(last.advance_to_capped(Instant::from_ticks(120), 300), 0);
+    /// assert_eq!(last, Instant::from_ticks(1_150));
+    /// ```
+    #[inline(always)]
+    pub fn advance_to_capped(&mut self, now: Instant, cap: u64) -> u64 {
+        self.advance_hot::<true>(now, cap)
+    }
+
+    /// [`advance_to_capped`](Instant::advance_to_capped) with no cap: the same
+    /// result as [`advance_to`](Instant::advance_to), the backwards case a cold
+    /// branch.
+    #[inline(always)]
+    pub fn advance_to_hot(&mut self, now: Instant) -> u64 {
+        self.advance_hot::<false>(now, u64::MAX)
+    }
+
+    /// The two forms above: with `CAPPED` false the cap is not applied at all,
+    /// which gives the compiler one operation fewer to fold away.
+    #[inline(always)]
+    fn advance_hot<const CAPPED: bool>(&mut self, now: Instant, cap: u64) -> u64 {
+        let d = now.0.wrapping_sub(self.0);
+        if d > i64::MAX as u64 {
+            crate::hint::cold_path();
+            // A zero the compiler cannot see through, only on this rare path,
+            // so that the two arms are not merged into selects on the common one.
+            core::hint::black_box(0)
+        } else {
+            self.0 = now.0;
+            if CAPPED {
+                d.min(cap)
+            } else {
+                d
+            }
+        }
+    }
 }
 
 /// The frequency of the tick clock, in ticks per second (never zero).
@@ -226,6 +281,40 @@ mod tests {
         assert_eq!(last, Instant::from_ticks(1_500));
         // Catching up again only counts the time after 1_500.
         assert_eq!(last.advance_to(Instant::from_ticks(1_600)), 100);
+    }
+
+    /// The per-packet form against `advance_to`: the same result (capped) and
+    /// the same last-seen instant on each side of the serial-time edge (2^63 - 1
+    /// ticks forward, 2^63 "backwards"), at zero, and across the wrap.
+    #[test]
+    fn capped_is_advance_to_capped() {
+        let edge = i64::MAX as u64;
+        for start in [0u64, 1_000, u64::MAX - 9, 1 << 63] {
+            for step in [
+                0u64,
+                1,
+                500,
+                edge - 1,
+                edge,
+                edge + 1,
+                u64::MAX,
+                u64::MAX - 299,
+            ] {
+                for cap in [0u64, 1, 499, 500, 501, edge, u64::MAX] {
+                    let now = Instant::from_ticks(start).wrapping_add(step);
+                    let (mut a, mut b) = (Instant::from_ticks(start), Instant::from_ticks(start));
+                    let want = a.advance_to(now).min(cap);
+                    assert_eq!(b.advance_to_capped(now, cap), want, "{start} {step} {cap}");
+                    assert_eq!(a, b, "{start} {step} {cap}");
+                }
+            }
+        }
+        let mut last = Instant::from_ticks(7);
+        assert_eq!(
+            last.advance_to_capped(Instant::from_ticks(7 + edge), u64::MAX),
+            edge
+        );
+        assert_eq!(last, Instant::from_ticks(7 + edge));
     }
 
     #[test]

@@ -83,7 +83,7 @@ pub(crate) trait BucketRule: Copy + Eq + Hash + fmt::Debug {
     /// steps backwards gives 0 and leaves `last`.
     #[inline(always)]
     fn elapsed(_p: &Self::Profile, last: &mut Instant, now: Instant) -> u64 {
-        crate::units::forward(last, now)
+        last.advance_to_hot(now)
     }
 
     /// Moves `level` on by `dt` ticks and one packet of `len` bytes

@@ -102,7 +102,7 @@ impl<E: PcnMeter, T: PcnMeter> PcnMeter for NodeMarker<E, T> {
     fn mark(&mut self, p: &Self::Profile, now: Instant, len: u32, mark: PcnMark) -> PcnMark {
         let mut last = self.excess.last_update();
         if last == self.threshold.last_update() {
-            let dt = crate::units::forward(&mut last, now);
+            let dt = last.advance_to_hot(now);
             let m = self
                 .excess
                 .mark_elapsed(&p.excess, now, last, dt, len, mark);

@@ -232,15 +232,16 @@ pub(crate) const fn below(a: u64, b: u64) -> usize {
 
 impl Units {
     /// Moves `last` to `now` and returns the ticks elapsed, exactly as
-    /// [`Instant::advance_to`] (see [`forward`]).
+    /// [`Instant::advance_to`], through its per-packet form
+    /// [`Instant::advance_to_hot`].
     #[inline(always)]
     pub(crate) fn elapsed(&self, last: &mut Instant, now: Instant) -> u64 {
-        forward(last, now)
+        last.advance_to_hot(now)
     }
 
     /// [`elapsed`](Self::elapsed) as two conditional moves, no branch: the
     /// excess meter's own form, which saves it 10.8 % of its instructions
-    /// over [`forward`]'s branch (docs/pcn-meter.md). The zero is read from
+    /// over [`elapsed`](Self::elapsed)'s branch (docs/pcn-meter.md). The zero is read from
     /// `empty`, which saves clearing a register in every iteration of a loop
     /// short of registers; both selects use the flags of the one subtraction.
     #[inline(always)]
@@ -264,25 +265,6 @@ impl Units {
 /// a conditional move where LLVM's x86 cmov-to-branch pass would otherwise
 /// make a branch of it.
 pub(crate) use netcond_core::branchless::select_unpredictable as select;
-use netcond_core::hint::cold_path;
-
-/// Moves `last` to `now` and returns the ticks elapsed, exactly as
-/// [`Instant::advance_to`]: a `now` more than 2^63 ticks "before" `last`
-/// (serial time, a clock stepping backwards) returns 0 and leaves `last`.
-#[inline(always)]
-pub(crate) fn forward(last: &mut Instant, now: Instant) -> u64 {
-    let d = now.ticks().wrapping_sub(last.ticks());
-    if d > i64::MAX as u64 {
-        cold_path();
-        // A zero the compiler cannot see through, only on this rare path, so
-        // that the two arms are not merged into a select on the common one.
-        core::hint::black_box(0)
-    } else {
-        *last = now;
-        d
-    }
-}
-
 /// True when serial time `now` has reached `deadline` (modulo 2^64, half range).
 #[inline(always)]
 pub(crate) fn reached(now: Instant, deadline: Instant) -> bool {

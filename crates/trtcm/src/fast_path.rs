@@ -32,7 +32,7 @@
 //! - Update: `settle` returns `tokens` (keep) or `tokens - cost` (pay, only when
 //!   the margin is not negative), both exact.
 
-use netcond_core::{Color, Instant};
+use netcond_core::Color;
 
 /// Whether every cost on the fast path, `len x scale + strict` for any `u32`
 /// length, stays below 2^63, so that [`margin`] is exact.
@@ -46,33 +46,15 @@ pub(crate) fn fast_refill(b: &netcond_core::BucketProfile, dt_max: u64, max_toke
     u128::from(max_tokens) + u128::from(dt_max) * u128::from(b.inc()) <= u128::from(u64::MAX)
 }
 
-/// The fast path's clock: `last.advance_to(now).min(dt_max)`. A clock stepping
-/// backwards (serial time: more than 2^63 ticks "before" `last`) gives 0 and
-/// leaves `last`, as `advance_to` does; that rare case is a branch marked cold
-/// with no call in it, so that a function built around the fast path (the C
-/// exports) needs no callee-saved registers for it.
-#[inline(always)]
-pub(crate) fn forward(last: &mut Instant, now: Instant, dt_max: u64) -> u64 {
-    let d = now.ticks().wrapping_sub(last.ticks());
-    if d > i64::MAX as u64 {
-        netcond_core::hint::cold_path();
-        // A zero the compiler cannot see through, only on this rare path, so
-        // that the two arms are not merged into selects on the common one.
-        core::hint::black_box(0)
-    } else {
-        *last = now;
-        d.min(dt_max)
-    }
-}
-
 /// The whole refill on the fast path: `min(tokens + dt x inc, size)`. No
 /// overflow when [`fast_refill`] holds for `dt` and `tokens` (plain operators:
 /// the tests, built with overflow checks, check that too).
 #[inline(always)]
 pub(crate) fn fill(b: &netcond_core::BucketProfile, tokens: u64, dt: u64) -> u64 {
     let sum = tokens + dt * b.inc();
-    // Marked unpredictable: whether a bucket fills up follows the traffic, and
-    // a compiler left to itself may turn the clamp into a branch.
+    // Marked unpredictable, since whether a bucket fills up follows the
+    // traffic. The mark is a hint, not a guarantee: where the compiler judges a
+    // branch cheaper it may still emit one (docs/performance.md, "The C call").
     select(sum > b.full(), b.full(), sum)
 }
 
@@ -473,23 +455,5 @@ mod tests {
         assert!(red >= 0 && not_green < 0);
         let (red, not_green) = signs_of(R);
         assert!(red < 0 && not_green < 0);
-    }
-
-    #[test]
-    fn forward_clock() {
-        let mut last = Instant::from_ticks(100);
-        assert_eq!(forward(&mut last, Instant::from_ticks(150), 1000), 50);
-        assert_eq!(last, Instant::from_ticks(150));
-        assert_eq!(forward(&mut last, Instant::from_ticks(10_150), 1000), 1000);
-        assert_eq!(last, Instant::from_ticks(10_150));
-        // Backwards: nothing elapses and `last` stays, as with `advance_to`.
-        assert_eq!(forward(&mut last, Instant::from_ticks(10_000), 1000), 0);
-        assert_eq!(last, Instant::from_ticks(10_150));
-        let back = Instant::from_ticks(10_150).wrapping_add(1 << 63);
-        assert_eq!(forward(&mut last, back, 1000), 0);
-        assert_eq!(last, Instant::from_ticks(10_150));
-        let ahead = Instant::from_ticks(10_150).wrapping_add(i64::MAX as u64);
-        assert_eq!(forward(&mut last, ahead, 1000), 1000);
-        assert_eq!(last, ahead);
     }
 }

@@ -4,8 +4,7 @@ use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::fast_path::{
-    color_of_sign_bits, fast_costs, fast_refill, forward, margin, select, settle, settle_second,
-    signs_of,
+    color_of_sign_bits, fast_costs, fast_refill, margin, select, settle, settle_second, signs_of,
 };
 use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 
@@ -288,7 +287,7 @@ impl SrTcm {
     #[inline]
     pub fn color_blind(&mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> Color {
         if profile.fast {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             self.fast(profile, dt, len, 0, 0)
         } else {
             self.blind_general(profile, now, len)
@@ -315,7 +314,7 @@ impl SrTcm {
     #[inline]
     pub fn color_blind_packet(&mut self, profile: &SrTcmProfile, now: Instant) -> Color {
         if profile.fast_pkt {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             self.fast(profile, dt, 1, 0, 0)
         } else {
             self.blind_general(profile, now, 1)
@@ -332,7 +331,7 @@ impl SrTcm {
         input: Color,
     ) -> Color {
         if profile.fast_pkt {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, 1, red, not_green)
         } else {
@@ -352,7 +351,7 @@ impl SrTcm {
         input: Color,
     ) -> Color {
         if profile.fast {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, len, red, not_green)
         } else {

@@ -3,9 +3,7 @@
 use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
-use crate::fast_path::{
-    color_of_signs, fast_costs, fast_refill, fill, forward, margin, settle, signs_of,
-};
+use crate::fast_path::{color_of_signs, fast_costs, fast_refill, fill, margin, settle, signs_of};
 use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 
 /// The parameters of a trTCM, in the units of RFC 2698 section 2.
@@ -301,7 +299,7 @@ impl TrTcm {
     #[inline]
     pub fn color_blind(&mut self, profile: &TrTcmProfile, now: Instant, len: u32) -> Color {
         if profile.fast {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             self.fast(profile, dt, len, 0, 0)
         } else {
             self.blind_general(profile, now, len)
@@ -326,7 +324,7 @@ impl TrTcm {
     #[inline]
     pub fn color_blind_packet(&mut self, profile: &TrTcmProfile, now: Instant) -> Color {
         if profile.fast_pkt {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             self.fast(profile, dt, 1, 0, 0)
         } else {
             self.blind_general(profile, now, 1)
@@ -343,7 +341,7 @@ impl TrTcm {
         input: Color,
     ) -> Color {
         if profile.fast_pkt {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, 1, red, not_green)
         } else {
@@ -364,7 +362,7 @@ impl TrTcm {
         input: Color,
     ) -> Color {
         if profile.fast {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, len, red, not_green)
         } else {

@@ -4,8 +4,7 @@ use netcond_core::branchless::mask;
 use netcond_core::{BucketError, BucketProfile, Color, Instant, Rate, TickRate};
 
 use crate::fast_path::{
-    color_of_sign_bits, fast_costs, fast_refill, fill, forward, margin, settle, settle_second,
-    signs_of,
+    color_of_sign_bits, fast_costs, fast_refill, fill, margin, settle, settle_second, signs_of,
 };
 use crate::{color_of, probe, Bucket, Limits, Mode, Probe};
 
@@ -344,7 +343,7 @@ impl Rfc4115 {
     #[inline]
     pub fn color_blind(&mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> Color {
         if profile.fast && !profile.text {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             self.fast::<0>(profile, dt, len, 0, 0)
         } else {
             self.blind_other(profile, now, len)
@@ -355,7 +354,7 @@ impl Rfc4115 {
     #[inline(never)]
     fn blind_other(&mut self, profile: &Rfc4115Profile, now: Instant, len: u32) -> Color {
         if profile.fast {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             let color = self.fast::<1>(profile, dt, len, 0, 0);
             return color;
         }
@@ -374,7 +373,7 @@ impl Rfc4115 {
     #[inline]
     pub fn color_blind_packet(&mut self, profile: &Rfc4115Profile, now: Instant) -> Color {
         if profile.fast_pkt && !profile.text {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             self.fast::<0>(profile, dt, 1, 0, 0)
         } else {
             self.blind_other(profile, now, 1)
@@ -391,7 +390,7 @@ impl Rfc4115 {
         input: Color,
     ) -> Color {
         if profile.fast_pkt && !profile.text {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             self.fast::<0>(profile, dt, 1, red, not_green)
         } else {
@@ -411,7 +410,7 @@ impl Rfc4115 {
         input: Color,
     ) -> Color {
         if profile.fast && !profile.text {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             self.fast::<0>(profile, dt, len, red, not_green)
         } else {
@@ -429,7 +428,7 @@ impl Rfc4115 {
         input: Color,
     ) -> Color {
         if profile.fast {
-            let dt = forward(&mut self.last, now, profile.dt_max);
+            let dt = self.last.advance_to_capped(now, profile.dt_max);
             let (red, not_green) = signs_of(input);
             let color = self.fast::<1>(profile, dt, len, red, not_green);
             return color;
