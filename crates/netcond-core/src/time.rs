@@ -283,11 +283,11 @@ mod tests {
         assert_eq!(last.advance_to(Instant::from_ticks(1_600)), 100);
     }
 
-    /// The per-packet form against `advance_to`: the same result (capped) and
-    /// the same last-seen instant on each side of the serial-time edge (2^63 - 1
+    /// The per-packet forms against `advance_to`: the same result (capped, or
+    /// not) and the same last-seen instant on each side of the serial-time edge (2^63 - 1
     /// ticks forward, 2^63 "backwards"), at zero, and across the wrap.
     #[test]
-    fn capped_is_advance_to_capped() {
+    fn per_packet_forms_are_advance_to() {
         let edge = i64::MAX as u64;
         for start in [0u64, 1_000, u64::MAX - 9, 1 << 63] {
             for step in [
@@ -300,13 +300,16 @@ mod tests {
                 u64::MAX,
                 u64::MAX - 299,
             ] {
+                let now = Instant::from_ticks(start).wrapping_add(step);
                 for cap in [0u64, 1, 499, 500, 501, edge, u64::MAX] {
-                    let now = Instant::from_ticks(start).wrapping_add(step);
                     let (mut a, mut b) = (Instant::from_ticks(start), Instant::from_ticks(start));
                     let want = a.advance_to(now).min(cap);
                     assert_eq!(b.advance_to_capped(now, cap), want, "{start} {step} {cap}");
                     assert_eq!(a, b, "{start} {step} {cap}");
                 }
+                let (mut a, mut b) = (Instant::from_ticks(start), Instant::from_ticks(start));
+                assert_eq!(a.advance_to(now), b.advance_to_hot(now), "{start} {step}");
+                assert_eq!(a, b, "{start} {step}");
             }
         }
         let mut last = Instant::from_ticks(7);
