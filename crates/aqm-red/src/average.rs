@@ -200,31 +200,240 @@ pub(crate) const fn apply_factor(avg: u32, f: u64) -> u32 {
     (((avg as u128) * (f as u128) + (1u128 << 63)) >> 64) as u32
 }
 
-/// The table `(1 - w)^(2^k / s)` for `k` in `0..64`, in Q0.64.
-// Configuration time only: libm's log1p and exp build the table once.
-#[allow(clippy::float_arithmetic)]
+/// The table `(1 - w_q)^(2^k / s)` for `k` in `0..64`, in Q0.64, rounded down
+/// (`1` itself saturates to `u64::MAX`), with `w_q = w / 2^32`.
+///
+/// Integers only, and no division wider than 64 bits, so that building a
+/// profile needs neither floating point nor a 128-bit division routine: with
+/// `lambda = -ln(1 - w_q)` ([`neg_ln_one_minus`]), entry `k` is `e^-x`
+/// ([`exp_neg`]) for `x = 2^k lambda / s`. `lambda / s` is taken once, as a
+/// 64-bit quotient of the two normalized mantissas with its power of two;
+/// `x` is then that quotient shifted, in Q56. The error accounting is in
+/// docs/aqm-red.md ("Idle decay"): each entry is within a relative `2^-48` of
+/// the exact value.
 fn decay_table(w: u64, s: u64) -> [u64; 64] {
     let mut t = [0u64; 64];
     if w >= ONE {
         // (1 - 1)^x = 0 for every x > 0.
         return t;
     }
-    // w = W / 2^32 is exact in f64, and so is 1 - w.
-    let ln = libm::log1p(-(w as f64) / 4_294_967_296.0);
-    let mut k = 0;
-    while k < 64 {
-        let e = libm::ldexp(1.0, k) / (s as f64) * ln;
-        let f = libm::exp(e) * 18_446_744_073_709_551_616.0;
-        // `as` saturates: 1.0 becomes u64::MAX, tiny values 0.
-        t[k as usize] = f as u64;
-        k += 1;
+    // lambda = lm 2^-le and s = sm 2^-ls, lm and sm in [2^63, 2^64).
+    let (lm, le) = neg_ln_one_minus(w);
+    let ls = s.leading_zeros();
+    let sm = s << ls;
+    // q = floor(lm 2^63 / sm) in [2^62, 2^64), by restoring division (one
+    // quotient bit per step, the remainder in 65 bits).
+    let (mut q, mut r, d) = (0u64, u128::from(lm), u128::from(sm));
+    for _ in 0..64 {
+        q <<= 1;
+        if r >= d {
+            r -= d;
+            q |= 1;
+        }
+        r <<= 1;
+    }
+    // lambda / s = q 2^(ls - le - 63), so x_k in Q56 is q 2^(k + ls - le - 7).
+    for (k, e) in t.iter_mut().enumerate() {
+        let sh = k as i64 + i64::from(ls) - i64::from(le) - 7;
+        if sh >= 0 {
+            // x >= q 2^-56 >= 64 (q >= 2^62): this entry and every later one
+            // is below 2^-92, zero.
+            break;
+        }
+        let x = if sh <= -64 { 0 } else { q >> -sh };
+        *e = exp_neg(x);
     }
     t
+}
+
+/// `ln 2` in Q62, rounded down: `floor(ln 2 x 2^62)`. The test
+/// `ln2_in_q62` sums `ln 2 = sum over k >= 1 of 1 / (k 2^k)` and finds the
+/// same value.
+const LN2_Q62: u64 = 0x2c5c_85fd_f473_de6a;
+
+/// `a b / 2^62` for `a`, `b` in Q62, rounded down (the result must fit).
+fn mul_q62(a: u64, b: u64) -> u64 {
+    ((u128::from(a) * u128::from(b)) >> 62) as u64
+}
+
+/// `-ln(1 - w / 2^32)` for `w` in `1..2^32`, as `(m, e)` with the value `m
+/// 2^-e` and `m` in `[2^63, 2^64)`, to a relative error below `2^-55`.
+///
+/// - `w <= 2^31`: `-ln(1 - v) = v (1 + v/2 + v^2/3 + ...)` with `v = w / 2^32
+///   <= 1/2`; the bracket, between 1 and `2 ln 2`, in Q62 (62 terms: the rest is
+///   below `2^-62`), times `w`, with the bracket's relative error however
+///   small `w` is.
+/// - `w > 2^31`: with `y = 2^32 - w = 2^e m`, `m` in `[1, 2)`, `e <= 30`,
+///   `-ln(y / 2^32) = (32 - e) ln 2 - ln m`, at least `ln 2`; `ln m = 2 atanh(z)`
+///   with `z = (m - 1) / (m + 1) < 1/3`, a series whose terms shrink ninefold,
+///   in Q62: an absolute error of a few `2^-62`.
+fn neg_ln_one_minus(w: u64) -> (u64, u32) {
+    // The value as v 2^-f, v < 2^128, then normalized.
+    let (v, f): (u128, u32) = if w <= 1 << 31 {
+        let x = w << 30;
+        let (mut sum, mut pow) = (0u64, 1u64 << 62);
+        for n in 1..=62 {
+            sum += pow / n;
+            pow = mul_q62(pow, x);
+        }
+        // (w / 2^32) (sum / 2^62): w sum < 2^94.
+        (u128::from(w) * u128::from(sum), 94)
+    } else {
+        let y = (1u64 << 32) - w;
+        let e = 63 - y.leading_zeros();
+        let base = 1u64 << e;
+        // z = floor((y - 2^e) 2^62 / (y + 2^e)), in two 64-bit steps.
+        let (num, den) = ((y - base) << 32, y + base);
+        let z = ((num / den) << 30) + (((num % den) << 30) / den);
+        let z2 = mul_q62(z, z);
+        let (mut sum, mut pow, mut n) = (0u64, z, 1u64);
+        while pow != 0 {
+            sum += pow / n;
+            pow = mul_q62(pow, z2);
+            n += 2;
+        }
+        // ln m = 2 sum; (32 - e) ln 2 - ln m in Q62 is below 23 * 2^62.
+        let lambda = u128::from(32 - e) * u128::from(LN2_Q62) - 2 * u128::from(sum);
+        (lambda, 62)
+    };
+    let lz = v.leading_zeros();
+    // v 2^-f = (v << lz) 2^-(f + lz) = m 2^64 2^-(f + lz), the low word dropped.
+    (((v << lz) >> 64) as u64, f + lz - 64)
+}
+
+/// `e^-x` for `x` in Q56 (`x < 64`), in Q0.64 rounded down, `u64::MAX` for
+/// `x = 0`: `x = n ln 2 + f` with `f` in `[0, ln 2)` in Q62, and `e^-f` by its
+/// Taylor series (the alternating terms summed apart, so nothing goes
+/// negative; 30 terms leave less than `2^-100`), shifted right by `n`.
+fn exp_neg(x: u64) -> u64 {
+    let x62 = u128::from(x) << 6;
+    let ln2 = u128::from(LN2_Q62);
+    // n from Q56 first (exact or one too many), then f in Q62.
+    let mut n = x / (LN2_Q62 >> 6);
+    while u128::from(n) * ln2 > x62 {
+        n -= 1;
+    }
+    while x62 - u128::from(n) * ln2 >= ln2 {
+        n += 1;
+    }
+    if n >= 64 {
+        return 0;
+    }
+    let f = (x62 - u128::from(n) * ln2) as u64;
+    let (mut even, mut odd, mut term) = (1u64 << 62, 0u64, 1u64 << 62);
+    for k in 1..=30 {
+        term = mul_q62(term, f) / k;
+        if k % 2 == 1 {
+            odd += term;
+        } else {
+            even += term;
+        }
+    }
+    // e^-f in (1/2, 1] as Q62; as Q64 it is 4 times that, then 2^-n.
+    u64::try_from((u128::from(even - odd) << 2) >> n).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table as the `f64` model computes it (`libm`'s `log1p` and `exp`,
+    /// within about a relative `2^-47` of the exact value where not zero).
+    #[allow(clippy::float_arithmetic)]
+    fn decay_table_f64(w: u64, s: u64) -> [u64; 64] {
+        let mut t = [0u64; 64];
+        let ln = libm::log1p(-(w as f64) / 4_294_967_296.0);
+        for (k, e) in t.iter_mut().enumerate() {
+            let x = libm::ldexp(1.0, k as i32) / (s as f64) * ln;
+            *e = (libm::exp(x) * 18_446_744_073_709_551_616.0) as u64;
+        }
+        t
+    }
+
+    /// Every entry of the integer table within a relative `2^-44` (and two
+    /// units) of the `f64` model, for weights from `2^-32` to `1 - 2^-32` and
+    /// typical transmission times from one tick to `u64::MAX` ticks; zero
+    /// exactly where the model is below one unit, and `u64::MAX` only at 1.
+    #[test]
+    #[allow(clippy::float_arithmetic)]
+    fn decay_table_is_the_f64_model() {
+        let ws = [
+            1u64,
+            2,
+            3,
+            1000,
+            (1 << 32) / 500,
+            1 << 20,
+            (1 << 31) - 1,
+            1 << 31,
+            (1 << 31) + 1,
+            3 << 30,
+            (1 << 32) - (1 << 20),
+            (1 << 32) - 3,
+            (1 << 32) - 1,
+        ];
+        let ss = [
+            1u64,
+            2,
+            3,
+            7,
+            1000,
+            1_200_000,
+            1 << 40,
+            u64::MAX / 3,
+            u64::MAX,
+        ];
+        for &w in &ws {
+            for &s in &ss {
+                let (int, model) = (decay_table(w, s), decay_table_f64(w, s));
+                for k in 0..64 {
+                    let (a, b) = (int[k], model[k]);
+                    let tol = (b as f64 * (-44f64).exp2()) as u64 + 2;
+                    assert!(a.abs_diff(b) <= tol, "w {w} s {s} k {k}: {a} vs {b}");
+                    assert!(a != u64::MAX || b == u64::MAX, "w {w} s {s} k {k}");
+                }
+            }
+        }
+        // w_q = 1: every entry 0.
+        assert_eq!(decay_table(ONE, 5), [0; 64]);
+    }
+
+    /// ln 2 in Q62: the series gives the constant, and `f64`'s `LN_2` (exact
+    /// to `2^-53`, so to `2^9` units) agrees.
+    #[test]
+    #[allow(clippy::float_arithmetic)]
+    fn ln2_in_q62() {
+        // The series, each term rounded down in Q126 (the error of the sum
+        // stays below 2^-118), then rounded down to Q62.
+        let mut sum: u128 = 0;
+        for k in 1..126u32 {
+            sum += (1u128 << (126 - k)) / u128::from(k);
+        }
+        assert_eq!(LN2_Q62, (sum >> 64) as u64);
+        let model = core::f64::consts::LN_2 * (62f64).exp2();
+        assert!((LN2_Q62 as f64 - model).abs() <= 512.0);
+        // e^-(ln 2) = 1/2 and e^-0 = 1 (saturated), from Q56.
+        assert!(exp_neg(LN2_Q62 >> 6).abs_diff(1 << 63) <= 1 << 10);
+        assert_eq!(exp_neg(0), u64::MAX);
+        assert_eq!(exp_neg(64 * (LN2_Q62 >> 6) + 64), 0);
+    }
+
+    /// `-ln(1 - w / 2^32)` on both sides of the branch at `w = 2^31` (where it
+    /// is `ln 2`) and at the ends, against `libm::log1p`.
+    #[test]
+    #[allow(clippy::float_arithmetic)]
+    fn neg_ln_on_both_branches() {
+        for w in [1u64, 7, 1 << 31, (1 << 31) + 1, (1 << 32) - 1] {
+            let (m, e) = neg_ln_one_minus(w);
+            assert!(m >> 63 == 1, "w {w}: not normalized");
+            let got = m as f64 * (-f64::from(e)).exp2();
+            let want = -libm::log1p(-(w as f64) / 4_294_967_296.0);
+            assert!(
+                (got - want).abs() <= want * (-50f64).exp2(),
+                "w {w}: {got} vs {want}"
+            );
+        }
+    }
 
     #[test]
     fn ewma_reaches_target_exactly() {

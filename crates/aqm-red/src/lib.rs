@@ -44,8 +44,9 @@
 //!   50-packet buffer). Each EWMA step rounds away from zero, so a constant queue
 //!   is reached *exactly*, and the average never differs from the real-valued
 //!   EWMA (with the same, exactly represented `w_q`) by more than `2^-F / w_q`.
-//! - Idle decay uses a table of `(1 - w_q)^(2^k / s)` built with `libm` when the
-//!   profile is built, and at most 64 multiplications per idle period; `m = idle
+//! - Idle decay uses a table of `(1 - w_q)^(2^k / s)` built with integer series
+//!   (no floating point) when the profile is built, and at most 64
+//!   multiplications per idle period; `m = idle
 //!   ticks / s` is taken as a real number (no rounding). Relative error below
 //!   2^-40 plus half a unit.
 //! - `p_b` is at most the exact value and at most 2^-31 below it. The default
