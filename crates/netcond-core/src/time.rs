@@ -284,8 +284,9 @@ mod tests {
     }
 
     /// The per-packet forms against `advance_to`: the same result (capped, or
-    /// not) and the same last-seen instant on each side of the serial-time edge (2^63 - 1
-    /// ticks forward, 2^63 "backwards"), at zero, and across the wrap.
+    /// not) and the same last-seen instant on each side of the serial-time
+    /// edge (2^63 - 1 ticks forward, 2^63 "backwards"), at zero, and across
+    /// the wrap.
     #[test]
     fn per_packet_forms_are_advance_to() {
         let edge = i64::MAX as u64;

@@ -241,9 +241,10 @@ impl Units {
 
     /// [`elapsed`](Self::elapsed) as two conditional moves, no branch: the
     /// excess meter's own form, which saves it 10.8 % of its instructions
-    /// over [`elapsed`](Self::elapsed)'s branch (docs/pcn-meter.md). The zero is read from
-    /// `empty`, which saves clearing a register in every iteration of a loop
-    /// short of registers; both selects use the flags of the one subtraction.
+    /// over [`elapsed`](Self::elapsed)'s branch (docs/pcn-meter.md). The zero
+    /// is read from `empty`, which saves clearing a register in every iteration
+    /// of a loop short of registers; both selects use the flags of the one
+    /// subtraction.
     #[inline(always)]
     pub(crate) fn elapsed_select(&self, last: &mut Instant, now: Instant) -> u64 {
         let d = now.ticks().wrapping_sub(last.ticks());
