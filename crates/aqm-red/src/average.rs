@@ -308,13 +308,14 @@ fn neg_ln_one_minus(w: u64) -> (u64, u32) {
 fn exp_neg(x: u64) -> u64 {
     let x62 = u128::from(x) << 6;
     let ln2 = u128::from(LN2_Q62);
-    // n from Q56 first (exact or one too many), then f in Q62.
+    // n = floor(x62 / ln 2), first from Q56: the divisor `LN2_Q62 >> 6` is at
+    // most ln 2 in Q56, so this quotient is never below the true one (and in
+    // fact at most one above it); stepping down while `n ln 2 > x62` then
+    // stops at the largest `n` with `n ln 2 <= x62`, which leaves
+    // `f = x62 - n ln 2` in `[0, ln 2)`.
     let mut n = x / (LN2_Q62 >> 6);
     while u128::from(n) * ln2 > x62 {
         n -= 1;
-    }
-    while x62 - u128::from(n) * ln2 >= ln2 {
-        n += 1;
     }
     if n >= 64 {
         return 0;
@@ -418,6 +419,24 @@ mod tests {
         assert!(exp_neg(LN2_Q62 >> 6).abs_diff(1 << 63) <= 1 << 10);
         assert_eq!(exp_neg(0), u64::MAX);
         assert_eq!(exp_neg(64 * (LN2_Q62 >> 6) + 64), 0);
+    }
+
+    /// `e^-x` on both sides of each multiple of ln 2 (in Q56, rounded down),
+    /// where the reduction's `n` steps up by one: `2^-k` there, to a relative
+    /// `2^-40` (x differs from `k ln 2` by at most 2^-56), in Q0.64.
+    #[test]
+    fn exp_neg_at_multiples_of_ln2() {
+        for k in 1..64u32 {
+            let at = ((u128::from(k) * u128::from(LN2_Q62)) >> 6) as u64;
+            for x in [at - 1, at, at + 1, at + 2] {
+                let want = 1u64 << (64 - k);
+                let got = exp_neg(x);
+                assert!(
+                    got.abs_diff(want) <= (want >> 40) + 1,
+                    "k {k}, x {x}: {got} vs {want}"
+                );
+            }
+        }
     }
 
     /// `-ln(1 - w / 2^32)` on both sides of the branch at `w = 2^31` (where it
