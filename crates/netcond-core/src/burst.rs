@@ -5,12 +5,13 @@
 //! million flows the states fill tens of MiB, and nearly every packet's state
 //! is in neither L1 nor L2. [`meter_burst`] is the grouping that the burst
 //! calls of the markers (`trtcm::burst`) and of the PCN meters
-//! (`pcn_meter::burst`) share: each group of [`BURST`] packets first
-//! prefetches the states of all its flows ([`prefetch`], one instruction per
-//! packet), so that their cache misses overlap, and only then meters the
-//! packets, in order, whose states are by then arriving in L1. A prefetch
-//! retires at once, where a plain load of the state would hold its place in
-//! the reorder buffer until its line arrives.
+//! (`pcn_meter::burst`) share: it prefetches the states of the burst's first
+//! eight flows ([`prefetch`]), then meters the packets in order, and before
+//! each packet prefetches the state of the flow eight packets later, so that
+//! about eight cache misses are always in flight and each state is on its way
+//! to L1 well before its packet is metered. A prefetch retires at once, where
+//! a plain load of the state would hold its place in the reorder buffer until
+//! its line arrives.
 //!
 //! The hint fetches the line that holds a state's first byte; a state that
 //! straddles two lines has its second line loaded when the packet is metered.
@@ -52,20 +53,23 @@ use core::ops::Range;
 
 use crate::hint::prefetch;
 
-/// The packets whose states are prefetched before any of them is metered:
-/// DPDK's receive burst.
+/// The packets [`meter_burst`] hands to its `packets` closure at a time:
+/// DPDK's receive burst. (Until 2026-12-07 also the group whose states were
+/// all prefetched before any of them was metered; docs/performance.md, "The
+/// burst API for many flows".)
 pub const BURST: usize = 32;
 
 /// Meters the packets of a burst against `states`, [`BURST`] at a time: packet
 /// `i` belongs to flow `ids[i]` (an index into `states`), carries `packets`'
 /// `i`-th item, and its result goes to `out[i]`.
 ///
-/// For each group of up to [`BURST`] packets, the states of the group's flows
-/// are prefetched first; then, in order, a packet whose flow is in the table
-/// gets `meter(&mut states[ids[i]], item)`, and a packet whose flow index is
-/// not below `states.len()` gets `unknown(item)` and touches no state. The
-/// results and final states are exactly those of that loop without the
-/// prefetches. Returns how many packets had an unknown flow.
+/// In order, a packet whose flow is in the table gets `meter(&mut
+/// states[ids[i]], item)`, and a packet whose flow index is not below
+/// `states.len()` gets `unknown(item)` and touches no state; before each
+/// packet the state of the flow eight packets later is prefetched (and the
+/// first eight before the first packet). The results and final states are
+/// exactly those of that loop without the prefetches. Returns how many packets
+/// had an unknown flow.
 ///
 /// `packets(range)` gives the items of the packets in `range` (a range of
 /// packet positions, at most [`BURST`] long, within `0..n`), for example
@@ -90,13 +94,14 @@ where
     I: IntoIterator<Item = P>,
 {
     let n = ids.len().min(out.len());
+    let all = &ids[..n];
+    prefetch_group(states, &all[..n.min(AHEAD)]);
     let mut missing = 0;
     let mut start = 0;
-    for (ids, out) in ids[..n].chunks(BURST).zip(out[..n].chunks_mut(BURST)) {
-        prefetch_group(states, ids);
+    for (ids, out) in all.chunks(BURST).zip(out[..n].chunks_mut(BURST)) {
         let items = packets(start..start + ids.len());
-        start += ids.len();
-        for ((&f, o), item) in ids.iter().zip(out).zip(items) {
+        for (k, ((&f, o), item)) in ids.iter().zip(out).zip(items).enumerate() {
+            prefetch_ahead(states, all, start, k);
             *o = match states.get_mut(f as usize) {
                 Some(s) => meter(s, item),
                 None => {
@@ -105,15 +110,35 @@ where
                 }
             };
         }
+        start += ids.len();
     }
     missing
 }
 
-/// Prefetches the state of every flow in `ids` (those in range), so that the
-/// group's cache misses overlap before any packet waits on one. No effect on
-/// results. Not inlined: inlined, it changed how the compiler laid out the
-/// metering loop after it, at a cost in instructions there
-/// (docs/performance.md, "The burst API for many flows").
+/// How many packets ahead [`meter_burst`] prefetches a flow's state: the
+/// distance of the benches' prefetching loops, DPDK's included
+/// (`benches/dpdk/shim.c`).
+const AHEAD: usize = 8;
+
+/// Prefetches the state of the flow of the packet [`AHEAD`] places after
+/// packet `k` of the group that starts at packet `start` of `ids`, if there is
+/// such a packet and its flow is in the table. No effect on results (every
+/// index is checked; a missing one prefetches nothing).
+#[inline(always)]
+fn prefetch_ahead<S>(states: &[S], ids: &[u32], start: usize, k: usize) {
+    if let Some(s) = ids
+        .get(start + k + AHEAD)
+        .and_then(|&f| states.get(f as usize))
+    {
+        prefetch(s);
+    }
+}
+
+/// Prefetches the state of every flow in `ids` (those in range): the first
+/// [`AHEAD`] of a burst, before its first packet. No effect on results. Not
+/// inlined: inlined, it changed how the compiler laid out the metering loop
+/// after it, at a cost in instructions there (docs/performance.md, "The burst
+/// API for many flows").
 #[inline(never)]
 fn prefetch_group<S>(states: &[S], ids: &[u32]) {
     for &f in ids {

@@ -10,11 +10,11 @@
 //! [`NodeRfc5670`](crate::NodeRfc5670)) and each meter alone.
 //!
 //! What it adds is the order of the memory accesses
-//! ([`netcond_core::burst::meter_burst`], shared with `trtcm::burst`): each group of
-//! [`BURST`] packets first prefetches the states of all its indices
-//! ([`netcond_core::hint::prefetch`], one instruction per packet), so that
-//! their cache misses overlap, then meters the packets, whose states are by
-//! then arriving in L1. A prefetch retires at once, where a plain load (what
+//! ([`netcond_core::burst::meter_burst`], shared with `trtcm::burst`): before
+//! each packet it prefetches the state of the index eight packets later
+//! ([`netcond_core::hint::prefetch`]), so that about eight cache misses are
+//! always in flight and each state is on its way to L1 well before its packet
+//! is metered. A prefetch retires at once, where a plain load (what
 //! this module did before the hint existed) holds its place in the reorder
 //! buffer until its line arrives. The hint fetches the line holding a
 //! state's first byte; where it is a no-op (targets other than `x86_64` and
@@ -33,8 +33,8 @@ use netcond_core::Instant;
 
 use crate::{PcnMark, PcnMeter};
 
-/// The packets whose states are prefetched before any of them is metered:
-/// DPDK's receive burst (`netcond_core::burst::BURST`).
+/// DPDK's receive burst (`netcond_core::burst::BURST`): the burst size the
+/// benches and the DPDK loops beside them use.
 pub const BURST: usize = netcond_core::burst::BURST;
 
 /// Meters a burst: packet `i` of `lens[i]` bytes, arriving at `now` in state

@@ -11,13 +11,13 @@
 //!
 //! What they add is the order of the memory accesses
 //! ([`netcond_core::burst::meter_burst`], shared with the PCN meters' bursts):
-//! each group of [`BURST`] packets first prefetches the states of all its
-//! flows ([`netcond_core::hint::prefetch`], one instruction per packet), so
-//! that their cache misses overlap, and only then meters the packets, whose
-//! states are by then arriving in L1. A prefetch retires at once, where a plain load
-//! of the state (what this module did before the hint existed) holds its place
-//! in the reorder buffer until its line arrives. The hint fetches the line
-//! that holds a state's first byte; a state that
+//! before each packet it prefetches the state of the flow eight packets later
+//! ([`netcond_core::hint::prefetch`]), so that about eight cache misses are
+//! always in flight and each state is on its way to L1 well before its packet
+//! is metered. A prefetch retires at once, where a plain load of the state
+//! (what this module did before the hint existed) holds its place in the
+//! reorder buffer until its line arrives. The hint fetches the line that holds
+//! a state's first byte; a state that
 //! straddles two lines (two 24-byte states in eight) has its second line
 //! loaded when the packet is metered. Where the hint is a no-op (targets
 //! other than `x86_64` and `aarch64`, and Miri), the functions meter the
@@ -56,8 +56,8 @@ use netcond_core::{Color, Instant};
 
 use crate::ThreeColorMarker;
 
-/// The packets whose states are prefetched before any of them is metered:
-/// DPDK's receive burst (`netcond_core::burst::BURST`).
+/// DPDK's receive burst (`netcond_core::burst::BURST`): the burst size the
+/// benches and the DPDK loops beside them use.
 pub const BURST: usize = netcond_core::burst::BURST;
 
 /// Colors a burst, color-blind: packet `i` of `lens[i]` bytes belongs to flow
