@@ -53,15 +53,15 @@ use core::ops::Range;
 
 use crate::hint::prefetch;
 
-/// The packets [`meter_burst`] hands to its `packets` closure at a time:
-/// DPDK's receive burst. (Until 2026-12-07 also the group whose states were
-/// all prefetched before any of them was metered; docs/performance.md, "The
-/// burst API for many flows".)
+/// DPDK's receive burst: the burst size of the benches and of the DPDK loops
+/// beside them. (Until 2026-12-07 [`meter_burst`] also worked through a burst
+/// this many packets at a time, prefetching each group's states before
+/// metering it; docs/performance.md, "The burst API for many flows".)
 pub const BURST: usize = 32;
 
-/// Meters the packets of a burst against `states`, [`BURST`] at a time: packet
-/// `i` belongs to flow `ids[i]` (an index into `states`), carries `packets`'
-/// `i`-th item, and its result goes to `out[i]`.
+/// Meters the packets of a burst against `states`: packet `i` belongs to flow
+/// `ids[i]` (an index into `states`), carries `packets`' `i`-th item, and its
+/// result goes to `out[i]`.
 ///
 /// In order, a packet whose flow is in the table gets `meter(&mut
 /// states[ids[i]], item)`, and a packet whose flow index is not below
@@ -71,11 +71,10 @@ pub const BURST: usize = 32;
 /// exactly those of that loop without the prefetches. Returns how many packets
 /// had an unknown flow.
 ///
-/// `packets(range)` gives the items of the packets in `range` (a range of
-/// packet positions, at most [`BURST`] long, within `0..n`), for example
-/// `|r| lens[r].iter().copied()`: one call per group, so that the per-packet
-/// loop walks plain slices. It must yield at least `range.len()` items; a
-/// group stops at the first packet it has no item for.
+/// `packets(0..n)` gives the items of the packets in order, for example
+/// `|r| lens[r].iter().copied()`, so that the per-packet loop walks plain
+/// slices; it is called once. It should yield at least `n` items: the burst
+/// stops at the first packet it has no item for.
 ///
 /// Meters the first `n` packets, `n` the shorter of `ids` and `out` (a caller
 /// with more per-packet slices shortens `ids` to the shortest of all first);
@@ -97,20 +96,16 @@ where
     let all = &ids[..n];
     prefetch_group(states, &all[..n.min(AHEAD)]);
     let mut missing = 0;
-    let mut start = 0;
-    for (ids, out) in all.chunks(BURST).zip(out[..n].chunks_mut(BURST)) {
-        let items = packets(start..start + ids.len());
-        for (k, ((&f, o), item)) in ids.iter().zip(out).zip(items).enumerate() {
-            prefetch_ahead(states, all, start, k);
-            *o = match states.get_mut(f as usize) {
-                Some(s) => meter(s, item),
-                None => {
-                    missing += 1;
-                    unknown(item)
-                }
-            };
-        }
-        start += ids.len();
+    let items = packets(0..n);
+    for (i, ((&f, o), item)) in all.iter().zip(&mut out[..n]).zip(items).enumerate() {
+        prefetch_ahead(states, all, i);
+        *o = match states.get_mut(f as usize) {
+            Some(s) => meter(s, item),
+            None => {
+                missing += 1;
+                unknown(item)
+            }
+        };
     }
     missing
 }
@@ -120,16 +115,12 @@ where
 /// (`benches/dpdk/shim.c`).
 const AHEAD: usize = 8;
 
-/// Prefetches the state of the flow of the packet [`AHEAD`] places after
-/// packet `k` of the group that starts at packet `start` of `ids`, if there is
-/// such a packet and its flow is in the table. No effect on results (every
+/// Prefetches the state of the flow of packet `i + AHEAD` of `ids`, if there
+/// is such a packet and its flow is in the table. No effect on results (every
 /// index is checked; a missing one prefetches nothing).
 #[inline(always)]
-fn prefetch_ahead<S>(states: &[S], ids: &[u32], start: usize, k: usize) {
-    if let Some(s) = ids
-        .get(start + k + AHEAD)
-        .and_then(|&f| states.get(f as usize))
-    {
+fn prefetch_ahead<S>(states: &[S], ids: &[u32], i: usize) {
+    if let Some(s) = ids.get(i + AHEAD).and_then(|&f| states.get(f as usize)) {
         prefetch(s);
     }
 }
@@ -207,7 +198,7 @@ mod tests {
     /// The shorter of `ids` and `out` sets how many packets are metered, and
     /// each group asks for the items of exactly its positions.
     #[test]
-    fn shortest_slice_and_group_ranges() {
+    fn shortest_slice_and_one_range() {
         let mut s = [0u32; 4];
         let ids = [1u32; 70];
         let mut out = [9u32; 69];
@@ -227,7 +218,8 @@ mod tests {
             |_| 0,
         );
         assert_eq!(got, 0);
-        assert_eq!(ranges, [0..32, 32..64, 64..69]);
+        assert_eq!(ranges.len(), 1);
+        assert_eq!(ranges[0], 0..69);
         assert_eq!(s, [0, 69, 0, 0]);
         assert!(out.iter().enumerate().all(|(i, &o)| o == i as u32));
         let mut out = [9u32; 3];
@@ -237,10 +229,10 @@ mod tests {
         assert_eq!((got, out), (2, [2, 2, 9]));
     }
 
-    /// A group with fewer items than packets stops at the first packet
-    /// without one; the next group starts at its own positions.
+    /// Fewer items than packets: the burst stops at the first packet without
+    /// one, and writes nothing past it.
     #[test]
-    fn a_short_group_stops_early() {
+    fn short_items_stop_the_burst() {
         let mut s = [0u32; 2];
         let ids = [0u32; 40];
         let mut out = [0u32; 40];
@@ -256,8 +248,8 @@ mod tests {
             |_| 0,
         );
         assert_eq!(got, 0);
-        assert_eq!(s[0], 6);
+        assert_eq!(s[0], 3);
         assert_eq!(out[..4], [1, 2, 3, 0]);
-        assert_eq!(out[32..36], [33, 34, 35, 0]);
+        assert!(out[3..].iter().all(|&o| o == 0));
     }
 }
