@@ -68,7 +68,8 @@ use netcond_benches::red_stream::{
     red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, w_q, Wave, STEP, TICKS,
 };
 use netcond_benches::{
-    division_baseline, flow_indices, harness_floor, imix_lengths, BENCH_TICKS_PER_PACKET,
+    branching_srtcm, division_baseline, flow_indices, harness_floor, imix_lengths,
+    BENCH_TICKS_PER_PACKET,
 };
 
 /// A prepared case: its counted work.
@@ -779,6 +780,8 @@ fn dualpi2_case() -> Case {
 fn case(name: &str) -> Case {
     let (sr, tr, r4) = trtcm_profiles();
     let dv = division_baseline::Profile::new(2_300_000_000, 46_000_000, 69_000_000, 2048, 4096);
+    let cfg = SrTcmConfig::default().with_tick(tick());
+    let bs = branching_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick()).unwrap();
     let (sr16, tr16, r416) = (
         CompactProfile::new(sr).unwrap(),
         CompactProfile::new(tr).unwrap(),
@@ -820,6 +823,15 @@ fn case(name: &str) -> Case {
         "division_1flow" => meter::<division_baseline::TrTcm>(dv, false, one, false),
         "division_65536" => meter::<division_baseline::TrTcm>(dv, false, many, false),
         "division_65536_prefetched" => meter::<division_baseline::TrTcm>(dv, false, many, true),
+        "branching_srtcm_blind_1flow" => meter::<branching_srtcm::SrTcm>(bs, false, one, false),
+        "branching_srtcm_aware_1flow" => meter::<branching_srtcm::SrTcm>(bs, true, one, false),
+        "branching_srtcm_blind_65536" => meter::<branching_srtcm::SrTcm>(bs, false, many, false),
+        "branching_srtcm_blind_65536_prefetched" => {
+            meter::<branching_srtcm::SrTcm>(bs, false, many, true)
+        }
+        "million_branching_srtcm_prefetched" => {
+            million_tcm::<branching_srtcm::SrTcm>(bs, Way::Prefetched)
+        }
         "harness_floor_1flow" => meter::<harness_floor::Null>(1000, false, one, false),
         "harness_floor_65536" => meter::<harness_floor::Null>(1000, false, many, false),
         "harness_floor_65536_prefetched" => meter::<harness_floor::Null>(1000, false, many, true),
@@ -1201,6 +1213,11 @@ mod dpdk_side {
 #[bench::division_1flow_n16384(args = ("division_1flow"), setup = case)]
 #[bench::division_65536_n16384(args = ("division_65536"), setup = case)]
 #[bench::division_65536_prefetched_n16384(args = ("division_65536_prefetched"), setup = case)]
+#[bench::branching_srtcm_blind_1flow_n16384(args = ("branching_srtcm_blind_1flow"), setup = case)]
+#[bench::branching_srtcm_aware_1flow_n16384(args = ("branching_srtcm_aware_1flow"), setup = case)]
+#[bench::branching_srtcm_blind_65536_n16384(args = ("branching_srtcm_blind_65536"), setup = case)]
+#[bench::branching_srtcm_blind_65536_prefetched_n16384(args = ("branching_srtcm_blind_65536_prefetched"), setup = case)]
+#[bench::million_branching_srtcm_prefetched_n16384(args = ("million_branching_srtcm_prefetched"), setup = case)]
 #[bench::harness_floor_1flow_n16384(args = ("harness_floor_1flow"), setup = case)]
 #[bench::harness_floor_65536_n16384(args = ("harness_floor_65536"), setup = case)]
 #[bench::harness_floor_65536_prefetched_n16384(args = ("harness_floor_65536_prefetched"), setup = case)]

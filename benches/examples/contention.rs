@@ -17,7 +17,10 @@
 //! three over 1,048,576 flows, per packet, per packet with the caller
 //! prefetching eight packets ahead (as DPDK's loop), and through the burst
 //! API; the srTCM and trTCM on their 16-byte `Compact` states over 1,048,576
-//! flows, per packet with the caller prefetching; RED's enqueue decision with
+//! flows, per packet with the caller prefetching; the memory floors
+//! (`harness_floor::Touch`, a state of 16 or 24 bytes read and written with
+//! nothing computed) over 65,536 flows prefetched and over 1,048,576 flows
+//! prefetched and through the burst API; RED's enqueue decision with
 //! FJ93's law and with DPDK's; RIO-C; the 3sM node marker followed by RED
 //! on every packet of one link; and PIE's enqueue decision (Linux's law, on
 //! `pie_stream`'s two streams: every arrival dropped, and drawing at 20-30 %). With `--features dpdk`, DPDK 22.11's rte_meter, rte_red and
@@ -30,9 +33,11 @@ use netcond::base::{Instant, SplitMix64};
 use netcond::pcn::Node3sm;
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
 use netcond::trtcm::{
-    Compact, CompactProfile, SrTcm, SrTcmConfig, SrTcmProfile, State, TrTcm, TrTcmConfig,
-    TrTcmProfile,
+    Compact, CompactProfile, SrTcm, SrTcmConfig, SrTcmProfile, State, ThreeColorMarker, TrTcm,
+    TrTcmConfig, TrTcmProfile,
 };
+use netcond_benches::branching_srtcm;
+use netcond_benches::harness_floor::Touch;
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::million::{
     self, pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
@@ -76,6 +81,87 @@ fn loops() -> Vec<Loop> {
         }),
     });
     let s = stream();
+    let (mut one, mut t) = (SrTcm::new(&sr, Instant::ZERO), 0u64);
+    v.push(Loop {
+        name: "srtcm_1flow",
+        burst: Box::new(move || {
+            let r = burst_one::<SrTcm, false>(black_box(&sr), &s.lens, &s.colors, &mut one, &mut t);
+            (PACKETS as u64, r as u64)
+        }),
+    });
+    let cfg = SrTcmConfig::default().with_tick(tick());
+    let bs = branching_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick())
+        .expect("the bench profile is valid");
+    let s = stream();
+    let (mut one, mut t) = (
+        <branching_srtcm::SrTcm as State>::start(&bs, Instant::ZERO),
+        0u64,
+    );
+    v.push(Loop {
+        name: "branching_srtcm_1flow",
+        burst: Box::new(move || {
+            let r = burst_one::<branching_srtcm::SrTcm, false>(
+                black_box(&bs),
+                &s.lens,
+                &s.colors,
+                &mut one,
+                &mut t,
+            );
+            (PACKETS as u64, r as u64)
+        }),
+    });
+    // The coin-flip stream: one flow, 1000-byte packets at twice CIR on
+    // average (gaps uniform in [0, 1000 bytes' time at CIR)): C rarely
+    // overflows, so E stays nearly empty, and half the packets are green and
+    // half red, the color changing on two packets in three, in an order no
+    // predictor can learn.
+    let coin: &'static [(u64, u32)] = {
+        let mut rng = SplitMix64::new(5);
+        let gap = 1000 * 2_300_000_000 / 46_000_000;
+        Box::leak(
+            (0..PACKETS)
+                .map(|_| (rng.next_u64() % gap, 1000u32))
+                .collect(),
+        )
+    };
+    macro_rules! coin_loop {
+        ($name:literal, $marker:ty, $p:expr) => {{
+            let p = $p;
+            let (mut m, mut t) = (<$marker as State>::start(&p, Instant::ZERO), 0u64);
+            v.push(Loop {
+                name: $name,
+                burst: Box::new(move || {
+                    let mut acc = 0usize;
+                    let p = black_box(&p);
+                    for &(gap, len) in coin {
+                        t += gap;
+                        acc += m.color_blind(p, Instant::from_ticks(t), len).index();
+                    }
+                    (coin.len() as u64, acc as u64)
+                }),
+            });
+        }};
+    }
+    coin_loop!("srtcm_1flow_coin", SrTcm, sr);
+    coin_loop!("branching_srtcm_1flow_coin", branching_srtcm::SrTcm, bs);
+    let s = stream();
+    let (mut many, mut t) = (
+        vec![<branching_srtcm::SrTcm as State>::start(&bs, Instant::ZERO); FLOWS as usize],
+        0u64,
+    );
+    v.push(Loop {
+        name: "branching_srtcm_65536_prefetched",
+        burst: Box::new(move || {
+            let r = burst_many::<branching_srtcm::SrTcm, false, true>(
+                black_box(&bs),
+                &s,
+                &mut many,
+                &mut t,
+            );
+            (PACKETS as u64, r as u64)
+        }),
+    });
+    let s = stream();
     let (mut many, mut t) = (vec![SrTcm::new(&sr, Instant::ZERO); FLOWS as usize], 0u64);
     v.push(Loop {
         name: "srtcm_65536_prefetched",
@@ -90,6 +176,18 @@ fn loops() -> Vec<Loop> {
         name: "trtcm_65536_prefetched",
         burst: Box::new(move || {
             let r = burst_many::<TrTcm, false, true>(black_box(&tr), &s, &mut many, &mut t);
+            (PACKETS as u64, r as u64)
+        }),
+    });
+    let s = stream();
+    let (mut many, mut t) = (
+        vec![<Touch<3> as State>::start(&1000, Instant::ZERO); FLOWS as usize],
+        0u64,
+    );
+    v.push(Loop {
+        name: "floor24_65536_prefetched",
+        burst: Box::new(move || {
+            let r = burst_many::<Touch<3>, false, true>(black_box(&1000), &s, &mut many, &mut t);
             (PACKETS as u64, r as u64)
         }),
     });
@@ -142,6 +240,15 @@ fn loops() -> Vec<Loop> {
         CompactProfile::new(tr).unwrap(),
         tcm_prefetched
     );
+    million_tcm!(
+        "branching_srtcm_1m_prefetched",
+        branching_srtcm::SrTcm,
+        bs,
+        tcm_prefetched
+    );
+    million_tcm!("floor24_1m_prefetched", Touch<3>, 1000u32, tcm_prefetched);
+    million_tcm!("floor24_1m_burst", Touch<3>, 1000u32, tcm_burst);
+    million_tcm!("floor16_1m_prefetched", Touch<2>, 1000u32, tcm_prefetched);
     for (name, way) in [
         ("node_1m_plain", 0),
         ("node_1m_prefetched", 1),
@@ -270,6 +377,14 @@ mod dpdk_side {
         let sr = dpdk::SrTcmProfile::new(HZ, 46_000_000, 2048, 4096)
             .expect("the bench profile is valid");
         let s: &'static _ = Box::leak(Box::new(stream()));
+        let (mut one, mut t) = (dpdk::SrTcm::start(&sr, 0), 0u64);
+        v.push(Loop {
+            name: "dpdk_srtcm_1flow",
+            burst: Box::new(move || {
+                let r = dpdk::srtcm_burst_one(black_box(&sr), &s.lens, &mut one, &mut t);
+                (PACKETS as u64, r)
+            }),
+        });
         let (mut one, mut t) = (dpdk::TrTcm::start(&tr, 0), 0u64);
         v.push(Loop {
             name: "dpdk_trtcm_1flow",

@@ -198,6 +198,137 @@ pub mod division_baseline {
     }
 }
 
+/// An exact srTCM that branches on the color, as rte_meter does, kept beside
+/// the benches to measure the choice netcond's `SrTcm` makes: the same units,
+/// counts and colors as `SrTcm`'s fast path (RFC 2697 section 3, tokens in
+/// units of `1/scale` byte, the clock clamped at C and E's fill time), but a
+/// packet that C accepts returns green before E is looked at, E is refilled
+/// only when C overflows, and the color is chosen by branches instead of
+/// sign masks and conditional moves. The benches' `branching_srtcm` tests tie
+/// its colors and counts to `SrTcm`'s on the bench streams.
+pub mod branching_srtcm {
+    use netcond::base::BucketProfile;
+    use netcond::base::{Color, Instant, Rate, TickRate};
+    use netcond::trtcm::ThreeColorMarker;
+
+    /// The constants: C's and E's rate and unit (shared), their capacities
+    /// in units, and the clamp of elapsed time.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct Profile {
+        inc: u64,
+        scale: u64,
+        cbs: u64,
+        ebs: u64,
+        dt_max: u64,
+    }
+
+    impl Profile {
+        /// The profile of `SrTcmConfig::new(cir, cbs, ebs).with_tick(tick)`,
+        /// or `None` where the fast path's products could overflow (bucket
+        /// sizes or a refill past 2^62 units), which the benches' profile is
+        /// far from.
+        #[must_use]
+        pub fn new(cir: Rate, cbs: u64, ebs: u64, tick: TickRate) -> Option<Profile> {
+            let c = BucketProfile::new(cir, cbs, tick).ok()?;
+            let e = BucketProfile::new(cir, ebs, tick).ok()?;
+            let (inc, scale) = (c.inc(), c.scale());
+            let full = c.full().checked_add(e.full())?;
+            let dt_max = full.div_ceil(inc);
+            let limit = 1u64 << 62;
+            let ok = full < limit
+                && dt_max.checked_mul(inc)? < limit
+                && u64::from(u32::MAX).checked_mul(scale)? < limit;
+            ok.then_some(Profile {
+                inc,
+                scale,
+                cbs: c.full(),
+                ebs: e.full(),
+                dt_max,
+            })
+        }
+    }
+
+    /// The state: C's and E's counts and the last instant, as `SrTcm`'s.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct SrTcm {
+        tc: u64,
+        te: u64,
+        last: Instant,
+    }
+
+    impl SrTcm {
+        /// C's and E's counts at the last update.
+        #[must_use]
+        pub fn counts(&self) -> (u64, u64) {
+            (self.tc, self.te)
+        }
+    }
+
+    impl netcond::trtcm::State for SrTcm {
+        type Profile = Profile;
+
+        fn start(p: &Profile, now: Instant) -> SrTcm {
+            SrTcm {
+                tc: p.cbs,
+                te: p.ebs,
+                last: now,
+            }
+        }
+    }
+
+    impl ThreeColorMarker for SrTcm {
+        #[inline]
+        fn color_blind(&mut self, p: &Profile, now: Instant, len: u32) -> Color {
+            let dt = self.last.advance_to_capped(now, p.dt_max);
+            let need = u64::from(len) * p.scale;
+            let mut tc = self.tc + dt * p.inc;
+            if tc > p.cbs {
+                self.te = (self.te + (tc - p.cbs)).min(p.ebs);
+                tc = p.cbs;
+            }
+            if tc >= need {
+                self.tc = tc - need;
+                return Color::Green;
+            }
+            self.tc = tc;
+            if self.te >= need {
+                self.te -= need;
+                Color::Yellow
+            } else {
+                Color::Red
+            }
+        }
+
+        #[inline]
+        fn color_aware(&mut self, p: &Profile, now: Instant, len: u32, input: Color) -> Color {
+            let dt = self.last.advance_to_capped(now, p.dt_max);
+            let need = u64::from(len) * p.scale;
+            let mut tc = self.tc + dt * p.inc;
+            if tc > p.cbs {
+                self.te = (self.te + (tc - p.cbs)).min(p.ebs);
+                tc = p.cbs;
+            }
+            self.tc = tc;
+            if input == Color::Green && tc >= need {
+                self.tc = tc - need;
+                return Color::Green;
+            }
+            if input != Color::Red && self.te >= need {
+                self.te -= need;
+                Color::Yellow
+            } else {
+                Color::Red
+            }
+        }
+
+        fn tc_at(&self, p: &Profile, now: Instant) -> u64 {
+            let mut s = *self;
+            let dt = s.last.advance_to_capped(now, p.dt_max);
+            (s.tc + dt * p.inc).min(p.cbs)
+        }
+    }
+}
+
 /// The floor of the marker benches: a "marker" that only keeps the last
 /// timestamp and colors by length (no buckets, no arithmetic). Run through the
 /// same loops as the real markers, it measures what the loop itself costs
@@ -246,6 +377,59 @@ pub mod harness_floor {
             0
         }
     }
+
+    /// The memory floor of the many-flow benches: a "marker" whose state is
+    /// `W` words, as large as a real marker's (`Touch<3>`: 24 bytes, the
+    /// srTCM's and trTCM's states and DPDK's srTCM; `Touch<2>`: 16 bytes, the
+    /// `Compact` states; `Touch<4>`: 32 bytes, DPDK's trTCM), which reads its
+    /// last word, writes its first and last (a store needs its line as a load
+    /// does) and colors by one compare. Any meter with a state of that size
+    /// reads and writes at least those lines on every packet, so on the same stream, with the same prefetching, no
+    /// meter's loop can take less time than this one's (but for the noise of
+    /// the measurement): the ratio of another loop to it bounds what any
+    /// meter with that state can reach against that loop.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct Touch<const W: usize> {
+        words: [u64; W],
+    }
+
+    impl<const W: usize> netcond::trtcm::State for Touch<W> {
+        type Profile = u32;
+
+        fn start(_: &u32, now: Instant) -> Touch<W> {
+            Touch {
+                words: [now.ticks(); W],
+            }
+        }
+    }
+
+    impl<const W: usize> ThreeColorMarker for Touch<W> {
+        #[inline]
+        fn color_blind(&mut self, big: &u32, now: Instant, len: u32) -> Color {
+            let level = self.words[W - 1].wrapping_add(u64::from(len)) & 0xffff;
+            self.words[0] = now.ticks();
+            self.words[W - 1] = level;
+            if level > u64::from(*big) {
+                Color::Yellow
+            } else {
+                Color::Green
+            }
+        }
+
+        #[inline]
+        fn color_aware(&mut self, big: &u32, now: Instant, len: u32, input: Color) -> Color {
+            let c = self.color_blind(big, now, len);
+            if input == Color::Green {
+                c
+            } else {
+                input
+            }
+        }
+
+        fn tc_at(&self, _: &u32, _: Instant) -> u64 {
+            self.words[0]
+        }
+    }
 }
 
 #[cfg(test)]
@@ -278,5 +462,110 @@ mod tests {
         // about 12,600 ticks per packet.
         assert_eq!(super::IMIX_MEAN, 437);
         assert_eq!(super::BENCH_TICKS_PER_PACKET, 12_563);
+    }
+
+    /// The branching srTCM gives `SrTcm`'s colors and counts: on the bench
+    /// stream (one flow, blind and aware, with its pre-colors), and on random
+    /// lengths, gaps (idle times past the fill time included, and a clock
+    /// stepping backwards) and pre-colors.
+    #[test]
+    fn branching_srtcm_is_srtcm() {
+        use super::branching_srtcm;
+        use netcond::base::{Rate, SplitMix64};
+        use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile};
+        let tick = super::meter_stream::tick();
+        let cfg = SrTcmConfig::default().with_tick(tick);
+        let sr = SrTcmProfile::new(&cfg).unwrap();
+        let br = branching_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick).unwrap();
+        let s = super::meter_stream::stream();
+        for aware in [false, true] {
+            let (mut a, mut b) = (
+                SrTcm::new(&sr, Instant::ZERO),
+                <branching_srtcm::SrTcm as State>::start(&br, Instant::ZERO),
+            );
+            let mut t = 0u64;
+            let mut colors = [0usize; 3];
+            for (&len, &pre) in s.lens.iter().zip(&s.colors) {
+                t += super::BENCH_TICKS_PER_PACKET;
+                let now = Instant::from_ticks(t);
+                let (ca, cb) = if aware {
+                    (
+                        a.color_aware(&sr, now, len, pre),
+                        b.color_aware(&br, now, len, pre),
+                    )
+                } else {
+                    (a.color_blind(&sr, now, len), b.color_blind(&br, now, len))
+                };
+                assert_eq!(ca, cb, "t {t} len {len} pre {pre:?}");
+                assert_eq!((a.tc(), a.te()), b.counts());
+                colors[ca.index()] += 1;
+            }
+            // The stream exercises all three colors.
+            assert!(colors.iter().all(|&n| n > 10), "{colors:?}");
+        }
+        let mut rng = SplitMix64::new(11);
+        let mut compared = 0;
+        for round in 0..200u64 {
+            let cir = Rate::from_bytes_per_sec(1000 * (1 + rng.next_u64() % 100_000));
+            let (cbs, ebs) = (1 + rng.next_u64() % 70_000, rng.next_u64() % 70_000);
+            let cfg = SrTcmConfig::new(cir, cbs, ebs).with_tick(tick);
+            let (Ok(sr), Some(br)) = (
+                SrTcmProfile::new(&cfg),
+                branching_srtcm::Profile::new(cir, cbs, ebs, tick),
+            ) else {
+                continue;
+            };
+            let mut t = rng.next_u64() >> 2;
+            let (mut a, mut b) = (
+                SrTcm::new(&sr, Instant::from_ticks(t)),
+                <branching_srtcm::SrTcm as State>::start(&br, Instant::from_ticks(t)),
+            );
+            for _ in 0..500 {
+                let r = rng.next_u64();
+                t = match r % 16 {
+                    0 => t.wrapping_sub(r >> 40),
+                    1 => t.wrapping_add(r >> 8),
+                    _ => t.wrapping_add((r >> 8) % 200_000),
+                };
+                let now = Instant::from_ticks(t);
+                let len = (rng.next_u64() % 9000) as u32;
+                let pre = [Color::Green, Color::Yellow, Color::Red][(r >> 4) as usize % 3];
+                let aware = r & 32 != 0;
+                let (ca, cb) = if aware {
+                    (
+                        a.color_aware(&sr, now, len, pre),
+                        b.color_aware(&br, now, len, pre),
+                    )
+                } else {
+                    (a.color_blind(&sr, now, len), b.color_blind(&br, now, len))
+                };
+                assert_eq!(ca, cb, "round {round} t {t} len {len}");
+                assert_eq!((a.tc(), a.te()), b.counts(), "round {round}");
+            }
+            compared += 1;
+        }
+        assert!(compared > 150, "{compared}");
+    }
+
+    #[test]
+    fn touch_states_are_the_markers_sizes() {
+        use super::harness_floor::Touch;
+        use core::mem::{align_of, size_of};
+        use netcond::trtcm::{Compact, SrTcm, TrTcm};
+        assert_eq!(size_of::<Touch<3>>(), size_of::<SrTcm>());
+        assert_eq!(size_of::<Touch<3>>(), size_of::<TrTcm>());
+        assert_eq!(align_of::<Touch<3>>(), align_of::<TrTcm>());
+        assert_eq!(size_of::<Touch<2>>(), size_of::<Compact<TrTcm>>());
+        assert_eq!(align_of::<Touch<2>>(), align_of::<Compact<TrTcm>>());
+        let mut s = <Touch<3> as State>::start(&1000, Instant::ZERO);
+        assert_eq!(
+            s.color_blind(&1000, Instant::from_ticks(7), 999),
+            Color::Green
+        );
+        assert_eq!(
+            s.color_blind(&1000, Instant::from_ticks(9), 2),
+            Color::Yellow
+        );
+        assert_eq!(s.tc_at(&1000, Instant::ZERO), 9);
     }
 }

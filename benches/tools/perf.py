@@ -92,6 +92,30 @@ RATIOS = [
      "srtcm_1m_burst", None, ""),
     ("3sM node marker, 1 M flows: per packet prefetched / burst API", "node_1m_prefetched",
      "node_1m_burst", None, ""),
+    # Bounds: DPDK's loop against the memory floor, a "meter" with a state of
+    # the same size that reads and writes it and computes nothing
+    # (`harness_floor::Touch`), on the same stream with the same prefetching.
+    # No meter with that state can beat DPDK by more than these ratios.
+    ("bound: srTCM, 65,536 flows, prefetched: DPDK / floor (24-byte state, nothing computed)",
+     "dpdk_srtcm_65536_prefetched", "floor24_65536_prefetched", None, ""),
+    ("bound: srTCM, 1 M flows: DPDK per packet (prefetched) / floor (24-byte state) per packet "
+     "prefetched", "dpdk_srtcm_1m_prefetched", "floor24_1m_prefetched", None, ""),
+    ("bound: trTCM, 1 M flows: DPDK per packet (prefetched) / floor (24-byte state) per packet "
+     "prefetched", "dpdk_trtcm_1m_prefetched", "floor24_1m_prefetched", None, ""),
+    ("bound: srTCM, 1 M flows: DPDK per packet (prefetched) / floor (24-byte state) through the "
+     "burst API", "dpdk_srtcm_1m_prefetched", "floor24_1m_burst", None, ""),
+    ("bound: trTCM, 1 M flows: DPDK per packet (prefetched) / floor (24-byte state) through the "
+     "burst API", "dpdk_trtcm_1m_prefetched", "floor24_1m_burst", None, ""),
+    ("bound: srTCM, 1 M flows: DPDK per packet (prefetched) / floor (16-byte state) per packet "
+     "prefetched", "dpdk_srtcm_1m_prefetched", "floor16_1m_prefetched", None, ""),
+    ("bound: trTCM, 1 M flows: DPDK per packet (prefetched) / floor (16-byte state) per packet "
+     "prefetched", "dpdk_trtcm_1m_prefetched", "floor16_1m_prefetched", None, ""),
+    ("srTCM, 65,536 flows, prefetched: netcond / floor (24-byte state)",
+     "srtcm_65536_prefetched", "floor24_65536_prefetched", None, ""),
+    ("srTCM, 1 M flows, per packet prefetched: netcond / floor (24-byte state)",
+     "srtcm_1m_prefetched", "floor24_1m_prefetched", None, ""),
+    ("srTCM, 1 M flows, burst API: netcond / floor (24-byte state) through the burst API",
+     "srtcm_1m_burst", "floor24_1m_burst", None, ""),
     ("RED, DPDK's law: rte_red / netcond", "dpdk_red", "red_dpdk_law", 1.25, ">="),
     ("RED, FJ93's law: rte_red / netcond", "dpdk_red", "red_fj93", 1.0, ">="),
     ("PIE enqueue (Linux's law): rte_pie / netcond", "dpdk_pie", "pie", 2.0, ">="),
