@@ -68,7 +68,7 @@ use netcond_benches::red_stream::{
     red_burst, red_profile, rio_burst, rio_colors, rio_profile, rio_split, w_q, Wave, STEP, TICKS,
 };
 use netcond_benches::{
-    branching_srtcm, division_baseline, flow_indices, harness_floor, imix_lengths,
+    branch_free_srtcm, division_baseline, flow_indices, harness_floor, imix_lengths,
     BENCH_TICKS_PER_PACKET,
 };
 
@@ -781,7 +781,7 @@ fn case(name: &str) -> Case {
     let (sr, tr, r4) = trtcm_profiles();
     let dv = division_baseline::Profile::new(2_300_000_000, 46_000_000, 69_000_000, 2048, 4096);
     let cfg = SrTcmConfig::default().with_tick(tick());
-    let bs = branching_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick()).unwrap();
+    let bs = branch_free_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick()).unwrap();
     let (sr16, tr16, r416) = (
         CompactProfile::new(sr).unwrap(),
         CompactProfile::new(tr).unwrap(),
@@ -823,14 +823,16 @@ fn case(name: &str) -> Case {
         "division_1flow" => meter::<division_baseline::TrTcm>(dv, false, one, false),
         "division_65536" => meter::<division_baseline::TrTcm>(dv, false, many, false),
         "division_65536_prefetched" => meter::<division_baseline::TrTcm>(dv, false, many, true),
-        "branching_srtcm_blind_1flow" => meter::<branching_srtcm::SrTcm>(bs, false, one, false),
-        "branching_srtcm_aware_1flow" => meter::<branching_srtcm::SrTcm>(bs, true, one, false),
-        "branching_srtcm_blind_65536" => meter::<branching_srtcm::SrTcm>(bs, false, many, false),
-        "branching_srtcm_blind_65536_prefetched" => {
-            meter::<branching_srtcm::SrTcm>(bs, false, many, true)
+        "branch_free_srtcm_blind_1flow" => meter::<branch_free_srtcm::SrTcm>(bs, false, one, false),
+        "branch_free_srtcm_aware_1flow" => meter::<branch_free_srtcm::SrTcm>(bs, true, one, false),
+        "branch_free_srtcm_blind_65536" => {
+            meter::<branch_free_srtcm::SrTcm>(bs, false, many, false)
         }
-        "million_branching_srtcm_prefetched" => {
-            million_tcm::<branching_srtcm::SrTcm>(bs, Way::Prefetched)
+        "branch_free_srtcm_blind_65536_prefetched" => {
+            meter::<branch_free_srtcm::SrTcm>(bs, false, many, true)
+        }
+        "million_branch_free_srtcm_prefetched" => {
+            million_tcm::<branch_free_srtcm::SrTcm>(bs, Way::Prefetched)
         }
         "harness_floor_1flow" => meter::<harness_floor::Null>(1000, false, one, false),
         "harness_floor_65536" => meter::<harness_floor::Null>(1000, false, many, false),
@@ -1213,11 +1215,11 @@ mod dpdk_side {
 #[bench::division_1flow_n16384(args = ("division_1flow"), setup = case)]
 #[bench::division_65536_n16384(args = ("division_65536"), setup = case)]
 #[bench::division_65536_prefetched_n16384(args = ("division_65536_prefetched"), setup = case)]
-#[bench::branching_srtcm_blind_1flow_n16384(args = ("branching_srtcm_blind_1flow"), setup = case)]
-#[bench::branching_srtcm_aware_1flow_n16384(args = ("branching_srtcm_aware_1flow"), setup = case)]
-#[bench::branching_srtcm_blind_65536_n16384(args = ("branching_srtcm_blind_65536"), setup = case)]
-#[bench::branching_srtcm_blind_65536_prefetched_n16384(args = ("branching_srtcm_blind_65536_prefetched"), setup = case)]
-#[bench::million_branching_srtcm_prefetched_n16384(args = ("million_branching_srtcm_prefetched"), setup = case)]
+#[bench::branch_free_srtcm_blind_1flow_n16384(args = ("branch_free_srtcm_blind_1flow"), setup = case)]
+#[bench::branch_free_srtcm_aware_1flow_n16384(args = ("branch_free_srtcm_aware_1flow"), setup = case)]
+#[bench::branch_free_srtcm_blind_65536_n16384(args = ("branch_free_srtcm_blind_65536"), setup = case)]
+#[bench::branch_free_srtcm_blind_65536_prefetched_n16384(args = ("branch_free_srtcm_blind_65536_prefetched"), setup = case)]
+#[bench::million_branch_free_srtcm_prefetched_n16384(args = ("million_branch_free_srtcm_prefetched"), setup = case)]
 #[bench::harness_floor_1flow_n16384(args = ("harness_floor_1flow"), setup = case)]
 #[bench::harness_floor_65536_n16384(args = ("harness_floor_65536"), setup = case)]
 #[bench::harness_floor_65536_prefetched_n16384(args = ("harness_floor_65536_prefetched"), setup = case)]

@@ -20,7 +20,11 @@
 //! flows, per packet with the caller prefetching; the memory floors
 //! (`harness_floor::Touch`, a state of 16 or 24 bytes read and written with
 //! nothing computed) over 65,536 flows prefetched and over 1,048,576 flows
-//! prefetched and through the burst API; RED's enqueue decision with
+//! prefetched and through the burst API; the srTCM on one flow (on the bench
+//! stream and on a coin-flip stream of colors), over 65,536 flows plain and
+//! prefetched and over 1,048,576 flows plain and prefetched, beside the same
+//! loops on the branch-free form its fast path used until 2026-12-07
+//! (`branch_free_srtcm`); RED's enqueue decision with
 //! FJ93's law and with DPDK's; RIO-C; the 3sM node marker followed by RED
 //! on every packet of one link; and PIE's enqueue decision (Linux's law, on
 //! `pie_stream`'s two streams: every arrival dropped, and drawing at 20-30 %). With `--features dpdk`, DPDK 22.11's rte_meter, rte_red and
@@ -33,10 +37,10 @@ use netcond::base::{Instant, SplitMix64};
 use netcond::pcn::Node3sm;
 use netcond::red::{Packet, Red, Rio, RioMode, Spreading};
 use netcond::trtcm::{
-    Compact, CompactProfile, SrTcm, SrTcmConfig, SrTcmProfile, State, ThreeColorMarker, TrTcm,
-    TrTcmConfig, TrTcmProfile,
+    Compact, CompactProfile, Rfc4115, Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmConfig,
+    SrTcmProfile, State, TrTcm, TrTcmConfig, TrTcmProfile,
 };
-use netcond_benches::branching_srtcm;
+use netcond_benches::branch_free_srtcm;
 use netcond_benches::harness_floor::Touch;
 use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
 use netcond_benches::million::{
@@ -70,6 +74,8 @@ fn loops() -> Vec<Loop> {
         .expect("the bench profile is valid");
     let sr = SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick()))
         .expect("the bench profile is valid");
+    let r4 = Rfc4115Profile::new(&Rfc4115Config::default().with_tick(tick()))
+        .expect("the bench profile is valid");
 
     let s = stream();
     let (mut one, mut t) = (TrTcm::new(&tr, Instant::ZERO), 0u64);
@@ -90,17 +96,17 @@ fn loops() -> Vec<Loop> {
         }),
     });
     let cfg = SrTcmConfig::default().with_tick(tick());
-    let bs = branching_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick())
+    let bs = branch_free_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick())
         .expect("the bench profile is valid");
     let s = stream();
     let (mut one, mut t) = (
-        <branching_srtcm::SrTcm as State>::start(&bs, Instant::ZERO),
+        <branch_free_srtcm::SrTcm as State>::start(&bs, Instant::ZERO),
         0u64,
     );
     v.push(Loop {
-        name: "branching_srtcm_1flow",
+        name: "branch_free_srtcm_1flow",
         burst: Box::new(move || {
-            let r = burst_one::<branching_srtcm::SrTcm, false>(
+            let r = burst_one::<branch_free_srtcm::SrTcm, false>(
                 black_box(&bs),
                 &s.lens,
                 &s.colors,
@@ -110,49 +116,120 @@ fn loops() -> Vec<Loop> {
             (PACKETS as u64, r as u64)
         }),
     });
-    // The coin-flip stream: one flow, 1000-byte packets at twice CIR on
-    // average (gaps uniform in [0, 1000 bytes' time at CIR)): C rarely
-    // overflows, so E stays nearly empty, and half the packets are green and
-    // half red, the color changing on two packets in three, in an order no
-    // predictor can learn.
-    let coin: &'static [(u64, u32)] = {
+    // The coin-flip stream: the bench stream's clock (one packet every
+    // 12,563 ticks, 251 bytes of CIR) with lengths uniform in [0, 1004): about
+    // twice CIR on average, so that C stays near empty and whether a packet
+    // fits it is a coin flip, in an order no predictor can learn (the trTCM's
+    // P, at 1.33 times PIR, likewise).
+    let coin: &'static [u32] = {
         let mut rng = SplitMix64::new(5);
-        let gap = 1000 * 2_300_000_000 / 46_000_000;
         Box::leak(
             (0..PACKETS)
-                .map(|_| (rng.next_u64() % gap, 1000u32))
+                .map(|_| (rng.next_u64() % 1004) as u32)
                 .collect(),
         )
     };
     macro_rules! coin_loop {
         ($name:literal, $marker:ty, $p:expr) => {{
             let p = $p;
+            let s = stream();
             let (mut m, mut t) = (<$marker as State>::start(&p, Instant::ZERO), 0u64);
             v.push(Loop {
                 name: $name,
                 burst: Box::new(move || {
-                    let mut acc = 0usize;
-                    let p = black_box(&p);
-                    for &(gap, len) in coin {
-                        t += gap;
-                        acc += m.color_blind(p, Instant::from_ticks(t), len).index();
-                    }
-                    (coin.len() as u64, acc as u64)
+                    let r =
+                        burst_one::<$marker, false>(black_box(&p), coin, &s.colors, &mut m, &mut t);
+                    (PACKETS as u64, r as u64)
                 }),
             });
         }};
     }
+    // The coin-flip stream over 65,536 flows: the many-flow stream's flows
+    // with the coin-flip lengths, and a profile of 700 B/s (CBS 2048, EBS
+    // 4096), about half of what each flow is offered (one packet of 502 bytes
+    // on average every 65,536 x 12,563 ticks, 0.36 s): every flow's C stays
+    // near empty and each packet's color is a coin flip.
+    let coin_sr = SrTcmConfig::new(netcond::base::Rate::from_bytes_per_sec(700), 2048, 4096)
+        .with_tick(tick());
+    macro_rules! coin_many {
+        ($name:literal, $marker:ty, $p:expr) => {{
+            let p = $p;
+            let mut s = stream();
+            s.lens = coin.to_vec();
+            let (mut many, mut t) = (
+                vec![<$marker as State>::start(&p, Instant::ZERO); FLOWS as usize],
+                0u64,
+            );
+            v.push(Loop {
+                name: $name,
+                burst: Box::new(move || {
+                    let r =
+                        burst_many::<$marker, false, true>(black_box(&p), &s, &mut many, &mut t);
+                    (PACKETS as u64, r as u64)
+                }),
+            });
+        }};
+    }
+    coin_many!(
+        "srtcm_65536_coin_prefetched",
+        SrTcm,
+        SrTcmProfile::new(&coin_sr).expect("the coin profile is valid")
+    );
+    coin_many!(
+        "branch_free_srtcm_65536_coin_prefetched",
+        branch_free_srtcm::SrTcm,
+        branch_free_srtcm::Profile::new(coin_sr.cir, coin_sr.cbs, coin_sr.ebs, tick())
+            .expect("the coin profile is valid")
+    );
     coin_loop!("srtcm_1flow_coin", SrTcm, sr);
-    coin_loop!("branching_srtcm_1flow_coin", branching_srtcm::SrTcm, bs);
+    coin_loop!("branch_free_srtcm_1flow_coin", branch_free_srtcm::SrTcm, bs);
+    coin_loop!("trtcm_1flow_coin", TrTcm, tr);
+    coin_loop!("rfc4115_1flow_coin", Rfc4115, r4);
+    let s = stream();
+    let (mut one, mut t) = (Rfc4115::new(&r4, Instant::ZERO), 0u64);
+    v.push(Loop {
+        name: "rfc4115_1flow",
+        burst: Box::new(move || {
+            let r =
+                burst_one::<Rfc4115, false>(black_box(&r4), &s.lens, &s.colors, &mut one, &mut t);
+            (PACKETS as u64, r as u64)
+        }),
+    });
+    let s = stream();
+    let (mut many, mut t) = (vec![SrTcm::new(&sr, Instant::ZERO); FLOWS as usize], 0u64);
+    v.push(Loop {
+        name: "srtcm_65536",
+        burst: Box::new(move || {
+            let r = burst_many::<SrTcm, false, false>(black_box(&sr), &s, &mut many, &mut t);
+            (PACKETS as u64, r as u64)
+        }),
+    });
     let s = stream();
     let (mut many, mut t) = (
-        vec![<branching_srtcm::SrTcm as State>::start(&bs, Instant::ZERO); FLOWS as usize],
+        vec![<branch_free_srtcm::SrTcm as State>::start(&bs, Instant::ZERO); FLOWS as usize],
         0u64,
     );
     v.push(Loop {
-        name: "branching_srtcm_65536_prefetched",
+        name: "branch_free_srtcm_65536",
         burst: Box::new(move || {
-            let r = burst_many::<branching_srtcm::SrTcm, false, true>(
+            let r = burst_many::<branch_free_srtcm::SrTcm, false, false>(
+                black_box(&bs),
+                &s,
+                &mut many,
+                &mut t,
+            );
+            (PACKETS as u64, r as u64)
+        }),
+    });
+    let s = stream();
+    let (mut many, mut t) = (
+        vec![<branch_free_srtcm::SrTcm as State>::start(&bs, Instant::ZERO); FLOWS as usize],
+        0u64,
+    );
+    v.push(Loop {
+        name: "branch_free_srtcm_65536_prefetched",
+        burst: Box::new(move || {
+            let r = burst_many::<branch_free_srtcm::SrTcm, false, true>(
                 black_box(&bs),
                 &s,
                 &mut many,
@@ -241,8 +318,14 @@ fn loops() -> Vec<Loop> {
         tcm_prefetched
     );
     million_tcm!(
-        "branching_srtcm_1m_prefetched",
-        branching_srtcm::SrTcm,
+        "branch_free_srtcm_1m_plain",
+        branch_free_srtcm::SrTcm,
+        bs,
+        tcm_plain
+    );
+    million_tcm!(
+        "branch_free_srtcm_1m_prefetched",
+        branch_free_srtcm::SrTcm,
         bs,
         tcm_prefetched
     );
@@ -358,7 +441,7 @@ fn loops() -> Vec<Loop> {
         }),
     });
     #[cfg(feature = "dpdk")]
-    dpdk_side::loops(&mut v, m);
+    dpdk_side::loops(&mut v, m, coin);
     v
 }
 
@@ -370,13 +453,50 @@ mod dpdk;
 mod dpdk_side {
     use super::*;
 
-    pub fn loops(v: &mut Vec<Loop>, m: &'static Million) {
+    pub fn loops(v: &mut Vec<Loop>, m: &'static Million, coin: &'static [u32]) {
         const HZ: u64 = 2_300_000_000;
         let tr = dpdk::TrTcmProfile::new(HZ, 46_000_000, 69_000_000, 2048, 4096)
             .expect("the bench profile is valid");
         let sr = dpdk::SrTcmProfile::new(HZ, 46_000_000, 2048, 4096)
             .expect("the bench profile is valid");
         let s: &'static _ = Box::leak(Box::new(stream()));
+        let r4 = dpdk::Rfc4115Profile::new(HZ, 46_000_000, 69_000_000, 2048, 4096)
+            .expect("the bench profile is valid");
+        let (mut one, mut t) = (dpdk::start::<dpdk::Rfc4115>(&r4, 0), 0u64);
+        v.push(Loop {
+            name: "dpdk_rfc4115_1flow",
+            burst: Box::new(move || {
+                let r = dpdk::burst_one::<dpdk::Rfc4115>(black_box(&r4), &s.lens, &mut one, &mut t);
+                (PACKETS as u64, r)
+            }),
+        });
+        macro_rules! dpdk_coin {
+            ($name:literal, $marker:ty, $p:expr) => {{
+                let p = $p;
+                let (mut m, mut t) = (dpdk::start::<$marker>(&p, 0), 0u64);
+                v.push(Loop {
+                    name: $name,
+                    burst: Box::new(move || {
+                        let r = dpdk::burst_one::<$marker>(black_box(&p), coin, &mut m, &mut t);
+                        (PACKETS as u64, r)
+                    }),
+                });
+            }};
+        }
+        let coin_sr =
+            dpdk::SrTcmProfile::new(HZ, 700, 2048, 4096).expect("the coin profile is valid");
+        let b = dpdk::Burst::new(coin, &s.flows, FLOWS as usize);
+        let (mut many, mut t) = (vec![dpdk::SrTcm::start(&coin_sr, 0); FLOWS as usize], 0u64);
+        v.push(Loop {
+            name: "dpdk_srtcm_65536_coin_prefetched",
+            burst: Box::new(move || {
+                let r = dpdk::srtcm_burst_many::<true>(black_box(&coin_sr), &b, &mut many, &mut t);
+                (PACKETS as u64, r)
+            }),
+        });
+        dpdk_coin!("dpdk_srtcm_1flow_coin", dpdk::SrTcm, sr);
+        dpdk_coin!("dpdk_trtcm_1flow_coin", dpdk::TrTcm, tr);
+        dpdk_coin!("dpdk_rfc4115_1flow_coin", dpdk::Rfc4115, r4);
         let (mut one, mut t) = (dpdk::SrTcm::start(&sr, 0), 0u64);
         v.push(Loop {
             name: "dpdk_srtcm_1flow",

@@ -198,17 +198,18 @@ pub mod division_baseline {
     }
 }
 
-/// An exact srTCM that branches on the color, as rte_meter does, kept beside
-/// the benches to measure the choice netcond's `SrTcm` makes: the same units,
-/// counts and colors as `SrTcm`'s fast path (RFC 2697 section 3, tokens in
-/// units of `1/scale` byte, the clock clamped at C and E's fill time), but a
-/// packet that C accepts returns green before E is looked at, E is refilled
-/// only when C overflows, and the color is chosen by branches instead of
-/// sign masks and conditional moves. The benches' `branching_srtcm` tests tie
-/// its colors and counts to `SrTcm`'s on the bench streams.
-pub mod branching_srtcm {
-    use netcond::base::BucketProfile;
-    use netcond::base::{Color, Instant, Rate, TickRate};
+/// The srTCM's fast path as netcond computed it until 2026-12-07, without a
+/// branch on the color, kept beside the benches to measure the choice
+/// `SrTcm`'s fast path now makes (it branches on the color, as rte_meter
+/// does): the same units, counts and colors (RFC 2697 section 3, tokens in
+/// units of `1/scale` byte, the clock clamped at C and E's fill time), but
+/// every packet refills E from C's overflow, tests both buckets, and settles
+/// them and picks the color with masks made from the tests' signs and
+/// conditional moves. The benches' `branch_free_srtcm_is_srtcm` test ties its
+/// colors and counts to `SrTcm`'s.
+pub mod branch_free_srtcm {
+    use netcond::base::branchless::select_unpredictable as select;
+    use netcond::base::{BucketProfile, Color, Instant, Rate, TickRate};
     use netcond::trtcm::ThreeColorMarker;
 
     /// The constants: C's and E's rate and unit (shared), their capacities
@@ -224,9 +225,9 @@ pub mod branching_srtcm {
 
     impl Profile {
         /// The profile of `SrTcmConfig::new(cir, cbs, ebs).with_tick(tick)`,
-        /// or `None` where the fast path's products could overflow (bucket
-        /// sizes or a refill past 2^62 units), which the benches' profile is
-        /// far from.
+        /// or `None` where the products could overflow (bucket sizes or a
+        /// refill past 2^62 units, a cost past 2^62), which the benches'
+        /// profile is far from.
         #[must_use]
         pub fn new(cir: Rate, cbs: u64, ebs: u64, tick: TickRate) -> Option<Profile> {
             let c = BucketProfile::new(cir, cbs, tick).ok()?;
@@ -262,6 +263,40 @@ pub mod branching_srtcm {
         pub fn counts(&self) -> (u64, u64) {
             (self.tc, self.te)
         }
+
+        /// One packet: `red_in` negative if it came red, `yellow_in`
+        /// negative unless it came green (both 0 when color-blind).
+        #[inline(always)]
+        fn packet(
+            &mut self,
+            p: &Profile,
+            now: Instant,
+            len: u32,
+            red_in: i64,
+            yellow_in: i64,
+        ) -> Color {
+            let dt = self.last.advance_to_capped(now, p.dt_max);
+            // C refills; what overflows C goes into E, with no branch.
+            let t = self.tc + dt * p.inc;
+            let tc = select(t > p.cbs, p.cbs, t);
+            let e = self.te + (t - tc);
+            let te = select(e > p.ebs, p.ebs, e);
+            let need = u64::from(len) * p.scale;
+            // Each test as the sign of `tokens - need`.
+            let dc = tc.wrapping_sub(need) as i64;
+            let de = te.wrapping_sub(need) as i64;
+            // Negative unless green: C refuses it, or it came yellow or red.
+            let not_green = dc | yellow_in;
+            // Negative if red: not green, and E refuses it or it came red.
+            let red = not_green & (de | red_in);
+            // C pays unless the packet is not green (a mask from the sign).
+            self.tc = (dc as u64).wrapping_add(need & (not_green >> 63) as u64);
+            // E pays for a yellow packet only.
+            let paid = select((de | red_in) < 0, te, de as u64);
+            self.te = select(not_green < 0, paid, te);
+            let worse = select(not_green < 0, Color::Yellow, Color::Green);
+            select(red < 0, Color::Red, worse)
+        }
     }
 
     impl netcond::trtcm::State for SrTcm {
@@ -279,46 +314,14 @@ pub mod branching_srtcm {
     impl ThreeColorMarker for SrTcm {
         #[inline]
         fn color_blind(&mut self, p: &Profile, now: Instant, len: u32) -> Color {
-            let dt = self.last.advance_to_capped(now, p.dt_max);
-            let need = u64::from(len) * p.scale;
-            let mut tc = self.tc + dt * p.inc;
-            if tc > p.cbs {
-                self.te = (self.te + (tc - p.cbs)).min(p.ebs);
-                tc = p.cbs;
-            }
-            if tc >= need {
-                self.tc = tc - need;
-                return Color::Green;
-            }
-            self.tc = tc;
-            if self.te >= need {
-                self.te -= need;
-                Color::Yellow
-            } else {
-                Color::Red
-            }
+            self.packet(p, now, len, 0, 0)
         }
 
         #[inline]
         fn color_aware(&mut self, p: &Profile, now: Instant, len: u32, input: Color) -> Color {
-            let dt = self.last.advance_to_capped(now, p.dt_max);
-            let need = u64::from(len) * p.scale;
-            let mut tc = self.tc + dt * p.inc;
-            if tc > p.cbs {
-                self.te = (self.te + (tc - p.cbs)).min(p.ebs);
-                tc = p.cbs;
-            }
-            self.tc = tc;
-            if input == Color::Green && tc >= need {
-                self.tc = tc - need;
-                return Color::Green;
-            }
-            if input != Color::Red && self.te >= need {
-                self.te -= need;
-                Color::Yellow
-            } else {
-                Color::Red
-            }
+            let i = input.index() as i64;
+            // Green 0, yellow 1, red 2: only red reaches bit 63 when shifted by 62.
+            self.packet(p, now, len, i << 62, -i)
         }
 
         fn tc_at(&self, p: &Profile, now: Instant) -> u64 {
@@ -464,24 +467,24 @@ mod tests {
         assert_eq!(super::BENCH_TICKS_PER_PACKET, 12_563);
     }
 
-    /// The branching srTCM gives `SrTcm`'s colors and counts: on the bench
+    /// The branch-free srTCM gives `SrTcm`'s colors and counts: on the bench
     /// stream (one flow, blind and aware, with its pre-colors), and on random
     /// lengths, gaps (idle times past the fill time included, and a clock
     /// stepping backwards) and pre-colors.
     #[test]
-    fn branching_srtcm_is_srtcm() {
-        use super::branching_srtcm;
+    fn branch_free_srtcm_is_srtcm() {
+        use super::branch_free_srtcm;
         use netcond::base::{Rate, SplitMix64};
         use netcond::trtcm::{SrTcm, SrTcmConfig, SrTcmProfile};
         let tick = super::meter_stream::tick();
         let cfg = SrTcmConfig::default().with_tick(tick);
         let sr = SrTcmProfile::new(&cfg).unwrap();
-        let br = branching_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick).unwrap();
+        let br = branch_free_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick).unwrap();
         let s = super::meter_stream::stream();
         for aware in [false, true] {
             let (mut a, mut b) = (
                 SrTcm::new(&sr, Instant::ZERO),
-                <branching_srtcm::SrTcm as State>::start(&br, Instant::ZERO),
+                <branch_free_srtcm::SrTcm as State>::start(&br, Instant::ZERO),
             );
             let mut t = 0u64;
             let mut colors = [0usize; 3];
@@ -511,14 +514,14 @@ mod tests {
             let cfg = SrTcmConfig::new(cir, cbs, ebs).with_tick(tick);
             let (Ok(sr), Some(br)) = (
                 SrTcmProfile::new(&cfg),
-                branching_srtcm::Profile::new(cir, cbs, ebs, tick),
+                branch_free_srtcm::Profile::new(cir, cbs, ebs, tick),
             ) else {
                 continue;
             };
             let mut t = rng.next_u64() >> 2;
             let (mut a, mut b) = (
                 SrTcm::new(&sr, Instant::from_ticks(t)),
-                <branching_srtcm::SrTcm as State>::start(&br, Instant::from_ticks(t)),
+                <branch_free_srtcm::SrTcm as State>::start(&br, Instant::from_ticks(t)),
             );
             for _ in 0..500 {
                 let r = rng.next_u64();

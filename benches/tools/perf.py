@@ -50,6 +50,18 @@ DEFAULT_BUDGET = os.path.join(ROOT, "benches", "budget.json")
 # the target reads). A ratio above 1 means the denominator is faster.
 RATIOS = [
     ("trTCM color-blind, 1 flow: DPDK / netcond", "dpdk_trtcm_1flow", "trtcm_1flow", 2.5, ">="),
+    ("srTCM color-blind, 1 flow: DPDK / netcond", "dpdk_srtcm_1flow", "srtcm_1flow", None, ""),
+    ("RFC 4115 color-blind, 1 flow: DPDK / netcond", "dpdk_rfc4115_1flow", "rfc4115_1flow", None,
+     ""),
+    # The coin-flip streams (contention.rs): colors no predictor can learn.
+    ("srTCM, 1 flow, coin flips: DPDK / netcond", "dpdk_srtcm_1flow_coin", "srtcm_1flow_coin",
+     None, ""),
+    ("trTCM, 1 flow, coin flips: DPDK / netcond", "dpdk_trtcm_1flow_coin", "trtcm_1flow_coin",
+     None, ""),
+    ("RFC 4115, 1 flow, coin flips: DPDK / netcond", "dpdk_rfc4115_1flow_coin",
+     "rfc4115_1flow_coin", None, ""),
+    ("srTCM, 65,536 flows, coin flips, prefetched: DPDK / netcond",
+     "dpdk_srtcm_65536_coin_prefetched", "srtcm_65536_coin_prefetched", None, ""),
     ("srTCM, 65,536 flows, prefetched: DPDK / netcond", "dpdk_srtcm_65536_prefetched",
      "srtcm_65536_prefetched", 1.25, ">="),
     ("trTCM, 65,536 flows, prefetched: DPDK / netcond", "dpdk_trtcm_65536_prefetched",
@@ -435,6 +447,22 @@ def cmd_doc(a):
     for k, v in ops.items():
         tpl = tpl.replace("{{ir:" + k + "}}", f"{v['ir']:.1f}")
         tpl = tpl.replace("{{cy:" + k + "}}", f"{v['cycles']:.1f}")
+    # {{r:a/b}}: the median over the rounds of loop a's time over loop b's;
+    # {{ns:a}}: loop a's median ns per packet.
+    def ratio(m):
+        num, den = m.group(1), m.group(2)
+        if num not in cols or den not in cols:
+            return m.group(0)
+        r = [x / y for x, y in zip(cols[num], cols[den]) if y > 0]
+        return f"{percentile(r, 0.5):.2f}"
+
+    def ns(m):
+        if m.group(1) not in cols:
+            return m.group(0)
+        return f"{percentile(cols[m.group(1)], 0.5):.2f}"
+
+    tpl = re.sub(r"\{\{r:([a-z0-9_]+)/([a-z0-9_]+)\}\}", ratio, tpl)
+    tpl = re.sub(r"\{\{ns:([a-z0-9_]+)\}\}", ns, tpl)
     left = re.findall(r"\{\{[^}]+\}\}", tpl)
     if left:
         sys.exit(f"the template names figures that were not measured: {sorted(set(left))}")

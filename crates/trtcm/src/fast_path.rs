@@ -30,7 +30,9 @@
 //!   `(-2^63, 2^62)`: exact as an `i64`, negative exactly when the packet does not
 //!   fit (`margin`).
 //! - Update: `settle` returns `tokens` (keep) or `tokens - cost` (pay, only when
-//!   the margin is not negative), both exact.
+//!   the margin is not negative), both exact. The srTCM and the RFC 4115 marker,
+//!   which branch on the color, test `tokens >= cost + strict` on the same `u64`s
+//!   and pay `tokens - cost` only when it holds: exact for the same reasons.
 
 use netcond_core::Color;
 
@@ -92,11 +94,8 @@ pub(crate) fn signs_of(input: Color) -> (i64, i64) {
 /// `red` negative if it is red (and then `not_green` is too). Written as two
 /// tests of signs, which the trTCM's packet path compiles to a shift of
 /// `not_green`'s sign and a conditional move of red over it: three
-/// instructions fewer per packet than [`color_of_sign_bits`]' table, whose
-/// address its packet loop had to rebuild (docs/performance.md). The srTCM and
-/// the RFC 4115 marker use [`color_of_sign_bits`] instead: in the srTCM's loop
-/// this form compiled to branches on the color, and in the RFC 4115 marker's
-/// it cost instructions over many flows.
+/// instructions fewer per packet than a table indexed by the two sign bits,
+/// whose address its packet loop had to rebuild (docs/performance.md).
 #[inline(always)]
 pub(crate) fn color_of_signs(not_green: i64, red: i64) -> Color {
     if red < 0 {
@@ -108,43 +107,11 @@ pub(crate) fn color_of_signs(not_green: i64, red: i64) -> Color {
     }
 }
 
-/// [`color_of_signs`] as two selects marked unpredictable ([`select`]), which
-/// do not become branches: a conditional move of yellow over green and one of
-/// red over that. One instruction fewer per packet than the table lookup
-/// indexed by the two sign bits that it replaces (the table's address had to
-/// be rebuilt in the packet loop), in the srTCM's and the RFC 4115 marker's
-/// loops alike (docs/performance.md).
-#[inline(always)]
-pub(crate) fn color_of_sign_bits(not_green: i64, red: i64) -> Color {
-    let worse = select(not_green < 0, Color::Yellow, Color::Green);
-    select(red < 0, Color::Red, worse)
-}
-
 /// `if c { a } else { b }`, marked unpredictable where the compiler has the
 /// hint (netcond-core's `select_unpredictable`), so that the compiler emits a
 /// conditional move rather than a branch: whether a packet fits follows the
 /// traffic.
 pub(crate) use netcond_core::branchless::select_unpredictable as select;
-
-/// A bucket's count after a packet that only it may pay for (the srTCM's and
-/// the RFC 4115 marker's E, which pays for a yellow packet only): `tokens`
-/// unless the packet is not green (`not_green` negative) and this bucket takes
-/// it (`takes` not negative), else `margin + strict` (that is, `tokens -
-/// cost`, given `margin = tokens - cost - strict`). Two selects marked
-/// unpredictable: two conditional moves, where [`settle`] with the sign of
-/// "yellow" as its keep mask took five instructions in the srTCM's loop
-/// (a copy, a `not`, an `or`, a copy and a conditional move).
-#[inline(always)]
-pub(crate) fn settle_second(
-    tokens: u64,
-    margin: i64,
-    strict: u64,
-    takes: i64,
-    not_green: i64,
-) -> u64 {
-    let paid = select(takes < 0, tokens, (margin as u64).wrapping_add(strict));
-    select(not_green < 0, paid, tokens)
-}
 
 /// Test support for the fast path: random streams, and a run of a profile on the
 /// fast path against the same profile forced onto the general path.
@@ -348,52 +315,6 @@ mod tests {
     }
 
     #[test]
-    fn color_of_sign_bits_is_color_of_signs() {
-        let signs = [i64::MIN, -1, 0, 1, i64::MAX];
-        for ng in signs {
-            for red in signs {
-                // `red` negative only with `not_green` negative.
-                if red < 0 && ng >= 0 {
-                    continue;
-                }
-                assert_eq!(
-                    color_of_sign_bits(ng, red),
-                    color_of_signs(ng, red),
-                    "{ng} {red}"
-                );
-            }
-        }
-        assert_eq!(color_of_sign_bits(0, 0), Color::Green);
-        assert_eq!(color_of_sign_bits(-1, 0), Color::Yellow);
-        assert_eq!(color_of_sign_bits(-1, -1), Color::Red);
-    }
-
-    #[test]
-    fn settle_second_pays_only_when_not_green_and_taken() {
-        // 100 tokens, a cost of 30 with `strict` 1: margin 100 - 30 - 1 = 69.
-        let (tokens, margin, strict) = (100u64, 69i64, 1u64);
-        // Green (`not_green` not negative): keeps its tokens whatever `takes` says.
-        assert_eq!(settle_second(tokens, margin, strict, 0, 0), 100);
-        assert_eq!(settle_second(tokens, margin, strict, -1, 0), 100);
-        assert_eq!(settle_second(tokens, margin, strict, 5, i64::MAX), 100);
-        // Not green and taken: pays the cost.
-        assert_eq!(settle_second(tokens, margin, strict, 0, -1), 70);
-        assert_eq!(settle_second(tokens, margin, strict, 69, i64::MIN), 70);
-        // Not green, refused: keeps.
-        assert_eq!(settle_second(tokens, margin, strict, -1, -1), 100);
-        assert_eq!(settle_second(tokens, margin, strict, i64::MIN, -7), 100);
-        // The same as `settle` with the sign of "yellow" as its keep mask.
-        for (takes, ng) in [(0, 0), (0, -1), (-1, 0), (-1, -1)] {
-            let keep = !(ng & !takes);
-            assert_eq!(
-                settle_second(tokens, margin, strict, takes, ng),
-                settle(margin, strict, 30, keep),
-                "{takes} {ng}"
-            );
-        }
-    }
-
-    #[test]
     fn fast_costs_boundary() {
         // 1 bit/s on a 2^28 Hz clock: scale 8 x 2^28 = 2^31, the largest for which
         // u32::MAX x scale (+ 1) stays below 2^63.
@@ -446,10 +367,6 @@ mod tests {
         assert_eq!(color_of_signs(0, 0), G);
         assert_eq!(color_of_signs(-1, 0), Y);
         assert_eq!(color_of_signs(-1, i64::MIN), R);
-        // The table form agrees on every pair of signs that can occur.
-        for (ng, red) in [(0, 0), (-1, 0), (-1, -1), (i64::MIN, i64::MIN), (5, 0)] {
-            assert_eq!(color_of_sign_bits(ng, red), color_of_signs(ng, red));
-        }
         assert_eq!(signs_of(G), (0, 0));
         let (red, not_green) = signs_of(Y);
         assert!(red >= 0 && not_green < 0);
