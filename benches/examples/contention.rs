@@ -77,45 +77,50 @@ fn loops() -> Vec<Loop> {
     let r4 = Rfc4115Profile::new(&Rfc4115Config::default().with_tick(tick()))
         .expect("the bench profile is valid");
 
-    let s = stream();
-    let (mut one, mut t) = (TrTcm::new(&tr, Instant::ZERO), 0u64);
-    v.push(Loop {
-        name: "trtcm_1flow",
-        burst: Box::new(move || {
-            let r = burst_one::<TrTcm, false>(black_box(&tr), &s.lens, &s.colors, &mut one, &mut t);
-            (PACKETS as u64, r as u64)
-        }),
-    });
-    let s = stream();
-    let (mut one, mut t) = (SrTcm::new(&sr, Instant::ZERO), 0u64);
-    v.push(Loop {
-        name: "srtcm_1flow",
-        burst: Box::new(move || {
-            let r = burst_one::<SrTcm, false>(black_box(&sr), &s.lens, &s.colors, &mut one, &mut t);
-            (PACKETS as u64, r as u64)
-        }),
-    });
+    // One flow of `$lens` (with the bench stream's pre-colors and clock).
+    macro_rules! one_loop {
+        ($name:literal, $marker:ty, $p:expr, $lens:expr) => {{
+            let p = $p;
+            let s = stream();
+            let lens: &'static [u32] = $lens.unwrap_or_else(|| s.lens.clone().leak());
+            let (mut m, mut t) = (<$marker as State>::start(&p, Instant::ZERO), 0u64);
+            v.push(Loop {
+                name: $name,
+                burst: Box::new(move || {
+                    let r =
+                        burst_one::<$marker, false>(black_box(&p), lens, &s.colors, &mut m, &mut t);
+                    (PACKETS as u64, r as u64)
+                }),
+            });
+        }};
+    }
+    // 65,536 flows of the bench stream (its lengths replaced by `$lens`
+    // when given), the state 8 packets ahead prefetched or not.
+    macro_rules! many_loop {
+        ($name:literal, $marker:ty, $p:expr, $pre:literal, $lens:expr) => {{
+            let p = $p;
+            let mut s = stream();
+            if let Some(lens) = $lens {
+                s.lens = lens.to_vec();
+            }
+            let (mut many, mut t) = (
+                vec![<$marker as State>::start(&p, Instant::ZERO); FLOWS as usize],
+                0u64,
+            );
+            v.push(Loop {
+                name: $name,
+                burst: Box::new(move || {
+                    let r =
+                        burst_many::<$marker, false, $pre>(black_box(&p), &s, &mut many, &mut t);
+                    (PACKETS as u64, r as u64)
+                }),
+            });
+        }};
+    }
+    let bench: Option<&'static [u32]> = None;
     let cfg = SrTcmConfig::default().with_tick(tick());
     let bs = branch_free_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick())
         .expect("the bench profile is valid");
-    let s = stream();
-    let (mut one, mut t) = (
-        <branch_free_srtcm::SrTcm as State>::start(&bs, Instant::ZERO),
-        0u64,
-    );
-    v.push(Loop {
-        name: "branch_free_srtcm_1flow",
-        burst: Box::new(move || {
-            let r = burst_one::<branch_free_srtcm::SrTcm, false>(
-                black_box(&bs),
-                &s.lens,
-                &s.colors,
-                &mut one,
-                &mut t,
-            );
-            (PACKETS as u64, r as u64)
-        }),
-    });
     // The coin-flip stream: the bench stream's clock (one packet every
     // 12,563 ticks, 251 bytes of CIR) with lengths uniform in [0, 1004): about
     // twice CIR on average, so that C stays near empty and whether a packet
@@ -129,21 +134,6 @@ fn loops() -> Vec<Loop> {
                 .collect(),
         )
     };
-    macro_rules! coin_loop {
-        ($name:literal, $marker:ty, $p:expr) => {{
-            let p = $p;
-            let s = stream();
-            let (mut m, mut t) = (<$marker as State>::start(&p, Instant::ZERO), 0u64);
-            v.push(Loop {
-                name: $name,
-                burst: Box::new(move || {
-                    let r =
-                        burst_one::<$marker, false>(black_box(&p), coin, &s.colors, &mut m, &mut t);
-                    (PACKETS as u64, r as u64)
-                }),
-            });
-        }};
-    }
     // The coin-flip stream over 65,536 flows: the many-flow stream's flows
     // with the coin-flip lengths, and a profile of 700 B/s (CBS 2048, EBS
     // 4096), about half of what each flow is offered (one packet of 502 bytes
@@ -151,123 +141,57 @@ fn loops() -> Vec<Loop> {
     // near empty and each packet's color is a coin flip.
     let coin_sr = SrTcmConfig::new(netcond::base::Rate::from_bytes_per_sec(700), 2048, 4096)
         .with_tick(tick());
-    macro_rules! coin_many {
-        ($name:literal, $marker:ty, $p:expr) => {{
-            let p = $p;
-            let mut s = stream();
-            s.lens = coin.to_vec();
-            let (mut many, mut t) = (
-                vec![<$marker as State>::start(&p, Instant::ZERO); FLOWS as usize],
-                0u64,
-            );
-            v.push(Loop {
-                name: $name,
-                burst: Box::new(move || {
-                    let r =
-                        burst_many::<$marker, false, true>(black_box(&p), &s, &mut many, &mut t);
-                    (PACKETS as u64, r as u64)
-                }),
-            });
-        }};
-    }
-    coin_many!(
+    one_loop!("trtcm_1flow", TrTcm, tr, bench);
+    one_loop!("srtcm_1flow", SrTcm, sr, bench);
+    one_loop!(
+        "branch_free_srtcm_1flow",
+        branch_free_srtcm::SrTcm,
+        bs,
+        bench
+    );
+    one_loop!("rfc4115_1flow", Rfc4115, r4, bench);
+    one_loop!("srtcm_1flow_coin", SrTcm, sr, Some(coin));
+    one_loop!(
+        "branch_free_srtcm_1flow_coin",
+        branch_free_srtcm::SrTcm,
+        bs,
+        Some(coin)
+    );
+    one_loop!("trtcm_1flow_coin", TrTcm, tr, Some(coin));
+    one_loop!("rfc4115_1flow_coin", Rfc4115, r4, Some(coin));
+    many_loop!(
         "srtcm_65536_coin_prefetched",
         SrTcm,
-        SrTcmProfile::new(&coin_sr).expect("the coin profile is valid")
+        SrTcmProfile::new(&coin_sr).expect("the coin profile is valid"),
+        true,
+        Some(coin)
     );
-    coin_many!(
+    many_loop!(
         "branch_free_srtcm_65536_coin_prefetched",
         branch_free_srtcm::SrTcm,
         branch_free_srtcm::Profile::new(coin_sr.cir, coin_sr.cbs, coin_sr.ebs, tick())
-            .expect("the coin profile is valid")
+            .expect("the coin profile is valid"),
+        true,
+        Some(coin)
     );
-    coin_loop!("srtcm_1flow_coin", SrTcm, sr);
-    coin_loop!("branch_free_srtcm_1flow_coin", branch_free_srtcm::SrTcm, bs);
-    coin_loop!("trtcm_1flow_coin", TrTcm, tr);
-    coin_loop!("rfc4115_1flow_coin", Rfc4115, r4);
-    let s = stream();
-    let (mut one, mut t) = (Rfc4115::new(&r4, Instant::ZERO), 0u64);
-    v.push(Loop {
-        name: "rfc4115_1flow",
-        burst: Box::new(move || {
-            let r =
-                burst_one::<Rfc4115, false>(black_box(&r4), &s.lens, &s.colors, &mut one, &mut t);
-            (PACKETS as u64, r as u64)
-        }),
-    });
-    let s = stream();
-    let (mut many, mut t) = (vec![SrTcm::new(&sr, Instant::ZERO); FLOWS as usize], 0u64);
-    v.push(Loop {
-        name: "srtcm_65536",
-        burst: Box::new(move || {
-            let r = burst_many::<SrTcm, false, false>(black_box(&sr), &s, &mut many, &mut t);
-            (PACKETS as u64, r as u64)
-        }),
-    });
-    let s = stream();
-    let (mut many, mut t) = (
-        vec![<branch_free_srtcm::SrTcm as State>::start(&bs, Instant::ZERO); FLOWS as usize],
-        0u64,
+    many_loop!("srtcm_65536", SrTcm, sr, false, bench);
+    many_loop!(
+        "branch_free_srtcm_65536",
+        branch_free_srtcm::SrTcm,
+        bs,
+        false,
+        bench
     );
-    v.push(Loop {
-        name: "branch_free_srtcm_65536",
-        burst: Box::new(move || {
-            let r = burst_many::<branch_free_srtcm::SrTcm, false, false>(
-                black_box(&bs),
-                &s,
-                &mut many,
-                &mut t,
-            );
-            (PACKETS as u64, r as u64)
-        }),
-    });
-    let s = stream();
-    let (mut many, mut t) = (
-        vec![<branch_free_srtcm::SrTcm as State>::start(&bs, Instant::ZERO); FLOWS as usize],
-        0u64,
+    many_loop!(
+        "branch_free_srtcm_65536_prefetched",
+        branch_free_srtcm::SrTcm,
+        bs,
+        true,
+        bench
     );
-    v.push(Loop {
-        name: "branch_free_srtcm_65536_prefetched",
-        burst: Box::new(move || {
-            let r = burst_many::<branch_free_srtcm::SrTcm, false, true>(
-                black_box(&bs),
-                &s,
-                &mut many,
-                &mut t,
-            );
-            (PACKETS as u64, r as u64)
-        }),
-    });
-    let s = stream();
-    let (mut many, mut t) = (vec![SrTcm::new(&sr, Instant::ZERO); FLOWS as usize], 0u64);
-    v.push(Loop {
-        name: "srtcm_65536_prefetched",
-        burst: Box::new(move || {
-            let r = burst_many::<SrTcm, false, true>(black_box(&sr), &s, &mut many, &mut t);
-            (PACKETS as u64, r as u64)
-        }),
-    });
-    let s = stream();
-    let (mut many, mut t) = (vec![TrTcm::new(&tr, Instant::ZERO); FLOWS as usize], 0u64);
-    v.push(Loop {
-        name: "trtcm_65536_prefetched",
-        burst: Box::new(move || {
-            let r = burst_many::<TrTcm, false, true>(black_box(&tr), &s, &mut many, &mut t);
-            (PACKETS as u64, r as u64)
-        }),
-    });
-    let s = stream();
-    let (mut many, mut t) = (
-        vec![<Touch<3> as State>::start(&1000, Instant::ZERO); FLOWS as usize],
-        0u64,
-    );
-    v.push(Loop {
-        name: "floor24_65536_prefetched",
-        burst: Box::new(move || {
-            let r = burst_many::<Touch<3>, false, true>(black_box(&1000), &s, &mut many, &mut t);
-            (PACKETS as u64, r as u64)
-        }),
-    });
+    many_loop!("srtcm_65536_prefetched", SrTcm, sr, true, bench);
+    many_loop!("trtcm_65536_prefetched", TrTcm, tr, true, bench);
+    many_loop!("floor24_65536_prefetched", Touch<3>, 1000u32, true, bench);
     let np = node_3sm();
     let s = pcn_stream::stream();
     let (mut many, mut t) = (

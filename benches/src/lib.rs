@@ -341,6 +341,17 @@ pub mod harness_floor {
     use netcond::base::{Color, Instant};
     use netcond::trtcm::ThreeColorMarker;
 
+    /// A color-aware answer from the color-blind one: the pre-color unless
+    /// it is green.
+    #[inline]
+    fn aware(blind: Color, input: Color) -> Color {
+        if input == Color::Green {
+            blind
+        } else {
+            input
+        }
+    }
+
     /// The per-flow "state": the last timestamp.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub struct Null {
@@ -368,12 +379,7 @@ pub mod harness_floor {
 
         #[inline]
         fn color_aware(&mut self, big: &u32, now: Instant, len: u32, input: Color) -> Color {
-            let c = self.color_blind(big, now, len);
-            if input == Color::Green {
-                c
-            } else {
-                input
-            }
+            aware(self.color_blind(big, now, len), input)
         }
 
         fn tc_at(&self, _: &u32, _: Instant) -> u64 {
@@ -381,16 +387,16 @@ pub mod harness_floor {
         }
     }
 
-    /// The memory floor of the many-flow benches: a "marker" whose state is
-    /// `W` words, as large as a real marker's (`Touch<3>`: 24 bytes, the
-    /// srTCM's and trTCM's states and DPDK's srTCM; `Touch<2>`: 16 bytes, the
-    /// `Compact` states; `Touch<4>`: 32 bytes, DPDK's trTCM), which reads its
-    /// last word, writes its first and last (a store needs its line as a load
-    /// does) and colors by one compare. Any meter with a state of that size
-    /// reads and writes at least those lines on every packet, so on the same stream, with the same prefetching, no
-    /// meter's loop can take less time than this one's (but for the noise of
-    /// the measurement): the ratio of another loop to it bounds what any
-    /// meter with that state can reach against that loop.
+    /// The memory floor of the many-flow benches: a "marker" whose state is `W`
+    /// words, as large as a real marker's (`Touch<3>`: 24 bytes, the srTCM's
+    /// and trTCM's states and DPDK's srTCM; `Touch<2>`: 16 bytes, the `Compact`
+    /// states; `Touch<4>`: 32 bytes, DPDK's trTCM), which reads its last word,
+    /// writes its first and last (a store needs its line as a load does) and
+    /// colors by one compare. Any meter with a state of that size reads and
+    /// writes at least those lines on every packet, so on the same stream, with
+    /// the same prefetching, no meter's loop can take less time than this one's
+    /// (but for the noise of the measurement): the ratio of another loop to it
+    /// bounds what any meter with that state can reach against that loop.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub struct Touch<const W: usize> {
         words: [u64; W],
@@ -421,12 +427,7 @@ pub mod harness_floor {
 
         #[inline]
         fn color_aware(&mut self, big: &u32, now: Instant, len: u32, input: Color) -> Color {
-            let c = self.color_blind(big, now, len);
-            if input == Color::Green {
-                c
-            } else {
-                input
-            }
+            aware(self.color_blind(big, now, len), input)
         }
 
         fn tc_at(&self, _: &u32, _: Instant) -> u64 {
