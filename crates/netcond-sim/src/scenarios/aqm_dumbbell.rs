@@ -38,7 +38,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::engine::{derive_seed, secs, Rng, MS, SEC};
+use crate::engine::{derive_seed, secs, Rng, Time, MS, SEC};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::progress::Progress;
 use crate::report::{Report, RunRecord, Table};
@@ -48,6 +48,7 @@ use crate::tcp::net::{jain_index, Network};
 use crate::tcp::TcpConfig;
 use crate::SimError;
 
+pub mod codel_trace;
 pub mod flowcount;
 mod flowstats;
 pub mod law;
@@ -193,6 +194,9 @@ pub struct DumbbellOutcome {
     pub link_pps: f64,
     /// Events.
     pub events: u64,
+    /// The measured span: from the end of the warm-up to the end of the
+    /// run, ns.
+    pub measured: (Time, Time),
 }
 
 fn rtts(p: &Params) -> Vec<u64> {
@@ -371,6 +375,7 @@ pub fn run_dumbbell(
             idle: Vec::new(),
             ..totals
         },
+        measured: (warm, end),
         link_pps: law::link_pps(cap_bps as f64, u64::from(packet)),
         events: net.events(),
     })
@@ -541,6 +546,10 @@ enum Job {
 fn flow_tables(r: &mut Report, outs: &[DumbbellOutcome]) {
     r.tables.push(flowstats::flow_tcp_table(outs));
     r.tables.push(flowstats::law_table(outs));
+    if let Some(o) = outs.first() {
+        let (warm, end) = o.measured;
+        r.tables.push(codel_trace::table(outs, end, end - warm));
+    }
 }
 
 /// The runs' table header and rows, shared with the tests.

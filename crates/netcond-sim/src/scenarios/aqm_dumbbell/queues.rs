@@ -21,6 +21,7 @@ use netcond::delay::{
 };
 use netcond::red::{Decision, Ecn, Packet as RedPacket, Red, RedConfig, RedProfile};
 
+use super::codel_trace::CodelTrace;
 use crate::engine::{Rng, Time};
 use crate::tcp::net::{Deq, Packet, Qdisc, QdiscStats};
 use crate::SimError;
@@ -84,6 +85,8 @@ pub struct QueueLog {
     pub sent_bytes: u64,
     /// Bytes waiting now.
     pub queued_bytes: u64,
+    /// Since reset: CoDel's dropping episodes (the CoDel discipline only).
+    pub codel: CodelTrace,
 }
 
 impl QueueLog {
@@ -95,6 +98,7 @@ impl QueueLog {
         self.marks = [0; 2];
         self.flow_arrivals.clear();
         self.flow_drops.clear();
+        self.codel = CodelTrace::default();
     }
 }
 
@@ -561,14 +565,21 @@ impl Qdisc<Packet> for Bottleneck {
                 }
             }
             Kind::Codel { profile, codel } => loop {
+                let was = codel.dropping();
                 let Some(h) = self.fifo.pop_front() else {
                     codel.on_queue_empty(profile, t);
+                    let (dropping, n) = (codel.dropping(), codel.count());
+                    log.codel.step(now, was, dropping, n, false, true);
                     break;
                 };
                 let left = self.bytes - u64::from(h.pkt.seg.wire_len);
                 self.bytes = left;
                 self.packets -= 1;
-                match codel.on_dequeue(profile, t, h.head(), left) {
+                let verdict = codel.on_dequeue(profile, t, h.head(), left);
+                let (dropping, n) = (codel.dropping(), codel.count());
+                log.codel
+                    .step(now, was, dropping, n, verdict == Verdict::Drop, false);
+                match verdict {
                     Verdict::Drop => dropped.push(h),
                     v => {
                         out = Some((h, v == Verdict::Mark, class_of(&h.pkt)));
