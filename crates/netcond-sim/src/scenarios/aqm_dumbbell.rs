@@ -182,6 +182,11 @@ pub struct DumbbellOutcome {
     /// The standing queue per flow: each flow's per-window minimum over its
     /// own packets, over every window and flow.
     pub standing_per_flow: StandingStats,
+    /// How each flow's standing queue comes about ([`standing::per_flow_alone`]):
+    /// the share of flow-windows whose smallest sojourn was a packet that
+    /// arrived to an empty queue of its own, and the per-flow standing queue
+    /// over the packets that queued behind their own queue's.
+    pub per_flow_alone: (f64, StandingStats),
     /// Drops at the bottleneck (Classic, scalable).
     pub drops: [u64; 2],
     /// CE marks at the bottleneck (Classic, scalable).
@@ -351,6 +356,7 @@ pub fn run_dumbbell(
     let totals = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
     let [classic_ns, l4s_ns] = totals.delays.clone();
     let (standing, standing_per_flow) = standing::standing(warm, end, &totals.sent, &totals.idle);
+    let per_flow_alone = standing::per_flow_alone(warm, end, &totals.sent);
     let mut all = classic_ns.clone();
     all.extend_from_slice(&l4s_ns);
     Ok(DumbbellOutcome {
@@ -366,6 +372,7 @@ pub fn run_dumbbell(
         ],
         standing,
         standing_per_flow,
+        per_flow_alone,
         drops: totals.drops,
         marks: totals.marks,
         timeouts,
@@ -550,6 +557,7 @@ fn flow_tables(r: &mut Report, outs: &[DumbbellOutcome]) {
         let (warm, end) = o.measured;
         r.tables.push(codel_trace::table(outs, end, end - warm));
     }
+    r.tables.push(standing::alone_table(outs));
 }
 
 /// The runs' table header and rows, shared with the tests.

@@ -54,6 +54,9 @@ pub struct Sent {
     pub flow: u32,
     /// Its log class: 0 Classic, 1 scalable.
     pub class: u8,
+    /// It arrived to an empty queue of its own: its flow's queue in FQ-CoDel
+    /// and FQ-PIE, its class's in DualPI2, the one FIFO in the others.
+    pub alone: bool,
 }
 
 /// What every packet met at the bottleneck, shared between the queue (in
@@ -116,6 +119,8 @@ fn count(v: &mut Vec<u64>, i: u32) {
 struct Held {
     pkt: Packet,
     at: Time,
+    /// It arrived to an empty queue of its own (see [`Sent::alone`]).
+    alone: bool,
 }
 
 impl Held {
@@ -414,7 +419,11 @@ impl Qdisc<Packet> for Bottleneck {
         log.arrived_bytes += u64::from(len);
         count(&mut log.flow_arrivals, pkt.seg.flow);
         let full = self.packets >= self.limit;
-        let held = Held { pkt, at: now };
+        let held = Held {
+            pkt,
+            at: now,
+            alone: false,
+        };
         let flow = pkt.seg.flow as usize % FQ_FLOWS;
         let mut victims: Vec<Held> = Vec::new();
         let outcome = match &mut self.kind {
@@ -502,7 +511,8 @@ impl Qdisc<Packet> for Bottleneck {
             Kind::FqCodel { profile, fq, fifos } => {
                 // Push first, then let FQ-CoDel drop from the fattest flow's
                 // head when the whole queue is over its limit.
-                fifos[flow].push_back(held);
+                let alone = fifos[flow].is_empty();
+                fifos[flow].push_back(Held { alone, ..held });
                 fq.enqueue(profile, Instant::from_ticks(now), flow, len, |v| {
                     let h = fifos.get_mut(v)?.pop_front()?;
                     victims.push(h);
@@ -525,14 +535,19 @@ impl Qdisc<Packet> for Bottleneck {
                 if mark {
                     self.mark(&mut log, &mut pkt);
                 }
-                let held = Held { pkt, at: now };
                 self.packets += 1;
                 self.bytes += u64::from(len);
-                match &mut self.kind {
-                    Kind::DualPi2 { l4s: lq, .. } if l4s => lq.push_back(held),
-                    Kind::FqPie { fifos, .. } => fifos[flow].push_back(held),
-                    _ => self.fifo.push_back(held),
-                }
+                let queue = match &mut self.kind {
+                    Kind::DualPi2 { l4s: lq, .. } if l4s => lq,
+                    Kind::FqPie { fifos, .. } => &mut fifos[flow],
+                    _ => &mut self.fifo,
+                };
+                let alone = queue.is_empty();
+                queue.push_back(Held {
+                    pkt,
+                    at: now,
+                    alone,
+                });
                 Ok(())
             }
         };
@@ -679,6 +694,7 @@ impl Qdisc<Packet> for Bottleneck {
             sojourn: now - h.at,
             flow: h.pkt.seg.flow,
             class: class as u8,
+            alone: h.alone,
         });
         Deq::Packet(h.pkt)
     }
