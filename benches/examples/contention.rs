@@ -42,7 +42,10 @@ use netcond::trtcm::{
 };
 use netcond_benches::branch_free_srtcm;
 use netcond_benches::harness_floor::Touch;
-use netcond_benches::meter_stream::{burst_many, burst_one, stream, tick, FLOWS, PACKETS};
+use netcond_benches::meter_stream::{
+    burst_many, burst_one, coin_lengths, coin_srtcm_config, stream, tick, COIN_MANY_CIR, FLOWS,
+    PACKETS,
+};
 use netcond_benches::million::{
     self, pcn_burst, pcn_plain, pcn_prefetched, tcm_burst, tcm_plain, tcm_prefetched, Million,
 };
@@ -121,26 +124,8 @@ fn loops() -> Vec<Loop> {
     let cfg = SrTcmConfig::default().with_tick(tick());
     let bs = branch_free_srtcm::Profile::new(cfg.cir, cfg.cbs, cfg.ebs, tick())
         .expect("the bench profile is valid");
-    // The coin-flip stream: the bench stream's clock (one packet every
-    // 12,563 ticks, 251 bytes of CIR) with lengths uniform in [0, 1004): about
-    // twice CIR on average, so that C stays near empty and whether a packet
-    // fits it is a coin flip, in an order no predictor can learn (the trTCM's
-    // P, at 1.33 times PIR, likewise).
-    let coin: &'static [u32] = {
-        let mut rng = SplitMix64::new(5);
-        Box::leak(
-            (0..PACKETS)
-                .map(|_| (rng.next_u64() % 1004) as u32)
-                .collect(),
-        )
-    };
-    // The coin-flip stream over 65,536 flows: the many-flow stream's flows
-    // with the coin-flip lengths, and a profile of 700 B/s (CBS 2048, EBS
-    // 4096), about half of what each flow is offered (one packet of 502 bytes
-    // on average every 65,536 x 12,563 ticks, 0.36 s): every flow's C stays
-    // near empty and each packet's color is a coin flip.
-    let coin_sr = SrTcmConfig::new(netcond::base::Rate::from_bytes_per_sec(700), 2048, 4096)
-        .with_tick(tick());
+    let coin: &'static [u32] = coin_lengths().leak();
+    let coin_sr = coin_srtcm_config();
     one_loop!("trtcm_1flow", TrTcm, tr, bench);
     one_loop!("srtcm_1flow", SrTcm, sr, bench);
     one_loop!(
@@ -407,8 +392,8 @@ mod dpdk_side {
                 });
             }};
         }
-        let coin_sr =
-            dpdk::SrTcmProfile::new(HZ, 700, 2048, 4096).expect("the coin profile is valid");
+        let coin_sr = dpdk::SrTcmProfile::new(HZ, COIN_MANY_CIR, 2048, 4096)
+            .expect("the coin profile is valid");
         let b = dpdk::Burst::new(coin, &s.flows, FLOWS as usize);
         let (mut many, mut t) = (vec![dpdk::SrTcm::start(&coin_sr, 0); FLOWS as usize], 0u64);
         v.push(Loop {

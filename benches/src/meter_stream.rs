@@ -2,8 +2,8 @@
 //! shared by `benches/trtcm.rs` and the `contention` example, so that both
 //! time the same code.
 use netcond::base::hint::prefetch;
-use netcond::base::{Color, Instant, TickRate};
-use netcond::trtcm::{Counters, ThreeColorMarker};
+use netcond::base::{Color, Instant, Rate, SplitMix64, TickRate};
+use netcond::trtcm::{Counters, SrTcmConfig, ThreeColorMarker};
 
 use crate::{flow_indices, imix_lengths, precolors, BENCH_TICKS_PER_PACKET};
 
@@ -39,6 +39,35 @@ pub fn stream() -> Stream {
         colors,
         flows: flow_indices(PACKETS, FLOWS, 3),
     }
+}
+
+/// The coin-flip lengths: the bench stream's clock (one packet every
+/// 12,563 ticks, 251 bytes of the default profiles' CIR) with lengths uniform
+/// in [0, 1004): about twice CIR on average, so that C stays near empty and
+/// whether a packet fits it is a coin flip, in an order no predictor can
+/// learn (the trTCM's P, at 1.33 times PIR, likewise). The tests below hold
+/// the shares.
+#[must_use]
+pub fn coin_lengths() -> Vec<u32> {
+    let mut rng = SplitMix64::new(5);
+    (0..PACKETS)
+        .map(|_| u32::try_from(rng.next_u64() % 1004).unwrap_or(0))
+        .collect()
+}
+
+/// The committed rate of [`coin_srtcm_config`], bytes per second.
+pub const COIN_MANY_CIR: u64 = 10_000;
+
+/// The srTCM profile of the coin-flip stream over 65,536 flows: CIR
+/// [`COIN_MANY_CIR`] (10,000 B/s), CBS 2048, EBS 4096. The loops repeat one
+/// burst of 4096 packets, in which about 3,990 flows appear, so a flow gets
+/// a packet about every 4096 x 12,563 ticks (22.4 ms), about 22 kB/s of
+/// coin-flip lengths: more than twice CIR, so that every flow's C stays near
+/// empty and each packet's color is a coin flip, independent of the last
+/// packet's (the test below holds the shares).
+#[must_use]
+pub fn coin_srtcm_config() -> SrTcmConfig {
+    SrTcmConfig::new(Rate::from_bytes_per_sec(COIN_MANY_CIR), 2048, 4096).with_tick(tick())
 }
 
 /// One burst of packets through one flow: the state and clock are copied into
@@ -172,4 +201,115 @@ pub fn burst_one_counted<M: ThreeColorMarker, const AWARE: bool>(
     }
     (*m, *c, *t) = (mm, cc, tt);
     acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcond::trtcm::{
+        Rfc4115, Rfc4115Config, Rfc4115Profile, SrTcm, SrTcmProfile, State, TrTcm, TrTcmConfig,
+        TrTcmProfile,
+    };
+
+    /// The colors of `bursts` bursts of one flow after two bursts of warm-up,
+    /// as the contention loops run them (state and clock kept across bursts).
+    fn one_flow<M: ThreeColorMarker>(p: &M::Profile, lens: &[u32], bursts: usize) -> Vec<Color> {
+        let s = stream();
+        let (mut m, mut t) = (M::start(p, Instant::ZERO), 0u64);
+        for _ in 0..2 {
+            burst_one::<M, false>(p, lens, &s.colors, &mut m, &mut t);
+        }
+        let mut out = Vec::new();
+        for _ in 0..bursts {
+            for &len in lens {
+                t += BENCH_TICKS_PER_PACKET;
+                out.push(m.color_blind(p, Instant::from_ticks(t), len));
+            }
+        }
+        out
+    }
+
+    /// The shares of green, yellow and red.
+    fn shares(c: &[Color]) -> [f64; 3] {
+        let n = c.len() as f64;
+        [Color::Green, Color::Yellow, Color::Red]
+            .map(|k| c.iter().filter(|&&x| x == k).count() as f64 / n)
+    }
+
+    /// The share of green after a green packet and after any other, in the
+    /// order the loop meters them (what a branch predictor sees).
+    fn green_after(c: &[Color]) -> [f64; 2] {
+        let (mut after_g, mut g_g, mut after_other, mut g_other) = (0.0, 0.0, 0.0, 0.0);
+        for w in c.windows(2) {
+            let next = f64::from(u8::from(w[1] == Color::Green));
+            if w[0] == Color::Green {
+                after_g += 1.0;
+                g_g += next;
+            } else {
+                after_other += 1.0;
+                g_other += next;
+            }
+        }
+        [g_g / after_g, g_other / after_other]
+    }
+
+    /// docs/performance.md: the bench stream is 85 % green for each marker on
+    /// one flow; on the one-flow coin-flip lengths C stays near empty and a
+    /// packet fits it about two times in three, with no color following from
+    /// the one before more than four times in five.
+    #[test]
+    fn one_flow_streams_color_as_documented() {
+        let sr = SrTcmProfile::new(&SrTcmConfig::default().with_tick(tick())).unwrap();
+        let tr = TrTcmProfile::new(&TrTcmConfig::default().with_tick(tick())).unwrap();
+        let r4 = Rfc4115Profile::new(&Rfc4115Config::default().with_tick(tick())).unwrap();
+        let (bench, coin) = (stream().lens, coin_lengths());
+        for c in [
+            one_flow::<SrTcm>(&sr, &bench, 16),
+            one_flow::<TrTcm>(&tr, &bench, 16),
+            one_flow::<Rfc4115>(&r4, &bench, 16),
+        ] {
+            let g = shares(&c)[0];
+            assert!((0.84..0.86).contains(&g), "bench stream green share {g}");
+        }
+        for c in [
+            one_flow::<SrTcm>(&sr, &coin, 16),
+            one_flow::<TrTcm>(&tr, &coin, 16),
+            one_flow::<Rfc4115>(&r4, &coin, 16),
+        ] {
+            let [g, ..] = shares(&c);
+            assert!((0.6..0.75).contains(&g), "coin green share {g}");
+            for p in green_after(&c) {
+                assert!((0.2..0.8).contains(&p), "green after a color: {p}");
+            }
+        }
+    }
+
+    /// The 65,536-flow coin-flip stream at `coin_srtcm_config`: green and red
+    /// about equally often, each packet's color independent of the one before.
+    #[test]
+    fn many_flow_coin_stream_is_a_coin_flip() {
+        let p = SrTcmProfile::new(&coin_srtcm_config()).unwrap();
+        let s = stream();
+        let coin = coin_lengths();
+        let mut flows = vec![SrTcm::start(&p, Instant::ZERO); FLOWS as usize];
+        let (mut t, mut colors) = (0u64, Vec::new());
+        // 100 bursts take every flow the stream visits to its steady state.
+        for burst in 0..200 {
+            for (&len, &f) in coin.iter().zip(&s.flows) {
+                t += BENCH_TICKS_PER_PACKET;
+                let c = flows[f as usize].color_blind(&p, Instant::from_ticks(t), len);
+                if burst >= 100 {
+                    colors.push(c);
+                }
+            }
+        }
+        let [g, _, r] = shares(&colors);
+        assert!((0.5..0.6).contains(&g) && r > 0.4, "shares {g} {r}");
+        for after in green_after(&colors) {
+            assert!(
+                (after - g).abs() < 0.02,
+                "green after a color {after}, overall {g}"
+            );
+        }
+    }
 }
