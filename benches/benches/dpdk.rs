@@ -48,7 +48,7 @@ fn meters(c: &mut Criterion) {
     let dtr = dpdk::TrTcmProfile::new(HZ, 46_000_000, 69_000_000, 2048, 4096).unwrap();
     let dsr = dpdk::SrTcmProfile::new(HZ, 46_000_000, 2048, 4096).unwrap();
     let dv = division_baseline::Profile::new(HZ, 46_000_000, 69_000_000, 2048, 4096);
-    let burst = dpdk::Burst::new(&s.lens, &s.flows, FLOWS as usize);
+    let mut bursts = dpdk::Bursts::new(&s.lens, &s.flows, None, FLOWS as usize);
 
     let mut g = c.benchmark_group("dpdk/trtcm_1_flow");
     g.throughput(Throughput::Elements(PACKETS as u64));
@@ -146,7 +146,7 @@ fn meters(c: &mut Criterion) {
         b.iter(|| {
             black_box(dpdk::trtcm_burst_many::<false>(
                 black_box(&dtr),
-                &burst,
+                &bursts.next_burst(),
                 &mut states,
                 &mut t,
             ))
@@ -156,7 +156,7 @@ fn meters(c: &mut Criterion) {
         b.iter(|| {
             black_box(dpdk::trtcm_burst_many::<true>(
                 black_box(&dtr),
-                &burst,
+                &bursts.next_burst(),
                 &mut states,
                 &mut t,
             ))
@@ -194,7 +194,7 @@ fn meters(c: &mut Criterion) {
         b.iter(|| {
             black_box(dpdk::srtcm_burst_many::<false>(
                 black_box(&dsr),
-                &burst,
+                &bursts.next_burst(),
                 &mut states,
                 &mut t,
             ))
@@ -204,7 +204,7 @@ fn meters(c: &mut Criterion) {
         b.iter(|| {
             black_box(dpdk::srtcm_burst_many::<true>(
                 black_box(&dsr),
-                &burst,
+                &bursts.next_burst(),
                 &mut states,
                 &mut t,
             ))

@@ -982,10 +982,11 @@ mod dpdk_side {
         M::Profile: 'static,
     {
         let s: &'static _ = Box::leak(Box::new(stream()));
-        let burst = dpdk::Burst::with_colors(&s.lens, &s.flows, &s.colors, FLOWS as usize);
+        let mut bursts = dpdk::Bursts::new(&s.lens, &s.flows, Some(&s.colors), FLOWS as usize);
         let (mut v, mut t) = (vec![dpdk::start::<M>(&p, 0); FLOWS as usize], 0u64);
         let mut b = move || {
             let (p, v, t) = (black_box(&p), &mut v, &mut t);
+            let burst = bursts.next_burst();
             match (aware, pre) {
                 (false, false) => dpdk::burst_many::<M, false>(p, &burst, v, t),
                 (false, true) => dpdk::burst_many::<M, true>(p, &burst, v, t),
@@ -1047,9 +1048,10 @@ mod dpdk_side {
             "dpdk_trtcm_blind_65536" | "dpdk_trtcm_blind_65536_prefetched" => {
                 let pre = name.ends_with("prefetched");
                 let s: &'static _ = Box::leak(Box::new(s));
-                let burst = dpdk::Burst::new(&s.lens, &s.flows, FLOWS as usize);
+                let mut bursts = dpdk::Bursts::new(&s.lens, &s.flows, None, FLOWS as usize);
                 let mut v = vec![dpdk::TrTcm::start(&tr, 0); FLOWS as usize];
                 let mut b = move || {
+                    let burst = bursts.next_burst();
                     if pre {
                         dpdk::trtcm_burst_many::<true>(black_box(&tr), &burst, &mut v, &mut t)
                     } else {
@@ -1062,9 +1064,10 @@ mod dpdk_side {
             "dpdk_srtcm_blind_65536" | "dpdk_srtcm_blind_65536_prefetched" => {
                 let pre = name.ends_with("prefetched");
                 let s: &'static _ = Box::leak(Box::new(s));
-                let burst = dpdk::Burst::new(&s.lens, &s.flows, FLOWS as usize);
+                let mut bursts = dpdk::Bursts::new(&s.lens, &s.flows, None, FLOWS as usize);
                 let mut v = vec![dpdk::SrTcm::start(&sr, 0); FLOWS as usize];
                 let mut b = move || {
+                    let burst = bursts.next_burst();
                     if pre {
                         dpdk::srtcm_burst_many::<true>(black_box(&sr), &burst, &mut v, &mut t)
                     } else {

@@ -431,6 +431,50 @@ impl<'s> Burst<'s> {
     }
 }
 
+/// The bursts of a many-flow stream's flow table, handed out in turn, as
+/// `meter_stream::Stream::next_flows` hands their slices to netcond's loops:
+/// the same lengths (and pre-colors) with each slice of `table` in turn.
+#[derive(Clone, Debug)]
+pub struct Bursts<'s> {
+    bursts: Vec<Burst<'s>>,
+    next: usize,
+}
+
+impl<'s> Bursts<'s> {
+    /// One [`Burst`] per slice of `lens.len()` entries of `table`, each with
+    /// `colors` when given ([`Burst::with_colors`]).
+    ///
+    /// # Panics
+    /// As [`Burst::new`], or if `table` is not a whole number of bursts.
+    #[must_use]
+    pub fn new(
+        lens: &'s [u32],
+        table: &'s [u32],
+        colors: Option<&'s [Color]>,
+        flows: usize,
+    ) -> Self {
+        assert!(
+            !lens.is_empty() && table.len().is_multiple_of(lens.len()),
+            "a whole number of bursts"
+        );
+        let bursts = table
+            .chunks(lens.len())
+            .map(|idx| match colors {
+                Some(c) => Burst::with_colors(lens, idx, c, flows),
+                None => Burst::new(lens, idx, flows),
+            })
+            .collect();
+        Bursts { bursts, next: 0 }
+    }
+
+    /// The next burst, starting from the first.
+    pub fn next_burst(&mut self) -> Burst<'s> {
+        let b = self.bursts[self.next];
+        self.next = (self.next + 1) % self.bursts.len();
+        b
+    }
+}
+
 /// One burst over many trTCM flows (as `meter_stream::burst_many`), with or
 /// without the caller prefetching each flow's state eight packets ahead.
 ///

@@ -288,7 +288,11 @@ fn burst_checksums_agree() {
     // DPDK, over 64 bursts.
     let s = stream();
     let (dtr, dsr, tr, sr) = (dpdk_tr(), dpdk_sr(), netcond_tr(), netcond_sr());
-    let burst = dpdk::Burst::new(&s.lens, &s.flows, FLOWS as usize);
+    // The srTCM and the trTCM each take the flow table's slices in turn:
+    // each from a stream of its own, and DPDK's bursts likewise.
+    let s_tr = stream();
+    let mut bursts = dpdk::Bursts::new(&s.lens, &s.flows, None, FLOWS as usize);
+    let mut bursts_tr = dpdk::Bursts::new(&s.lens, &s.flows, None, FLOWS as usize);
     let mut one = (
         dpdk::TrTcm::start(&dtr, 0),
         <TrTcm as State>::start(&tr, Instant::ZERO),
@@ -306,19 +310,19 @@ fn burst_checksums_agree() {
         sum_n += burst_one::<TrTcm, false>(&tr, &s.lens, &s.colors, &mut one.1, &mut one.3) as u64;
         let (a, b) = if i % 2 == 0 {
             (
-                dpdk::srtcm_burst_many::<true>(&dsr, &burst, &mut d_many, &mut t1),
+                dpdk::srtcm_burst_many::<true>(&dsr, &bursts.next_burst(), &mut d_many, &mut t1),
                 burst_many::<SrTcm, false, true>(&sr, &s, &mut n_many, &mut t2),
             )
         } else {
             (
-                dpdk::srtcm_burst_many::<false>(&dsr, &burst, &mut d_many, &mut t1),
+                dpdk::srtcm_burst_many::<false>(&dsr, &bursts.next_burst(), &mut d_many, &mut t1),
                 burst_many::<SrTcm, false, false>(&sr, &s, &mut n_many, &mut t2),
             )
         };
         assert_eq!(a, b as u64, "srTCM 65,536 flows, burst {i}");
         let (a, b) = (
-            dpdk::trtcm_burst_many::<false>(&dtr, &burst, &mut d_tmany, &mut t3),
-            burst_many::<TrTcm, false, false>(&tr, &s, &mut n_tmany, &mut t4),
+            dpdk::trtcm_burst_many::<false>(&dtr, &bursts_tr.next_burst(), &mut d_tmany, &mut t3),
+            burst_many::<TrTcm, false, false>(&tr, &s_tr, &mut n_tmany, &mut t4),
         );
         assert_eq!(a, b as u64, "trTCM 65,536 flows, burst {i}");
     }
@@ -425,7 +429,7 @@ where
     N: ThreeColorMarker,
 {
     let s = stream();
-    let burst = dpdk::Burst::with_colors(&s.lens, &s.flows, &s.colors, FLOWS as usize);
+    let mut bursts = dpdk::Bursts::new(&s.lens, &s.flows, Some(&s.colors), FLOWS as usize);
     let (mut m, mut single) = (dpdk::start::<D>(dp, 0), dpdk::start::<D>(dp, 0));
     let mut d_many = vec![dpdk::start::<D>(dp, 0); FLOWS as usize];
     let mut n_many = vec![<N as State>::start(np, Instant::ZERO); FLOWS as usize];
@@ -444,19 +448,19 @@ where
         assert_eq!(a, b, "{what}, one flow, burst {i}");
         let (a, b) = match (aware, i % 2 == 0) {
             (false, true) => (
-                dpdk::burst_many::<D, true>(dp, &burst, &mut d_many, &mut t1),
+                dpdk::burst_many::<D, true>(dp, &bursts.next_burst(), &mut d_many, &mut t1),
                 burst_many::<N, false, true>(np, &s, &mut n_many, &mut t2),
             ),
             (false, false) => (
-                dpdk::burst_many::<D, false>(dp, &burst, &mut d_many, &mut t1),
+                dpdk::burst_many::<D, false>(dp, &bursts.next_burst(), &mut d_many, &mut t1),
                 burst_many::<N, false, false>(np, &s, &mut n_many, &mut t2),
             ),
             (true, true) => (
-                dpdk::burst_many_aware::<D, true>(dp, &burst, &mut d_many, &mut t1),
+                dpdk::burst_many_aware::<D, true>(dp, &bursts.next_burst(), &mut d_many, &mut t1),
                 burst_many::<N, true, true>(np, &s, &mut n_many, &mut t2),
             ),
             (true, false) => (
-                dpdk::burst_many_aware::<D, false>(dp, &burst, &mut d_many, &mut t1),
+                dpdk::burst_many_aware::<D, false>(dp, &bursts.next_burst(), &mut d_many, &mut t1),
                 burst_many::<N, true, false>(np, &s, &mut n_many, &mut t2),
             ),
         };

@@ -394,12 +394,17 @@ mod dpdk_side {
         }
         let coin_sr = dpdk::SrTcmProfile::new(HZ, COIN_MANY_CIR, 2048, 4096)
             .expect("the coin profile is valid");
-        let b = dpdk::Burst::new(coin, &s.flows, FLOWS as usize);
+        let mut b = dpdk::Bursts::new(coin, &s.flows, None, FLOWS as usize);
         let (mut many, mut t) = (vec![dpdk::SrTcm::start(&coin_sr, 0); FLOWS as usize], 0u64);
         v.push(Loop {
             name: "dpdk_srtcm_65536_coin_prefetched",
             burst: Box::new(move || {
-                let r = dpdk::srtcm_burst_many::<true>(black_box(&coin_sr), &b, &mut many, &mut t);
+                let r = dpdk::srtcm_burst_many::<true>(
+                    black_box(&coin_sr),
+                    &b.next_burst(),
+                    &mut many,
+                    &mut t,
+                );
                 (PACKETS as u64, r)
             }),
         });
@@ -422,12 +427,18 @@ mod dpdk_side {
                 (PACKETS as u64, r)
             }),
         });
-        let b = dpdk::Burst::new(&s.lens, &s.flows, FLOWS as usize);
+        let mut b = dpdk::Bursts::new(&s.lens, &s.flows, None, FLOWS as usize);
+        let mut b_tr = b.clone();
         let (mut many, mut t) = (vec![dpdk::SrTcm::start(&sr, 0); FLOWS as usize], 0u64);
         v.push(Loop {
             name: "dpdk_srtcm_65536_prefetched",
             burst: Box::new(move || {
-                let r = dpdk::srtcm_burst_many::<true>(black_box(&sr), &b, &mut many, &mut t);
+                let r = dpdk::srtcm_burst_many::<true>(
+                    black_box(&sr),
+                    &b.next_burst(),
+                    &mut many,
+                    &mut t,
+                );
                 (PACKETS as u64, r)
             }),
         });
@@ -435,7 +446,12 @@ mod dpdk_side {
         v.push(Loop {
             name: "dpdk_trtcm_65536_prefetched",
             burst: Box::new(move || {
-                let r = dpdk::trtcm_burst_many::<true>(black_box(&tr), &b, &mut many, &mut t);
+                let r = dpdk::trtcm_burst_many::<true>(
+                    black_box(&tr),
+                    &b_tr.next_burst(),
+                    &mut many,
+                    &mut t,
+                );
                 (PACKETS as u64, r)
             }),
         });

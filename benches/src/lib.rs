@@ -36,6 +36,19 @@ pub fn flow_indices(n: usize, flows: u32, seed: u64) -> Vec<u32> {
     (0..n).map(|_| r.below(flows)).collect()
 }
 
+/// The flows `0..flows` in a pseudo-random order: a table in which each
+/// appears once (Fisher and Yates' shuffle).
+#[must_use]
+pub fn flow_permutation(flows: u32, seed: u64) -> Vec<u32> {
+    let mut r = SplitMix64::new(seed);
+    let mut v: Vec<u32> = (0..flows).collect();
+    for i in (1..v.len()).rev() {
+        let j = r.below(u32::try_from(i + 1).unwrap_or(u32::MAX)) as usize;
+        v.swap(i, j);
+    }
+    v
+}
+
 /// A table of `n` pre-colors, 6 green, 1 yellow and 1 red in 8 on average.
 #[must_use]
 pub fn precolors(n: usize, seed: u64) -> Vec<netcond::base::Color> {

@@ -5,7 +5,9 @@ use netcond::base::hint::prefetch;
 use netcond::base::{Color, Instant, Rate, SplitMix64, TickRate};
 use netcond::trtcm::{Counters, SrTcmConfig, ThreeColorMarker};
 
-use crate::{flow_indices, imix_lengths, precolors, BENCH_TICKS_PER_PACKET};
+use std::cell::Cell;
+
+use crate::{flow_permutation, imix_lengths, precolors, BENCH_TICKS_PER_PACKET};
 
 /// Packets per criterion iteration (one burst).
 pub const PACKETS: usize = 4096;
@@ -18,14 +20,38 @@ pub fn tick() -> TickRate {
     TickRate::from_hz(2_300_000_000).unwrap()
 }
 
-/// One burst's packets: lengths, pre-colors, and flow indices.
+/// One burst's packets (lengths and pre-colors) and the many-flow benches'
+/// flow table.
 pub struct Stream {
     /// Lengths in bytes.
     pub lens: Vec<u32>,
     /// Pre-colors for the color-aware benches.
     pub colors: Vec<Color>,
-    /// Flow of each packet in the many-flow benches.
+    /// The many-flow benches' flow table: every one of the [`FLOWS`] flows
+    /// once, in a pseudo-random order, cut into bursts of [`PACKETS`]
+    /// ([`flow_bursts`](Self::flow_bursts)). Successive bursts take
+    /// successive slices ([`next_flows`](Self::next_flows)), so that every
+    /// flow's state is read once per 16 bursts: the working set is all
+    /// 65,536 states, not those of one burst.
     pub flows: Vec<u32>,
+    /// The slice of `flows` the next burst takes.
+    next: Cell<usize>,
+}
+
+impl Stream {
+    /// The flow table's bursts, in the order [`next_flows`](Self::next_flows)
+    /// hands them out (for loops that build one call per burst, as DPDK's).
+    pub fn flow_bursts(&self) -> std::slice::Chunks<'_, u32> {
+        self.flows.chunks(PACKETS)
+    }
+
+    /// The flow indices of the next burst: the table's slices in turn,
+    /// starting from the first.
+    pub fn next_flows(&self) -> &[u32] {
+        let k = self.next.get();
+        self.next.set((k + 1) % (self.flows.len() / PACKETS));
+        &self.flows[k * PACKETS..(k + 1) * PACKETS]
+    }
 }
 
 /// The stream every meter bench uses.
@@ -37,7 +63,8 @@ pub fn stream() -> Stream {
     Stream {
         lens,
         colors,
-        flows: flow_indices(PACKETS, FLOWS, 3),
+        flows: flow_permutation(FLOWS, 3),
+        next: Cell::new(0),
     }
 }
 
@@ -56,15 +83,15 @@ pub fn coin_lengths() -> Vec<u32> {
 }
 
 /// The committed rate of [`coin_srtcm_config`], bytes per second.
-pub const COIN_MANY_CIR: u64 = 10_000;
+pub const COIN_MANY_CIR: u64 = 500;
 
 /// The srTCM profile of the coin-flip stream over 65,536 flows: CIR
-/// [`COIN_MANY_CIR`] (10,000 B/s), CBS 2048, EBS 4096. The loops repeat one
-/// burst of 4096 packets, in which about 3,990 flows appear, so a flow gets
-/// a packet about every 4096 x 12,563 ticks (22.4 ms), about 22 kB/s of
-/// coin-flip lengths: more than twice CIR, so that every flow's C stays near
-/// empty and each packet's color is a coin flip, independent of the last
-/// packet's (the test below holds the shares).
+/// [`COIN_MANY_CIR`] (500 B/s), CBS 2048, EBS 4096. Each flow gets one packet
+/// in 65,536 (the flow table, [`Stream::flows`]), one every 65,536 x 12,563
+/// ticks (0.36 s): about 1,400 B/s of coin-flip lengths, 2.8 times CIR, so
+/// that every flow's C stays near empty and each packet's color is a coin
+/// flip, green or red about equally often, independent of the last packet's
+/// (the test below holds the shares).
 #[must_use]
 pub fn coin_srtcm_config() -> SrTcmConfig {
     SrTcmConfig::new(Rate::from_bytes_per_sec(COIN_MANY_CIR), 2048, 4096).with_tick(tick())
@@ -99,7 +126,8 @@ pub fn burst_one<M: ThreeColorMarker, const AWARE: bool>(
     acc
 }
 
-/// One burst over many flows: each packet updates the flow its index names.
+/// One burst over many flows, the stream's next slice of its flow table
+/// ([`Stream::next_flows`]): each packet updates the flow its index names.
 /// With `PREFETCH`, the state of the flow `AHEAD` packets later is prefetched
 /// first with `netcond::base::hint::prefetch`, as a caller that knows its
 /// next packets' flows can do (DPDK's pipelines do the same, and so does the
@@ -115,9 +143,10 @@ pub fn burst_many<M: ThreeColorMarker, const AWARE: bool, const PREFETCH: bool>(
     const AHEAD: usize = 8;
     let mut tt = *t;
     let mut acc = 0usize;
-    for (i, ((&len, &pre), &f)) in s.lens.iter().zip(&s.colors).zip(&s.flows).enumerate() {
+    let idx = s.next_flows();
+    for (i, ((&len, &pre), &f)) in s.lens.iter().zip(&s.colors).zip(idx).enumerate() {
         if PREFETCH {
-            if let Some(&next) = s.flows.get(i + AHEAD) {
+            if let Some(&next) = idx.get(i + AHEAD) {
                 prefetch(&flows[next as usize]);
             }
         }
@@ -286,6 +315,7 @@ mod tests {
 
     /// The 65,536-flow coin-flip stream at `coin_srtcm_config`: green and red
     /// about equally often, each packet's color independent of the one before.
+    /// And the flow table: every flow once per 16 bursts.
     #[test]
     fn many_flow_coin_stream_is_a_coin_flip() {
         let p = SrTcmProfile::new(&coin_srtcm_config()).unwrap();
@@ -293,18 +323,22 @@ mod tests {
         let coin = coin_lengths();
         let mut flows = vec![SrTcm::start(&p, Instant::ZERO); FLOWS as usize];
         let (mut t, mut colors) = (0u64, Vec::new());
-        // 100 bursts take every flow the stream visits to its steady state.
-        for burst in 0..200 {
-            for (&len, &f) in coin.iter().zip(&s.flows) {
+        // 160 bursts take every flow to its steady state (ten packets each).
+        for burst in 0..960 {
+            for (&len, &f) in coin.iter().zip(s.next_flows()) {
                 t += BENCH_TICKS_PER_PACKET;
                 let c = flows[f as usize].color_blind(&p, Instant::from_ticks(t), len);
-                if burst >= 100 {
+                if burst >= 800 {
                     colors.push(c);
                 }
             }
         }
+        let mut seen: Vec<u32> = s.flow_bursts().flatten().copied().collect();
+        seen.sort_unstable();
+        assert!(seen.iter().copied().eq(0..FLOWS));
+        assert_eq!(s.flow_bursts().count(), 16);
         let [g, _, r] = shares(&colors);
-        assert!((0.5..0.6).contains(&g) && r > 0.4, "shares {g} {r}");
+        assert!((0.45..0.55).contains(&g) && r > 0.45, "shares {g} {r}");
         for after in green_after(&colors) {
             assert!(
                 (after - g).abs() < 0.02,

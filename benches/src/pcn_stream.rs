@@ -1,6 +1,7 @@
 //! The PCN benches' stream, profiles and per-burst loops (docs/performance.md):
 //! shared by `benches/pcn.rs`, the instruction counts and the `contention`
 //! example, so that all of them run the same code.
+use std::cell::Cell;
 use std::hint::black_box;
 
 use netcond::base::hint::prefetch;
@@ -12,7 +13,7 @@ use netcond::pcn::{
 };
 use netcond::red::{Packet, Red, RedProfile};
 
-use crate::{flow_indices, imix_lengths, BENCH_TICKS_PER_PACKET};
+use crate::{flow_indices, flow_permutation, imix_lengths, BENCH_TICKS_PER_PACKET};
 
 /// Packets per burst.
 pub const PACKETS: usize = 4096;
@@ -37,14 +38,29 @@ pub fn ar() -> Rate {
     Rate::from_bytes_per_sec(50_000_000)
 }
 
-/// One burst's packets: lengths, arriving marks, link indices.
+/// One burst's packets (lengths and arriving marks) and the many-link
+/// benches' link table.
 pub struct Stream {
     /// Lengths in bytes.
     pub lens: Vec<u32>,
     /// Arriving states: 14 of 16 NM, 1 ThM, 1 ETM.
     pub marks: Vec<PcnMark>,
-    /// Link of each packet in the many-link benches.
+    /// The many-link benches' link table: every one of the [`LINKS`] links
+    /// once, in a pseudo-random order; successive bursts take successive
+    /// slices of [`PACKETS`] ([`next_links`](Self::next_links)), as the
+    /// meter benches' flow table does (`meter_stream::Stream::flows`).
     pub links: Vec<u32>,
+    /// The slice of `links` the next burst takes.
+    next: Cell<usize>,
+}
+
+impl Stream {
+    /// The link indices of the next burst: the table's slices in turn.
+    pub fn next_links(&self) -> &[u32] {
+        let k = self.next.get();
+        self.next.set((k + 1) % (self.links.len() / PACKETS));
+        &self.links[k * PACKETS..(k + 1) * PACKETS]
+    }
 }
 
 /// The stream every PCN bench uses.
@@ -53,7 +69,8 @@ pub fn stream() -> Stream {
     Stream {
         lens: imix_lengths(PACKETS, 1),
         marks: marks(PACKETS, 2),
-        links: flow_indices(PACKETS, LINKS, 3),
+        links: flow_permutation(LINKS, 3),
+        next: Cell::new(0),
     }
 }
 
@@ -136,7 +153,8 @@ pub fn burst_one<M: PcnMeter>(p: &M::Profile, s: &Stream, m: &mut M, t: &mut u64
     acc
 }
 
-/// One burst over many links: each packet updates the meter its index names.
+/// One burst over many links, the stream's next slice of its link table
+/// ([`Stream::next_links`]): each packet updates the meter its index names.
 /// With `PREFETCH`, the state of the link `AHEAD` packets later is prefetched
 /// first (`netcond::base::hint::prefetch`), as `meter_stream::burst_many`
 /// and the DPDK loops do.
@@ -150,9 +168,10 @@ pub fn burst_many<M: PcnMeter, const PREFETCH: bool>(
     const AHEAD: usize = 8;
     let mut tt = *t;
     let mut acc = 0u32;
-    for (i, ((&len, &mark), &l)) in s.lens.iter().zip(&s.marks).zip(&s.links).enumerate() {
+    let idx = s.next_links();
+    for (i, ((&len, &mark), &l)) in s.lens.iter().zip(&s.marks).zip(idx).enumerate() {
         if PREFETCH {
-            if let Some(&next) = s.links.get(i + AHEAD) {
+            if let Some(&next) = idx.get(i + AHEAD) {
                 prefetch(&links[next as usize]);
             }
         }
