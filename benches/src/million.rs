@@ -1,6 +1,7 @@
 //! A million flows: 1,048,576 flows sharing one profile (24 MiB of trTCM or
-//! srTCM state, 32 MiB of the 3sM node marker's), each packet to a flow drawn
-//! at random, in receive bursts of 32 packets that share a timestamp. Shared by
+//! srTCM state, 32 MiB of the 3sM node marker's), the flows in a pseudo-random
+//! order, each once per 256 iterations ([`TABLE`]), in receive bursts of 32
+//! packets that share a timestamp. Shared by
 //! `benches/many_flows.rs`, the instruction counts and the `contention`
 //! example.
 //!
@@ -17,7 +18,7 @@ use netcond::pcn::{PcnMark, PcnMeter};
 use netcond::trtcm::burst::color_blind_burst;
 use netcond::trtcm::ThreeColorMarker;
 
-use crate::{flow_indices, imix_lengths, BENCH_TICKS_PER_PACKET};
+use crate::{flow_permutation, imix_lengths, BENCH_TICKS_PER_PACKET};
 
 /// Flows.
 pub const FLOWS: u32 = 1 << 20;
@@ -29,12 +30,14 @@ pub const RX: usize = 32;
 /// DPDK's loop's distance (`METER_AHEAD` in `benches/dpdk/shim.c`, checked by
 /// a test of the `dpdk` feature).
 pub const AHEAD: usize = 8;
-/// Entries of the flow-index table that successive iterations walk through
-/// (so that the flows of one iteration are not those of the last).
-pub const TABLE: usize = 1 << 16;
+/// Entries of the flow-index table that successive iterations walk through:
+/// every flow once, so that a flow's state is read once per 256 iterations
+/// and the working set is all [`FLOWS`] states (24 or 32 MiB), not a part
+/// that a last-level cache holds.
+pub const TABLE: usize = FLOWS as usize;
 
 /// The stream: lengths (one iteration's worth) and a longer table of flow
-/// indices, uniform over [`FLOWS`].
+/// indices, every flow once in a pseudo-random order.
 pub struct Million {
     /// Lengths in bytes, 64/576/1518 in 4:3:1.
     pub lens: Vec<u32>,
@@ -51,7 +54,7 @@ impl Million {
         Million {
             lens: imix_lengths(PACKETS, 1),
             marks: crate::pcn_stream::marks(PACKETS, 2),
-            flows: flow_indices(TABLE, FLOWS, 7),
+            flows: flow_permutation(FLOWS, 7),
         }
     }
 
