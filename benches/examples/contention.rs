@@ -176,6 +176,7 @@ fn loops() -> Vec<Loop> {
     );
     many_loop!("srtcm_65536_prefetched", SrTcm, sr, true, bench);
     many_loop!("trtcm_65536_prefetched", TrTcm, tr, true, bench);
+    many_loop!("rfc4115_65536_prefetched", Rfc4115, r4, true, bench);
     many_loop!("floor24_65536_prefetched", Touch<3>, 1000u32, true, bench);
     let np = node_3sm();
     let s = pcn_stream::stream();
@@ -214,6 +215,7 @@ fn loops() -> Vec<Loop> {
     million_tcm!("srtcm_1m_plain", SrTcm, sr, tcm_plain);
     million_tcm!("srtcm_1m_prefetched", SrTcm, sr, tcm_prefetched);
     million_tcm!("srtcm_1m_burst", SrTcm, sr, tcm_burst);
+    million_tcm!("rfc4115_1m_prefetched", Rfc4115, r4, tcm_prefetched);
     million_tcm!(
         "srtcm_1m_compact_prefetched",
         Compact<SrTcm>,
@@ -429,6 +431,7 @@ mod dpdk_side {
         });
         let mut b = dpdk::Bursts::new(&s.lens, &s.flows, None, FLOWS as usize);
         let mut b_tr = b.clone();
+        let mut b_r4 = b.clone();
         let (mut many, mut t) = (vec![dpdk::SrTcm::start(&sr, 0); FLOWS as usize], 0u64);
         v.push(Loop {
             name: "dpdk_srtcm_65536_prefetched",
@@ -449,6 +452,22 @@ mod dpdk_side {
                 let r = dpdk::trtcm_burst_many::<true>(
                     black_box(&tr),
                     &b_tr.next_burst(),
+                    &mut many,
+                    &mut t,
+                );
+                (PACKETS as u64, r)
+            }),
+        });
+        let (mut many, mut t) = (
+            vec![dpdk::start::<dpdk::Rfc4115>(&r4, 0); FLOWS as usize],
+            0u64,
+        );
+        v.push(Loop {
+            name: "dpdk_rfc4115_65536_prefetched",
+            burst: Box::new(move || {
+                let r = dpdk::burst_many::<dpdk::Rfc4115, true>(
+                    black_box(&r4),
+                    &b_r4.next_burst(),
                     &mut many,
                     &mut t,
                 );
@@ -491,6 +510,24 @@ mod dpdk_side {
                 k += 1;
                 let r = dpdk::srtcm_burst_many::<true>(
                     black_box(&sr),
+                    &bursts[k % bursts.len()],
+                    &mut states,
+                    &mut t,
+                );
+                (n, r)
+            }),
+        });
+        let (mut states, mut t, mut k) = (
+            vec![dpdk::start::<dpdk::Rfc4115>(&r4, 0); million::FLOWS as usize],
+            0u64,
+            0usize,
+        );
+        v.push(Loop {
+            name: "dpdk_rfc4115_1m_prefetched",
+            burst: Box::new(move || {
+                k += 1;
+                let r = dpdk::burst_many::<dpdk::Rfc4115, true>(
+                    black_box(&r4),
                     &bursts[k % bursts.len()],
                     &mut states,
                     &mut t,

@@ -66,6 +66,8 @@ RATIOS = [
      "srtcm_65536_prefetched", 1.25, ">="),
     ("trTCM, 65,536 flows, prefetched: DPDK / netcond", "dpdk_trtcm_65536_prefetched",
      "trtcm_65536_prefetched", None, ""),
+    ("RFC 4115, 65,536 flows, prefetched: DPDK / netcond", "dpdk_rfc4115_65536_prefetched",
+     "rfc4115_65536_prefetched", None, ""),
     ("3sM node marker, 65,536 flows, prefetched: DPDK trTCM / netcond node",
      "dpdk_trtcm_65536_prefetched", "node_65536_prefetched", None, ""),
     # A million flows: DPDK's loop, prefetched by its caller eight packets
@@ -77,6 +79,8 @@ RATIOS = [
      "dpdk_trtcm_1m_prefetched", "trtcm_1m_burst", 1.5, ">="),
     ("srTCM, 1 M flows: DPDK per packet (prefetched) / netcond per packet prefetched",
      "dpdk_srtcm_1m_prefetched", "srtcm_1m_prefetched", 1.0, ">="),
+    ("RFC 4115, 1 M flows: DPDK per packet (prefetched) / netcond per packet prefetched",
+     "dpdk_rfc4115_1m_prefetched", "rfc4115_1m_prefetched", None, ""),
     ("srTCM, 1 M flows: DPDK per packet (prefetched) / netcond burst API",
      "dpdk_srtcm_1m_prefetched", "srtcm_1m_burst", 1.5, ">="),
     # The same race with netcond's 16-byte `Compact` states (same colors and
