@@ -28,9 +28,10 @@ pub struct Stream {
     /// Pre-colors for the color-aware benches.
     pub colors: Vec<Color>,
     /// The many-flow benches' flow table: every one of the [`FLOWS`] flows
-    /// once, in a pseudo-random order, cut into bursts of [`PACKETS`]
-    /// ([`flow_bursts`](Self::flow_bursts)). Successive bursts take
-    /// successive slices ([`next_flows`](Self::next_flows)), so that every
+    /// once, in a pseudo-random order, cut into bursts of [`PACKETS`].
+    /// Successive bursts take successive slices
+    /// ([`next_flows`](Self::next_flows); DPDK's loops the same slices in the
+    /// same order, `dpdk::Bursts`), so that every
     /// flow's state is read once per 16 bursts: the working set is all
     /// 65,536 states, not those of one burst.
     pub flows: Vec<u32>,
@@ -39,12 +40,6 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// The flow table's bursts, in the order [`next_flows`](Self::next_flows)
-    /// hands them out (for loops that build one call per burst, as DPDK's).
-    pub fn flow_bursts(&self) -> std::slice::Chunks<'_, u32> {
-        self.flows.chunks(PACKETS)
-    }
-
     /// The flow indices of the next burst: the table's slices in turn,
     /// starting from the first.
     pub fn next_flows(&self) -> &[u32] {
@@ -71,9 +66,9 @@ pub fn stream() -> Stream {
 /// The coin-flip lengths: the bench stream's clock (one packet every
 /// 12,563 ticks, 251 bytes of the default profiles' CIR) with lengths uniform
 /// in [0, 1004): about twice CIR on average, so that C stays near empty and
-/// whether a packet fits it is a coin flip, in an order no predictor can
-/// learn (the trTCM's P, at 1.33 times PIR, likewise). The tests below hold
-/// the shares.
+/// whether a packet fits it is a biased coin flip (about two in three fit),
+/// which the color of the packet before predicts only weakly (the trTCM's P,
+/// at 1.33 times PIR, likewise). The tests below hold the shares.
 #[must_use]
 pub fn coin_lengths() -> Vec<u32> {
     let mut rng = SplitMix64::new(5);
@@ -333,10 +328,10 @@ mod tests {
                 }
             }
         }
-        let mut seen: Vec<u32> = s.flow_bursts().flatten().copied().collect();
+        let mut seen = s.flows.clone();
         seen.sort_unstable();
         assert!(seen.iter().copied().eq(0..FLOWS));
-        assert_eq!(s.flow_bursts().count(), 16);
+        assert_eq!(s.flows.len(), 16 * PACKETS);
         let [g, _, r] = shares(&colors);
         assert!((0.45..0.55).contains(&g) && r > 0.45, "shares {g} {r}");
         for after in green_after(&colors) {
