@@ -6,16 +6,19 @@
 //!
 //! A profile checks once, in `u128`, whether its constants keep every
 //! intermediate of the packet path in range (`fast_costs` and `fast_refill`); if
-//! they do, packets take a fast path that clamps elapsed time once for both
+//! they do, packets take a fast path that tests elapsed time once for both
 //! buckets, does not clamp lengths and never saturates. Why it is exact and gives
 //! the general path's results (`Bucket::gain`, `Bucket::cost`, `probe`), with
 //! `full < 2^62` (`BucketProfile::new`) and every token count `<= full`:
 //!
-//! - Time: `dt <= dt_max`, where `dt_max` is at least every bucket's
-//!   `fill_ticks = ceil(fill / inc)`. For `dt <= fill_ticks` both paths add
-//!   `dt x inc`; for longer, both add at least `fill_ticks x inc >= fill`, and the
-//!   bucket (and for the srTCM, E behind C) ends full either way. A zero rate
-//!   (`fill_ticks = 0`) adds nothing on either path.
+//! - Time: `dt_max` is at least every bucket's `fill_ticks = ceil(fill / inc)`.
+//!   For `dt <= fill_ticks` both paths add `dt x inc`; for longer, both add at
+//!   least `fill_ticks x inc >= fill`, and the bucket (and for the srTCM, E
+//!   behind C) ends full either way. So the srTCM and the trTCM, whose rates are
+//!   never zero, take both buckets full when `dt >= dt_max`, with no arithmetic,
+//!   and refill by `dt < dt_max` otherwise; the RFC 4115 marker, whose rates may
+//!   be zero, clamps `dt` to `dt_max` (a zero rate, `fill_ticks = 0`, adds
+//!   nothing on either path).
 //! - Refill: `tokens + dt x inc <= full + dt_max x inc <= u64::MAX`, which
 //!   `fast_refill(b, dt_max, full)` checks; so neither the product nor the sum
 //!   overflows, and the general path's saturating add never saturates. For the

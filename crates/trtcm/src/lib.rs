@@ -122,8 +122,11 @@
 //! every configuration does: any clock up to 2^28 Hz, or a faster one whose
 //! `scale` (`8 hz / gcd(rate bits, 8 hz)`) stays within 2^31, such as a 2.3 GHz
 //! cycle counter with rates in whole kilobytes per second, with sizes and rates
-//! far from a bucket's 2^62-unit limit. Those packets take the fast path: elapsed
-//! time clamped once for both buckets, lengths not clamped, no saturating
+//! far from a bucket's 2^62-unit limit. Those packets take the fast path: one
+//! test of the elapsed time for both buckets (for the srTCM and the trTCM a
+//! flow idle for at least the longer fill time finds both full, with no
+//! arithmetic, which is how most packets of a large flow table find them),
+//! lengths not clamped, no saturating
 //! arithmetic, and whether a packet fits a bucket read from the sign of
 //! `tokens - cost`. The other configurations take the general path, out of line
 //! (per-bucket clamps of time and length, saturating sums), with the same
@@ -282,7 +285,7 @@ pub(crate) fn bucket(
 
 /// A [`BucketProfile`](netcond_core::BucketProfile) with two more constants that
 /// let the general packet path multiply without overflow checks (the fast path
-/// needs only `fill_ticks`, through its profile's time clamp).
+/// needs only `fill_ticks`, through its profile's `dt_max`).
 ///
 /// - `fill_ticks = ceil(fill / inc)`: after that many ticks the bucket (and, for
 ///   the srTCM's C, the E bucket its overflow feeds) is full whatever it held, so

@@ -118,7 +118,7 @@ impl From<BucketError> for SrTcmError {
 /// poured into E as it is.
 ///
 /// Laid out so that a packet on the fast path reads one 64-byte cache line of
-/// it (both buckets' rate, unit and capacity, the time clamp, the path flag:
+/// it (both buckets' rate, unit and capacity, the fill time, the path flag:
 /// 59 bytes with the mode flags); the general path's limits follow in the second line. Aligned to
 /// 64 bytes (128 in all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -128,7 +128,8 @@ pub struct SrTcmProfile {
     // First cache line: everything the fast path reads.
     c: BucketProfile,
     e: BucketProfile,
-    /// The fast path's clamp of elapsed time: C's fill time.
+    /// C's fill time, which counts E's size: a flow idle that long finds
+    /// both buckets full (the fast path's one test of elapsed time).
     dt_max: u64,
     /// Whether byte lengths take the fast path: the fast path is exact for
     /// these constants and the profile is in byte mode.
@@ -252,15 +253,35 @@ impl SrTcm {
         (c, e)
     }
 
-    /// The fast path (see [`fast_costs`](crate::fast_path::fast_costs)): `dt` already
-    /// clamped, no saturation, the length not clamped; `input` is the pre-color
-    /// (`Green` when color-blind). Branches on the color, as the RFC's rule
-    /// reads: a packet that C accepts returns before E is looked at, and E is
-    /// refilled only when C overflows (docs/performance.md has what this costs
-    /// and saves against the branch-free form it replaced).
+    /// The fast path (see [`fast_costs`](crate::fast_path::fast_costs)): `dt`
+    /// not clamped, no saturation, the length not clamped; `input` is the
+    /// pre-color (`Green` when color-blind). Branches on the color, as the
+    /// RFC's rule reads: a packet that C accepts returns before E is looked at,
+    /// and E is refilled only when C overflows (docs/performance.md has what
+    /// this costs and saves against the branch-free form it replaced). A flow
+    /// idle for at least `dt_max` ticks (C's fill time, which counts E's
+    /// size) finds both buckets full without any arithmetic: the common case
+    /// of a large flow table, where most flows are seen seldom.
     #[inline(always)]
     fn fast(&mut self, p: &SrTcmProfile, dt: u64, len: u32, input: Color) -> Color {
         let need = u64::from(len) * p.c.scale();
+        if dt >= p.dt_max {
+            // RFC 2697's decision written out again on the full counts, not
+            // merged with the one below: merged, the compiler moves the counts
+            // between registers on every packet of a one-flow loop
+            // (docs/performance.md, "Full buckets").
+            if input == Color::Green && p.c.full() >= need {
+                (self.tc, self.te) = (p.c.full() - need, p.e.full());
+                return Color::Green;
+            }
+            self.tc = p.c.full();
+            if input != Color::Red && p.e.full() >= need {
+                self.te = p.e.full() - need;
+                return Color::Yellow;
+            }
+            self.te = p.e.full();
+            return Color::Red;
+        }
         // Tokens arrive into C; what overflows C goes into E.
         let mut tc = self.tc + dt * p.c.inc();
         if tc > p.c.full() {
@@ -286,7 +307,7 @@ impl SrTcm {
     #[inline]
     pub fn color_blind(&mut self, profile: &SrTcmProfile, now: Instant, len: u32) -> Color {
         if profile.fast {
-            let dt = self.last.advance_to_capped(now, profile.dt_max);
+            let dt = self.last.advance_to_hot(now);
             self.fast(profile, dt, len, Color::Green)
         } else {
             self.blind_general(profile, now, len)
@@ -313,7 +334,7 @@ impl SrTcm {
     #[inline]
     pub fn color_blind_packet(&mut self, profile: &SrTcmProfile, now: Instant) -> Color {
         if profile.fast_pkt {
-            let dt = self.last.advance_to_capped(now, profile.dt_max);
+            let dt = self.last.advance_to_hot(now);
             self.fast(profile, dt, 1, Color::Green)
         } else {
             self.blind_general(profile, now, 1)
@@ -330,7 +351,7 @@ impl SrTcm {
         input: Color,
     ) -> Color {
         if profile.fast_pkt {
-            let dt = self.last.advance_to_capped(now, profile.dt_max);
+            let dt = self.last.advance_to_hot(now);
             self.fast(profile, dt, 1, input)
         } else {
             self.aware_general(profile, now, 1, input)
@@ -349,7 +370,7 @@ impl SrTcm {
         input: Color,
     ) -> Color {
         if profile.fast {
-            let dt = self.last.advance_to_capped(now, profile.dt_max);
+            let dt = self.last.advance_to_hot(now);
             self.fast(profile, dt, len, input)
         } else {
             self.aware_general(profile, now, len, input)

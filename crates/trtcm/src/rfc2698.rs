@@ -132,8 +132,8 @@ impl From<BucketError> for TrTcmError {
 /// The validated, precomputed constants of a trTCM, shared by any number of flows.
 ///
 /// Laid out so that a packet on the fast path reads one 64-byte cache line of
-/// it: the first line holds both buckets' rate, unit and capacity, the time
-/// clamp and the path and mode flags (59 bytes); the general path's limits follow in the
+/// it: the first line holds both buckets' rate, unit and capacity, the fill
+/// time and the path and mode flags (59 bytes); the general path's limits follow in the
 /// second. The struct is aligned to 64 bytes (128 bytes in all), so the first
 /// line never straddles two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -143,7 +143,8 @@ pub struct TrTcmProfile {
     // First cache line: everything the fast path reads.
     c: BucketProfile,
     p: BucketProfile,
-    /// The fast path's one clamp of elapsed time, for both buckets.
+    /// The longer of the two fill times: a flow idle that long finds both
+    /// buckets full (the fast path's one test of elapsed time).
     dt_max: u64,
     /// Whether byte lengths take the fast path: the fast path is exact for
     /// these constants and the profile is in byte mode.
@@ -184,9 +185,9 @@ impl TrTcmProfile {
         let p = crate::bucket(cfg.pir, cfg.pbs, cfg.tick)?;
         let c = Bucket::new(c, c.full(), cfg.cbs);
         let p = Bucket::new(p, p.full(), cfg.pbs);
-        // After `fill_ticks` ticks a bucket is full whatever it held, so clamping
-        // elapsed time to the larger of the two changes no refill (see the fast
-        // path's comments in lib.rs).
+        // After `fill_ticks` ticks a bucket is full whatever it held, so after
+        // the larger of the two both are full (see the fast path's comments in
+        // fast_path.rs).
         let dt_max = c.fill_ticks.max(p.fill_ticks);
         let fast = [&c, &p]
             .iter()
@@ -272,14 +273,18 @@ impl TrTcm {
         (cost_c, c, cost_p, pk)
     }
 
-    /// The fast path (see [`fast_costs`]), `dt` elapsed (already clamped):
+    /// The fast path (see [`fast_costs`]), `dt` elapsed (not clamped):
     /// lengths not clamped, no saturation. `red_in` and `yellow_in` are the signs
     /// of the pre-color ([`signs_of`]; both 0 for color-blind).
     #[inline(always)]
     fn fast(&mut self, p: &TrTcmProfile, dt: u64, len: u32, red_in: i64, yellow_in: i64) -> Color {
         let len = u64::from(len);
-        let tp = fill(&p.p, self.tp, dt);
-        let tc = fill(&p.c, self.tc, dt);
+        // Idle for `dt_max` ticks or more (the longer fill time): both full.
+        let (tp, tc) = if dt >= p.dt_max {
+            (p.p.full(), p.c.full())
+        } else {
+            (fill(&p.p, self.tp, dt), fill(&p.c, self.tc, dt))
+        };
         let need_p = len * p.p.scale();
         let need_c = len * p.c.scale();
         let dp = margin(tp, need_p);
@@ -299,7 +304,7 @@ impl TrTcm {
     #[inline]
     pub fn color_blind(&mut self, profile: &TrTcmProfile, now: Instant, len: u32) -> Color {
         if profile.fast {
-            let dt = self.last.advance_to_capped(now, profile.dt_max);
+            let dt = self.last.advance_to_hot(now);
             self.fast(profile, dt, len, 0, 0)
         } else {
             self.blind_general(profile, now, len)
@@ -324,7 +329,7 @@ impl TrTcm {
     #[inline]
     pub fn color_blind_packet(&mut self, profile: &TrTcmProfile, now: Instant) -> Color {
         if profile.fast_pkt {
-            let dt = self.last.advance_to_capped(now, profile.dt_max);
+            let dt = self.last.advance_to_hot(now);
             self.fast(profile, dt, 1, 0, 0)
         } else {
             self.blind_general(profile, now, 1)
@@ -341,7 +346,7 @@ impl TrTcm {
         input: Color,
     ) -> Color {
         if profile.fast_pkt {
-            let dt = self.last.advance_to_capped(now, profile.dt_max);
+            let dt = self.last.advance_to_hot(now);
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, 1, red, not_green)
         } else {
@@ -362,7 +367,7 @@ impl TrTcm {
         input: Color,
     ) -> Color {
         if profile.fast {
-            let dt = self.last.advance_to_capped(now, profile.dt_max);
+            let dt = self.last.advance_to_hot(now);
             let (red, not_green) = signs_of(input);
             self.fast(profile, dt, len, red, not_green)
         } else {
@@ -548,7 +553,7 @@ mod tests {
         assert_eq!(m.color_blind(&p, Instant::from_ticks(1), 1), G);
         assert_eq!(m.color_blind(&p, Instant::from_ticks(2), 1), G);
         assert_eq!((m.tc(), m.tp()), (0, 0));
-        // A slow C next to a fast P: the shared time clamp (C's fill time) times
+        // A slow C next to a fast P: the shared fill time (C's) times
         // P's rate must fit too.
         let mixed = TrTcmConfig {
             cir: Rate::from_bits_per_sec(1),
@@ -561,11 +566,12 @@ mod tests {
         assert!(!TrTcmProfile::new(&mixed).unwrap().on_fast_path());
     }
 
-    /// The fast path clamps elapsed time once, to the larger fill time of the two
-    /// buckets; the general path clamps each bucket to its own. Elapsed times at
+    /// The fast path tests elapsed time once, against the larger fill time of
+    /// the two buckets (both full at or beyond it); the general path clamps each
+    /// bucket to its own. Elapsed times at
     /// and around both fill times, from empty, partly full and full buckets.
     #[test]
-    fn shared_time_clamp() {
+    fn shared_fill_time() {
         // C: 1000 B/s, 100 B, fills in 100 ms; P: 3000 B/s, 1000 B, in 334 ms.
         let p = TrTcmProfile::new(&TrTcmConfig {
             cir: Rate::from_bytes_per_sec(1000),
