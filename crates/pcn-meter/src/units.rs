@@ -166,9 +166,18 @@ impl Units {
     /// The fill of a bucket that is never negative after `dt` ticks:
     /// `min(fill + dt * inc, cap)`, exactly. `fill <= cap < 2^62` and the
     /// gain is below `2 cap`: the sum does not overflow.
+    ///
+    /// After `fill_ticks` ticks the bucket is full whatever it held, which
+    /// is taken without a multiply: a rate above zero (`inc_fill > 0`; the
+    /// meters that call this reject a zero rate), and, as for
+    /// [`gain_to_cap`](Self::gain_to_cap), `dt * inc_fill < cap` below.
     #[inline(always)]
     pub(crate) fn refill(&self, fill: u64, dt: u64) -> u64 {
-        self.cap_at(fill + self.gain_to_cap(dt))
+        if dt >= self.fill_ticks {
+            self.cap
+        } else {
+            self.cap_at(fill + dt * self.inc_fill)
+        }
     }
 
     /// `min(x, cap)`.
